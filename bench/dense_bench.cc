@@ -1,0 +1,218 @@
+// The compiler benchmark: dense kernels (default config and hand-picked configs) against OpenBLAS
+// and oneDNN measured in the same run, and the compile time per candidate. Prints a markdown table
+// and writes bench/results/NAME.json in the shape every tunefarm benchmark follows.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "bench/peers.h"
+#include "cli/args.h"
+#include "cli/kernel_runner.h"
+#include "compiler/compiler.h"
+#include "runtime/thread_pool.h"
+
+namespace {
+
+using tf::json::Value;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw tf::cli::UsageError("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+void settle() {
+  // OpenMP and OpenBLAS workers spin for a while after a call; let them sleep before timing the next.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
+struct Candidate {
+  std::string name;
+  Value config;
+};
+
+int run(int argc, char** argv) {
+  tf::cli::Args args("bench dense", "Benchmark dense kernels against OpenBLAS and oneDNN.");
+  args.option("workloads", "NAMES", "workload names from the workloads file", "gemm-512,gemm-1024")
+      .option("threads", "LIST", "thread counts", "1,2")
+      .option("workloads-file", "PATH", "standard workloads", std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json")
+      .option("configs", "PATH", "hand-picked configs", std::string(TF_SOURCE_DIR) + "/bench/configs/dense_handpicked.json")
+      .option("name", "NAME", "results go to bench/results/NAME.json", "dense")
+      .option("min-ms", "MS", "each timing lasts at least this long", "200")
+      .option("repeat", "N", "timings per measurement (median reported)", "5")
+      .option("compile-samples", "N", "random configs whose compile time is measured", "20")
+      .option("target", "TARGET", "target string", "llvm -mcpu=native")
+      .flag("no-save", "print the table only");
+  std::vector<std::string> argv_s(argv + 1, argv + argc);
+  if (!args.parse(argv_s)) return 0;
+  const double min_ms = static_cast<double>(args.get_int("min-ms"));
+  const int repeat = static_cast<int>(args.get_int("repeat"));
+  tf::codegen::Target target = tf::codegen::parse_target(args.get("target"));
+
+  Value workloads = tf::json::parse(read_file(args.get("workloads-file")));
+  std::vector<Candidate> handpicked;
+  Value picked = tf::json::parse(read_file(args.get("configs")));
+  for (const auto& c : picked.at("configs").items()) {
+    handpicked.push_back({c.at("name").as_string(), c.at("config")});
+  }
+
+  Value rows = Value::array();
+  std::vector<double> jit_ms, so_ms;
+  double best_ratio_1024_1t = 0;
+  std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
+  std::printf("| workload | threads | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | OpenBLAS GFLOPS | compile ms |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  for (const std::string& wname : split(args.get("workloads"))) {
+    const Value* w = nullptr;
+    for (const auto& item : workloads.at("workloads").items()) {
+      if (item.at("name").as_string() == wname) w = &item;
+    }
+    if (!w) throw tf::cli::UsageError("workload '" + wname + "' is not in " + args.get("workloads-file"));
+    int64_t M = w->at("M").as_int(), N = w->at("N").as_int(), K = w->at("K").as_int();
+    tf::compiler::Task task({"dense", {M, N, K}}, target);
+    double flops = static_cast<double>(task.op().flops(task.workload().shape));
+
+    std::vector<Candidate> candidates = {{"default", task.space().default_config().to_json()}};
+    for (const auto& h : handpicked) candidates.push_back(h);
+
+    for (const std::string& ts : split(args.get("threads"))) {
+      int threads = std::stoi(ts);
+      tf::runtime::set_num_threads(threads);
+      settle();
+      double onednn = flops / tf::bench::median(tf::bench::time_onednn_matmul(M, N, K, threads, min_ms, repeat)) * 1e-9;
+      settle();
+      double openblas = flops / tf::bench::median(tf::bench::time_openblas_sgemm(M, N, K, threads, min_ms, repeat)) * 1e-9;
+      settle();
+      for (const auto& cand : candidates) {
+        tf::space::Config cfg;
+        try {
+          cfg = task.space().from_json(cand.config);
+        } catch (const tf::CompileError& e) {
+          std::fprintf(stderr, "skip %s on %s: %s\n", cand.name.c_str(), wname.c_str(), e.what());
+          continue;
+        }
+        tf::compiler::BuildTimes times;
+        auto kernel = task.build_jit(cfg, &times);
+        tf::cli::KernelRunner runner(task.op(), task.workload().shape);
+        int32_t status = runner.run(kernel->entry());
+        bool pass = status == TF_OK && runner.check().pass;
+        double gflops = pass ? flops / tf::bench::median(runner.time(kernel->entry(), min_ms, repeat)) * 1e-9 : 0;
+        double ratio = gflops / onednn;
+        if (wname == "gemm-1024" && threads == 1 && cand.name != "default") best_ratio_1024_1t = std::max(best_ratio_1024_1t, ratio);
+        double compile = times.lower_ms + times.codegen_ms;
+        std::printf("| %s | %d | %s | %.1f | %s | %.2fx | %.1f | %.1f | %.1f |\n", wname.c_str(), threads, cand.name.c_str(),
+                    gflops, pass ? "pass" : "FAIL", ratio, onednn, openblas, compile);
+        std::fflush(stdout);
+        Value row = Value::object();
+        row.set("workload", wname);
+        row.set("threads", threads);
+        row.set("config_name", cand.name);
+        row.set("config", cfg.to_json());
+        row.set("gflops", gflops);
+        row.set("onednn_gflops", onednn);
+        row.set("openblas_gflops", openblas);
+        row.set("ratio_onednn", ratio);
+        row.set("check", pass ? "pass" : "fail");
+        row.set("compile_ms", compile);
+        rows.push(row);
+      }
+    }
+  }
+
+  // Compile time per candidate: random configs of gemm-1024's space, JIT and shared library.
+  {
+    tf::compiler::Task task({"dense", {1024, 1024, 1024}}, target);
+    std::mt19937_64 rng(7);
+    int64_t samples = args.get_int("compile-samples");
+    for (int64_t i = 0; i < samples; ++i) {
+      auto cfg = task.space().at(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
+      tf::compiler::BuildTimes t1, t2;
+      task.build_jit(cfg, &t1);
+      task.build_shared_library(cfg, &t2);
+      jit_ms.push_back(t1.lower_ms + t1.codegen_ms);
+      so_ms.push_back(t2.lower_ms + t2.codegen_ms);
+    }
+  }
+  double jit_median = tf::bench::median(jit_ms), so_median = tf::bench::median(so_ms);
+  std::printf("\ncompile time per candidate (median of %zu random gemm-1024 configs): JIT %.1f ms, shared library %.1f ms\n",
+              jit_ms.size(), jit_median, so_median);
+
+  Value targets = Value::array();
+  auto add_target = [&](const std::string& what, double value, const std::string& goal, bool met) {
+    Value t = Value::object();
+    t.set("what", what);
+    t.set("value", value);
+    t.set("target", goal);
+    t.set("met", met);
+    targets.push(t);
+    std::printf("target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
+  };
+  if (best_ratio_1024_1t > 0) {
+    add_target("best hand-picked gemm-1024 1-thread GFLOPS / oneDNN", best_ratio_1024_1t, ">= 0.5", best_ratio_1024_1t >= 0.5);
+  }
+  if (!jit_ms.empty()) {
+    add_target("median compile ms per candidate (JIT)", jit_median, "< 100", jit_median < 100);
+    add_target("median compile ms per candidate (shared library)", so_median, "< 100", so_median < 100);
+  }
+
+  if (!args.flag_set("no-save")) {
+    Value result = Value::object();
+    result.set("name", args.get("name"));
+    Value machine = Value::object();
+    machine.set("cpu", cpu_name());
+    machine.set("target", target.str());
+    machine.set("cores", static_cast<int64_t>(std::thread::hardware_concurrency()));
+    result.set("machine", machine);
+    result.set("date", today());
+    result.set("rows", rows);
+    result.set("targets", targets);
+    std::string path = std::string(TF_SOURCE_DIR) + "/bench/results/" + args.get("name") + ".json";
+    std::ofstream(path) << result.dump(2) << "\n";
+    std::printf("\nwrote %s\n", path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dense_bench: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,78 @@
+#include "bench/peers.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace tf::bench {
+
+std::vector<double> time_calls(const std::function<void()>& call, double min_ms, int repeat) {
+  using clock = std::chrono::steady_clock;
+  call();
+  int64_t number = 1;
+  for (;;) {
+    auto t0 = clock::now();
+    for (int64_t i = 0; i < number; ++i) call();
+    double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    if (ms >= min_ms) break;
+    number = ms <= 0 ? number * 10 : std::max(number + 1, static_cast<int64_t>(number * min_ms * 1.2 / ms));
+  }
+  std::vector<double> out;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = clock::now();
+    for (int64_t i = 0; i < number; ++i) call();
+    out.push_back(std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(number));
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+namespace {
+std::vector<float> random_floats(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+}  // namespace
+
+std::vector<double> time_onednn_matmul(int64_t M, int64_t N, int64_t K, int threads, double min_ms, int repeat) {
+  using namespace dnnl;
+  omp_set_num_threads(threads);
+  engine eng(engine::kind::cpu, 0);
+  stream s(eng);
+  using dt = memory::data_type;
+  using tag = memory::format_tag;
+  memory::desc a_md({M, K}, dt::f32, tag::ab), b_md({K, N}, dt::f32, tag::ab), c_md({M, N}, dt::f32, tag::ab);
+  auto pd = matmul::primitive_desc(matmul::desc(a_md, b_md, c_md), eng);
+  matmul prim(pd);
+  auto a = random_floats(M * K, 1), b = random_floats(K * N, 2);
+  std::vector<float> c(static_cast<size_t>(M * N));
+  memory A(a_md, eng, a.data()), B(b_md, eng, b.data()), C(c_md, eng, c.data());
+  return time_calls([&] {
+    prim.execute(s, {{DNNL_ARG_SRC, A}, {DNNL_ARG_WEIGHTS, B}, {DNNL_ARG_DST, C}});
+    s.wait();
+  }, min_ms, repeat);
+}
+
+std::vector<double> time_openblas_sgemm(int64_t M, int64_t N, int64_t K, int threads, double min_ms, int repeat) {
+  openblas_set_num_threads(threads);
+  auto a = random_floats(M * K, 1), b = random_floats(K * N, 2);
+  std::vector<float> c(static_cast<size_t>(M * N));
+  return time_calls([&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+                1.0f, a.data(), static_cast<int>(K), b.data(), static_cast<int>(N), 0.0f, c.data(), static_cast<int>(N));
+  }, min_ms, repeat);
+}
+
+}  // namespace tf::bench

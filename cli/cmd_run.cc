@@ -1,0 +1,84 @@
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/kernel_runner.h"
+#include "cli/workload_args.h"
+#include "runtime/thread_pool.h"
+
+namespace tf::cli {
+
+int cmd_run(const std::vector<std::string>& argv) {
+  Args args("run", "Compile a config of a workload with LLVM (in-process JIT), run it on random inputs, check the\n"
+                   "result against a plain reference, and report GFLOPS. Exit 1 when the check fails.");
+  add_workload_options(args);
+  add_config_options(args);
+  args.option("threads", "N", "threads of the runtime's pool", "1")
+      .option("repeat", "N", "timings to take; the median is reported", "5")
+      .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "100")
+      .flag("json", "print JSON");
+  if (!args.parse(argv)) return 0;
+  auto task = make_task(args);
+  space::Config cfg = config_from_args(args, *task);
+  int64_t threads = args.get_int("threads"), repeat = args.get_int("repeat"), min_ms = args.get_int("min-ms");
+  if (threads < 1 || threads > 1024) throw UsageError("--threads must be between 1 and 1024");
+  if (repeat < 1 || repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
+  if (min_ms < 0 || min_ms > 60000) throw UsageError("--min-ms must be between 0 and 60000");
+  runtime::set_num_threads(static_cast<int>(threads));
+
+  compiler::BuildTimes times;
+  auto kernel = task->build_jit(cfg, &times);
+  KernelRunner runner(task->op(), task->workload().shape);
+  int32_t status = runner.run(kernel->entry());
+  if (status != TF_OK) {
+    std::fprintf(stderr, "tunefarm run: kernel %s returned %d: %s\n", task->kernel_name().c_str(), status,
+                 tf_kernel_status_str(status));
+    return 1;
+  }
+  CheckResult check = runner.check();
+  std::vector<double> secs = runner.time(kernel->entry(), static_cast<double>(min_ms), static_cast<int>(repeat));
+  std::vector<double> sorted = secs;
+  std::sort(sorted.begin(), sorted.end());
+  double median = sorted[sorted.size() / 2];
+  double gflops = static_cast<double>(task->op().flops(task->workload().shape)) / median * 1e-9;
+
+  if (args.flag_set("json")) {
+    json::Value out = json::Value::object();
+    out.set("workload", task->workload().str());
+    out.set("op", task->workload().op);
+    json::Value shape = json::Value::array();
+    for (int64_t d : task->workload().shape) shape.push(d);
+    out.set("shape", shape);
+    out.set("target", task->target().str());
+    out.set("config", cfg.to_json());
+    out.set("config_index", cfg.index());
+    out.set("threads", threads);
+    out.set("gflops", gflops);
+    out.set("time_ms", median * 1e3);
+    json::Value all = json::Value::array();
+    for (double s : secs) all.push(s * 1e3);
+    out.set("times_ms", all);
+    json::Value compile = json::Value::object();
+    compile.set("lower_ms", times.lower_ms);
+    compile.set("codegen_ms", times.codegen_ms);
+    out.set("compile_ms", times.lower_ms + times.codegen_ms);
+    out.set("compile_breakdown", compile);
+    out.set("check", check.pass ? "pass" : "fail");
+    out.set("max_abs_error", check.max_abs_error);
+    out.set("mismatches", check.mismatches);
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("%s  config %s (index %lld)\n", task->workload().str().c_str(), cfg.str().c_str(),
+                static_cast<long long>(cfg.index()));
+    std::printf("  %.2f GFLOPS  %.3f ms median of %lld  threads %lld\n", gflops, median * 1e3,
+                static_cast<long long>(repeat), static_cast<long long>(threads));
+    std::printf("  compile %.1f ms (lower %.1f, codegen %.1f)\n", times.lower_ms + times.codegen_ms, times.lower_ms,
+                times.codegen_ms);
+    std::printf("  check %s (max abs error %.3g, %lld mismatches)\n", check.pass ? "pass" : "FAIL",
+                check.max_abs_error, static_cast<long long>(check.mismatches));
+  }
+  return check.pass ? 0 : 1;
+}
+
+}  // namespace tf::cli

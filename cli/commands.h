@@ -1,0 +1,15 @@
+// The `tunefarm` subcommands. Each returns the process exit code: 0 success, 1 a failed check,
+// 2 bad input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tf::cli {
+
+int cmd_space(const std::vector<std::string>& argv);
+int cmd_lower(const std::vector<std::string>& argv);
+int cmd_run(const std::vector<std::string>& argv);
+int cmd_ops(const std::vector<std::string>& argv);
+
+}  // namespace tf::cli

@@ -1,0 +1,92 @@
+#include "cli/kernel_runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+#include <random>
+
+namespace tf::cli {
+
+HostTensor::HostTensor(std::vector<int64_t> shape) : shape_(std::move(shape)), size_(1) {
+  for (int64_t d : shape_) size_ *= d;
+  size_t bytes = (static_cast<size_t>(size_) * sizeof(float) + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT *
+                 TF_BUFFER_ALIGNMENT;
+  data_.reset(static_cast<float*>(std::aligned_alloc(TF_BUFFER_ALIGNMENT, bytes)));
+  if (!data_) throw std::bad_alloc();
+}
+
+void HostTensor::Free::operator()(float* p) const { std::free(p); }
+
+TFBuffer HostTensor::buffer() const {
+  TFBuffer b{};
+  b.data = data_.get();
+  b.shape = shape_.data();
+  b.ndim = static_cast<int32_t>(shape_.size());
+  b.dtype_code = TF_DTYPE_FLOAT;
+  b.dtype_bits = 32;
+  return b;
+}
+
+KernelRunner::KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, uint64_t seed)
+    : op_(op), shape_(std::move(shape)) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const auto& s : op_.input_shapes(shape_)) {
+    tensors_.emplace_back(s);
+    float* p = tensors_.back().data();
+    for (int64_t i = 0; i < tensors_.back().size(); ++i) p[i] = dist(rng);
+  }
+  tensors_.emplace_back(op_.output_shape(shape_));
+  for (const auto& t : tensors_) args_.push_back(t.buffer());
+}
+
+int32_t KernelRunner::run(TFKernelFn fn) {
+  // Poison the output so a kernel that skips elements cannot pass on stale values.
+  HostTensor& out = tensors_.back();
+  for (int64_t i = 0; i < out.size(); ++i) out.data()[i] = std::nanf("");
+  return fn(args_.data(), static_cast<int32_t>(args_.size()));
+}
+
+CheckResult KernelRunner::check() {
+  if (reference_.empty()) {
+    std::vector<const float*> in;
+    for (size_t i = 0; i + 1 < tensors_.size(); ++i) in.push_back(tensors_[i].data());
+    op_.reference(shape_, in, &reference_, &tolerance_);
+  }
+  CheckResult r;
+  const HostTensor& out = tensors_.back();
+  for (int64_t i = 0; i < out.size(); ++i) {
+    double err = std::fabs(static_cast<double>(out.data()[i]) - reference_[i]);
+    if (!(err <= tolerance_[i])) {  // NaN fails too
+      if (r.mismatches++ == 0) r.first_mismatch = i;
+    }
+    if (std::isnan(err)) err = INFINITY;
+    r.max_abs_error = std::max(r.max_abs_error, err);
+  }
+  r.pass = r.mismatches == 0;
+  return r;
+}
+
+std::vector<double> KernelRunner::time(TFKernelFn fn, double min_ms, int repeat) {
+  using clock = std::chrono::steady_clock;
+  auto call = [&] { fn(args_.data(), static_cast<int32_t>(args_.size())); };
+  call();  // warm-up: page faults, thread pool start
+  int64_t number = 1;
+  for (;;) {
+    auto t0 = clock::now();
+    for (int64_t i = 0; i < number; ++i) call();
+    double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    if (ms >= min_ms || number >= (int64_t{1} << 30)) break;
+    number = ms <= 0 ? number * 10 : std::max(number + 1, static_cast<int64_t>(number * min_ms * 1.2 / ms));
+  }
+  std::vector<double> seconds;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = clock::now();
+    for (int64_t i = 0; i < number; ++i) call();
+    seconds.push_back(std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(number));
+  }
+  return seconds;
+}
+
+}  // namespace tf::cli

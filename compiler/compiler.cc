@@ -1,0 +1,76 @@
+#include "compiler/compiler.h"
+
+#include <chrono>
+#include <cctype>
+
+#include "compiler/lower/lower.h"
+
+namespace tf::compiler {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+Task::Task(ops::Workload workload, codegen::Target target)
+    : workload_(std::move(workload)), target_(std::move(target)), op_(&ops::find_operator(workload_.op)) {
+  ops::check_workload(workload_);
+  space_ = op_->config_space(workload_.shape, target_);
+}
+
+space::Config Task::parse_config(const std::string& spec) const {
+  std::string s = spec;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
+  if (s.empty() || s == "default") return space_.default_config();
+  if (s.find_first_not_of("-0123456789") == std::string::npos) {
+    if (s.size() > 18) throw CompileError("config index '" + s + "' is outside the space [0, " + std::to_string(space_.size()) + ")");
+    return space_.at(std::stoll(s));
+  }
+  json::Value v;
+  try {
+    v = json::parse(s);
+  } catch (const json::ParseError& e) {
+    throw CompileError(std::string("config: ") + e.what());
+  }
+  if (v.is_int()) return space_.at(v.as_int());
+  return space_.from_json(v);
+}
+
+std::string Task::kernel_name() const {
+  std::string name = "tf_" + workload_.op + "_";
+  for (size_t i = 0; i < workload_.shape.size(); ++i) name += (i ? "x" : "") + std::to_string(workload_.shape[i]);
+  return name;
+}
+
+ir::LoweredFunc Task::lower(const space::Config& cfg, bool run_passes, BuildTimes* times) const {
+  auto t0 = std::chrono::steady_clock::now();
+  ops::Scheduled s = op_->schedule(workload_.shape, cfg, target_);
+  lower::LowerOptions opts;
+  opts.run_passes = run_passes;
+  ir::LoweredFunc f = lower::lower(*s.schedule, kernel_name(), opts);
+  if (times) times->lower_ms = ms_since(t0);
+  return f;
+}
+
+std::unique_ptr<codegen::JitKernel> Task::build_jit(const space::Config& cfg, BuildTimes* times,
+                                                    const codegen::CodegenOptions& opts) const {
+  ir::LoweredFunc f = lower(cfg, true, times);
+  auto t0 = std::chrono::steady_clock::now();
+  auto k = codegen::compile_jit(f, target_, opts);
+  if (times) times->codegen_ms = ms_since(t0);
+  return k;
+}
+
+codegen::SharedLibrary Task::build_shared_library(const space::Config& cfg, BuildTimes* times,
+                                                  const codegen::CodegenOptions& opts) const {
+  ir::LoweredFunc f = lower(cfg, true, times);
+  auto t0 = std::chrono::steady_clock::now();
+  auto lib = codegen::compile_shared_library(f, target_, opts);
+  if (times) times->codegen_ms = ms_since(t0);
+  return lib;
+}
+
+}  // namespace tf::compiler

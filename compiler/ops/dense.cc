@@ -1,0 +1,247 @@
+// dense / matmul: C[M,N] = sum_k A[M,K] * B[K,N], and its variants with B transposed (B[N,K], the
+// layout of a fully connected layer's weight), with a bias, and with bias + ReLU fused.
+//
+// The schedule follows fast CPU GEMMs: an mr x nr register tile of accumulators (nr a multiple of
+// the vector width) updated by broadcast A values times contiguous vectors of a packed B panel
+// ([N/nr][K][nr]); tiles iterated in cache blocks of mb tiles, in either loop order; optionally K
+// blocked into kc-deep slabs accumulated into C, so the panel a tile streams stays in cache.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "compiler/ops/registry.h"
+
+namespace tf::ops {
+namespace {
+
+using ir::Expr;
+using ir::IterVar;
+using json::Value;
+using te::Tensor;
+
+enum class Epilogue { None, Bias, BiasRelu };
+
+class Dense : public Operator {
+ public:
+  Dense(std::string name, bool b_transposed, Epilogue e) : name_(std::move(name)), nt_(b_transposed), epilogue_(e) {}
+
+  std::string name() const override { return name_; }
+  std::string description() const override {
+    std::string d = nt_ ? "C[M,N] = A[M,K] * B[N,K]^T" : "C[M,N] = A[M,K] * B[K,N]";
+    if (epilogue_ == Epilogue::Bias) d += " + bias[N]";
+    if (epilogue_ == Epilogue::BiasRelu) d = "C = relu(" + d.substr(9) + " + bias[N])";
+    return d;
+  }
+  std::vector<std::string> shape_names() const override { return {"M", "N", "K"}; }
+  int64_t flops(const std::vector<int64_t>& s) const override { return 2 * s[0] * s[1] * s[2]; }
+
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    std::vector<std::vector<int64_t>> in = {{s[0], s[2]}, nt_ ? std::vector<int64_t>{s[1], s[2]} : std::vector<int64_t>{s[2], s[1]}};
+    if (epilogue_ != Epilogue::None) in.push_back({s[1]});
+    return in;
+  }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
+
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
+    const int64_t M = s[0], N = s[1], K = s[2];
+    const int64_t lanes = std::max(1, t.float32_lanes());
+    space::ConfigSpace cs;
+    // Choices beyond the extent only repeat a smaller tile with more guarded overhang; keep the
+    // smallest such one so tiny shapes still get a small space.
+    auto capped = [](std::vector<int64_t> options, int64_t extent) {
+      std::vector<Value> out;
+      for (int64_t o : options) {
+        out.emplace_back(o);
+        if (o >= extent) break;
+      }
+      return out;
+    };
+    cs.add_knob("mr", capped({1, 2, 3, 4, 6, 8, 12, 16}, M), 0, "rows of the register tile of accumulators");
+    cs.add_knob("nr", capped({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N), 0,
+                "columns of the register tile (multiples of the vector width) and width of a packed B panel");
+    std::vector<Value> kc;
+    for (int64_t d = 64; d < K; ++d) {
+      if (K % d == 0 && d % 16 == 0) kc.emplace_back(d);
+    }
+    kc.emplace_back(K);
+    cs.add_knob("kc", kc, kc.size() - 1, "depth of a K block accumulated into C (K itself: no K blocking)");
+    cs.add_knob("mb", capped({1, 2, 4, 8, 16}, M), 0, "register tiles per M cache block");
+    cs.add_knob("order", {Value("mn"), Value("nm")}, 0, "order of the cache-block loops over M and N");
+    cs.add_knob("unroll_k", capped({1, 2, 4, 8}, K), 0, "unroll depth of the k loop inside a tile");
+    cs.add_knob("vectorize", {Value(true), Value(false)}, 0, "vectorize the tile's columns");
+    cs.add_knob("pack_b", {Value(false), Value(true)}, 0, "pack B into [N/nr][K][nr] panels first");
+    cs.add_knob("parallel", {Value(false), Value(true)}, 0, "run the outer tile loops on the thread pool");
+    return cs;
+  }
+
+  Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;
+
+  void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
+                 std::vector<float>* tol) const override {
+    const int64_t M = s[0], N = s[1], K = s[2];
+    out->assign(static_cast<size_t>(M * N), 0.0f);
+    tol->assign(static_cast<size_t>(M * N), 0.0f);
+    // gamma_K = K*u/(1-K*u) bounds float32 summation error in any order (u = 2^-24), relative to
+    // the sum of absolute products; a wrong kernel misses by whole products.
+    const double u = std::ldexp(1.0, -24);
+    const double gamma = (K + 2) * u / (1 - (K + 2) * u);
+    std::vector<double> acc(static_cast<size_t>(N)), mag(static_cast<size_t>(N));
+    for (int64_t m = 0; m < M; ++m) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(mag.begin(), mag.end(), 0.0);
+      for (int64_t k = 0; k < K; ++k) {
+        double a = in[0][m * K + k];
+        for (int64_t n = 0; n < N; ++n) {
+          double b = nt_ ? in[1][n * K + k] : in[1][k * N + n];
+          acc[n] += a * b;
+          mag[n] += std::fabs(a * b);
+        }
+      }
+      for (int64_t n = 0; n < N; ++n) {
+        double v = acc[n];
+        if (epilogue_ != Epilogue::None) {
+          v += in[2][n];
+          mag[n] += std::fabs(in[2][n]);
+        }
+        if (epilogue_ == Epilogue::BiasRelu) v = std::max(v, 0.0);
+        (*out)[m * N + n] = static_cast<float>(v);
+        (*tol)[m * N + n] = static_cast<float>(gamma * mag[n] + 4 * u * std::fabs(v) + 1e-30);
+      }
+    }
+  }
+
+ private:
+  std::string name_;
+  bool nt_;
+  Epilogue epilogue_;
+};
+
+Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+  const int64_t M = s[0], N = s[1], K = s[2];
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  const int64_t mr = cfg.get_int("mr"), nr = cfg.get_int("nr"), kc = cfg.get_int("kc"), mb = cfg.get_int("mb");
+  const int64_t unroll_k = cfg.get_int("unroll_k");
+  const bool vectorize = cfg.get_bool("vectorize"), pack_b = cfg.get_bool("pack_b"), parallel = cfg.get_bool("parallel");
+  const bool n_outer = cfg.get_string("order") == "nm";
+  const auto dt = ir::DataType::float32();
+
+  Tensor A = te::placeholder({M, K}, dt, "A");
+  Tensor B = te::placeholder(nt_ ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N}, dt, "B");
+  Tensor bias;
+  if (epilogue_ != Epilogue::None) bias = te::placeholder({N}, dt, "bias");
+  auto b_src = [&](Expr k, Expr n) { return nt_ ? B(n, k) : B(k, n); };
+
+  // B, or its packed panels: PB[n/nr][k][n%nr], zero-padded past N so every panel is full.
+  Tensor packed;
+  std::function<Expr(Expr, Expr)> b_at = b_src;
+  if (pack_b) {
+    const int64_t panels = (N + nr - 1) / nr;
+    packed = te::compute({panels, K, nr}, [&](const te::Indices& i) {
+      Expr n = i[0] * nr + i[2];
+      return N % nr == 0 ? b_src(i[1], n) : ir::make_select(n < N, b_src(i[1], ir::min(n, N - 1)), Expr(0.0f));
+    }, "B.packed", {"np", "k", "ni"});
+    b_at = [&](Expr k, Expr n) { return packed(ir::floordiv(n, nr), k, ir::floormod(n, nr)); };
+  }
+
+  // The tile stage accumulates a K slab in registers; without K blocking it is C's cache_write.
+  const bool k_blocked = kc < K;
+  Tensor C, partial;
+  if (k_blocked) {
+    IterVar ki = te::reduce_axis(kc, "k.inner");
+    partial = te::compute({K / kc, M, N}, [&](const te::Indices& i) {
+      Expr k = i[0] * kc + ir::to_expr(ki->var);
+      return te::sum(A(i[1], k) * b_at(k, i[2]), {ki});
+    }, "C.partial", {"ko", "m", "n"});
+    IterVar ko = te::reduce_axis(K / kc, "k.outer");
+    C = te::compute({M, N}, [&](const te::Indices& i) { return te::sum(partial(ir::to_expr(ko->var), i[0], i[1]), {ko}); },
+                    "C", {"m", "n"});
+  } else {
+    IterVar k = te::reduce_axis(K, "k");
+    C = te::compute({M, N}, [&](const te::Indices& i) { return te::sum(A(i[0], ir::to_expr(k->var)) * b_at(ir::to_expr(k->var), i[1]), {k}); },
+                    "C", {"m", "n"});
+  }
+  Tensor out = C;
+  if (epilogue_ != Epilogue::None) {
+    out = te::compute({M, N}, [&](const te::Indices& i) {
+      Expr v = C(i[0], i[1]) + bias(i[1]);
+      return epilogue_ == Epilogue::BiasRelu ? ir::max(v, Expr(0.0f)) : v;
+    }, "C.out", {"m", "n"});
+  }
+
+  Scheduled result;
+  result.inputs = {A, B};
+  if (bias.op()) result.inputs.push_back(bias);
+  result.outputs = {out};
+  result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+  schedule::Schedule& sch = *result.schedule;
+
+  // The stage whose loops walk the tiles (`walker`) and the register tile computed inside it.
+  Tensor walker, tile;
+  if (k_blocked) {
+    walker = C;
+    tile = partial;
+  } else if (epilogue_ != Epilogue::None) {
+    walker = out;
+    tile = C;
+  } else {
+    walker = C;
+    tile = sch.cache_write(C);
+  }
+
+  // A vector-wide column loop: split by the vector width, vectorize the lanes, unroll the rest.
+  auto vector_columns = [&](schedule::Stage& st, const IterVar& col) {
+    if (!vectorize) return;
+    auto [co, ci] = st.split(col, lanes);
+    st.unroll(co);
+    st.vectorize(ci);
+  };
+
+  schedule::Stage& w = sch[walker];
+  auto [m_o, m_i] = w.split(w.axis(0), mr);
+  auto [n_o, n_i] = w.split(w.axis(1), nr);
+  auto [m_oo, m_oi] = w.split(m_o, mb);
+  std::vector<IterVar> order;
+  if (k_blocked) order.push_back(w.reduce_axis(0));
+  if (n_outer) order.insert(order.end(), {n_o, m_oo});
+  else order.insert(order.end(), {m_oo, n_o});
+  order.insert(order.end(), {m_oi, m_i, n_i});
+  w.reorder(order);
+  sch[tile].compute_at(w, m_oi);
+  vector_columns(w, n_i);
+  if (parallel) w.parallel(w.fuse(order[k_blocked ? 1 : 0], order[k_blocked ? 2 : 1]));
+
+  schedule::Stage& r = sch[tile];
+  size_t first_spatial = k_blocked ? 1 : 0;  // the partial tile's K-block axis has extent 1 here
+  IterVar rm = r.axis(first_spatial), rn = r.axis(first_spatial + 1);
+  auto [k_o, k_i] = r.split(r.reduce_axis(0), unroll_k);
+  std::vector<IterVar> tile_order;
+  if (k_blocked) tile_order.push_back(r.axis(0));
+  tile_order.insert(tile_order.end(), {k_o, k_i, rm, rn});
+  r.reorder(tile_order);
+  r.unroll(k_i);
+  r.unroll(rm);
+  vector_columns(r, rn);
+
+  if (k_blocked && epilogue_ != Epilogue::None) {
+    schedule::Stage& e = sch[out];
+    vector_columns(e, e.axis(1));
+    if (parallel) e.parallel(e.axis(0));
+  }
+  if (pack_b) {
+    schedule::Stage& p = sch[packed];
+    vector_columns(p, p.axis(2));
+    if (parallel) p.parallel(p.axis(0));
+  }
+  return result;
+}
+
+}  // namespace
+
+void register_dense_operators(Registry& r) {
+  r.add(std::make_unique<Dense>("dense", false, Epilogue::None));
+  r.add(std::make_unique<Dense>("dense_nt", true, Epilogue::None));
+  r.add(std::make_unique<Dense>("dense_bias", false, Epilogue::Bias));
+  r.add(std::make_unique<Dense>("dense_bias_relu", false, Epilogue::BiasRelu));
+}
+
+}  // namespace tf::ops

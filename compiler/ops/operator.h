@@ -1,0 +1,58 @@
+// Operator templates: what an operator computes (a tensor expression), the config space of ways to
+// schedule it, the schedule a config chooses, and a plain reference to check results against.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/target.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/space/config_space.h"
+
+namespace tf::ops {
+
+// An operator applied to concrete extents: "dense" with {M, N, K}.
+struct Workload {
+  std::string op;
+  std::vector<int64_t> shape;
+  std::string str() const;  // "dense[512,512,512]": stable, used as a key
+};
+
+struct Scheduled {
+  std::unique_ptr<schedule::Schedule> schedule;
+  std::vector<te::Tensor> inputs;   // in kernel argument order
+  std::vector<te::Tensor> outputs;  // after the inputs
+};
+
+class Operator {
+ public:
+  virtual ~Operator() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  // Names of the shape's extents, e.g. {"M", "N", "K"}.
+  virtual std::vector<std::string> shape_names() const = 0;
+  virtual int64_t flops(const std::vector<int64_t>& shape) const = 0;
+  virtual std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& shape) const = 0;
+  virtual std::vector<int64_t> output_shape(const std::vector<int64_t>& shape) const = 0;
+
+  virtual space::ConfigSpace config_space(const std::vector<int64_t>& shape, const codegen::Target& t) const = 0;
+  virtual Scheduled schedule(const std::vector<int64_t>& shape, const space::Config& cfg,
+                             const codegen::Target& t) const = 0;
+
+  // Computes the output in double precision from float inputs, and per element the bound on the
+  // error a correct float32 kernel may have (any summation order, with or without FMA).
+  virtual void reference(const std::vector<int64_t>& shape, const std::vector<const float*>& inputs,
+                         std::vector<float>* output, std::vector<float>* tolerance) const = 0;
+};
+
+// Throws tf::CompileError naming the op and listing the known ones.
+const Operator& find_operator(const std::string& name);
+std::vector<std::string> operator_names();
+
+// Checks the extents for the op (count, positive, not absurdly large) and throws CompileError
+// naming the extent that is wrong.
+void check_workload(const Workload& w);
+
+}  // namespace tf::ops

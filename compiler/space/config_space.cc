@@ -1,0 +1,125 @@
+#include "compiler/space/config_space.h"
+
+#include "compiler/error.h"
+
+namespace tf::space {
+
+const json::Value& Config::get(const std::string& knob) const {
+  const auto& knobs = space_->knobs();
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    if (knobs[i].name == knob) return knobs[i].choices[choices_[i]];
+  }
+  throw CompileError("config: the space has no knob '" + knob + "'");
+}
+
+json::Value Config::to_json() const {
+  json::Value v = json::Value::object();
+  const auto& knobs = space_->knobs();
+  for (size_t i = 0; i < knobs.size(); ++i) v.set(knobs[i].name, knobs[i].choices[choices_[i]]);
+  return v;
+}
+
+void ConfigSpace::add_knob(const std::string& name, std::vector<json::Value> choices, size_t default_choice,
+                           const std::string& help) {
+  if (choices.empty()) throw CompileError("config space: knob '" + name + "' has no choices");
+  for (const auto& k : knobs_) {
+    if (k.name == name) throw CompileError("config space: knob '" + name + "' declared twice");
+  }
+  if (default_choice >= choices.size()) default_choice = 0;
+  knobs_.push_back({name, std::move(choices), default_choice, help});
+}
+
+const Knob& ConfigSpace::knob(const std::string& name) const {
+  for (const auto& k : knobs_) {
+    if (k.name == name) return k;
+  }
+  throw CompileError("config space: no knob '" + name + "'");
+}
+
+int64_t ConfigSpace::size() const {
+  int64_t n = 1;
+  for (const auto& k : knobs_) n *= static_cast<int64_t>(k.choices.size());
+  return n;
+}
+
+Config ConfigSpace::from_choices(const std::vector<size_t>& choices) const {
+  if (choices.size() != knobs_.size()) throw CompileError("config: wrong number of knob choices");
+  Config c;
+  c.space_ = this;
+  c.choices_ = choices;
+  int64_t index = 0;
+  for (size_t i = 0; i < knobs_.size(); ++i) {
+    if (choices[i] >= knobs_[i].choices.size()) {
+      throw CompileError("config: choice " + std::to_string(choices[i]) + " out of range for knob '" + knobs_[i].name + "'");
+    }
+    index = index * static_cast<int64_t>(knobs_[i].choices.size()) + static_cast<int64_t>(choices[i]);
+  }
+  c.index_ = index;
+  return c;
+}
+
+Config ConfigSpace::at(int64_t index) const {
+  if (index < 0 || index >= size()) {
+    throw CompileError("config index " + std::to_string(index) + " is outside the space [0, " +
+                       std::to_string(size()) + ")");
+  }
+  std::vector<size_t> choices(knobs_.size());
+  for (size_t i = knobs_.size(); i-- > 0;) {
+    int64_t n = static_cast<int64_t>(knobs_[i].choices.size());
+    choices[i] = static_cast<size_t>(index % n);
+    index /= n;
+  }
+  return from_choices(choices);
+}
+
+Config ConfigSpace::default_config() const {
+  std::vector<size_t> choices;
+  for (const auto& k : knobs_) choices.push_back(k.default_choice);
+  return from_choices(choices);
+}
+
+Config ConfigSpace::from_json(const json::Value& v) const {
+  if (!v.is_object()) throw CompileError("config: expected a JSON object of knob values, got " + std::string(json::kind_name(v.kind())));
+  std::vector<size_t> choices;
+  for (const auto& k : knobs_) choices.push_back(k.default_choice);
+  for (const auto& [name, value] : v.members()) {
+    size_t ki = knobs_.size();
+    for (size_t i = 0; i < knobs_.size(); ++i) {
+      if (knobs_[i].name == name) ki = i;
+    }
+    if (ki == knobs_.size()) {
+      std::string names;
+      for (const auto& k : knobs_) names += (names.empty() ? "" : ", ") + k.name;
+      throw CompileError("config: unknown knob '" + name + "' (knobs: " + names + ")");
+    }
+    const Knob& k = knobs_[ki];
+    size_t ci = k.choices.size();
+    for (size_t c = 0; c < k.choices.size(); ++c) {
+      if (k.choices[c] == value) ci = c;
+    }
+    if (ci == k.choices.size()) {
+      json::Value allowed = json::Value::array(k.choices);
+      throw CompileError("config: knob '" + name + "' cannot be " + value.dump() + " (choices: " + allowed.dump() + ")");
+    }
+    choices[ki] = ci;
+  }
+  return from_choices(choices);
+}
+
+json::Value ConfigSpace::to_json() const {
+  json::Value knobs = json::Value::array();
+  for (const auto& k : knobs_) {
+    json::Value o = json::Value::object();
+    o.set("name", k.name);
+    o.set("choices", json::Value::array(k.choices));
+    o.set("default", k.choices[k.default_choice]);
+    o.set("help", k.help);
+    knobs.push(o);
+  }
+  json::Value v = json::Value::object();
+  v.set("knobs", knobs);
+  v.set("size", size());
+  return v;
+}
+
+}  // namespace tf::space

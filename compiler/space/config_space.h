@@ -1,0 +1,64 @@
+// The config space an operator template declares: named knobs, each with a list of choices. A
+// config picks one choice per knob; every config of the space compiles and computes the right
+// answer, so a tuner may try any of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "support/json.h"
+
+namespace tf::space {
+
+struct Knob {
+  std::string name;
+  std::vector<json::Value> choices;  // integers, booleans or strings
+  size_t default_choice = 0;
+  std::string help;
+};
+
+class ConfigSpace;
+
+class Config {
+ public:
+  int64_t index() const { return index_; }
+  const std::vector<size_t>& choices() const { return choices_; }
+  const json::Value& get(const std::string& knob) const;
+  int64_t get_int(const std::string& knob) const { return get(knob).as_int(); }
+  bool get_bool(const std::string& knob) const { return get(knob).as_bool(); }
+  const std::string& get_string(const std::string& knob) const { return get(knob).as_string(); }
+  // {"knob": value, ...}: the form `tunefarm run --config` accepts.
+  json::Value to_json() const;
+  std::string str() const { return to_json().dump(); }
+
+ private:
+  friend class ConfigSpace;
+  const ConfigSpace* space_ = nullptr;
+  std::vector<size_t> choices_;
+  int64_t index_ = 0;
+};
+
+class ConfigSpace {
+ public:
+  // Throws tf::CompileError on an empty choice list or a repeated name.
+  void add_knob(const std::string& name, std::vector<json::Value> choices, size_t default_choice,
+                const std::string& help);
+  const std::vector<Knob>& knobs() const { return knobs_; }
+  const Knob& knob(const std::string& name) const;
+
+  int64_t size() const;
+  // Mixed radix, first knob varying slowest. Throws CompileError when index is outside [0, size).
+  Config at(int64_t index) const;
+  Config from_choices(const std::vector<size_t>& choices) const;
+  Config default_config() const;
+  // From {"knob": value}: knobs left out take their default; an unknown knob or a value that is not
+  // one of the knob's choices is a CompileError naming the knob and listing what is allowed.
+  Config from_json(const json::Value& v) const;
+  json::Value to_json() const;  // the knobs and their choices, and "size"
+
+ private:
+  std::vector<Knob> knobs_;
+};
+
+}  // namespace tf::space

@@ -1,0 +1,264 @@
+#include "db/database.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "db/schema.h"
+
+namespace tf::db {
+
+namespace {
+const char* kOutcomes[] = {"ok", "compile_error", "runtime_error", "timeout", "wrong_answer"};
+
+std::string shape_json(const std::vector<int64_t>& shape) {
+  json::Value a = json::Value::array();
+  for (int64_t d : shape) a.push(d);
+  return a.dump();
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// FNV-1a over the record's identity: what was measured, where, when, and what came out.
+std::string record_hash(const Measurement& m) {
+  json::Value id = m.to_json();
+  std::string s = id.dump();
+  // Two FNV-1a passes (forwards and backwards): stable across builds and machines, unlike
+  // std::hash, because records move between farms.
+  uint64_t h = 1469598103934665603ull, h2 = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  for (auto it = s.rbegin(); it != s.rend(); ++it) {
+    h2 ^= static_cast<unsigned char>(*it);
+    h2 *= 1099511628211ull;
+  }
+  return hex64(h) + hex64(h2);
+}
+}  // namespace
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+const char* outcome_name(Outcome o) { return kOutcomes[static_cast<int>(o)]; }
+
+bool parse_outcome(const std::string& s, Outcome* out) {
+  for (int i = 0; i < 5; ++i) {
+    if (s == kOutcomes[i]) {
+      *out = static_cast<Outcome>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+double Measurement::mean_s() const {
+  if (costs.empty()) return NAN;
+  double sum = 0;
+  for (double c : costs) sum += c;
+  return sum / static_cast<double>(costs.size());
+}
+
+std::string Measurement::workload_key() const {
+  std::string s = op + "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]:" + dtype;
+}
+
+json::Value Measurement::to_json() const {
+  json::Value w = json::Value::object();
+  w.set("op", op);
+  json::Value sh = json::Value::array();
+  for (int64_t d : shape) sh.push(d);
+  w.set("shape", sh);
+  w.set("dtype", dtype);
+  json::Value t = json::Value::object();
+  t.set("target", target);
+  t.set("device_key", device_key);
+  json::Value c = json::Value::array();
+  for (double x : costs) c.push(x);
+  json::Value r = json::Value::object();
+  r.set("workload", w);
+  r.set("target", t);
+  r.set("config", config);
+  r.set("config_index", config_index);
+  r.set("costs", c);
+  r.set("outcome", outcome_name(outcome));
+  r.set("error", error);
+  r.set("build_ms", build_ms);
+  r.set("device", device);
+  r.set("compiler_version", compiler_version);
+  r.set("time", created_ms);
+  return r;
+}
+
+Measurement Measurement::from_json(const json::Value& r) {
+  auto field = [&](const json::Value& obj, const char* name) -> const json::Value& {
+    const json::Value* v = obj.find(name);
+    if (!v) throw json::ParseError(std::string("missing field \"") + name + "\"");
+    return *v;
+  };
+  Measurement m;
+  const json::Value& w = field(r, "workload");
+  m.op = field(w, "op").as_string();
+  for (const auto& d : field(w, "shape").items()) m.shape.push_back(d.as_int());
+  if (const auto* dt = w.find("dtype")) m.dtype = dt->as_string();
+  const json::Value& t = field(r, "target");
+  m.target = field(t, "target").as_string();
+  if (const auto* k = t.find("device_key")) m.device_key = k->as_string();
+  m.config = field(r, "config");
+  if (!m.config.is_object()) throw json::ParseError("field \"config\" must be an object");
+  if (const auto* ci = r.find("config_index")) m.config_index = ci->as_int();
+  for (const auto& c : field(r, "costs").items()) m.costs.push_back(c.as_double());
+  if (!parse_outcome(field(r, "outcome").as_string(), &m.outcome)) {
+    throw json::ParseError("field \"outcome\" is not one of ok, compile_error, runtime_error, timeout, wrong_answer");
+  }
+  if (const auto* e = r.find("error")) m.error = e->as_string();
+  if (const auto* b = r.find("build_ms")) m.build_ms = b->as_double();
+  if (const auto* d = r.find("device")) m.device = d->as_string();
+  if (const auto* v = r.find("compiler_version")) m.compiler_version = v->as_string();
+  m.created_ms = field(r, "time").as_int();
+  return m;
+}
+
+Database::Database(const std::string& path) : conn_(path, true) {
+  try {
+    conn_.exec("PRAGMA journal_mode = WAL");
+  } catch (const DbError& e) {
+    throw DbError("'" + path + "' is not a tunefarm database (" + e.what() + ")");
+  }
+  conn_.exec("PRAGMA foreign_keys = ON");
+  conn_.exec("PRAGMA synchronous = NORMAL");  // WAL + NORMAL: a committed transaction survives a crash of the process
+  opened_at_version_ = migrate(conn_);
+}
+
+int64_t Database::workload_id(const Measurement& m) {
+  Statement ins(conn_.handle(), "INSERT OR IGNORE INTO workloads (key, op, shape, dtype) VALUES (?, ?, ?, ?)");
+  ins.bind(1, m.workload_key()).bind(2, m.op).bind(3, shape_json(m.shape)).bind(4, m.dtype).run();
+  Statement q(conn_.handle(), "SELECT id FROM workloads WHERE key = ?");
+  q.bind(1, m.workload_key());
+  if (!q.step()) throw DbError("workload " + m.workload_key() + " vanished");
+  return q.column_int(0);
+}
+
+int64_t Database::target_id(const std::string& target, const std::string& device_key) {
+  Statement ins(conn_.handle(), "INSERT OR IGNORE INTO targets (target, device_key) VALUES (?, ?)");
+  ins.bind(1, target).bind(2, device_key).run();
+  Statement q(conn_.handle(), "SELECT id FROM targets WHERE target = ? AND device_key = ?");
+  q.bind(1, target).bind(2, device_key);
+  if (!q.step()) throw DbError("target " + target + " vanished");
+  return q.column_int(0);
+}
+
+bool Database::record(const Measurement& in) {
+  Measurement m = in;
+  if (m.created_ms == 0) m.created_ms = now_ms();
+  Transaction t(conn_);
+  int64_t w = workload_id(m), tg = target_id(m.target, m.device_key);
+  json::Value costs = json::Value::array();
+  for (double c : m.costs) costs.push(c);
+  Statement s(conn_.handle(),
+              "INSERT OR IGNORE INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
+              "outcome, error, build_ms, device, compiler_version, created_ms, record_hash) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (m.job_id) s.bind(1, *m.job_id); else s.bind_null(1);
+  s.bind(2, w).bind(3, tg).bind(4, m.config.dump()).bind(5, m.config_index).bind(6, costs.dump());
+  if (m.outcome == Outcome::Ok && !m.costs.empty()) s.bind(7, m.mean_s()); else s.bind_null(7);
+  s.bind(8, std::string(outcome_name(m.outcome))).bind(9, m.error).bind(10, m.build_ms).bind(11, m.device);
+  s.bind(12, m.compiler_version).bind(13, m.created_ms).bind(14, record_hash(m));
+  s.run();
+  bool inserted = conn_.changes() > 0;
+  t.commit();
+  return inserted;
+}
+
+std::vector<Measurement> Database::query(const std::string& where, const std::vector<std::string>& args) {
+  Statement q(conn_.handle(),
+              "SELECT w.op, w.shape, w.dtype, t.target, t.device_key, m.config, m.config_index, m.costs, m.outcome, "
+              "m.error, m.build_ms, m.device, m.compiler_version, m.created_ms, m.job_id "
+              "FROM measurements m JOIN workloads w ON w.id = m.workload_id JOIN targets t ON t.id = m.target_id " +
+                  where);
+  for (size_t i = 0; i < args.size(); ++i) q.bind(static_cast<int>(i + 1), args[i]);
+  std::vector<Measurement> out;
+  while (q.step()) {
+    Measurement m;
+    m.op = q.column_text(0);
+    json::Value shape = json::parse(q.column_text(1)), costs = json::parse(q.column_text(7));
+    for (const auto& d : shape.items()) m.shape.push_back(d.as_int());
+    m.dtype = q.column_text(2);
+    m.target = q.column_text(3);
+    m.device_key = q.column_text(4);
+    m.config = json::parse(q.column_text(5));
+    m.config_index = q.column_int(6);
+    for (const auto& c : costs.items()) m.costs.push_back(c.as_double());
+    parse_outcome(q.column_text(8), &m.outcome);
+    m.error = q.column_text(9);
+    m.build_ms = q.column_double(10);
+    m.device = q.column_text(11);
+    m.compiler_version = q.column_text(12);
+    m.created_ms = q.column_int(13);
+    if (!q.column_is_null(14)) m.job_id = q.column_int(14);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::optional<Measurement> Database::best(const std::string& op, const std::vector<int64_t>& shape,
+                                          const std::string& target, const std::string& device_key) {
+  Measurement key;
+  key.op = op;
+  key.shape = shape;
+  auto rows = query("WHERE w.key = ? AND t.target = ? AND t.device_key = ? AND m.outcome = 'ok' "
+                    "ORDER BY m.mean_s ASC, m.id ASC LIMIT 1",
+                    {key.workload_key(), target, device_key});
+  if (rows.empty()) return std::nullopt;
+  return rows[0];
+}
+
+std::vector<Measurement> Database::history(const std::string& op, const std::vector<int64_t>& shape,
+                                           const std::string& target, const std::string& device_key) {
+  Measurement key;
+  key.op = op;
+  key.shape = shape;
+  return query("WHERE w.key = ? AND t.target = ? AND t.device_key = ? ORDER BY m.id ASC",
+               {key.workload_key(), target, device_key});
+}
+
+std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }
+
+int64_t Database::count_measurements() {
+  Statement q(conn_.handle(), "SELECT COUNT(*) FROM measurements");
+  q.step();
+  return q.column_int(0);
+}
+
+void Database::save_model(const std::string& op, const std::string& target, const std::string& device_key,
+                          const CostModel& m) {
+  Transaction t(conn_);
+  int64_t tg = target_id(target, device_key);
+  Statement s(conn_.handle(),
+              "INSERT INTO cost_models (op, target_id, feature_version, training_size, model, created_ms) "
+              "VALUES (?, ?, ?, ?, ?, ?)");
+  s.bind(1, op).bind(2, tg).bind(3, m.feature_version).bind(4, m.training_size).bind_blob(5, m.bytes).bind(6, now_ms());
+  s.run();
+  t.commit();
+}
+
+std::optional<CostModel> Database::load_model(const std::string& op, const std::string& target,
+                                              const std::string& device_key, int64_t feature_version) {
+  Statement q(conn_.handle(),
+              "SELECT c.feature_version, c.training_size, c.model FROM cost_models c JOIN targets t ON t.id = c.target_id "
+              "WHERE c.op = ? AND t.target = ? AND t.device_key = ? AND c.feature_version = ? "
+              "ORDER BY c.created_ms DESC, c.id DESC LIMIT 1");
+  q.bind(1, op).bind(2, target).bind(3, device_key).bind(4, feature_version);
+  if (!q.step()) return std::nullopt;
+  return CostModel{q.column_int(0), q.column_int(1), q.column_blob(2)};
+}
+
+}  // namespace tf::db

@@ -1,0 +1,85 @@
+// The tunefarm database: every measurement, the best config per workload and target, trained cost
+// models, jobs and baselines, in one SQLite file (WAL). Writes are transactions, so a process killed
+// at any moment leaves every committed measurement and a readable file; several processes may
+// write at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/sqlite.h"
+#include "support/json.h"
+
+namespace tf::db {
+
+enum class Outcome { Ok, CompileError, RuntimeError, Timeout, WrongAnswer };
+const char* outcome_name(Outcome o);
+bool parse_outcome(const std::string& s, Outcome* out);
+
+struct Measurement {
+  std::string op;
+  std::vector<int64_t> shape;
+  std::string dtype = "float32";
+  std::string target;               // canonical target string
+  std::string device_key = "local";
+  json::Value config;               // {"knob": value}
+  int64_t config_index = -1;
+  std::vector<double> costs;        // seconds per run, every repeat
+  Outcome outcome = Outcome::Ok;
+  std::string error;
+  double build_ms = 0;
+  std::string device;               // which board measured it
+  std::string compiler_version;
+  int64_t created_ms = 0;           // 0: now
+  std::optional<int64_t> job_id;
+
+  double mean_s() const;
+  std::string workload_key() const;  // "dense[512,512,512]:float32"
+  json::Value to_json() const;       // the export record
+  static Measurement from_json(const json::Value& v);  // throws json::ParseError naming the field
+};
+
+struct CostModel {
+  int64_t feature_version = 0;
+  int64_t training_size = 0;
+  std::vector<uint8_t> bytes;
+};
+
+class Database {
+ public:
+  // Creates the file when missing and migrates it to the newest schema. Throws DbError for a file
+  // that is not a tunefarm database or comes from a newer tunefarm.
+  explicit Database(const std::string& path);
+
+  // Returns false when the same record is already there (an import run twice adds nothing).
+  bool record(const Measurement& m);
+  std::optional<Measurement> best(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
+                                  const std::string& device_key = "local");
+  // Oldest first. An empty op lists every workload.
+  std::vector<Measurement> history(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
+                                   const std::string& device_key = "local");
+  std::vector<Measurement> all_measurements();
+  int64_t count_measurements();
+
+  void save_model(const std::string& op, const std::string& target, const std::string& device_key, const CostModel& m);
+  std::optional<CostModel> load_model(const std::string& op, const std::string& target, const std::string& device_key,
+                                      int64_t feature_version);
+
+  Connection& connection() { return conn_; }
+  int schema_version_on_open() const { return opened_at_version_; }
+
+ private:
+  int64_t workload_id(const Measurement& m);
+  int64_t target_id(const std::string& target, const std::string& device_key);
+  std::vector<Measurement> query(const std::string& where, const std::vector<std::string>& args);
+
+  Connection conn_;
+  int opened_at_version_ = 0;
+};
+
+int64_t now_ms();
+
+}  // namespace tf::db

@@ -1,0 +1,137 @@
+#include "db/schema.h"
+
+#include <string>
+#include <vector>
+
+namespace tf::db {
+namespace {
+
+// Append only: a released migration never changes, or old files would diverge.
+const std::vector<const char*> kMigrations = {
+    // 1: workloads, targets, jobs, measurements, cost models.
+    R"sql(
+    CREATE TABLE workloads (
+      id INTEGER PRIMARY KEY,
+      key TEXT NOT NULL UNIQUE,            -- "dense[512,512,512]:float32"
+      op TEXT NOT NULL,
+      shape TEXT NOT NULL,                 -- JSON array of extents
+      dtype TEXT NOT NULL
+    );
+    CREATE TABLE targets (
+      id INTEGER PRIMARY KEY,
+      target TEXT NOT NULL,                -- "llvm -mtriple=... -mcpu=... -mattr=..."
+      device_key TEXT NOT NULL,            -- the fleet key, "local" for this machine
+      cpu TEXT NOT NULL DEFAULT '',
+      features TEXT NOT NULL DEFAULT '',
+      UNIQUE (target, device_key)
+    );
+    CREATE TABLE jobs (
+      id INTEGER PRIMARY KEY,
+      spec TEXT NOT NULL,                  -- JSON
+      state TEXT NOT NULL CHECK (state IN ('queued','running','done','failed','cancelled')),
+      progress TEXT NOT NULL DEFAULT '{}', -- JSON
+      owner TEXT NOT NULL DEFAULT '',
+      created_ms INTEGER NOT NULL,
+      updated_ms INTEGER NOT NULL
+    );
+    CREATE TABLE measurements (
+      id INTEGER PRIMARY KEY,
+      job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,
+      workload_id INTEGER NOT NULL REFERENCES workloads(id),
+      target_id INTEGER NOT NULL REFERENCES targets(id),
+      config TEXT NOT NULL,                -- JSON object of knob values
+      config_index INTEGER,
+      costs TEXT NOT NULL,                 -- JSON array: seconds per run, every repeat
+      mean_s REAL,                         -- NULL unless outcome is 'ok'
+      outcome TEXT NOT NULL CHECK (outcome IN ('ok','compile_error','runtime_error','timeout','wrong_answer')),
+      error TEXT NOT NULL DEFAULT '',
+      build_ms REAL NOT NULL DEFAULT 0,
+      device TEXT NOT NULL DEFAULT '',
+      compiler_version TEXT NOT NULL DEFAULT '',
+      created_ms INTEGER NOT NULL,
+      record_hash TEXT NOT NULL UNIQUE     -- identity of the record, so an import never doubles it
+    );
+    CREATE INDEX measurements_by_workload ON measurements (workload_id, target_id, outcome, mean_s);
+    CREATE INDEX measurements_by_job ON measurements (job_id);
+    CREATE TABLE cost_models (
+      id INTEGER PRIMARY KEY,
+      op TEXT NOT NULL,
+      target_id INTEGER NOT NULL REFERENCES targets(id),
+      feature_version INTEGER NOT NULL,
+      training_size INTEGER NOT NULL,
+      model BLOB NOT NULL,
+      created_ms INTEGER NOT NULL
+    );
+    CREATE INDEX cost_models_by_op ON cost_models (op, target_id, feature_version, created_ms);
+    )sql",
+    // 2: baselines for CI regression runs.
+    R"sql(
+    CREATE TABLE baselines (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      workload_id INTEGER NOT NULL REFERENCES workloads(id),
+      target_id INTEGER NOT NULL REFERENCES targets(id),
+      config TEXT NOT NULL,
+      compiler_version TEXT NOT NULL,
+      costs TEXT NOT NULL,
+      library BLOB,                        -- the built shared library, measured again later
+      entry_symbol TEXT NOT NULL DEFAULT '',
+      created_ms INTEGER NOT NULL,
+      UNIQUE (name, workload_id, target_id)
+    );
+    )sql",
+};
+
+const char* kAppTable = "tunefarm_meta";
+
+int read_version(Connection& c, bool* is_tunefarm) {
+  Statement tables(c.handle(), "SELECT name FROM sqlite_master WHERE type = 'table'");
+  bool any = false, meta = false;
+  while (tables.step()) {
+    any = true;
+    if (tables.column_text(0) == kAppTable) meta = true;
+  }
+  *is_tunefarm = meta || !any;
+  if (!meta) return 0;
+  Statement v(c.handle(), "SELECT value FROM tunefarm_meta WHERE key = 'schema_version'");
+  if (!v.step()) return 0;
+  return std::stoi(v.column_text(0));
+}
+
+void apply(Connection& c, int from, int to) {
+  for (int v = from; v < to; ++v) {
+    Transaction t(c);
+    bool is_tf;
+    if (read_version(c, &is_tf) != v) return t.commit();  // another process migrated meanwhile
+    c.exec("CREATE TABLE IF NOT EXISTS tunefarm_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    c.exec(kMigrations[static_cast<size_t>(v)]);
+    Statement s(c.handle(), "INSERT OR REPLACE INTO tunefarm_meta (key, value) VALUES ('schema_version', ?)");
+    s.bind(1, std::to_string(v + 1)).run();
+    t.commit();
+  }
+}
+
+}  // namespace
+
+int latest_schema_version() { return static_cast<int>(kMigrations.size()); }
+
+int migrate(Connection& c) {
+  bool is_tf = false;
+  int version = read_version(c, &is_tf);
+  if (!is_tf) {
+    throw DbError("'" + c.path() + "' is not a tunefarm database (it has tables, but no tunefarm_meta)");
+  }
+  if (version > latest_schema_version()) {
+    throw DbError("'" + c.path() + "' has schema version " + std::to_string(version) + ", newer than this tunefarm (" +
+                  std::to_string(latest_schema_version()) + "); upgrade tunefarm to open it");
+  }
+  apply(c, version, latest_schema_version());
+  return version;
+}
+
+void migrate_to(Connection& c, int version) {
+  bool is_tf = false;
+  apply(c, read_version(c, &is_tf), version);
+}
+
+}  // namespace tf::db

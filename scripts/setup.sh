@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs every system package tunefarm needs, from Debian, and only what is missing: running it
+# twice installs nothing the second time.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  cmake ninja-build g++ pkg-config git
+  # LLVM 16 code generation; LLVM 16 needs zstd; lld links kernels for any target
+  llvm-16-dev libzstd-dev lld-16
+  # service contracts
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  # cost model (the CMake package references /usr/bin/xgboost)
+  libxgboost-dev xgboost
+  # tuning database
+  libsqlite3-dev
+  # Asio, Beast, Process
+  libboost-dev
+  # tests
+  libgtest-dev libgmock-dev openssl
+  # benchmark peers
+  libopenblas-dev libdnnl-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages are installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  SUDO="sudo"
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,179 @@
+// The tuning database on a real SQLite file: round trips, migrations, refusal of foreign or newer
+// files, concurrent writers in separate processes, and kill -9 in the middle of writing.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "db/database.h"
+#include "db/schema.h"
+
+namespace tf::db {
+namespace {
+
+std::string fresh_path(const std::string& name) {
+  std::string p = testing::TempDir() + "tf_" + name + "_" + std::to_string(getpid()) + ".db";
+  std::remove(p.c_str());
+  std::remove((p + "-wal").c_str());
+  std::remove((p + "-shm").c_str());
+  return p;
+}
+
+Measurement sample(double seconds, int mr, int64_t t_ms) {
+  Measurement m;
+  m.op = "dense";
+  m.shape = {64, 64, 64};
+  m.target = "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4";
+  m.config = json::parse("{\"mr\": " + std::to_string(mr) + "}");
+  m.config_index = mr;
+  m.costs = {seconds, seconds * 1.1, seconds * 0.9};
+  m.build_ms = 12.5;
+  m.device = "board-1";
+  m.compiler_version = "0.1.0";
+  m.created_ms = t_ms;
+  return m;
+}
+
+TEST(Database, RecordsRoundTripAndBestIsTheFastestOk) {
+  Database db(fresh_path("roundtrip"));
+  EXPECT_TRUE(db.record(sample(2e-3, 1, 1000)));
+  EXPECT_TRUE(db.record(sample(1e-3, 2, 1001)));
+  Measurement failed = sample(1e-6, 3, 1002);
+  failed.outcome = Outcome::WrongAnswer;
+  EXPECT_TRUE(db.record(failed));
+  EXPECT_FALSE(db.record(sample(1e-3, 2, 1001)));  // the same record again adds nothing
+  EXPECT_EQ(db.count_measurements(), 3);
+  auto best = db.best("dense", {64, 64, 64}, sample(0, 0, 0).target);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->config.at("mr").as_int(), 2);
+  EXPECT_EQ(best->costs.size(), 3u);
+  EXPECT_EQ(best->device, "board-1");
+  auto hist = db.history("dense", {64, 64, 64}, sample(0, 0, 0).target);
+  ASSERT_EQ(hist.size(), 3u);
+  EXPECT_EQ(hist[2].outcome, Outcome::WrongAnswer);
+  EXPECT_FALSE(db.best("dense", {32, 32, 32}, sample(0, 0, 0).target).has_value());
+}
+
+TEST(Database, ExportRecordsParseBack) {
+  Measurement m = sample(3e-3, 4, 77);
+  Measurement back = Measurement::from_json(json::parse(m.to_json().dump()));
+  EXPECT_EQ(back.to_json(), m.to_json());
+  EXPECT_THROW(Measurement::from_json(json::parse("{\"workload\": {}}")), json::ParseError);
+}
+
+TEST(Database, CostModelsAreStoredPerOpTargetAndFeatureVersion) {
+  Database db(fresh_path("models"));
+  db.save_model("dense", "t", "local", {1, 10, {1, 2, 3}});
+  db.save_model("dense", "t", "local", {1, 20, {4, 5}});
+  auto m = db.load_model("dense", "t", "local", 1);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->training_size, 20);
+  EXPECT_EQ(m->bytes, (std::vector<uint8_t>{4, 5}));
+  EXPECT_FALSE(db.load_model("dense", "t", "local", 2).has_value());
+}
+
+TEST(Database, MigratesTheFirstSchemaForward) {
+  std::string path = fresh_path("migrate");
+  {
+    Connection c(path, true);
+    migrate_to(c, 1);
+  }
+  Database db(path);
+  EXPECT_EQ(db.schema_version_on_open(), 1);
+  Statement q(db.connection().handle(), "SELECT COUNT(*) FROM baselines");
+  EXPECT_TRUE(q.step());
+  EXPECT_TRUE(db.record(sample(1e-3, 1, 5)));
+}
+
+TEST(Database, RefusesForeignAndNewerFiles) {
+  std::string text = fresh_path("text");
+  std::ofstream(text) << "this is not a database, just some text that is long enough to have a header\n";
+  EXPECT_THROW(Database{text}, DbError);
+
+  std::string other = fresh_path("other");
+  {
+    Connection c(other, true);
+    c.exec("CREATE TABLE songs (title TEXT)");
+  }
+  try {
+    Database db(other);
+    ADD_FAILURE() << "opened a foreign SQLite file";
+  } catch (const DbError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a tunefarm database"), std::string::npos) << e.what();
+  }
+
+  std::string newer = fresh_path("newer");
+  {
+    Database db(newer);
+    db.connection().exec("UPDATE tunefarm_meta SET value = '999' WHERE key = 'schema_version'");
+  }
+  try {
+    Database db(newer);
+    ADD_FAILURE() << "opened a newer schema";
+  } catch (const DbError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer than this tunefarm"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Database, TwoProcessesWritingAtOnceLoseNothing) {
+  std::string path = fresh_path("concurrent");
+  { Database db(path); }
+  const int kPerProcess = 150;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  auto write_many = [&](int who) {
+    Database db(path);
+    for (int i = 0; i < kPerProcess; ++i) db.record(sample(1e-3 + i * 1e-6, who, 10000 * who + i));
+  };
+  if (child == 0) {
+    try {
+      write_many(2);
+    } catch (...) {
+      _exit(1);
+    }
+    _exit(0);
+  }
+  write_many(1);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Database db(path);
+  EXPECT_EQ(db.count_measurements(), 2 * kPerProcess);
+}
+
+TEST(Database, KillNineDuringWritesKeepsEveryCommittedRecord) {
+  std::string path = fresh_path("kill9");
+  { Database db(path); }
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(pipefd[0]);
+    Database db(path);
+    for (int i = 0;; ++i) {
+      db.record(sample(1e-3, 1, i));
+      // Report each committed record, then keep writing until killed.
+      if (write(pipefd[1], &i, sizeof i) != sizeof i) _exit(1);
+    }
+  }
+  close(pipefd[1]);
+  int last = -1, got;
+  while (last < 200 && read(pipefd[0], &got, sizeof got) == sizeof got) last = got;
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  while (read(pipefd[0], &got, sizeof got) == sizeof got) last = got;
+  close(pipefd[0]);
+  Database db(path);
+  // Every record the child reported as committed is there (it may have committed one more).
+  EXPECT_GE(db.count_measurements(), last + 1);
+  Statement check(db.connection().handle(), "PRAGMA integrity_check");
+  ASSERT_TRUE(check.step());
+  EXPECT_EQ(check.column_text(0), "ok");
+}
+
+}  // namespace
+}  // namespace tf::db

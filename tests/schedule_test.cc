@@ -1,0 +1,154 @@
+#include <gtest/gtest.h>
+
+#include "compiler/ir/printer.h"
+#include "compiler/lower/lower.h"
+#include "compiler/schedule/schedule.h"
+
+namespace tf {
+namespace {
+
+using ir::DataType;
+using te::Tensor;
+
+struct Matmul {
+  Tensor A, B, C;
+  Matmul(int64_t M, int64_t N, int64_t K) {
+    A = te::placeholder({M, K}, DataType::float32(), "A");
+    B = te::placeholder({K, N}, DataType::float32(), "B");
+    auto k = te::reduce_axis(K, "k");
+    C = te::compute({M, N}, [&](const te::Indices& i) { return te::sum(A(i[0], ir::to_expr(k->var)) * B(ir::to_expr(k->var), i[1]), {k}); }, "C");
+  }
+};
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Schedule, SplitTileReorderFuseChangeTheLeaves) {
+  Matmul mm(64, 32, 16);
+  schedule::Schedule s({mm.C});
+  auto& c = s[mm.C];
+  auto [io, jo, ii, ji] = c.tile(c.axis(0), c.axis(1), 8, 4);
+  EXPECT_EQ(io->extent, 8);
+  EXPECT_EQ(ii->extent, 8);
+  ASSERT_EQ(c.leaf_iter_vars().size(), 5u);
+  EXPECT_EQ(c.leaf_iter_vars()[0], io);
+  EXPECT_EQ(c.leaf_iter_vars()[1], jo);
+  EXPECT_EQ(c.leaf_iter_vars()[2], ii);
+  EXPECT_EQ(c.leaf_iter_vars()[3], ji);
+  auto f = c.fuse(io, jo);
+  EXPECT_EQ(f->extent, 64);
+  EXPECT_EQ(c.leaf_iter_vars()[0], f);
+  c.reorder({c.reduce_axis(0), ii});
+  EXPECT_EQ(c.leaf_iter_vars()[1], c.reduce_axis(0));
+  EXPECT_EQ(c.leaf_iter_vars()[3], ii);
+}
+
+TEST(Schedule, SplitByNpartsRoundsTheFactorUp) {
+  Matmul mm(10, 8, 8);
+  schedule::Schedule s({mm.C});
+  auto [o, i] = s[mm.C].split_nparts(s[mm.C].axis(0), 3);
+  EXPECT_EQ(o->extent, 3);
+  EXPECT_EQ(i->extent, 4);
+}
+
+TEST(Schedule, IllegalPrimitivesNameTheStageAndAxis) {
+  Matmul mm(16, 16, 16);
+  schedule::Schedule s({mm.C});
+  auto& c = s[mm.C];
+  EXPECT_NE(message_of([&] { c.vectorize(c.reduce_axis(0)); }).find("stage 'C': vectorize: axis 'k' is a reduction axis"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { c.parallel(c.reduce_axis(0)); }).find("reduction axis"), std::string::npos);
+  auto [o, i] = c.split(c.axis(0), 4);
+  EXPECT_NE(message_of([&] { c.split(c.axis(0), 2); }).find("axis 'i' is not a loop of this stage"), std::string::npos);
+  EXPECT_NE(message_of([&] { c.split(o, 0); }).find("factor 0"), std::string::npos);
+  EXPECT_NE(message_of([&] { c.fuse(i, o); }).find("must be adjacent"), std::string::npos);
+  EXPECT_NE(message_of([&] { c.reorder({o, o}); }).find("named twice"), std::string::npos);
+  EXPECT_NE(message_of([&] { s[mm.A].split(o, 2); }).find("stage 'A'"), std::string::npos);
+  EXPECT_NE(message_of([&] { c.compute_inline(); }).find("output"), std::string::npos);
+  EXPECT_NE(message_of([&] { s[mm.A].compute_at(c, o); }).find("an input is not computed"), std::string::npos);
+}
+
+TEST(Schedule, ComputeAtNeedsALoopOfAConsumer) {
+  Matmul mm(16, 16, 16);
+  Tensor D = te::compute({16, 16}, [&](const te::Indices& i) { return mm.C(i[0], i[1]) * 2.0f; }, "D");
+  schedule::Schedule s({D});
+  auto& d = s[D];
+  auto& c = s[mm.C];
+  EXPECT_NE(message_of([&] { c.compute_at(d, c.axis(0)); }).find("stage 'D' has no loop 'i'"), std::string::npos);
+  EXPECT_NE(message_of([&] { c.compute_at(c, c.axis(0)); }).find("inside itself"), std::string::npos);
+  EXPECT_EQ(message_of([&] { c.compute_at(d, d.axis(0)); }), "");
+  EXPECT_EQ(c.attach_type(), schedule::AttachType::Scope);
+}
+
+TEST(Schedule, CacheWriteInsertsALocalStageBeforeTheOriginal) {
+  Matmul mm(16, 16, 16);
+  schedule::Schedule s({mm.C});
+  Tensor local = s.cache_write(mm.C);
+  EXPECT_EQ(local.name(), "C.local");
+  const auto& stages = s.stages();
+  ASSERT_EQ(stages.size(), 4u);  // A, B, C.local, C
+  EXPECT_EQ(stages[2]->name(), "C.local");
+  EXPECT_EQ(stages[3]->name(), "C");
+  EXPECT_TRUE(s[mm.C].reduce_axes().empty());
+  EXPECT_EQ(s[local].reduce_axes().size(), 1u);
+  EXPECT_NE(message_of([&] { s[mm.C].split(s[mm.C].axis(0), 4); s.cache_write(mm.C); }).find("before splitting"),
+            std::string::npos);
+}
+
+TEST(Te, RejectsBadShapesAndNestedReductions) {
+  EXPECT_THROW(te::placeholder({4, 0}, DataType::float32(), "A"), CompileError);
+  EXPECT_THROW(te::placeholder({int64_t{1} << 30, int64_t{1} << 30}, DataType::float32(), "A"), CompileError);
+  Tensor A = te::placeholder({4, 4}, DataType::float32(), "A");
+  auto k = te::reduce_axis(4, "k");
+  EXPECT_THROW(te::compute({4}, [&](const te::Indices& i) { return te::sum(A(i[0], ir::to_expr(k->var)), {k}) + 1.0f; }, "B"),
+               CompileError);
+  EXPECT_THROW(A(1), CompileError);  // wrong rank
+}
+
+TEST(Lower, BoundInferenceGivesAttachedStagesTheirTileRegion) {
+  Matmul mm(64, 64, 32);
+  schedule::Schedule s({mm.C});
+  Tensor local = s.cache_write(mm.C);
+  auto& c = s[mm.C];
+  auto [io, jo, ii, ji] = c.tile(c.axis(0), c.axis(1), 4, 16);
+  s[local].compute_at(c, jo);
+  lower::LowerOptions raw;
+  raw.run_passes = false;
+  std::string text = ir::to_string(lower::lower(s, "mm", raw));
+  // The local buffer holds one 4x16 tile, not the whole 64x64 tensor.
+  EXPECT_NE(text.find("float32 C.local[64];  // local"), std::string::npos) << text;
+  EXPECT_NE(text.find("void mm(float32 A[64][32], float32 B[32][64], float32 C[64][64])"), std::string::npos) << text;
+}
+
+TEST(Lower, NonDividingSplitGetsAGuard) {
+  Matmul mm(10, 8, 8);
+  schedule::Schedule s({mm.C});
+  auto [o, i] = s[mm.C].split(s[mm.C].axis(0), 4);
+  lower::LowerOptions raw;
+  raw.run_passes = false;
+  std::string text = ir::to_string(lower::lower(s, "mm", raw));
+  EXPECT_NE(text.find("(((i.outer * 4) + i.inner) < 10)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (i.outer = 0; i.outer < 3; ++i.outer)"), std::string::npos) << text;
+}
+
+TEST(Lower, InlinedStagesDisappearIntoTheirConsumers) {
+  Tensor A = te::placeholder({8}, DataType::float32(), "A");
+  Tensor B = te::compute({8}, [&](const te::Indices& i) { return A(i[0]) * 2.0f; }, "B");
+  Tensor C = te::compute({8}, [&](const te::Indices& i) { return B(i[0]) + 1.0f; }, "C");
+  schedule::Schedule s({C});
+  s[B].compute_inline();
+  lower::LowerOptions raw;
+  raw.run_passes = false;
+  std::string text = ir::to_string(lower::lower(s, "f", raw));
+  EXPECT_EQ(text.find("B["), std::string::npos) << text;
+  EXPECT_NE(text.find("C[i] = ((A[i] * 2.0f) + 1.0f);"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace tf

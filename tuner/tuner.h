@@ -1,0 +1,57 @@
+// Search strategies over a config space, all behind one interface: ask for the next batch of
+// configs, then report their results. A tuner never proposes a config twice in a job and never
+// proposes more than its budget.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "compiler/space/config_space.h"
+
+namespace tf::tuner {
+
+struct TrialResult {
+  int64_t config_index;
+  bool ok;           // measured and correct
+  double gflops;     // 0 unless ok
+};
+
+class Tuner {
+ public:
+  Tuner(const space::ConfigSpace& space, int64_t budget, uint64_t seed);
+  virtual ~Tuner() = default;
+  virtual std::string name() const = 0;
+
+  // Up to `max_batch` configs never proposed before; empty when the budget or the space is spent.
+  std::vector<space::Config> next_batch(int max_batch);
+  void update(const std::vector<TrialResult>& results);
+
+  int64_t proposed() const { return static_cast<int64_t>(seen_.size()); }
+  int64_t budget() const { return budget_; }
+  bool done() const { return proposed() >= budget_ || proposed() >= space_.size(); }
+  // Marks configs measured earlier (a resumed job) so they are not proposed again.
+  void mark_seen(int64_t config_index) { seen_.insert(config_index); }
+
+ protected:
+  // Strategy hooks: propose candidates (duplicates and seen ones are filtered by the base class).
+  virtual std::vector<int64_t> propose(int n) = 0;
+  virtual void observe(const std::vector<TrialResult>& results) {}
+  bool seen(int64_t index) const { return seen_.count(index) > 0; }
+  int64_t random_unseen();
+
+  const space::ConfigSpace& space_;
+  int64_t budget_;
+  std::mt19937_64 rng_;
+  std::unordered_set<int64_t> seen_;
+};
+
+// Throws tf::CompileError naming the tuner when the name is unknown (random, grid, ga; xgb arrives
+// with the cost model).
+std::unique_ptr<Tuner> make_tuner(const std::string& name, const space::ConfigSpace& space, int64_t budget,
+                                  uint64_t seed);
+
+}  // namespace tf::tuner
