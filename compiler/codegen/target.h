@@ -23,4 +23,8 @@ Target parse_target(const std::string& s);
 
 Target host_target();
 
+// Whether code for `target` can run in this process: same architecture and OS, and no CPU feature
+// the host lacks. When not, `why` says which.
+bool host_can_run(const Target& target, std::string* why = nullptr);
+
 }  // namespace tf::codegen

@@ -1,0 +1,246 @@
+// Expressions: scalars and vectors, loads (contiguous, broadcast or gathered), intrinsics.
+#include <llvm/IR/Intrinsics.h>
+
+#include <cstdlib>
+#include <numeric>
+
+#include "compiler/codegen/codegen_llvm.h"
+#include "compiler/ir/printer.h"
+
+namespace tf::codegen {
+namespace {
+
+// The largest k such that e is provably a multiple of k (1 when nothing is known), capped so
+// products do not overflow.
+int64_t known_multiple(const ir::Expr& e) {
+  constexpr int64_t kCap = int64_t{1} << 20;
+  if (const auto* c = e.as<ir::IntImmNode>()) return c->value == 0 ? kCap : std::min<int64_t>(std::llabs(c->value), kCap);
+  if (const auto* r = e.as<ir::RampNode>()) return std::gcd(known_multiple(r->base), known_multiple(r->stride));
+  if (const auto* bc = e.as<ir::BroadcastNode>()) return known_multiple(bc->value);
+  if (const auto* bin = e.as<ir::BinaryNode>()) {
+    switch (bin->op) {
+      case ir::BinaryOp::Add:
+      case ir::BinaryOp::Sub: return std::gcd(known_multiple(bin->a), known_multiple(bin->b));
+      case ir::BinaryOp::Mul: return std::min(kCap, known_multiple(bin->a) * known_multiple(bin->b));
+      default: return 1;
+    }
+  }
+  return 1;
+}
+
+bool is_dense_ramp(const ir::Expr& index) {
+  const auto* r = index.as<ir::RampNode>();
+  return r && ir::is_one(r->stride);
+}
+
+}  // namespace
+
+llvm::Type* CodeGenLLVM::llvm_type(ir::DataType t) {
+  llvm::Type* elem = nullptr;
+  if (t.is_float()) {
+    elem = t.bits == 16 ? b_.getHalfTy() : t.bits == 32 ? b_.getFloatTy() : t.bits == 64 ? b_.getDoubleTy() : nullptr;
+  } else {
+    elem = b_.getIntNTy(t.bits);
+  }
+  if (!elem) fail("unsupported type " + t.str());
+  return t.is_vector() ? llvm::FixedVectorType::get(elem, t.lanes) : elem;
+}
+
+llvm::Value* CodeGenLLVM::buffer_pointer(const ir::Buffer& buf) const {
+  auto it = fs_.buffers.find(buf.get());
+  if (it == fs_.buffers.end()) fail("buffer '" + buf->name + "' is used outside its allocation");
+  return it->second;
+}
+
+unsigned CodeGenLLVM::known_alignment(const ir::Buffer& buf, const ir::Expr& index, int lanes) const {
+  // Every buffer starts TF_BUFFER_ALIGNMENT-aligned: Arg pointers are checked by the entry, Heap
+  // comes from aligned_alloc, Stack from an aligned alloca.
+  int64_t multiple = known_multiple(index);
+  int64_t bytes = buf->dtype.bytes();
+  int64_t align = bytes;
+  while (align < 64 && multiple % 2 == 0) {
+    align *= 2;
+    multiple /= 2;
+  }
+  (void)lanes;
+  return static_cast<unsigned>(align);
+}
+
+llvm::Value* CodeGenLLVM::element_address(const ir::Buffer& buf, llvm::Value* index) {
+  return b_.CreateInBoundsGEP(llvm_type(buf->dtype), buffer_pointer(buf), index);
+}
+
+llvm::Value* CodeGenLLVM::emit(const ir::Expr& e) {
+  if (!e) fail("null expression");
+  switch (e->kind) {
+    case ir::ExprKind::IntImm: {
+      const auto* n = e.as<ir::IntImmNode>();
+      return llvm::ConstantInt::get(llvm_type(n->type), static_cast<uint64_t>(n->value), !n->type.is_uint() && !n->type.is_bool());
+    }
+    case ir::ExprKind::FloatImm: return llvm::ConstantFP::get(llvm_type(e.type()), e.as<ir::FloatImmNode>()->value);
+    case ir::ExprKind::Var: {
+      const auto* n = e.as<ir::VarNode>();
+      auto it = fs_.vars.find(n);
+      if (it == fs_.vars.end()) fail("variable '" + n->name + "' is used outside its scope");
+      return it->second;
+    }
+    case ir::ExprKind::Binary: return emit_binary(e.as<ir::BinaryNode>());
+    case ir::ExprKind::Not: return b_.CreateNot(emit(e.as<ir::NotNode>()->a));
+    case ir::ExprKind::Select: {
+      const auto* n = e.as<ir::SelectNode>();
+      return b_.CreateSelect(emit(n->cond), emit(n->true_value), emit(n->false_value));
+    }
+    case ir::ExprKind::Cast: return emit_cast(e.as<ir::CastNode>());
+    case ir::ExprKind::Call: return emit_call(e.as<ir::CallNode>());
+    case ir::ExprKind::Load: return emit_load(e.as<ir::LoadNode>());
+    case ir::ExprKind::Ramp: return emit_ramp(e.as<ir::RampNode>());
+    case ir::ExprKind::Broadcast: {
+      const auto* n = e.as<ir::BroadcastNode>();
+      return b_.CreateVectorSplat(n->lanes, emit(n->value));
+    }
+    case ir::ExprKind::TensorLoad:
+    case ir::ExprKind::Reduce: fail("expression was not lowered: " + ir::to_string(e));
+  }
+  fail("unknown expression kind");
+}
+
+llvm::Value* CodeGenLLVM::emit_ramp(const ir::RampNode* n) {
+  llvm::Value* base = emit(n->base);
+  llvm::Value* stride = emit(n->stride);
+  std::vector<llvm::Constant*> steps;
+  for (int i = 0; i < n->lanes; ++i) steps.push_back(llvm::ConstantInt::get(base->getType(), i));
+  llvm::Value* offsets = b_.CreateMul(b_.CreateVectorSplat(n->lanes, stride), llvm::ConstantVector::get(steps));
+  return b_.CreateAdd(b_.CreateVectorSplat(n->lanes, base), offsets);
+}
+
+llvm::Value* CodeGenLLVM::emit_binary(const ir::BinaryNode* n) {
+  llvm::Value* a = emit(n->a);
+  llvm::Value* b = emit(n->b);
+  const ir::DataType t = n->a.type();
+  using Op = ir::BinaryOp;
+  if (t.is_float()) {
+    switch (n->op) {
+      case Op::Add: return b_.CreateFAdd(a, b);
+      case Op::Sub: return b_.CreateFSub(a, b);
+      case Op::Mul: return b_.CreateFMul(a, b);
+      case Op::Div: return b_.CreateFDiv(a, b);
+      case Op::Mod: return b_.CreateFRem(a, b);
+      case Op::Min: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+      case Op::Max: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+      case Op::EQ: return b_.CreateFCmpOEQ(a, b);
+      case Op::NE: return b_.CreateFCmpUNE(a, b);
+      case Op::LT: return b_.CreateFCmpOLT(a, b);
+      case Op::LE: return b_.CreateFCmpOLE(a, b);
+      case Op::GT: return b_.CreateFCmpOGT(a, b);
+      case Op::GE: return b_.CreateFCmpOGE(a, b);
+      default: fail(std::string("operator ") + ir::binary_op_name(n->op) + " on " + t.str());
+    }
+  }
+  const bool is_signed = t.is_int();
+  switch (n->op) {
+    // Index arithmetic never wraps (extents are checked to stay far below 2^63), and saying so lets
+    // LLVM reason about addresses.
+    case Op::Add: return is_signed ? b_.CreateNSWAdd(a, b) : b_.CreateAdd(a, b);
+    case Op::Sub: return is_signed ? b_.CreateNSWSub(a, b) : b_.CreateSub(a, b);
+    case Op::Mul: return is_signed ? b_.CreateNSWMul(a, b) : b_.CreateMul(a, b);
+    case Op::Div: return is_signed ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
+    case Op::Mod: return is_signed ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
+    case Op::FloorDiv:
+    case Op::FloorMod: {
+      if (!is_signed) return n->op == Op::FloorDiv ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
+      // C division truncates; floor division differs when the remainder is non-zero and its sign
+      // differs from the divisor's.
+      llvm::Value* q = b_.CreateSDiv(a, b);
+      llvm::Value* r = b_.CreateSRem(a, b);
+      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+      llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                         b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      if (n->op == Op::FloorDiv) return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(a->getType(), 1)), q);
+      return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+    }
+    case Op::Min: return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+    case Op::Max: return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+    case Op::EQ: return b_.CreateICmpEQ(a, b);
+    case Op::NE: return b_.CreateICmpNE(a, b);
+    case Op::LT: return is_signed ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+    case Op::LE: return is_signed ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+    case Op::GT: return is_signed ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
+    case Op::GE: return is_signed ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+    case Op::And: return b_.CreateAnd(a, b);
+    case Op::Or: return b_.CreateOr(a, b);
+  }
+  fail("unknown binary operator");
+}
+
+llvm::Value* CodeGenLLVM::emit_cast(const ir::CastNode* n) {
+  llvm::Value* v = emit(n->value);
+  const ir::DataType from = n->value.type(), to = n->type;
+  llvm::Type* type = llvm_type(to);
+  if (from == to) return v;
+  if (to.is_bool()) {
+    return from.is_float() ? b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()))
+                           : b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  }
+  if (from.is_float() && to.is_float()) return b_.CreateFPCast(v, type);
+  if (from.is_float()) return to.is_int() ? b_.CreateFPToSI(v, type) : b_.CreateFPToUI(v, type);
+  if (to.is_float()) return from.is_int() ? b_.CreateSIToFP(v, type) : b_.CreateUIToFP(v, type);
+  return b_.CreateIntCast(v, type, from.is_int());
+}
+
+llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
+  std::vector<llvm::Value*> args;
+  for (const auto& a : n->args) args.push_back(emit(a));
+  llvm::Type* type = llvm_type(n->type);
+  auto intrinsic = [&](llvm::Intrinsic::ID id) -> llvm::Value* {
+    llvm::Function* f = llvm::Intrinsic::getDeclaration(module_.get(), id, {type});
+    return b_.CreateCall(f, args);
+  };
+  switch (n->func) {
+    case ir::Intrinsic::Exp: return intrinsic(llvm::Intrinsic::exp);
+    case ir::Intrinsic::Log: return intrinsic(llvm::Intrinsic::log);
+    case ir::Intrinsic::Sqrt: return intrinsic(llvm::Intrinsic::sqrt);
+    case ir::Intrinsic::Fma: return intrinsic(llvm::Intrinsic::fma);
+    case ir::Intrinsic::Floor: return intrinsic(llvm::Intrinsic::floor);
+    case ir::Intrinsic::Ceil: return intrinsic(llvm::Intrinsic::ceil);
+    case ir::Intrinsic::Abs:
+      if (n->type.is_float()) return intrinsic(llvm::Intrinsic::fabs);
+      return b_.CreateCall(llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::abs, {type}),
+                           {args[0], b_.getFalse()});
+    case ir::Intrinsic::Tanh: {
+      // No LLVM intrinsic: call libm per lane.
+      if (!n->type.element_of().is_float() || n->type.bits != 32) fail("tanh is only supported on float32");
+      llvm::FunctionCallee tanhf = module_->getOrInsertFunction("tanhf", b_.getFloatTy(), b_.getFloatTy());
+      if (n->type.is_scalar()) return b_.CreateCall(tanhf, args);
+      llvm::Value* out = llvm::UndefValue::get(type);
+      for (int i = 0; i < n->type.lanes; ++i) {
+        out = b_.CreateInsertElement(out, b_.CreateCall(tanhf, {b_.CreateExtractElement(args[0], i)}), i);
+      }
+      return out;
+    }
+  }
+  fail(std::string("unknown intrinsic ") + ir::intrinsic_name(n->func));
+}
+
+llvm::Value* CodeGenLLVM::emit_load(const ir::LoadNode* n) {
+  llvm::Type* type = llvm_type(n->type);
+  llvm::Type* elem = llvm_type(n->buffer->dtype);
+  const int lanes = n->type.lanes;
+  if (lanes == 1) {
+    return b_.CreateAlignedLoad(elem, element_address(n->buffer, emit(n->index)),
+                                llvm::Align(known_alignment(n->buffer, n->index, 1)), n->buffer->name);
+  }
+  if (const auto* bc = n->index.as<ir::BroadcastNode>()) {
+    llvm::Value* v = b_.CreateAlignedLoad(elem, element_address(n->buffer, emit(bc->value)),
+                                          llvm::Align(known_alignment(n->buffer, bc->value, 1)));
+    return b_.CreateVectorSplat(lanes, v);
+  }
+  if (is_dense_ramp(n->index)) {
+    const auto* r = n->index.as<ir::RampNode>();
+    return b_.CreateAlignedLoad(type, element_address(n->buffer, emit(r->base)),
+                                llvm::Align(known_alignment(n->buffer, r->base, lanes)), n->buffer->name);
+  }
+  llvm::Value* addresses = element_address(n->buffer, emit(n->index));
+  return b_.CreateMaskedGather(type, addresses, llvm::Align(n->buffer->dtype.bytes()));
+}
+
+}  // namespace tf::codegen

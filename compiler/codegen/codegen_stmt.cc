@@ -1,0 +1,318 @@
+// Statements: loops (serial, and parallel ones outlined for the runtime's launcher), stores,
+// allocations, branches, lets.
+#include <llvm/IR/MDBuilder.h>
+
+#include <set>
+
+#include "compiler/codegen/codegen_llvm.h"
+#include "compiler/ir/visitor.h"
+#include "runtime/kernel_abi.h"
+
+namespace tf::codegen {
+namespace {
+
+// The variables and buffers a statement refers to, in first-use order (deterministic output).
+class UseCollector : public ir::IRVisitor {
+ public:
+  std::vector<const ir::VarNode*> vars;
+  std::vector<ir::Buffer> buffers;
+
+  using ir::IRVisitor::visit;
+
+ protected:
+  void visit(const ir::VarNode* n) override {
+    if (seen_vars_.insert(n).second) vars.push_back(n);
+  }
+  void visit(const ir::LoadNode* n) override {
+    add(n->buffer);
+    ir::IRVisitor::visit(n);
+  }
+  void visit(const ir::StoreNode* n) override {
+    add(n->buffer);
+    ir::IRVisitor::visit(n);
+  }
+
+ private:
+  void add(const ir::Buffer& b) {
+    if (seen_buffers_.insert(b.get()).second) buffers.push_back(b);
+  }
+  std::set<const ir::VarNode*> seen_vars_;
+  std::set<const ir::BufferNode*> seen_buffers_;
+};
+
+}  // namespace
+
+void CodeGenLLVM::emit(const ir::Stmt& s) {
+  if (!s) return;
+  switch (s->kind) {
+    case ir::StmtKind::For: return emit_for(s.as<ir::ForNode>());
+    case ir::StmtKind::Store: return emit_store(s.as<ir::StoreNode>());
+    case ir::StmtKind::Allocate: return emit_allocate(s.as<ir::AllocateNode>());
+    case ir::StmtKind::Seq:
+      for (const auto& st : s.as<ir::SeqNode>()->stmts) emit(st);
+      return;
+    case ir::StmtKind::IfThenElse: return emit_if(s.as<ir::IfThenElseNode>());
+    case ir::StmtKind::LetStmt: {
+      const auto* n = s.as<ir::LetStmtNode>();
+      llvm::Value* v = emit(n->value);
+      v->setName(n->var->name);
+      fs_.vars[n->var.get()] = v;
+      emit(n->body);
+      fs_.vars.erase(n->var.get());
+      return;
+    }
+  }
+}
+
+void CodeGenLLVM::emit_for(const ir::ForNode* n) {
+  // A vectorized or unrolled loop the passes left alone (they could not prove it legal, or its
+  // extent is not constant) runs as a plain loop: always correct, and LLVM may still vectorize it.
+  if (n->for_kind == ir::ForKind::Parallel) return emit_parallel_loop(n);
+  emit_serial_loop(n);
+}
+
+void CodeGenLLVM::emit_serial_loop(const ir::ForNode* n) {
+  llvm::Value* min = emit(n->min);
+  llvm::Value* end = b_.CreateNSWAdd(min, emit(n->extent), n->var->name + ".end");
+  llvm::BasicBlock* preheader = b_.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(ctx_, n->var->name + ".header", fs_.fn);
+  auto* body = llvm::BasicBlock::Create(ctx_, n->var->name + ".body", fs_.fn);
+  auto* exit = llvm::BasicBlock::Create(ctx_, n->var->name + ".exit", fs_.fn);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* i = b_.CreatePHI(min->getType(), 2, n->var->name);
+  i->addIncoming(min, preheader);
+  b_.CreateCondBr(b_.CreateICmpSLT(i, end), body, exit);
+  b_.SetInsertPoint(body);
+  fs_.vars[n->var.get()] = i;
+  emit(n->body);
+  fs_.vars.erase(n->var.get());
+  llvm::Value* next = b_.CreateNSWAdd(i, llvm::ConstantInt::get(i->getType(), 1));
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
+}
+
+// A parallel loop becomes three pieces:
+//   <name>.par<N>.body(i64 iter, vars..., buffers...) -> i32: one iteration, buffers noalias so the
+//     inliner keeps the aliasing facts the main body has;
+//   <name>.par<N>(i64 task, ptr closure): what the launcher calls; unpacks the closure, runs the
+//     iteration, records a failure in the closure;
+//   at the loop's place: pack the closure, call the launcher (or run the tasks in order when no
+//   launcher is installed), then return any failure.
+void CodeGenLLVM::emit_parallel_loop(const ir::ForNode* n) {
+  const int id = num_parallel_++;
+  const std::string base = name_ + ".par" + std::to_string(id);
+  UseCollector uses;
+  uses.visit(n->body);
+  std::vector<const ir::VarNode*> vars;
+  std::vector<llvm::Value*> var_values;
+  for (const auto* v : uses.vars) {
+    auto it = fs_.vars.find(v);
+    if (it != fs_.vars.end()) {
+      vars.push_back(v);
+      var_values.push_back(it->second);
+    }
+  }
+  std::vector<ir::Buffer> buffers;
+  for (const auto& buf : uses.buffers) {
+    if (fs_.buffers.count(buf.get())) buffers.push_back(buf);
+  }
+
+  // ---- the iteration function
+  std::vector<llvm::Type*> params{b_.getInt64Ty()};
+  for (auto* v : var_values) params.push_back(v->getType());
+  for (size_t i = 0; i < buffers.size(); ++i) params.push_back(b_.getPtrTy());
+  auto* iter_fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), params, false),
+                                         llvm::GlobalValue::InternalLinkage, base + ".body", module_.get());
+  set_kernel_attributes(iter_fn);
+
+  FunctionState outer = std::move(fs_);
+  llvm::IRBuilderBase::InsertPoint outer_ip = b_.saveIP();
+  fs_ = FunctionState();
+  fs_.fn = iter_fn;
+  fs_.vars[n->var.get()] = iter_fn->getArg(0);
+  iter_fn->getArg(0)->setName(n->var->name);
+  for (size_t i = 0; i < vars.size(); ++i) {
+    llvm::Argument* a = iter_fn->getArg(static_cast<unsigned>(1 + i));
+    a->setName(vars[i]->name);
+    fs_.vars[vars[i]] = a;
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    llvm::Argument* a = iter_fn->getArg(static_cast<unsigned>(1 + vars.size() + i));
+    a->setName(buffers[i]->name);
+    a->addAttr(llvm::Attribute::NoAlias);
+    a->addAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(TF_BUFFER_ALIGNMENT)));
+    fs_.buffers[buffers[i].get()] = a;
+  }
+  fs_.alloca_block = llvm::BasicBlock::Create(ctx_, "entry", iter_fn);
+  auto* start = llvm::BasicBlock::Create(ctx_, "start", iter_fn);
+  b_.SetInsertPoint(start);
+  emit(n->body);
+  b_.CreateRet(b_.getInt32(TF_OK));
+  b_.SetInsertPoint(fs_.alloca_block);
+  b_.CreateBr(start);
+
+  // ---- the task function: closure = { i32 status, i64 min, vars..., buffers... }
+  std::vector<llvm::Type*> fields{b_.getInt32Ty(), b_.getInt64Ty()};
+  for (auto* v : var_values) fields.push_back(v->getType());
+  for (size_t i = 0; i < buffers.size(); ++i) fields.push_back(b_.getPtrTy());
+  llvm::StructType* closure_type = llvm::StructType::get(ctx_, fields);
+  auto* task_fn = llvm::Function::Create(
+      llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt64Ty(), b_.getPtrTy()}, false),
+      llvm::GlobalValue::InternalLinkage, base, module_.get());
+  set_kernel_attributes(task_fn);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", task_fn));
+  {
+    llvm::Value* closure = task_fn->getArg(1);
+    llvm::Value* min = b_.CreateLoad(b_.getInt64Ty(), b_.CreateStructGEP(closure_type, closure, 1));
+    std::vector<llvm::Value*> call_args{b_.CreateNSWAdd(min, task_fn->getArg(0))};
+    for (unsigned i = 2; i < fields.size(); ++i) {
+      call_args.push_back(b_.CreateLoad(fields[i], b_.CreateStructGEP(closure_type, closure, i)));
+    }
+    llvm::Value* status = b_.CreateCall(iter_fn, call_args);
+    auto* failed = llvm::BasicBlock::Create(ctx_, "failed", task_fn);
+    auto* done = llvm::BasicBlock::Create(ctx_, "done", task_fn);
+    b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(TF_OK)), failed, done);
+    b_.SetInsertPoint(failed);
+    // Any failing task's status will do; the store races benignly with other failing tasks.
+    b_.CreateStore(status, b_.CreateStructGEP(closure_type, closure, 0))->setAtomic(llvm::AtomicOrdering::Monotonic);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    b_.CreateRetVoid();
+  }
+
+  fs_ = std::move(outer);
+  b_.restoreIP(outer_ip);
+
+  // ---- the launch
+  llvm::Value* closure;
+  {
+    llvm::IRBuilder<> ab(fs_.alloca_block, fs_.alloca_block->begin());
+    closure = ab.CreateAlloca(closure_type, nullptr, base + ".closure");
+  }
+  b_.CreateStore(b_.getInt32(TF_OK), b_.CreateStructGEP(closure_type, closure, 0));
+  b_.CreateStore(emit(n->min), b_.CreateStructGEP(closure_type, closure, 1));
+  for (size_t i = 0; i < var_values.size(); ++i) {
+    b_.CreateStore(var_values[i], b_.CreateStructGEP(closure_type, closure, static_cast<unsigned>(2 + i)));
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    b_.CreateStore(buffer_pointer(buffers[i]),
+                   b_.CreateStructGEP(closure_type, closure, static_cast<unsigned>(2 + var_values.size() + i)));
+  }
+  llvm::Value* extent = emit(n->extent);
+  llvm::Value* launcher = b_.CreateLoad(b_.getPtrTy(), parallel_for_, "launcher");
+  auto* launch = llvm::BasicBlock::Create(ctx_, base + ".launch", fs_.fn);
+  auto* serial = llvm::BasicBlock::Create(ctx_, base + ".serial", fs_.fn);
+  auto* joined = llvm::BasicBlock::Create(ctx_, base + ".joined", fs_.fn);
+  b_.CreateCondBr(b_.CreateIsNotNull(launcher), launch, serial);
+
+  b_.SetInsertPoint(launch);
+  auto* launcher_type = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false);
+  llvm::Value* launched = b_.CreateCall(launcher_type, launcher, {extent, task_fn, closure});
+  auto* launch_ok = llvm::BasicBlock::Create(ctx_, base + ".launched", fs_.fn);
+  auto* launch_failed = llvm::BasicBlock::Create(ctx_, base + ".launch_failed", fs_.fn);
+  b_.CreateCondBr(b_.CreateICmpEQ(launched, b_.getInt32(0)), launch_ok, launch_failed);
+  b_.SetInsertPoint(launch_failed);
+  emit_fail(b_.getInt32(TF_ERR_PARALLEL));
+  b_.SetInsertPoint(launch_ok);
+  b_.CreateBr(joined);
+
+  // No launcher installed (a host that loaded the module without the runtime): run in order.
+  b_.SetInsertPoint(serial);
+  {
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx_, base + ".serial.header", fs_.fn);
+    auto* step = llvm::BasicBlock::Create(ctx_, base + ".serial.step", fs_.fn);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* t = b_.CreatePHI(b_.getInt64Ty(), 2, "task");
+    t->addIncoming(b_.getInt64(0), pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(t, extent), step, joined);
+    b_.SetInsertPoint(step);
+    b_.CreateCall(task_fn, {t, closure});
+    t->addIncoming(b_.CreateNSWAdd(t, b_.getInt64(1)), step);
+    b_.CreateBr(header);
+  }
+
+  b_.SetInsertPoint(joined);
+  llvm::Value* status = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(closure_type, closure, 0));
+  auto* ok = llvm::BasicBlock::Create(ctx_, base + ".ok", fs_.fn);
+  auto* failed = llvm::BasicBlock::Create(ctx_, base + ".failed", fs_.fn);
+  b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(TF_OK)), ok, failed);
+  b_.SetInsertPoint(failed);
+  emit_fail(status);
+  b_.SetInsertPoint(ok);
+}
+
+void CodeGenLLVM::emit_fail(llvm::Value* status) { b_.CreateRet(status); }
+
+void CodeGenLLVM::emit_store(const ir::StoreNode* n) {
+  llvm::Value* value = emit(n->value);
+  const int lanes = n->value.type().lanes;
+  if (lanes == 1) {
+    b_.CreateAlignedStore(value, element_address(n->buffer, emit(n->index)),
+                          llvm::Align(known_alignment(n->buffer, n->index, 1)));
+    return;
+  }
+  const auto* r = n->index.as<ir::RampNode>();
+  if (r && ir::is_one(r->stride)) {
+    b_.CreateAlignedStore(value, element_address(n->buffer, emit(r->base)),
+                          llvm::Align(known_alignment(n->buffer, r->base, lanes)));
+    return;
+  }
+  llvm::Value* addresses = element_address(n->buffer, emit(n->index));
+  b_.CreateMaskedScatter(value, addresses, llvm::Align(n->buffer->dtype.bytes()));
+}
+
+void CodeGenLLVM::emit_allocate(const ir::AllocateNode* n) {
+  const ir::Buffer& buf = n->buffer;
+  llvm::Type* elem = llvm_type(buf->dtype);
+  const int64_t count = std::max<int64_t>(1, buf->num_elements());
+  if (buf->scope == ir::MemoryScope::Stack) {
+    // In the entry block, so SROA can split it into registers (the accumulators of a micro-kernel).
+    llvm::IRBuilder<> ab(fs_.alloca_block, fs_.alloca_block->begin());
+    llvm::AllocaInst* a = ab.CreateAlloca(llvm::ArrayType::get(elem, static_cast<uint64_t>(count)), nullptr, buf->name);
+    a->setAlignment(llvm::Align(TF_BUFFER_ALIGNMENT));
+    fs_.buffers[buf.get()] = a;
+    emit(n->body);
+    fs_.buffers.erase(buf.get());
+    return;
+  }
+  if (buf->scope != ir::MemoryScope::Heap) fail("buffer '" + buf->name + "' is allocated but is an argument");
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  const int64_t bytes = (count * buf->dtype.bytes() + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT;
+  llvm::FunctionCallee alloc = module_->getOrInsertFunction("aligned_alloc", b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
+  llvm::FunctionCallee release = module_->getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
+  llvm::Value* p = b_.CreateCall(alloc, {b_.getInt64(TF_BUFFER_ALIGNMENT), b_.getInt64(bytes)}, buf->name);
+  auto* failed = llvm::BasicBlock::Create(ctx_, buf->name + ".alloc_failed", fs_.fn);
+  auto* ok = llvm::BasicBlock::Create(ctx_, buf->name + ".allocated", fs_.fn);
+  b_.CreateCondBr(b_.CreateIsNull(p), failed, ok, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(failed);
+  emit_fail(b_.getInt32(TF_ERR_ALLOC));
+  b_.SetInsertPoint(ok);
+  fs_.buffers[buf.get()] = p;
+  emit(n->body);
+  fs_.buffers.erase(buf.get());
+  b_.CreateCall(release, {p});
+}
+
+void CodeGenLLVM::emit_if(const ir::IfThenElseNode* n) {
+  llvm::Value* cond = emit(n->cond);
+  if (!cond->getType()->isIntegerTy(1)) fail("an if condition must be a scalar bool");
+  auto* then_block = llvm::BasicBlock::Create(ctx_, "then", fs_.fn);
+  auto* merge = llvm::BasicBlock::Create(ctx_, "endif", fs_.fn);
+  auto* else_block = n->else_case ? llvm::BasicBlock::Create(ctx_, "else", fs_.fn) : merge;
+  b_.CreateCondBr(cond, then_block, else_block);
+  b_.SetInsertPoint(then_block);
+  emit(n->then_case);
+  b_.CreateBr(merge);
+  if (n->else_case) {
+    b_.SetInsertPoint(else_block);
+    emit(n->else_case);
+    b_.CreateBr(merge);
+  }
+  b_.SetInsertPoint(merge);
+}
+
+}  // namespace tf::codegen

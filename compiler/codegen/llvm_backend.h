@@ -1,0 +1,28 @@
+// The LLVM machinery shared by the JIT and the shared-library paths: target machines, the O3
+// pipeline, object and assembly emission (internal to codegen/).
+#pragma once
+
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <string>
+
+#include "compiler/codegen/target.h"
+
+namespace tf::codegen {
+
+// A target machine for `target`, position-independent (a shared library needs it; the JIT does not
+// mind). Throws tf::CompileError when the backend cannot be created.
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, int opt_level);
+
+// Runs LLVM's standard per-module pipeline at -O<opt_level> (0..3).
+void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int opt_level);
+
+// Machine code for the module, as an ELF relocatable object or as assembly text.
+std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm);
+std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm);
+
+std::string module_to_string(const llvm::Module& m);
+
+}  // namespace tf::codegen

@@ -1,0 +1,183 @@
+// Target strings: parsing, host detection, and validation against the LLVM backends.
+#include "compiler/codegen/target.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "compiler/codegen/llvm_init.h"
+#include "compiler/error.h"
+
+namespace tf::codegen {
+namespace {
+
+// The host's features that differ from what its CPU name implies (a hypervisor may hide some):
+// usually none, which keeps the target string short enough to read and to use as a key.
+std::string host_feature_delta(const llvm::Target& backend, const std::string& triple, const std::string& cpu) {
+  llvm::StringMap<bool> map;
+  if (!llvm::sys::getHostCPUFeatures(map)) return "";
+  std::unique_ptr<llvm::MCSubtargetInfo> implied(backend.createMCSubtargetInfo(triple, cpu, ""));
+  std::vector<std::string> delta;
+  for (const auto& kv : map) {
+    const std::string name = kv.first().str();
+    if (implied->checkFeatures("+" + name) != kv.second) delta.push_back((kv.second ? "+" : "-") + name);
+  }
+  std::sort(delta.begin(), delta.end());
+  std::string s;
+  for (const auto& f : delta) s += (s.empty() ? "" : ",") + f;
+  return s;
+}
+
+// Creates subtarget info with stderr muted: LLVM warns there about unknown CPUs and features,
+// and our own error message says it better.
+std::unique_ptr<llvm::MCSubtargetInfo> quiet_subtarget(const llvm::Target& backend, const std::string& triple,
+                                                       const std::string& cpu, const std::string& features) {
+  std::fflush(stderr);
+  int saved = ::dup(STDERR_FILENO);
+  int null_fd = ::open("/dev/null", O_WRONLY);
+  if (null_fd >= 0) ::dup2(null_fd, STDERR_FILENO);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(backend.createMCSubtargetInfo(triple, cpu, features));
+  llvm::errs().flush();
+  if (saved >= 0) {
+    ::dup2(saved, STDERR_FILENO);
+    ::close(saved);
+  }
+  if (null_fd >= 0) ::close(null_fd);
+  return sti;
+}
+
+// LLVM 16 keeps its feature table private; a feature is known when enabling and disabling it give
+// different feature bits.
+bool feature_known(const llvm::Target& backend, const std::string& triple, const std::string& cpu, const std::string& name) {
+  return quiet_subtarget(backend, triple, cpu, "+" + name)->getFeatureBits() !=
+         quiet_subtarget(backend, triple, cpu, "-" + name)->getFeatureBits();
+}
+
+// Widest float vector the target's enabled features give, for the operator templates.
+int detect_vector_bits(const llvm::Triple& triple, const llvm::MCSubtargetInfo& sti) {
+  if (triple.isX86()) {
+    if (sti.checkFeatures("+avx512f")) return 512;
+    if (sti.checkFeatures("+avx")) return 256;
+    return 128;
+  }
+  if (triple.isAArch64() || triple.isARM()) return 128;
+  return 128;
+}
+
+}  // namespace
+
+std::string Target::str() const {
+  std::string s = "llvm -mtriple=" + triple + " -mcpu=" + cpu;
+  if (!features.empty()) s += " -mattr=" + features;
+  return s;
+}
+
+Target parse_target(const std::string& text) {
+  initialize_llvm();
+  std::istringstream in(text);
+  std::string word;
+  if (!(in >> word) || word != "llvm") {
+    throw CompileError("unknown target '" + text + "': a target string starts with 'llvm', e.g. 'llvm -mcpu=native'");
+  }
+  std::string triple_str, cpu, features;
+  bool have_attr = false;
+  while (in >> word) {
+    auto eq = word.find('=');
+    std::string key = word.substr(0, eq), value = eq == std::string::npos ? "" : word.substr(eq + 1);
+    if (key == "-mtriple" && !value.empty()) {
+      triple_str = value;
+    } else if (key == "-mcpu" && !value.empty()) {
+      cpu = value;
+    } else if (key == "-mattr") {
+      features = value;
+      have_attr = true;
+    } else {
+      throw CompileError("target '" + text + "': unknown option '" + word + "' (known: -mtriple=, -mcpu=, -mattr=)");
+    }
+  }
+  const std::string host_triple = llvm::sys::getProcessTriple();
+  const bool is_host = triple_str.empty() || llvm::Triple(triple_str).normalize() == llvm::Triple(host_triple).normalize();
+  if (triple_str.empty()) triple_str = host_triple;
+  llvm::Triple triple(llvm::Triple::normalize(triple_str));
+  if (cpu.empty()) cpu = is_host ? "native" : "generic";
+  if (cpu == "native") {
+    if (!is_host) throw CompileError("target '" + text + "': -mcpu=native only makes sense for the host triple " + host_triple);
+    cpu = llvm::sys::getHostCPUName().str();
+  }
+
+  std::string error;
+  const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple.str(), error);
+  if (!backend) throw CompileError("target '" + text + "': no LLVM backend for triple '" + triple.str() + "': " + error);
+  if (is_host && cpu == llvm::sys::getHostCPUName() && !have_attr) {
+    // A hypervisor that hides the CPU model makes LLVM say "generic"; the highest x86-64 level the
+    // host fully supports names the same machine in far fewer words.
+    if (cpu == "generic" && triple.isX86()) {
+      for (const char* level : {"x86-64-v4", "x86-64-v3", "x86-64-v2"}) {
+        std::string delta = host_feature_delta(*backend, triple.str(), level);
+        if ((delta.empty() || delta[0] != '-') && delta.find(",-") == std::string::npos) {
+          cpu = level;
+          break;
+        }
+      }
+    }
+    features = host_feature_delta(*backend, triple.str(), cpu);
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti = quiet_subtarget(*backend, triple.str(), cpu, features);
+  if (!sti || !sti->isCPUStringValid(cpu)) {
+    throw CompileError("target '" + text + "': CPU '" + cpu + "' is unknown to the " + backend->getName() + " backend");
+  }
+  // Reject misspelt features instead of letting LLVM print a warning and ignore them.
+  std::istringstream fs(features);
+  std::string f;
+  while (std::getline(fs, f, ',')) {
+    if (f.empty()) continue;
+    if (f[0] != '+' && f[0] != '-') throw CompileError("target '" + text + "': feature '" + f + "' must start with + or -");
+    std::string name = f.substr(1);
+    if (!feature_known(*backend, triple.str(), cpu, name)) throw CompileError("target '" + text + "': feature '" + name + "' is unknown to the " + backend->getName() + " backend");
+  }
+
+  Target t;
+  t.triple = triple.str();
+  t.cpu = cpu;
+  t.features = features;
+  t.vector_bits = detect_vector_bits(triple, *sti);
+  return t;
+}
+
+bool host_can_run(const Target& target, std::string* why) {
+  const Target& host = host_target();
+  llvm::Triple want(target.triple), have(host.triple);
+  if (want.getArch() != have.getArch() || want.getOS() != have.getOS()) {
+    if (why) *why = "code for " + target.triple + " cannot run on this " + host.triple + " host";
+    return false;
+  }
+  std::string error;
+  const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(host.triple, error);
+  if (!backend) return false;
+  auto needs = quiet_subtarget(*backend, target.triple, target.cpu, target.features)->getFeatureBits();
+  auto has = quiet_subtarget(*backend, host.triple, host.cpu, host.features)->getFeatureBits();
+  if ((needs & ~has).any()) {
+    if (why) *why = "target '" + target.str() + "' uses CPU features this host (" + host.cpu + ") lacks";
+    return false;
+  }
+  return true;
+}
+
+Target host_target() {
+  static const Target host = parse_target("llvm -mcpu=native");
+  return host;
+}
+
+}  // namespace tf::codegen
