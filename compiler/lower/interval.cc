@@ -1,5 +1,7 @@
 #include "compiler/lower/interval.h"
 
+#include "compiler/ir/substitute.h"
+
 #include "compiler/ir/printer.h"
 
 namespace tf::lower {
@@ -92,6 +94,14 @@ std::optional<Interval> eval_interval(const ir::Expr& e, const IntervalEnv& env)
   }
   auto* b = e.as<ir::BinaryNode>();
   if (!b) return std::nullopt;
+  // An expression of fixed variables only is one symbolic point, whatever its operators: keeping it
+  // an atom keeps the tile of a fused loop (floormod(f, 3) * 24 + i) exactly as wide as the tile.
+  if (b->op == BinaryOp::FloorDiv || b->op == BinaryOp::FloorMod || b->op == BinaryOp::Div || b->op == BinaryOp::Mod ||
+      b->op == BinaryOp::Min || b->op == BinaryOp::Max) {
+    bool varies = false;
+    for (const auto* v : ir::vars_used(e)) varies |= env.count(v) > 0;
+    if (!varies) return Interval{Affine::atom(e), Affine::atom(e)};
+  }
   auto a = eval_interval(b->a, env);
   auto c = eval_interval(b->b, env);
   if (!a || !c) return std::nullopt;
