@@ -22,6 +22,9 @@ ir::LoweredFunc lower(const schedule::Schedule& s, const std::string& name, cons
   body = passes::partition_loops(body);  // hoist split-overhang guards out of inner loops
   body = passes::simplify(body);
   body = passes::unroll_loops(body);     // unrolled loops become copies with constant indices
+  body = passes::simplify(body);
+  body = passes::partition_loops(body);  // with constants unrolled in, cut ragged vector edges
+  body = passes::simplify(body);
   body = passes::vectorize_loops(body);  // vectorized loops become vector statements
   body = passes::simplify(body);         // fold the constant indices unrolling produced
   f.body = body;
