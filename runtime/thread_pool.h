@@ -1,3 +1,18 @@
-// TEMPORARY lead stub; replaced by the codegen branch's thread pool at merge.
+// The process-wide thread pool that runs kernels' parallel loops (no OpenMP: a board links only
+// this small runtime). tf_runtime_parallel_for (kernel_abi.h) is its C entry point.
 #pragma once
-namespace tf::runtime { void set_num_threads(int n); int num_threads(); }
+
+#include <vector>
+
+namespace tf::runtime {
+
+// Threads that run a parallel loop, the caller included. Default: the hardware's thread count.
+// n < 1 counts as 1. Resizing waits for a running loop to finish.
+void set_num_threads(int n);
+int num_threads();
+
+// Pins the pool's threads to these CPUs, the caller's thread to the first (a board sharing a host
+// with others pins itself to its own cores). Returns false if the OS refused.
+bool pin_threads_to_cpus(const std::vector<int>& cpus);
+
+}  // namespace tf::runtime

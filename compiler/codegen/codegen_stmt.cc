@@ -90,10 +90,10 @@ void CodeGenLLVM::emit_serial_loop(const ir::ForNode* n) {
   llvm::Value* next = b_.CreateNSWAdd(i, llvm::ConstantInt::get(i->getType(), 1));
   i->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* latch = b_.CreateBr(header);
-  if (n->for_kind == ir::ForKind::Vectorized || n->for_kind == ir::ForKind::Unrolled) {
-    // The passes left this loop serial: it is the ragged edge of a tile (a guard that depends on
-    // the lane). Letting LLVM vectorize and unroll each such edge multiplies compile time by ten
-    // for a few percent of the iterations.
+  {
+    // Vectorizing and unrolling are the schedule's decisions, made explicitly by the passes; LLVM
+    // redoing them on every small leftover loop (ragged tile edges, unvectorized configs) costs
+    // ten times the compile time, and would make `vectorize: false` mean "maybe".
     llvm::MDNode* self_ref = llvm::MDNode::getTemporary(ctx_, {}).release();
     llvm::Metadata* no_vectorize[] = {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
                                       llvm::ConstantAsMetadata::get(b_.getFalse())};

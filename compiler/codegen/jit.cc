@@ -38,6 +38,7 @@ std::unique_ptr<JitKernel> compile_jit(const ir::LoweredFunc& f, const Target& t
   auto tm = make_target_machine(target, opts.opt_level);
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> m = CodeGenLLVM(*ctx, *tm, target).build(f);
+  dump_module_if_asked(*m);
   optimize_module(*m, *tm, opts.opt_level);
   std::string ir = opts.keep_llvm_ir ? module_to_string(*m) : "";
   std::string assembly = opts.keep_assembly ? emit_assembly(*m, *tm) : "";

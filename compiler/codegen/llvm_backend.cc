@@ -11,6 +11,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
 
 #include "compiler/codegen/llvm_init.h"
@@ -111,6 +113,13 @@ std::string module_to_string(const llvm::Module& m) {
   llvm::raw_string_ostream os(s);
   m.print(os, nullptr);
   return os.str();
+}
+
+void dump_module_if_asked(const llvm::Module& m) {
+  const char* dir = std::getenv("TUNEFARM_DUMP_LLVM");
+  if (!dir || !*dir) return;
+  std::ofstream out(std::string(dir) + "/" + m.getName().str() + ".ll");
+  out << module_to_string(m);
 }
 
 }  // namespace tf::codegen

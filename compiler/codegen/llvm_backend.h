@@ -25,4 +25,8 @@ std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm);
 
 std::string module_to_string(const llvm::Module& m);
 
+// With TUNEFARM_DUMP_LLVM=DIR set, writes the unoptimised module to DIR/<name>.ll (to replay the
+// pipeline with opt-16 when a kernel compiles slowly or wrongly).
+void dump_module_if_asked(const llvm::Module& m);
+
 }  // namespace tf::codegen

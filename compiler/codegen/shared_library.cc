@@ -76,6 +76,7 @@ SharedLibrary compile_shared_library(const ir::LoweredFunc& f, const Target& tar
   auto tm = make_target_machine(target, opts.opt_level);
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = CodeGenLLVM(ctx, *tm, target).build(f);
+  dump_module_if_asked(*m);
   optimize_module(*m, *tm, opts.opt_level);
   SharedLibrary lib;
   lib.entry_symbol = f.name;
