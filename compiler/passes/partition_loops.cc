@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "compiler/ir/mutator.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/analysis.h"
 #include "compiler/passes/passes.h"
@@ -33,6 +34,24 @@ void conjuncts(const Expr& e, std::vector<Expr>* out) {
 
 // Walks a loop's body and finds the first iteration of `var` from which some guard stops holding
 // for all values of the loops between the guard and `var`.
+// Whether f never decreases as v grows: v appears with positive coefficients only, directly or
+// inside floordiv by a positive constant (the outer index of a fused loop). Guards like that fail
+// from some iteration on, which is what a cut into main part and tail needs.
+bool grows_with(const LinearForm& f, const ir::VarNode* v) {
+  for (const auto& t : f.terms()) {
+    if (t.atom.get() == v) {
+      if (t.coeff < 0) return false;
+      continue;
+    }
+    if (!ir::uses_var(t.atom, v)) continue;
+    const auto* div = t.atom.as<ir::BinaryNode>();
+    int64_t k = 0;
+    if (!div || div->op != ir::BinaryOp::FloorDiv || !ir::is_const_int(div->b, &k) || k <= 0 || t.coeff < 0) return false;
+    if (!grows_with(LinearForm::of(div->a), v)) return false;
+  }
+  return true;
+}
+
 class SplitPointFinder : public ir::IRVisitor {
  public:
   SplitPointFinder(const ir::VarNode* var, const RangeMap& outer) : var_(var), ranges_(outer) {}
@@ -66,31 +85,38 @@ class SplitPointFinder : public ir::IRVisitor {
   }
 
  private:
-  // term: lhs < c or lhs <= c with lhs linear, var_ having a positive coefficient.
+  // term: lhs < rhs or lhs <= rhs that mentions var_ (linearly, or inside floordiv of a fused
+  // loop). The main part [min, s) is the longest prefix over which the range analysis proves the
+  // term for all values of the loops inside. Found by bisection, which assumes the term gets
+  // harder as var_ grows; when it does not, the split found is still proven, only not the longest.
   void consider(const Expr& term) {
     const auto* b = term.as<ir::BinaryNode>();
     if (!b || (b->op != ir::BinaryOp::LT && b->op != ir::BinaryOp::LE) || !b->a.type().is_scalar() || !b->a.type().is_int()) return;
+    if (!ir::uses_var(term, var_)) return;
     LinearForm d = LinearForm::of(b->a);
     d.add(LinearForm::of(b->b), -1);
-    const int64_t a = d.coeff_of(var_);
-    if (a <= 0) return;
-    LinearForm rest = d;
-    rest.add(LinearForm::of(Expr(std::static_pointer_cast<const ir::ExprNode>(find_var(d)))), -a);
-    auto r = rest.range(ranges_);
-    if (!r) return;
-    // a*v + rest < 0 for every rest  <=>  a*v < -r.hi  <=>  v <= floor((-r.hi - 1) / a)
-    const int64_t bound = b->op == ir::BinaryOp::LT ? -r->hi - 1 : -r->hi;
-    const int64_t first_failing = floor_div(bound, a) + 1;
-    split = split ? std::min(*split, first_failing) : first_failing;
-  }
-
-  std::shared_ptr<const ir::VarNode> find_var(const LinearForm& d) const {
-    for (const auto& t : d.terms()) {
-      if (t.atom.get() == var_) return std::static_pointer_cast<const ir::VarNode>(t.atom.ptr());
+    if (!grows_with(d, var_)) return;
+    const int64_t limit = b->op == ir::BinaryOp::LT ? -1 : 0;  // need d <= limit
+    auto holds_below = [&](int64_t s) {
+      if (s <= min_) return true;
+      ranges_[var_] = Range{min_, s - 1};
+      auto r = d.range(ranges_);
+      ranges_.erase(var_);
+      return r && r->hi <= limit;
+    };
+    int64_t lo = min_, hi = end_;  // holds_below(lo) is true; find the largest such s <= hi
+    if (holds_below(hi)) return;   // never fails in this loop: simplify removes it
+    while (hi - lo > 1) {
+      int64_t mid = lo + (hi - lo) / 2;
+      (holds_below(mid) ? lo : hi) = mid;
     }
-    return nullptr;
+    split = split ? std::min(*split, lo) : lo;
   }
 
+ public:
+  int64_t min_ = 0, end_ = 0;
+
+ private:
   const ir::VarNode* var_;
   RangeMap ranges_;
 };
@@ -107,6 +133,8 @@ class Partitioner : public ir::IRMutator {
     const int64_t end = lo + ext;
     if (n->for_kind != ir::ForKind::Unrolled) {
       SplitPointFinder finder(n->var.get(), ranges_);
+      finder.min_ = lo;
+      finder.end_ = end;
       finder.visit(n->body);
       if (finder.split && *finder.split > lo && *finder.split < end) {
         const int64_t s = *finder.split;

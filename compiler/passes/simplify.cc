@@ -115,6 +115,13 @@ class Simplifier : public ir::IRMutator {
     return ir::make_ramp(base, stride, n->lanes);
   }
 
+  Expr visit(const ir::LoadNode* n, const Expr& self) override {
+    Expr index = mutate(n->index);
+    // Every lane reads the same element: one scalar load, broadcast.
+    if (const auto* b = index.as<ir::BroadcastNode>()) return ir::make_broadcast(ir::make_load(n->buffer, b->value), b->lanes);
+    return index.same_as(n->index) ? self : ir::make_load(n->buffer, index);
+  }
+
   Stmt visit(const ir::ForNode* n, const Stmt& self) override {
     Expr min = mutate(n->min), extent = mutate(n->extent);
     int64_t lo = 0, ext = 0;
@@ -353,6 +360,21 @@ class Simplifier : public ir::IRMutator {
     if (op == BinaryOp::Mul) {
       if (ra && bb) return ir::make_ramp(mutate(ra->base * bb->value), mutate(ra->stride * bb->value), ra->lanes);
       if (ba && rb) return ir::make_ramp(mutate(ba->value * rb->base), mutate(ba->value * rb->stride), rb->lanes);
+    }
+    // floordiv / floormod of a ramp that stays within one multiple of k: the quotient is the same
+    // for every lane (the packed-panel index of a lane inside a panel).
+    if (ra && bb && (op == BinaryOp::FloorDiv || op == BinaryOp::FloorMod)) {
+      int64_t k = 0;
+      if (ir::is_const_int(bb->value, &k) && k > 0) {
+        const ir::DataType t = ra->base.type();
+        Expr k_e = ir::make_int(k, t);
+        Expr last = mutate(ra->base + ra->stride * ir::make_int(ra->lanes - 1, t));
+        Expr q0 = mutate(ir::floordiv(ra->base, k_e)), q1 = mutate(ir::floordiv(last, k_e));
+        if (structurally_equal(q0, q1)) {
+          if (op == BinaryOp::FloorDiv) return ir::make_broadcast(q0, ra->lanes);
+          return ir::make_ramp(mutate(ra->base - q0 * k_e), ra->stride, ra->lanes);
+        }
+      }
     }
     if (a.type().is_float() && op == BinaryOp::Mul) {
       if (bb && bb->value.as<ir::FloatImmNode>() && bb->value.as<ir::FloatImmNode>()->value == 1.0) return a;

@@ -7,6 +7,8 @@
 #include <unordered_map>
 
 #include "compiler/ir/mutator.h"
+#include "compiler/ir/visitor.h"
+#include "compiler/passes/analysis.h"
 #include "compiler/passes/passes.h"
 
 namespace tf::passes {
@@ -137,6 +139,50 @@ class LaneWidener : public ir::IRMutator {
   std::unordered_map<const ir::VarNode*, Expr> vector_lets_;
 };
 
+// Collects every load and store of the loop body, by buffer.
+class AccessCollector : public ir::IRVisitor {
+ public:
+  struct Access {
+    Expr index;
+    bool is_store;
+  };
+  std::unordered_map<const ir::BufferNode*, std::vector<Access>> accesses;
+
+  using ir::IRVisitor::visit;
+
+ protected:
+  void visit(const ir::LoadNode* n) override {
+    accesses[n->buffer.get()].push_back({n->index, false});
+    ir::IRVisitor::visit(n);
+  }
+  void visit(const ir::StoreNode* n) override {
+    accesses[n->buffer.get()].push_back({n->index, true});
+    ir::IRVisitor::visit(n);
+  }
+};
+
+// Running all lanes at once is legal when no lane reads or writes an element another lane writes:
+// for every store into a buffer, each other access of that buffer is at the same index, or at a
+// constant offset of at least `lanes` elements (the rows of an unrolled tile: C.local[16 + n] and
+// C.local[n] never meet).
+bool lanes_independent(const Stmt& body, int lanes) {
+  AccessCollector c;
+  c.visit(body);
+  for (const auto& [buffer, list] : c.accesses) {
+    for (const auto& store : list) {
+      if (!store.is_store) continue;
+      for (const auto& other : list) {
+        LinearForm d = LinearForm::of(other.index);
+        d.add(LinearForm::of(store.index), -1);
+        if (!d.is_constant()) return false;
+        const int64_t off = d.constant_part();
+        if (off != 0 && off < lanes && off > -lanes) return false;
+      }
+    }
+  }
+  return true;
+}
+
 class Vectorizer : public ir::IRMutator {
  public:
   using ir::IRMutator::mutate;
@@ -146,7 +192,8 @@ class Vectorizer : public ir::IRMutator {
     Stmt body = mutate(n->body);
     int64_t extent = 0;
     if (n->for_kind == ir::ForKind::Vectorized) {
-      if (ir::is_const_int(n->extent, &extent) && extent >= 2 && extent <= 64 && n->min.type().is_scalar()) {
+      if (ir::is_const_int(n->extent, &extent) && extent >= 2 && extent <= 64 && n->min.type().is_scalar() &&
+          lanes_independent(body, static_cast<int>(extent))) {
         LaneWidener widen(n->var.get(), n->min, static_cast<int>(extent));
         Stmt vector = widen.mutate(body);
         if (!widen.failed()) return vector;
