@@ -148,6 +148,16 @@ llvm::Value* CodeGenLLVM::emit_binary(const ir::BinaryNode* n) {
     case Op::FloorDiv:
     case Op::FloorMod: {
       if (!is_signed) return n->op == Op::FloorDiv ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
+      int64_t k = 0;
+      if (ir::is_const_int(n->b, &k) && k > 0) {
+        // By a positive constant (every index split): the remainder is negative exactly when the
+        // result must be adjusted, which is two instructions instead of seven.
+        llvm::Value* q = b_.CreateSDiv(a, b);
+        llvm::Value* r = b_.CreateSRem(a, b);
+        llvm::Value* negative = b_.CreateICmpSLT(r, llvm::Constant::getNullValue(a->getType()));
+        if (n->op == Op::FloorDiv) return b_.CreateSub(q, b_.CreateZExt(negative, a->getType()));
+        return b_.CreateSelect(negative, b_.CreateAdd(r, b), r);
+      }
       // C division truncates; floor division differs when the remainder is non-zero and its sign
       // differs from the divisor's.
       llvm::Value* q = b_.CreateSDiv(a, b);
