@@ -17,6 +17,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   args.option("threads", "N", "threads of the runtime's pool", "1")
       .option("repeat", "N", "timings to take; the median is reported", "5")
       .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "100")
+      .option("opt-level", "N", "LLVM optimisation level 0-3 (lower compiles faster; for debugging)", "3")
       .flag("json", "print JSON");
   if (!args.parse(argv)) return 0;
   auto task = make_task(args);
@@ -28,7 +29,10 @@ int cmd_run(const std::vector<std::string>& argv) {
   runtime::set_num_threads(static_cast<int>(threads));
 
   compiler::BuildTimes times;
-  auto kernel = task->build_jit(cfg, &times);
+  codegen::CodegenOptions codegen_opts;
+  codegen_opts.opt_level = static_cast<int>(args.get_int("opt-level"));
+  if (codegen_opts.opt_level < 0 || codegen_opts.opt_level > 3) throw UsageError("--opt-level must be 0, 1, 2 or 3");
+  auto kernel = task->build_jit(cfg, &times, codegen_opts);
   KernelRunner runner(task->op(), task->workload().shape);
   int32_t status = runner.run(kernel->entry());
   if (status != TF_OK) {

@@ -46,6 +46,16 @@ TEST_F(DenseSpace, TransposedB) { expect_configs_correct("dense_nt", {19, 40, 96
 TEST_F(DenseSpace, Bias) { expect_configs_correct("dense_bias", {24, 33, 128}, 25, 8); }
 TEST_F(DenseSpace, BiasRelu) { expect_configs_correct("dense_bias_relu", {30, 64, 192}, 25, 9); }
 
+// Once crashed: a 3-lane vector load at an index with a large odd constant (-1651667) was given
+// 16-byte alignment, because the alignment analysis capped the constant at 2^20.
+TEST_F(DenseSpace, RaggedEdgesOfAFusedParallelLoop) {
+  compiler::Task task({"dense", {1000, 77, 333}}, codegen::host_target());
+  cli::KernelRunner runner(task.op(), task.workload().shape, 12);
+  auto kernel = task.build_jit(task.parse_config(R"({"mr":4,"nr":16,"mb":4,"unroll_k":1,"pack_b":true,"parallel":true})"));
+  ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
+  EXPECT_TRUE(runner.check().pass);
+}
+
 TEST(DenseCodegen, HandPickedTileIsVectorizedWithFma) {
   compiler::Task task({"dense", {96, 96, 96}}, codegen::host_target());
   auto cfg = task.parse_config(R"({"mr": 6, "nr": 16, "pack_b": true, "unroll_k": 4})");

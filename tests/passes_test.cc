@@ -229,7 +229,8 @@ std::vector<double> random_data(size_t n, std::mt19937_64& rng) {
 }
 
 // Interprets the kernel of each config and compares it with the operator's reference.
-void expect_lowered_configs_correct(const std::string& op, std::vector<int64_t> shape, int samples, uint64_t seed) {
+void expect_lowered_configs_correct(const std::string& op, std::vector<int64_t> shape, int samples, uint64_t seed,
+                                    const std::vector<std::string>& configs = {}) {
   compiler::Task task({op, shape}, codegen::host_target());
   std::mt19937_64 rng(seed);
   auto in_shapes = task.op().input_shapes(shape);
@@ -248,6 +249,7 @@ void expect_lowered_configs_correct(const std::string& op, std::vector<int64_t> 
 
   std::vector<int64_t> indices = {0, task.space().default_config().index(), task.space().size() - 1};
   for (int i = 0; i < samples; ++i) indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
+  for (const auto& c : configs) indices.push_back(task.parse_config(c).index());
   // Returns the number of wrong output elements, or -1 when the interpreter rejected the IR.
   auto run = [&](const LoweredFunc& f) {
     std::vector<std::vector<double>> bufs = inputs;

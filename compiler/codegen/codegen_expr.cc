@@ -10,18 +10,23 @@
 namespace tf::codegen {
 namespace {
 
-// The largest k such that e is provably a multiple of k (1 when nothing is known), capped so
-// products do not overflow.
-int64_t known_multiple(const ir::Expr& e) {
+// The largest power of two that provably divides e (1 when nothing is known; zero is divisible by
+// anything, so it reports the cap). Only powers of two matter for alignment, and keeping to them
+// keeps the cap exact: capping an arbitrary multiple (1651667 -> 2^20) would invent divisibility.
+int64_t known_pow2_factor(const ir::Expr& e) {
   constexpr int64_t kCap = int64_t{1} << 20;
-  if (const auto* c = e.as<ir::IntImmNode>()) return c->value == 0 ? kCap : std::min<int64_t>(std::llabs(c->value), kCap);
-  if (const auto* r = e.as<ir::RampNode>()) return std::gcd(known_multiple(r->base), known_multiple(r->stride));
-  if (const auto* bc = e.as<ir::BroadcastNode>()) return known_multiple(bc->value);
+  if (const auto* c = e.as<ir::IntImmNode>()) {
+    if (c->value == 0) return kCap;
+    const uint64_t v = static_cast<uint64_t>(c->value);
+    return std::min<int64_t>(static_cast<int64_t>(v & (~v + 1)), kCap);
+  }
+  if (const auto* r = e.as<ir::RampNode>()) return std::min(known_pow2_factor(r->base), known_pow2_factor(r->stride));
+  if (const auto* bc = e.as<ir::BroadcastNode>()) return known_pow2_factor(bc->value);
   if (const auto* bin = e.as<ir::BinaryNode>()) {
     switch (bin->op) {
       case ir::BinaryOp::Add:
-      case ir::BinaryOp::Sub: return std::gcd(known_multiple(bin->a), known_multiple(bin->b));
-      case ir::BinaryOp::Mul: return std::min(kCap, known_multiple(bin->a) * known_multiple(bin->b));
+      case ir::BinaryOp::Sub: return std::min(known_pow2_factor(bin->a), known_pow2_factor(bin->b));
+      case ir::BinaryOp::Mul: return std::min(kCap, known_pow2_factor(bin->a) * known_pow2_factor(bin->b));
       default: return 1;
     }
   }
@@ -55,7 +60,7 @@ llvm::Value* CodeGenLLVM::buffer_pointer(const ir::Buffer& buf) const {
 unsigned CodeGenLLVM::known_alignment(const ir::Buffer& buf, const ir::Expr& index, int lanes) const {
   // Every buffer starts TF_BUFFER_ALIGNMENT-aligned: Arg pointers are checked by the entry, Heap
   // comes from aligned_alloc, Stack from an aligned alloca.
-  int64_t multiple = known_multiple(index);
+  int64_t multiple = known_pow2_factor(index);
   int64_t bytes = buf->dtype.bytes();
   int64_t align = bytes;
   while (align < 64 && multiple % 2 == 0) {
