@@ -18,6 +18,7 @@ int cmd_run(const std::vector<std::string>& argv) {
       .option("repeat", "N", "timings to take; the median is reported", "5")
       .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "100")
       .option("opt-level", "N", "LLVM optimisation level 0-3 (lower compiles faster; for debugging)", "3")
+      .flag("llvm-o3", "optimise with LLVM's whole O3 pipeline instead of the kernel pipeline")
       .flag("json", "print JSON");
   if (!args.parse(argv)) return 0;
   auto task = make_task(args);
@@ -31,6 +32,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   compiler::BuildTimes times;
   codegen::CodegenOptions codegen_opts;
   codegen_opts.opt_level = static_cast<int>(args.get_int("opt-level"));
+  codegen_opts.llvm_o3 = args.flag_set("llvm-o3");
   if (codegen_opts.opt_level < 0 || codegen_opts.opt_level > 3) throw UsageError("--opt-level must be 0, 1, 2 or 3");
   auto kernel = task->build_jit(cfg, &times, codegen_opts);
   KernelRunner runner(task->op(), task->workload().shape);

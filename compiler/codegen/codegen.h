@@ -24,7 +24,8 @@ class JitKernel {
 };
 
 struct CodegenOptions {
-  int opt_level = 3;           // the O3 pipeline by default
+  int opt_level = 3;           // 3: the kernel pipeline (llvm_backend.cc), or LLVM's O3 with llvm_o3
+  bool llvm_o3 = false;        // LLVM's whole O3 pipeline: ~3x the compile time, for some configs more speed
   bool keep_llvm_ir = false;   // fill JitKernel::llvm_ir() / SharedLibrary::llvm_ir
   bool keep_assembly = false;  // fill JitKernel::assembly() / SharedLibrary::assembly
 };

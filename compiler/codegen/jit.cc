@@ -39,7 +39,7 @@ std::unique_ptr<JitKernel> compile_jit(const ir::LoweredFunc& f, const Target& t
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> m = CodeGenLLVM(*ctx, *tm, target).build(f);
   dump_module_if_asked(*m);
-  optimize_module(*m, *tm, opts.opt_level);
+  optimize_module(*m, *tm, opts.opt_level, opts.llvm_o3);
   std::string ir = opts.keep_llvm_ir ? module_to_string(*m) : "";
   std::string assembly = opts.keep_assembly ? emit_assembly(*m, *tm) : "";
 

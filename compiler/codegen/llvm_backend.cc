@@ -33,6 +33,16 @@ void initialize_llvm() {
 
 namespace {
 
+// What a scheduled kernel needs from LLVM, and no more: the passes already vectorized, unrolled and
+// simplified the loops, so O3's loop optimizers only cost time (three times the compile time of this
+// list, for the same GFLOPS on the packed dense tiles; unpacked wide tiles lose up to half, which
+// CodegenOptions::llvm_o3 gets back). Inline the iteration functions (their noalias
+// facts become scopes), promote the tile to registers (sroa), fold and hoist the index arithmetic.
+// TUNEFARM_LLVM_PASSES overrides it, to experiment.
+constexpr const char* kKernelPipeline =
+    "cgscc(inline),function(sroa,early-cse<memssa>,instcombine,simplifycfg,loop(loop-rotate),loop-mssa(licm),"
+    "instcombine,adce,simplifycfg)";
+
 llvm::CodeGenOpt::Level codegen_level(int opt_level) {
   switch (opt_level) {
     case 0: return llvm::CodeGenOpt::None;
@@ -60,7 +70,7 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, i
   return tm;
 }
 
-void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
+void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int opt_level, bool llvm_o3) {
   std::string broken;
   llvm::raw_string_ostream os(broken);
   if (llvm::verifyModule(m, &os)) throw CompileError("internal error: invalid LLVM IR for " + m.getName().str() + ": " + os.str());
@@ -78,10 +88,20 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel level = opt_level == 1 ? llvm::OptimizationLevel::O1
-                                  : opt_level == 2 ? llvm::OptimizationLevel::O2
-                                                   : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
+  llvm::ModulePassManager mpm;
+  const char* custom = std::getenv("TUNEFARM_LLVM_PASSES");
+  const std::string pipeline = custom && *custom     ? custom
+                               : opt_level < 3 || llvm_o3 ? ""
+                                                          : kKernelPipeline;
+  if (!pipeline.empty()) {
+    if (auto err = pb.parsePassPipeline(mpm, pipeline)) {
+      throw CompileError("LLVM pass pipeline '" + pipeline + "': " + llvm::toString(std::move(err)));
+    }
+  } else {
+    mpm = pb.buildPerModuleDefaultPipeline(opt_level == 1   ? llvm::OptimizationLevel::O1
+                                           : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                            : llvm::OptimizationLevel::O3);
+  }
   mpm.run(m, mam);
 }
 

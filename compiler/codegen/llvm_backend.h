@@ -16,8 +16,9 @@ namespace tf::codegen {
 // mind). Throws tf::CompileError when the backend cannot be created.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, int opt_level);
 
-// Runs LLVM's standard per-module pipeline at -O<opt_level> (0..3).
-void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int opt_level);
+// At opt_level 3 runs the kernel pipeline (a short list of what scheduled kernels need), or LLVM's
+// whole O3 pipeline with llvm_o3; levels 1-2 are LLVM's O1/O2, 0 only verifies.
+void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int opt_level, bool llvm_o3 = false);
 
 // Machine code for the module, as an ELF relocatable object or as assembly text.
 std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm);

@@ -77,7 +77,7 @@ SharedLibrary compile_shared_library(const ir::LoweredFunc& f, const Target& tar
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = CodeGenLLVM(ctx, *tm, target).build(f);
   dump_module_if_asked(*m);
-  optimize_module(*m, *tm, opts.opt_level);
+  optimize_module(*m, *tm, opts.opt_level, opts.llvm_o3);
   SharedLibrary lib;
   lib.entry_symbol = f.name;
   if (opts.keep_llvm_ir) lib.llvm_ir = module_to_string(*m);
