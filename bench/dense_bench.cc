@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -199,8 +201,13 @@ int run(int argc, char** argv) {
     result.set("date", today());
     result.set("rows", rows);
     result.set("targets", targets);
-    std::string path = std::string(TF_SOURCE_DIR) + "/bench/results/" + args.get("name") + ".json";
-    std::ofstream(path) << result.dump(2) << "\n";
+    const std::string dir = std::string(TF_SOURCE_DIR) + "/bench/results";
+    std::filesystem::create_directories(dir);
+    const std::string path = dir + "/" + args.get("name") + ".json";
+    std::ofstream out(path);
+    out << result.dump(2) << "\n";
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + path);
     std::printf("\nwrote %s\n", path.c_str());
   }
   return 0;
