@@ -11,5 +11,10 @@ int cmd_space(const std::vector<std::string>& argv);
 int cmd_lower(const std::vector<std::string>& argv);
 int cmd_run(const std::vector<std::string>& argv);
 int cmd_ops(const std::vector<std::string>& argv);
+int cmd_tune(const std::vector<std::string>& argv);
+int cmd_best(const std::vector<std::string>& argv);
+int cmd_history(const std::vector<std::string>& argv);
+int cmd_export(const std::vector<std::string>& argv);
+int cmd_import(const std::vector<std::string>& argv);
 
 }  // namespace tf::cli

@@ -22,6 +22,11 @@ const Command kCommands[] = {
     {"space", tf::cli::cmd_space, "show an operator's config space: knobs, choices, size"},
     {"lower", tf::cli::cmd_lower, "show the lowered loop nest of a config"},
     {"run", tf::cli::cmd_run, "compile a config, run it, check it, report GFLOPS"},
+    {"tune", tf::cli::cmd_tune, "search a workload's config space, measuring in a worker process"},
+    {"best", tf::cli::cmd_best, "the best measured config of a workload, from the database"},
+    {"history", tf::cli::cmd_history, "every measurement of a workload, oldest first"},
+    {"export", tf::cli::cmd_export, "write tuning records as JSON lines"},
+    {"import", tf::cli::cmd_import, "read tuning records (JSON lines) into a database"},
 };
 
 void usage(FILE* out) {

@@ -1,5 +1,9 @@
 #include "cli/workload_args.h"
 
+#include <unistd.h>
+
+#include "db/database.h"
+
 namespace tf::cli {
 
 void add_workload_options(Args& args) {
@@ -9,8 +13,9 @@ void add_workload_options(Args& args) {
 }
 
 void add_config_options(Args& args) {
-  args.option("config", "CONFIG", "a JSON object of knob values, or 'default'", "default")
-      .option("config-index", "N", "the N-th config of the space (see tunefarm space)");
+  args.option("config", "CONFIG", "a JSON object of knob values, 'default', or 'best' (from --db)", "default")
+      .option("config-index", "N", "the N-th config of the space (see tunefarm space)")
+      .option("db", "PATH", "tuning database, for --config best", "tunefarm.db");
 }
 
 std::unique_ptr<compiler::Task> make_task(const Args& args) {
@@ -22,6 +27,16 @@ space::Config config_from_args(const Args& args, const compiler::Task& task) {
   if (args.has("config-index")) {
     if (args.has("config")) throw UsageError("give --config or --config-index, not both");
     return task.space().at(args.get_int("config-index"));
+  }
+  if (args.get("config") == "best") {
+    if (::access(args.get("db").c_str(), F_OK) != 0) throw UsageError("--config best: no database at " + args.get("db"));
+    db::Database database(args.get("db"));
+    auto best = database.best(task.workload().op, task.workload().shape, task.target().str());
+    if (!best) {
+      throw UsageError("--config best: " + args.get("db") + " has no successful measurement of " + task.workload().str() +
+                       " on " + task.target().str() + " (run tunefarm tune first)");
+    }
+    return task.space().from_json(best->config);
   }
   return task.parse_config(args.get("config"));
 }

@@ -1,0 +1,150 @@
+// Reading the database: best, history, export and import of tuning records as JSON lines.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/workload_args.h"
+#include "db/database.h"
+
+namespace tf::cli {
+namespace {
+
+void require_db(const std::string& path) {
+  if (::access(path.c_str(), F_OK) != 0) throw UsageError("no database at " + path);
+}
+
+double gflops_of(const db::Measurement& m, const compiler::Task& task) {
+  const double s = m.mean_s();
+  return s > 0 ? static_cast<double>(task.op().flops(task.workload().shape)) / s * 1e-9 : 0;
+}
+
+}  // namespace
+
+int cmd_best(const std::vector<std::string>& argv) {
+  Args args("best", "The best measured config of a workload on a target, from the database.");
+  add_workload_options(args);
+  args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print JSON");
+  if (!args.parse(argv)) return 0;
+  auto task = make_task(args);
+  require_db(args.get("db"));
+  db::Database database(args.get("db"));
+  auto best = database.best(task->workload().op, task->workload().shape, task->target().str());
+  if (!best) {
+    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s in %s\n", task->workload().str().c_str(),
+                 task->target().str().c_str(), args.get("db").c_str());
+    return 1;
+  }
+  if (args.flag_set("json")) {
+    json::Value out = best->to_json();
+    out.set("gflops", gflops_of(*best, *task));
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("%s  %.1f GFLOPS  config %s\n", task->workload().str().c_str(), gflops_of(*best, *task),
+                best->config.dump().c_str());
+  }
+  return 0;
+}
+
+int cmd_history(const std::vector<std::string>& argv) {
+  Args args("history", "Every measurement of a workload on a target, oldest first.");
+  add_workload_options(args);
+  args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print JSON lines");
+  if (!args.parse(argv)) return 0;
+  auto task = make_task(args);
+  require_db(args.get("db"));
+  db::Database database(args.get("db"));
+  int64_t n = 0;
+  double best = 0;
+  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str())) {
+    ++n;
+    const double g = m.outcome == db::Outcome::Ok ? gflops_of(m, *task) : 0;
+    best = std::max(best, g);
+    if (args.flag_set("json")) {
+      std::printf("%s\n", m.to_json().dump().c_str());
+    } else {
+      std::printf("%5lld  %-13s %8.1f GFLOPS  best %8.1f  %s\n", static_cast<long long>(n), db::outcome_name(m.outcome), g,
+                  best, m.config.dump().c_str());
+    }
+  }
+  return 0;
+}
+
+int cmd_export(const std::vector<std::string>& argv) {
+  Args args("export", "Write every tuning record of a database as JSON lines (one measurement per line).");
+  args.option("db", "PATH", "tuning database", "tunefarm.db").option("o", "FILE", "output file; - for stdout", "-");
+  if (!args.parse(argv)) return 0;
+  require_db(args.get("db"));
+  db::Database database(args.get("db"));
+  std::ofstream file;
+  std::ostream* out = &std::cout;
+  if (args.get("o") != "-") {
+    file.open(args.get("o"));
+    if (!file) throw UsageError("cannot write " + args.get("o"));
+    out = &file;
+  }
+  int64_t n = 0;
+  for (const auto& m : database.all_measurements()) {
+    *out << m.to_json().dump() << "\n";
+    ++n;
+  }
+  out->flush();
+  if (!*out) throw std::runtime_error("writing " + args.get("o") + " failed");
+  std::fprintf(stderr, "exported %lld records\n", static_cast<long long>(n));
+  return 0;
+}
+
+int cmd_import(const std::vector<std::string>& argv) {
+  Args args("import", "Read tuning records (JSON lines, as export writes them) into a database. Records already there\n"
+                      "are skipped; unreadable lines are counted and skipped, never half-imported.");
+  args.option("db", "PATH", "tuning database (created when missing)", "tunefarm.db").flag("json", "print counts as JSON");
+  // Positional: the file to read; everything else goes to the option parser.
+  std::vector<std::string> rest;
+  std::string file;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--db" && i + 1 < argv.size()) {
+      rest.push_back(argv[i]);
+      rest.push_back(argv[++i]);
+    } else if (argv[i].rfind("-", 0) == 0) {
+      rest.push_back(argv[i]);
+    } else if (file.empty()) {
+      file = argv[i];
+    } else {
+      throw UsageError("more than one file to import: " + file + ", " + argv[i]);
+    }
+  }
+  if (!args.parse(rest)) return 0;
+  if (file.empty()) throw UsageError("give the file to import (JSON lines, as tunefarm export writes)");
+  std::ifstream in(file);
+  if (!in) throw UsageError("cannot read " + file);
+  db::Database database(args.get("db"));
+  int64_t added = 0, present = 0, bad = 0, line_no = 0;
+  std::string line, first_error;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      db::Measurement m = db::Measurement::from_json(json::parse(line));
+      (database.record(m) ? added : present)++;
+    } catch (const std::exception& e) {
+      if (first_error.empty()) first_error = "line " + std::to_string(line_no) + ": " + e.what();
+      ++bad;
+    }
+  }
+  if (args.flag_set("json")) {
+    json::Value out = json::Value::object();
+    out.set("added", added);
+    out.set("already_present", present);
+    out.set("bad_lines", bad);
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("imported %lld records, %lld already present, %lld bad lines skipped\n", static_cast<long long>(added),
+                static_cast<long long>(present), static_cast<long long>(bad));
+  }
+  if (bad) std::fprintf(stderr, "tunefarm import: first bad line: %s\n", first_error.c_str());
+  return bad ? 1 : 0;
+}
+
+}  // namespace tf::cli

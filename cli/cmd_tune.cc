@@ -1,0 +1,90 @@
+// tunefarm tune: a local tuning job (tuner/tune_job.h), with a live progress line.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/workload_args.h"
+#include "db/database.h"
+#include "tuner/tune_job.h"
+
+namespace tf::cli {
+
+int cmd_tune(const std::vector<std::string>& argv) {
+  Args args("tune", "Search the config space of a workload: build candidates as shared libraries, measure each in a\n"
+                    "worker process (a crash or hang costs only the worker), record every measurement in the database.");
+  add_workload_options(args);
+  args.option("trials", "N", "candidates to measure", "200")
+      .option("tuner", "NAME", "random | grid | ga", "random")
+      .option("db", "PATH", "tuning database (created when missing)", "tunefarm.db")
+      .option("threads", "N", "threads of the kernel under measurement", "1")
+      .option("seed", "S", "seed of the tuner and of the random inputs", "1")
+      .option("batch", "N", "candidates proposed at a time", "16")
+      .option("compile-threads", "N", "candidates built in parallel while others are measured", "1")
+      .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "20")
+      .option("repeat", "N", "timings per candidate", "3")
+      .option("timeout", "S", "hard limit per candidate, seconds", "10")
+      .flag("no-timing-lock", "do not hold the host-wide timing lock (only when nothing else measures here)")
+      .flag("json", "print the result as JSON");
+  if (!args.parse(argv)) return 0;
+  auto task = make_task(args);
+  tuner::TuneOptions opts;
+  opts.tuner = args.get("tuner");
+  opts.trials = args.get_int("trials");
+  opts.threads = static_cast<int>(args.get_int("threads"));
+  opts.seed = static_cast<uint64_t>(args.get_int("seed"));
+  opts.batch = static_cast<int>(args.get_int("batch"));
+  opts.compile_threads = static_cast<int>(args.get_int("compile-threads"));
+  opts.measure.min_repeat_ms = static_cast<double>(args.get_int("min-ms"));
+  opts.measure.repeat = static_cast<int>(args.get_int("repeat"));
+  opts.measure.timeout_s = static_cast<double>(args.get_int("timeout"));
+  if (args.flag_set("no-timing-lock")) opts.measure.timing_lock.clear();
+  if (opts.trials <= 0 || opts.trials > 1000000) throw UsageError("--trials must be between 1 and 1000000");
+  if (opts.threads < 1 || opts.threads > 1024) throw UsageError("--threads must be between 1 and 1024");
+  if (opts.batch < 1 || opts.batch > 4096) throw UsageError("--batch must be between 1 and 4096");
+  if (opts.compile_threads < 1 || opts.compile_threads > 64) throw UsageError("--compile-threads must be between 1 and 64");
+  if (opts.measure.repeat < 1 || opts.measure.repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
+  if (opts.measure.timeout_s < 1) throw UsageError("--timeout must be at least 1 second");
+  db::Database database(args.get("db"));
+
+  const bool json = args.flag_set("json");
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  auto progress = [&](const tuner::Progress& p) {
+    if (json && !tty) return;
+    std::fprintf(stderr, "%strial %lld/%lld  %-13s %8.1f GFLOPS  best %8.1f  %6.1f s  ETA %5.0f s%s",
+                 tty ? "\r" : "", static_cast<long long>(p.trial), static_cast<long long>(p.trials), p.outcome.c_str(),
+                 p.gflops, p.best_gflops, p.elapsed_s, p.eta_s, tty ? "" : "\n");
+    std::fflush(stderr);
+  };
+  tuner::TuneResult r = tuner::tune(*task, opts, &database, progress);
+  if (tty && !json) std::fprintf(stderr, "\n");
+
+  if (json) {
+    json::Value out = json::Value::object();
+    out.set("workload", task->workload().str());
+    out.set("target", task->target().str());
+    out.set("tuner", opts.tuner);
+    out.set("trials", r.trials);
+    out.set("ok", r.ok);
+    out.set("failed", r.failed);
+    out.set("best_gflops", r.best_gflops);
+    out.set("best_config", r.best ? r.best->config : json::Value());
+    out.set("seconds", r.seconds);
+    out.set("build_ms_median", r.build_ms_median);
+    out.set("overhead_ms_median", r.overhead_ms_median);
+    out.set("timing_isolation", r.timing_isolation);
+    out.set("db", args.get("db"));
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("%s on %s: %lld trials (%lld ok, %lld failed) in %.1f s with the %s tuner\n", task->workload().str().c_str(),
+                task->target().str().c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.ok),
+                static_cast<long long>(r.failed), r.seconds, opts.tuner.c_str());
+    std::printf("best: %.1f GFLOPS  config %s\n", r.best_gflops, r.best ? r.best->config.dump().c_str() : "none");
+    std::printf("per trial (median): build %.1f ms, overhead beyond the timed runs %.1f ms\n", r.build_ms_median,
+                r.overhead_ms_median);
+    std::printf("timing isolation: %s\nrecorded in %s\n", r.timing_isolation.c_str(), args.get("db").c_str());
+  }
+  return r.ok > 0 ? 0 : 1;
+}
+
+}  // namespace tf::cli

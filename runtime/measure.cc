@@ -1,0 +1,137 @@
+#include "runtime/measure.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "runtime/random_fill.h"
+
+namespace tf::runtime {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Holds an exclusive flock for its lifetime (released by the kernel even if the process dies).
+class HostLock {
+ public:
+  explicit HostLock(const std::string& path) {
+    if (path.empty()) return;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ >= 0) {
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~HostLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+const char* measure_status_name(MeasureStatus s) {
+  switch (s) {
+    case MeasureStatus::Ok: return "ok";
+    case MeasureStatus::LoadError: return "compile_error";
+    case MeasureStatus::RuntimeError: return "runtime_error";
+    case MeasureStatus::Timeout: return "timeout";
+    case MeasureStatus::WrongAnswer: return "wrong_answer";
+  }
+  return "unknown";
+}
+
+int64_t TensorSpec::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+KernelBench::KernelBench(const WorkloadSetup& setup) : setup_(setup) {
+  for (size_t i = 0; i < setup_.args.size(); ++i) {
+    const TensorSpec& t = setup_.args[i];
+    const size_t bytes = static_cast<size_t>(t.num_elements()) * static_cast<size_t>(t.dtype_bits / 8);
+    void* p = std::aligned_alloc(TF_BUFFER_ALIGNMENT, (bytes + TF_BUFFER_ALIGNMENT) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT);
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, bytes);
+    if (static_cast<int>(i) < setup_.num_inputs && t.dtype_code == TF_DTYPE_FLOAT && t.dtype_bits == 32) {
+      fill_uniform(static_cast<float*>(p), t.num_elements(), input_seed(setup_.seed, static_cast<int>(i)));
+    }
+    data_.push_back(p);
+    buffers_.push_back(TFBuffer{p, setup_.args[i].shape.data(), static_cast<int32_t>(t.shape.size()), t.dtype_code, t.dtype_bits, 0});
+  }
+}
+
+KernelBench::~KernelBench() {
+  for (void* p : data_) std::free(p);
+}
+
+MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
+  MeasureResult r;
+  const int32_t nargs = static_cast<int32_t>(buffers_.size());
+  // The first run is the warm-up and the one that is checked.
+  const TensorSpec& out = setup_.args.back();
+  std::memset(data_.back(), 0, static_cast<size_t>(out.num_elements()) * static_cast<size_t>(out.dtype_bits / 8));
+  int32_t status = fn(buffers_.data(), nargs);
+  if (status != TF_OK) {
+    r.status = MeasureStatus::RuntimeError;
+    r.error = std::string("kernel returned ") + std::to_string(status) + " (" + tf_kernel_status_str(status) + ")";
+    return r;
+  }
+  if (!setup_.expected.empty()) {
+    const float* got = static_cast<const float*>(data_.back());
+    int64_t bad = 0, first = -1;
+    for (size_t i = 0; i < setup_.expected.size(); ++i) {
+      const double err = std::fabs(static_cast<double>(got[i]) - setup_.expected[i]);
+      if (!(err <= setup_.tolerance[i])) {
+        if (first < 0) first = static_cast<int64_t>(i);
+        ++bad;
+      }
+    }
+    if (bad > 0) {
+      r.status = MeasureStatus::WrongAnswer;
+      r.error = std::to_string(bad) + " wrong output elements, first at flat index " + std::to_string(first) + ": got " +
+                std::to_string(got[first]) + ", expected " + std::to_string(setup_.expected[static_cast<size_t>(first)]);
+      return r;
+    }
+  }
+  {
+    HostLock lock(opts.timing_lock);
+    auto time_runs = [&](int number) {
+      const double t0 = now_s();
+      for (int i = 0; i < number; ++i) fn(buffers_.data(), nargs);
+      return now_s() - t0;
+    };
+    int number = opts.number;
+    if (number <= 0) {
+      number = 1;
+      for (;;) {
+        const double t = time_runs(number);
+        if (t * 1000 >= opts.min_repeat_ms || number >= (1 << 24)) break;
+        // Aim a little past the target so the next try usually is the last.
+        const double scale = t > 0 ? opts.min_repeat_ms / (t * 1000) * 1.2 : 10;
+        number = static_cast<int>(std::min<double>(1 << 24, std::max<double>(number * 2, std::ceil(number * scale))));
+      }
+    }
+    r.number = number;
+    if (opts.flush_cache && flush_.empty()) flush_.resize(size_t{64} << 20);
+    for (int rep = 0; rep < std::max(1, opts.repeat); ++rep) {
+      if (opts.flush_cache) std::memset(flush_.data(), rep & 0xff, flush_.size());
+      r.costs.push_back(time_runs(number) / number);
+    }
+  }
+  if (opts.cooldown_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(opts.cooldown_ms));
+  return r;
+}
+
+}  // namespace tf::runtime

@@ -1,0 +1,75 @@
+// The measurement protocol, shared by local tuning and the boards: run a kernel on deterministic
+// random inputs, check its output against the workload's reference, then time it (warm-up, then
+// `repeat` timings of `number` back-to-back runs, `number` grown until one timing lasts
+// min_repeat_ms), under a host-wide lock so that two measurers on one host never time at once.
+// No LLVM here: a board links this.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/kernel_abi.h"
+
+namespace tf::runtime {
+
+enum class MeasureStatus : int32_t {
+  Ok = 0,
+  LoadError = 1,     // the library did not load (a build problem)
+  RuntimeError = 2,  // the kernel crashed the worker, or returned an error status
+  Timeout = 3,
+  WrongAnswer = 4,
+};
+const char* measure_status_name(MeasureStatus s);
+
+struct TensorSpec {
+  std::vector<int64_t> shape;
+  int32_t dtype_code = TF_DTYPE_FLOAT;
+  int32_t dtype_bits = 32;
+  int64_t num_elements() const;
+};
+
+// What a worker needs once per workload: the kernel's arguments (inputs first, the output last),
+// the seed the inputs come from (random_fill.h), and the reference output with a per-element
+// tolerance, computed once by whoever has the compiler.
+struct WorkloadSetup {
+  std::vector<TensorSpec> args;
+  int num_inputs = 0;
+  uint64_t seed = 42;
+  std::vector<float> expected, tolerance;  // empty: no check
+};
+
+struct MeasureOptions {
+  int repeat = 3;
+  int number = 0;              // runs per timing; 0: grow until min_repeat_ms
+  double min_repeat_ms = 20;
+  bool flush_cache = false;    // write a buffer larger than the LLC before each timing
+  double cooldown_ms = 0;      // pause after a candidate, to let clocks settle
+  double timeout_s = 10;       // hard limit per candidate (enforced by the parent)
+  std::string timing_lock = "/tmp/tunefarm-timing.lock";  // host-wide flock; empty: none
+};
+
+struct MeasureResult {
+  MeasureStatus status = MeasureStatus::Ok;
+  std::vector<double> costs;  // seconds per run, one per repeat
+  int number = 0;
+  std::string error;
+};
+
+// The in-process half (what a worker process runs): owns the argument buffers of one workload.
+class KernelBench {
+ public:
+  explicit KernelBench(const WorkloadSetup& setup);
+  ~KernelBench();
+  KernelBench(const KernelBench&) = delete;
+  KernelBench& operator=(const KernelBench&) = delete;
+  MeasureResult measure(TFKernelFn fn, const MeasureOptions& opts);
+
+ private:
+  WorkloadSetup setup_;
+  std::vector<void*> data_;
+  std::vector<TFBuffer> buffers_;
+  std::vector<char> flush_;
+};
+
+}  // namespace tf::runtime

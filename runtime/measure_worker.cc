@@ -1,0 +1,245 @@
+#include "runtime/measure_worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "runtime/wire.h"
+
+extern char** environ;
+
+namespace tf::runtime {
+
+namespace worker_protocol {
+
+std::vector<uint8_t> encode_setup(const WorkloadSetup& s) {
+  wire::Writer w;
+  w.u32(static_cast<uint32_t>(s.args.size()));
+  for (const auto& a : s.args) {
+    w.u32(static_cast<uint32_t>(a.shape.size()));
+    for (int64_t d : a.shape) w.i64(d);
+    w.i32(a.dtype_code);
+    w.i32(a.dtype_bits);
+  }
+  w.i32(s.num_inputs);
+  w.u64(s.seed);
+  w.blob(s.expected.data(), s.expected.size() * sizeof(float));
+  w.blob(s.tolerance.data(), s.tolerance.size() * sizeof(float));
+  return w.bytes();
+}
+
+WorkloadSetup decode_setup(const std::vector<uint8_t>& b) {
+  wire::Reader r(b.data(), b.size());
+  WorkloadSetup s;
+  const uint32_t n = r.u32();
+  if (n > 64) throw std::runtime_error("setup: too many arguments");
+  for (uint32_t i = 0; i < n; ++i) {
+    TensorSpec t;
+    const uint32_t ndim = r.u32();
+    if (ndim > 8) throw std::runtime_error("setup: too many dimensions");
+    for (uint32_t d = 0; d < ndim; ++d) t.shape.push_back(r.i64());
+    t.dtype_code = r.i32();
+    t.dtype_bits = r.i32();
+    s.args.push_back(t);
+  }
+  s.num_inputs = r.i32();
+  s.seed = r.u64();
+  size_t bytes = 0;
+  const uint8_t* p = r.blob(&bytes);
+  s.expected.resize(bytes / sizeof(float));
+  std::memcpy(s.expected.data(), p, s.expected.size() * sizeof(float));
+  p = r.blob(&bytes);
+  s.tolerance.resize(bytes / sizeof(float));
+  std::memcpy(s.tolerance.data(), p, s.tolerance.size() * sizeof(float));
+  return s;
+}
+
+std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& o) {
+  wire::Writer w;
+  w.blob(library.data(), library.size());
+  w.str(entry);
+  w.i32(o.repeat);
+  w.i32(o.number);
+  w.f64(o.min_repeat_ms);
+  w.i32(o.flush_cache ? 1 : 0);
+  w.f64(o.cooldown_ms);
+  w.f64(o.timeout_s);
+  w.str(o.timing_lock);
+  return w.bytes();
+}
+
+void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library, std::string* entry, MeasureOptions* o) {
+  wire::Reader r(b.data(), b.size());
+  size_t n = 0;
+  const uint8_t* p = r.blob(&n);
+  library->assign(p, p + n);
+  *entry = r.str();
+  o->repeat = r.i32();
+  o->number = r.i32();
+  o->min_repeat_ms = r.f64();
+  o->flush_cache = r.i32() != 0;
+  o->cooldown_ms = r.f64();
+  o->timeout_s = r.f64();
+  o->timing_lock = r.str();
+}
+
+std::vector<uint8_t> encode_result(const MeasureResult& m) {
+  wire::Writer w;
+  w.i32(static_cast<int32_t>(m.status));
+  w.str(m.error);
+  w.i32(m.number);
+  w.u32(static_cast<uint32_t>(m.costs.size()));
+  for (double c : m.costs) w.f64(c);
+  return w.bytes();
+}
+
+MeasureResult decode_result(const std::vector<uint8_t>& b) {
+  wire::Reader r(b.data(), b.size());
+  MeasureResult m;
+  m.status = static_cast<MeasureStatus>(r.i32());
+  m.error = r.str();
+  m.number = r.i32();
+  const uint32_t n = r.u32();
+  for (uint32_t i = 0; i < n && i < 100000; ++i) m.costs.push_back(r.f64());
+  return m;
+}
+
+}  // namespace worker_protocol
+
+std::string MeasureWorker::default_path() {
+  if (const char* env = std::getenv("TUNEFARM_MEASURE_WORKER"); env && *env) return env;
+  char self[4096];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string(".");
+  dir = dir.substr(0, dir.find_last_of('/'));
+  // Installed side by side, or in the build tree: build/cli/tunefarm and build/runtime/worker/...
+  for (const std::string& candidate : {dir + "/tunefarm-measure-worker", dir + "/../runtime/tunefarm-measure-worker"}) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return dir + "/tunefarm-measure-worker";
+}
+
+MeasureWorker::MeasureWorker(std::string worker_path, std::vector<int> cpus, int threads)
+    : path_(std::move(worker_path)), cpus_(std::move(cpus)), threads_(threads) {
+  // A worker that dies while we write to it must not take us down with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+MeasureWorker::~MeasureWorker() { stop(); }
+
+void MeasureWorker::start() {
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("measure worker: cannot create pipes");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  std::string cpu_list;
+  for (int c : cpus_) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
+  std::vector<std::string> argv_s = {path_};
+  if (!cpu_list.empty()) argv_s.push_back("--cpus=" + cpu_list);
+  if (threads_ > 0) argv_s.push_back("--threads=" + std::to_string(threads_));
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int rc = posix_spawn(&pid_, path_.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(in[0]);
+  ::close(out[1]);
+  if (rc != 0) {
+    ::close(in[1]);
+    ::close(out[0]);
+    pid_ = -1;
+    throw std::runtime_error("measure worker: cannot start " + path_ + ": " + std::strerror(rc));
+  }
+  to_worker_ = in[1];
+  from_worker_ = out[0];
+  setup_sent_ = false;
+}
+
+std::string MeasureWorker::reap(bool kill_first) {
+  if (pid_ < 0) return "not running";
+  if (kill_first) ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  if (to_worker_ >= 0) ::close(to_worker_);
+  if (from_worker_ >= 0) ::close(from_worker_);
+  to_worker_ = from_worker_ = -1;
+  if (WIFSIGNALED(status)) {
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+void MeasureWorker::stop() {
+  if (pid_ >= 0) reap(true);
+}
+
+void MeasureWorker::setup(const WorkloadSetup& setup) {
+  setup_ = setup;
+  setup_sent_ = false;
+}
+
+MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& opts) {
+  MeasureResult result;
+  if (!setup_) {
+    result.status = MeasureStatus::RuntimeError;
+    result.error = "measure worker: no workload set up";
+    return result;
+  }
+  if (pid_ < 0) {
+    start();
+    ++restarts_;
+  }
+  if (!setup_sent_) {
+    if (!wire::write_frame(to_worker_, worker_protocol::kSetup, worker_protocol::encode_setup(*setup_))) {
+      result.status = MeasureStatus::RuntimeError;
+      result.error = "measure worker " + reap(true) + " before the workload was set up";
+      return result;
+    }
+    setup_sent_ = true;
+  }
+  if (!wire::write_frame(to_worker_, worker_protocol::kMeasure, worker_protocol::encode_measure(library, entry, opts))) {
+    result.status = MeasureStatus::RuntimeError;
+    result.error = "measure worker " + reap(true) + " while receiving the kernel";
+    return result;
+  }
+  pollfd p{from_worker_, POLLIN, 0};
+  const int timeout_ms = static_cast<int>(std::max(1.0, opts.timeout_s * 1000));
+  int ready = 0;
+  do {
+    ready = ::poll(&p, 1, timeout_ms);
+  } while (ready < 0 && errno == EINTR);
+  if (ready == 0) {
+    reap(true);
+    result.status = MeasureStatus::Timeout;
+    result.error = "no result within " + std::to_string(opts.timeout_s) + " s; worker killed";
+    return result;
+  }
+  uint32_t kind = 0;
+  std::vector<uint8_t> payload;
+  if (!wire::read_frame(from_worker_, &kind, &payload) || kind != worker_protocol::kResult) {
+    result.status = MeasureStatus::RuntimeError;
+    result.error = "the kernel crashed its worker: " + reap(false);
+    return result;
+  }
+  try {
+    return worker_protocol::decode_result(payload);
+  } catch (const std::exception& e) {
+    reap(true);
+    result.status = MeasureStatus::RuntimeError;
+    result.error = std::string("measure worker sent a bad result: ") + e.what();
+    return result;
+  }
+}
+
+}  // namespace tf::runtime

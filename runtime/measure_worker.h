@@ -1,0 +1,61 @@
+// The parent's half of measuring: a worker process (runtime/worker/measure_worker_main.cc, linking
+// only this runtime) that loads each candidate and times it, so that a kernel which crashes or
+// hangs takes down only the worker. The worker is replaced when it dies or overruns its time.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/measure.h"
+
+namespace tf::runtime {
+
+class MeasureWorker {
+ public:
+  // `worker_path`: the worker executable; `cpus`: cores to pin the worker to (empty: any);
+  // `threads`: threads of the worker's pool (0: one per CPU it may use).
+  explicit MeasureWorker(std::string worker_path, std::vector<int> cpus = {}, int threads = 0);
+  ~MeasureWorker();
+  MeasureWorker(const MeasureWorker&) = delete;
+  MeasureWorker& operator=(const MeasureWorker&) = delete;
+
+  // The workload every following measure() runs; kept and re-sent to a replacement worker.
+  void setup(const WorkloadSetup& setup);
+  // Never throws for anything the kernel does: crashes, hangs and wrong answers are statuses.
+  MeasureResult measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& opts);
+  int restarts() const { return restarts_; }
+
+  // The worker next to this executable (tunefarm-measure-worker), or $TUNEFARM_MEASURE_WORKER.
+  static std::string default_path();
+
+ private:
+  void start();
+  void stop();  // kill -9 and reap
+  std::string reap(bool kill_first);  // how the worker ended, e.g. "killed by signal 11 (Segmentation fault)"
+
+  std::string path_;
+  std::vector<int> cpus_;
+  int threads_ = 0;
+  std::optional<WorkloadSetup> setup_;
+  bool setup_sent_ = false;
+  pid_t pid_ = -1;
+  int to_worker_ = -1, from_worker_ = -1;
+  int restarts_ = 0;
+};
+
+// Message encoding shared with the worker executable.
+namespace worker_protocol {
+enum Kind : uint32_t { kSetup = 1, kMeasure = 2, kResult = 3 };
+std::vector<uint8_t> encode_setup(const WorkloadSetup& s);
+WorkloadSetup decode_setup(const std::vector<uint8_t>& b);
+std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& o);
+void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library, std::string* entry, MeasureOptions* o);
+std::vector<uint8_t> encode_result(const MeasureResult& r);
+MeasureResult decode_result(const std::vector<uint8_t>& b);
+}  // namespace worker_protocol
+
+}  // namespace tf::runtime

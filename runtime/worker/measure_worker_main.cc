@@ -1,0 +1,73 @@
+// tunefarm-measure-worker: measures kernels for a parent (local tuning, or a board daemon) in a
+// process of its own, so a kernel that crashes or hangs costs only this process. Reads framed
+// requests on stdin and writes results on stdout (runtime/measure_worker.h). Links only the runtime.
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "runtime/kernel_library.h"
+#include "runtime/measure.h"
+#include "runtime/measure_worker.h"
+#include "runtime/thread_pool.h"
+#include "runtime/wire.h"
+
+int main(int argc, char** argv) {
+  using namespace tf::runtime;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--cpus=", 7) == 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      std::vector<int> cpus;
+      for (const char* p = argv[i] + 7; *p;) {
+        int c = std::atoi(p);
+        CPU_SET(c, &set);
+        cpus.push_back(c);
+        while (*p && *p != ',') ++p;
+        if (*p == ',') ++p;
+      }
+      sched_setaffinity(0, sizeof set, &set);
+      set_num_threads(static_cast<int>(cpus.size()));
+      pin_threads_to_cpus(cpus);
+    } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+      set_num_threads(std::atoi(argv[i] + 10));
+    } else {
+      std::fprintf(stderr, "tunefarm-measure-worker: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  std::unique_ptr<KernelBench> bench;
+  uint32_t kind = 0;
+  std::vector<uint8_t> payload;
+  while (wire::read_frame(STDIN_FILENO, &kind, &payload)) {
+    if (kind == worker_protocol::kSetup) {
+      bench = std::make_unique<KernelBench>(worker_protocol::decode_setup(payload));
+      continue;
+    }
+    if (kind != worker_protocol::kMeasure) return 2;
+    MeasureResult r;
+    std::vector<uint8_t> library;
+    std::string entry;
+    MeasureOptions opts;
+    try {
+      worker_protocol::decode_measure(payload, &library, &entry, &opts);
+      if (!bench) throw std::runtime_error("no workload set up");
+      std::unique_ptr<KernelLibrary> lib;
+      try {
+        lib = KernelLibrary::load(library, entry);
+      } catch (const std::exception& e) {
+        r.status = MeasureStatus::LoadError;
+        r.error = e.what();
+      }
+      if (lib) r = bench->measure(lib->entry(), opts);
+    } catch (const std::exception& e) {
+      r.status = MeasureStatus::RuntimeError;
+      r.error = e.what();
+    }
+    if (!wire::write_frame(STDOUT_FILENO, worker_protocol::kResult, worker_protocol::encode_result(r))) return 1;
+  }
+  return 0;
+}

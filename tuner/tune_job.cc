@@ -1,0 +1,179 @@
+// The path of a tuning job:
+//   1. the workload's reference output, once (compiler op reference on seeded random inputs)
+//   2. a worker process that will load and time candidates (runtime/measure_worker.h)
+//   3. loop: the tuner proposes a batch -> candidates are built as shared libraries, in parallel,
+//      while earlier ones are measured -> each is measured in the worker -> recorded in the db ->
+//      the tuner learns from the batch
+#include "tuner/tune_job.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "runtime/measure_worker.h"
+#include "runtime/random_fill.h"
+#include "tuner/tuner.h"
+
+namespace tf::tuner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+db::Outcome to_outcome(runtime::MeasureStatus s) {
+  switch (s) {
+    case runtime::MeasureStatus::Ok: return db::Outcome::Ok;
+    case runtime::MeasureStatus::LoadError: return db::Outcome::CompileError;
+    case runtime::MeasureStatus::RuntimeError: return db::Outcome::RuntimeError;
+    case runtime::MeasureStatus::Timeout: return db::Outcome::Timeout;
+    case runtime::MeasureStatus::WrongAnswer: return db::Outcome::WrongAnswer;
+  }
+  return db::Outcome::RuntimeError;
+}
+
+std::string host_name() {
+  char buf[256] = {0};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+struct Built {
+  codegen::SharedLibrary lib;
+  double build_ms = 0;
+  std::string error;  // non-empty: the build failed
+};
+
+}  // namespace
+
+runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t seed) {
+  const auto& shape = task.workload().shape;
+  runtime::WorkloadSetup s;
+  s.seed = seed;
+  std::vector<std::vector<float>> inputs;
+  for (const auto& in : task.op().input_shapes(shape)) {
+    runtime::TensorSpec t;
+    t.shape = in;
+    inputs.emplace_back(static_cast<size_t>(t.num_elements()));
+    runtime::fill_uniform(inputs.back().data(), t.num_elements(), runtime::input_seed(seed, static_cast<int>(s.args.size())));
+    s.args.push_back(t);
+  }
+  s.num_inputs = static_cast<int>(s.args.size());
+  runtime::TensorSpec out;
+  out.shape = task.op().output_shape(shape);
+  s.args.push_back(out);
+  std::vector<const float*> ptrs;
+  for (const auto& v : inputs) ptrs.push_back(v.data());
+  task.op().reference(shape, ptrs, &s.expected, &s.tolerance);
+  return s;
+}
+
+TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
+                const std::function<void(const Progress&)>& on_progress) {
+  const auto start = Clock::now();
+  auto tuner = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed);
+
+  // 1-2. Reference and worker.
+  runtime::MeasureWorker worker(opts.worker_path.empty() ? runtime::MeasureWorker::default_path() : opts.worker_path, {},
+                                opts.threads);
+  worker.setup(make_workload_setup(task, opts.seed));
+
+  TuneResult result;
+  result.timing_isolation = opts.measure.timing_lock.empty() ? "none (no timing lock)"
+                                                             : "host-wide lock " + opts.measure.timing_lock + " held while timing";
+  const double flops = static_cast<double>(task.op().flops(task.workload().shape));
+  const std::string device = host_name();
+  std::vector<double> build_ms, overhead_ms;
+
+  // 3. The loop.
+  while (!tuner->done()) {
+    std::vector<space::Config> batch = tuner->next_batch(opts.batch);
+    if (batch.empty()) break;
+    // Build in the background, at most compile_threads at a time, in proposal order.
+    std::vector<std::future<Built>> builds;
+    const int width = std::max(1, opts.compile_threads);
+    auto launch = [&](size_t i) {
+      builds.push_back(std::async(std::launch::async, [&task, cfg = batch[i]] {
+        Built b;
+        auto t0 = Clock::now();
+        try {
+          b.lib = task.build_shared_library(cfg);
+        } catch (const std::exception& e) {
+          b.error = e.what();
+        }
+        b.build_ms = ms_between(t0, Clock::now());
+        return b;
+      }));
+    };
+    for (size_t i = 0; i < batch.size() && static_cast<int>(i) < width; ++i) launch(i);
+    std::vector<TrialResult> results;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Built built = builds[i].get();
+      if (builds.size() < batch.size()) launch(builds.size());
+      const auto t0 = Clock::now();
+      runtime::MeasureResult m;
+      if (!built.error.empty()) {
+        m.status = runtime::MeasureStatus::LoadError;
+        m.error = built.error;
+      } else {
+        m = worker.measure(built.lib.bytes, built.lib.entry_symbol, opts.measure);
+      }
+      db::Measurement rec;
+      rec.op = task.workload().op;
+      rec.shape = task.workload().shape;
+      rec.target = task.target().str();
+      rec.device_key = opts.device_key;
+      rec.config = batch[i].to_json();
+      rec.config_index = batch[i].index();
+      rec.costs = m.costs;
+      rec.outcome = to_outcome(m.status);
+      rec.error = m.error;
+      rec.build_ms = built.build_ms;
+      rec.device = device;
+      rec.compiler_version = "tunefarm 0.1 / LLVM 16";
+      if (db) db->record(rec);
+      double timed_ms = 0;
+      for (double c : m.costs) timed_ms += c * 1000 * std::max(1, m.number);
+      overhead_ms.push_back(std::max(0.0, ms_between(t0, Clock::now()) - timed_ms));
+      build_ms.push_back(built.build_ms);
+
+      const bool ok = m.status == runtime::MeasureStatus::Ok && !m.costs.empty();
+      const double gflops = ok ? flops / median(m.costs) * 1e-9 : 0;
+      results.push_back({batch[i].index(), ok, gflops});
+      ++result.trials;
+      (ok ? result.ok : result.failed)++;
+      if (gflops > result.best_gflops) {
+        result.best_gflops = gflops;
+        result.best = rec;
+      }
+      result.best_curve.push_back(result.best_gflops);
+      if (on_progress) {
+        Progress p;
+        p.trial = result.trials;
+        p.trials = std::min(opts.trials, task.space().size());
+        p.gflops = gflops;
+        p.best_gflops = result.best_gflops;
+        p.outcome = ok ? "ok" : db::outcome_name(rec.outcome);
+        p.elapsed_s = ms_between(start, Clock::now()) / 1000;
+        p.eta_s = p.elapsed_s / static_cast<double>(p.trial) * static_cast<double>(p.trials - p.trial);
+        on_progress(p);
+      }
+    }
+    tuner->update(results);
+  }
+  result.seconds = ms_between(start, Clock::now()) / 1000;
+  result.build_ms_median = median(build_ms);
+  result.overhead_ms_median = median(overhead_ms);
+  return result;
+}
+
+}  // namespace tf::tuner

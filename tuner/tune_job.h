@@ -1,0 +1,58 @@
+// A local tuning job, start to finish: the path every candidate takes (propose -> build -> measure
+// in a worker -> record in the db -> learn) is tune() in tune_job.cc. The tracker of the fleet issue
+// runs the same loop with boards in place of the local worker.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "db/database.h"
+#include "runtime/measure.h"
+
+namespace tf::tuner {
+
+struct TuneOptions {
+  std::string tuner = "random";
+  int64_t trials = 200;
+  int batch = 16;             // configs proposed at a time
+  uint64_t seed = 1;
+  int threads = 1;            // threads of the kernel under measurement
+  int compile_threads = 1;    // candidates built in parallel while earlier ones are measured
+  std::string device_key = "local";
+  runtime::MeasureOptions measure;
+  std::string worker_path;    // empty: runtime::MeasureWorker::default_path()
+};
+
+struct Progress {
+  int64_t trial = 0, trials = 0;
+  double gflops = 0, best_gflops = 0;
+  std::string outcome;  // of the last trial
+  double elapsed_s = 0, eta_s = 0;
+};
+
+struct TuneResult {
+  int64_t trials = 0;
+  int64_t ok = 0, failed = 0;
+  double best_gflops = 0;
+  std::optional<db::Measurement> best;
+  std::vector<double> best_curve;  // best GFLOPS so far after each trial
+  double seconds = 0;
+  // Per-trial overhead, medians in ms: building the candidate, and everything around the kernel's
+  // own timed runs (load, check, protocol, db write).
+  double build_ms_median = 0, overhead_ms_median = 0;
+  std::string timing_isolation;  // how measurements were kept from overlapping, for the output
+};
+
+// Runs the job; records every measurement in `db` when given. Throws tf::CompileError for an unknown
+// tuner and std::runtime_error when the worker cannot be started.
+TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
+                const std::function<void(const Progress&)>& on_progress = {});
+
+// The reference inputs and output a worker checks candidates against (runtime/random_fill.h).
+runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t seed);
+
+}  // namespace tf::tuner
