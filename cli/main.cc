@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "compiler/error.h"
+#include "db/sqlite.h"
 
 namespace {
 
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tunefarm %s: %s\n", c.name, e.what());
       return 2;
     } catch (const tf::CompileError& e) {
+      std::fprintf(stderr, "tunefarm %s: %s\n", c.name, e.what());
+      return 2;
+    } catch (const tf::db::DbError& e) {
       std::fprintf(stderr, "tunefarm %s: %s\n", c.name, e.what());
       return 2;
     } catch (const std::exception& e) {

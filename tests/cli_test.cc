@@ -99,3 +99,65 @@ TEST(Cli, LowerShowsTheLoopNest) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
+  const std::string dir = testing::TempDir();
+  const std::string db = dir + "cli_tune.db", db2 = dir + "cli_tune_copy.db", lines = dir + "cli_records.jsonl";
+  std::remove(db.c_str());
+  std::remove(db2.c_str());
+  Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 6 --batch 3 --min-ms 1 --db " + db + " --json");
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  tf::json::Value t = tf::json::parse(tune.out);
+  EXPECT_EQ(t.at("trials").as_int(), 6);
+  EXPECT_GT(t.at("best_gflops").as_double(), 0);
+  EXPECT_NE(t.at("timing_isolation").as_string().find("lock"), std::string::npos);
+
+  Result best = run_cli("best --op dense --shape 32,48,40 --db " + db + " --json");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  Result run = run_cli("run --op dense --shape 32,48,40 --config best --db " + db + " --json --min-ms 1");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(tf::json::parse(run.out).at("check").as_string(), "pass");
+  EXPECT_EQ(tf::json::parse(run.out).at("config").dump(), tf::json::parse(best.out).at("config").dump());
+
+  ASSERT_EQ(run_cli("export --db " + db + " -o " + lines).exit_code, 0);
+  Result first = run_cli("import --db " + db2 + " " + lines + " --json");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(tf::json::parse(first.out).at("added").as_int(), 6);
+  Result second = run_cli("import --db " + db2 + " " + lines + " --json");
+  EXPECT_EQ(tf::json::parse(second.out).at("added").as_int(), 0);
+  EXPECT_EQ(tf::json::parse(second.out).at("already_present").as_int(), 6);
+
+  // A bad line is counted and skipped; the good ones still import.
+  {
+    FILE* f = std::fopen(lines.c_str(), "a");
+    std::fputs("{\"workload\": 3}\nnot json at all\n", f);
+    std::fclose(f);
+  }
+  std::remove(db2.c_str());
+  Result mixed = run_cli("import --db " + db2 + " " + lines + " --json");
+  EXPECT_EQ(mixed.exit_code, 1);
+  EXPECT_EQ(tf::json::parse(mixed.out).at("added").as_int(), 6);
+  EXPECT_EQ(tf::json::parse(mixed.out).at("bad_lines").as_int(), 2);
+  EXPECT_NE(mixed.err.find("line 7"), std::string::npos) << mixed.err;
+}
+
+TEST(CliTune, BadInputIsRefused) {
+  const std::string dir = testing::TempDir();
+  expect_clear_error("tune --op dense --shape 8,8,8 --tuner annealing --db " + dir + "x.db", "annealing");
+  expect_clear_error("tune --op dense --shape 8,8,8 --trials 0 --db " + dir + "x.db", "--trials");
+  expect_clear_error("best --op dense --shape 8,8,8 --db " + dir + "missing.db", "no database");
+  expect_clear_error("run --op dense --shape 8,8,8 --config best --db " + dir + "missing.db", "no database");
+  {
+    std::string notdb = dir + "not_a_db.db";
+    FILE* f = std::fopen(notdb.c_str(), "w");
+    std::fputs("this is not sqlite", f);
+    std::fclose(f);
+    Result r = run_cli("best --op dense --shape 8,8,8 --db " + notdb);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.exit_code, 3) << "not an internal error: " << r.err;
+  }
+}
+
+}  // namespace
