@@ -74,15 +74,19 @@ int cmd_history(const std::vector<std::string>& argv) {
 
 int cmd_export(const std::vector<std::string>& argv) {
   Args args("export", "Write every tuning record of a database as JSON lines (one measurement per line).");
-  args.option("db", "PATH", "tuning database", "tunefarm.db").option("o", "FILE", "output file; - for stdout", "-");
-  if (!args.parse(argv)) return 0;
+  args.option("db", "PATH", "tuning database", "tunefarm.db").option("output", "FILE", "output file (also -o); - for stdout", "-");
+  std::vector<std::string> rest = argv;
+  for (auto& a : rest) {
+    if (a == "-o") a = "--output";
+  }
+  if (!args.parse(rest)) return 0;
   require_db(args.get("db"));
   db::Database database(args.get("db"));
   std::ofstream file;
   std::ostream* out = &std::cout;
-  if (args.get("o") != "-") {
-    file.open(args.get("o"));
-    if (!file) throw UsageError("cannot write " + args.get("o"));
+  if (args.get("output") != "-") {
+    file.open(args.get("output"));
+    if (!file) throw UsageError("cannot write " + args.get("output"));
     out = &file;
   }
   int64_t n = 0;
@@ -91,7 +95,7 @@ int cmd_export(const std::vector<std::string>& argv) {
     ++n;
   }
   out->flush();
-  if (!*out) throw std::runtime_error("writing " + args.get("o") + " failed");
+  if (!*out) throw std::runtime_error("writing " + args.get("output") + " failed");
   std::fprintf(stderr, "exported %lld records\n", static_cast<long long>(n));
   return 0;
 }
