@@ -2,6 +2,7 @@
 // a non-zero exit, never a crash; good input gets the promised JSON.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -17,7 +18,9 @@ struct Result {
 };
 
 Result run_cli(const std::string& args) {
-  std::string err_file = testing::TempDir() + "cli_stderr.txt";
+  // One file per process and call: ctest runs test cases as parallel processes.
+  static int calls = 0;
+  std::string err_file = testing::TempDir() + "cli_stderr." + std::to_string(::getpid()) + "." + std::to_string(calls++) + ".txt";
   std::string cmd = std::string(TF_CLI) + " " + args + " 2>" + err_file;
   FILE* p = popen(cmd.c_str(), "r");
   Result r{-1, "", ""};
@@ -31,6 +34,7 @@ Result run_cli(const std::string& args) {
     while ((n = fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
     fclose(e);
   }
+  std::remove(err_file.c_str());
   return r;
 }
 

@@ -147,11 +147,13 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
       build_ms.push_back(built.build_ms);
 
       const bool ok = m.status == runtime::MeasureStatus::Ok && !m.costs.empty();
-      const double gflops = ok ? flops / median(m.costs) * 1e-9 : 0;
+      // The mean over repeats, as the database ranks configs by it: `tunefarm best` and this job
+      // must agree on which config won.
+      const double gflops = ok ? flops / rec.mean_s() * 1e-9 : 0;
       results.push_back({batch[i].index(), ok, gflops});
       ++result.trials;
       (ok ? result.ok : result.failed)++;
-      if (gflops > result.best_gflops) {
+      if (ok && gflops > result.best_gflops) {
         result.best_gflops = gflops;
         result.best = rec;
       }
