@@ -15,7 +15,7 @@ int cmd_tune(const std::vector<std::string>& argv) {
                     "worker process (a crash or hang costs only the worker), record every measurement in the database.");
   add_workload_options(args);
   args.option("trials", "N", "candidates to measure", "200")
-      .option("tuner", "NAME", "random | grid | ga", "random")
+      .option("tuner", "NAME", "xgb | random | grid | ga", "xgb")
       .option("db", "PATH", "tuning database (created when missing)", "tunefarm.db")
       .option("threads", "N", "threads of the kernel under measurement", "1")
       .option("seed", "S", "seed of the tuner and of the random inputs", "1")

@@ -1,5 +1,7 @@
 #include "db/database.h"
 
+#include <algorithm>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -228,6 +230,15 @@ std::vector<Measurement> Database::history(const std::string& op, const std::vec
   key.shape = shape;
   return query("WHERE w.key = ? AND t.target = ? AND t.device_key = ? ORDER BY m.id ASC",
                {key.workload_key(), target, device_key});
+}
+
+std::vector<Measurement> Database::op_history(const std::string& op, const std::string& target, const std::string& device_key,
+                                              int64_t limit) {
+  auto rows = query("WHERE w.op = ? AND t.target = ? AND t.device_key = ? AND m.outcome = 'ok' ORDER BY m.id DESC LIMIT " +
+                        std::to_string(std::max<int64_t>(0, limit)),
+                    {op, target, device_key});
+  std::reverse(rows.begin(), rows.end());
+  return rows;
 }
 
 std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }

@@ -58,9 +58,13 @@ class Database {
   bool record(const Measurement& m);
   std::optional<Measurement> best(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
                                   const std::string& device_key = "local");
-  // Oldest first. An empty op lists every workload.
+  // Oldest first.
   std::vector<Measurement> history(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
                                    const std::string& device_key = "local");
+  // The newest `limit` successful measurements of an op on a target, any shape, oldest first: what
+  // a new job of that op transfers from.
+  std::vector<Measurement> op_history(const std::string& op, const std::string& target, const std::string& device_key,
+                                      int64_t limit);
   std::vector<Measurement> all_measurements();
   int64_t count_measurements();
 

@@ -11,11 +11,15 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <map>
+#include <memory>
 #include <thread>
 
 #include "runtime/measure_worker.h"
 #include "runtime/random_fill.h"
+#include "tuner/features.h"
 #include "tuner/tuner.h"
+#include "tuner/xgb_tuner.h"
 
 namespace tf::tuner {
 namespace {
@@ -53,6 +57,31 @@ struct Built {
   std::string error;  // non-empty: the build failed
 };
 
+// Transfer: measurements of the same op and target (any shape) train the model before this job's
+// own results arrive, and a stored model scores the first batch.
+void start_from_history(const compiler::Task& task, const TuneOptions& opts, db::Database& db, XgbTuner& xgb) {
+  constexpr size_t kMaxPrior = 512;
+  std::vector<db::Measurement> prior = db.op_history(task.workload().op, task.target().str(), opts.device_key, kMaxPrior);
+  std::map<std::vector<int64_t>, std::unique_ptr<compiler::Task>> tasks;
+  for (const auto& m : prior) {
+    try {
+      auto& t = tasks[m.shape];
+      if (!t) t = std::make_unique<compiler::Task>(ops::Workload{m.op, m.shape}, task.target());
+      const double gflops = static_cast<double>(t->op().flops(m.shape)) / m.mean_s() * 1e-9;
+      xgb.add_prior(candidate_features(*t, t->space().from_json(m.config)), gflops);
+    } catch (const std::exception&) {
+      // A record from an older space (a knob since renamed) simply does not transfer.
+    }
+  }
+  if (auto stored = db.load_model(task.workload().op, task.target().str(), opts.device_key, kFeatureVersion)) {
+    try {
+      xgb.model().load(stored->bytes);
+    } catch (const std::exception&) {
+      // A model XGBoost cannot read is retrained from the history instead.
+    }
+  }
+}
+
 }  // namespace
 
 runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t seed) {
@@ -80,7 +109,10 @@ runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t 
 TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
                 const std::function<void(const Progress&)>& on_progress) {
   const auto start = Clock::now();
-  auto tuner = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed);
+  auto tuner = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed,
+                          [&task](const space::Config& c) { return candidate_features(task, c); });
+  auto* xgb = dynamic_cast<XgbTuner*>(tuner.get());
+  if (xgb && db) start_from_history(task, opts, *db, *xgb);
 
   // 1-2. Reference and worker.
   runtime::MeasureWorker worker(opts.worker_path.empty() ? runtime::MeasureWorker::default_path() : opts.worker_path, {},
@@ -171,6 +203,13 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
       }
     }
     tuner->update(results);
+  }
+  if (xgb && db && xgb->model().trained()) {
+    db::CostModel model;
+    model.feature_version = kFeatureVersion;
+    model.training_size = result.trials;
+    model.bytes = xgb->model().save();
+    db->save_model(task.workload().op, task.target().str(), opts.device_key, model);
   }
   result.seconds = ms_between(start, Clock::now()) / 1000;
   result.build_ms_median = median(build_ms);

@@ -1,0 +1,118 @@
+#include "tuner/features.h"
+
+#include <cmath>
+
+#include "compiler/ir/visitor.h"
+
+namespace tf::tuner {
+namespace {
+
+float log2p(double v) { return static_cast<float>(std::log2(1.0 + std::max(0.0, v))); }
+
+class NestSummary : public ir::IRVisitor {
+ public:
+  double vector_lanes_stored = 0, scalar_stores = 0, loads = 0, guards = 0, stack_bytes = 0, heap_bytes = 0;
+  double parallel_extent = 0, innermost_extent_sum = 0, innermost_loops = 0, statements = 0;
+  int max_depth = 0;
+  double max_lanes = 1;
+
+  using ir::IRVisitor::visit;
+
+ protected:
+  void visit(const ir::ForNode* n) override {
+    int64_t ext = 1;
+    ir::is_const_int(n->extent, &ext);
+    if (n->for_kind == ir::ForKind::Parallel) parallel_extent = std::max(parallel_extent, static_cast<double>(ext));
+    trips_.push_back(trip() * static_cast<double>(std::max<int64_t>(ext, 1)));
+    ++depth_;
+    max_depth = std::max(max_depth, depth_);
+    const double inner_before = innermost_loops;
+    ir::IRVisitor::visit(n);
+    if (innermost_loops == inner_before) {  // no loop inside: this one is innermost
+      innermost_extent_sum += static_cast<double>(ext);
+      ++innermost_loops;
+    }
+    --depth_;
+    trips_.pop_back();
+  }
+  void visit(const ir::StoreNode* n) override {
+    ++statements;
+    const int lanes = n->value.type().lanes;
+    max_lanes = std::max(max_lanes, static_cast<double>(lanes));
+    if (lanes > 1) {
+      vector_lanes_stored += trip() * lanes;
+    } else {
+      scalar_stores += trip();
+    }
+    ir::IRVisitor::visit(n);
+  }
+  void visit(const ir::LoadNode* n) override {
+    loads += trip();
+    ir::IRVisitor::visit(n);
+  }
+  void visit(const ir::IfThenElseNode* n) override {
+    guards += trip();
+    ir::IRVisitor::visit(n);
+  }
+  void visit(const ir::AllocateNode* n) override {
+    const double bytes = static_cast<double>(n->buffer->num_elements()) * n->buffer->dtype.bytes();
+    if (n->buffer->scope == ir::MemoryScope::Stack) stack_bytes = std::max(stack_bytes, bytes);
+    if (n->buffer->scope == ir::MemoryScope::Heap) heap_bytes += bytes;
+    ir::IRVisitor::visit(n);
+  }
+
+ private:
+  double trip() const { return trips_.empty() ? 1.0 : trips_.back(); }
+  std::vector<double> trips_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+std::vector<float> knob_features(const space::Config& cfg) {
+  std::vector<float> f;
+  const json::Value v = cfg.to_json();
+  for (const auto& [name, value] : v.members()) {
+    if (value.is_bool()) {
+      f.push_back(value.as_bool() ? 1.0f : 0.0f);
+    } else if (value.is_int()) {
+      f.push_back(log2p(static_cast<double>(value.as_int())));
+    } else {
+      f.push_back(0.0f);
+    }
+  }
+  // Choice positions too: they order strings ("mn" < "nm") and keep ties between equal values apart.
+  for (size_t c : cfg.choices()) f.push_back(static_cast<float>(c));
+  return f;
+}
+
+std::vector<float> loop_nest_features(const ir::LoweredFunc& func) {
+  NestSummary s;
+  s.visit(func.body);
+  const double total = s.vector_lanes_stored + s.scalar_stores;
+  return {log2p(s.vector_lanes_stored),
+          log2p(s.scalar_stores),
+          static_cast<float>(total > 0 ? s.vector_lanes_stored / total : 0),
+          log2p(s.max_lanes),
+          static_cast<float>(total > 0 ? s.loads / total : 0),
+          log2p(s.guards),
+          log2p(s.stack_bytes),
+          log2p(s.heap_bytes),
+          log2p(s.parallel_extent),
+          log2p(s.innermost_loops > 0 ? s.innermost_extent_sum / s.innermost_loops : 0),
+          static_cast<float>(s.max_depth),
+          log2p(s.statements)};
+}
+
+std::vector<float> candidate_features(const compiler::Task& task, const space::Config& cfg) {
+  std::vector<float> f = knob_features(cfg);
+  try {
+    std::vector<float> nest = loop_nest_features(task.lower(cfg));
+    f.insert(f.end(), nest.begin(), nest.end());
+  } catch (const std::exception&) {
+    f.resize(f.size() + 12, 0.0f);
+  }
+  return f;
+}
+
+}  // namespace tf::tuner

@@ -1,0 +1,92 @@
+#include "tuner/xgb_model.h"
+
+#include <xgboost/c_api.h>
+
+#include <stdexcept>
+
+namespace tf::tuner {
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc != 0) throw std::runtime_error(std::string("xgboost ") + what + ": " + XGBGetLastError());
+}
+
+// Owns a DMatrix for the duration of a call.
+struct Matrix {
+  DMatrixHandle h = nullptr;
+  Matrix(const std::vector<float>& rows, int num_features) {
+    const bst_ulong n = num_features > 0 ? rows.size() / static_cast<size_t>(num_features) : 0;
+    check(XGDMatrixCreateFromMat(rows.data(), n, static_cast<bst_ulong>(num_features), -1e30f, &h), "DMatrix");
+  }
+  ~Matrix() {
+    if (h) XGDMatrixFree(h);
+  }
+};
+
+BoosterHandle make_booster(DMatrixHandle train, uint64_t seed) {
+  BoosterHandle b = nullptr;
+  check(XGBoosterCreate(train ? &train : nullptr, train ? 1 : 0, &b), "booster");
+  // Ranking, not regression: what the search needs is which candidate is faster.
+  const std::pair<const char*, std::string> params[] = {
+      {"objective", "rank:pairwise"}, {"max_depth", "6"}, {"eta", "0.3"}, {"gamma", "0.0001"},
+      {"min_child_weight", "1"},      {"subsample", "1"}, {"nthread", "1"}, {"verbosity", "0"},
+      {"seed", std::to_string(seed % 1000000)}};
+  for (const auto& [k, v] : params) check(XGBoosterSetParam(b, k, v.c_str()), k);
+  return b;
+}
+
+}  // namespace
+
+XgbModel::XgbModel() = default;
+
+XgbModel::~XgbModel() {
+  if (booster_) XGBoosterFree(booster_);
+}
+
+void XgbModel::train(const std::vector<float>& rows, int num_features, const std::vector<float>& labels, int rounds,
+                     uint64_t seed) {
+  Matrix m(rows, num_features);
+  check(XGDMatrixSetFloatInfo(m.h, "label", labels.data(), labels.size()), "labels");
+  const unsigned group = static_cast<unsigned>(labels.size());
+  check(XGDMatrixSetUIntInfo(m.h, "group", &group, 1), "group");
+  BoosterHandle b = make_booster(m.h, seed);
+  for (int i = 0; i < rounds; ++i) {
+    if (XGBoosterUpdateOneIter(b, i, m.h) != 0) {
+      std::string err = XGBGetLastError();
+      XGBoosterFree(b);
+      throw std::runtime_error("xgboost training: " + err);
+    }
+  }
+  if (booster_) XGBoosterFree(booster_);
+  booster_ = b;
+}
+
+std::vector<float> XgbModel::predict(const std::vector<float>& rows, int num_features) const {
+  if (!booster_) return std::vector<float>(rows.size() / static_cast<size_t>(std::max(1, num_features)), 0.0f);
+  Matrix m(rows, num_features);
+  bst_ulong n = 0;
+  const float* out = nullptr;
+  check(XGBoosterPredict(booster_, m.h, 0, 0, 0, &n, &out), "predict");
+  return std::vector<float>(out, out + n);
+}
+
+std::vector<uint8_t> XgbModel::save() const {
+  if (!booster_) return {};
+  bst_ulong n = 0;
+  const char* data = nullptr;
+  check(XGBoosterSaveModelToBuffer(booster_, R"({"format": "json"})", &n, &data), "save");
+  return std::vector<uint8_t>(data, data + n);
+}
+
+void XgbModel::load(const std::vector<uint8_t>& bytes) {
+  BoosterHandle b = make_booster(nullptr, 0);
+  if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0) {
+    std::string err = XGBGetLastError();
+    XGBoosterFree(b);
+    throw std::runtime_error("xgboost load: " + err);
+  }
+  if (booster_) XGBoosterFree(booster_);
+  booster_ = b;
+}
+
+}  // namespace tf::tuner

@@ -1,0 +1,30 @@
+// A thin RAII wrapper over XGBoost's C API: a pairwise-ranking model over candidate features.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tf::tuner {
+
+class XgbModel {
+ public:
+  XgbModel();
+  ~XgbModel();
+  XgbModel(const XgbModel&) = delete;
+  XgbModel& operator=(const XgbModel&) = delete;
+
+  // Trains from scratch on rows of `num_features` floats; `labels` are relative scores (higher is
+  // better), one ranking group. Throws std::runtime_error with XGBoost's message on failure.
+  void train(const std::vector<float>& rows, int num_features, const std::vector<float>& labels, int rounds, uint64_t seed);
+  std::vector<float> predict(const std::vector<float>& rows, int num_features) const;
+  bool trained() const { return booster_ != nullptr; }
+
+  std::vector<uint8_t> save() const;           // XGBoost's JSON model format
+  void load(const std::vector<uint8_t>& bytes);  // throws on a bad model
+
+ private:
+  void* booster_ = nullptr;
+};
+
+}  // namespace tf::tuner

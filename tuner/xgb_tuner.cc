@@ -1,0 +1,132 @@
+#include "tuner/xgb_tuner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace tf::tuner {
+namespace {
+
+// Random picks before the model is trusted, and the share of random picks after (epsilon-greedy).
+constexpr size_t kWarmup = 16;
+constexpr double kEpsilon = 0.1;
+// Simulated annealing: chains, steps per chain, start and end temperature (in model-score units).
+constexpr int kChains = 48;
+constexpr int kSteps = 24;
+constexpr double kT0 = 1.0, kT1 = 0.0;
+
+}  // namespace
+
+XgbTuner::XgbTuner(const space::ConfigSpace& space, int64_t budget, uint64_t seed, FeatureFn features)
+    : Tuner(space, budget, seed), features_fn_(std::move(features)) {}
+
+void XgbTuner::add_prior(std::vector<float> features, double gflops) { prior_.emplace_back(std::move(features), gflops); }
+
+const std::vector<float>& XgbTuner::features_of(int64_t index) {
+  auto it = feature_cache_.find(index);
+  if (it != feature_cache_.end()) return it->second;
+  std::vector<float> f = features_fn_(space_.at(index));
+  if (num_features_ == 0) num_features_ = static_cast<int>(f.size());
+  f.resize(static_cast<size_t>(num_features_), 0.0f);
+  return feature_cache_.emplace(index, std::move(f)).first->second;
+}
+
+void XgbTuner::observe(const std::vector<TrialResult>& results) {
+  for (const auto& r : results) observed_.emplace_back(r.config_index, r.ok ? r.gflops : 0.0);
+}
+
+void XgbTuner::retrain() {
+  if (observed_.size() + prior_.size() < kWarmup) return;
+  if (model_.trained() && observed_.size() == trained_on_) return;
+  std::vector<float> rows, labels;
+  // Labels relative to the best seen, so shapes of different speed rank on one scale.
+  double best = 1e-9;
+  for (const auto& [idx, g] : observed_) best = std::max(best, g);
+  for (const auto& [idx, g] : observed_) {
+    const auto& f = features_of(idx);
+    rows.insert(rows.end(), f.begin(), f.end());
+    labels.push_back(static_cast<float>(g / best));
+  }
+  double prior_best = 1e-9;
+  for (const auto& [f, g] : prior_) prior_best = std::max(prior_best, g);
+  for (const auto& [f, g] : prior_) {
+    if (num_features_ == 0) num_features_ = static_cast<int>(f.size());
+    if (static_cast<int>(f.size()) != num_features_) continue;
+    rows.insert(rows.end(), f.begin(), f.end());
+    labels.push_back(static_cast<float>(g / prior_best));
+  }
+  if (num_features_ == 0 || labels.size() < 2) return;
+  model_.train(rows, num_features_, labels, 40, rng_());
+  trained_on_ = observed_.size();
+}
+
+int64_t XgbTuner::neighbour(int64_t index) {
+  space::Config c = space_.at(index);
+  std::vector<size_t> choices = c.choices();
+  const auto& knobs = space_.knobs();
+  // Change one knob (sometimes two) to another of its choices.
+  const int changes = (rng_() % 4 == 0) ? 2 : 1;
+  for (int i = 0; i < changes; ++i) {
+    const size_t k = rng_() % knobs.size();
+    if (knobs[k].choices.size() < 2) continue;
+    size_t to = rng_() % (knobs[k].choices.size() - 1);
+    if (to >= choices[k]) ++to;
+    choices[k] = to;
+  }
+  return space_.from_choices(choices).index();
+}
+
+std::vector<int64_t> XgbTuner::propose(int n) {
+  retrain();
+  if (!model_.trained()) return {};  // the base class fills the batch at random
+  // Chains start from the best measured configs and from random ones.
+  std::vector<std::pair<int64_t, double>> by_speed = observed_;
+  std::sort(by_speed.begin(), by_speed.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<int64_t> points;
+  for (size_t i = 0; i < by_speed.size() && points.size() < kChains / 2; ++i) points.push_back(by_speed[i].first);
+  while (points.size() < static_cast<size_t>(kChains)) points.push_back(static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size())));
+
+  auto score_all = [&](const std::vector<int64_t>& idx) {
+    std::vector<float> rows;
+    for (int64_t i : idx) {
+      const auto& f = features_of(i);
+      rows.insert(rows.end(), f.begin(), f.end());
+    }
+    return model_.predict(rows, num_features_);
+  };
+  std::vector<float> scores = score_all(points);
+  // Best unseen candidates met on the way, by predicted score.
+  std::set<std::pair<float, int64_t>, std::greater<>> top;
+  auto remember = [&](int64_t idx, float s) {
+    if (seen(idx)) return;
+    top.emplace(s, idx);
+    if (top.size() > static_cast<size_t>(n) * 2) top.erase(std::prev(top.end()));
+  };
+  for (size_t i = 0; i < points.size(); ++i) remember(points[i], scores[i]);
+  std::uniform_real_distribution<double> uni(0, 1);
+  for (int step = 0; step < kSteps; ++step) {
+    const double t = kT0 + (kT1 - kT0) * step / kSteps;
+    std::vector<int64_t> next;
+    for (int64_t p : points) next.push_back(neighbour(p));
+    std::vector<float> next_scores = score_all(next);
+    for (size_t i = 0; i < points.size(); ++i) {
+      remember(next[i], next_scores[i]);
+      const double delta = next_scores[i] - scores[i];
+      if (delta >= 0 || (t > 0 && uni(rng_) < std::exp(delta / t))) {
+        points[i] = next[i];
+        scores[i] = next_scores[i];
+      }
+    }
+  }
+  std::vector<int64_t> out;
+  const int exploit = std::max(1, static_cast<int>(std::lround(n * (1.0 - kEpsilon))));
+  std::set<int64_t> picked;
+  for (const auto& [s, idx] : top) {
+    if (static_cast<int>(out.size()) >= exploit) break;
+    if (picked.insert(idx).second) out.push_back(idx);
+  }
+  // The rest (epsilon) is left to the base class, which fills with random unseen configs.
+  return out;
+}
+
+}  // namespace tf::tuner

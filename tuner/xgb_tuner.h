@@ -1,0 +1,43 @@
+// The model-guided tuner: an XGBoost ranking model, retrained on every batch of results, scores
+// candidates; simulated annealing over those scores picks the next batch, with a share of random
+// picks so the model keeps learning about the parts of the space it rates low.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+
+#include "tuner/tuner.h"
+#include "tuner/xgb_model.h"
+
+namespace tf::tuner {
+
+class XgbTuner : public Tuner {
+ public:
+  XgbTuner(const space::ConfigSpace& space, int64_t budget, uint64_t seed, FeatureFn features);
+  std::string name() const override { return "xgb"; }
+
+  // Prior measurements (a transfer start: the same op and target, maybe other shapes), as
+  // (features, GFLOPS); used for training until enough own results arrive.
+  void add_prior(std::vector<float> features, double gflops);
+  const XgbModel& model() const { return model_; }
+  XgbModel& model() { return model_; }
+
+ protected:
+  std::vector<int64_t> propose(int n) override;
+  void observe(const std::vector<TrialResult>& results) override;
+
+ private:
+  const std::vector<float>& features_of(int64_t index);
+  void retrain();
+  int64_t neighbour(int64_t index);
+
+  FeatureFn features_fn_;
+  XgbModel model_;
+  std::unordered_map<int64_t, std::vector<float>> feature_cache_;
+  std::vector<std::pair<int64_t, double>> observed_;  // config index, GFLOPS (0: failed)
+  std::vector<std::pair<std::vector<float>, double>> prior_;
+  size_t trained_on_ = 0;
+  int num_features_ = 0;
+};
+
+}  // namespace tf::tuner
