@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/svg_chart.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
 
@@ -149,6 +150,52 @@ int cmd_import(const std::vector<std::string>& argv) {
   }
   if (bad) std::fprintf(stderr, "tunefarm import: first bad line: %s\n", first_error.c_str());
   return bad ? 1 : 0;
+}
+
+}  // namespace tf::cli
+
+namespace tf::cli {
+
+int cmd_plot(const std::vector<std::string>& argv) {
+  Args args("plot", "Best-so-far GFLOPS against trial number for each tuning run of a workload, as an SVG file.");
+  add_workload_options(args);
+  args.option("db", "PATH", "tuning database", "tunefarm.db").option("output", "FILE", "the SVG to write (also -o)", "curve.svg");
+  std::vector<std::string> rest = argv;
+  for (auto& a : rest) {
+    if (a == "-o") a = "--output";
+  }
+  if (!args.parse(rest)) return 0;
+  auto task = make_task(args);
+  require_db(args.get("db"));
+  db::Database database(args.get("db"));
+  std::vector<Series> series;
+  for (const auto& job : database.jobs()) {
+    const json::Value* op = job.spec.is_object() ? job.spec.find("op") : nullptr;
+    const json::Value* shape = job.spec.is_object() ? job.spec.find("shape") : nullptr;
+    if (!op || !shape || op->as_string() != task->workload().op) continue;
+    std::vector<int64_t> s;
+    for (const auto& d : shape->items()) s.push_back(d.as_int());
+    if (s != task->workload().shape) continue;
+    Series line;
+    const json::Value* tuner = job.spec.find("tuner");
+    line.label = (tuner ? tuner->as_string() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
+    double best = 0;
+    for (const auto& m : database.job_measurements(job.id)) {
+      if (m.outcome == db::Outcome::Ok) best = std::max(best, gflops_of(m, *task));
+      line.y.push_back(best);
+    }
+    if (!line.y.empty()) series.push_back(std::move(line));
+  }
+  if (series.empty()) {
+    std::fprintf(stderr, "tunefarm plot: no tuning runs of %s in %s\n", task->workload().str().c_str(), args.get("db").c_str());
+    return 1;
+  }
+  std::ofstream out(args.get("output"));
+  out << line_chart_svg(task->workload().str() + ": best GFLOPS so far", "trial", "GFLOPS", series);
+  out.close();
+  if (!out) throw UsageError("cannot write " + args.get("output"));
+  std::printf("wrote %s (%zu runs)\n", args.get("output").c_str(), series.size());
+  return 0;
 }
 
 }  // namespace tf::cli

@@ -16,5 +16,6 @@ int cmd_best(const std::vector<std::string>& argv);
 int cmd_history(const std::vector<std::string>& argv);
 int cmd_export(const std::vector<std::string>& argv);
 int cmd_import(const std::vector<std::string>& argv);
+int cmd_plot(const std::vector<std::string>& argv);
 
 }  // namespace tf::cli

@@ -28,6 +28,7 @@ const Command kCommands[] = {
     {"history", tf::cli::cmd_history, "every measurement of a workload, oldest first"},
     {"export", tf::cli::cmd_export, "write tuning records as JSON lines"},
     {"import", tf::cli::cmd_import, "read tuning records (JSON lines) into a database"},
+    {"plot", tf::cli::cmd_plot, "best-so-far GFLOPS per tuning run, as an SVG chart"},
 };
 
 void usage(FILE* out) {

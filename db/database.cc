@@ -243,6 +243,57 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
 
 std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }
 
+int64_t Database::create_job(const json::Value& spec, const std::string& owner) {
+  Transaction t(conn_);
+  Statement s(conn_.handle(), "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms) VALUES (?, 'running', '{}', ?, ?, ?)");
+  const int64_t now = now_ms();
+  s.bind(1, spec.dump()).bind(2, owner).bind(3, now).bind(4, now);
+  s.run();
+  const int64_t id = conn_.last_insert_id();
+  t.commit();
+  return id;
+}
+
+void Database::update_job(int64_t id, const std::string& state, const json::Value& progress) {
+  Transaction t(conn_);
+  Statement s(conn_.handle(), "UPDATE jobs SET state = ?, progress = ?, updated_ms = ? WHERE id = ?");
+  s.bind(1, state).bind(2, progress.dump()).bind(3, now_ms()).bind(4, id);
+  s.run();
+  t.commit();
+}
+
+std::vector<Job> Database::jobs() {
+  Statement q(conn_.handle(), "SELECT id, spec, state, progress, owner, created_ms, updated_ms FROM jobs ORDER BY id ASC");
+  std::vector<Job> out;
+  while (q.step()) {
+    Job j;
+    j.id = q.column_int(0);
+    try {
+      j.spec = json::parse(q.column_text(1));
+      j.progress = json::parse(q.column_text(3));
+    } catch (const json::ParseError&) {
+      // A hand-edited row: keep the job, without its details.
+    }
+    j.state = q.column_text(2);
+    j.owner = q.column_text(4);
+    j.created_ms = q.column_int(5);
+    j.updated_ms = q.column_int(6);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::optional<Job> Database::job(int64_t id) {
+  for (auto& j : jobs()) {
+    if (j.id == id) return j;
+  }
+  return std::nullopt;
+}
+
+std::vector<Measurement> Database::job_measurements(int64_t job_id) {
+  return query("WHERE m.job_id = ? ORDER BY m.id ASC", {std::to_string(job_id)});
+}
+
 int64_t Database::count_measurements() {
   Statement q(conn_.handle(), "SELECT COUNT(*) FROM measurements");
   q.step();

@@ -48,6 +48,13 @@ struct CostModel {
   std::vector<uint8_t> bytes;
 };
 
+struct Job {
+  int64_t id = 0;
+  json::Value spec, progress;
+  std::string state, owner;
+  int64_t created_ms = 0, updated_ms = 0;
+};
+
 class Database {
  public:
   // Creates the file when missing and migrates it to the newest schema. Throws DbError for a file
@@ -66,6 +73,13 @@ class Database {
   std::vector<Measurement> op_history(const std::string& op, const std::string& target, const std::string& device_key,
                                       int64_t limit);
   std::vector<Measurement> all_measurements();
+  // Jobs: a tuning run's spec (op, shape, tuner, trials, ...), state and progress.
+  int64_t create_job(const json::Value& spec, const std::string& owner);
+  void update_job(int64_t id, const std::string& state, const json::Value& progress);
+  std::optional<Job> job(int64_t id);
+  // Measurements of one job, oldest first.
+  std::vector<Measurement> job_measurements(int64_t job_id);
+  std::vector<Job> jobs();
   int64_t count_measurements();
 
   void save_model(const std::string& op, const std::string& target, const std::string& device_key, const CostModel& m);

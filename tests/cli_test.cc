@@ -111,7 +111,7 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
   const std::string db = dir + "cli_tune.db", db2 = dir + "cli_tune_copy.db", lines = dir + "cli_records.jsonl";
   std::remove(db.c_str());
   std::remove(db2.c_str());
-  Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 6 --batch 3 --min-ms 1 --db " + db + " --json");
+  Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 6 --batch 3 --min-ms 1 --tuner random --db " + db + " --json");
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
   tf::json::Value t = tf::json::parse(tune.out);
   EXPECT_EQ(t.at("trials").as_int(), 6);
@@ -124,6 +124,20 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(tf::json::parse(run.out).at("check").as_string(), "pass");
   EXPECT_EQ(tf::json::parse(run.out).at("config").dump(), tf::json::parse(best.out).at("config").dump());
+
+  const std::string svg = dir + "cli_curve.svg";
+  Result plot = run_cli("plot --op dense --shape 32,48,40 --db " + db + " -o " + svg);
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  {
+    std::FILE* f = std::fopen(svg.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    std::string text(1 << 16, '\0');
+    text.resize(std::fread(text.data(), 1, text.size(), f));
+    std::fclose(f);
+    EXPECT_EQ(text.rfind("<svg", 0), 0u);
+    EXPECT_NE(text.find("<polyline"), std::string::npos);
+    EXPECT_NE(text.find("random (job 1)"), std::string::npos) << "one curve per tuning run, labelled";
+  }
 
   ASSERT_EQ(run_cli("export --db " + db + " -o " + lines).exit_code, 0);
   Result first = run_cli("import --db " + db2 + " " + lines + " --json");

@@ -120,6 +120,21 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   worker.setup(make_workload_setup(task, opts.seed));
 
   TuneResult result;
+  std::optional<int64_t> job_id;
+  if (db) {
+    json::Value spec = json::Value::object();
+    spec.set("op", task.workload().op);
+    json::Value shape = json::Value::array();
+    for (int64_t d : task.workload().shape) shape.push(d);
+    spec.set("shape", shape);
+    spec.set("target", task.target().str());
+    spec.set("tuner", opts.tuner);
+    spec.set("trials", opts.trials);
+    spec.set("seed", static_cast<int64_t>(opts.seed));
+    spec.set("threads", opts.threads);
+    job_id = db->create_job(spec, "local");
+    result.job_id = *job_id;
+  }
   result.timing_isolation = opts.measure.timing_lock.empty() ? "none (no timing lock)"
                                                              : "host-wide lock " + opts.measure.timing_lock + " held while timing";
   const double flops = static_cast<double>(task.op().flops(task.workload().shape));
@@ -172,6 +187,7 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
       rec.build_ms = built.build_ms;
       rec.device = device;
       rec.compiler_version = "tunefarm 0.1 / LLVM 16";
+      rec.job_id = job_id;
       if (db) db->record(rec);
       double timed_ms = 0;
       for (double c : m.costs) timed_ms += c * 1000 * std::max(1, m.number);
@@ -203,6 +219,18 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
       }
     }
     tuner->update(results);
+    if (db && job_id) {
+      json::Value progress = json::Value::object();
+      progress.set("trials", result.trials);
+      progress.set("best_gflops", result.best_gflops);
+      db->update_job(*job_id, "running", progress);
+    }
+  }
+  if (db && job_id) {
+    json::Value progress = json::Value::object();
+    progress.set("trials", result.trials);
+    progress.set("best_gflops", result.best_gflops);
+    db->update_job(*job_id, result.ok > 0 ? "done" : "failed", progress);
   }
   if (xgb && db && xgb->model().trained()) {
     db::CostModel model;

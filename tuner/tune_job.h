@@ -35,6 +35,7 @@ struct Progress {
 };
 
 struct TuneResult {
+  int64_t job_id = 0;  // in the db, when one was given
   int64_t trials = 0;
   int64_t ok = 0, failed = 0;
   double best_gflops = 0;
