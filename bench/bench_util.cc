@@ -1,0 +1,64 @@
+#include "bench/bench_util.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "cli/args.h"
+
+namespace tf::bench {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw cli::UsageError("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+void settle() {
+  // OpenMP and OpenBLAS workers spin for a while after a call; let them sleep before timing the next.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
+void write_result(const std::string& name, const std::string& json_text) {
+  const std::string dir = std::string(TF_SOURCE_DIR) + "/bench/results";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/" + name + ".json";
+  std::ofstream out(path);
+  out << json_text << "\n";
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace tf::bench

@@ -1,0 +1,18 @@
+// Small helpers every benchmark shares: files, the machine's name, the date, lists, settling.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tf::bench {
+
+std::string read_file(const std::string& path);  // throws cli::UsageError when unreadable
+std::string cpu_name();
+std::string today();  // YYYY-MM-DD, UTC
+std::vector<std::string> split(const std::string& s);  // comma-separated, empty parts dropped
+// OpenMP and OpenBLAS workers spin for a while after a call; let them sleep before timing the next.
+void settle();
+// Writes bench/results/NAME.json; throws when it cannot.
+void write_result(const std::string& name, const std::string& json_text);
+
+}  // namespace tf::bench

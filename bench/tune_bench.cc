@@ -1,0 +1,205 @@
+// tune_bench: how well the tuners search, on real kernels measured in a worker process.
+//   1. search efficiency: trials each tuner needs to reach 90% of the best GFLOPS any run found,
+//      xgb vs random, median over seeds (each run in a fresh database: no transfer)
+//   2. tuned quality: the best config after N xgb trials against oneDNN measured in the same run
+//   3. overhead per trial: build, and everything around the kernel's own timed runs
+// Writes bench/results/NAME.json in the shape every benchmark follows.
+#include <algorithm>
+#include <map>
+#include <cstdio>
+#include <string>
+#include <unistd.h>
+
+#include "bench/bench_util.h"
+#include "bench/peers.h"
+#include "cli/args.h"
+#include "compiler/compiler.h"
+#include "db/database.h"
+#include "support/json.h"
+#include "tuner/tune_job.h"
+
+namespace {
+
+using tf::json::Value;
+using namespace tf::bench;
+
+struct Shape {
+  int64_t M, N, K;
+};
+
+Shape find_workload(const Value& workloads, const std::string& name) {
+  for (const auto& w : workloads.at("workloads").items()) {
+    if (w.at("name").as_string() == name) return {w.at("M").as_int(), w.at("N").as_int(), w.at("K").as_int()};
+  }
+  throw tf::cli::UsageError("workload '" + name + "' is not in the workloads file");
+}
+
+int64_t trials_to_reach(const std::vector<double>& curve, double level) {
+  for (size_t i = 0; i < curve.size(); ++i) {
+    if (curve[i] >= level) return static_cast<int64_t>(i + 1);
+  }
+  return static_cast<int64_t>(curve.size()) + 1;  // never: counts as one past the budget
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+tf::tuner::TuneResult run_job(const tf::compiler::Task& task, const std::string& tuner, int64_t trials, uint64_t seed,
+                              int threads, double min_ms, const std::string& db_path) {
+  std::remove(db_path.c_str());
+  std::remove((db_path + "-wal").c_str());
+  std::remove((db_path + "-shm").c_str());
+  tf::db::Database db(db_path);
+  tf::tuner::TuneOptions o;
+  o.tuner = tuner;
+  o.trials = trials;
+  o.seed = seed;
+  o.threads = threads;
+  o.measure.min_repeat_ms = min_ms;
+  o.measure.repeat = 3;
+  return tf::tuner::tune(task, o, &db);
+}
+
+int run(int argc, char** argv) {
+  tf::cli::Args args("bench tune", "Benchmark the tuners: search efficiency, tuned quality against oneDNN, overhead per trial.");
+  args.option("efficiency-workloads", "NAMES", "workloads for search efficiency", "gemm-512,bert-ffn1")
+      .option("quality-workloads", "NAMES", "workloads for tuned quality", "gemm-1024,bert-ffn1")
+      .option("seeds", "N", "seeds per tuner for search efficiency", "5")
+      .option("trials", "N", "trials per search-efficiency run", "200")
+      .option("quality-trials", "N", "xgb trials per tuned-quality run", "400")
+      .option("threads", "LIST", "thread counts for tuned quality", "1,2")
+      .option("min-ms", "MS", "each timing lasts at least this long", "10")
+      .option("workloads-file", "PATH", "standard workloads", std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json")
+      .option("name", "NAME", "results go to bench/results/NAME.json", "tune")
+      .flag("no-save", "print the tables only");
+  std::vector<std::string> argv_s(argv + 1, argv + argc);
+  if (!args.parse(argv_s)) return 0;
+  const Value workloads = tf::json::parse(read_file(args.get("workloads-file")));
+  const double min_ms = static_cast<double>(args.get_int("min-ms"));
+  const tf::codegen::Target target = tf::codegen::host_target();
+  const std::string scratch = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + ".db";
+  Value rows = Value::array(), targets = Value::array();
+  std::vector<double> build_ms, overhead_ms;
+
+  std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
+  std::printf("## Search efficiency: trials to reach 90%% of the best GFLOPS any run found (median of %lld seeds)\n\n",
+              static_cast<long long>(args.get_int("seeds")));
+  std::printf("| workload | best GFLOPS | xgb trials | random trials | ratio |\n|---|---|---|---|---|\n");
+  double worst_ratio = 0;
+  for (const std::string& wname : split(args.get("efficiency-workloads"))) {
+    Shape s = find_workload(workloads, wname);
+    tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
+    std::map<std::string, std::vector<std::vector<double>>> curves;
+    double best = 0;
+    for (const std::string tuner : {"xgb", "random"}) {
+      for (int64_t seed = 1; seed <= args.get_int("seeds"); ++seed) {
+        auto r = run_job(task, tuner, args.get_int("trials"), static_cast<uint64_t>(seed), 1, min_ms, scratch);
+        best = std::max(best, r.best_gflops);
+        curves[tuner].push_back(r.best_curve);
+        build_ms.push_back(r.build_ms_median);
+        overhead_ms.push_back(r.overhead_ms_median);
+        std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s\n", wname.c_str(), tuner.c_str(),
+                     static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials), r.seconds);
+      }
+    }
+    std::map<std::string, double> need;
+    for (auto& [tuner, list] : curves) {
+      std::vector<double> t;
+      for (const auto& c : list) t.push_back(static_cast<double>(trials_to_reach(c, 0.9 * best)));
+      need[tuner] = median(t);
+    }
+    const double ratio = need["xgb"] / std::max(1.0, need["random"]);
+    worst_ratio = std::max(worst_ratio, ratio);
+    std::printf("| %s | %.1f | %.0f | %.0f | %.2f |\n", wname.c_str(), best, need["xgb"], need["random"], ratio);
+    Value row = Value::object();
+    row.set("what", "search_efficiency");
+    row.set("workload", wname);
+    row.set("best_gflops", best);
+    row.set("xgb_trials_to_90pct", need["xgb"]);
+    row.set("random_trials_to_90pct", need["random"]);
+    row.set("ratio", ratio);
+    rows.push(row);
+  }
+
+  std::printf("\n## Tuned quality: best after %lld xgb trials vs oneDNN (same run)\n\n",
+              static_cast<long long>(args.get_int("quality-trials")));
+  std::printf("| workload | threads | GFLOPS | oneDNN GFLOPS | ratio | config |\n|---|---|---|---|---|---|\n");
+  double worst_quality = 1e9;
+  for (const std::string& wname : split(args.get("quality-workloads"))) {
+    Shape s = find_workload(workloads, wname);
+    tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
+    const double flops = 2.0 * static_cast<double>(s.M) * static_cast<double>(s.N) * static_cast<double>(s.K);
+    for (const std::string& ts : split(args.get("threads"))) {
+      const int threads = std::stoi(ts);
+      auto r = run_job(task, "xgb", args.get_int("quality-trials"), 1, threads, min_ms, scratch);
+      build_ms.push_back(r.build_ms_median);
+      overhead_ms.push_back(r.overhead_ms_median);
+      settle();
+      const double onednn = flops / median(time_onednn_matmul(s.M, s.N, s.K, threads, 200, 5)) * 1e-9;
+      const double ratio = r.best_gflops / onednn;
+      worst_quality = std::min(worst_quality, ratio);
+      const std::string cfg = r.best ? r.best->config.dump() : "none";
+      std::printf("| %s | %d | %.1f | %.1f | %.2fx | `%s` |\n", wname.c_str(), threads, r.best_gflops, onednn, ratio, cfg.c_str());
+      std::fflush(stdout);
+      Value row = Value::object();
+      row.set("what", "tuned_quality");
+      row.set("workload", wname);
+      row.set("threads", threads);
+      row.set("config", r.best ? r.best->config : Value());
+      row.set("gflops", r.best_gflops);
+      row.set("onednn_gflops", onednn);
+      row.set("ratio_onednn", ratio);
+      row.set("trials", r.trials);
+      row.set("seconds", r.seconds);
+      rows.push(row);
+    }
+  }
+  std::remove(scratch.c_str());
+
+  std::printf("\n## Overhead per trial (median over runs of each run's median)\n\nbuild %.1f ms, around the timed runs %.1f ms\n\n",
+              median(build_ms), median(overhead_ms));
+  auto add_target = [&](const std::string& what, double value, const std::string& goal, bool met) {
+    Value t = Value::object();
+    t.set("what", what);
+    t.set("value", value);
+    t.set("target", goal);
+    t.set("met", met);
+    targets.push(t);
+    std::printf("target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
+  };
+  add_target("xgb trials / random trials to 90% of best (worst workload)", worst_ratio, "<= 0.33", worst_ratio <= 1.0 / 3);
+  add_target("tuned GFLOPS / oneDNN (worst workload and thread count)", worst_quality, ">= 0.8", worst_quality >= 0.8);
+  add_target("median ms per trial beyond the timed runs, build excluded", median(overhead_ms), "< 30", median(overhead_ms) < 30);
+  add_target("median build ms per trial (overlapped with measuring)", median(build_ms), "(reported)", true);
+
+  if (!args.flag_set("no-save")) {
+    Value result = Value::object();
+    result.set("name", args.get("name"));
+    Value machine = Value::object();
+    machine.set("cpu", cpu_name());
+    machine.set("target", target.str());
+    result.set("machine", machine);
+    result.set("date", today());
+    result.set("rows", rows);
+    result.set("targets", targets);
+    write_result(args.get("name"), result.dump(2));
+    std::printf("\nwrote bench/results/%s.json\n", args.get("name").c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const tf::cli::UsageError& e) {
+    std::fprintf(stderr, "tune_bench: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tune_bench: %s\n", e.what());
+    return 3;
+  }
+}
