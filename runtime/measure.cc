@@ -107,9 +107,10 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
   }
   {
     HostLock lock(opts.timing_lock);
+    int32_t timed_status = TF_OK;
     auto time_runs = [&](int number) {
       const double t0 = now_s();
-      for (int i = 0; i < number; ++i) fn(buffers_.data(), nargs);
+      for (int i = 0; i < number; ++i) timed_status |= fn(buffers_.data(), nargs);
       return now_s() - t0;
     };
     int number = opts.number;
@@ -128,6 +129,14 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
     for (int rep = 0; rep < std::max(1, opts.repeat); ++rep) {
       if (opts.flush_cache) std::memset(flush_.data(), rep & 0xff, flush_.size());
       r.costs.push_back(time_runs(number) / number);
+    }
+    // A kernel that fails only sometimes (an allocation under memory pressure) must not be timed
+    // as fast.
+    if (timed_status != TF_OK) {
+      r.status = MeasureStatus::RuntimeError;
+      r.error = "kernel returned an error status during timing";
+      r.costs.clear();
+      return r;
     }
   }
   if (opts.cooldown_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(opts.cooldown_ms));
