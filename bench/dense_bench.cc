@@ -166,14 +166,8 @@ int run(int argc, char** argv) {
     result.set("date", today());
     result.set("rows", rows);
     result.set("targets", targets);
-    const std::string dir = std::string(TF_SOURCE_DIR) + "/bench/results";
-    std::filesystem::create_directories(dir);
-    const std::string path = dir + "/" + args.get("name") + ".json";
-    std::ofstream out(path);
-    out << result.dump(2) << "\n";
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + path);
-    std::printf("\nwrote %s\n", path.c_str());
+    write_result(args.get("name"), result.dump(2));
+    std::printf("\nwrote bench/results/%s.json\n", args.get("name").c_str());
   }
   return 0;
 }

@@ -57,7 +57,7 @@ llvm::Value* CodeGenLLVM::buffer_pointer(const ir::Buffer& buf) const {
   return it->second;
 }
 
-unsigned CodeGenLLVM::known_alignment(const ir::Buffer& buf, const ir::Expr& index, int lanes) const {
+unsigned CodeGenLLVM::known_alignment(const ir::Buffer& buf, const ir::Expr& index) const {
   // Every buffer starts TF_BUFFER_ALIGNMENT-aligned: Arg pointers are checked by the entry, Heap
   // comes from aligned_alloc, Stack from an aligned alloca.
   int64_t multiple = known_pow2_factor(index);
@@ -67,7 +67,6 @@ unsigned CodeGenLLVM::known_alignment(const ir::Buffer& buf, const ir::Expr& ind
     align *= 2;
     multiple /= 2;
   }
-  (void)lanes;
   return static_cast<unsigned>(align);
 }
 
@@ -242,17 +241,17 @@ llvm::Value* CodeGenLLVM::emit_load(const ir::LoadNode* n) {
   const int lanes = n->type.lanes;
   if (lanes == 1) {
     return b_.CreateAlignedLoad(elem, element_address(n->buffer, emit(n->index)),
-                                llvm::Align(known_alignment(n->buffer, n->index, 1)), n->buffer->name);
+                                llvm::Align(known_alignment(n->buffer, n->index)), n->buffer->name);
   }
   if (const auto* bc = n->index.as<ir::BroadcastNode>()) {
     llvm::Value* v = b_.CreateAlignedLoad(elem, element_address(n->buffer, emit(bc->value)),
-                                          llvm::Align(known_alignment(n->buffer, bc->value, 1)));
+                                          llvm::Align(known_alignment(n->buffer, bc->value)));
     return b_.CreateVectorSplat(lanes, v);
   }
   if (is_dense_ramp(n->index)) {
     const auto* r = n->index.as<ir::RampNode>();
     return b_.CreateAlignedLoad(type, element_address(n->buffer, emit(r->base)),
-                                llvm::Align(known_alignment(n->buffer, r->base, lanes)), n->buffer->name);
+                                llvm::Align(known_alignment(n->buffer, r->base)), n->buffer->name);
   }
   llvm::Value* addresses = element_address(n->buffer, emit(n->index));
   return b_.CreateMaskedGather(type, addresses, llvm::Align(n->buffer->dtype.bytes()));

@@ -60,7 +60,7 @@ class CodeGenLLVM {
   llvm::Value* emit_ramp(const ir::RampNode* n);
   llvm::Value* element_address(const ir::Buffer& buf, llvm::Value* index);
   // Bytes the address buffer[index] is known to be aligned to (buffers start 64-byte aligned).
-  unsigned known_alignment(const ir::Buffer& buf, const ir::Expr& index, int lanes) const;
+  unsigned known_alignment(const ir::Buffer& buf, const ir::Expr& index) const;
   llvm::Type* llvm_type(ir::DataType t);
 
   llvm::Value* buffer_pointer(const ir::Buffer& buf) const;

@@ -265,13 +265,13 @@ void CodeGenLLVM::emit_store(const ir::StoreNode* n) {
   const int lanes = n->value.type().lanes;
   if (lanes == 1) {
     b_.CreateAlignedStore(value, element_address(n->buffer, emit(n->index)),
-                          llvm::Align(known_alignment(n->buffer, n->index, 1)));
+                          llvm::Align(known_alignment(n->buffer, n->index)));
     return;
   }
   const auto* r = n->index.as<ir::RampNode>();
   if (r && ir::is_one(r->stride)) {
     b_.CreateAlignedStore(value, element_address(n->buffer, emit(r->base)),
-                          llvm::Align(known_alignment(n->buffer, r->base, lanes)));
+                          llvm::Align(known_alignment(n->buffer, r->base)));
     return;
   }
   llvm::Value* addresses = element_address(n->buffer, emit(n->index));

@@ -249,11 +249,9 @@ class Simplifier : public ir::IRMutator {
           if ((ra && ra->lo == 0 && ra->hi == 0) || (rb && rb->lo == 0 && rb->hi == 0)) return ir::make_int(0, t);
           return ir::make_binary(op, a, b);
         }
+        if (op == BinaryOp::Mul) return LinearForm::of(ir::make_binary(op, a, b)).to_expr(t);
         LinearForm f = LinearForm::of(a);
         f.add(LinearForm::of(b), op == BinaryOp::Sub ? -1 : 1);
-        if (op == BinaryOp::Mul) {
-          f = LinearForm::of(ir::make_binary(op, a, b));
-        }
         return f.to_expr(t);
       }
       case BinaryOp::Div:
