@@ -67,6 +67,7 @@ int run(int argc, char** argv) {
   args.option("efficiency-workloads", "NAMES", "workloads for search efficiency", "gemm-512,bert-ffn1")
       .option("quality-workloads", "NAMES", "workloads for tuned quality", "gemm-1024,bert-ffn1")
       .option("seeds", "N", "seeds per tuner for search efficiency", "5")
+      .option("tuners", "NAMES", "tuners compared for search efficiency (the ratio needs xgb and random)", "xgb,random")
       .option("trials", "N", "trials per search-efficiency run", "200")
       .option("quality-trials", "N", "xgb trials per tuned-quality run", "400")
       .option("threads", "LIST", "thread counts for tuned quality", "1,2")
@@ -93,15 +94,16 @@ int run(int argc, char** argv) {
     tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
     std::map<std::string, std::vector<std::vector<double>>> curves;
     double best = 0;
-    for (const std::string tuner : {"xgb", "random"}) {
+    for (const std::string& tuner : split(args.get("tuners"))) {
       for (int64_t seed = 1; seed <= args.get_int("seeds"); ++seed) {
         auto r = run_job(task, tuner, args.get_int("trials"), static_cast<uint64_t>(seed), 1, min_ms, scratch);
         best = std::max(best, r.best_gflops);
         curves[tuner].push_back(r.best_curve);
         build_ms.push_back(r.build_ms_median);
         overhead_ms.push_back(r.overhead_ms_median);
-        std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s\n", wname.c_str(), tuner.c_str(),
-                     static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials), r.seconds);
+        std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s (search %.1f ms/trial), 90%% of own best at trial %lld\n",
+                     wname.c_str(), tuner.c_str(), static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials),
+                     r.seconds, r.search_ms_per_trial, static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
       }
     }
     std::map<std::string, double> need;

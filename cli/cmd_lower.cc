@@ -15,7 +15,7 @@ int cmd_lower(const std::vector<std::string>& argv) {
   if (!args.parse(argv)) return 0;
   auto task = make_task(args);
   space::Config cfg = config_from_args(args, *task);
-  ir::LoweredFunc f = task->lower(cfg, !args.flag_set("raw"));
+  ir::LoweredFunc f = task->lower(cfg, args.flag_set("raw") ? lower::LowerStage::Scheduled : lower::LowerStage::Full);
   std::string text = ir::to_string(f);
   if (args.flag_set("json")) {
     json::Value out = json::Value::object();

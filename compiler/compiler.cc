@@ -45,11 +45,11 @@ std::string Task::kernel_name() const {
   return name;
 }
 
-ir::LoweredFunc Task::lower(const space::Config& cfg, bool run_passes, BuildTimes* times) const {
+ir::LoweredFunc Task::lower(const space::Config& cfg, lower::LowerStage stage, BuildTimes* times) const {
   auto t0 = std::chrono::steady_clock::now();
   ops::Scheduled s = op_->schedule(workload_.shape, cfg, target_);
   lower::LowerOptions opts;
-  opts.run_passes = run_passes;
+  opts.stage = stage;
   ir::LoweredFunc f = lower::lower(*s.schedule, kernel_name(), opts);
   if (times) times->lower_ms = ms_since(t0);
   return f;
@@ -57,7 +57,7 @@ ir::LoweredFunc Task::lower(const space::Config& cfg, bool run_passes, BuildTime
 
 std::unique_ptr<codegen::JitKernel> Task::build_jit(const space::Config& cfg, BuildTimes* times,
                                                     const codegen::CodegenOptions& opts) const {
-  ir::LoweredFunc f = lower(cfg, true, times);
+  ir::LoweredFunc f = lower(cfg, lower::LowerStage::Full, times);
   auto t0 = std::chrono::steady_clock::now();
   auto k = codegen::compile_jit(f, target_, opts);
   if (times) times->codegen_ms = ms_since(t0);
@@ -66,7 +66,7 @@ std::unique_ptr<codegen::JitKernel> Task::build_jit(const space::Config& cfg, Bu
 
 codegen::SharedLibrary Task::build_shared_library(const space::Config& cfg, BuildTimes* times,
                                                   const codegen::CodegenOptions& opts) const {
-  ir::LoweredFunc f = lower(cfg, true, times);
+  ir::LoweredFunc f = lower(cfg, lower::LowerStage::Full, times);
   auto t0 = std::chrono::steady_clock::now();
   auto lib = codegen::compile_shared_library(f, target_, opts);
   if (times) times->codegen_ms = ms_since(t0);

@@ -8,6 +8,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/function.h"
+#include "compiler/lower/lower.h"
 #include "compiler/ops/operator.h"
 #include "compiler/space/config_space.h"
 
@@ -34,7 +35,8 @@ class Task {
   // The kernel's symbol: "tf_dense_512x512x512".
   std::string kernel_name() const;
 
-  ir::LoweredFunc lower(const space::Config& cfg, bool run_passes = true, BuildTimes* times = nullptr) const;
+  ir::LoweredFunc lower(const space::Config& cfg, lower::LowerStage stage = lower::LowerStage::Full,
+                        BuildTimes* times = nullptr) const;
   std::unique_ptr<codegen::JitKernel> build_jit(const space::Config& cfg, BuildTimes* times = nullptr,
                                                 const codegen::CodegenOptions& opts = {}) const;
   codegen::SharedLibrary build_shared_library(const space::Config& cfg, BuildTimes* times = nullptr,

@@ -274,7 +274,7 @@ void expect_lowered_configs_correct(const std::string& op, std::vector<int64_t> 
     SCOPED_TRACE(task.workload().str() + " config " + std::to_string(indices[n]) + " " + cfg.str());
     // The nest as scheduled, without passes, validates the interpreter and the harness.
     if (n < 2) {
-      ASSERT_EQ(run(task.lower(cfg, false)), 0);
+      ASSERT_EQ(run(task.lower(cfg, lower::LowerStage::Scheduled)), 0);
     }
     LoweredFunc f = task.lower(cfg);
     EXPECT_EQ(count(f.body).vector_fors, 0) << "vectorized/unrolled loops must not survive the passes";
@@ -327,7 +327,7 @@ TEST(PassesDense, MainPartOfOddShapeIsBranchFree) {
 TEST(PassesDense, SimplifyIsFast) {
   compiler::Task task({"dense", {37, 45, 70}}, codegen::host_target());
   auto cfg = task.parse_config(R"({"mr":6,"nr":32,"pack_b":true,"unroll_k":4,"mb":2,"parallel":true})");
-  LoweredFunc raw = task.lower(cfg, false);
+  LoweredFunc raw = task.lower(cfg, lower::LowerStage::Scheduled);
   Stmt once = passes::simplify(raw.body);
   auto t0 = std::chrono::steady_clock::now();
   const int reps = 20;

@@ -119,7 +119,7 @@ TEST(Lower, BoundInferenceGivesAttachedStagesTheirTileRegion) {
   auto [io, jo, ii, ji] = c.tile(c.axis(0), c.axis(1), 4, 16);
   s[local].compute_at(c, jo);
   lower::LowerOptions raw;
-  raw.run_passes = false;
+  raw.stage = lower::LowerStage::Scheduled;
   std::string text = ir::to_string(lower::lower(s, "mm", raw));
   // The local buffer holds one 4x16 tile, not the whole 64x64 tensor.
   EXPECT_NE(text.find("float32 C.local[64];  // local"), std::string::npos) << text;
@@ -131,7 +131,7 @@ TEST(Lower, NonDividingSplitGetsAGuard) {
   schedule::Schedule s({mm.C});
   auto [o, i] = s[mm.C].split(s[mm.C].axis(0), 4);
   lower::LowerOptions raw;
-  raw.run_passes = false;
+  raw.stage = lower::LowerStage::Scheduled;
   std::string text = ir::to_string(lower::lower(s, "mm", raw));
   EXPECT_NE(text.find("(((i.outer * 4) + i.inner) < 10)"), std::string::npos) << text;
   EXPECT_NE(text.find("for (i.outer = 0; i.outer < 3; ++i.outer)"), std::string::npos) << text;
@@ -144,7 +144,7 @@ TEST(Lower, InlinedStagesDisappearIntoTheirConsumers) {
   schedule::Schedule s({C});
   s[B].compute_inline();
   lower::LowerOptions raw;
-  raw.run_passes = false;
+  raw.stage = lower::LowerStage::Scheduled;
   std::string text = ir::to_string(lower::lower(s, "f", raw));
   EXPECT_EQ(text.find("B["), std::string::npos) << text;
   EXPECT_NE(text.find("C[i] = ((A[i] * 2.0f) + 1.0f);"), std::string::npos) << text;

@@ -3,12 +3,15 @@
 #include <cmath>
 
 #include "compiler/ir/visitor.h"
+#include "tuner/access_features.h"
 
 namespace tf::tuner {
 namespace {
 
 float log2p(double v) { return static_cast<float>(std::log2(1.0 + std::max(0.0, v))); }
 
+// Reads the rolled nest (lower::LowerStage::Rolled): unrolled and vectorized loops are still loops,
+// counted as the copies and vector lanes code generation will make of them.
 class NestSummary : public ir::IRVisitor {
  public:
   double vector_lanes_stored = 0, scalar_stores = 0, loads = 0, guards = 0, stack_bytes = 0, heap_bytes = 0;
@@ -22,13 +25,23 @@ class NestSummary : public ir::IRVisitor {
   void visit(const ir::ForNode* n) override {
     int64_t ext = 1;
     ir::is_const_int(n->extent, &ext);
+    ext = std::max<int64_t>(ext, 1);
+    trips_.push_back(trip() * static_cast<double>(ext));
+    if (n->for_kind == ir::ForKind::Vectorized || n->for_kind == ir::ForKind::Unrolled) {
+      const bool vector = n->for_kind == ir::ForKind::Vectorized;
+      if (vector) max_lanes = std::max(max_lanes, static_cast<double>(ext));
+      (vector ? lanes_ : copies_).push_back((vector ? lanes() : copies()) * static_cast<double>(ext));
+      ir::IRVisitor::visit(n);
+      (vector ? lanes_ : copies_).pop_back();
+      trips_.pop_back();
+      return;
+    }
     if (n->for_kind == ir::ForKind::Parallel) parallel_extent = std::max(parallel_extent, static_cast<double>(ext));
-    trips_.push_back(trip() * static_cast<double>(std::max<int64_t>(ext, 1)));
     ++depth_;
     max_depth = std::max(max_depth, depth_);
     const double inner_before = innermost_loops;
     ir::IRVisitor::visit(n);
-    if (innermost_loops == inner_before) {  // no loop inside: this one is innermost
+    if (innermost_loops == inner_before) {  // no serial or parallel loop inside: innermost
       innermost_extent_sum += static_cast<double>(ext);
       ++innermost_loops;
     }
@@ -36,11 +49,9 @@ class NestSummary : public ir::IRVisitor {
     trips_.pop_back();
   }
   void visit(const ir::StoreNode* n) override {
-    ++statements;
-    const int lanes = n->value.type().lanes;
-    max_lanes = std::max(max_lanes, static_cast<double>(lanes));
-    if (lanes > 1) {
-      vector_lanes_stored += trip() * lanes;
+    statements += copies();
+    if (lanes() > 1) {
+      vector_lanes_stored += trip();
     } else {
       scalar_stores += trip();
     }
@@ -63,7 +74,9 @@ class NestSummary : public ir::IRVisitor {
 
  private:
   double trip() const { return trips_.empty() ? 1.0 : trips_.back(); }
-  std::vector<double> trips_;
+  double lanes() const { return lanes_.empty() ? 1.0 : lanes_.back(); }
+  double copies() const { return copies_.empty() ? 1.0 : copies_.back(); }
+  std::vector<double> trips_, lanes_, copies_;
   int depth_ = 0;
 };
 
@@ -86,6 +99,8 @@ std::vector<float> knob_features(const space::Config& cfg) {
   return f;
 }
 
+constexpr size_t kLoopNestFeatures = 12;
+
 std::vector<float> loop_nest_features(const ir::LoweredFunc& func) {
   NestSummary s;
   s.visit(func.body);
@@ -106,11 +121,15 @@ std::vector<float> loop_nest_features(const ir::LoweredFunc& func) {
 
 std::vector<float> candidate_features(const compiler::Task& task, const space::Config& cfg) {
   std::vector<float> f = knob_features(cfg);
+  const size_t knobs = f.size();
   try {
-    std::vector<float> nest = loop_nest_features(task.lower(cfg));
+    const ir::LoweredFunc func = task.lower(cfg, lower::LowerStage::Rolled);
+    std::vector<float> nest = loop_nest_features(func);
+    std::vector<float> access = access_features(func);
     f.insert(f.end(), nest.begin(), nest.end());
+    f.insert(f.end(), access.begin(), access.end());
   } catch (const std::exception&) {
-    f.resize(f.size() + 12, 0.0f);
+    f.resize(knobs + kLoopNestFeatures + static_cast<size_t>(access_feature_count()), 0.0f);
   }
   return f;
 }

@@ -140,10 +140,13 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   const double flops = static_cast<double>(task.op().flops(task.workload().shape));
   const std::string device = host_name();
   std::vector<double> build_ms, overhead_ms;
+  double search_ms = 0;
 
   // 3. The loop.
   while (!tuner->done()) {
+    const auto search_start = Clock::now();
     std::vector<space::Config> batch = tuner->next_batch(opts.batch);
+    search_ms += ms_between(search_start, Clock::now());
     if (batch.empty()) break;
     // Build in the background, at most compile_threads at a time, in proposal order.
     std::vector<std::future<Built>> builds;
@@ -218,7 +221,9 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
         on_progress(p);
       }
     }
+    const auto update_start = Clock::now();
     tuner->update(results);
+    search_ms += ms_between(update_start, Clock::now());
     if (db && job_id) {
       json::Value progress = json::Value::object();
       progress.set("trials", result.trials);
@@ -242,6 +247,7 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   result.seconds = ms_between(start, Clock::now()) / 1000;
   result.build_ms_median = median(build_ms);
   result.overhead_ms_median = median(overhead_ms);
+  result.search_ms_per_trial = result.trials > 0 ? search_ms / static_cast<double>(result.trials) : 0;
   return result;
 }
 

@@ -45,6 +45,8 @@ struct TuneResult {
   // Per-trial overhead, medians in ms: building the candidate, and everything around the kernel's
   // own timed runs (load, check, protocol, db write).
   double build_ms_median = 0, overhead_ms_median = 0;
+  // The tuner's own time (proposing and learning; the job waits for it), per trial.
+  double search_ms_per_trial = 0;
   std::string timing_isolation;  // how measurements were kept from overlapping, for the output
 };
 

@@ -41,6 +41,9 @@ class Tuner {
   // Strategy hooks: propose candidates (duplicates and seen ones are filtered by the base class).
   virtual std::vector<int64_t> propose(int n) = 0;
   virtual void observe(const std::vector<TrialResult>& results) {}
+  // At most this many configs per batch, whatever the caller asks: a learning strategy wants its
+  // early results back soon, to spend fewer trials on guesses.
+  virtual int64_t batch_limit() const { return budget_; }
   bool seen(int64_t index) const { return seen_.count(index) > 0; }
   int64_t random_unseen();
 

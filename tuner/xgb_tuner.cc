@@ -8,7 +8,10 @@ namespace tf::tuner {
 namespace {
 
 // Random picks before the model is trusted, and the share of random picks after (epsilon-greedy).
-constexpr size_t kWarmup = 16;
+constexpr size_t kWarmup = 8;
+// Small batches while the model knows little: each retraining on a few more results moves it most.
+constexpr size_t kEarlyResults = 64;
+constexpr int64_t kEarlyBatch = 8;
 constexpr double kEpsilon = 0.1;
 // Simulated annealing: chains, steps per chain, start and end temperature (in model-score units).
 constexpr int kChains = 48;
@@ -33,6 +36,10 @@ const std::vector<float>& XgbTuner::features_of(int64_t index) {
 
 void XgbTuner::observe(const std::vector<TrialResult>& results) {
   for (const auto& r : results) observed_.emplace_back(r.config_index, r.ok ? r.gflops : 0.0);
+}
+
+int64_t XgbTuner::batch_limit() const {
+  return observed_.size() + prior_.size() < kEarlyResults ? kEarlyBatch : budget_;
 }
 
 void XgbTuner::retrain() {

@@ -25,6 +25,7 @@ class XgbTuner : public Tuner {
  protected:
   std::vector<int64_t> propose(int n) override;
   void observe(const std::vector<TrialResult>& results) override;
+  int64_t batch_limit() const override;
 
  private:
   const std::vector<float>& features_of(int64_t index);

@@ -15,12 +15,16 @@ ir::LoweredFunc lower(const schedule::Schedule& s, const std::string& name, cons
   Bounds bounds = infer_bounds(s, bodies);
   // 3. Loop nests: one per stage, attached stages inside their consumers, reads flattened.
   ir::LoweredFunc f = schedule_ops(s, bodies, bounds, name);
-  if (!opts.run_passes) return f;
+  if (opts.stage == LowerStage::Scheduled) return f;
   // 4. Passes.
   ir::Stmt body = f.body;
   body = passes::simplify(body);         // fold constants, cancel affine terms, drop proven guards
   body = passes::partition_loops(body);  // hoist split-overhang guards out of inner loops
   body = passes::simplify(body);
+  if (opts.stage == LowerStage::Rolled) {
+    f.body = body;
+    return f;
+  }
   body = passes::unroll_loops(body);     // unrolled loops become copies with constant indices
   body = passes::simplify(body);
   body = passes::partition_loops(body);  // with constants unrolled in, cut ragged vector edges

@@ -8,9 +8,16 @@
 
 namespace tf::lower {
 
+// How far lowering goes. Code generation needs Full; the cost model's features read Rolled, which is
+// about fifty times cheaper because unrolling is what multiplies the IR.
+enum class LowerStage {
+  Scheduled,  // the loop nest as scheduled, no passes (tests, `tunefarm lower --raw`)
+  Rolled,     // simplified, split-overhang guards hoisted; unrolled and vectorized loops still loops
+  Full,       // every pass: ready for code generation
+};
+
 struct LowerOptions {
-  // Off only for tests and `tunefarm lower --raw`, which show the nest as scheduled.
-  bool run_passes = true;
+  LowerStage stage = LowerStage::Full;
 };
 
 ir::LoweredFunc lower(const schedule::Schedule& s, const std::string& name, const LowerOptions& opts = {});
