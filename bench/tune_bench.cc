@@ -2,7 +2,8 @@
 //   1. search efficiency: trials each tuner needs to reach 90% of the best GFLOPS any run found,
 //      xgb vs random, median over seeds (each run in a fresh database: no transfer)
 //   2. tuned quality: the best config after N xgb trials against oneDNN measured in the same run
-//   3. overhead per trial: build, and everything around the kernel's own timed runs
+//   3. overhead per trial: build; the trial's wall time beyond the kernel's own timed runs; the
+//      tuner's search
 // Writes bench/results/NAME.json in the shape every benchmark follows.
 #include <algorithm>
 #include <map>
@@ -98,7 +99,7 @@ int run(int argc, char** argv) {
   const tf::codegen::Target target = tf::codegen::host_target();
   const std::string scratch = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + ".db";
   Value rows = Value::array(), targets = Value::array();
-  std::vector<double> build_ms, overhead_ms;
+  std::vector<double> build_ms, overhead_ms, worker_ms, search_ms;
 
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
   std::printf("## Search efficiency: trials to reach 90%% of the best GFLOPS any run found (median of %lld seeds)\n\n",
@@ -118,6 +119,10 @@ int run(int argc, char** argv) {
         curves[tuner].push_back(r.best_curve);
         build_ms.push_back(r.build_ms_median);
         overhead_ms.push_back(r.overhead_ms_median);
+      worker_ms.push_back(r.worker_overhead_ms_median);
+      search_ms.push_back(r.search_ms_per_trial);
+        worker_ms.push_back(r.worker_overhead_ms_median);
+        if (tuner == "xgb") search_ms.push_back(r.search_ms_per_trial);
         std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s (search %.1f ms/trial), 90%% of own best at trial %lld\n",
                      wname.c_str(), tuner.c_str(), static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials),
                      r.seconds, r.search_ms_per_trial, static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
@@ -158,6 +163,8 @@ int run(int argc, char** argv) {
       auto r = run_job(task, "xgb", args.get_int("quality-trials"), 1, threads, min_ms, scratch);
       build_ms.push_back(r.build_ms_median);
       overhead_ms.push_back(r.overhead_ms_median);
+      worker_ms.push_back(r.worker_overhead_ms_median);
+      search_ms.push_back(r.search_ms_per_trial);
       settle();
       const double tuned = r.best ? remeasure(task, r.best->config, threads) : 0;
       const double onednn = flops / median(time_onednn_matmul(s.M, s.N, s.K, threads, 200, 5)) * 1e-9;
@@ -183,8 +190,19 @@ int run(int argc, char** argv) {
   }
   std::remove(scratch.c_str());
 
-  std::printf("\n## Overhead per trial (median over runs of each run's median)\n\nbuild %.1f ms, around the timed runs %.1f ms\n\n",
-              median(build_ms), median(overhead_ms));
+  std::printf("\n## Overhead per trial (median over runs of each run's median)\n\n");
+  std::printf("| part | ms per trial |\n|---|---|\n");
+  std::printf("| build (lower + LLVM + lld, overlapped with measuring the previous candidate) | %.1f |\n", median(build_ms));
+  std::printf("| trial wall time less the kernel's own timed runs (everything else) | %.1f |\n", median(overhead_ms));
+  std::printf("| of which in the measure call and db write (load, warm-up, check, protocol) | %.1f |\n", median(worker_ms));
+  std::printf("| xgb search (retraining + annealing), per trial | %.1f |\n\n", median(search_ms));
+  Value overhead = Value::object();
+  overhead.set("what", "overhead_per_trial_ms");
+  overhead.set("build", median(build_ms));
+  overhead.set("wall_beyond_timed_runs", median(overhead_ms));
+  overhead.set("measure_call_and_db", median(worker_ms));
+  overhead.set("xgb_search", median(search_ms));
+  rows.push(overhead);
   auto add_target = [&](const std::string& what, double value, const std::string& goal, bool met) {
     Value t = Value::object();
     t.set("what", what);
@@ -196,8 +214,7 @@ int run(int argc, char** argv) {
   };
   add_target("xgb trials / random trials to 90% of best (worst workload)", worst_ratio, "<= 0.33", worst_ratio <= 1.0 / 3);
   add_target("tuned GFLOPS / oneDNN (worst workload and thread count)", worst_quality, ">= 0.8", worst_quality >= 0.8);
-  add_target("median ms per trial beyond the timed runs, build excluded", median(overhead_ms), "< 30", median(overhead_ms) < 30);
-  add_target("median build ms per trial (overlapped with measuring)", median(build_ms), "(reported)", true);
+  add_target("median ms per trial of wall time beyond the kernel's timed runs", median(overhead_ms), "< 30", median(overhead_ms) < 30);
 
   if (!args.flag_set("no-save")) {
     Value result = Value::object();

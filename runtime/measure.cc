@@ -118,7 +118,12 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
       number = 1;
       for (;;) {
         const double t = time_runs(number);
-        if (t * 1000 >= opts.min_repeat_ms || number >= (1 << 24)) break;
+        if (t * 1000 >= opts.min_repeat_ms || number >= (1 << 24)) {
+          // The timing that reached min_repeat_ms is a timing like any other: keep it as the first
+          // repeat (unless repeats must start from a flushed cache) instead of throwing it away.
+          if (!opts.flush_cache) r.costs.push_back(t / number);
+          break;
+        }
         // Aim a little past the target so the next try usually is the last.
         const double scale = t > 0 ? opts.min_repeat_ms / (t * 1000) * 1.2 : 10;
         number = static_cast<int>(std::min<double>(1 << 24, std::max<double>(number * 2, std::ceil(number * scale))));
@@ -126,7 +131,8 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
     }
     r.number = number;
     if (opts.flush_cache && flush_.empty()) flush_.resize(size_t{64} << 20);
-    for (int rep = 0; rep < std::max(1, opts.repeat); ++rep) {
+    while (static_cast<int>(r.costs.size()) < std::max(1, opts.repeat)) {
+      const int rep = static_cast<int>(r.costs.size());
       if (opts.flush_cache) std::memset(flush_.data(), rep & 0xff, flush_.size());
       r.costs.push_back(time_runs(number) / number);
     }

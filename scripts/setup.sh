@@ -7,7 +7,7 @@ PACKAGES=(
   # build
   cmake ninja-build g++ pkg-config git
   # LLVM 16 code generation; LLVM 16 needs zstd; lld links kernels for any target
-  llvm-16-dev libzstd-dev lld-16
+  llvm-16-dev libzstd-dev lld-16 liblld-16-dev
   # service contracts
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   # cost model (the CMake package references /usr/bin/xgboost)

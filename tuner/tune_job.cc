@@ -139,8 +139,10 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
                                                              : "host-wide lock " + opts.measure.timing_lock + " held while timing";
   const double flops = static_cast<double>(task.op().flops(task.workload().shape));
   const std::string device = host_name();
-  std::vector<double> build_ms, overhead_ms;
+  std::vector<double> build_ms, overhead_ms, worker_overhead_ms;
   double search_ms = 0;
+  auto trial_start = Clock::now();  // the end of the previous trial: a trial's wall time includes
+                                    // waiting for its build and, at a batch's start, for the tuner
 
   // 3. The loop.
   while (!tuner->done()) {
@@ -194,7 +196,10 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
       if (db) db->record(rec);
       double timed_ms = 0;
       for (double c : m.costs) timed_ms += c * 1000 * std::max(1, m.number);
-      overhead_ms.push_back(std::max(0.0, ms_between(t0, Clock::now()) - timed_ms));
+      const auto trial_end = Clock::now();
+      worker_overhead_ms.push_back(std::max(0.0, ms_between(t0, trial_end) - timed_ms));
+      overhead_ms.push_back(std::max(0.0, ms_between(trial_start, trial_end) - timed_ms));
+      trial_start = trial_end;
       build_ms.push_back(built.build_ms);
 
       const bool ok = m.status == runtime::MeasureStatus::Ok && !m.costs.empty();
@@ -247,6 +252,7 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   result.seconds = ms_between(start, Clock::now()) / 1000;
   result.build_ms_median = median(build_ms);
   result.overhead_ms_median = median(overhead_ms);
+  result.worker_overhead_ms_median = median(worker_overhead_ms);
   result.search_ms_per_trial = result.trials > 0 ? search_ms / static_cast<double>(result.trials) : 0;
   return result;
 }

@@ -42,9 +42,11 @@ struct TuneResult {
   std::optional<db::Measurement> best;
   std::vector<double> best_curve;  // best GFLOPS so far after each trial
   double seconds = 0;
-  // Per-trial overhead, medians in ms: building the candidate, and everything around the kernel's
-  // own timed runs (load, check, protocol, db write).
-  double build_ms_median = 0, overhead_ms_median = 0;
+  // Per trial, medians in ms: building the candidate (overlapped with measuring the one before);
+  // the trial's wall time less the kernel's own timed runs (everything else: waiting for the
+  // build, the tuner at a batch's start, loading, warm-up, check, protocol, db write); and the part
+  // of that spent in the measure call and the db write.
+  double build_ms_median = 0, overhead_ms_median = 0, worker_overhead_ms_median = 0;
   // The tuner's own time (proposing and learning; the job waits for it), per trial.
   double search_ms_per_trial = 0;
   std::string timing_isolation;  // how measurements were kept from overlapping, for the output

@@ -1,21 +1,19 @@
-// The board path: an object file for the target, linked by ld.lld into a shared object that needs
-// nothing from LLVM at load time.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
+// The board path: an object file for the target, linked by lld (as a library, in this process) into
+// a shared object that needs nothing from LLVM at load time.
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <sstream>
+#include <mutex>
+
+#include "lld/Common/CommonLinkerContext.h"
+#include "lld/Common/Driver.h"
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/codegen_llvm.h"
 #include "compiler/codegen/llvm_backend.h"
 #include "compiler/error.h"
-
-extern char** environ;
 
 namespace tf::codegen {
 namespace {
@@ -30,7 +28,7 @@ class ScratchDir {
     path_ = pattern;
   }
   ~ScratchDir() {
-    for (const char* f : {"/kernel.o", "/kernel.so", "/lld.log"}) ::unlink((path_ + f).c_str());
+    for (const char* f : {"/kernel.o", "/kernel.so"}) ::unlink((path_ + f).c_str());
     ::rmdir(path_.c_str());
   }
   const std::string& path() const { return path_; }
@@ -50,24 +48,18 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Runs ld.lld; returns its exit status and leaves its output in log_path.
-int run_linker(const std::vector<std::string>& argv, const std::string& log_path) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+// lld's ELF driver, in this process. It keeps its state in globals, so one link at a time; the
+// context is torn down after each link so the next starts clean.
+bool run_linker(const std::vector<std::string>& argv, std::string* log) {
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> lock(one_at_a_time);
+  std::vector<const char*> args;
+  for (const auto& a : argv) args.push_back(a.c_str());
+  llvm::raw_string_ostream out(*log);
+  const bool ok = lld::elf::link(args, out, out, /*exitEarly=*/false, /*disableOutput=*/false);
+  lld::CommonLinkerContext::destroy();
+  out.flush();
+  return ok;
 }
 
 }  // namespace
@@ -87,13 +79,10 @@ SharedLibrary compile_shared_library(const ir::LoweredFunc& f, const Target& tar
   ScratchDir dir;
   write_file(dir.path() + "/kernel.o", object);
   // No libraries: aligned_alloc, free and libm functions resolve against the loading process.
-  const std::vector<std::string> argv = {TF_LLD_PATH, "-shared", "--hash-style=both", "-O1", "-o", dir.path() + "/kernel.so",
+  const std::vector<std::string> argv = {"ld.lld", "-shared", "--hash-style=both", "-O1", "-o", dir.path() + "/kernel.so",
                                          dir.path() + "/kernel.o"};
-  int rc = run_linker(argv, dir.path() + "/lld.log");
-  if (rc != 0) {
-    throw CompileError("linking kernel '" + f.name + "' with " + TF_LLD_PATH + " failed (exit " + std::to_string(rc) +
-                       "): " + read_file(dir.path() + "/lld.log"));
-  }
+  std::string log;
+  if (!run_linker(argv, &log)) throw CompileError("linking kernel '" + f.name + "' with lld failed: " + log);
   std::string so = read_file(dir.path() + "/kernel.so");
   lib.bytes.assign(so.begin(), so.end());
   return lib;
