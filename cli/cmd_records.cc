@@ -27,12 +27,14 @@ double gflops_of(const db::Measurement& m, const compiler::Task& task) {
 int cmd_best(const std::vector<std::string>& argv) {
   Args args("best", "The best measured config of a workload on a target, from the database.");
   add_workload_options(args);
-  args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print JSON");
+  args.option("db", "PATH", "tuning database", "tunefarm.db")
+      .option("threads", "N", "the thread count it was tuned with (each is tuned apart)", "1")
+      .flag("json", "print JSON");
   if (!args.parse(argv)) return 0;
   auto task = make_task(args);
   require_db(args.get("db"));
   db::Database database(args.get("db"));
-  auto best = database.best(task->workload().op, task->workload().shape, task->target().str());
+  auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_from_args(args));
   if (!best) {
     std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s in %s\n", task->workload().str().c_str(),
                  task->target().str().c_str(), args.get("db").c_str());
@@ -52,14 +54,16 @@ int cmd_best(const std::vector<std::string>& argv) {
 int cmd_history(const std::vector<std::string>& argv) {
   Args args("history", "Every measurement of a workload on a target, oldest first.");
   add_workload_options(args);
-  args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print JSON lines");
+  args.option("db", "PATH", "tuning database", "tunefarm.db")
+      .option("threads", "N", "the thread count it was tuned with (each is tuned apart)", "1")
+      .flag("json", "print JSON lines");
   if (!args.parse(argv)) return 0;
   auto task = make_task(args);
   require_db(args.get("db"));
   db::Database database(args.get("db"));
   int64_t n = 0;
   double best = 0;
-  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str())) {
+  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_from_args(args))) {
     ++n;
     const double g = m.outcome == db::Outcome::Ok ? gflops_of(m, *task) : 0;
     best = std::max(best, g);

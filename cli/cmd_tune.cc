@@ -32,6 +32,7 @@ int cmd_tune(const std::vector<std::string>& argv) {
   opts.tuner = args.get("tuner");
   opts.trials = args.get_int("trials");
   opts.threads = static_cast<int>(args.get_int("threads"));
+  opts.device_key = tuner::local_device_key(opts.threads);
   opts.seed = static_cast<uint64_t>(args.get_int("seed"));
   opts.batch = static_cast<int>(args.get_int("batch"));
   opts.compile_threads = static_cast<int>(args.get_int("compile-threads"));

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "db/database.h"
+#include "tuner/tune_job.h"
 
 namespace tf::cli {
 
@@ -18,6 +19,10 @@ void add_config_options(Args& args) {
       .option("db", "PATH", "tuning database, for --config best", "tunefarm.db");
 }
 
+std::string device_key_from_args(const Args& args) {
+  return tuner::local_device_key(args.has("threads") ? static_cast<int>(args.get_int("threads")) : 1);
+}
+
 std::unique_ptr<compiler::Task> make_task(const Args& args) {
   ops::Workload w{args.get("op"), args.get_int_list("shape")};
   return std::make_unique<compiler::Task>(w, codegen::parse_target(args.get("target")));
@@ -31,10 +36,11 @@ space::Config config_from_args(const Args& args, const compiler::Task& task) {
   if (args.get("config") == "best") {
     if (::access(args.get("db").c_str(), F_OK) != 0) throw UsageError("--config best: no database at " + args.get("db"));
     db::Database database(args.get("db"));
-    auto best = database.best(task.workload().op, task.workload().shape, task.target().str());
+    const std::string device = device_key_from_args(args);
+    auto best = database.best(task.workload().op, task.workload().shape, task.target().str(), device);
     if (!best) {
       throw UsageError("--config best: " + args.get("db") + " has no successful measurement of " + task.workload().str() +
-                       " on " + task.target().str() + " (run tunefarm tune first)");
+                       " on " + task.target().str() + " as device " + device + " (run tunefarm tune first, with the same --threads)");
     }
     return task.space().from_json(best->config);
   }

@@ -1,15 +1,12 @@
 #include "runtime/measure.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 
+#include "runtime/host_lock.h"
 #include "runtime/random_fill.h"
 
 namespace tf::runtime {
@@ -18,25 +15,6 @@ namespace {
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-// Holds an exclusive flock for its lifetime (released by the kernel even if the process dies).
-class HostLock {
- public:
-  explicit HostLock(const std::string& path) {
-    if (path.empty()) return;
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd_ >= 0) {
-      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-      }
-    }
-  }
-  ~HostLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-
- private:
-  int fd_ = -1;
-};
 
 }  // namespace
 
@@ -82,7 +60,9 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
   // The first run is the warm-up and the one that is checked.
   const TensorSpec& out = setup_.args.back();
   std::memset(data_.back(), 0, static_cast<size_t>(out.num_elements()) * static_cast<size_t>(out.dtype_bits / 8));
+  const double warm_start = now_s();
   int32_t status = fn(buffers_.data(), nargs);
+  const double warm_s = now_s() - warm_start;
   if (status != TF_OK) {
     r.status = MeasureStatus::RuntimeError;
     r.error = std::string("kernel returned ") + std::to_string(status) + " (" + tf_kernel_status_str(status) + ")";
@@ -115,24 +95,27 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
     };
     int number = opts.number;
     if (number <= 0) {
+      // Calibrate on a timing an eighth as long as a repeat, then extrapolate: growing `number`
+      // all the way to min_repeat_ms would cost about one more repeat per candidate. The
+      // calibrating timing is not kept: it is often slower than the ones after it.
+      // A kernel whose warm-up run alone lasts that long needs no calibrating run (slow
+      // candidates are common early in a search, and each run of one costs tens of ms).
+      const double calibrate_ms = opts.min_repeat_ms / 8;
       number = 1;
-      for (;;) {
-        const double t = time_runs(number);
-        if (t * 1000 >= opts.min_repeat_ms || number >= (1 << 24)) {
-          // The timing that reached min_repeat_ms is a timing like any other: keep it as the first
-          // repeat (unless repeats must start from a flushed cache) instead of throwing it away.
-          if (!opts.flush_cache) r.costs.push_back(t / number);
-          break;
-        }
-        // Aim a little past the target so the next try usually is the last.
-        const double scale = t > 0 ? opts.min_repeat_ms / (t * 1000) * 1.2 : 10;
+      double t = warm_s * 1000 >= calibrate_ms ? warm_s : time_runs(number);
+      while (t * 1000 < calibrate_ms && number < (1 << 24)) {
+        const double scale = t > 0 ? calibrate_ms / (t * 1000) * 1.2 : 10;
         number = static_cast<int>(std::min<double>(1 << 24, std::max<double>(number * 2, std::ceil(number * scale))));
+        t = time_runs(number);
+      }
+      if (t * 1000 < opts.min_repeat_ms) {
+        const double scale = t > 0 ? opts.min_repeat_ms / (t * 1000) * 1.05 : 1 << 24;
+        number = static_cast<int>(std::min<double>(1 << 24, std::ceil(number * scale)));
       }
     }
     r.number = number;
     if (opts.flush_cache && flush_.empty()) flush_.resize(size_t{64} << 20);
-    while (static_cast<int>(r.costs.size()) < std::max(1, opts.repeat)) {
-      const int rep = static_cast<int>(r.costs.size());
+    for (int rep = 0; rep < std::max(1, opts.repeat); ++rep) {
       if (opts.flush_cache) std::memset(flush_.data(), rep & 0xff, flush_.size());
       r.costs.push_back(time_runs(number) / number);
     }

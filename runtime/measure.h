@@ -1,7 +1,7 @@
 // The measurement protocol, shared by local tuning and the boards: run a kernel on deterministic
 // random inputs, check its output against the workload's reference, then time it (warm-up, then
 // `repeat` timings of `number` back-to-back runs, `number` grown until one timing lasts
-// min_repeat_ms, the timing that gets there kept as the first repeat), under a host-wide lock so that two measurers on one host never time at once.
+// min_repeat_ms, extrapolated from a calibrating timing an eighth as long), under a host-wide lock so that two measurers on one host never time at once.
 // No LLVM here: a board links this.
 #pragma once
 

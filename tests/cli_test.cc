@@ -161,6 +161,25 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
   EXPECT_NE(mixed.err.find("line 7"), std::string::npos) << mixed.err;
 }
 
+// A config's speed at 2 threads says little about 1: each thread count has its own bests.
+TEST(CliTune, EachThreadCountIsTunedApart) {
+  const std::string db = testing::TempDir() + "cli_threads.db";
+  std::remove(db.c_str());
+  Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 4 --min-ms 1 --tuner random --threads 2 --db " + db + " --json");
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  Result one = run_cli("best --op dense --shape 32,48,40 --db " + db);
+  EXPECT_EQ(one.exit_code, 1) << "nothing was measured at 1 thread";
+  Result two = run_cli("best --op dense --shape 32,48,40 --threads 2 --db " + db + " --json");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(tf::json::parse(two.out).at("target").at("device_key").as_string(), "local-2t");
+  Result run = run_cli("run --op dense --shape 32,48,40 --config best --threads 2 --min-ms 1 --db " + db + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(tf::json::parse(run.out).at("check").as_string(), "pass");
+  Result run1 = run_cli("run --op dense --shape 32,48,40 --config best --min-ms 1 --db " + db);
+  EXPECT_EQ(run1.exit_code, 2);
+  EXPECT_NE(run1.err.find("--threads"), std::string::npos) << run1.err;
+}
+
 TEST(CliTune, BadInputIsRefused) {
   const std::string dir = testing::TempDir();
   expect_clear_error("tune --op dense --shape 8,8,8 --tuner annealing --db " + dir + "x.db", "annealing");

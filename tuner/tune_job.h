@@ -57,6 +57,11 @@ struct TuneResult {
 TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
                 const std::function<void(const Progress&)>& on_progress = {});
 
+// The device key of local measurements with `threads` threads: "local" for one, "local-Nt" for N.
+// A kernel's speed at 2 threads says little about it at 1, so each thread count is its own device:
+// its own best configs, history and cost model.
+std::string local_device_key(int threads);
+
 // The reference inputs and output a worker checks candidates against (runtime/random_fill.h).
 runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t seed);
 

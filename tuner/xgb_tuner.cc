@@ -23,7 +23,9 @@ constexpr double kT0 = 1.0, kT1 = 0.0;
 XgbTuner::XgbTuner(const space::ConfigSpace& space, int64_t budget, uint64_t seed, FeatureFn features)
     : Tuner(space, budget, seed), features_fn_(std::move(features)) {}
 
-void XgbTuner::add_prior(std::vector<float> features, double gflops) { prior_.emplace_back(std::move(features), gflops); }
+void XgbTuner::add_prior(std::vector<float> features, double relative_speed) {
+  prior_.emplace_back(std::move(features), relative_speed);
+}
 
 const std::vector<float>& XgbTuner::features_of(int64_t index) {
   auto it = feature_cache_.find(index);
@@ -39,7 +41,7 @@ void XgbTuner::observe(const std::vector<TrialResult>& results) {
 }
 
 int64_t XgbTuner::batch_limit() const {
-  return observed_.size() + prior_.size() < kEarlyResults ? kEarlyBatch : budget_;
+  return observed_.size() < kEarlyResults ? kEarlyBatch : budget_;
 }
 
 void XgbTuner::retrain() {
@@ -54,13 +56,11 @@ void XgbTuner::retrain() {
     rows.insert(rows.end(), f.begin(), f.end());
     labels.push_back(static_cast<float>(g / best));
   }
-  double prior_best = 1e-9;
-  for (const auto& [f, g] : prior_) prior_best = std::max(prior_best, g);
   for (const auto& [f, g] : prior_) {
     if (num_features_ == 0) num_features_ = static_cast<int>(f.size());
     if (static_cast<int>(f.size()) != num_features_) continue;
     rows.insert(rows.end(), f.begin(), f.end());
-    labels.push_back(static_cast<float>(g / prior_best));
+    labels.push_back(static_cast<float>(g));
   }
   if (num_features_ == 0 || labels.size() < 2) return;
   model_.train(rows, num_features_, labels, 40, rng_());

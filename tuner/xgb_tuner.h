@@ -16,9 +16,10 @@ class XgbTuner : public Tuner {
   XgbTuner(const space::ConfigSpace& space, int64_t budget, uint64_t seed, FeatureFn features);
   std::string name() const override { return "xgb"; }
 
-  // Prior measurements (a transfer start: the same op and target, maybe other shapes), as
-  // (features, GFLOPS); used for training until enough own results arrive.
-  void add_prior(std::vector<float> features, double gflops);
+  // A prior measurement (a transfer start: the same op and device, maybe another shape): features
+  // and speed relative to the best of its own workload (0..1], so fast and slow shapes rank on one
+  // scale. Trained on together with the job's own results.
+  void add_prior(std::vector<float> features, double relative_speed);
   const XgbModel& model() const { return model_; }
   XgbModel& model() { return model_; }
 
