@@ -8,13 +8,13 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cli/args.h"
+#include "support/args.h"
 
 namespace tf::bench {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw cli::UsageError("cannot read " + path);
+  if (!in) throw UsageError("cannot read " + path);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

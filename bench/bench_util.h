@@ -6,7 +6,7 @@
 
 namespace tf::bench {
 
-std::string read_file(const std::string& path);  // throws cli::UsageError when unreadable
+std::string read_file(const std::string& path);  // throws UsageError when unreadable
 std::string cpu_name();
 std::string today();  // YYYY-MM-DD, UTC
 std::vector<std::string> split(const std::string& s);  // comma-separated, empty parts dropped

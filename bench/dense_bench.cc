@@ -14,7 +14,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/peers.h"
-#include "cli/args.h"
+#include "support/args.h"
 #include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
 #include "runtime/thread_pool.h"
@@ -32,7 +32,7 @@ struct Candidate {
 };
 
 int run(int argc, char** argv) {
-  tf::cli::Args args("bench dense", "Benchmark dense kernels against OpenBLAS and oneDNN.");
+  tf::Args args("dense_bench", "Benchmark dense kernels against OpenBLAS and oneDNN.");
   args.option("workloads", "NAMES", "workload names from the workloads file", "gemm-512,gemm-1024")
       .option("threads", "LIST", "thread counts", "1,2")
       .option("workloads-file", "PATH", "standard workloads", std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json")
@@ -67,7 +67,7 @@ int run(int argc, char** argv) {
     for (const auto& item : workloads.at("workloads").items()) {
       if (item.at("name").as_string() == wname) w = &item;
     }
-    if (!w) throw tf::cli::UsageError("workload '" + wname + "' is not in " + args.get("workloads-file"));
+    if (!w) throw tf::UsageError("workload '" + wname + "' is not in " + args.get("workloads-file"));
     int64_t M = w->at("M").as_int(), N = w->at("N").as_int(), K = w->at("K").as_int();
     tf::compiler::Task task({"dense", {M, N, K}}, target);
     double flops = static_cast<double>(task.op().flops(task.workload().shape));

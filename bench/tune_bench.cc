@@ -14,7 +14,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/peers.h"
-#include "cli/args.h"
+#include "support/args.h"
 #include "compiler/compiler.h"
 #include "db/database.h"
 #include "support/json.h"
@@ -34,7 +34,7 @@ Shape find_workload(const Value& workloads, const std::string& name) {
   for (const auto& w : workloads.at("workloads").items()) {
     if (w.at("name").as_string() == name) return {w.at("M").as_int(), w.at("N").as_int(), w.at("K").as_int()};
   }
-  throw tf::cli::UsageError("workload '" + name + "' is not in the workloads file");
+  throw tf::UsageError("workload '" + name + "' is not in the workloads file");
 }
 
 int64_t trials_to_reach(const std::vector<double>& curve, double level) {
@@ -84,7 +84,7 @@ double remeasure(const tf::compiler::Task& task, const Value& config, int thread
 }
 
 int run(int argc, char** argv) {
-  tf::cli::Args args("bench tune", "Benchmark the tuners: search efficiency, tuned quality against oneDNN, overhead per trial.");
+  tf::Args args("tune_bench", "Benchmark the tuners: search efficiency, tuned quality against oneDNN, overhead per trial.");
   args.option("efficiency-workloads", "NAMES", "workloads for search efficiency", "gemm-512,bert-ffn1")
       .option("quality-workloads", "NAMES", "workloads for tuned quality", "gemm-1024,bert-ffn1")
       .option("seeds", "N", "seeds per tuner for search efficiency", "5")
@@ -279,7 +279,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const tf::cli::UsageError& e) {
+  } catch (const tf::UsageError& e) {
     std::fprintf(stderr, "tune_bench: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

@@ -7,7 +7,7 @@
 namespace tf::cli {
 
 int cmd_lower(const std::vector<std::string>& argv) {
-  Args args("lower", "Show the loop nest a config lowers to, as pseudo-C.");
+  Args args("tunefarm lower", "Show the loop nest a config lowers to, as pseudo-C.");
   add_workload_options(args);
   add_config_options(args);
   args.flag("raw", "show the nest as scheduled, before the simplify/partition/unroll/vectorize passes");

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/tracker_client.h"
 #include "cli/svg_chart.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
@@ -25,12 +26,19 @@ double gflops_of(const db::Measurement& m, const compiler::Task& task) {
 }  // namespace
 
 int cmd_best(const std::vector<std::string>& argv) {
-  Args args("best", "The best measured config of a workload on a target, from the database.");
+  Args args("tunefarm best", "The best measured config of a workload on a target, from the database.");
   add_workload_options(args);
   args.option("db", "PATH", "tuning database", "tunefarm.db")
       .option("threads", "N", "the thread count it was tuned with (each is tuned apart)", "1")
+      .option("key", "KEY", "ask the tracker for the best on the boards of this key instead")
       .flag("json", "print JSON");
+  add_tracker_options(args);
   if (!args.parse(argv)) return 0;
+  if (args.has("key") || args.has("tracker")) {
+    if (!args.has("key")) throw UsageError("--tracker needs --key: the boards whose best you want");
+    if (!args.has("op") || !args.has("shape")) throw UsageError("give --op and --shape");
+    return best_from_tracker(args, args.get("op"), args.get_int_list("shape"));
+  }
   auto task = make_task(args);
   require_db(args.get("db"));
   db::Database database(args.get("db"));
@@ -52,7 +60,7 @@ int cmd_best(const std::vector<std::string>& argv) {
 }
 
 int cmd_history(const std::vector<std::string>& argv) {
-  Args args("history", "Every measurement of a workload on a target, oldest first.");
+  Args args("tunefarm history", "Every measurement of a workload on a target, oldest first.");
   add_workload_options(args);
   args.option("db", "PATH", "tuning database", "tunefarm.db")
       .option("threads", "N", "the thread count it was tuned with (each is tuned apart)", "1")
@@ -78,7 +86,7 @@ int cmd_history(const std::vector<std::string>& argv) {
 }
 
 int cmd_export(const std::vector<std::string>& argv) {
-  Args args("export", "Write every tuning record of a database as JSON lines (one measurement per line).");
+  Args args("tunefarm export", "Write every tuning record of a database as JSON lines (one measurement per line).");
   args.option("db", "PATH", "tuning database", "tunefarm.db").option("output", "FILE", "output file (also -o); - for stdout", "-");
   std::vector<std::string> rest = argv;
   for (auto& a : rest) {
@@ -106,7 +114,7 @@ int cmd_export(const std::vector<std::string>& argv) {
 }
 
 int cmd_import(const std::vector<std::string>& argv) {
-  Args args("import", "Read tuning records (JSON lines, as export writes them) into a database. Records already there\n"
+  Args args("tunefarm import", "Read tuning records (JSON lines, as export writes them) into a database. Records already there\n"
                       "are skipped; unreadable lines are counted and skipped, never half-imported.");
   args.option("db", "PATH", "tuning database (created when missing)", "tunefarm.db").flag("json", "print counts as JSON");
   // Positional: the file to read; everything else goes to the option parser.
@@ -161,7 +169,7 @@ int cmd_import(const std::vector<std::string>& argv) {
 namespace tf::cli {
 
 int cmd_plot(const std::vector<std::string>& argv) {
-  Args args("plot", "Best-so-far GFLOPS against trial number for each tuning run of a workload, as an SVG file.");
+  Args args("tunefarm plot", "Best-so-far GFLOPS against trial number for each tuning run of a workload, as an SVG file.");
   add_workload_options(args);
   args.option("db", "PATH", "tuning database", "tunefarm.db").option("output", "FILE", "the SVG to write (also -o)", "curve.svg");
   std::vector<std::string> rest = argv;

@@ -10,7 +10,7 @@
 namespace tf::cli {
 
 int cmd_run(const std::vector<std::string>& argv) {
-  Args args("run", "Compile a config of a workload with LLVM (in-process JIT), run it on random inputs, check the\n"
+  Args args("tunefarm run", "Compile a config of a workload with LLVM (in-process JIT), run it on random inputs, check the\n"
                    "result against a plain reference, and report GFLOPS. Exit 1 when the check fails.");
   add_workload_options(args);
   add_config_options(args);

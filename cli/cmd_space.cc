@@ -6,7 +6,7 @@
 namespace tf::cli {
 
 int cmd_ops(const std::vector<std::string>& argv) {
-  Args args("ops", "List the operators tunefarm can compile, with their shape extents.");
+  Args args("tunefarm ops", "List the operators tunefarm can compile, with their shape extents.");
   args.flag("json", "print JSON");
   if (!args.parse(argv)) return 0;
   json::Value out = json::Value::array();
@@ -26,7 +26,7 @@ int cmd_ops(const std::vector<std::string>& argv) {
 }
 
 int cmd_space(const std::vector<std::string>& argv) {
-  Args args("space", "Show the config space of an operator on a workload: its knobs, their choices, and its size.");
+  Args args("tunefarm space", "Show the config space of an operator on a workload: its knobs, their choices, and its size.");
   add_workload_options(args);
   args.flag("json", "print JSON ({\"knobs\": [...], \"size\": N})");
   if (!args.parse(argv)) return 0;

@@ -11,7 +11,7 @@
 namespace tf::cli {
 
 int cmd_tune(const std::vector<std::string>& argv) {
-  Args args("tune", "Search the config space of a workload: build candidates as shared libraries, measure each in a\n"
+  Args args("tunefarm tune", "Search the config space of a workload: build candidates as shared libraries, measure each in a\n"
                     "worker process (a crash or hang costs only the worker), record every measurement in the database.");
   add_workload_options(args);
   args.option("trials", "N", "candidates to measure", "200")

@@ -2,8 +2,11 @@
 // 2 bad input.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "support/args.h"
 
 namespace tf::cli {
 
@@ -17,5 +20,14 @@ int cmd_history(const std::vector<std::string>& argv);
 int cmd_export(const std::vector<std::string>& argv);
 int cmd_import(const std::vector<std::string>& argv);
 int cmd_plot(const std::vector<std::string>& argv);
+// The fleet (cmd_fleet.cc): against a tracker.
+int cmd_submit(const std::vector<std::string>& argv);
+int cmd_status(const std::vector<std::string>& argv);
+int cmd_devices(const std::vector<std::string>& argv);
+int cmd_cancel(const std::vector<std::string>& argv);
+int cmd_token(const std::vector<std::string>& argv);
+
+// `tunefarm best --key KEY [--tracker HOST:PORT]`, answered by the tracker.
+int best_from_tracker(const Args& args, const std::string& op, const std::vector<int64_t>& shape);
 
 }  // namespace tf::cli

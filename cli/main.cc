@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/args.h"
+#include "support/args.h"
 #include "cli/commands.h"
 #include "compiler/error.h"
 #include "db/sqlite.h"
@@ -29,6 +29,11 @@ const Command kCommands[] = {
     {"export", tf::cli::cmd_export, "write tuning records as JSON lines"},
     {"import", tf::cli::cmd_import, "read tuning records (JSON lines) into a database"},
     {"plot", tf::cli::cmd_plot, "best-so-far GFLOPS per tuning run, as an SVG chart"},
+    {"submit", tf::cli::cmd_submit, "submit a tuning job to a tracker (its boards measure it)"},
+    {"status", tf::cli::cmd_status, "a job's state and progress, or the list of jobs"},
+    {"devices", tf::cli::cmd_devices, "the boards connected to a tracker"},
+    {"cancel", tf::cli::cmd_cancel, "cancel a job"},
+    {"token", tf::cli::cmd_token, "make a token line for a tracker's --token-file"},
 };
 
 void usage(FILE* out) {
@@ -57,7 +62,7 @@ int main(int argc, char** argv) {
     if (name != c.name) continue;
     try {
       return c.run(rest);
-    } catch (const tf::cli::UsageError& e) {
+    } catch (const tf::UsageError& e) {
       std::fprintf(stderr, "tunefarm %s: %s\n", c.name, e.what());
       return 2;
     } catch (const tf::CompileError& e) {

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/args.h"
+#include "support/args.h"
 #include "compiler/compiler.h"
 
 namespace tf::cli {

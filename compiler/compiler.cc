@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cctype>
 
+#include <llvm/Config/llvm-config.h>
+
 #include "compiler/lower/lower.h"
 
 namespace tf::compiler {
@@ -13,6 +15,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 }  // namespace
+
+std::string version() { return std::string("tunefarm ") + TUNEFARM_VERSION + " / LLVM " + LLVM_VERSION_STRING; }
 
 Task::Task(ops::Workload workload, codegen::Target target)
     : workload_(std::move(workload)), target_(std::move(target)), op_(&ops::find_operator(workload_.op)) {

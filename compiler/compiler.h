@@ -14,6 +14,10 @@
 
 namespace tf::compiler {
 
+// "tunefarm 0.1.0 / LLVM 16.0.6": recorded with every measurement, so that a change in speed can be
+// told apart from a change of compiler.
+std::string version();
+
 struct BuildTimes {
   double lower_ms = 0;    // schedule, bound inference, loop nest, passes
   double codegen_ms = 0;  // LLVM: IR, O3, machine code (and link, for a shared library)

@@ -243,11 +243,11 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
 
 std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }
 
-int64_t Database::create_job(const json::Value& spec, const std::string& owner) {
+int64_t Database::create_job(const json::Value& spec, const std::string& owner, const std::string& state) {
   Transaction t(conn_);
-  Statement s(conn_.handle(), "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms) VALUES (?, 'running', '{}', ?, ?, ?)");
+  Statement s(conn_.handle(), "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms) VALUES (?, ?, '{}', ?, ?, ?)");
   const int64_t now = now_ms();
-  s.bind(1, spec.dump()).bind(2, owner).bind(3, now).bind(4, now);
+  s.bind(1, spec.dump()).bind(2, state).bind(3, owner).bind(4, now).bind(5, now);
   s.run();
   const int64_t id = conn_.last_insert_id();
   t.commit();
@@ -292,6 +292,45 @@ std::optional<Job> Database::job(int64_t id) {
 
 std::vector<Measurement> Database::job_measurements(int64_t job_id) {
   return query("WHERE m.job_id = ? ORDER BY m.id ASC", {std::to_string(job_id)});
+}
+
+void Database::record_device(const DeviceRecord& d) {
+  Transaction t(conn_);
+  const int64_t now = d.last_seen_ms ? d.last_seen_ms : now_ms();
+  Statement s(conn_.handle(),
+              "INSERT INTO devices (device_key, hostname, target, info, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?) "
+              "ON CONFLICT (device_key, hostname) DO UPDATE SET target = excluded.target, info = excluded.info, "
+              "last_seen_ms = excluded.last_seen_ms");
+  s.bind(1, d.device_key).bind(2, d.hostname).bind(3, d.target).bind(4, d.info.dump()).bind(5, now).bind(6, now);
+  s.run();
+  t.commit();
+}
+
+std::vector<DeviceRecord> Database::devices() {
+  Statement q(conn_.handle(),
+              "SELECT device_key, hostname, target, info, first_seen_ms, last_seen_ms FROM devices ORDER BY device_key, hostname");
+  std::vector<DeviceRecord> out;
+  while (q.step()) {
+    DeviceRecord d;
+    d.device_key = q.column_text(0);
+    d.hostname = q.column_text(1);
+    d.target = q.column_text(2);
+    try {
+      d.info = json::parse(q.column_text(3));
+    } catch (const json::ParseError&) {
+      d.info = json::Value::object();
+    }
+    d.first_seen_ms = q.column_int(4);
+    d.last_seen_ms = q.column_int(5);
+    out.push_back(d);
+  }
+  return out;
+}
+
+bool Database::known_device_key(const std::string& key) {
+  Statement q(conn_.handle(), "SELECT 1 FROM devices WHERE device_key = ? LIMIT 1");
+  q.bind(1, key);
+  return q.step();
 }
 
 int64_t Database::count_measurements() {

@@ -48,6 +48,13 @@ struct CostModel {
   std::vector<uint8_t> bytes;
 };
 
+// A board as the tracker last saw it register.
+struct DeviceRecord {
+  std::string device_key, hostname, target;
+  json::Value info;  // cpu, cores, threads, memory, runtime version
+  int64_t first_seen_ms = 0, last_seen_ms = 0;
+};
+
 struct Job {
   int64_t id = 0;
   json::Value spec, progress;
@@ -74,13 +81,18 @@ class Database {
                                       int64_t limit);
   std::vector<Measurement> all_measurements();
   // Jobs: a tuning run's spec (op, shape, tuner, trials, ...), state and progress.
-  int64_t create_job(const json::Value& spec, const std::string& owner);
+  int64_t create_job(const json::Value& spec, const std::string& owner, const std::string& state = "running");
   void update_job(int64_t id, const std::string& state, const json::Value& progress);
   std::optional<Job> job(int64_t id);
   // Measurements of one job, oldest first.
   std::vector<Measurement> job_measurements(int64_t job_id);
   std::vector<Job> jobs();
   int64_t count_measurements();
+
+  // Boards: registered (inserted or refreshed) by the tracker; a key is known once any board had it.
+  void record_device(const DeviceRecord& d);
+  std::vector<DeviceRecord> devices();
+  bool known_device_key(const std::string& key);
 
   void save_model(const std::string& op, const std::string& target, const std::string& device_key, const CostModel& m);
   std::optional<CostModel> load_model(const std::string& op, const std::string& target, const std::string& device_key,

@@ -80,6 +80,21 @@ const std::vector<const char*> kMigrations = {
       UNIQUE (name, workload_id, target_id)
     );
     )sql",
+    // 3: the boards that ever registered with a tracker; a job measures each config once.
+    R"sql(
+    CREATE TABLE devices (
+      id INTEGER PRIMARY KEY,
+      device_key TEXT NOT NULL,
+      hostname TEXT NOT NULL,
+      target TEXT NOT NULL,
+      info TEXT NOT NULL DEFAULT '{}',     -- JSON: cpu, cores, threads, memory, runtime version
+      first_seen_ms INTEGER NOT NULL,
+      last_seen_ms INTEGER NOT NULL,
+      UNIQUE (device_key, hostname)
+    );
+    CREATE UNIQUE INDEX measurements_once_per_job
+      ON measurements (job_id, workload_id, config_index) WHERE job_id IS NOT NULL AND config_index >= 0;
+    )sql",
 };
 
 const char* kAppTable = "tunefarm_meta";

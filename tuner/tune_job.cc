@@ -15,10 +15,10 @@
 #include <memory>
 #include <thread>
 
-#include "runtime/host_lock.h"
-#include "runtime/measure_worker.h"
 #include "runtime/random_fill.h"
+#include "tuner/builder.h"
 #include "tuner/features.h"
+#include "tuner/measurer.h"
 #include "tuner/tuner.h"
 #include "tuner/xgb_tuner.h"
 
@@ -45,18 +45,6 @@ db::Outcome to_outcome(runtime::MeasureStatus s) {
   }
   return db::Outcome::RuntimeError;
 }
-
-std::string host_name() {
-  char buf[256] = {0};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-struct Built {
-  codegen::SharedLibrary lib;
-  double build_ms = 0;
-  std::string error;  // non-empty: the build failed
-};
 
 // Transfer: measurements of the same op and target (any shape) train the model before this job's
 // own results arrive, and a stored model scores the first batch.
@@ -113,6 +101,44 @@ runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t 
   return s;
 }
 
+namespace {
+
+// A measured candidate as the database keeps it.
+db::Measurement make_record(const compiler::Task& task, const TuneOptions& opts, const space::Config& cfg,
+                            const Built& built, const Measured& m, std::optional<int64_t> job_id) {
+  db::Measurement rec;
+  rec.op = task.workload().op;
+  rec.shape = task.workload().shape;
+  rec.target = task.target().str();
+  rec.device_key = opts.device_key;
+  rec.config = cfg.to_json();
+  rec.config_index = cfg.index();
+  rec.costs = m.result.costs;
+  rec.outcome = to_outcome(m.result.status);
+  rec.error = m.result.error;
+  rec.build_ms = built.build_ms;
+  rec.device = m.device;
+  rec.compiler_version = compiler::version();
+  rec.job_id = job_id;
+  return rec;
+}
+
+json::Value job_spec_json(const compiler::Task& task, const TuneOptions& opts) {
+  json::Value spec = json::Value::object();
+  spec.set("op", task.workload().op);
+  json::Value shape = json::Value::array();
+  for (int64_t d : task.workload().shape) shape.push(d);
+  spec.set("shape", shape);
+  spec.set("target", task.target().str());
+  spec.set("tuner", opts.tuner);
+  spec.set("trials", opts.trials);
+  spec.set("seed", static_cast<int64_t>(opts.seed));
+  spec.set("threads", opts.threads);
+  return spec;
+}
+
+}  // namespace
+
 TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
                 const std::function<void(const Progress&)>& on_progress) {
   const auto start = Clock::now();
@@ -120,107 +146,119 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
                           [&task](const space::Config& c) { return candidate_features(task, c); });
   auto* xgb = dynamic_cast<XgbTuner*>(tuner.get());
   if (xgb && db) start_from_history(task, opts, *db, *xgb);
-
-  // 1-2. Reference and worker.
-  runtime::MeasureWorker worker(opts.worker_path.empty() ? runtime::MeasureWorker::default_path() : opts.worker_path, {},
-                                opts.threads);
-  worker.setup(make_workload_setup(task, opts.seed));
+  const double flops = static_cast<double>(task.op().flops(task.workload().shape));
 
   TuneResult result;
-  std::optional<int64_t> job_id;
-  if (db) {
-    json::Value spec = json::Value::object();
-    spec.set("op", task.workload().op);
-    json::Value shape = json::Value::array();
-    for (int64_t d : task.workload().shape) shape.push(d);
-    spec.set("shape", shape);
-    spec.set("target", task.target().str());
-    spec.set("tuner", opts.tuner);
-    spec.set("trials", opts.trials);
-    spec.set("seed", static_cast<int64_t>(opts.seed));
-    spec.set("threads", opts.threads);
-    job_id = db->create_job(spec, "local");
-    result.job_id = *job_id;
+  std::optional<int64_t> job_id = opts.job_id;
+  const bool own_job = db && !job_id;
+  if (own_job) job_id = db->create_job(job_spec_json(task, opts), opts.owner);
+  if (job_id) result.job_id = *job_id;
+
+  // A resumed job: what was measured before counts against the budget and teaches the tuner.
+  if (db && job_id && opts.resume) {
+    std::vector<TrialResult> replay;
+    for (const auto& m : db->job_measurements(*job_id)) {
+      if (m.op != task.workload().op || m.shape != task.workload().shape || m.config_index < 0) continue;
+      tuner->mark_seen(m.config_index);
+      const bool ok = m.outcome == db::Outcome::Ok && m.mean_s() > 0;
+      const double gflops = ok ? flops / m.mean_s() * 1e-9 : 0;
+      replay.push_back({m.config_index, ok, gflops});
+      ++result.trials;
+      (ok ? result.ok : result.failed)++;
+      if (ok && gflops > result.best_gflops) {
+        result.best_gflops = gflops;
+        result.best = m;
+      }
+      result.best_curve.push_back(result.best_gflops);
+    }
+    result.replayed = result.trials;
+    if (!replay.empty()) tuner->update(replay);
   }
+
+  // 1-2. Reference, builder and measurer.
   // A build on a core the timed kernel runs on slows the kernel down (on another core it costs
   // ~1.5% here: shared caches and memory). Unless the kernel's threads leave the builders cores of
   // their own, a build holds the timing lock shared, so builds and timings take turns while
   // loading, checking and recording still overlap a build.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool builds_beside_timing = opts.threads + std::max(1, opts.compile_threads) <= cores;
-  const std::string build_lock = builds_beside_timing ? "" : opts.measure.timing_lock;
-  result.timing_isolation = opts.measure.timing_lock.empty()
-                                ? "none (no timing lock)"
-                                : "host-wide lock " + opts.measure.timing_lock + " held while timing" +
-                                      (builds_beside_timing ? "; builds run beside timing on the cores the kernel leaves free"
-                                                            : "; builds wait for timing to end (held shared)");
-  const double flops = static_cast<double>(task.op().flops(task.workload().shape));
-  const std::string device = host_name();
+  std::unique_ptr<Builder> own_builder;
+  Builder* builder = opts.builder;
+  if (!builder) {
+    own_builder = std::make_unique<LocalBuilder>(opts.compile_threads, builds_beside_timing ? "" : opts.measure.timing_lock);
+    builder = own_builder.get();
+  }
+  std::unique_ptr<Measurer> own_measurer;
+  Measurer* measurer = opts.measurer;
+  if (!measurer) {
+    own_measurer = std::make_unique<LocalMeasurer>(opts.worker_path, opts.threads);
+    measurer = own_measurer.get();
+    result.timing_isolation = opts.measure.timing_lock.empty()
+                                  ? "none (no timing lock)"
+                                  : "host-wide lock " + opts.measure.timing_lock + " held while timing" +
+                                        (builds_beside_timing ? "; builds run beside timing on the cores the kernel leaves free"
+                                                              : "; builds wait for timing to end (held shared)");
+  }
+  measurer->setup(make_workload_setup(task, opts.seed));
+
   std::vector<double> build_ms, overhead_ms, worker_overhead_ms;
   double search_ms = 0;
   auto trial_start = Clock::now();  // the end of the previous trial: a trial's wall time includes
                                     // waiting for its build and, at a batch's start, for the tuner
+  auto stop_requested = [&] { return opts.stop && opts.stop->load(); };
+  const int64_t new_trials = std::max<int64_t>(1, std::min(opts.trials, task.space().size()) - result.trials);
 
   // 3. The loop.
-  while (!tuner->done()) {
+  while (!tuner->done() && !stop_requested()) {
     const auto search_start = Clock::now();
-    std::vector<space::Config> batch = tuner->next_batch(opts.batch);
+    std::vector<space::Config> batch = tuner->next_batch(std::max(opts.batch, measurer->capacity()));
     search_ms += ms_between(search_start, Clock::now());
     if (batch.empty()) break;
-    // Build in the background, at most compile_threads at a time, in proposal order.
+    // Builds run ahead, builder->width() at a time, in proposal order; up to capacity() built
+    // candidates are being measured at once.
     std::vector<std::future<Built>> builds;
-    const int width = std::max(1, opts.compile_threads);
-    auto launch = [&](size_t i) {
-      builds.push_back(std::async(std::launch::async, [&task, &build_lock, cfg = batch[i]] {
-        Built b;
-        runtime::HostLock turn(build_lock, runtime::HostLock::Mode::Shared);
-        auto t0 = Clock::now();
-        try {
-          b.lib = task.build_shared_library(cfg);
-        } catch (const std::exception& e) {
-          b.error = e.what();
-        }
-        b.build_ms = ms_between(t0, Clock::now());
-        return b;
-      }));
+    std::vector<Built> built(batch.size());
+    std::vector<std::future<Measured>> measuring(batch.size());
+    size_t submitted = 0;
+    auto launch_builds = [&] {
+      while (builds.size() < batch.size() && builds.size() < submitted + static_cast<size_t>(builder->width())) {
+        builds.push_back(builder->build(task, batch[builds.size()]));
+      }
     };
-    for (size_t i = 0; i < batch.size() && static_cast<int>(i) < width; ++i) launch(i);
+    launch_builds();
     std::vector<TrialResult> results;
     for (size_t i = 0; i < batch.size(); ++i) {
-      Built built = builds[i].get();
-      if (builds.size() < batch.size()) launch(builds.size());
-      const auto t0 = Clock::now();
-      runtime::MeasureResult m;
-      if (!built.error.empty()) {
-        m.status = runtime::MeasureStatus::LoadError;
-        m.error = built.error;
-      } else {
-        m = worker.measure(built.lib.bytes, built.lib.entry_symbol, opts.measure);
+      while (submitted < batch.size() && submitted < i + static_cast<size_t>(measurer->capacity()) && !stop_requested()) {
+        built[submitted] = builds[submitted].get();
+        ++submitted;
+        launch_builds();
+        const Built& b = built[submitted - 1];
+        if (b.error.empty()) {
+          measuring[submitted - 1] = measurer->measure(b.lib.bytes, b.lib.entry_symbol, opts.measure);
+        } else {
+          std::promise<Measured> failed;
+          Measured m;
+          m.result.status = runtime::MeasureStatus::LoadError;
+          m.result.error = b.error;
+          failed.set_value(m);
+          measuring[submitted - 1] = failed.get_future();
+        }
       }
-      db::Measurement rec;
-      rec.op = task.workload().op;
-      rec.shape = task.workload().shape;
-      rec.target = task.target().str();
-      rec.device_key = opts.device_key;
-      rec.config = batch[i].to_json();
-      rec.config_index = batch[i].index();
-      rec.costs = m.costs;
-      rec.outcome = to_outcome(m.status);
-      rec.error = m.error;
-      rec.build_ms = built.build_ms;
-      rec.device = device;
-      rec.compiler_version = "tunefarm 0.1 / LLVM 16";
-      rec.job_id = job_id;
+      if (i >= submitted) break;  // stopped: nothing more was sent
+      const auto t0 = Clock::now();
+      Measured m = measuring[i].get();
+      if (m.cancelled) continue;
+      db::Measurement rec = make_record(task, opts, batch[i], built[i], m, job_id);
       if (db) db->record(rec);
       double timed_ms = 0;
-      for (double c : m.costs) timed_ms += c * 1000 * std::max(1, m.number);
+      for (double c : m.result.costs) timed_ms += c * 1000 * std::max(1, m.result.number);
       const auto trial_end = Clock::now();
       worker_overhead_ms.push_back(std::max(0.0, ms_between(t0, trial_end) - timed_ms));
       overhead_ms.push_back(std::max(0.0, ms_between(trial_start, trial_end) - timed_ms));
       trial_start = trial_end;
-      build_ms.push_back(built.build_ms);
+      if (!built[i].cached && built[i].error.empty()) build_ms.push_back(built[i].build_ms);
 
-      const bool ok = m.status == runtime::MeasureStatus::Ok && !m.costs.empty();
+      const bool ok = m.result.status == runtime::MeasureStatus::Ok && !m.result.costs.empty();
       // The mean over repeats, as the database ranks configs by it: `tunefarm best` and this job
       // must agree on which config won.
       const double gflops = ok ? flops / rec.mean_s() * 1e-9 : 0;
@@ -239,26 +277,38 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
         p.gflops = gflops;
         p.best_gflops = result.best_gflops;
         p.outcome = ok ? "ok" : db::outcome_name(rec.outcome);
+        p.ok = result.ok;
+        p.failed = result.failed;
+        if (result.best) p.best_config = result.best->config;
         p.elapsed_s = ms_between(start, Clock::now()) / 1000;
-        p.eta_s = p.elapsed_s / static_cast<double>(p.trial) * static_cast<double>(p.trials - p.trial);
+        const double done_here = static_cast<double>(result.trials - result.replayed);
+        p.eta_s = p.elapsed_s / done_here * static_cast<double>(std::max<int64_t>(0, p.trials - p.trial));
         on_progress(p);
       }
     }
+    // Candidates still in flight when the job was stopped are waited for (the measurer answers a
+    // cancelled job's at once), so nothing refers to this frame's builds afterwards.
+    for (size_t i = results.size(); i < submitted; ++i) {
+      if (measuring[i].valid()) measuring[i].wait();
+    }
+    for (size_t i = submitted; i < builds.size(); ++i) builds[i].wait();
     const auto update_start = Clock::now();
     tuner->update(results);
     search_ms += ms_between(update_start, Clock::now());
-    if (db && job_id) {
+    if (own_job) {
       json::Value progress = json::Value::object();
       progress.set("trials", result.trials);
       progress.set("best_gflops", result.best_gflops);
       db->update_job(*job_id, "running", progress);
     }
   }
-  if (db && job_id) {
+  (void)new_trials;
+  result.stopped = stop_requested();
+  if (own_job) {
     json::Value progress = json::Value::object();
     progress.set("trials", result.trials);
     progress.set("best_gflops", result.best_gflops);
-    db->update_job(*job_id, result.ok > 0 ? "done" : "failed", progress);
+    db->update_job(*job_id, result.stopped ? "cancelled" : result.ok > 0 ? "done" : "failed", progress);
   }
   if (xgb && db && xgb->model().trained()) {
     db::CostModel model;
@@ -271,7 +321,8 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   result.build_ms_median = median(build_ms);
   result.overhead_ms_median = median(overhead_ms);
   result.worker_overhead_ms_median = median(worker_overhead_ms);
-  result.search_ms_per_trial = result.trials > 0 ? search_ms / static_cast<double>(result.trials) : 0;
+  const int64_t measured_here = result.trials - result.replayed;
+  result.search_ms_per_trial = measured_here > 0 ? search_ms / static_cast<double>(measured_here) : 0;
   return result;
 }
 

@@ -3,6 +3,7 @@
 // runs the same loop with boards in place of the local worker.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -15,6 +16,9 @@
 
 namespace tf::tuner {
 
+class Builder;
+class Measurer;
+
 struct TuneOptions {
   std::string tuner = "random";
   int64_t trials = 200;
@@ -25,19 +29,37 @@ struct TuneOptions {
   std::string device_key = "local";
   runtime::MeasureOptions measure;
   std::string worker_path;    // empty: runtime::MeasureWorker::default_path()
+
+  // Where candidates are built and measured; null: on this host (a LocalBuilder with
+  // compile_threads threads, a LocalMeasurer with a worker process). The tracker passes its builder
+  // pool and the boards of the job's key.
+  Builder* builder = nullptr;
+  Measurer* measurer = nullptr;
+  // An existing job (the tracker's) to record under: tune() then leaves the job's state to the
+  // caller, and with `resume` first replays the job's measurements of this workload into the tuner
+  // (a tracker restarted mid-job) and runs only the trials left.
+  std::optional<int64_t> job_id;
+  bool resume = false;
+  std::string owner = "local";
+  // Set from another thread to end the job after the candidates in flight.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct Progress {
   int64_t trial = 0, trials = 0;
   double gflops = 0, best_gflops = 0;
   std::string outcome;  // of the last trial
+  int64_t ok = 0, failed = 0;
+  json::Value best_config;
   double elapsed_s = 0, eta_s = 0;
 };
 
 struct TuneResult {
   int64_t job_id = 0;  // in the db, when one was given
-  int64_t trials = 0;
+  int64_t trials = 0;           // including those replayed from the db when resuming
   int64_t ok = 0, failed = 0;
+  int64_t replayed = 0;
+  bool stopped = false;         // ended early by TuneOptions::stop
   double best_gflops = 0;
   std::optional<db::Measurement> best;
   std::vector<double> best_curve;  // best GFLOPS so far after each trial

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -153,6 +154,47 @@ Target parse_target(const std::string& text) {
   t.cpu = cpu;
   t.features = features;
   t.vector_bits = detect_vector_bits(triple, *sti);
+  return t;
+}
+
+Target target_from_cpu_flags(const std::string& triple_text, const std::vector<std::string>& flags) {
+  initialize_llvm();
+  llvm::Triple triple(llvm::Triple::normalize(triple_text));
+  std::string error;
+  const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple.str(), error);
+  if (!backend) throw CompileError("no LLVM backend for triple '" + triple_text + "': " + error);
+  std::set<std::string> have(flags.begin(), flags.end());
+  auto covers = [&](std::initializer_list<const char*> needed) {
+    return std::all_of(needed.begin(), needed.end(), [&](const char* f) { return have.count(f) > 0; });
+  };
+  std::string cpu = "generic";
+  if (triple.isX86()) {
+    // The x86-64 micro-architecture levels, in /proc/cpuinfo's names.
+    const bool v2 = covers({"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"});
+    const bool v3 = v2 && covers({"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"});
+    const bool v4 = v3 && covers({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"});
+    cpu = v4 ? "x86-64-v4" : v3 ? "x86-64-v3" : v2 ? "x86-64-v2" : "x86-64";
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> implied = quiet_subtarget(*backend, triple.str(), cpu, "");
+  std::vector<std::string> extra;
+  for (const std::string& flag : have) {
+    // cpuinfo and LLVM spell some features differently: sse4_1 / sse4.1, avx512_vnni / avx512vnni.
+    std::string dotted = flag, joined;
+    std::replace(dotted.begin(), dotted.end(), '_', '.');
+    for (char c : flag) if (c != '_') joined += c;
+    for (const std::string& f : {flag, dotted, joined}) {
+      if (f.empty() || !feature_known(*backend, triple.str(), cpu, f)) continue;
+      if (!implied->checkFeatures("+" + f)) extra.push_back("+" + f);
+      break;
+    }
+  }
+  extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
+  std::sort(extra.begin(), extra.end());
+  Target t;
+  t.triple = triple.str();
+  t.cpu = cpu;
+  for (const auto& f : extra) t.features += (t.features.empty() ? "" : ",") + f;
+  t.vector_bits = detect_vector_bits(triple, *quiet_subtarget(*backend, t.triple, t.cpu, t.features));
   return t;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tf::codegen {
 
@@ -22,6 +23,12 @@ struct Target {
 Target parse_target(const std::string& s);
 
 Target host_target();
+
+// The target for a machine described the way a board without LLVM can describe itself: its triple
+// and its /proc/cpuinfo flags (e.g. "avx512f", "sse4_1"). On x86 the CPU is the highest x86-64
+// level (v2, v3, v4) the flags cover, plus every further flag LLVM knows as a feature. Throws
+// tf::CompileError for a triple LLVM has no backend for.
+Target target_from_cpu_flags(const std::string& triple, const std::vector<std::string>& flags);
 
 // Whether code for `target` can run in this process: same architecture and OS, and no CPU feature
 // the host lacks. When not, `why` says which.

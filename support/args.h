@@ -1,5 +1,6 @@
-// Command-line options for the `tunefarm` subcommands: declared once, parsed strictly, shown by
-// --help. An unknown option or a missing value is an error that names it.
+// Command-line options for tunefarm's programs (the CLI's subcommands, the tracker, the boards):
+// declared once, parsed strictly, shown by --help. An unknown option or a missing value is an
+// error that names it.
 #pragma once
 
 #include <map>
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tf::cli {
+namespace tf {
 
 class UsageError : public std::runtime_error {
  public:
@@ -43,4 +44,4 @@ class Args {
   std::map<std::string, std::string> values_;
 };
 
-}  // namespace tf::cli
+}  // namespace tf

@@ -1,11 +1,11 @@
-#include "cli/args.h"
+#include "support/args.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
-namespace tf::cli {
+namespace tf {
 
 Args& Args::option(const std::string& name, const std::string& value_name, const std::string& help,
                    const std::string& fallback) {
@@ -32,7 +32,7 @@ bool Args::parse(const std::vector<std::string>& argv) {
       std::fputs(help().c_str(), stdout);
       return false;
     }
-    if (a.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + a + "' (see tunefarm " + command_ + " --help)");
+    if (a.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + a + "' (see " + command_ + " --help)");
     std::string name = a.substr(2), value;
     bool inline_value = false;
     if (auto eq = name.find('='); eq != std::string::npos) {
@@ -41,7 +41,7 @@ bool Args::parse(const std::vector<std::string>& argv) {
       inline_value = true;
     }
     const Spec* spec = find(name);
-    if (!spec) throw UsageError("unknown option --" + name + " (see tunefarm " + command_ + " --help)");
+    if (!spec) throw UsageError("unknown option --" + name + " (see " + command_ + " --help)");
     if (spec->is_flag) {
       if (inline_value) throw UsageError("--" + name + " takes no value");
       values_[name] = "1";
@@ -58,7 +58,7 @@ bool Args::parse(const std::vector<std::string>& argv) {
 
 std::string Args::help() const {
   std::ostringstream os;
-  os << "usage: tunefarm " << command_ << " [options]\n\n" << summary_ << "\n\noptions:\n";
+  os << "usage: " << command_ << " [options]\n\n" << summary_ << "\n\noptions:\n";
   for (const auto& s : specs_) {
     std::string left = "  --" + s.name + (s.is_flag ? "" : " " + s.value_name);
     os << left;
@@ -107,4 +107,4 @@ std::vector<int64_t> Args::get_int_list(const std::string& name) const {
   return out;
 }
 
-}  // namespace tf::cli
+}  // namespace tf

@@ -1,0 +1,65 @@
+#include "cli/tracker_client.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "proto/channel.h"
+#include "proto/tokens.h"
+
+namespace tf::cli {
+
+void add_tracker_options(Args& args) {
+  args.option("tracker", "HOST:PORT", "the tracker", "127.0.0.1:9190")
+      .option("token-file", "FILE", "your token line (or set TUNEFARM_TOKEN)")
+      .option("tls-ca", "PEM", "talk TLS, trusting this CA certificate");
+}
+
+TrackerClient::TrackerClient(const Args& args) : address_(args.get("tracker")) {
+  try {
+    token_ = fleet::caller_token(args.get("token-file"));
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("--token-file: ") + e.what());
+  }
+  std::shared_ptr<grpc::Channel> channel;
+  try {
+    channel = fleet::open_channel(address_, args.get("tls-ca"));
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("--tls-ca: ") + e.what());
+  }
+  stub_ = v1::Tuning::NewStub(channel);
+}
+
+std::unique_ptr<grpc::ClientContext> TrackerClient::context(double deadline_s) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  fleet::add_token(*ctx, token_);
+  if (deadline_s > 0) {
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(deadline_s * 1000)));
+  }
+  return ctx;
+}
+
+int TrackerClient::fail(const std::string& cmd, const grpc::Status& s) const {
+  switch (s.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+      std::fprintf(stderr, "%s: cannot reach the tracker at %s: %s (is it running? scripts/fleet.sh start)\n", cmd.c_str(),
+                   address_.c_str(), s.error_message().c_str());
+      return 1;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      std::fprintf(stderr, "%s: the tracker at %s did not answer in time\n", cmd.c_str(), address_.c_str());
+      return 1;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::NOT_FOUND:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      std::fprintf(stderr, "%s: %s\n", cmd.c_str(), s.error_message().c_str());
+      return 2;
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::PERMISSION_DENIED:
+      std::fprintf(stderr, "%s: refused: %s\n", cmd.c_str(), s.error_message().c_str());
+      return 2;
+    default:
+      std::fprintf(stderr, "%s: the tracker failed: %s\n", cmd.c_str(), s.error_message().c_str());
+      return 1;
+  }
+}
+
+}  // namespace tf::cli

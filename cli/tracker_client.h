@@ -1,0 +1,35 @@
+// The CLI's side of the tracker: a channel and stubs from --tracker, --token-file and --tls-ca, and
+// gRPC errors turned into messages and exit codes (2 for what the user can fix in the request,
+// 1 for everything else).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "proto/tunefarm.grpc.pb.h"
+#include "support/args.h"
+
+namespace tf::cli {
+
+namespace v1 = ::tunefarm::v1;
+
+// --tracker, --token-file, --tls-ca.
+void add_tracker_options(Args& args);
+
+class TrackerClient {
+ public:
+  explicit TrackerClient(const Args& args);
+  v1::Tuning::Stub& stub() { return *stub_; }
+  // A context with the token and a deadline (none when `deadline_s` <= 0).
+  std::unique_ptr<grpc::ClientContext> context(double deadline_s = 30) const;
+  const std::string& address() const { return address_; }
+
+  // Prints "tunefarm CMD: <what the tracker said>" and returns the exit code for it.
+  int fail(const std::string& cmd, const grpc::Status& s) const;
+
+ private:
+  std::string address_, token_;
+  std::unique_ptr<v1::Tuning::Stub> stub_;
+};
+
+}  // namespace tf::cli

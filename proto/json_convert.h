@@ -1,0 +1,39 @@
+// The JSON forms of the wire messages that people and scripts see: job files (`tunefarm submit
+// --job job.json`), the job spec the tracker stores in the db, and `--json` output of the CLI.
+// Field names are snake_case and states are lower case ("queued"), as everywhere in tunefarm.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "proto/tunefarm.pb.h"
+#include "support/json.h"
+
+namespace tf::fleet {
+
+namespace v1 = ::tunefarm::v1;
+
+// A job file or a stored spec that is malformed; the message names the field ("workloads[1].shape: ...").
+class SpecError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// {"workloads": [{"op": "dense", "shape": [512, 512, 512]}], "key": "x86", "trials": 64,
+//  "tuner": "xgb", "priority": 1, "seed": 1, "batch": 0,
+//  "measure": {"repeat": 3, "number": 0, "min_repeat_ms": 20, "flush_cache": false,
+//              "cooldown_ms": 0, "timeout_s": 10}}
+// Checks the JSON's shape (kinds, unknown fields); what the values mean is the tracker's to check.
+v1::JobSpec job_spec_from_json(const json::Value& v);
+v1::JobSpec job_spec_from_text(const std::string& text);  // SpecError for text that is not JSON, too
+json::Value job_spec_to_json(const v1::JobSpec& spec);
+
+json::Value workload_to_json(const v1::Workload& w);
+json::Value job_to_json(const v1::Job& job);
+json::Value device_to_json(const v1::Device& d);
+
+const char* job_state_name(v1::JobState s);  // "queued", "running", "done", "failed", "cancelled"
+std::optional<v1::JobState> parse_job_state(const std::string& s);
+
+}  // namespace tf::fleet

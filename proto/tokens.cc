@@ -1,0 +1,79 @@
+#include "proto/tokens.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace tf::fleet {
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::Board: return "board";
+    case Role::Client: return "client";
+    case Role::Admin: return "admin";
+  }
+  return "?";
+}
+
+std::optional<Role> parse_role(const std::string& s) {
+  if (s == "board") return Role::Board;
+  if (s == "client") return Role::Client;
+  if (s == "admin") return Role::Admin;
+  return std::nullopt;
+}
+
+std::vector<TokenEntry> read_token_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("token file '" + path + "': cannot read it");
+  std::vector<TokenEntry> out;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::istringstream words(line);
+    std::string token, role, name;
+    if (!(words >> token)) continue;
+    const std::string where = "token file '" + path + "' line " + std::to_string(number);
+    if (!(words >> role)) throw std::runtime_error(where + ": a token needs a role (board, client or admin)");
+    auto r = parse_role(role);
+    if (!r) throw std::runtime_error(where + ": unknown role '" + role + "' (roles: board, client, admin)");
+    if (token.size() < 16) throw std::runtime_error(where + ": token is too short (at least 16 characters)");
+    words >> name;
+    TokenEntry e;
+    e.token = token;
+    e.role = *r;
+    e.name = name.empty() ? std::string(role_name(*r)) + "-" + token.substr(token.size() - 6) : name;
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::string new_token_line(Role role, const std::string& name) {
+  std::random_device entropy;  // /dev/urandom on Linux
+  std::string token = "tf_";
+  char hex[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(hex, sizeof hex, "%08x", entropy());
+    token += hex;
+  }
+  return token + " " + role_name(role) + (name.empty() ? "" : " " + name);
+}
+
+std::string caller_token(const std::string& token_file) {
+  if (!token_file.empty()) {
+    auto entries = read_token_file(token_file);
+    if (entries.empty()) throw std::runtime_error("token file '" + token_file + "' holds no token");
+    return entries.front().token;
+  }
+  // The variable may hold the token alone or its whole token-file line.
+  const char* env = std::getenv("TUNEFARM_TOKEN");
+  std::string token;
+  if (env) std::istringstream(env) >> token;
+  return token;
+}
+
+}  // namespace tf::fleet

@@ -1,0 +1,321 @@
+#include "rpc_server/board.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "proto/channel.h"
+#include "proto/measure_wire.h"
+#include "proto/tunefarm.grpc.pb.h"
+#include "rpc_server/board_info.h"
+#include "rpc_server/load_test.h"
+#include "runtime/measure_worker.h"
+
+namespace tf::board {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Stream = grpc::ClientReaderWriter<v1::BoardMessage, v1::TrackerMessage>;
+
+// The tracker holds the same number, in the same least-recently-used order (tracker/dispatcher.cc).
+constexpr size_t kReferencesHeld = 16;
+
+bool refused_for_good(grpc::StatusCode code) {
+  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
+         code == grpc::StatusCode::INVALID_ARGUMENT || code == grpc::StatusCode::FAILED_PRECONDITION;
+}
+
+struct SessionEnd {
+  bool registered = false;
+  bool fatal = false;
+  std::string why;
+};
+
+// One connection to the tracker, from dialling to the stream's end.
+class Session {
+ public:
+  Session(const BoardOptions& opts, const v1::BoardInfo& info, runtime::MeasureWorker& worker, const std::atomic<bool>& draining)
+      : opts_(opts), info_(info), worker_(worker), draining_(draining) {}
+
+  SessionEnd run(v1::Boards::Stub& stub) {
+    SessionEnd end;
+    fleet::add_token(ctx_, opts_.token);
+    stream_ = stub.Connect(&ctx_);
+    v1::BoardMessage reg;
+    *reg.mutable_register_()->mutable_info() = info_;
+    v1::TrackerMessage msg;
+    if (!stream_->Write(reg) || !stream_->Read(&msg) || !msg.has_registered()) {
+      grpc::Status s = stream_->Finish();
+      end.fatal = refused_for_good(s.error_code());
+      end.why = s.ok() ? "the tracker closed the stream" : s.error_message();
+      return end;
+    }
+    end.registered = true;
+    std::printf("board: registered with %s as %s (key %s)\n", opts_.tracker.c_str(), msg.registered().board_id().c_str(),
+                info_.device_key().c_str());
+    std::fflush(stdout);
+    std::thread measurer([this] { measure_loop(); });
+    while (stream_->Read(&msg)) {
+      if (msg.has_reference()) {
+        hold_reference(msg.reference());
+      } else if (msg.has_work()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        queue_.push_back({std::move(*msg.mutable_work()), Clock::now()});
+        // The references a board holds follow the order items arrive in, as on the tracker.
+        touch_reference(queue_.back().item.reference_id());
+        work_ready_.notify_one();
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ended_ = true;
+      work_ready_.notify_one();
+    }
+    measurer.join();
+    grpc::Status s = stream_->Finish();
+    end.why = s.ok() ? "the tracker closed the stream" : s.error_message();
+    return end;
+  }
+
+  void heartbeat() {
+    v1::BoardMessage hb;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      hb.mutable_heartbeat()->set_queued(static_cast<int32_t>(queue_.size()) + (busy_ ? 1 : 0));
+    }
+    hb.mutable_heartbeat()->set_draining(draining_);
+    write(hb);
+  }
+
+  // Draining: say so at once, then finish what is held (measure_loop ends the stream).
+  void drain() {
+    heartbeat();
+    std::lock_guard<std::mutex> lock(mu_);
+    work_ready_.notify_one();
+  }
+
+  void cancel() { ctx_.TryCancel(); }
+
+ private:
+  struct Queued {
+    v1::WorkItem item;
+    Clock::time_point received;
+  };
+
+  bool write(const v1::BoardMessage& m) {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    return !writes_done_ && stream_->Write(m);
+  }
+
+  void hold_reference(const v1::Reference& ref) {
+    std::lock_guard<std::mutex> lock(mu_);
+    try {
+      references_[ref.reference_id()] = std::make_shared<runtime::WorkloadSetup>(fleet::from_wire(ref));
+      reference_args_[ref.reference_id()] = ref.args();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "board: reference %llu is unusable: %s\n", static_cast<unsigned long long>(ref.reference_id()), e.what());
+      references_.erase(ref.reference_id());
+    }
+  }
+
+  // Least recently used first out, mirroring the tracker's bookkeeping (mu_ held).
+  void touch_reference(uint64_t id) {
+    order_.erase(std::remove(order_.begin(), order_.end(), id), order_.end());
+    order_.push_back(id);
+    while (order_.size() > kReferencesHeld) {
+      references_.erase(order_.front());
+      reference_args_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+
+  void measure_loop() {
+    for (;;) {
+      Queued q;
+      std::shared_ptr<runtime::WorkloadSetup> setup;
+      bool args_match = false;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_ready_.wait(lock, [&] { return ended_ || !queue_.empty() || draining_; });
+        if (ended_) return;
+        if (queue_.empty()) {
+          // Draining and idle: end the stream; the tracker gives anything it sent meanwhile to
+          // another board.
+          {
+            std::lock_guard<std::mutex> w(write_mu_);
+            if (!writes_done_) stream_->WritesDone();
+            writes_done_ = true;
+          }
+          work_ready_.wait(lock, [&] { return ended_; });
+          return;
+        }
+        q = std::move(queue_.front());
+        queue_.pop_front();
+        busy_ = true;
+        auto it = references_.find(q.item.reference_id());
+        if (it != references_.end()) {
+          setup = it->second;
+          const auto& args = reference_args_[q.item.reference_id()];
+          args_match = args.size() == q.item.args().size();
+          for (int i = 0; args_match && i < args.size(); ++i) {
+            args_match = args[i].SerializeAsString() == q.item.args(i).SerializeAsString();
+          }
+        }
+      }
+      v1::BoardMessage out;
+      v1::WorkResult* r = out.mutable_result();
+      r->set_item_id(q.item.item_id());
+      if (!setup) {
+        r->set_status(v1::MEASURE_RUNTIME_ERROR);
+        r->set_error("reference " + std::to_string(q.item.reference_id()) + " is not held by this board");
+      } else if (!args_match) {
+        r->set_status(v1::MEASURE_RUNTIME_ERROR);
+        r->set_error("the work item's arguments differ from its reference's");
+      } else {
+        if (current_reference_ != q.item.reference_id()) {
+          worker_.setup(*setup);
+          current_reference_ = q.item.reference_id();
+        }
+        runtime::MeasureOptions mo = fleet::from_wire(q.item.measure());
+        mo.timing_lock = opts_.timing_lock;
+        std::vector<uint8_t> library(q.item.library().begin(), q.item.library().end());
+        runtime::MeasureResult m = worker_.measure(library, q.item.entry_symbol(), mo);
+        r->set_status(fleet::to_wire(m.status));
+        for (double c : m.costs) r->add_costs(c);
+        r->set_number(m.number);
+        r->set_error(m.error);
+      }
+      r->set_board_ms(std::chrono::duration<double, std::milli>(Clock::now() - q.received).count());
+      write(out);
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = false;
+    }
+  }
+
+  const BoardOptions& opts_;
+  const v1::BoardInfo& info_;
+  runtime::MeasureWorker& worker_;
+  const std::atomic<bool>& draining_;
+  grpc::ClientContext ctx_;
+  std::unique_ptr<Stream> stream_;
+  std::mutex write_mu_;
+  bool writes_done_ = false;  // guarded by write_mu_
+
+  std::mutex mu_;
+  std::condition_variable work_ready_;
+  std::deque<Queued> queue_;
+  bool ended_ = false, busy_ = false;
+  std::map<uint64_t, std::shared_ptr<runtime::WorkloadSetup>> references_;
+  std::map<uint64_t, google::protobuf::RepeatedPtrField<v1::TensorSpec>> reference_args_;
+  std::deque<uint64_t> order_;
+  uint64_t current_reference_ = 0;  // the one the worker is set up with (measuring thread only)
+};
+
+}  // namespace
+
+std::string timing_isolation(const BoardOptions& opts) {
+  std::string s;
+  if (!opts.cpus.empty()) {
+    std::string list;
+    for (int c : opts.cpus) list += (list.empty() ? "" : ",") + std::to_string(c);
+    s = "kernels pinned to CPU " + list;
+  } else {
+    s = "kernels not pinned";
+  }
+  s += opts.timing_lock.empty() ? "; no host-wide timing lock" : "; host-wide lock " + opts.timing_lock + " held while timing";
+  return s;
+}
+
+int run_board(const BoardOptions& opts) {
+  if (opts.load_test_boards > 0) return run_load_test(opts);
+  v1::BoardInfo info = detect_board(opts.key, opts.cpus, opts.threads);
+  info.set_timing_isolation(timing_isolation(opts));
+  runtime::MeasureWorker worker(opts.worker_path.empty() ? runtime::MeasureWorker::default_path() : opts.worker_path,
+                                opts.cpus, info.threads());
+  auto channel = fleet::open_channel(opts.tracker, opts.tls_ca);
+  auto stub = v1::Boards::NewStub(channel);
+
+  std::atomic<bool> draining{false};
+  std::mutex session_mu;
+  Session* current = nullptr;  // guarded by session_mu
+  std::condition_variable wake;
+
+  // The event loop: signals and heartbeats.
+  boost::asio::io_context io;
+  boost::asio::signal_set signals(io, SIGTERM, SIGINT);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    std::printf("board: %s: draining (finishing the work held, taking no more)\n", strsignal(sig));
+    std::fflush(stdout);
+    draining = true;
+    std::lock_guard<std::mutex> lock(session_mu);
+    if (current) current->drain();
+    wake.notify_all();
+  });
+  boost::asio::steady_timer heartbeat_timer(io);
+  std::function<void()> schedule_heartbeat = [&] {
+    heartbeat_timer.expires_after(std::chrono::milliseconds(1000));
+    heartbeat_timer.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;
+      {
+        std::lock_guard<std::mutex> lock(session_mu);
+        if (current) current->heartbeat();
+      }
+      schedule_heartbeat();
+    });
+  };
+  schedule_heartbeat();
+  std::thread io_thread([&] { io.run(); });
+
+  std::printf("board: key %s, %d thread(s) per kernel, %s; tracker %s\n", opts.key.c_str(), info.threads(),
+              info.timing_isolation().c_str(), opts.tracker.c_str());
+  std::fflush(stdout);
+  int exit_code = 0;
+  std::mt19937 jitter(static_cast<uint32_t>(info.pid()));
+  int backoff_ms = 100;
+  while (!draining) {
+    Session session(opts, info, worker, draining);
+    {
+      std::lock_guard<std::mutex> lock(session_mu);
+      current = &session;
+    }
+    SessionEnd end = session.run(*stub);
+    {
+      std::lock_guard<std::mutex> lock(session_mu);
+      current = nullptr;
+    }
+    if (end.fatal) {
+      std::fprintf(stderr, "board: the tracker refused this board: %s\n", end.why.c_str());
+      exit_code = 1;
+      break;
+    }
+    if (draining) break;
+    if (end.registered) backoff_ms = 100;
+    const int wait_ms = backoff_ms / 2 + static_cast<int>(jitter() % static_cast<uint32_t>(backoff_ms / 2 + 1));
+    std::printf("board: lost the tracker (%s); dialling again in %d ms\n", end.why.c_str(), wait_ms);
+    std::fflush(stdout);
+    std::unique_lock<std::mutex> lock(session_mu);
+    wake.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return draining.load(); });
+    backoff_ms = std::min(opts.max_backoff_ms, backoff_ms * 2);
+  }
+  io.stop();
+  io_thread.join();
+  if (exit_code == 0) std::printf("board: stopped\n");
+  return exit_code;
+}
+
+}  // namespace tf::board

@@ -1,0 +1,56 @@
+#include "tracker/auth.h"
+
+namespace tf::tracker {
+namespace {
+
+// Compares without an early exit, so the time taken says nothing about how much of a guess was right.
+bool same_token(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;  // a token's length is no secret
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace
+
+Authenticator::Authenticator(std::vector<fleet::TokenEntry> tokens) : enabled_(true), tokens_(std::move(tokens)) {}
+
+grpc::Status Authenticator::check(const grpc::ServerContext& ctx, std::initializer_list<fleet::Role> allowed,
+                                  const std::string& call, Principal* who) const {
+  if (!enabled_) {
+    *who = Principal{};
+    return grpc::Status::OK;
+  }
+  const auto& md = ctx.client_metadata();
+  auto it = md.find("authorization");
+  if (it == md.end()) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        call + ": no token; this tracker needs one (--token-file FILE or TUNEFARM_TOKEN)");
+  }
+  const std::string header(it->second.data(), it->second.size());
+  const std::string prefix = "Bearer ";
+  if (header.compare(0, prefix.size(), prefix) != 0) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, call + ": the authorization header is not 'Bearer <token>'");
+  }
+  const std::string token = header.substr(prefix.size());
+  const fleet::TokenEntry* found = nullptr;
+  for (const auto& e : tokens_) {
+    if (same_token(token, e.token)) found = &e;
+  }
+  if (!found) return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, call + ": unknown token");
+  bool ok = false;
+  std::string allowed_names;
+  for (fleet::Role r : allowed) {
+    ok |= r == found->role;
+    allowed_names += (allowed_names.empty() ? "" : " or ") + std::string(fleet::role_name(r));
+  }
+  if (!ok) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, call + ": token '" + found->name + "' has role " +
+                                                                  fleet::role_name(found->role) + "; this needs " + allowed_names);
+  }
+  who->name = found->name;
+  who->role = found->role;
+  return grpc::Status::OK;
+}
+
+}  // namespace tf::tracker

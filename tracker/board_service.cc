@@ -1,0 +1,108 @@
+#include "tracker/board_service.h"
+
+#include <cstdio>
+#include <mutex>
+
+#include "compiler/codegen/target.h"
+#include "compiler/error.h"
+#include "db/database.h"
+#include "tracker/job_spec.h"
+
+namespace tf::tracker {
+
+constexpr int kProtocolVersion = 1;
+
+std::string board_target(const v1::BoardInfo& info) {
+  std::vector<std::string> flags(info.cpu_features().begin(), info.cpu_features().end());
+  return codegen::target_from_cpu_flags(info.target_triple(), flags).str();
+}
+
+BoardService::BoardService(Dispatcher& dispatcher, const Authenticator& auth, std::string db_path, int heartbeat_interval_ms)
+    : dispatcher_(dispatcher), auth_(auth), db_path_(std::move(db_path)), heartbeat_interval_ms_(heartbeat_interval_ms) {}
+
+grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
+                                   grpc::ServerReaderWriter<v1::TrackerMessage, v1::BoardMessage>* stream) {
+  Principal who;
+  if (auto s = auth_.check(*ctx, {fleet::Role::Board, fleet::Role::Admin}, "Connect (board registration)", &who); !s.ok()) {
+    return s;
+  }
+  v1::BoardMessage first;
+  if (!stream->Read(&first)) return grpc::Status(grpc::StatusCode::CANCELLED, "the board left before registering");
+  if (!first.has_register_()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "a board's first message must be Register");
+  }
+  const v1::BoardInfo& info = first.register_().info();
+  if (info.protocol_version() != kProtocolVersion) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "board speaks protocol " + std::to_string(info.protocol_version()) + ", this tracker " +
+                            std::to_string(kProtocolVersion) + "; upgrade the older side");
+  }
+  if (!valid_device_key(info.device_key())) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "key: '" + info.device_key() + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
+  }
+  if (info.threads() < 1 || info.threads() > 1024) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "threads: must be 1 to 1024");
+  }
+  std::string target;
+  try {
+    target = board_target(info);
+  } catch (const CompileError& e) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string("target: ") + e.what());
+  }
+  // Every board of a key runs the same candidates, so they must be the same kind of machine.
+  const std::string key_target = dispatcher_.target_of_key(info.device_key());
+  if (!key_target.empty() && key_target != target) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "key '" + info.device_key() + "' has boards with target '" + key_target + "', this board is '" +
+                            target + "'; give it a key of its own");
+  }
+  try {
+    db::Database db(db_path_);
+    db::DeviceRecord rec;
+    rec.device_key = info.device_key();
+    rec.hostname = info.hostname();
+    rec.target = target;
+    rec.info = json::Value::object();
+    rec.info.set("cpu", info.cpu_name());
+    rec.info.set("cores", info.cores());
+    rec.info.set("threads", info.threads());
+    rec.info.set("memory_bytes", info.memory_bytes());
+    rec.info.set("runtime_version", info.runtime_version());
+    db.record_device(rec);
+  } catch (const std::exception& e) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, std::string("recording the board: ") + e.what());
+  }
+  const std::string board_id = info.hostname() + ":" + std::to_string(info.pid()) + "#" + std::to_string(++connections_);
+  v1::TrackerMessage hello;
+  hello.mutable_registered()->set_board_id(board_id);
+  hello.mutable_registered()->set_heartbeat_interval_ms(heartbeat_interval_ms_);
+  hello.mutable_registered()->set_tracker_version(TUNEFARM_VERSION);
+  if (!stream->Write(hello)) return grpc::Status(grpc::StatusCode::CANCELLED, "the board left while registering");
+
+  std::fprintf(stderr, "tracker: board %s connected (key %s, %d threads, target %s, from %s)\n", board_id.c_str(),
+               info.device_key().c_str(), info.threads(), target.c_str(), ctx->peer().c_str());
+  BoardLink link;
+  link.send = [stream](const v1::TrackerMessage& m) { return stream->Write(m); };
+  link.disconnect = [ctx] { ctx->TryCancel(); };
+  dispatcher_.add_board(board_id, info, target, ctx->peer(), std::move(link));
+
+  v1::BoardMessage msg;
+  std::string why = "stream closed";
+  while (stream->Read(&msg)) {
+    if (msg.has_heartbeat()) {
+      dispatcher_.on_heartbeat(board_id, msg.heartbeat());
+    } else if (msg.has_result()) {
+      dispatcher_.on_result(board_id, msg.result());
+    } else {
+      why = "sent a second Register";
+      break;
+    }
+  }
+  if (ctx->IsCancelled()) why = "disconnected (missed heartbeats or tracker stopping)";
+  dispatcher_.remove_board(board_id, why);
+  std::fprintf(stderr, "tracker: board %s left: %s\n", board_id.c_str(), why.c_str());
+  return grpc::Status::OK;
+}
+
+}  // namespace tf::tracker

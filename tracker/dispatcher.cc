@@ -1,0 +1,359 @@
+#include "tracker/dispatcher.h"
+
+#include <algorithm>
+
+#include "proto/measure_wire.h"
+
+namespace tf::tracker {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+tuner::Measured cancelled_result() {
+  tuner::Measured m;
+  m.cancelled = true;
+  m.result.status = runtime::MeasureStatus::RuntimeError;
+  m.result.error = "cancelled";
+  return m;
+}
+
+
+}  // namespace
+
+// Both ends keep the same number of references, least recently used first out: the tracker
+// decides which items a board gets in the order the board receives them, so the two caches hold
+// the same references at every step and the tracker knows when to send one again.
+constexpr size_t kReferencesPerBoard = 16;
+
+struct Dispatcher::Item {
+  uint64_t id = 0;
+  int64_t job_id = 0;
+  int priority = 1;
+  std::string key;
+  std::shared_ptr<const v1::Reference> reference;
+  std::shared_ptr<const v1::TrackerMessage> message;  // the WorkItem, built once
+  std::promise<tuner::Measured> done;
+  int attempts = 0;
+  std::string board_id;  // while in flight
+  std::string lost_on;   // boards it was lost with, for the error message
+};
+
+struct Dispatcher::Board {
+  std::string id, key, target, peer, device;
+  v1::BoardInfo info;
+  BoardLink link;
+  std::set<uint64_t> in_flight;
+  std::deque<uint64_t> references;  // held by the board, least recently used first
+  Clock::time_point last_heartbeat = Clock::now();
+  int64_t connected_ms = wall_ms(), last_heartbeat_ms = wall_ms();
+  bool draining = false;
+  int64_t items_done = 0;
+  // Messages decided for this board and not yet written, in decision order (guarded by mu_);
+  // whoever holds send_mu writes them, so two threads never reorder or interleave them.
+  std::deque<std::shared_ptr<const v1::TrackerMessage>> pending;
+  std::mutex send_mu;
+  bool closed = false;  // guarded by send_mu: the stream is gone, write nothing more
+};
+
+Dispatcher::Dispatcher(DispatcherOptions opts) : opts_(opts) {}
+
+Dispatcher::~Dispatcher() { shutdown(); }
+
+void Dispatcher::add_board(const std::string& id, const v1::BoardInfo& info, const std::string& target,
+                           const std::string& peer, BoardLink link) {
+  Outbox out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto b = std::make_shared<Board>();
+    b->device = info.hostname() + ":" + std::to_string(info.pid());
+    b->id = id;
+    b->key = info.device_key();
+    b->target = target;
+    b->peer = peer;
+    b->info = info;
+    b->link = std::move(link);
+    boards_[id] = b;
+    pump_locked(b->key, &out);
+  }
+  deliver(out);
+}
+
+void Dispatcher::remove_board(const std::string& board_id, const std::string& why) {
+  Outbox out;
+  std::shared_ptr<Board> board;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = boards_.find(board_id);
+    if (it == boards_.end()) return;
+    board = it->second;
+    boards_.erase(it);
+    // Its unfinished items go back to the front of their queues, in their original order.
+    std::vector<uint64_t> lost(board->in_flight.rbegin(), board->in_flight.rend());
+    for (uint64_t item_id : lost) {
+      auto item_it = items_.find(item_id);
+      if (item_it == items_.end()) continue;
+      auto item = item_it->second;
+      item->board_id.clear();
+      item->lost_on += (item->lost_on.empty() ? "" : ", ") + board_id + " (" + why + ")";
+      if (++item->attempts >= opts_.max_attempts) {
+        tuner::Measured m;
+        m.result.status = runtime::MeasureStatus::RuntimeError;
+        m.result.error = "lost " + std::to_string(item->attempts) + " boards while measuring it: " + item->lost_on;
+        m.device = board->device;
+        finish_locked(item, m);
+        continue;
+      }
+      auto& kq = queues_[item->key];
+      auto& jq = kq.jobs[item->job_id];
+      jq.priority = item->priority;
+      if (jq.items.empty()) jq.pass = std::max(jq.pass, kq.virtual_time);
+      jq.items.push_front(item);
+    }
+    pump_locked(board->key, &out);
+  }
+  {
+    // The stream is destroyed when its handler returns: wait out a write in progress, and mark
+    // the board so that no later one starts.
+    std::lock_guard<std::mutex> sending(board->send_mu);
+    board->closed = true;
+  }
+  deliver(out);
+}
+
+void Dispatcher::on_heartbeat(const std::string& board_id, const v1::Heartbeat& hb) {
+  Outbox out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = boards_.find(board_id);
+    if (it == boards_.end()) return;
+    it->second->last_heartbeat = Clock::now();
+    it->second->last_heartbeat_ms = wall_ms();
+    const bool was_draining = it->second->draining;
+    it->second->draining = hb.draining();
+    if (was_draining != hb.draining()) pump_locked(it->second->key, &out);
+  }
+  deliver(out);
+}
+
+void Dispatcher::on_result(const std::string& board_id, const v1::WorkResult& r) {
+  Outbox out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = boards_.find(board_id);
+    if (it == boards_.end()) return;
+    auto& board = *it->second;
+    board.last_heartbeat = Clock::now();
+    board.last_heartbeat_ms = wall_ms();
+    // A result for an item this board no longer holds (cancelled, or given to another board
+    // after a heartbeat timeout) is dropped: the item completes once.
+    if (board.in_flight.erase(r.item_id()) == 0) return;
+    ++board.items_done;
+    auto item_it = items_.find(r.item_id());
+    if (item_it != items_.end()) {
+      tuner::Measured m;
+      m.result.status = fleet::from_wire(r.status());
+      m.result.costs.assign(r.costs().begin(), r.costs().end());
+      m.result.number = r.number();
+      m.result.error = r.error();
+      m.device = board.device;
+      finish_locked(item_it->second, m);
+    }
+    pump_locked(board.key, &out);
+  }
+  deliver(out);
+}
+
+void Dispatcher::disconnect_silent_boards(std::chrono::milliseconds timeout) {
+  std::vector<std::function<void()>> disconnects;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto now = Clock::now();
+    for (auto& [id, b] : boards_) {
+      if (now - b->last_heartbeat > timeout && b->link.disconnect) disconnects.push_back(b->link.disconnect);
+    }
+  }
+  for (auto& d : disconnects) d();
+}
+
+std::vector<v1::Device> Dispatcher::devices(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<v1::Device> out;
+  for (const auto& [id, b] : boards_) {
+    if (!key.empty() && b->key != key) continue;
+    v1::Device d;
+    d.set_device_key(b->key);
+    d.set_board_id(b->id);
+    d.set_hostname(b->info.hostname());
+    d.set_target(b->target);
+    d.set_cpu_name(b->info.cpu_name());
+    d.set_cores(b->info.cores());
+    d.set_threads(b->info.threads());
+    d.set_memory_bytes(b->info.memory_bytes());
+    d.set_runtime_version(b->info.runtime_version());
+    d.set_state(b->draining ? "draining" : b->in_flight.empty() ? "idle" : "busy");
+    d.set_peer(b->peer);
+    d.set_connected_ms(b->connected_ms);
+    d.set_last_heartbeat_ms(b->last_heartbeat_ms);
+    d.set_items_done(b->items_done);
+    d.set_in_flight(static_cast<int32_t>(b->in_flight.size()));
+    d.set_timing_isolation(b->info.timing_isolation());
+    out.push_back(d);
+  }
+  return out;
+}
+
+int Dispatcher::boards_of_key(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int n = 0;
+  for (const auto& [id, b] : boards_) n += b->key == key && !b->draining;
+  return n;
+}
+
+std::string Dispatcher::target_of_key(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, b] : boards_) {
+    if (b->key == key) return b->target;
+  }
+  return "";
+}
+
+std::future<tuner::Measured> Dispatcher::submit(int64_t job_id, int priority, const std::string& key,
+                                                std::shared_ptr<const v1::Reference> reference, v1::WorkItem work) {
+  auto item = std::make_shared<Item>();
+  std::future<tuner::Measured> result = item->done.get_future();
+  Outbox out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shut_down_) {
+      item->done.set_value(cancelled_result());
+      return result;
+    }
+    item->id = next_item_id_++;
+    item->job_id = job_id;
+    item->priority = std::max(1, priority);
+    item->key = key;
+    item->reference = std::move(reference);
+    work.set_item_id(item->id);
+    work.set_reference_id(item->reference->reference_id());
+    auto msg = std::make_shared<v1::TrackerMessage>();
+    *msg->mutable_work() = std::move(work);
+    item->message = std::move(msg);
+    items_[item->id] = item;
+    auto& kq = queues_[key];
+    auto& jq = kq.jobs[job_id];
+    jq.priority = std::max(1, priority);
+    if (jq.items.empty()) jq.pass = std::max(jq.pass, kq.virtual_time);
+    jq.items.push_back(item);
+    pump_locked(key, &out);
+  }
+  deliver(out);
+  return result;
+}
+
+void Dispatcher::cancel_job(int64_t job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, kq] : queues_) kq.jobs.erase(job_id);
+  std::vector<std::shared_ptr<Item>> doomed;
+  for (auto& [id, item] : items_) {
+    if (item->job_id == job_id) doomed.push_back(item);
+  }
+  for (auto& item : doomed) {
+    if (!item->board_id.empty()) {
+      auto b = boards_.find(item->board_id);
+      if (b != boards_.end()) b->second->in_flight.erase(item->id);
+    }
+    finish_locked(item, cancelled_result());
+  }
+}
+
+void Dispatcher::shutdown() {
+  std::lock_guard<std::mutex> lock(mu_);
+  shut_down_ = true;
+  queues_.clear();
+  auto items = items_;
+  for (auto& [id, item] : items) finish_locked(item, cancelled_result());
+}
+
+int64_t Dispatcher::dispatched() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dispatched_;
+}
+
+void Dispatcher::finish_locked(const std::shared_ptr<Item>& item, tuner::Measured m) {
+  if (items_.erase(item->id) == 0) return;
+  item->done.set_value(std::move(m));
+}
+
+void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
+  auto kq_it = queues_.find(key);
+  if (kq_it == queues_.end()) return;
+  KeyQueue& kq = kq_it->second;
+  for (;;) {
+    // The job with the lowest pass that has work.
+    JobQueue* job = nullptr;
+    for (auto& [id, jq] : kq.jobs) {
+      if (!jq.items.empty() && (!job || jq.pass < job->pass)) job = &jq;
+    }
+    if (!job) break;
+    // The least loaded board of the key with a free slot.
+    std::shared_ptr<Board> board;
+    for (auto& [id, b] : boards_) {
+      if (b->key != key || b->draining || static_cast<int>(b->in_flight.size()) >= opts_.slots_per_board) continue;
+      if (!board || b->in_flight.size() < board->in_flight.size() ||
+          (b->in_flight.size() == board->in_flight.size() && b->items_done < board->items_done)) {
+        board = b;
+      }
+    }
+    if (!board) break;
+    auto item = job->items.front();
+    job->items.pop_front();
+    kq.virtual_time = job->pass;
+    job->pass += 1.0 / job->priority;
+    item->board_id = board->id;
+    board->in_flight.insert(item->id);
+    const uint64_t ref = item->reference->reference_id();
+    auto held = std::find(board->references.begin(), board->references.end(), ref);
+    if (held != board->references.end()) {
+      board->references.erase(held);
+    } else {
+      auto msg = std::make_shared<v1::TrackerMessage>();
+      *msg->mutable_reference() = *item->reference;
+      board->pending.push_back(std::move(msg));
+      if (board->references.size() >= kReferencesPerBoard) board->references.pop_front();
+    }
+    board->references.push_back(ref);
+    board->pending.push_back(item->message);
+    ++dispatched_;
+    if (std::none_of(out->begin(), out->end(), [&](const auto& e) { return e.first == board; })) {
+      out->push_back({board, {}});
+    }
+  }
+  // Job queues that ran dry are forgotten, so that a finished job leaves nothing behind.
+  for (auto it = kq.jobs.begin(); it != kq.jobs.end();) {
+    it = it->second.items.empty() ? kq.jobs.erase(it) : std::next(it);
+  }
+}
+
+void Dispatcher::deliver(Outbox& out) {
+  for (auto& [board, unused] : out) {
+    std::lock_guard<std::mutex> sending(board->send_mu);
+    while (!board->closed) {
+      std::shared_ptr<const v1::TrackerMessage> msg;
+      {
+        // pending is guarded by the dispatcher's mutex; see Board::pending.
+        std::lock_guard<std::mutex> lock(mu_);
+        if (board->pending.empty()) break;
+        msg = board->pending.front();
+        board->pending.pop_front();
+      }
+      if (!board->link.send(*msg)) break;  // the stream is gone; remove_board follows
+    }
+  }
+}
+
+}  // namespace tf::tracker

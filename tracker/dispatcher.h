@@ -1,0 +1,97 @@
+// The boards of the fleet and the work queued for them. Boards join and leave (a stream opens, a
+// stream ends or its heartbeats stop); work items queue per device key and per job, and go to
+// idle boards of the key. Jobs on one key share its boards in the ratio of their priorities
+// (stride scheduling: each dispatch advances the job's pass by 1/priority, the job with the lowest
+// pass goes next). A board that is lost hands its in-flight items back to the front of their
+// queues, for another board of the key; a result for an item already given away is dropped, so
+// every item completes exactly once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "proto/tunefarm.pb.h"
+#include "tuner/measurer.h"
+
+namespace tf::tracker {
+
+namespace v1 = ::tunefarm::v1;
+
+// How the tracker writes to one board's stream. Messages are handed over in the order the
+// dispatcher decided them; `send` returns false when the stream is gone.
+struct BoardLink {
+  std::function<bool(const v1::TrackerMessage&)> send;
+  std::function<void()> disconnect;  // ends the stream (the board's handler then calls remove_board)
+};
+
+struct DispatcherOptions {
+  int slots_per_board = 2;     // items in flight per board: one measured, one waiting behind it
+  int max_attempts = 3;        // boards an item may be lost with before it fails
+};
+
+class Dispatcher {
+ public:
+  explicit Dispatcher(DispatcherOptions opts = {});
+  ~Dispatcher();
+
+  // Boards. `board_id` is unique per connection.
+  void add_board(const std::string& board_id, const v1::BoardInfo& info, const std::string& target,
+                 const std::string& peer, BoardLink link);
+  void remove_board(const std::string& board_id, const std::string& why);
+  void on_heartbeat(const std::string& board_id, const v1::Heartbeat& hb);
+  void on_result(const std::string& board_id, const v1::WorkResult& result);
+  // Boards whose last heartbeat is older than `timeout` are disconnected (and then removed).
+  void disconnect_silent_boards(std::chrono::milliseconds timeout);
+  std::vector<v1::Device> devices(const std::string& key = "") const;
+  int boards_of_key(const std::string& key) const;
+  // The target candidates for `key` are built for: the first connected board's; empty when none.
+  std::string target_of_key(const std::string& key) const;
+
+  // Work. The reference is sent to a board once, before the first item that needs it.
+  std::future<tuner::Measured> submit(int64_t job_id, int priority, const std::string& key,
+                                      std::shared_ptr<const v1::Reference> reference, v1::WorkItem item);
+  // Answers every queued and in-flight item of the job at once as cancelled; late results are dropped.
+  void cancel_job(int64_t job_id);
+  void shutdown();  // cancels everything; submit() afterwards answers cancelled
+
+  int64_t dispatched() const;
+  int slots_per_board() const { return opts_.slots_per_board; }
+
+ private:
+  struct Item;
+  struct Board;
+  struct JobQueue {
+    int priority = 1;
+    double pass = 0;
+    std::deque<std::shared_ptr<Item>> items;
+  };
+  struct KeyQueue {
+    std::map<int64_t, JobQueue> jobs;
+    double virtual_time = 0;
+  };
+  using Outbox = std::vector<std::pair<std::shared_ptr<Board>, int>>;  // boards with messages to write
+
+  void pump_locked(const std::string& key, Outbox* out);
+  void deliver(Outbox& out);  // writes the boards' pending messages, outside mu_
+  void finish_locked(const std::shared_ptr<Item>& item, tuner::Measured m);
+
+  DispatcherOptions opts_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Board>> boards_;  // by id
+  std::map<std::string, KeyQueue> queues_;
+  std::map<uint64_t, std::shared_ptr<Item>> items_;       // every unfinished item, by id
+  uint64_t next_item_id_ = 1;
+  int64_t dispatched_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace tf::tracker

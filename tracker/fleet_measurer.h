@@ -1,0 +1,31 @@
+// The boards of one device key as a tuner::Measurer: each built candidate becomes a work item on
+// the dispatcher's queue for the key, and its result comes back from whichever board measured it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "tracker/dispatcher.h"
+#include "tuner/measurer.h"
+
+namespace tf::tracker {
+
+class FleetMeasurer : public tuner::Measurer {
+ public:
+  FleetMeasurer(Dispatcher& dispatcher, int64_t job_id, int priority, std::string key, std::string workload_key);
+  void setup(const runtime::WorkloadSetup& setup) override;
+  std::future<tuner::Measured> measure(std::vector<uint8_t> library, std::string entry,
+                                       const runtime::MeasureOptions& opts) override;
+  // Enough items in flight to keep every board of the key busy (slots per board each).
+  int capacity() const override;
+
+ private:
+  Dispatcher& dispatcher_;
+  int64_t job_id_;
+  int priority_;
+  std::string key_, workload_key_;
+  std::shared_ptr<const v1::Reference> reference_;
+};
+
+}  // namespace tf::tracker

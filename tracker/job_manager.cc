@@ -1,0 +1,478 @@
+#include "tracker/job_manager.h"
+
+#include <algorithm>
+
+#include "compiler/compiler.h"
+#include "compiler/error.h"
+#include "proto/json_convert.h"
+#include "proto/measure_wire.h"
+#include "tracker/fleet_measurer.h"
+#include "tracker/job_spec.h"
+#include "tuner/tune_job.h"
+
+namespace tf::tracker {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool active(v1::JobState s) { return s == v1::QUEUED || s == v1::RUNNING; }
+
+std::string waiting_message(const std::string& key) {
+  return "waiting for a board with key '" + key + "' (none connected)";
+}
+
+json::Value progress_to_json(const v1::Job& job) {
+  json::Value o = json::Value::object();
+  json::Value workloads = json::Value::array();
+  for (const auto& p : job.workloads()) {
+    json::Value w = json::Value::object();
+    w.set("workload_key", p.workload_key());
+    w.set("state", p.state());
+    w.set("trials", p.trials());
+    w.set("trials_done", p.trials_done());
+    w.set("ok", p.ok());
+    w.set("failed", p.failed());
+    w.set("best_gflops", p.best_gflops());
+    w.set("best_config", p.best_config_json());
+    workloads.push(w);
+  }
+  o.set("workloads", workloads);
+  o.set("message", job.message());
+  o.set("elapsed_s", job.elapsed_s());
+  return o;
+}
+
+// The stored progress of a job, read back leniently: a field that is missing keeps its default.
+void progress_from_json(const json::Value& o, v1::Job* job) {
+  if (!o.is_object()) return;
+  if (const auto* m = o.find("message"); m && m->is_string()) job->set_message(m->as_string());
+  if (const auto* e = o.find("elapsed_s"); e && e->is_number()) job->set_elapsed_s(e->as_double());
+  const auto* ws = o.find("workloads");
+  if (!ws || !ws->is_array()) return;
+  for (size_t i = 0; i < ws->size() && static_cast<int>(i) < job->workloads_size(); ++i) {
+    const json::Value& w = ws->items()[i];
+    auto* p = job->mutable_workloads(static_cast<int>(i));
+    auto num = [&](const char* k) -> const json::Value* {
+      const auto* v = w.find(k);
+      return v && v->is_number() ? v : nullptr;
+    };
+    if (const auto* v = w.find("state"); v && v->is_string()) p->set_state(v->as_string());
+    if (const auto* v = num("trials")) p->set_trials(v->as_int());
+    if (const auto* v = num("trials_done")) p->set_trials_done(v->as_int());
+    if (const auto* v = num("ok")) p->set_ok(v->as_int());
+    if (const auto* v = num("failed")) p->set_failed(v->as_int());
+    if (const auto* v = num("best_gflops")) p->set_best_gflops(v->as_double());
+    if (const auto* v = w.find("best_config"); v && v->is_string()) p->set_best_config_json(v->as_string());
+  }
+}
+
+void init_progress(v1::Job* job) {
+  job->clear_workloads();
+  for (const auto& w : job->spec().workloads()) {
+    auto* p = job->add_workloads();
+    *p->mutable_workload() = w;
+    p->set_workload_key(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}.str() + ":" + w.dtype());
+    p->set_trials(job->spec().trials());
+    p->set_state("queued");
+  }
+}
+
+}  // namespace
+
+struct JobManager::Run {
+  v1::Job job;  // guarded by JobManager::mu_
+  uint64_t version = 1;
+  bool finished = false;
+  bool cancelled = false;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  Clock::time_point started = Clock::now();
+  Clock::time_point persisted;
+  int64_t trials_at_start = 0;
+};
+
+JobManager::JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder)
+    : db_path_(std::move(db_path)), dispatcher_(dispatcher), builder_(builder), db_(db_path_) {}
+
+JobManager::~JobManager() { shutdown(); }
+
+template <typename F>
+void JobManager::change(const std::shared_ptr<Run>& run, F&& f) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    f(run->job);
+    run->job.set_updated_ms(db::now_ms());
+    ++run->version;
+  }
+  changed_.notify_all();
+}
+
+void JobManager::persist(db::Database& db, const std::shared_ptr<Run>& run, bool force) {
+  const auto now = Clock::now();
+  if (!force && now - run->persisted < std::chrono::seconds(1)) return;
+  run->persisted = now;
+  v1::Job snapshot;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    snapshot = run->job;
+  }
+  db.update_job(snapshot.id(), fleet::job_state_name(snapshot.state()), progress_to_json(snapshot));
+}
+
+bool JobManager::key_known(const std::string& key) {
+  if (dispatcher_.boards_of_key(key) > 0) return true;
+  std::lock_guard<std::mutex> lock(db_mu_);
+  return db_.known_device_key(key);
+}
+
+grpc::Status JobManager::submit(v1::JobSpec spec, const Principal& who, v1::Job* out) {
+  grpc::Status ok = check_job_spec(&spec, [this](const std::string& k) { return key_known(k); });
+  if (!ok.ok()) return ok;
+  auto run = std::make_shared<Run>();
+  run->job.set_state(v1::QUEUED);
+  *run->job.mutable_spec() = spec;
+  run->job.set_owner(who.name);
+  init_progress(&run->job);
+  if (dispatcher_.boards_of_key(spec.device_key()) == 0) run->job.set_message(waiting_message(spec.device_key()));
+  {
+    std::lock_guard<std::mutex> lock(db_mu_);
+    run->job.set_id(db_.create_job(fleet::job_spec_to_json(spec), who.name, "queued"));
+    db_.update_job(run->job.id(), "queued", progress_to_json(run->job));
+  }
+  run->job.set_created_ms(db::now_ms());
+  run->job.set_updated_ms(run->job.created_ms());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutting_down_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the tracker is shutting down; the job is queued in its db");
+    *out = run->job;
+  }
+  start(run, false);
+  return grpc::Status::OK;
+}
+
+int JobManager::resume_unfinished() {
+  std::vector<db::Job> unfinished;
+  {
+    std::lock_guard<std::mutex> lock(db_mu_);
+    for (auto& j : db_.jobs()) {
+      // Jobs of `tunefarm tune` live in the same db; only the tracker's own (a spec with
+      // workloads) are resumed here.
+      if ((j.state == "queued" || j.state == "running") && j.spec.is_object() && j.spec.find("workloads")) unfinished.push_back(j);
+    }
+  }
+  int started = 0;
+  for (const auto& j : unfinished) {
+    auto run = std::make_shared<Run>();
+    run->job = from_db(j);
+    if (run->job.spec().workloads_size() == 0) continue;
+    start(run, true);
+    ++started;
+  }
+  return started;
+}
+
+void JobManager::start(std::shared_ptr<Run> run, bool resume) {
+  std::lock_guard<std::mutex> lock(mu_);
+  runs_[run->job.id()] = run;
+  run->thread = std::thread([this, run, resume] { run_job(run, resume); });
+}
+
+void JobManager::run_job(const std::shared_ptr<Run>& run, bool resume) {
+  std::unique_ptr<db::Database> db;
+  v1::JobSpec spec;
+  int64_t id = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    spec = run->job.spec();
+    id = run->job.id();
+  }
+  const std::string& key = spec.device_key();
+  auto finish = [&](v1::JobState state, const std::string& message) {
+    change(run, [&](v1::Job& j) {
+      j.set_state(state);
+      j.set_message(message);
+      j.set_eta_s(0);
+    });
+    if (db) persist(*db, run, true);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      run->finished = true;
+    }
+    changed_.notify_all();
+  };
+  try {
+    db = std::make_unique<db::Database>(db_path_);
+    // What was measured before a restart counts: progress restarts from the db's measurements.
+    if (resume) {
+      auto measured = db->job_measurements(id);
+      change(run, [&](v1::Job& j) {
+        for (auto& p : *j.mutable_workloads()) {
+          p.set_trials_done(0);
+          p.set_ok(0);
+          p.set_failed(0);
+        }
+        for (const auto& m : measured) {
+          for (auto& p : *j.mutable_workloads()) {
+            if (p.workload().op() != m.op || !std::equal(p.workload().shape().begin(), p.workload().shape().end(), m.shape.begin(), m.shape.end())) continue;
+            p.set_trials_done(p.trials_done() + 1);
+            (m.outcome == db::Outcome::Ok ? p.set_ok(p.ok() + 1) : p.set_failed(p.failed() + 1));
+          }
+        }
+      });
+    }
+    for (int i = 0; i < spec.workloads_size() && !run->stop; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        const auto& p = run->job.workloads(i);
+        if (p.state() == "done" || p.state() == "failed") continue;
+      }
+      // A job needs a board of its key: candidates are built for the boards' target.
+      std::string target;
+      while (!run->stop && (target = dispatcher_.target_of_key(key)).empty()) {
+        change(run, [&](v1::Job& j) { j.set_message(waiting_message(key)); });
+        persist(*db, run, false);
+        std::unique_lock<std::mutex> lock(mu_);
+        changed_.wait_for(lock, std::chrono::milliseconds(200), [&] { return run->stop.load(); });
+      }
+      if (run->stop) break;
+      const v1::Workload& w = spec.workloads(i);
+      compiler::Task task(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}, codegen::parse_target(target));
+      FleetMeasurer measurer(dispatcher_, id, spec.priority(), key, task.workload().str());
+      tuner::TuneOptions opts;
+      opts.tuner = spec.tuner();
+      opts.trials = spec.trials();
+      opts.batch = spec.batch();
+      opts.seed = spec.seed();
+      opts.device_key = key;
+      opts.measure = fleet::from_wire(spec.measure());
+      opts.builder = &builder_;
+      opts.measurer = &measurer;
+      opts.job_id = id;
+      opts.resume = true;
+      opts.stop = &run->stop;
+      const int64_t trials = std::min<int64_t>(spec.trials(), task.space().size());
+      change(run, [&](v1::Job& j) {
+        j.set_state(v1::RUNNING);
+        j.set_message("");
+        j.mutable_workloads(i)->set_state("running");
+        j.mutable_workloads(i)->set_trials(trials);
+      });
+      persist(*db, run, true);
+      const auto workload_start = Clock::now();
+      int64_t done_before = 0;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_before = run->job.workloads(i).trials_done();
+      }
+      tuner::TuneResult r = tuner::tune(task, opts, db.get(), [&](const tuner::Progress& p) {
+        change(run, [&](v1::Job& j) {
+          auto* wp = j.mutable_workloads(i);
+          wp->set_trials_done(p.trial);
+          wp->set_ok(p.ok);
+          wp->set_failed(p.failed);
+          wp->set_best_gflops(p.best_gflops);
+          if (!p.best_config.is_null()) wp->set_best_config_json(p.best_config.dump());
+          const double elapsed = std::chrono::duration<double>(Clock::now() - run->started).count();
+          j.set_elapsed_s(elapsed);
+          // The rate of this workload so far, applied to every trial left in the job.
+          const double per_trial = std::chrono::duration<double>(Clock::now() - workload_start).count() /
+                                   static_cast<double>(std::max<int64_t>(1, p.trial - done_before));
+          int64_t left = 0;
+          for (const auto& q : j.workloads()) left += std::max<int64_t>(0, q.trials() - q.trials_done());
+          j.set_eta_s(per_trial * static_cast<double>(left));
+          j.set_message(dispatcher_.boards_of_key(key) == 0 ? waiting_message(key) : "");
+        });
+        persist(*db, run, false);
+      });
+      change(run, [&](v1::Job& j) {
+        auto* wp = j.mutable_workloads(i);
+        wp->set_trials_done(r.trials);
+        wp->set_ok(r.ok);
+        wp->set_failed(r.failed);
+        wp->set_best_gflops(r.best_gflops);
+        if (r.best) wp->set_best_config_json(r.best->config.dump());
+        if (!r.stopped) wp->set_state(r.ok > 0 ? "done" : "failed");
+      });
+      persist(*db, run, true);
+    }
+    if (run->cancelled) return finish(v1::CANCELLED, "cancelled");
+    if (run->stop) {
+      // The tracker is shutting down: the job stays unfinished in the db and resumes next start.
+      std::lock_guard<std::mutex> lock(mu_);
+      run->finished = true;
+      return;
+    }
+    std::string failed;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& p : run->job.workloads()) {
+        if (p.state() == "failed") failed += (failed.empty() ? "" : ", ") + p.workload_key();
+      }
+    }
+    if (!failed.empty()) return finish(v1::FAILED, "no candidate of " + failed + " measured correctly (see `tunefarm history`)");
+    finish(v1::DONE, "");
+  } catch (const std::exception& e) {
+    finish(v1::FAILED, e.what());
+  }
+}
+
+grpc::Status JobManager::get(int64_t id, v1::Job* out) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = runs_.find(id);
+    if (it != runs_.end()) {
+      *out = it->second->job;
+      return grpc::Status::OK;
+    }
+  }
+  std::optional<db::Job> j;
+  {
+    std::lock_guard<std::mutex> lock(db_mu_);
+    j = db_.job(id);
+  }
+  if (!j) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(id));
+  *out = from_db(*j);
+  return grpc::Status::OK;
+}
+
+bool JobManager::wait_for_change(int64_t id, uint64_t* version, v1::Job* out, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = runs_.find(id);
+  if (it == runs_.end()) {
+    lock.unlock();
+    return get(id, out).ok();
+  }
+  auto run = it->second;
+  changed_.wait_for(lock, timeout, [&] { return run->version != *version || shutting_down_; });
+  *version = run->version;
+  *out = run->job;
+  return true;
+}
+
+grpc::Status JobManager::cancel(int64_t id, const Principal& who, v1::Job* out) {
+  std::shared_ptr<Run> run;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = runs_.find(id);
+    if (it != runs_.end()) run = it->second;
+  }
+  if (!run) {
+    grpc::Status s = get(id, out);
+    if (!s.ok()) return s;
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "job " + std::to_string(id) + " is " + fleet::job_state_name(out->state()) + " already");
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (who.role != fleet::Role::Admin && run->job.owner() != who.name) {
+      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                          "job " + std::to_string(id) + " belongs to '" + run->job.owner() + "'; only it or an admin may cancel it");
+    }
+    if (run->finished || !active(run->job.state())) {
+      *out = run->job;
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "job " + std::to_string(id) + " is " + fleet::job_state_name(run->job.state()) + " already");
+    }
+    run->cancelled = true;
+    run->stop = true;
+  }
+  dispatcher_.cancel_job(id);
+  changed_.notify_all();
+  // The job's thread records the end; wait for it briefly so the answer shows it.
+  uint64_t version = 0;
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (Clock::now() < deadline) {
+    wait_for_change(id, &version, out, std::chrono::milliseconds(100));
+    if (!active(out->state())) break;
+  }
+  return grpc::Status::OK;
+}
+
+std::vector<v1::Job> JobManager::list(bool active_only, int limit) {
+  std::vector<db::Job> stored;
+  {
+    std::lock_guard<std::mutex> lock(db_mu_);
+    stored = db_.jobs();
+  }
+  std::vector<v1::Job> out;
+  for (auto it = stored.rbegin(); it != stored.rend() && static_cast<int>(out.size()) < limit; ++it) {
+    v1::Job j;
+    if (!get(it->id, &j).ok()) continue;
+    if (active_only && !active(j.state())) continue;
+    out.push_back(j);
+  }
+  return out;
+}
+
+void JobManager::tick() {
+  std::vector<std::shared_ptr<Run>> runs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, r] : runs_) {
+      if (!r->finished) runs.push_back(r);
+    }
+  }
+  for (auto& r : runs) {
+    std::string key;
+    std::string message;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      key = r->job.spec().device_key();
+      message = r->job.message();
+    }
+    const bool waiting = dispatcher_.boards_of_key(key) == 0;
+    if (waiting && message.empty()) change(r, [&](v1::Job& j) { j.set_message(waiting_message(key)); });
+    if (!waiting && message == waiting_message(key)) change(r, [&](v1::Job& j) { j.set_message(""); });
+  }
+}
+
+void JobManager::shutdown() {
+  std::vector<std::shared_ptr<Run>> runs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutting_down_ && runs_.empty()) return;
+    shutting_down_ = true;
+    for (auto& [id, r] : runs_) {
+      r->stop = true;
+      runs.push_back(r);
+    }
+  }
+  changed_.notify_all();
+  dispatcher_.shutdown();
+  for (auto& r : runs) {
+    if (r->thread.joinable()) r->thread.join();
+  }
+}
+
+v1::Job JobManager::from_db(const db::Job& j) {
+  v1::Job job;
+  job.set_id(j.id);
+  job.set_owner(j.owner);
+  job.set_created_ms(j.created_ms);
+  job.set_updated_ms(j.updated_ms);
+  job.set_state(fleet::parse_job_state(j.state).value_or(v1::FAILED));
+  try {
+    *job.mutable_spec() = fleet::job_spec_from_json(j.spec);
+  } catch (const std::exception&) {
+    // A job of `tunefarm tune` (one workload, measured on this host): shown in the same form.
+    v1::JobSpec spec;
+    auto* w = spec.add_workloads();
+    if (const auto* op = j.spec.find("op"); op && op->is_string()) w->set_op(op->as_string());
+    if (const auto* shape = j.spec.find("shape"); shape && shape->is_array()) {
+      for (const auto& d : shape->items()) {
+        if (d.is_int()) w->add_shape(d.as_int());
+      }
+    }
+    w->set_dtype("float32");
+    if (const auto* t = j.spec.find("trials"); t && t->is_int()) spec.set_trials(t->as_int());
+    if (const auto* t = j.spec.find("tuner"); t && t->is_string()) spec.set_tuner(t->as_string());
+    spec.set_device_key("local");
+    *job.mutable_spec() = spec;
+  }
+  init_progress(&job);
+  progress_from_json(j.progress, &job);
+  return job;
+}
+
+}  // namespace tf::tracker

@@ -1,0 +1,70 @@
+// Tuning jobs as the tracker runs them: each job on its own thread runs the tuning loop
+// (tuner/tune_job.h) once per workload, with the tracker's builder pool and the boards of the job's
+// key in place of a local worker. Every measurement goes to the db as it arrives, and the job's
+// state and progress too, so a tracker killed at any moment resumes every unfinished job from the
+// db when it starts again (the tuner relearns from the recorded measurements).
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "db/database.h"
+#include "proto/tunefarm.pb.h"
+#include "tracker/auth.h"
+#include "tracker/dispatcher.h"
+#include "tuner/builder.h"
+
+namespace tf::tracker {
+
+class JobManager {
+ public:
+  JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder);
+  ~JobManager();
+
+  // Starts every job the db holds as queued or running; returns how many.
+  int resume_unfinished();
+  // INVALID_ARGUMENT naming the field for a malformed spec.
+  grpc::Status submit(v1::JobSpec spec, const Principal& who, v1::Job* out);
+  grpc::Status get(int64_t id, v1::Job* out);
+  // Blocks until the job changed since `*version` or `timeout` passed; false when there is no such job.
+  bool wait_for_change(int64_t id, uint64_t* version, v1::Job* out, std::chrono::milliseconds timeout);
+  // The job's owner or an admin may cancel it.
+  grpc::Status cancel(int64_t id, const Principal& who, v1::Job* out);
+  std::vector<v1::Job> list(bool active_only, int limit);
+  // Refreshes what waiting jobs say ("no board with key ... connected"); called periodically.
+  void tick();
+  // Stops every job after its candidates in flight; unfinished jobs stay so in the db.
+  void shutdown();
+
+ private:
+  struct Run;
+  void start(std::shared_ptr<Run> run, bool resume);
+  void run_job(const std::shared_ptr<Run>& run, bool resume);
+  template <typename F>
+  void change(const std::shared_ptr<Run>& run, F&& f);
+  void persist(db::Database& db, const std::shared_ptr<Run>& run, bool force);
+  v1::Job from_db(const db::Job& j);
+  bool key_known(const std::string& key);
+
+  std::string db_path_;
+  Dispatcher& dispatcher_;
+  tuner::Builder& builder_;
+  std::mutex db_mu_;
+  db::Database db_;  // for submit, get, list (job threads open their own connections)
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<int64_t, std::shared_ptr<Run>> runs_;  // every job started by this process
+  bool shutting_down_ = false;
+};
+
+}  // namespace tf::tracker

@@ -1,0 +1,80 @@
+#include "tracker/job_spec.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "compiler/error.h"
+#include "compiler/ops/operator.h"
+
+namespace tf::tracker {
+namespace {
+
+grpc::Status invalid(const std::string& field, const std::string& why) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, field + ": " + why);
+}
+
+}  // namespace
+
+bool valid_device_key(const std::string& key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const std::string&)>& key_known) {
+  if (spec->workloads_size() == 0) return invalid("workloads", "a job needs at least one workload");
+  if (spec->workloads_size() > 64) return invalid("workloads", "at most 64 per job, got " + std::to_string(spec->workloads_size()));
+  for (int i = 0; i < spec->workloads_size(); ++i) {
+    v1::Workload* w = spec->mutable_workloads(i);
+    const std::string where = "workloads[" + std::to_string(i) + "]";
+    if (w->dtype().empty()) w->set_dtype("float32");
+    if (w->dtype() != "float32") return invalid(where + ".dtype", "'" + w->dtype() + "' is not supported (float32)");
+    ops::Workload workload{w->op(), {w->shape().begin(), w->shape().end()}};
+    try {
+      ops::find_operator(w->op());
+    } catch (const CompileError& e) {
+      return invalid(where + ".op", e.what());
+    }
+    try {
+      ops::check_workload(workload);
+    } catch (const CompileError& e) {
+      return invalid(where + ".shape", e.what());
+    }
+    const double flops = static_cast<double>(ops::find_operator(w->op()).flops(workload.shape));
+    if (flops > kMaxWorkloadFlops) {
+      std::ostringstream msg;
+      msg << workload.str() << " is " << flops << " flops; the tracker computes each workload's reference output and allows at most "
+          << kMaxWorkloadFlops;
+      return invalid(where + ".shape", msg.str());
+    }
+  }
+  if (spec->device_key().empty()) return invalid("key", "missing: which boards should measure (see `tunefarm devices`)");
+  if (!valid_device_key(spec->device_key())) {
+    return invalid("key", "'" + spec->device_key() + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
+  }
+  if (!key_known(spec->device_key())) {
+    return invalid("key", "no board has ever registered with key '" + spec->device_key() + "' (see `tunefarm devices`)");
+  }
+  if (spec->trials() <= 0) return invalid("trials", "must be positive, got " + std::to_string(spec->trials()));
+  if (spec->trials() > 1000000) return invalid("trials", "at most 1000000 per workload, got " + std::to_string(spec->trials()));
+  if (spec->tuner().empty()) spec->set_tuner("xgb");
+  if (spec->tuner() != "xgb" && spec->tuner() != "random" && spec->tuner() != "grid" && spec->tuner() != "ga") {
+    return invalid("tuner", "unknown tuner '" + spec->tuner() + "' (tuners: xgb, random, grid, ga)");
+  }
+  if (spec->priority() == 0) spec->set_priority(1);
+  if (spec->priority() < 1 || spec->priority() > 100) return invalid("priority", "must be 1 to 100, got " + std::to_string(spec->priority()));
+  if (spec->seed() == 0) spec->set_seed(1);
+  if (spec->batch() < 0 || spec->batch() > 4096) return invalid("batch", "must be 0 (the tuner's choice) to 4096");
+  if (spec->batch() == 0) spec->set_batch(16);
+  const auto& m = spec->measure();
+  if (m.repeat() < 0 || m.repeat() > 1000) return invalid("measure.repeat", "must be 1 to 1000 (0: 3)");
+  if (m.number() < 0) return invalid("measure.number", "must not be negative (0: grown until min_repeat_ms)");
+  if (!(m.min_repeat_ms() >= 0 && m.min_repeat_ms() <= 60000)) return invalid("measure.min_repeat_ms", "must be 0 to 60000");
+  if (!(m.cooldown_ms() >= 0 && m.cooldown_ms() <= 60000)) return invalid("measure.cooldown_ms", "must be 0 to 60000");
+  if (!(m.timeout_s() >= 0 && m.timeout_s() <= 3600)) return invalid("measure.timeout_s", "must be 0 to 3600 (0: 10)");
+  return grpc::Status::OK;
+}
+
+}  // namespace tf::tracker

@@ -1,0 +1,78 @@
+#include "tracker/tracker.h"
+
+#include <chrono>
+#include <thread>
+
+#include "proto/channel.h"
+
+namespace tf::tracker {
+
+bool is_loopback(const std::string& listen) {
+  return listen.rfind("127.", 0) == 0 || listen.rfind("localhost:", 0) == 0 || listen.rfind("[::1]:", 0) == 0;
+}
+
+Tracker::Tracker(const TrackerOptions& opts)
+    : opts_(opts), dispatcher_(DispatcherOptions{opts.slots_per_board, 3}) {
+  if (!opts.token_file.empty()) {
+    auth_ = Authenticator(fleet::read_token_file(opts.token_file));
+  } else if (!is_loopback(opts.listen)) {
+    throw std::runtime_error("refusing to listen on " + opts.listen +
+                             " without --token-file: anyone who reaches it could run code on your boards. "
+                             "Listen on 127.0.0.1, or give a token file (tunefarm token new --role ...)");
+  }
+  if (opts.tls_cert.empty() != opts.tls_key.empty()) throw std::runtime_error("--tls-cert and --tls-key go together");
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  builder_ = std::make_unique<tuner::LocalBuilder>(opts.build_threads > 0 ? opts.build_threads : cores, opts.build_lock,
+                                                   opts.build_cache_mb << 20);
+  jobs_ = std::make_unique<JobManager>(opts.db_path, dispatcher_, *builder_);
+  tuning_ = std::make_unique<TuningService>(*jobs_, dispatcher_, auth_, opts.db_path);
+  boards_ = std::make_unique<BoardService>(dispatcher_, auth_, opts.db_path, opts.heartbeat_interval_ms);
+
+  std::shared_ptr<grpc::ServerCredentials> creds;
+  if (opts.tls_cert.empty()) {
+    creds = grpc::InsecureServerCredentials();
+  } else {
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back({fleet::read_text_file(opts.tls_key), fleet::read_text_file(opts.tls_cert)});
+    creds = grpc::SslServerCredentials(ssl);
+  }
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(opts.listen, creds, &port_);
+  builder.SetMaxReceiveMessageSize(fleet::kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(fleet::kMaxMessageBytes);
+  builder.RegisterService(tuning_.get());
+  builder.RegisterService(boards_.get());
+  server_ = builder.BuildAndStart();
+  if (!server_ || port_ == 0) throw std::runtime_error("cannot listen on " + opts.listen + " (in use, or not an address here)");
+  resumed_ = jobs_->resume_unfinished();
+  maintenance_ = std::thread([this] {
+    while (!stopping_) {
+      dispatcher_.disconnect_silent_boards(std::chrono::milliseconds(opts_.heartbeat_timeout_ms));
+      jobs_->tick();
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  });
+}
+
+Tracker::~Tracker() { shutdown(); }
+
+std::string Tracker::auth_summary() const {
+  std::string s = auth_.enabled() ? "bearer tokens from " + opts_.token_file
+                                  : "no --token-file: every caller is trusted, so the tracker listens on loopback only";
+  s += opts_.tls_cert.empty() ? "; plaintext" : "; TLS";
+  return s;
+}
+
+void Tracker::wait() {
+  if (server_) server_->Wait();
+}
+
+void Tracker::shutdown() {
+  if (stopping_.exchange(true)) return;
+  if (maintenance_.joinable()) maintenance_.join();
+  jobs_->shutdown();
+  // Streams of boards and watchers end now rather than after their next message.
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+}
+
+}  // namespace tf::tracker

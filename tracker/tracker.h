@@ -1,0 +1,66 @@
+// The tracker: one gRPC server with the client-facing and the board-facing services, over one
+// SQLite file. It owns the dispatcher (boards and their queues), the job manager (a thread per
+// job running the tuning loop), the builder pool, and a maintenance thread that drops boards
+// whose heartbeats stopped.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "tracker/auth.h"
+#include "tracker/board_service.h"
+#include "tracker/dispatcher.h"
+#include "tracker/job_manager.h"
+#include "tracker/tuning_service.h"
+#include "tuner/builder.h"
+
+namespace tf::tracker {
+
+struct TrackerOptions {
+  std::string listen = "127.0.0.1:9190";
+  std::string db_path = "tunefarm.db";
+  std::string token_file;          // empty: no authentication, loopback only
+  std::string tls_cert, tls_key;   // both or neither
+  int build_threads = 0;           // 0: one per core
+  std::string build_lock = "/tmp/tunefarm-timing.lock";  // held shared while building; empty: none
+  int64_t build_cache_mb = 256;
+  int heartbeat_interval_ms = 1000;
+  int heartbeat_timeout_ms = 5000;
+  int slots_per_board = 2;
+};
+
+class Tracker {
+ public:
+  // Opens the db, resumes unfinished jobs and starts serving. Throws std::runtime_error with a
+  // message for the operator (bad options, a port in use, an unreadable token file).
+  explicit Tracker(const TrackerOptions& opts);
+  ~Tracker();
+  int port() const { return port_; }
+  int resumed_jobs() const { return resumed_; }
+  std::string auth_summary() const;
+  void wait();      // until shutdown()
+  void shutdown();  // stops jobs (they resume next start), closes every stream
+
+ private:
+  TrackerOptions opts_;
+  Authenticator auth_;
+  Dispatcher dispatcher_;
+  std::unique_ptr<tuner::LocalBuilder> builder_;
+  std::unique_ptr<JobManager> jobs_;
+  std::unique_ptr<TuningService> tuning_;
+  std::unique_ptr<BoardService> boards_;
+  std::unique_ptr<grpc::Server> server_;
+  std::thread maintenance_;
+  std::atomic<bool> stopping_{false};
+  int port_ = 0;
+  int resumed_ = 0;
+};
+
+// Whether a listen address is on the loopback interface (127.0.0.0/8, [::1], localhost).
+bool is_loopback(const std::string& listen);
+
+}  // namespace tf::tracker

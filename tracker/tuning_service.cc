@@ -1,0 +1,109 @@
+#include "tracker/tuning_service.h"
+
+#include "compiler/ops/operator.h"
+#include "db/database.h"
+#include "proto/json_convert.h"
+
+namespace tf::tracker {
+
+using fleet::Role;
+
+TuningService::TuningService(JobManager& jobs, Dispatcher& dispatcher, const Authenticator& auth, std::string db_path)
+    : jobs_(jobs), dispatcher_(dispatcher), auth_(auth), db_path_(std::move(db_path)) {}
+
+grpc::Status TuningService::reader(grpc::ServerContext* ctx, const char* call, Principal* who) {
+  return auth_.check(*ctx, {Role::Client, Role::Admin}, call, who);
+}
+
+grpc::Status TuningService::SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req, v1::Job* out) {
+  Principal who;
+  if (auto s = auth_.check(*ctx, {Role::Client, Role::Admin}, "SubmitJob", &who); !s.ok()) return s;
+  v1::JobSpec spec;
+  if (req->has_spec()) {
+    spec = req->spec();
+  } else if (req->spec_source_case() == v1::SubmitJobRequest::kSpecJson) {
+    try {
+      spec = fleet::job_spec_from_text(req->spec_json());
+    } catch (const fleet::SpecError& e) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+    }
+  } else {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "spec: missing (a JobSpec or a job file's JSON)");
+  }
+  return jobs_.submit(spec, who, out);
+}
+
+grpc::Status TuningService::GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, v1::Job* out) {
+  Principal who;
+  if (auto s = reader(ctx, "GetJob", &who); !s.ok()) return s;
+  return jobs_.get(req->job_id(), out);
+}
+
+grpc::Status TuningService::WatchJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, grpc::ServerWriter<v1::Job>* writer) {
+  Principal who;
+  if (auto s = reader(ctx, "WatchJob", &who); !s.ok()) return s;
+  v1::Job job;
+  if (auto s = jobs_.get(req->job_id(), &job); !s.ok()) return s;
+  uint64_t version = 0;
+  while (!ctx->IsCancelled()) {
+    if (!jobs_.wait_for_change(req->job_id(), &version, &job, std::chrono::milliseconds(500))) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(req->job_id()));
+    }
+    if (!writer->Write(job)) break;  // the client went away
+    if (job.state() != v1::QUEUED && job.state() != v1::RUNNING) break;
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningService::CancelJob(grpc::ServerContext* ctx, const v1::CancelJobRequest* req, v1::Job* out) {
+  Principal who;
+  if (auto s = reader(ctx, "CancelJob", &who); !s.ok()) return s;
+  return jobs_.cancel(req->job_id(), who, out);
+}
+
+grpc::Status TuningService::ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req, v1::ListJobsResponse* out) {
+  Principal who;
+  if (auto s = reader(ctx, "ListJobs", &who); !s.ok()) return s;
+  for (auto& j : jobs_.list(req->active_only(), req->limit() > 0 ? req->limit() : 100)) *out->add_jobs() = std::move(j);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningService::ListDevices(grpc::ServerContext* ctx, const v1::ListDevicesRequest* req, v1::ListDevicesResponse* out) {
+  Principal who;
+  if (auto s = reader(ctx, "ListDevices", &who); !s.ok()) return s;
+  for (auto& d : dispatcher_.devices(req->device_key())) *out->add_devices() = std::move(d);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningService::GetBest(grpc::ServerContext* ctx, const v1::GetBestRequest* req, v1::GetBestResponse* out) {
+  Principal who;
+  if (auto s = reader(ctx, "GetBest", &who); !s.ok()) return s;
+  const auto& w = req->workload();
+  std::vector<int64_t> shape(w.shape().begin(), w.shape().end());
+  try {
+    ops::check_workload(ops::Workload{w.op(), shape});
+  } catch (const std::exception& e) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string("workload: ") + e.what());
+  }
+  if (req->device_key().empty()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "key: missing");
+  // Boards of a key share one target; any target the key was measured on counts.
+  db::Database db(db_path_);
+  std::optional<db::Measurement> best;
+  for (const auto& d : db.devices()) {
+    if (d.device_key != req->device_key()) continue;
+    auto m = db.best(w.op(), shape, d.target, req->device_key());
+    if (m && (!best || m->mean_s() < best->mean_s())) best = m;
+  }
+  if (!best) return grpc::Status::OK;  // found = false
+  const double flops = static_cast<double>(ops::find_operator(w.op()).flops(shape));
+  out->set_found(true);
+  out->set_config_json(best->config.dump());
+  out->set_gflops(flops / best->mean_s() * 1e-9);
+  for (double c : best->costs) out->add_costs(c);
+  out->set_target(best->target);
+  out->set_device(best->device);
+  if (best->job_id) out->set_job_id(*best->job_id);
+  return grpc::Status::OK;
+}
+
+}  // namespace tf::tracker

@@ -1,0 +1,68 @@
+// Where candidates are built: a pool of local threads today; remote builder workers would implement
+// the same interface. Builds are asynchronous, so a job keeps measuring while the next candidates
+// compile.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <list>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compiler/compiler.h"
+
+namespace tf::tuner {
+
+struct Built {
+  codegen::SharedLibrary lib;
+  double build_ms = 0;   // 0 when it came from the cache
+  bool cached = false;
+  std::string error;     // non-empty: the build failed (the candidate is a compile error)
+};
+
+class Builder {
+ public:
+  virtual ~Builder() = default;
+  // `task` must outlive the returned future.
+  virtual std::future<Built> build(const compiler::Task& task, const space::Config& config) = 0;
+  // How many builds run at once: a job keeps about this many candidates building ahead.
+  virtual int width() const = 0;
+};
+
+// Threads on this host. A build on a core a timed kernel runs on slows the kernel down, so when the
+// host's timings need every core the builders hold the host-wide timing lock shared
+// (runtime/host_lock.h): builds and timings take turns. A cache of built libraries (by workload,
+// target and config) serves a candidate built before, e.g. by a job that is resumed.
+class LocalBuilder : public Builder {
+ public:
+  // `timing_lock`: empty to build whenever there is a free thread.
+  LocalBuilder(int threads, std::string timing_lock = "", int64_t cache_bytes = 0);
+  ~LocalBuilder() override;
+  std::future<Built> build(const compiler::Task& task, const space::Config& config) override;
+  int width() const override { return static_cast<int>(threads_.size()); }
+  int64_t cache_hits() const;
+
+ private:
+  void run();
+  Built build_now(const compiler::Task& task, const space::Config& config);
+
+  std::string timing_lock_;
+  std::vector<std::thread> threads_;
+  mutable std::mutex mu_;
+  std::condition_variable work_ready_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+
+  // LRU cache: key -> library.
+  int64_t cache_limit_ = 0, cache_size_ = 0, cache_hits_ = 0;
+  std::list<std::pair<std::string, codegen::SharedLibrary>> cache_;
+  std::map<std::string, std::list<std::pair<std::string, codegen::SharedLibrary>>::iterator> cache_index_;
+};
+
+}  // namespace tf::tuner
