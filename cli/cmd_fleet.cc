@@ -56,7 +56,7 @@ int follow(TrackerClient& client, int64_t id, bool json) {
   v1::Job job;
   bool any = false;
   int drawn = 0;
-  std::map<std::string, int64_t> last_done;
+  std::map<std::string, std::string> last_printed;  // per workload: its state and trials done
   std::string last_message;
   while (reader->Read(&job)) {
     any = true;
@@ -75,11 +75,10 @@ int follow(TrackerClient& client, int64_t id, bool json) {
       ++drawn;
     } else {
       for (const auto& p : job.workloads()) {
-        auto& seen = last_done[p.workload_key()];
-        if (p.trials_done() != seen || (p.state() == "done" && seen >= 0)) {
-          std::printf("job %lld %s\n", static_cast<long long>(job.id()), workload_line(p).substr(2).c_str());
-          seen = p.state() == "done" ? -1 : p.trials_done();
-        }
+        const std::string now = p.state() + "/" + std::to_string(p.trials_done());
+        auto& seen = last_printed[p.workload_key()];
+        if (now != seen) std::printf("job %lld %s\n", static_cast<long long>(job.id()), workload_line(p).substr(2).c_str());
+        seen = now;
       }
       if (job.message() != last_message && !job.message().empty()) std::printf("job %lld: %s\n", static_cast<long long>(job.id()), job.message().c_str());
       last_message = job.message();

@@ -12,31 +12,31 @@
 
 int main(int argc, char** argv) {
   tf::Args args("tunefarm-rpc-server", "A tunefarm board: measures kernels for the tracker it dials.");
-  args.option("--tracker", "HOST:PORT", "the tracker to dial", "127.0.0.1:9190")
-      .option("--key", "KEY", "device key: which jobs this board measures (boards of one key are alike)")
-      .option("--token-file", "FILE", "this board's token line (or set TUNEFARM_TOKEN)")
-      .option("--tls-ca", "PEM", "dial with TLS, trusting this CA certificate")
-      .option("--cpus", "LIST", "pin kernels to these CPUs, e.g. 1 or 0,2-3 (default: not pinned)")
-      .option("--threads", "N", "threads per kernel (0: one per CPU of --cpus, or of the machine)", "0")
-      .option("--timing-lock", "PATH|none", "host-wide lock held while timing, so boards sharing a host never time at once",
+  args.option("tracker", "HOST:PORT", "the tracker to dial", "127.0.0.1:9190")
+      .option("key", "KEY", "device key: which jobs this board measures (boards of one key are alike)")
+      .option("token-file", "FILE", "this board's token line (or set TUNEFARM_TOKEN)")
+      .option("tls-ca", "PEM", "dial with TLS, trusting this CA certificate")
+      .option("cpus", "LIST", "pin kernels to these CPUs, e.g. 1 or 0,2-3 (default: not pinned)")
+      .option("threads", "N", "threads per kernel (0: one per CPU of --cpus, or of the machine)", "0")
+      .option("timing-lock", "PATH|none", "host-wide lock held while timing, so boards sharing a host never time at once",
               "/tmp/tunefarm-timing.lock")
-      .option("--worker", "PATH", "the measuring worker executable (default: next to this one)")
-      .option("--load-test-boards", "N", "TEST MODE for the tracker's capacity benchmark: N connections answering "
+      .option("worker", "PATH", "the measuring worker executable (default: next to this one)")
+      .option("load-test-boards", "N", "TEST MODE for the tracker's capacity benchmark: N connections answering "
               "every item with a synthetic timing; runs no code", "0");
   tf::board::BoardOptions opts;
   try {
     std::vector<std::string> argv_s(argv + 1, argv + argc);
     if (!args.parse(argv_s)) return 0;
-    opts.tracker = args.get("--tracker");
-    opts.key = args.get("--key");
+    opts.tracker = args.get("tracker");
+    opts.key = args.get("key");
     if (opts.key.empty()) throw tf::UsageError("--key is required: the device key jobs name to reach this board");
-    opts.tls_ca = args.get("--tls-ca");
-    if (args.has("--cpus")) opts.cpus = tf::board::parse_cpu_list(args.get("--cpus"));
-    opts.threads = static_cast<int>(args.get_int("--threads"));
+    opts.tls_ca = args.get("tls-ca");
+    if (args.has("cpus")) opts.cpus = tf::board::parse_cpu_list(args.get("cpus"));
+    opts.threads = static_cast<int>(args.get_int("threads"));
     if (opts.threads < 0 || opts.threads > 1024) throw tf::UsageError("--threads: 0 to 1024");
-    opts.timing_lock = args.get("--timing-lock") == "none" ? "" : args.get("--timing-lock");
-    opts.worker_path = args.get("--worker");
-    opts.load_test_boards = static_cast<int>(args.get_int("--load-test-boards"));
+    opts.timing_lock = args.get("timing-lock") == "none" ? "" : args.get("timing-lock");
+    opts.worker_path = args.get("worker");
+    opts.load_test_boards = static_cast<int>(args.get_int("load-test-boards"));
     if (opts.load_test_boards < 0 || opts.load_test_boards > 4096) throw tf::UsageError("--load-test-boards: 0 to 4096");
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "tunefarm-rpc-server: --cpus: %s\n", e.what());
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    opts.token = tf::fleet::caller_token(args.get("--token-file"));
+    opts.token = tf::fleet::caller_token(args.get("token-file"));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tunefarm-rpc-server: %s\n", e.what());
     return 2;

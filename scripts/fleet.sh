@@ -66,7 +66,7 @@ case "$cmd" in
     done
     # Ready when every board has registered.
     for _ in $(seq 300); do
-      n="$(grep -l "registered with" "$state"/board-*.log 2>/dev/null | wc -l)"
+      n="$(grep -l "registered with" "$state"/board-*.log 2>/dev/null | wc -l || true)"
       [ "$n" -ge "$boards" ] && break
       sleep 0.1
     done

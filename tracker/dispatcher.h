@@ -82,7 +82,7 @@ class Dispatcher {
 
   void pump_locked(const std::string& key, Outbox* out);
   void deliver(Outbox& out);  // writes the boards' pending messages, outside mu_
-  void finish_locked(const std::shared_ptr<Item>& item, tuner::Measured m);
+  void finish_locked(std::shared_ptr<Item> item, tuner::Measured m);
 
   DispatcherOptions opts_;
   mutable std::mutex mu_;

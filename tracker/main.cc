@@ -12,30 +12,30 @@
 
 int main(int argc, char** argv) {
   tf::Args args("tunefarm-tracker", "The tunefarm tracker: tuning jobs as a service, measured on a fleet of boards.");
-  args.option("--listen", "HOST:PORT", "address to serve on (port 0: any free port)", "127.0.0.1:9190")
-      .option("--db", "PATH", "the SQLite database", "tunefarm.db")
-      .option("--token-file", "FILE", "accepted tokens, one '<token> <role> [name]' per line (tunefarm token new)")
-      .option("--tls-cert", "PEM", "serve TLS with this certificate chain (with --tls-key)")
-      .option("--tls-key", "PEM", "the certificate's private key")
-      .option("--build-threads", "N", "candidates built at once (0: one per core)", "0")
-      .option("--build-lock", "PATH|none", "host-wide timing lock builds hold shared, so a build never overlaps a "
+  args.option("listen", "HOST:PORT", "address to serve on (port 0: any free port)", "127.0.0.1:9190")
+      .option("db", "PATH", "the SQLite database", "tunefarm.db")
+      .option("token-file", "FILE", "accepted tokens, one '<token> <role> [name]' per line (tunefarm token new)")
+      .option("tls-cert", "PEM", "serve TLS with this certificate chain (with --tls-key)")
+      .option("tls-key", "PEM", "the certificate's private key")
+      .option("build-threads", "N", "candidates built at once (0: one per core)", "0")
+      .option("build-lock", "PATH|none", "host-wide timing lock builds hold shared, so a build never overlaps a "
               "local board's timing", "/tmp/tunefarm-timing.lock")
-      .option("--heartbeat-timeout-ms", "MS", "a board silent this long is lost; its work goes to another", "5000")
-      .option("--slots-per-board", "N", "work items in flight per board", "2")
-      .option("--port-file", "FILE", "write the port served on here once listening (for scripts and tests)");
+      .option("heartbeat-timeout-ms", "MS", "a board silent this long is lost; its work goes to another", "5000")
+      .option("slots-per-board", "N", "work items in flight per board", "2")
+      .option("port-file", "FILE", "write the port served on here once listening (for scripts and tests)");
   tf::tracker::TrackerOptions opts;
   try {
     std::vector<std::string> argv_s(argv + 1, argv + argc);
     if (!args.parse(argv_s)) return 0;
-    opts.listen = args.get("--listen");
-    opts.db_path = args.get("--db");
-    opts.token_file = args.get("--token-file");
-    opts.tls_cert = args.get("--tls-cert");
-    opts.tls_key = args.get("--tls-key");
-    opts.build_threads = static_cast<int>(args.get_int("--build-threads"));
-    opts.build_lock = args.get("--build-lock") == "none" ? "" : args.get("--build-lock");
-    opts.heartbeat_timeout_ms = static_cast<int>(args.get_int("--heartbeat-timeout-ms"));
-    opts.slots_per_board = static_cast<int>(args.get_int("--slots-per-board"));
+    opts.listen = args.get("listen");
+    opts.db_path = args.get("db");
+    opts.token_file = args.get("token-file");
+    opts.tls_cert = args.get("tls-cert");
+    opts.tls_key = args.get("tls-key");
+    opts.build_threads = static_cast<int>(args.get_int("build-threads"));
+    opts.build_lock = args.get("build-lock") == "none" ? "" : args.get("build-lock");
+    opts.heartbeat_timeout_ms = static_cast<int>(args.get_int("heartbeat-timeout-ms"));
+    opts.slots_per_board = static_cast<int>(args.get_int("slots-per-board"));
     if (opts.heartbeat_timeout_ms < 100) throw tf::UsageError("--heartbeat-timeout-ms: at least 100");
     if (opts.slots_per_board < 1 || opts.slots_per_board > 64) throw tf::UsageError("--slots-per-board: 1 to 64");
     if (opts.build_threads < 0) throw tf::UsageError("--build-threads: must not be negative");
@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
                                       : ("the timing lock " + opts.build_lock + " shared: they wait while a board on this host times").c_str());
   if (tracker->resumed_jobs() > 0) std::printf("tunefarm-tracker: resumed %d unfinished job(s) from the db\n", tracker->resumed_jobs());
   std::fflush(stdout);
-  if (args.has("--port-file")) {
-    const std::string path = args.get("--port-file"), tmp = path + ".tmp";
+  if (args.has("port-file")) {
+    const std::string path = args.get("port-file"), tmp = path + ".tmp";
     std::ofstream(tmp) << tracker->port() << "\n";
     std::rename(tmp.c_str(), path.c_str());  // appears whole: a reader never sees a partial number
   }

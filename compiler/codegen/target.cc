@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -45,6 +47,9 @@ std::string host_feature_delta(const llvm::Target& backend, const std::string& t
 // and our own error message says it better.
 std::unique_ptr<llvm::MCSubtargetInfo> quiet_subtarget(const llvm::Target& backend, const std::string& triple,
                                                        const std::string& cpu, const std::string& features) {
+  // The descriptor swap is process-wide: two threads doing it at once could leave stderr muted.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
   std::fflush(stderr);
   int saved = ::dup(STDERR_FILENO);
   int null_fd = ::open("/dev/null", O_WRONLY);
@@ -163,7 +168,22 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
   std::string error;
   const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple.str(), error);
   if (!backend) throw CompileError("no LLVM backend for triple '" + triple_text + "': " + error);
+  // Memoized: every board of a fleet registers with the same few flag sets, and each lookup
+  // creates a few hundred subtargets.
+  static std::mutex memo_mu;
+  static std::map<std::string, Target> memo;
+  std::string memo_key = triple_text;
+  for (const auto& f : flags) memo_key += " " + f;
+  {
+    std::lock_guard<std::mutex> lock(memo_mu);
+    if (auto it = memo.find(memo_key); it != memo.end()) return it->second;
+  }
   std::set<std::string> have(flags.begin(), flags.end());
+  // cpuinfo names some features differently from LLVM.
+  for (const auto& [cpuinfo_name, llvm_name] : std::map<std::string, std::string>{
+           {"abm", "lzcnt"}, {"pclmulqdq", "pclmul"}, {"rdrand", "rdrnd"}, {"sha_ni", "sha"}, {"3dnowprefetch", "prfchw"}}) {
+    if (have.count(cpuinfo_name)) have.insert(llvm_name);
+  }
   auto covers = [&](std::initializer_list<const char*> needed) {
     return std::all_of(needed.begin(), needed.end(), [&](const char* f) { return have.count(f) > 0; });
   };
@@ -171,7 +191,9 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
   if (triple.isX86()) {
     // The x86-64 micro-architecture levels, in /proc/cpuinfo's names.
     const bool v2 = covers({"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"});
-    const bool v3 = v2 && covers({"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"});
+    // (lzcnt, "abm", is in x86-64-v3 too, but some hypervisors leave it out of cpuinfo while the
+    // CPU has it; every AVX2 CPU has it.)
+    const bool v3 = v2 && covers({"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"});
     const bool v4 = v3 && covers({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"});
     cpu = v4 ? "x86-64-v4" : v3 ? "x86-64-v3" : v2 ? "x86-64-v2" : "x86-64";
   }
@@ -195,6 +217,8 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
   t.cpu = cpu;
   for (const auto& f : extra) t.features += (t.features.empty() ? "" : ",") + f;
   t.vector_bits = detect_vector_bits(triple, *quiet_subtarget(*backend, t.triple, t.cpu, t.features));
+  std::lock_guard<std::mutex> lock(memo_mu);
+  memo[memo_key] = t;
   return t;
 }
 
