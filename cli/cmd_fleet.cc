@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <map>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/tracker_client.h"
@@ -49,43 +50,54 @@ int exit_code_of(const v1::Job& j) { return j.state() == v1::DONE ? 0 : 1; }
 // printed whenever a workload progresses. Returns the exit code (0 done, 1 failed or cancelled).
 int follow(TrackerClient& client, int64_t id, bool json) {
   const bool tty = ::isatty(STDOUT_FILENO) != 0 && !json;
-  auto ctx = client.context(0);
-  v1::GetJobRequest req;
-  req.set_job_id(id);
-  auto reader = client.stub().WatchJob(ctx.get(), req);
   v1::Job job;
   bool any = false;
   int drawn = 0;
   std::map<std::string, std::string> last_printed;  // per workload: its state and trials done
   std::string last_message;
-  while (reader->Read(&job)) {
-    any = true;
-    if (json) {
-      std::printf("%s\n", fleet::job_to_json(job).dump().c_str());
-    } else if (tty) {
-      if (drawn > 0) std::printf("\033[%dA", drawn);
-      drawn = 0;
-      std::printf("\033[2K%s\n", job_line(job).c_str());
-      ++drawn;
-      for (const auto& p : job.workloads()) {
-        std::printf("\033[2K%s\n", workload_line(p).c_str());
+  grpc::Status s;
+  // A tracker that restarts resumes the job; the watch follows it there, for up to a minute of
+  // absence.
+  for (int attempt = 0;; ++attempt) {
+    auto ctx = client.context(0);
+    v1::GetJobRequest req;
+    req.set_job_id(id);
+    auto reader = client.stub().WatchJob(ctx.get(), req);
+    while (reader->Read(&job)) {
+      any = true;
+      attempt = 0;
+      if (json) {
+        std::printf("%s\n", fleet::job_to_json(job).dump().c_str());
+      } else if (tty) {
+        if (drawn > 0) std::printf("\033[%dA", drawn);
+        drawn = 0;
+        std::printf("\033[2K%s\n", job_line(job).c_str());
         ++drawn;
+        for (const auto& p : job.workloads()) {
+          std::printf("\033[2K%s\n", workload_line(p).c_str());
+          ++drawn;
+        }
+        std::printf("\033[2K  %s\n", job.message().c_str());
+        ++drawn;
+      } else {
+        for (const auto& p : job.workloads()) {
+          const std::string now = p.state() + "/" + std::to_string(p.trials_done());
+          auto& seen = last_printed[p.workload_key()];
+          if (now != seen) std::printf("job %lld %s\n", static_cast<long long>(job.id()), workload_line(p).substr(2).c_str());
+          seen = now;
+        }
+        if (job.message() != last_message && !job.message().empty()) {
+          std::printf("job %lld: %s\n", static_cast<long long>(job.id()), job.message().c_str());
+        }
+        last_message = job.message();
       }
-      std::printf("\033[2K  %s\n", job.message().c_str());
-      ++drawn;
-    } else {
-      for (const auto& p : job.workloads()) {
-        const std::string now = p.state() + "/" + std::to_string(p.trials_done());
-        auto& seen = last_printed[p.workload_key()];
-        if (now != seen) std::printf("job %lld %s\n", static_cast<long long>(job.id()), workload_line(p).substr(2).c_str());
-        seen = now;
-      }
-      if (job.message() != last_message && !job.message().empty()) std::printf("job %lld: %s\n", static_cast<long long>(job.id()), job.message().c_str());
-      last_message = job.message();
+      std::fflush(stdout);
     }
-    std::fflush(stdout);
+    s = reader->Finish();
+    if (s.error_code() != grpc::StatusCode::UNAVAILABLE || attempt >= 60) break;
+    if (attempt == 0 && !json) std::fprintf(stderr, "tunefarm status: lost the tracker (%s); waiting for it\n", s.error_message().c_str());
+    std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  grpc::Status s = reader->Finish();
   if (!s.ok()) return client.fail("tunefarm status", s);
   if (!any) return 1;
   if (!json) {

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       .option("timing-lock", "PATH|none", "host-wide lock held while timing, so boards sharing a host never time at once",
               "/tmp/tunefarm-timing.lock")
       .option("worker", "PATH", "the measuring worker executable (default: next to this one)")
+      .option("max-backoff-ms", "MS", "longest wait between dials when the tracker is away", "5000")
       .option("load-test-boards", "N", "TEST MODE for the tracker's capacity benchmark: N connections answering "
               "every item with a synthetic timing; runs no code", "0");
   tf::board::BoardOptions opts;
@@ -36,6 +37,8 @@ int main(int argc, char** argv) {
     if (opts.threads < 0 || opts.threads > 1024) throw tf::UsageError("--threads: 0 to 1024");
     opts.timing_lock = args.get("timing-lock") == "none" ? "" : args.get("timing-lock");
     opts.worker_path = args.get("worker");
+    opts.max_backoff_ms = static_cast<int>(args.get_int("max-backoff-ms"));
+    if (opts.max_backoff_ms < 100 || opts.max_backoff_ms > 600000) throw tf::UsageError("--max-backoff-ms: 100 to 600000");
     opts.load_test_boards = static_cast<int>(args.get_int("load-test-boards"));
     if (opts.load_test_boards < 0 || opts.load_test_boards > 4096) throw tf::UsageError("--load-test-boards: 0 to 4096");
   } catch (const std::invalid_argument& e) {

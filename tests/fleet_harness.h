@@ -1,0 +1,219 @@
+// Real processes for the fleet tests: a tracker and boards started from the built binaries on
+// 127.0.0.1, a db file per test, and a client stub. Processes are killed when the harness goes.
+#pragma once
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <grpcpp/grpcpp.h>
+
+#include "proto/channel.h"
+#include "proto/tunefarm.grpc.pb.h"
+
+extern char** environ;
+
+namespace tf::fleet_test {
+
+namespace v1 = ::tunefarm::v1;
+using Clock = std::chrono::steady_clock;
+
+inline std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A child process with its output in a log file.
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::string& log) : log_(log) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0].c_str(), &fa, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  ~Process() { kill(SIGKILL); }
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  const std::string& log() const { return log_; }
+  std::string output() const { return read_all(log_); }
+  void kill(int sig) {
+    if (pid_ > 0) {
+      ::kill(pid_, sig);
+      if (sig == SIGKILL) wait_exit(std::chrono::seconds(10));
+    }
+  }
+  // The exit status (as from waitpid), or -1 when still running after `timeout`.
+  int wait_exit(std::chrono::milliseconds timeout) {
+    if (pid_ <= 0) return status_;
+    const auto end = Clock::now() + timeout;
+    do {
+      int st = 0;
+      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = -1;
+        status_ = st;
+        return st;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    } while (Clock::now() < end);
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::string log_;
+};
+
+inline int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+template <typename F>
+bool eventually(F&& ok, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+  const auto end = Clock::now() + timeout;
+  while (Clock::now() < end) {
+    if (ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ok();
+}
+
+// One tracker, any number of boards, in a scratch directory.
+class Fleet {
+ public:
+  explicit Fleet(const std::string& name) : dir_("/tmp/tf-fleet-test-" + name + "-" + std::to_string(::getpid())), port_(free_port()) {
+    std::system(("rm -rf " + dir_ + " && mkdir -p " + dir_).c_str());
+  }
+  ~Fleet() {
+    boards_.clear();
+    tracker_.reset();
+    if (!::testing::Test::HasFailure()) std::system(("rm -rf " + dir_).c_str());
+  }
+
+  const std::string& dir() const { return dir_; }
+  std::string db() const { return dir_ + "/tunefarm.db"; }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  // Starts the tracker and waits until it serves.
+  void start_tracker(const std::vector<std::string>& extra = {}) {
+    const std::string port_file = dir_ + "/port";
+    std::remove(port_file.c_str());
+    std::vector<std::string> argv = {TF_TRACKER, "--listen", address(), "--db", db(), "--port-file", port_file,
+                                     "--build-threads", "1", "--heartbeat-timeout-ms", "3000"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    tracker_ = std::make_unique<Process>(argv, dir_ + "/tracker-" + std::to_string(tracker_starts_++) + ".log");
+    ASSERT_TRUE(eventually([&] { return std::ifstream(port_file).good() || tracker_->wait_exit(std::chrono::milliseconds(0)) != -1; },
+                           std::chrono::seconds(30)))
+        << tracker_->output();
+    ASSERT_TRUE(std::ifstream(port_file).good()) << "the tracker did not start:\n" << tracker_->output();
+  }
+  Process& tracker() { return *tracker_; }
+  void kill_tracker() { tracker_->kill(SIGKILL); }
+
+  // Starts a board of `key`, pinned to CPU (index mod CPUs); waits for its registration unless told not to.
+  Process& start_board(const std::string& key, const std::vector<std::string>& extra = {}, bool wait = true) {
+    const int index = static_cast<int>(boards_.size());
+    const int cpu = index % static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::string> argv = {TF_RPC_SERVER, "--tracker", address(), "--key", key, "--cpus", std::to_string(cpu),
+                                     "--threads", "1", "--max-backoff-ms", "500"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    boards_.push_back(std::make_unique<Process>(argv, dir_ + "/board-" + std::to_string(index) + ".log"));
+    Process& b = *boards_.back();
+    if (wait) {
+      EXPECT_TRUE(eventually([&] { return b.output().find("registered with") != std::string::npos; }, std::chrono::seconds(30)))
+          << b.output() << "\ntracker:\n" << tracker_->output();
+    }
+    return b;
+  }
+  Process& board(size_t i) { return *boards_.at(i); }
+
+  std::unique_ptr<v1::Tuning::Stub> client(const std::string& token = "", const std::string& tls_ca = "",
+                                           const std::string& host = "127.0.0.1") const {
+    return v1::Tuning::NewStub(fleet::open_channel(host + ":" + std::to_string(port_), tls_ca));
+  }
+
+ private:
+  std::string dir_;
+  int port_;
+  int tracker_starts_ = 0;
+  std::unique_ptr<Process> tracker_;
+  std::vector<std::unique_ptr<Process>> boards_;
+};
+
+inline std::unique_ptr<grpc::ClientContext> context(const std::string& token = "", int deadline_s = 60) {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  fleet::add_token(*ctx, token);
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(deadline_s));
+  // A connection to a tracker killed a moment ago may still be pooled: wait for a fresh one.
+  ctx->set_wait_for_ready(true);
+  return ctx;
+}
+
+inline v1::JobSpec dense_job(const std::string& key, std::vector<int64_t> shape, int64_t trials, const std::string& tuner = "random") {
+  v1::JobSpec spec;
+  auto* w = spec.add_workloads();
+  w->set_op("dense");
+  for (int64_t d : shape) w->add_shape(d);
+  spec.set_device_key(key);
+  spec.set_trials(trials);
+  spec.set_tuner(tuner);
+  spec.set_batch(8);
+  spec.mutable_measure()->set_min_repeat_ms(2);
+  spec.mutable_measure()->set_repeat(2);
+  return spec;
+}
+
+// Watches a job until it ends; returns its last state. A stream broken by a tracker restart is
+// opened again, as `tunefarm status --follow` does.
+inline v1::Job follow(v1::Tuning::Stub& stub, int64_t id, const std::string& token = "", int deadline_s = 300) {
+  v1::Job job;
+  grpc::Status s;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    auto ctx = context(token, deadline_s);
+    v1::GetJobRequest req;
+    req.set_job_id(id);
+    auto reader = stub.WatchJob(ctx.get(), req);
+    while (reader->Read(&job)) {
+    }
+    s = reader->Finish();
+    if (s.ok() || s.error_code() != grpc::StatusCode::UNAVAILABLE) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_TRUE(s.ok()) << "watching job " << id << ": " << s.error_message();
+  return job;
+}
+
+}  // namespace tf::fleet_test
