@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -17,6 +19,7 @@
 #include "support/args.h"
 #include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
+#include "db/database.h"
 #include "runtime/thread_pool.h"
 
 namespace {
@@ -42,6 +45,8 @@ int run(int argc, char** argv) {
       .option("repeat", "N", "timings per measurement (median reported)", "5")
       .option("compile-samples", "N", "random configs whose compile time is measured", "20")
       .option("target", "TARGET", "target string", "llvm -mcpu=native")
+      .option("best-from-db", "PATH", "instead of the hand-picked configs: each workload's best config in this tuning db")
+      .option("key", "KEY", "with --best-from-db: the device key whose best configs to take", "local")
       .flag("no-save", "print the table only");
   std::vector<std::string> argv_s(argv + 1, argv + argc);
   if (!args.parse(argv_s)) return 0;
@@ -73,7 +78,25 @@ int run(int argc, char** argv) {
     double flops = static_cast<double>(task.op().flops(task.workload().shape));
 
     std::vector<Candidate> candidates = {{"default", task.space().default_config().to_json()}};
-    for (const auto& h : handpicked) candidates.push_back(h);
+    if (args.has("best-from-db")) {
+      // The best any board of the key measured, whatever target string its boards had.
+      tf::db::Database db(args.get("best-from-db"));
+      std::optional<tf::db::Measurement> best;
+      std::set<std::string> targets_of_key = {target.str()};
+      for (const auto& d : db.devices()) {
+        if (d.device_key == args.get("key")) targets_of_key.insert(d.target);
+      }
+      for (const auto& t : targets_of_key) {
+        auto m = db.best("dense", {M, N, K}, t, args.get("key"));
+        if (m && (!best || m->mean_s() < best->mean_s())) best = m;
+      }
+      if (!best) throw tf::UsageError("no tuned config of " + wname + " for key " + args.get("key") + " in " + args.get("best-from-db"));
+      char name[96];
+      std::snprintf(name, sizeof name, "tuned (%.1f on the board)", flops / best->mean_s() * 1e-9);
+      candidates.push_back({name, best->config});
+    } else {
+      for (const auto& h : handpicked) candidates.push_back(h);
+    }
 
     for (const std::string& ts : split(args.get("threads"))) {
       int threads = std::stoi(ts);
@@ -134,7 +157,7 @@ int run(int argc, char** argv) {
     }
   }
   double jit_median = tf::bench::median(jit_ms), so_median = tf::bench::median(so_ms);
-  std::printf("\ncompile time per candidate (median of %zu random gemm-1024 configs): JIT %.1f ms, shared library %.1f ms\n",
+  if (!jit_ms.empty()) std::printf("\ncompile time per candidate (median of %zu random gemm-1024 configs): JIT %.1f ms, shared library %.1f ms\n",
               jit_ms.size(), jit_median, so_median);
 
   Value targets = Value::array();

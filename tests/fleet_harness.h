@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,8 +26,6 @@
 #include "proto/channel.h"
 #include "proto/tunefarm.grpc.pb.h"
 
-extern char** environ;
-
 namespace tf::fleet_test {
 
 namespace v1 = ::tunefarm::v1;
@@ -44,15 +42,21 @@ inline std::string read_all(const std::string& path) {
 class Process {
  public:
   Process(const std::vector<std::string>& argv, const std::string& log) : log_(log) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    if (posix_spawn(&pid_, argv[0].c_str(), &fa, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      // Only async-signal-safe calls between fork and exec. The child dies with the test
+      // process, so a test that crashes leaves no fleet behind.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
+      ::execv(args[0], args.data());
+      ::_exit(127);
+    }
+    ::close(fd);
   }
   ~Process() { kill(SIGKILL); }
   Process(const Process&) = delete;

@@ -37,6 +37,9 @@ Tracker::Tracker(const TrackerOptions& opts)
     creds = grpc::SslServerCredentials(ssl);
   }
   grpc::ServerBuilder builder;
+  // gRPC lets a second server share a port by default (SO_REUSEPORT): a second tracker would
+  // silently take half the boards and clients. One port, one tracker.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(opts.listen, creds, &port_);
   builder.SetMaxReceiveMessageSize(fleet::kMaxMessageBytes);
   builder.SetMaxSendMessageSize(fleet::kMaxMessageBytes);
