@@ -1,5 +1,7 @@
 #include "bench/bench_util.h"
 
+#include <cstdio>
+
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -59,6 +61,16 @@ void write_result(const std::string& name, const std::string& json_text) {
   out << json_text << "\n";
   out.close();
   if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+void Targets::add(const std::string& what, double value, const std::string& goal, bool met) {
+  json::Value t = json::Value::object();
+  t.set("what", what);
+  t.set("value", value);
+  t.set("target", goal);
+  t.set("met", met);
+  list_.push(t);
+  std::printf("target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
 }
 
 }  // namespace tf::bench

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "support/json.h"
+
 namespace tf::bench {
 
 std::string read_file(const std::string& path);  // throws UsageError when unreadable
@@ -14,5 +16,16 @@ std::vector<std::string> split(const std::string& s);  // comma-separated, empty
 void settle();
 // Writes bench/results/NAME.json; throws when it cannot.
 void write_result(const std::string& name, const std::string& json_text);
+
+// The targets a benchmark checks: each printed as "target: ... MET" when added, and kept for the
+// results file.
+class Targets {
+ public:
+  void add(const std::string& what, double value, const std::string& goal, bool met);
+  const json::Value& list() const { return list_; }
+
+ private:
+  json::Value list_ = json::Value::array();
+};
 
 }  // namespace tf::bench

@@ -160,15 +160,9 @@ int run(int argc, char** argv) {
   if (!jit_ms.empty()) std::printf("\ncompile time per candidate (median of %zu random gemm-1024 configs): JIT %.1f ms, shared library %.1f ms\n",
               jit_ms.size(), jit_median, so_median);
 
-  Value targets = Value::array();
+  Targets targets;
   auto add_target = [&](const std::string& what, double value, const std::string& goal, bool met) {
-    Value t = Value::object();
-    t.set("what", what);
-    t.set("value", value);
-    t.set("target", goal);
-    t.set("met", met);
-    targets.push(t);
-    std::printf("target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
+    targets.add(what, value, goal, met);
   };
   if (best_ratio_1024_1t > 0) {
     add_target("best hand-picked gemm-1024 1-thread GFLOPS / oneDNN", best_ratio_1024_1t, ">= 0.5", best_ratio_1024_1t >= 0.5);
@@ -188,7 +182,7 @@ int run(int argc, char** argv) {
     result.set("machine", machine);
     result.set("date", today());
     result.set("rows", rows);
-    result.set("targets", targets);
+    result.set("targets", targets.list());
     write_result(args.get("name"), result.dump(2));
     std::printf("\nwrote bench/results/%s.json\n", args.get("name").c_str());
   }

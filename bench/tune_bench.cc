@@ -105,7 +105,7 @@ int run(int argc, char** argv) {
   const double min_ms = static_cast<double>(args.get_int("min-ms"));
   const tf::codegen::Target target = tf::codegen::host_target();
   const std::string scratch = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + ".db";
-  Value rows = Value::array(), targets = Value::array();
+  Value rows = Value::array();
   std::vector<double> build_ms, overhead_ms, worker_ms, search_ms;
 
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
@@ -243,14 +243,9 @@ int run(int argc, char** argv) {
   overhead.set("measure_call_and_db", median(worker_ms));
   overhead.set("xgb_search", median(search_ms));
   rows.push(overhead);
+  Targets targets;
   auto add_target = [&](const std::string& what, double value, const std::string& goal, bool met) {
-    Value t = Value::object();
-    t.set("what", what);
-    t.set("value", value);
-    t.set("target", goal);
-    t.set("met", met);
-    targets.push(t);
-    std::printf("target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
+    targets.add(what, value, goal, met);
   };
   add_target("xgb trials / random trials to 90% of best, empty db (worst workload)", worst_ratio, "<= 0.33", worst_ratio <= 1.0 / 3);
   add_target("xgb trials / random trials to 90% of best, db with other workloads' history (worst workload)", worst_ratio_history,
@@ -267,7 +262,7 @@ int run(int argc, char** argv) {
     result.set("machine", machine);
     result.set("date", today());
     result.set("rows", rows);
-    result.set("targets", targets);
+    result.set("targets", targets.list());
     write_result(args.get("name"), result.dump(2));
     std::printf("\nwrote bench/results/%s.json\n", args.get("name").c_str());
   }

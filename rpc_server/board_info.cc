@@ -90,6 +90,7 @@ v1::BoardInfo detect_board(const std::string& key, const std::vector<int>& cpus,
     }
   }
   info.set_cores(static_cast<int32_t>(cpus.empty() ? usable_cpus().size() : cpus.size()));
+  for (int c : cpus) info.add_pinned_cpus(c);
   info.set_threads(threads > 0 ? threads : info.cores());
   std::ifstream meminfo("/proc/meminfo");
   while (std::getline(meminfo, line)) {

@@ -72,7 +72,8 @@ case "$cmd" in
     done
     echo "fleet: tracker on 127.0.0.1:$port (pid $(cat "$state/tracker.pid")), db $db, logs in $state"
     echo "fleet: $boards board(s) with key '$key', each pinned to its own CPU (board i -> CPU i mod $cpus), 1 thread per kernel;"
-    echo "fleet: every board holds the host-wide timing lock /tmp/tunefarm-timing.lock while timing, and builds hold it shared"
+    echo "fleet: every board holds the host-wide timing lock /tmp/tunefarm-timing.lock while timing; the tracker builds on CPUs"
+    echo "fleet: no board uses, or, when the boards use every CPU, takes turns with their timings (the lock held shared)"
     if [ "${n:-0}" -lt "$boards" ]; then echo "fleet.sh: only $n of $boards boards registered; see $state/board-*.log" >&2; exit 1; fi
     ;;
   stop)

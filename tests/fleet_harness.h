@@ -2,12 +2,7 @@
 // 127.0.0.1, a db file per test, and a client stub. Processes are killed when the harness goes.
 #pragma once
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +20,7 @@
 
 #include "proto/channel.h"
 #include "proto/tunefarm.grpc.pb.h"
+#include "support/subprocess.h"
 
 namespace tf::fleet_test {
 
@@ -38,72 +34,9 @@ inline std::string read_all(const std::string& path) {
   return s.str();
 }
 
-// A child process with its output in a log file.
-class Process {
- public:
-  Process(const std::vector<std::string>& argv, const std::string& log) : log_(log) {
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      // Only async-signal-safe calls between fork and exec. The child dies with the test
-      // process, so a test that crashes leaves no fleet behind.
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      ::dup2(fd, STDOUT_FILENO);
-      ::dup2(fd, STDERR_FILENO);
-      ::execv(args[0], args.data());
-      ::_exit(127);
-    }
-    ::close(fd);
-  }
-  ~Process() { kill(SIGKILL); }
-  Process(const Process&) = delete;
-  Process& operator=(const Process&) = delete;
+using Process = Subprocess;
 
-  pid_t pid() const { return pid_; }
-  const std::string& log() const { return log_; }
-  std::string output() const { return read_all(log_); }
-  void kill(int sig) {
-    if (pid_ > 0) {
-      ::kill(pid_, sig);
-      if (sig == SIGKILL) wait_exit(std::chrono::seconds(10));
-    }
-  }
-  // The exit status (as from waitpid), or -1 when still running after `timeout`.
-  int wait_exit(std::chrono::milliseconds timeout) {
-    if (pid_ <= 0) return status_;
-    const auto end = Clock::now() + timeout;
-    do {
-      int st = 0;
-      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-        pid_ = -1;
-        status_ = st;
-        return st;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    } while (Clock::now() < end);
-    return -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int status_ = -1;
-  std::string log_;
-};
-
-inline int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+inline int free_port() { return free_loopback_port(); }
 
 template <typename F>
 bool eventually(F&& ok, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {

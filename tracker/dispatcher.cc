@@ -214,6 +214,18 @@ int Dispatcher::boards_of_key(const std::string& key) const {
   return n;
 }
 
+Dispatcher::HostCpuUse Dispatcher::cpu_use_on(const std::string& hostname) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  HostCpuUse use;
+  for (const auto& [id, b] : boards_) {
+    if (b->info.hostname() != hostname) continue;
+    ++use.boards;
+    if (b->info.pinned_cpus().empty()) use.unpinned = true;
+    for (int c : b->info.pinned_cpus()) use.pinned.insert(c);
+  }
+  return use;
+}
+
 std::string Dispatcher::target_of_key(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [id, b] : boards_) {

@@ -53,6 +53,14 @@ class Dispatcher {
   void disconnect_silent_boards(std::chrono::milliseconds timeout);
   std::vector<v1::Device> devices(const std::string& key = "") const;
   int boards_of_key(const std::string& key) const;
+  // The CPUs that boards on `hostname` pin their kernels to; `unpinned` when one of them is not
+  // pinned (it may run on any CPU).
+  struct HostCpuUse {
+    std::set<int> pinned;
+    bool unpinned = false;
+    int boards = 0;
+  };
+  HostCpuUse cpu_use_on(const std::string& hostname) const;
   // The target candidates for `key` are built for: the first connected board's; empty when none.
   std::string target_of_key(const std::string& key) const;
 

@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
       .option("tls-cert", "PEM", "serve TLS with this certificate chain (with --tls-key)")
       .option("tls-key", "PEM", "the certificate's private key")
       .option("build-threads", "N", "candidates built at once (0: one per core)", "0")
-      .option("build-lock", "PATH|none", "host-wide timing lock builds hold shared, so a build never overlaps a "
-              "local board's timing", "/tmp/tunefarm-timing.lock")
+      .option("build-lock", "PATH|none", "host-wide timing lock builds hold shared when boards on this host use "
+              "every CPU, so a build never overlaps their timing", "/tmp/tunefarm-timing.lock")
       .option("heartbeat-timeout-ms", "MS", "a board silent this long is lost; its work goes to another", "5000")
       .option("slots-per-board", "N", "work items in flight per board", "2")
       .option("port-file", "FILE", "write the port served on here once listening (for scripts and tests)");
@@ -63,9 +63,9 @@ int main(int argc, char** argv) {
   const std::string host = opts.listen.substr(0, opts.listen.rfind(':'));
   std::printf("tunefarm-tracker: listening on %s:%d, db %s\n", host.c_str(), tracker->port(), opts.db_path.c_str());
   std::printf("tunefarm-tracker: auth: %s\n", tracker->auth_summary().c_str());
-  std::printf("tunefarm-tracker: builds hold %s\n",
-              opts.build_lock.empty() ? "no lock (--build-lock none)"
-                                      : ("the timing lock " + opts.build_lock + " shared: they wait while a board on this host times").c_str());
+  std::printf("tunefarm-tracker: builds run on CPUs that boards on this host leave free; when they leave none, %s\n",
+              opts.build_lock.empty() ? "anywhere (--build-lock none)"
+                                      : ("builds hold the timing lock " + opts.build_lock + " shared and wait while a board times").c_str());
   if (tracker->resumed_jobs() > 0) std::printf("tunefarm-tracker: resumed %d unfinished job(s) from the db\n", tracker->resumed_jobs());
   std::fflush(stdout);
   if (args.has("port-file")) {

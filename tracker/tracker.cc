@@ -1,6 +1,10 @@
 #include "tracker/tracker.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "proto/channel.h"
@@ -22,8 +26,15 @@ Tracker::Tracker(const TrackerOptions& opts)
   }
   if (opts.tls_cert.empty() != opts.tls_key.empty()) throw std::runtime_error("--tls-cert and --tls-key go together");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) all_cpus_.push_back(c);
+    }
+  }
   builder_ = std::make_unique<tuner::LocalBuilder>(opts.build_threads > 0 ? opts.build_threads : cores, opts.build_lock,
-                                                   opts.build_cache_mb << 20);
+                                                   opts.build_cache_mb << 20, [this] { return build_placement(); });
   jobs_ = std::make_unique<JobManager>(opts.db_path, dispatcher_, *builder_);
   tuning_ = std::make_unique<TuningService>(*jobs_, dispatcher_, auth_, opts.db_path);
   boards_ = std::make_unique<BoardService>(dispatcher_, auth_, opts.db_path, opts.heartbeat_interval_ms);
@@ -58,6 +69,41 @@ Tracker::Tracker(const TrackerOptions& opts)
 }
 
 Tracker::~Tracker() { shutdown(); }
+
+// A build on a CPU where a board on this host times kernels would slow them down. Builds run on
+// the CPUs the local boards leave free; when they leave none (or one is not pinned), builds hold
+// the timing lock shared instead, so that they wait for a timing to end and a timing for them.
+tuner::LocalBuilder::Placement Tracker::build_placement() {
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  const Dispatcher::HostCpuUse use = dispatcher_.cpu_use_on(host);
+  tuner::LocalBuilder::Placement p;
+  std::vector<int> free;
+  if (!use.unpinned) {
+    for (int c : all_cpus_) {
+      if (!use.pinned.count(c)) free.push_back(c);
+    }
+  }
+  if (use.boards > 0 && !free.empty()) {
+    p.cpus = free;
+    p.hold_timing_lock = false;
+  } else {
+    p.hold_timing_lock = use.boards > 0;
+  }
+  std::string now = p.hold_timing_lock ? "builds take turns with local boards' timings (timing lock held shared)"
+                    : p.cpus.empty()   ? "builds run on any CPU (no board on this host)"
+                                       : "builds run on CPUs the local boards leave free: " + [&] {
+                                           std::string l;
+                                           for (int c : p.cpus) l += (l.empty() ? "" : ",") + std::to_string(c);
+                                           return l;
+                                         }();
+  std::lock_guard<std::mutex> lock(placement_mu_);
+  if (now != last_placement_) {
+    std::fprintf(stderr, "tracker: %s\n", now.c_str());
+    last_placement_ = now;
+  }
+  return p;
+}
 
 std::string Tracker::auth_summary() const {
   std::string s = auth_.enabled() ? "bearer tokens from " + opts_.token_file

@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <string>
 #include <thread>
 
@@ -58,6 +60,11 @@ class Tracker {
   std::atomic<bool> stopping_{false};
   int port_ = 0;
   int resumed_ = 0;
+  std::vector<int> all_cpus_;
+  std::mutex placement_mu_;
+  std::string last_placement_;
+
+  tuner::LocalBuilder::Placement build_placement();
 };
 
 // Whether a listen address is on the loopback interface (127.0.0.0/8, [::1], localhost).

@@ -41,8 +41,15 @@ class Builder {
 // target and config) serves a candidate built before, e.g. by a job that is resumed.
 class LocalBuilder : public Builder {
  public:
-  // `timing_lock`: empty to build whenever there is a free thread.
-  LocalBuilder(int threads, std::string timing_lock = "", int64_t cache_bytes = 0);
+  // Where one build runs: on these CPUs (empty: anywhere), holding the timing lock shared or not.
+  struct Placement {
+    std::vector<int> cpus;
+    bool hold_timing_lock = false;
+  };
+  // `timing_lock`: the host-wide lock's path (empty: never hold it). `placement`, asked before each
+  // build, decides where it runs (default: anywhere, holding the lock when there is one).
+  LocalBuilder(int threads, std::string timing_lock = "", int64_t cache_bytes = 0,
+               std::function<Placement()> placement = {});
   ~LocalBuilder() override;
   std::future<Built> build(const compiler::Task& task, const space::Config& config) override;
   int width() const override { return static_cast<int>(threads_.size()); }
@@ -53,6 +60,8 @@ class LocalBuilder : public Builder {
   Built build_now(const compiler::Task& task, const space::Config& config);
 
   std::string timing_lock_;
+  std::function<Placement()> placement_;
+  std::vector<int> all_cpus_;  // the CPUs the process may use, for builds placed anywhere
   std::vector<std::thread> threads_;
   mutable std::mutex mu_;
   std::condition_variable work_ready_;

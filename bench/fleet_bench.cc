@@ -1,0 +1,254 @@
+// The fleet benchmark.
+//   1. Overhead: the same gemm-512 tuning run (random tuner, same seed, so the same candidates)
+//      measured locally by `tunefarm tune`'s loop and through a tracker with one local board. Per-
+//      trial wall time is the median gap between consecutive measurements in the db.
+//   2. Capacity apart from compiling: a load-test board process (synthetic timings, no code runs)
+//      opens 8, 32 and 128 board connections; the tracker's build cache is warm, so what is
+//      measured is dispatching, recording and the tuning loop. Dispatches per second and the
+//      scheduling latency a board sees (its result sent -> its next item received).
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "bench/bench_util.h"
+#include "compiler/compiler.h"
+#include "db/database.h"
+#include "proto/channel.h"
+#include "proto/tunefarm.grpc.pb.h"
+#include "support/args.h"
+#include "support/subprocess.h"
+#include "tuner/tune_job.h"
+
+namespace {
+
+namespace v1 = ::tunefarm::v1;
+using tf::json::Value;
+using namespace tf::bench;
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median gap between consecutive measurements of a job: the wall time of a trial in steady state.
+double per_trial_ms(const std::string& db_path, int64_t job_id) {
+  tf::db::Database db(db_path);
+  auto ms = db.job_measurements(job_id);
+  std::vector<double> gaps;
+  for (size_t i = 1; i < ms.size(); ++i) gaps.push_back(static_cast<double>(ms[i].created_ms - ms[i - 1].created_ms));
+  return median(gaps);
+}
+
+template <typename F>
+bool wait_until(F&& ok, double seconds) {
+  const auto end = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  while (Clock::now() < end) {
+    if (ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ok();
+}
+
+class Tracker {
+ public:
+  Tracker(const std::string& dir, const std::string& db, int build_threads) : port_(tf::free_loopback_port()) {
+    const std::string port_file = dir + "/port";
+    std::remove(port_file.c_str());
+    process_ = std::make_unique<tf::Subprocess>(
+        std::vector<std::string>{TF_TRACKER, "--listen", address(), "--db", db, "--port-file", port_file, "--build-threads",
+                                 std::to_string(build_threads)},
+        dir + "/tracker.log");
+    if (!wait_until([&] { return std::ifstream(port_file).good(); }, 30)) {
+      throw std::runtime_error("the tracker did not start:\n" + process_->output());
+    }
+    stub_ = v1::Tuning::NewStub(tf::fleet::open_channel(address(), ""));
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  v1::Tuning::Stub& stub() { return *stub_; }
+
+  int devices(const std::string& key) {
+    grpc::ClientContext ctx;
+    v1::ListDevicesRequest req;
+    req.set_device_key(key);
+    v1::ListDevicesResponse r;
+    return stub_->ListDevices(&ctx, req, &r).ok() ? r.devices_size() : -1;
+  }
+
+  // Submits and waits for the end; returns the job.
+  v1::Job run(const v1::JobSpec& spec) {
+    v1::SubmitJobRequest req;
+    *req.mutable_spec() = spec;
+    v1::Job job;
+    {
+      grpc::ClientContext ctx;
+      grpc::Status s = stub_->SubmitJob(&ctx, req, &job);
+      if (!s.ok()) throw std::runtime_error("submit: " + s.error_message());
+    }
+    grpc::ClientContext ctx;
+    v1::GetJobRequest get;
+    get.set_job_id(job.id());
+    auto reader = stub_->WatchJob(&ctx, get);
+    while (reader->Read(&job)) {
+    }
+    reader->Finish();
+    if (job.state() != v1::DONE) throw std::runtime_error("job " + std::to_string(job.id()) + " ended " + job.message());
+    return job;
+  }
+
+ private:
+  int port_;
+  std::unique_ptr<tf::Subprocess> process_;
+  std::unique_ptr<v1::Tuning::Stub> stub_;
+};
+
+v1::JobSpec job_spec(const std::string& key, std::vector<int64_t> shape, int64_t trials, int batch, double min_ms) {
+  v1::JobSpec spec;
+  auto* w = spec.add_workloads();
+  w->set_op("dense");
+  for (int64_t d : shape) w->add_shape(d);
+  spec.set_device_key(key);
+  spec.set_trials(trials);
+  spec.set_tuner("random");
+  spec.set_seed(1);
+  spec.set_batch(batch);
+  spec.mutable_measure()->set_min_repeat_ms(min_ms);
+  spec.mutable_measure()->set_repeat(3);
+  return spec;
+}
+
+int run(int argc, char** argv) {
+  tf::Args args("fleet_bench", "Benchmark the fleet: overhead per trial against local tuning, and the tracker's capacity.");
+  args.option("trials", "N", "trials of the gemm-512 overhead run", "64")
+      .option("boards", "LIST", "board connections for the capacity runs", "8,32,128")
+      .option("capacity-trials", "N", "trials per capacity run (dense 64x64x64, warm build cache)", "3000")
+      .option("name", "NAME", "results go to bench/results/NAME.json", "fleet")
+      .flag("no-save", "print the tables only");
+  std::vector<std::string> argv_s(argv + 1, argv + argc);
+  if (!args.parse(argv_s)) return 0;
+  const int64_t trials = args.get_int("trials"), capacity_trials = args.get_int("capacity-trials");
+  const std::string dir = "/tmp/tf-fleet-bench-" + std::to_string(::getpid());
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  Value rows = Value::array();
+  Targets targets;
+  std::printf("machine: %s, %u cores, date %s\n\n", cpu_name().c_str(), std::thread::hardware_concurrency(), today().c_str());
+
+  // 1. Overhead.
+  std::printf("## Overhead per trial: gemm-512, %lld random trials (seed 1), 1 thread, min 20 ms per timing\n\n",
+              static_cast<long long>(trials));
+  double local_ms = 0, fleet_ms = 0;
+  {
+    const std::string db = dir + "/local.db";
+    tf::compiler::Task task({"dense", {512, 512, 512}}, tf::codegen::host_target());
+    tf::tuner::TuneOptions opts;
+    opts.tuner = "random";
+    opts.trials = trials;
+    opts.seed = 1;
+    opts.worker_path = TF_MEASURE_WORKER;
+    tf::db::Database database(db);
+    auto r = tf::tuner::tune(task, opts, &database);
+    local_ms = per_trial_ms(db, r.job_id);
+    std::printf("local (tunefarm tune):            %.1f ms per trial (%.1f s in all)\n", local_ms, r.seconds);
+    std::fflush(stdout);
+  }
+  {
+    const std::string db = dir + "/fleet.db";
+    Tracker tracker(dir, db, 1);
+    tf::Subprocess board({TF_RPC_SERVER, "--tracker", tracker.address(), "--key", "bench", "--cpus", "0", "--threads", "1"},
+                         dir + "/board.log");
+    if (!wait_until([&] { return tracker.devices("bench") == 1; }, 30)) throw std::runtime_error("the board did not register");
+    const auto t0 = Clock::now();
+    v1::Job job = tracker.run(job_spec("bench", {512, 512, 512}, trials, 16, 20));
+    fleet_ms = per_trial_ms(db, job.id());
+    std::printf("fleet (tracker + 1 local board):  %.1f ms per trial (%.1f s in all)\n\n", fleet_ms,
+                std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  Value overhead = Value::object();
+  overhead.set("what", "overhead_per_trial");
+  overhead.set("local_ms", local_ms);
+  overhead.set("fleet_ms", fleet_ms);
+  overhead.set("difference_ms", fleet_ms - local_ms);
+  rows.push(overhead);
+
+  // 2. Capacity.
+  std::printf("## Tracker capacity: synthetic boards (no code runs), dense 64x64x64 candidates from a warm build cache\n\n");
+  const std::string db = dir + "/capacity.db";
+  Tracker tracker(dir, db, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  auto load_test = [&](int boards) {
+    return std::make_unique<tf::Subprocess>(
+        std::vector<std::string>{TF_RPC_SERVER, "--tracker", tracker.address(), "--key", "load", "--load-test-boards",
+                                 std::to_string(boards)},
+        dir + "/load-" + std::to_string(boards) + ".log");
+  };
+  {
+    // Warm the build cache with the very candidates the runs will dispatch (same tuner and seed).
+    auto warm = load_test(8);
+    if (!wait_until([&] { return tracker.devices("load") == 8; }, 60)) throw std::runtime_error("load-test boards did not register");
+    const auto t0 = Clock::now();
+    tracker.run(job_spec("load", {64, 64, 64}, capacity_trials, 256, 1));
+    std::printf("build cache warmed: %lld candidates built in %.1f s\n\n", static_cast<long long>(capacity_trials),
+                std::chrono::duration<double>(Clock::now() - t0).count());
+    warm->kill(SIGTERM);
+    warm->wait_exit(std::chrono::seconds(30));
+    wait_until([&] { return tracker.devices("load") == 0; }, 30);
+  }
+  std::printf("| boards | dispatches | seconds | dispatches/s | latency p50 ms | latency p99 ms |\n|---|---|---|---|---|---|\n");
+  double at_largest = 0;
+  for (const std::string& b : split(args.get("boards"))) {
+    const int boards = std::stoi(b);
+    auto lt = load_test(boards);
+    if (!wait_until([&] { return tracker.devices("load") == boards; }, 60)) throw std::runtime_error("load-test boards did not register");
+    tracker.run(job_spec("load", {64, 64, 64}, capacity_trials, std::max(256, 4 * boards), 1));
+    lt->kill(SIGTERM);
+    lt->wait_exit(std::chrono::seconds(30));
+    wait_until([&] { return tracker.devices("load") == 0; }, 30);
+    const std::string out = lt->output();
+    const auto brace = out.rfind('{');
+    if (brace == std::string::npos) throw std::runtime_error("the load test printed no summary:\n" + out);
+    Value summary = tf::json::parse(out.substr(brace));
+    const double rate = summary.at("items_per_s").as_double();
+    std::printf("| %d | %lld | %.2f | %.0f | %.3f | %.3f |\n", boards, static_cast<long long>(summary.at("items").as_int()),
+                summary.at("seconds").as_double(), rate, summary.at("latency_ms_p50").as_double(),
+                summary.at("latency_ms_p99").as_double());
+    std::fflush(stdout);
+    summary.set("what", "capacity");
+    rows.push(summary);
+    at_largest = rate;
+  }
+  std::printf("\n");
+  targets.add("fleet per-trial wall ms - local per-trial wall ms (gemm-512, median)", fleet_ms - local_ms, "<= 10",
+              fleet_ms - local_ms <= 10);
+  targets.add("dispatches per second at the largest board count", at_largest, ">= 1000", at_largest >= 1000);
+  if (!args.flag_set("no-save")) {
+    Value result = Value::object();
+    result.set("name", args.get("name"));
+    Value machine = Value::object();
+    machine.set("cpu", cpu_name());
+    machine.set("cores", static_cast<int64_t>(std::thread::hardware_concurrency()));
+    result.set("machine", machine);
+    result.set("date", today());
+    result.set("rows", rows);
+    result.set("targets", targets.list());
+    write_result(args.get("name"), result.dump(2));
+    std::printf("\nwrote bench/results/%s.json\n", args.get("name").c_str());
+  }
+  std::system(("rm -rf " + dir).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fleet_bench: %s\n", e.what());
+    return 2;
+  }
+}
