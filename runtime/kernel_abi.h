@@ -54,6 +54,19 @@ typedef int32_t (*TFParallelForFn)(int64_t num_tasks, TFParallelBody body, void*
 /* The runtime's launcher: runs body over [0, num_tasks) on the process-wide thread pool. */
 int32_t tf_runtime_parallel_for(int64_t num_tasks, TFParallelBody body, void* closure);
 
+/* Heap workspaces (a packed operand) come from the loader's allocator when it installs one in these
+ * slots (function pointers, like the launcher), else from aligned_alloc/free. The runtime's keeps
+ * freed blocks for the next call: a fresh process that gave a 4 MB block back to the OS on every
+ * call faulted it in again each time, which halved gemm-1024's speed on a VM. */
+typedef void* (*TFWorkspaceAllocFn)(int64_t bytes);
+typedef void (*TFWorkspaceFreeFn)(void* p);
+#define TF_WORKSPACE_ALLOC_SYMBOL "__tf_workspace_alloc"
+#define TF_WORKSPACE_FREE_SYMBOL "__tf_workspace_free"
+
+/* The runtime's workspace allocator: TF_BUFFER_ALIGNMENT-aligned blocks, reused by size. */
+void* tf_runtime_workspace_alloc(int64_t bytes);
+void tf_runtime_workspace_free(void* p);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

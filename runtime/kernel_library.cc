@@ -46,6 +46,12 @@ std::unique_ptr<KernelLibrary> KernelLibrary::open(const std::string& path, cons
   if (auto* slot = static_cast<TFParallelForFn*>(::dlsym(handle, TF_PARALLEL_FOR_SYMBOL))) {
     *slot = &tf_runtime_parallel_for;
   }
+  if (auto* slot = static_cast<TFWorkspaceAllocFn*>(::dlsym(handle, TF_WORKSPACE_ALLOC_SYMBOL))) {
+    *slot = &tf_runtime_workspace_alloc;
+  }
+  if (auto* slot = static_cast<TFWorkspaceFreeFn*>(::dlsym(handle, TF_WORKSPACE_FREE_SYMBOL))) {
+    *slot = &tf_runtime_workspace_free;
+  }
   return std::unique_ptr<KernelLibrary>(new KernelLibrary(handle, entry, entry_symbol));
 }
 

@@ -204,3 +204,29 @@ TEST(KernelLibrary, KernelArgumentChecksReturnStatuses) {
 
 }  // namespace
 }  // namespace tf
+
+namespace tf {
+namespace {
+
+TEST(WorkspacePool, AFreedBlockIsReusedWarmAndAligned) {
+  void* a = tf_runtime_workspace_alloc(4 << 20);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % TF_BUFFER_ALIGNMENT, 0u);
+  static_cast<char*>(a)[0] = 1;
+  tf_runtime_workspace_free(a);
+  // The next call of the same kernel gets the same, already touched, block.
+  void* b = tf_runtime_workspace_alloc(4 << 20);
+  EXPECT_EQ(a, b);
+  void* c = tf_runtime_workspace_alloc(4 << 20);
+  EXPECT_NE(c, b) << "a live block is never handed out twice";
+  void* odd = tf_runtime_workspace_alloc(100);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(odd) % TF_BUFFER_ALIGNMENT, 0u);
+  int not_ours = 0;
+  tf_runtime_workspace_free(&not_ours);  // ignored: only blocks it handed out go back
+  tf_runtime_workspace_free(b);
+  tf_runtime_workspace_free(c);
+  tf_runtime_workspace_free(odd);
+}
+
+}  // namespace
+}  // namespace tf

@@ -27,6 +27,11 @@ std::unique_ptr<llvm::Module> CodeGenLLVM::build(const ir::LoweredFunc& f) {
   // can find it and store the runtime's launcher.
   parallel_for_ = new llvm::GlobalVariable(*module_, b_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage,
                                            llvm::ConstantPointerNull::get(b_.getPtrTy()), TF_PARALLEL_FOR_SYMBOL);
+  // The workspace allocator slots, filled the same way (null: aligned_alloc and free).
+  workspace_alloc_ = new llvm::GlobalVariable(*module_, b_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage,
+                                              llvm::ConstantPointerNull::get(b_.getPtrTy()), TF_WORKSPACE_ALLOC_SYMBOL);
+  workspace_free_ = new llvm::GlobalVariable(*module_, b_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage,
+                                             llvm::ConstantPointerNull::get(b_.getPtrTy()), TF_WORKSPACE_FREE_SYMBOL);
   llvm::Function* body = make_body(f);
   make_entry(f, body);
   return std::move(module_);

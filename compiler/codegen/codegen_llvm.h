@@ -72,6 +72,8 @@ class CodeGenLLVM {
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> b_;
   llvm::GlobalVariable* parallel_for_ = nullptr;
+  llvm::GlobalVariable* workspace_alloc_ = nullptr;
+  llvm::GlobalVariable* workspace_free_ = nullptr;
   std::string name_;
   int num_parallel_ = 0;
 

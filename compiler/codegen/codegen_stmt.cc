@@ -297,7 +297,24 @@ void CodeGenLLVM::emit_allocate(const ir::AllocateNode* n) {
   const int64_t bytes = (count * buf->dtype.bytes() + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT;
   llvm::FunctionCallee alloc = module_->getOrInsertFunction("aligned_alloc", b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
   llvm::FunctionCallee release = module_->getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
-  llvm::Value* p = b_.CreateCall(alloc, {b_.getInt64(TF_BUFFER_ALIGNMENT), b_.getInt64(bytes)}, buf->name);
+  // The loader's allocator when it installed one (runtime/kernel_abi.h), else the C library's.
+  llvm::FunctionType* hook_alloc_type = llvm::FunctionType::get(b_.getPtrTy(), {b_.getInt64Ty()}, false);
+  llvm::FunctionType* hook_free_type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
+  llvm::Value* hook_alloc = b_.CreateLoad(b_.getPtrTy(), workspace_alloc_, "workspace_alloc");
+  auto* via_hook = llvm::BasicBlock::Create(ctx_, buf->name + ".hook_alloc", fs_.fn);
+  auto* via_libc = llvm::BasicBlock::Create(ctx_, buf->name + ".libc_alloc", fs_.fn);
+  auto* got = llvm::BasicBlock::Create(ctx_, buf->name + ".got", fs_.fn);
+  b_.CreateCondBr(b_.CreateIsNull(hook_alloc), via_libc, via_hook);
+  b_.SetInsertPoint(via_hook);
+  llvm::Value* p_hook = b_.CreateCall(hook_alloc_type, hook_alloc, {b_.getInt64(bytes)});
+  b_.CreateBr(got);
+  b_.SetInsertPoint(via_libc);
+  llvm::Value* p_libc = b_.CreateCall(alloc, {b_.getInt64(TF_BUFFER_ALIGNMENT), b_.getInt64(bytes)});
+  b_.CreateBr(got);
+  b_.SetInsertPoint(got);
+  llvm::PHINode* p = b_.CreatePHI(b_.getPtrTy(), 2, buf->name);
+  p->addIncoming(p_hook, via_hook);
+  p->addIncoming(p_libc, via_libc);
   auto* failed = llvm::BasicBlock::Create(ctx_, buf->name + ".alloc_failed", fs_.fn);
   auto* ok = llvm::BasicBlock::Create(ctx_, buf->name + ".allocated", fs_.fn);
   b_.CreateCondBr(b_.CreateIsNull(p), failed, ok, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
@@ -307,7 +324,18 @@ void CodeGenLLVM::emit_allocate(const ir::AllocateNode* n) {
   fs_.buffers[buf.get()] = p;
   emit(n->body);
   fs_.buffers.erase(buf.get());
+  llvm::Value* hook_free = b_.CreateLoad(b_.getPtrTy(), workspace_free_, "workspace_free");
+  auto* free_hook = llvm::BasicBlock::Create(ctx_, buf->name + ".hook_free", fs_.fn);
+  auto* free_libc = llvm::BasicBlock::Create(ctx_, buf->name + ".libc_free", fs_.fn);
+  auto* freed = llvm::BasicBlock::Create(ctx_, buf->name + ".freed", fs_.fn);
+  b_.CreateCondBr(b_.CreateIsNull(hook_free), free_libc, free_hook);
+  b_.SetInsertPoint(free_hook);
+  b_.CreateCall(hook_free_type, hook_free, {p});
+  b_.CreateBr(freed);
+  b_.SetInsertPoint(free_libc);
   b_.CreateCall(release, {p});
+  b_.CreateBr(freed);
+  b_.SetInsertPoint(freed);
 }
 
 void CodeGenLLVM::emit_if(const ir::IfThenElseNode* n) {

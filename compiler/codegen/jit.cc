@@ -63,6 +63,16 @@ std::unique_ptr<JitKernel> compile_jit(const ir::LoweredFunc& f, const Target& t
   auto slot = (*jit)->lookup(TF_PARALLEL_FOR_SYMBOL);
   if (!slot) throw CompileError("JIT for kernel '" + f.name + "': " + to_message(slot.takeError()));
   *slot->toPtr<TFParallelForFn*>() = &tf_runtime_parallel_for;
+  if (auto alloc_slot = (*jit)->lookup(TF_WORKSPACE_ALLOC_SYMBOL)) {
+    *alloc_slot->toPtr<TFWorkspaceAllocFn*>() = &tf_runtime_workspace_alloc;
+  } else {
+    llvm::consumeError(alloc_slot.takeError());
+  }
+  if (auto free_slot = (*jit)->lookup(TF_WORKSPACE_FREE_SYMBOL)) {
+    *free_slot->toPtr<TFWorkspaceFreeFn*>() = &tf_runtime_workspace_free;
+  } else {
+    llvm::consumeError(free_slot.takeError());
+  }
   return std::make_unique<LLJitKernel>(std::move(*jit), entry->toPtr<TFKernelFn>(), std::move(ir), std::move(assembly));
 }
 
