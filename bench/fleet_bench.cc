@@ -127,7 +127,7 @@ int run(int argc, char** argv) {
   tf::Args args("fleet_bench", "Benchmark the fleet: overhead per trial against local tuning, and the tracker's capacity.");
   args.option("trials", "N", "trials of the gemm-512 overhead run", "64")
       .option("boards", "LIST", "board connections for the capacity runs", "8,32,128")
-      .option("capacity-trials", "N", "trials per capacity run (dense 64x64x64, warm build cache)", "3000")
+      .option("capacity-trials", "N", "trials per capacity run (dense 64x64x64, warm build cache)", "2000")
       .option("name", "NAME", "results go to bench/results/NAME.json", "fleet")
       .flag("no-save", "print the tables only");
   std::vector<std::string> argv_s(argv + 1, argv + argc);

@@ -1,0 +1,134 @@
+// The dispatcher on its own, with boards that are callbacks: jobs on one key share its boards in
+// the ratio of their priorities; a board that goes silent is disconnected; a lost board's items go
+// to another board; a result for an item given away is dropped.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "tracker/dispatcher.h"
+
+namespace tf::tracker {
+namespace {
+
+// A board that keeps what it is sent.
+struct FakeBoard {
+  std::mutex mu;
+  std::deque<v1::TrackerMessage> inbox;
+  bool disconnected = false;
+
+  BoardLink link() {
+    BoardLink l;
+    l.send = [this](const v1::TrackerMessage& m) {
+      std::lock_guard<std::mutex> lock(mu);
+      inbox.push_back(m);
+      return true;
+    };
+    l.disconnect = [this] {
+      std::lock_guard<std::mutex> lock(mu);
+      disconnected = true;
+    };
+    return l;
+  }
+  // The next work item sent, if any (references are skipped).
+  std::optional<v1::WorkItem> next_item() {
+    std::lock_guard<std::mutex> lock(mu);
+    while (!inbox.empty()) {
+      v1::TrackerMessage m = inbox.front();
+      inbox.pop_front();
+      if (m.has_work()) return m.work();
+    }
+    return std::nullopt;
+  }
+};
+
+v1::BoardInfo board_info(const std::string& key, int pid) {
+  v1::BoardInfo info;
+  info.set_device_key(key);
+  info.set_hostname("testhost");
+  info.set_pid(pid);
+  info.set_threads(1);
+  return info;
+}
+
+std::shared_ptr<const v1::Reference> reference(uint64_t id) {
+  auto r = std::make_shared<v1::Reference>();
+  r->set_reference_id(id);
+  return r;
+}
+
+v1::WorkResult ok_result(uint64_t item_id) {
+  v1::WorkResult r;
+  r.set_item_id(item_id);
+  r.set_status(v1::MEASURE_OK);
+  r.add_costs(1e-3);
+  return r;
+}
+
+TEST(Dispatcher, JobsShareABoardInTheRatioOfTheirPriorities) {
+  Dispatcher d(DispatcherOptions{1, 3});
+  FakeBoard board;
+  d.add_board("b1", board_info("k", 1), "llvm", "peer", board.link());
+  std::map<uint64_t, int64_t> job_of_item;
+  std::vector<std::future<tuner::Measured>> results;
+  auto ref = reference(1);
+  for (int i = 0; i < 60; ++i) {
+    results.push_back(d.submit(1, 1, "k", ref, v1::WorkItem()));
+    results.push_back(d.submit(2, 3, "k", ref, v1::WorkItem()));
+  }
+  // The board measures one item at a time; count whose items it gets among the first 40.
+  std::map<int64_t, int> served;
+  for (int n = 0; n < 40; ++n) {
+    auto item = board.next_item();
+    ASSERT_TRUE(item.has_value()) << "after " << n;
+    // Items were submitted alternately, job 1 first: odd ids are job 1's.
+    ++served[item->item_id() % 2 == 1 ? 1 : 2];
+    d.on_result("b1", ok_result(item->item_id()));
+  }
+  EXPECT_NEAR(served[2] / static_cast<double>(served[1]), 3.0, 0.5) << served[1] << " vs " << served[2];
+  d.shutdown();
+}
+
+TEST(Dispatcher, ALostBoardsItemsGoToAnotherAndLateResultsAreDropped) {
+  Dispatcher d(DispatcherOptions{1, 3});
+  FakeBoard first, second;
+  d.add_board("b1", board_info("k", 1), "llvm", "peer", first.link());
+  auto result = d.submit(7, 1, "k", reference(1), v1::WorkItem());
+  auto item = first.next_item();
+  ASSERT_TRUE(item.has_value());
+  d.add_board("b2", board_info("k", 2), "llvm", "peer", second.link());
+  d.remove_board("b1", "test");
+  auto again = second.next_item();
+  ASSERT_TRUE(again.has_value()) << "the item moved to the other board";
+  EXPECT_EQ(again->item_id(), item->item_id());
+  d.on_result("b1", ok_result(item->item_id()));  // the lost board's late answer: dropped
+  EXPECT_EQ(result.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
+  d.on_result("b2", ok_result(item->item_id()));
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(1)), std::future_status::ready);
+  tuner::Measured m = result.get();
+  EXPECT_EQ(m.result.status, runtime::MeasureStatus::Ok);
+  EXPECT_EQ(m.device, "testhost:2");
+  d.shutdown();
+}
+
+TEST(Dispatcher, SilentBoardsAreDisconnectedAndCancelledJobsAnswerAtOnce) {
+  Dispatcher d;
+  FakeBoard board;
+  d.add_board("b1", board_info("k", 1), "llvm", "peer", board.link());
+  d.disconnect_silent_boards(std::chrono::milliseconds(60000));
+  EXPECT_FALSE(board.disconnected);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  d.disconnect_silent_boards(std::chrono::milliseconds(10));
+  EXPECT_TRUE(board.disconnected);
+
+  auto queued = d.submit(3, 1, "other-key", reference(2), v1::WorkItem());
+  d.cancel_job(3);
+  ASSERT_EQ(queued.wait_for(std::chrono::seconds(1)), std::future_status::ready);
+  EXPECT_TRUE(queued.get().cancelled);
+  d.shutdown();
+}
+
+}  // namespace
+}  // namespace tf::tracker
