@@ -165,8 +165,13 @@ int run(int argc, char** argv) {
     std::map<std::string, double> need;
     for (auto& [tuner, list] : curves) {
       std::vector<double> t;
-      for (const auto& c : list) t.push_back(static_cast<double>(trials_to_reach(c, 0.9 * best)));
+      std::string per_seed;
+      for (const auto& c : list) {
+        t.push_back(static_cast<double>(trials_to_reach(c, 0.9 * best)));
+        per_seed += (per_seed.empty() ? "" : ", ") + std::to_string(static_cast<int64_t>(t.back()));
+      }
       need[tuner] = median(t);
+      std::printf("  %s %s: trials to %.1f GFLOPS per seed: %s\n", wname.c_str(), tuner.c_str(), 0.9 * best, per_seed.c_str());
     }
     auto ratio_of = [&](const std::string& t) {
       return need.count(t) && need.count("random") ? need[t] / std::max(1.0, need["random"]) : 0.0;
