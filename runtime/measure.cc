@@ -1,5 +1,7 @@
 #include "runtime/measure.h"
 
+#include <sys/mman.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -39,8 +41,15 @@ KernelBench::KernelBench(const WorkloadSetup& setup) : setup_(setup) {
   for (size_t i = 0; i < setup_.args.size(); ++i) {
     const TensorSpec& t = setup_.args[i];
     const size_t bytes = static_cast<size_t>(t.num_elements()) * static_cast<size_t>(t.dtype_bits / 8);
-    void* p = std::aligned_alloc(TF_BUFFER_ALIGNMENT, (bytes + TF_BUFFER_ALIGNMENT) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT);
+    // Arguments of a MB or more sit on huge pages where the kernel offers them: with 4 KB pages
+    // each process gets another physical layout, so cache-set conflicts (and a kernel's speed)
+    // changed from one worker process to the next.
+    constexpr size_t kHuge = size_t{2} << 20;
+    const bool huge = bytes >= (size_t{1} << 20);
+    const size_t alignment = huge ? kHuge : TF_BUFFER_ALIGNMENT;
+    void* p = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
     if (!p) throw std::bad_alloc();
+    if (huge) ::madvise(p, (bytes + alignment - 1) / alignment * alignment, MADV_HUGEPAGE);
     std::memset(p, 0, bytes);
     if (static_cast<int>(i) < setup_.num_inputs && t.dtype_code == TF_DTYPE_FLOAT && t.dtype_bits == 32) {
       fill_uniform(static_cast<float*>(p), t.num_elements(), input_seed(setup_.seed, static_cast<int>(i)));
