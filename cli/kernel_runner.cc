@@ -6,6 +6,8 @@
 #include <new>
 #include <random>
 
+#include "runtime/random_fill.h"
+
 namespace tf::cli {
 
 HostTensor::HostTensor(std::vector<int64_t> shape) : shape_(std::move(shape)), size_(1) {
@@ -30,12 +32,12 @@ TFBuffer HostTensor::buffer() const {
 
 KernelRunner::KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, uint64_t seed)
     : op_(op), shape_(std::move(shape)) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  // The same inputs a tuning job's worker derives from the seed (runtime/random_fill.h), so `run`
+  // checks a config on exactly the data it was measured on.
+  int index = 0;
   for (const auto& s : op_.input_shapes(shape_)) {
     tensors_.emplace_back(s);
-    float* p = tensors_.back().data();
-    for (int64_t i = 0; i < tensors_.back().size(); ++i) p[i] = dist(rng);
+    runtime::fill_uniform(tensors_.back().data(), tensors_.back().size(), runtime::input_seed(seed, index++));
   }
   tensors_.emplace_back(op_.output_shape(shape_));
   for (const auto& t : tensors_) args_.push_back(t.buffer());
