@@ -73,4 +73,19 @@ void Targets::add(const std::string& what, double value, const std::string& goal
   std::printf("target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
 }
 
+void write_results(const std::string& name, const std::string& target, const json::Value& rows, const Targets& targets) {
+  json::Value result = json::Value::object();
+  result.set("name", name);
+  json::Value machine = json::Value::object();
+  machine.set("cpu", cpu_name());
+  machine.set("cores", static_cast<int64_t>(std::thread::hardware_concurrency()));
+  if (!target.empty()) machine.set("target", target);
+  result.set("machine", machine);
+  result.set("date", today());
+  result.set("rows", rows);
+  result.set("targets", targets.list());
+  write_result(name, result.dump(2));
+  std::printf("\nwrote bench/results/%s.json\n", name.c_str());
+}
+
 }  // namespace tf::bench

@@ -28,4 +28,8 @@ class Targets {
   json::Value list_ = json::Value::array();
 };
 
+// Writes bench/results/NAME.json in the shape every benchmark shares: {"name", "machine": {"cpu",
+// "cores", "target" (when given)}, "date", "rows", "targets"}, and says so.
+void write_results(const std::string& name, const std::string& target, const json::Value& rows, const Targets& targets);
+
 }  // namespace tf::bench

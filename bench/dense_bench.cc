@@ -173,18 +173,7 @@ int run(int argc, char** argv) {
   }
 
   if (!args.flag_set("no-save")) {
-    Value result = Value::object();
-    result.set("name", args.get("name"));
-    Value machine = Value::object();
-    machine.set("cpu", cpu_name());
-    machine.set("target", target.str());
-    machine.set("cores", static_cast<int64_t>(std::thread::hardware_concurrency()));
-    result.set("machine", machine);
-    result.set("date", today());
-    result.set("rows", rows);
-    result.set("targets", targets.list());
-    write_result(args.get("name"), result.dump(2));
-    std::printf("\nwrote bench/results/%s.json\n", args.get("name").c_str());
+    write_results(args.get("name"), target.str(), rows, targets);
   }
   return 0;
 }

@@ -226,17 +226,7 @@ int run(int argc, char** argv) {
               fleet_ms - local_ms <= 10);
   targets.add("dispatches per second at the largest board count", at_largest, ">= 1000", at_largest >= 1000);
   if (!args.flag_set("no-save")) {
-    Value result = Value::object();
-    result.set("name", args.get("name"));
-    Value machine = Value::object();
-    machine.set("cpu", cpu_name());
-    machine.set("cores", static_cast<int64_t>(std::thread::hardware_concurrency()));
-    result.set("machine", machine);
-    result.set("date", today());
-    result.set("rows", rows);
-    result.set("targets", targets.list());
-    write_result(args.get("name"), result.dump(2));
-    std::printf("\nwrote bench/results/%s.json\n", args.get("name").c_str());
+    write_results(args.get("name"), "", rows, targets);
   }
   std::system(("rm -rf " + dir).c_str());
   return 0;

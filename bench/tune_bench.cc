@@ -259,17 +259,7 @@ int run(int argc, char** argv) {
   add_target("median ms per trial of wall time beyond the kernel's timed runs", median(overhead_ms), "< 30", median(overhead_ms) < 30);
 
   if (!args.flag_set("no-save")) {
-    Value result = Value::object();
-    result.set("name", args.get("name"));
-    Value machine = Value::object();
-    machine.set("cpu", cpu_name());
-    machine.set("target", target.str());
-    result.set("machine", machine);
-    result.set("date", today());
-    result.set("rows", rows);
-    result.set("targets", targets.list());
-    write_result(args.get("name"), result.dump(2));
-    std::printf("\nwrote bench/results/%s.json\n", args.get("name").c_str());
+    write_results(args.get("name"), target.str(), rows, targets);
   }
   return 0;
 }

@@ -157,6 +157,25 @@ std::optional<v1::JobState> parse_job_state(const std::string& s) {
   return std::nullopt;
 }
 
+json::Value workload_progress_to_json(const v1::WorkloadProgress& p) {
+  json::Value w = json::Value::object();
+  w.set("workload_key", p.workload_key());
+  w.set("state", p.state());
+  w.set("trials", p.trials());
+  w.set("trials_done", p.trials_done());
+  w.set("ok", p.ok());
+  w.set("failed", p.failed());
+  w.set("best_gflops", p.best_gflops());
+  if (!p.best_config_json().empty()) {
+    try {
+      w.set("best_config", json::parse(p.best_config_json()));
+    } catch (const json::ParseError&) {
+      w.set("best_config", p.best_config_json());
+    }
+  }
+  return w;
+}
+
 json::Value job_to_json(const v1::Job& job) {
   json::Value o = json::Value::object();
   o.set("id", job.id());
@@ -166,20 +185,7 @@ json::Value job_to_json(const v1::Job& job) {
   json::Value workloads = json::Value::array();
   for (const auto& p : job.workloads()) {
     json::Value w = workload_to_json(p.workload());
-    w.set("workload_key", p.workload_key());
-    w.set("state", p.state());
-    w.set("trials", p.trials());
-    w.set("trials_done", p.trials_done());
-    w.set("ok", p.ok());
-    w.set("failed", p.failed());
-    w.set("best_gflops", p.best_gflops());
-    if (!p.best_config_json().empty()) {
-      try {
-        w.set("best_config", json::parse(p.best_config_json()));
-      } catch (const json::ParseError&) {
-        w.set("best_config", p.best_config_json());
-      }
-    }
+    for (const auto& [k, v] : workload_progress_to_json(p).members()) w.set(k, v);
     workloads.push(w);
   }
   o.set("workloads", workloads);

@@ -30,6 +30,9 @@ v1::JobSpec job_spec_from_text(const std::string& text);  // SpecError for text 
 json::Value job_spec_to_json(const v1::JobSpec& spec);
 
 json::Value workload_to_json(const v1::Workload& w);
+// A workload's progress: workload_key, state, trials, trials_done, ok, failed, best_gflops and
+// best_config (an object, or the raw text when it is not JSON).
+json::Value workload_progress_to_json(const v1::WorkloadProgress& p);
 json::Value job_to_json(const v1::Job& job);
 json::Value device_to_json(const v1::Device& d);
 

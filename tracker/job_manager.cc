@@ -25,18 +25,7 @@ std::string waiting_message(const std::string& key) {
 json::Value progress_to_json(const v1::Job& job) {
   json::Value o = json::Value::object();
   json::Value workloads = json::Value::array();
-  for (const auto& p : job.workloads()) {
-    json::Value w = json::Value::object();
-    w.set("workload_key", p.workload_key());
-    w.set("state", p.state());
-    w.set("trials", p.trials());
-    w.set("trials_done", p.trials_done());
-    w.set("ok", p.ok());
-    w.set("failed", p.failed());
-    w.set("best_gflops", p.best_gflops());
-    w.set("best_config", p.best_config_json());
-    workloads.push(w);
-  }
+  for (const auto& p : job.workloads()) workloads.push(fleet::workload_progress_to_json(p));
   o.set("workloads", workloads);
   o.set("message", job.message());
   o.set("elapsed_s", job.elapsed_s());
@@ -63,7 +52,7 @@ void progress_from_json(const json::Value& o, v1::Job* job) {
     if (const auto* v = num("ok")) p->set_ok(v->as_int());
     if (const auto* v = num("failed")) p->set_failed(v->as_int());
     if (const auto* v = num("best_gflops")) p->set_best_gflops(v->as_double());
-    if (const auto* v = w.find("best_config"); v && v->is_string()) p->set_best_config_json(v->as_string());
+    if (const auto* v = w.find("best_config")) p->set_best_config_json(v->is_string() ? v->as_string() : v->dump());
   }
 }
 
