@@ -36,7 +36,7 @@ struct Candidate {
 
 int run(int argc, char** argv) {
   tf::Args args("dense_bench", "Benchmark dense kernels against OpenBLAS and oneDNN.");
-  args.option("workloads", "NAMES", "workload names from the workloads file", "gemm-512,gemm-1024")
+  args.option("workloads", "NAMES", "workload names from the workloads file, or NAME:MxNxK", "gemm-512,gemm-1024")
       .option("threads", "LIST", "thread counts", "1,2")
       .option("workloads-file", "PATH", "standard workloads", std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json")
       .option("configs", "PATH", "hand-picked configs", std::string(TF_SOURCE_DIR) + "/bench/configs/dense_handpicked.json")
@@ -54,7 +54,12 @@ int run(int argc, char** argv) {
   const int repeat = static_cast<int>(args.get_int("repeat"));
   tf::codegen::Target target = tf::codegen::parse_target(args.get("target"));
 
-  Value workloads = tf::json::parse(read_file(args.get("workloads-file")));
+  // Read only when a workload is named without its extents.
+  Value workloads;
+  auto standard_workloads = [&]() -> const Value& {
+    if (workloads.is_null()) workloads = tf::json::parse(read_file(args.get("workloads-file")));
+    return workloads;
+  };
   std::vector<Candidate> handpicked;
   Value picked = tf::json::parse(read_file(args.get("configs")));
   for (const auto& c : picked.at("configs").items()) {
@@ -67,13 +72,24 @@ int run(int argc, char** argv) {
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
   std::printf("| workload | threads | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | OpenBLAS GFLOPS | compile ms |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
-  for (const std::string& wname : split(args.get("workloads"))) {
-    const Value* w = nullptr;
-    for (const auto& item : workloads.at("workloads").items()) {
-      if (item.at("name").as_string() == wname) w = &item;
+  for (std::string wname : split(args.get("workloads"))) {
+    int64_t M = 0, N = 0, K = 0;
+    if (const auto colon = wname.find(':'); colon != std::string::npos) {
+      long long m = 0, n = 0, k = 0;
+      char tail = 0;
+      if (std::sscanf(wname.c_str() + colon + 1, "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 || k <= 0) {
+        throw tf::UsageError("workload '" + wname + "': expected NAME:MxNxK, e.g. gemm-512:512x512x512");
+      }
+      M = m, N = n, K = k;
+      wname = wname.substr(0, colon);
+    } else {
+      const Value* w = nullptr;
+      for (const auto& item : standard_workloads().at("workloads").items()) {
+        if (item.at("name").as_string() == wname) w = &item;
+      }
+      if (!w) throw tf::UsageError("workload '" + wname + "' is not in " + args.get("workloads-file"));
+      M = w->at("M").as_int(), N = w->at("N").as_int(), K = w->at("K").as_int();
     }
-    if (!w) throw tf::UsageError("workload '" + wname + "' is not in " + args.get("workloads-file"));
-    int64_t M = w->at("M").as_int(), N = w->at("N").as_int(), K = w->at("K").as_int();
     tf::compiler::Task task({"dense", {M, N, K}}, target);
     double flops = static_cast<double>(task.op().flops(task.workload().shape));
 

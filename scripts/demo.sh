@@ -35,5 +35,5 @@ echo "== tuning gemm-512 (dense 512x512x512) and bert-ffn1 (dense 128x3072x768),
 rm -f "$job"
 echo
 echo "== the best configs, built again here and measured next to oneDNN and OpenBLAS (1 thread)"
-"$root/build/bench/dense_bench" --workloads gemm-512,bert-ffn1 --threads 1 --best-from-db tunefarm.db --key "$key" \
+"$root/build/bench/dense_bench" --workloads gemm-512:512x512x512,bert-ffn1:128x3072x768 --threads 1 --best-from-db tunefarm.db --key "$key" \
   --compile-samples 0 --min-ms 50 --repeat 5 --no-save
