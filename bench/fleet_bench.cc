@@ -46,14 +46,8 @@ double per_trial_ms(const std::string& db_path, int64_t job_id) {
   return median(gaps);
 }
 
-template <typename F>
-bool wait_until(F&& ok, double seconds) {
-  const auto end = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-  while (Clock::now() < end) {
-    if (ok()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return ok();
+bool wait_until(const std::function<bool()>& ok, double seconds) {
+  return tf::poll_until(ok, std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
 }
 
 class Tracker {

@@ -31,11 +31,12 @@ std::string workload_line(const v1::WorkloadProgress& p) {
 
 std::string job_line(const v1::Job& j) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "job %lld  %-9s owner %s  key %s  tuner %s  elapsed %.0f s%s", static_cast<long long>(j.id()),
+  std::snprintf(buf, sizeof buf, "job %lld  %-9s owner %s  key %s  tuner %s  elapsed %.0f s", static_cast<long long>(j.id()),
                 fleet::job_state_name(j.state()), j.owner().c_str(), j.spec().device_key().c_str(), j.spec().tuner().c_str(),
-                j.elapsed_s(),
-                (j.state() == v1::RUNNING && j.eta_s() > 0) ? ("  ETA " + std::to_string(static_cast<int64_t>(j.eta_s())) + " s").c_str() : "");
-  return buf;
+                j.elapsed_s());
+  std::string line = buf;
+  if (j.state() == v1::RUNNING && j.eta_s() > 0) line += "  ETA " + std::to_string(static_cast<int64_t>(j.eta_s())) + " s";
+  return line;
 }
 
 void print_job(const v1::Job& j) {

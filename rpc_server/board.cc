@@ -125,7 +125,6 @@ class Session {
     std::lock_guard<std::mutex> lock(mu_);
     try {
       references_[ref.reference_id()] = std::make_shared<runtime::WorkloadSetup>(fleet::from_wire(ref));
-      reference_args_[ref.reference_id()] = ref.args();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "board: reference %llu is unusable: %s\n", static_cast<unsigned long long>(ref.reference_id()), e.what());
       references_.erase(ref.reference_id());
@@ -138,7 +137,6 @@ class Session {
     order_.push_back(id);
     while (order_.size() > kReferencesHeld) {
       references_.erase(order_.front());
-      reference_args_.erase(order_.front());
       order_.pop_front();
     }
   }
@@ -169,10 +167,12 @@ class Session {
         auto it = references_.find(q.item.reference_id());
         if (it != references_.end()) {
           setup = it->second;
-          const auto& args = reference_args_[q.item.reference_id()];
-          args_match = args.size() == q.item.args().size();
-          for (int i = 0; args_match && i < args.size(); ++i) {
-            args_match = args[i].SerializeAsString() == q.item.args(i).SerializeAsString();
+          const auto& args = setup->args;
+          args_match = static_cast<int>(args.size()) == q.item.args_size();
+          for (int i = 0; args_match && i < q.item.args_size(); ++i) {
+            const runtime::TensorSpec t = fleet::from_wire(q.item.args(i));
+            const auto& r = args[static_cast<size_t>(i)];
+            args_match = t.shape == r.shape && t.dtype_code == r.dtype_code && t.dtype_bits == r.dtype_bits;
           }
         }
       }
@@ -220,7 +220,6 @@ class Session {
   std::deque<Queued> queue_;
   bool ended_ = false, busy_ = false;
   std::map<uint64_t, std::shared_ptr<runtime::WorkloadSetup>> references_;
-  std::map<uint64_t, google::protobuf::RepeatedPtrField<v1::TensorSpec>> reference_args_;
   std::deque<uint64_t> order_;
   uint64_t current_reference_ = 0;  // the one the worker is set up with (measuring thread only)
 };

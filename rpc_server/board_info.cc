@@ -1,11 +1,12 @@
 #include "rpc_server/board_info.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "runtime/thread_pool.h"
 
 namespace tf::board {
 namespace {
@@ -26,19 +27,6 @@ std::string trim(const std::string& s) {
 }
 
 }  // namespace
-
-std::vector<int> usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-  }
-  if (cpus.empty()) cpus.push_back(0);
-  return cpus;
-}
 
 std::vector<int> parse_cpu_list(const std::string& s) {
   std::vector<int> out;
@@ -89,7 +77,7 @@ v1::BoardInfo detect_board(const std::string& key, const std::vector<int>& cpus,
       have_flags = true;
     }
   }
-  info.set_cores(static_cast<int32_t>(cpus.empty() ? usable_cpus().size() : cpus.size()));
+  info.set_cores(static_cast<int32_t>(cpus.empty() ? runtime::usable_cpus().size() : cpus.size()));
   for (int c : cpus) info.add_pinned_cpus(c);
   info.set_threads(threads > 0 ? threads : info.cores());
   std::ifstream meminfo("/proc/meminfo");

@@ -14,9 +14,6 @@ namespace v1 = ::tunefarm::v1;
 // `cpus`: the CPUs the board's kernels are pinned to (empty: every CPU the process may use).
 v1::BoardInfo detect_board(const std::string& key, const std::vector<int>& cpus, int threads);
 
-// The CPUs this process may run on (sched_getaffinity).
-std::vector<int> usable_cpus();
-
 // "0,2-3" -> {0, 2, 3}; throws std::invalid_argument naming the bad part.
 std::vector<int> parse_cpu_list(const std::string& s);
 

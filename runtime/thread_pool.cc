@@ -180,6 +180,26 @@ int num_threads() { return pool().threads(); }
 
 bool pin_threads_to_cpus(const std::vector<int>& cpus) { return pool().pin(cpus); }
 
+std::vector<int> usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+  if (cpus.empty()) cpus.push_back(0);
+  return cpus;
+}
+
+bool pin_this_thread(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
 }  // namespace tf::runtime
 
 extern "C" int32_t tf_runtime_parallel_for(int64_t num_tasks, TFParallelBody body, void* closure) {

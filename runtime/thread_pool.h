@@ -15,4 +15,9 @@ int num_threads();
 // with others pins itself to its own cores). Returns false if the OS refused.
 bool pin_threads_to_cpus(const std::vector<int>& cpus);
 
+// The CPUs the calling thread may run on (sched_getaffinity); never empty.
+std::vector<int> usable_cpus();
+// Pins the calling thread alone to these CPUs. Returns false if the OS refused.
+bool pin_this_thread(const std::vector<int>& cpus);
+
 }  // namespace tf::runtime

@@ -62,6 +62,15 @@ int Subprocess::wait_exit(std::chrono::milliseconds timeout) {
   return -1;
 }
 
+bool poll_until(const std::function<bool()>& ok, std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    if (ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ok();
+}
+
 int free_loopback_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ class Subprocess {
   int status_ = -1;
   std::string log_;
 };
+
+// Asks `ok` every 50 ms until it holds or `timeout` passes; returns its last answer. For waiting on
+// another process (a port file, a registration) without a fixed sleep.
+bool poll_until(const std::function<bool()>& ok, std::chrono::milliseconds timeout);
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int free_loopback_port();

@@ -38,14 +38,8 @@ using Process = Subprocess;
 
 inline int free_port() { return free_loopback_port(); }
 
-template <typename F>
-bool eventually(F&& ok, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
-  const auto end = Clock::now() + timeout;
-  while (Clock::now() < end) {
-    if (ok()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return ok();
+inline bool eventually(const std::function<bool()>& ok, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+  return poll_until(ok, timeout);
 }
 
 // One tracker, any number of boards, in a scratch directory.

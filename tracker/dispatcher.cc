@@ -341,8 +341,8 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
     board->references.push_back(ref);
     board->pending.push_back(item->message);
     ++dispatched_;
-    if (std::none_of(out->begin(), out->end(), [&](const auto& e) { return e.first == board; })) {
-      out->push_back({board, {}});
+    if (std::find(out->begin(), out->end(), board) == out->end()) {
+      out->push_back(board);
     }
   }
   // Job queues that ran dry are forgotten, so that a finished job leaves nothing behind.
@@ -352,7 +352,7 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
 }
 
 void Dispatcher::deliver(Outbox& out) {
-  for (auto& [board, unused] : out) {
+  for (auto& board : out) {
     std::lock_guard<std::mutex> sending(board->send_mu);
     while (!board->closed) {
       std::shared_ptr<const v1::TrackerMessage> msg;

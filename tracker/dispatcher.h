@@ -86,7 +86,7 @@ class Dispatcher {
     std::map<int64_t, JobQueue> jobs;
     double virtual_time = 0;
   };
-  using Outbox = std::vector<std::pair<std::shared_ptr<Board>, int>>;  // boards with messages to write
+  using Outbox = std::vector<std::shared_ptr<Board>>;  // boards with messages to write
 
   void pump_locked(const std::string& key, Outbox* out);
   void deliver(Outbox& out);  // writes the boards' pending messages, outside mu_

@@ -136,7 +136,7 @@ grpc::Status JobManager::submit(v1::JobSpec spec, const Principal& who, v1::Job*
     if (shutting_down_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the tracker is shutting down; the job is queued in its db");
     *out = run->job;
   }
-  start(run, false);
+  start(run);
   return grpc::Status::OK;
 }
 
@@ -155,19 +155,19 @@ int JobManager::resume_unfinished() {
     auto run = std::make_shared<Run>();
     run->job = from_db(j);
     if (run->job.spec().workloads_size() == 0) continue;
-    start(run, true);
+    start(run);
     ++started;
   }
   return started;
 }
 
-void JobManager::start(std::shared_ptr<Run> run, bool resume) {
+void JobManager::start(std::shared_ptr<Run> run) {
   std::lock_guard<std::mutex> lock(mu_);
   runs_[run->job.id()] = run;
-  run->thread = std::thread([this, run, resume] { run_job(run, resume); });
+  run->thread = std::thread([this, run] { run_job(run); });
 }
 
-void JobManager::run_job(const std::shared_ptr<Run>& run, bool resume) {
+void JobManager::run_job(const std::shared_ptr<Run>& run) {
   std::unique_ptr<db::Database> db;
   v1::JobSpec spec;
   int64_t id = 0;
@@ -192,24 +192,8 @@ void JobManager::run_job(const std::shared_ptr<Run>& run, bool resume) {
   };
   try {
     db = std::make_unique<db::Database>(db_path_);
-    // What was measured before a restart counts: progress restarts from the db's measurements.
-    if (resume) {
-      auto measured = db->job_measurements(id);
-      change(run, [&](v1::Job& j) {
-        for (auto& p : *j.mutable_workloads()) {
-          p.set_trials_done(0);
-          p.set_ok(0);
-          p.set_failed(0);
-        }
-        for (const auto& m : measured) {
-          for (auto& p : *j.mutable_workloads()) {
-            if (p.workload().op() != m.op || !std::equal(p.workload().shape().begin(), p.workload().shape().end(), m.shape.begin(), m.shape.end())) continue;
-            p.set_trials_done(p.trials_done() + 1);
-            (m.outcome == db::Outcome::Ok ? p.set_ok(p.ok() + 1) : p.set_failed(p.failed() + 1));
-          }
-        }
-      });
-    }
+    // A resumed job shows its stored progress until tune() has replayed each workload's
+    // measurements and reports the exact counts.
     for (int i = 0; i < spec.workloads_size() && !run->stop; ++i) {
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -219,8 +203,7 @@ void JobManager::run_job(const std::shared_ptr<Run>& run, bool resume) {
       // A job needs a board of its key: candidates are built for the boards' target.
       std::string target;
       while (!run->stop && (target = dispatcher_.target_of_key(key)).empty()) {
-        change(run, [&](v1::Job& j) { j.set_message(waiting_message(key)); });
-        persist(*db, run, false);
+        // What the job says meanwhile ("waiting for a board ...") is tick()'s to keep.
         std::unique_lock<std::mutex> lock(mu_);
         changed_.wait_for(lock, std::chrono::milliseconds(200), [&] { return run->stop.load(); });
       }
@@ -255,6 +238,7 @@ void JobManager::run_job(const std::shared_ptr<Run>& run, bool resume) {
         done_before = run->job.workloads(i).trials_done();
       }
       tuner::TuneResult r = tuner::tune(task, opts, db.get(), [&](const tuner::Progress& p) {
+        if (p.outcome == "replayed") done_before = p.trial;  // measured before a restart
         change(run, [&](v1::Job& j) {
           auto* wp = j.mutable_workloads(i);
           wp->set_trials_done(p.trial);
@@ -270,7 +254,6 @@ void JobManager::run_job(const std::shared_ptr<Run>& run, bool resume) {
           int64_t left = 0;
           for (const auto& q : j.workloads()) left += std::max<int64_t>(0, q.trials() - q.trials_done());
           j.set_eta_s(per_trial * static_cast<double>(left));
-          j.set_message(dispatcher_.boards_of_key(key) == 0 ? waiting_message(key) : "");
         });
         persist(*db, run, false);
       });

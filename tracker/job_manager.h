@@ -47,8 +47,8 @@ class JobManager {
 
  private:
   struct Run;
-  void start(std::shared_ptr<Run> run, bool resume);
-  void run_job(const std::shared_ptr<Run>& run, bool resume);
+  void start(std::shared_ptr<Run> run);
+  void run_job(const std::shared_ptr<Run>& run);
   template <typename F>
   void change(const std::shared_ptr<Run>& run, F&& f);
   void persist(db::Database& db, const std::shared_ptr<Run>& run, bool force);

@@ -1,6 +1,5 @@
 #include "tracker/tracker.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,6 +7,7 @@
 #include <thread>
 
 #include "proto/channel.h"
+#include "runtime/thread_pool.h"
 
 namespace tf::tracker {
 
@@ -26,13 +26,10 @@ Tracker::Tracker(const TrackerOptions& opts)
   }
   if (opts.tls_cert.empty() != opts.tls_key.empty()) throw std::runtime_error("--tls-cert and --tls-key go together");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) all_cpus_.push_back(c);
-    }
-  }
+  all_cpus_ = runtime::usable_cpus();
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  hostname_ = host;
   builder_ = std::make_unique<tuner::LocalBuilder>(opts.build_threads > 0 ? opts.build_threads : cores, opts.build_lock,
                                                    opts.build_cache_mb << 20, [this] { return build_placement(); });
   jobs_ = std::make_unique<JobManager>(opts.db_path, dispatcher_, *builder_);
@@ -74,9 +71,7 @@ Tracker::~Tracker() { shutdown(); }
 // the CPUs the local boards leave free; when they leave none (or one is not pinned), builds hold
 // the timing lock shared instead, so that they wait for a timing to end and a timing for them.
 tuner::LocalBuilder::Placement Tracker::build_placement() {
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
-  const Dispatcher::HostCpuUse use = dispatcher_.cpu_use_on(host);
+  const Dispatcher::HostCpuUse use = dispatcher_.cpu_use_on(hostname_);
   tuner::LocalBuilder::Placement p;
   std::vector<int> free;
   if (!use.unpinned) {

@@ -61,6 +61,7 @@ class Tracker {
   int port_ = 0;
   int resumed_ = 0;
   std::vector<int> all_cpus_;
+  std::string hostname_;
   std::mutex placement_mu_;
   std::string last_placement_;
 

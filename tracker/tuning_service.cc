@@ -9,7 +9,7 @@ namespace tf::tracker {
 using fleet::Role;
 
 TuningService::TuningService(JobManager& jobs, Dispatcher& dispatcher, const Authenticator& auth, std::string db_path)
-    : jobs_(jobs), dispatcher_(dispatcher), auth_(auth), db_path_(std::move(db_path)) {}
+    : jobs_(jobs), dispatcher_(dispatcher), auth_(auth), db_(db_path) {}
 
 grpc::Status TuningService::reader(grpc::ServerContext* ctx, const char* call, Principal* who) {
   return auth_.check(*ctx, {Role::Client, Role::Admin}, call, who);
@@ -87,11 +87,11 @@ grpc::Status TuningService::GetBest(grpc::ServerContext* ctx, const v1::GetBestR
   }
   if (req->device_key().empty()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "key: missing");
   // Boards of a key share one target; any target the key was measured on counts.
-  db::Database db(db_path_);
+  std::lock_guard<std::mutex> lock(db_mu_);
   std::optional<db::Measurement> best;
-  for (const auto& d : db.devices()) {
+  for (const auto& d : db_.devices()) {
     if (d.device_key != req->device_key()) continue;
-    auto m = db.best(w.op(), shape, d.target, req->device_key());
+    auto m = db_.best(w.op(), shape, d.target, req->device_key());
     if (m && (!best || m->mean_s() < best->mean_s())) best = m;
   }
   if (!best) return grpc::Status::OK;  // found = false

@@ -1,6 +1,9 @@
 // The client-facing gRPC service: submit, watch, cancel and list jobs; list devices; best configs.
 #pragma once
 
+#include <mutex>
+
+#include "db/database.h"
 #include "proto/tunefarm.grpc.pb.h"
 #include "tracker/auth.h"
 #include "tracker/dispatcher.h"
@@ -26,7 +29,8 @@ class TuningService final : public v1::Tuning::Service {
   JobManager& jobs_;
   Dispatcher& dispatcher_;
   const Authenticator& auth_;
-  std::string db_path_;
+  std::mutex db_mu_;
+  db::Database db_;  // for GetBest
 };
 
 }  // namespace tf::tracker

@@ -1,38 +1,14 @@
 #include "tuner/builder.h"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <chrono>
 
 #include "runtime/host_lock.h"
+#include "runtime/thread_pool.h"
 
 namespace tf::tuner {
-namespace {
-
-void pin_this_thread(const std::vector<int>& cpus) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : cpus) CPU_SET(c, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
-
-std::vector<int> cpus_of_this_thread() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-  }
-  return cpus;
-}
-
-}  // namespace
 
 LocalBuilder::LocalBuilder(int threads, std::string timing_lock, int64_t cache_bytes, std::function<Placement()> placement)
-    : timing_lock_(std::move(timing_lock)), placement_(std::move(placement)), all_cpus_(cpus_of_this_thread()),
+    : timing_lock_(std::move(timing_lock)), placement_(std::move(placement)), all_cpus_(runtime::usable_cpus()),
       cache_limit_(cache_bytes) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { run(); });
 }
@@ -92,7 +68,7 @@ Built LocalBuilder::build_now(const compiler::Task& task, const space::Config& c
     }
   }
   Placement where = placement_ ? placement_() : Placement{{}, true};
-  pin_this_thread(where.cpus.empty() ? all_cpus_ : where.cpus);
+  runtime::pin_this_thread(where.cpus.empty() ? all_cpus_ : where.cpus);
   runtime::HostLock turn(where.hold_timing_lock ? timing_lock_ : "", runtime::HostLock::Mode::Shared);
   const auto t0 = std::chrono::steady_clock::now();
   try {

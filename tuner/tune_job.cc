@@ -152,6 +152,12 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   std::optional<int64_t> job_id = opts.job_id;
   const bool own_job = db && !job_id;
   if (own_job) job_id = db->create_job(job_spec_json(task, opts), opts.owner);
+  auto record_job_state = [&](const char* state) {
+    json::Value progress = json::Value::object();
+    progress.set("trials", result.trials);
+    progress.set("best_gflops", result.best_gflops);
+    db->update_job(*job_id, state, progress);
+  };
   if (job_id) result.job_id = *job_id;
 
   // A resumed job: what was measured before counts against the budget and teaches the tuner.
@@ -172,7 +178,20 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
       result.best_curve.push_back(result.best_gflops);
     }
     result.replayed = result.trials;
-    if (!replay.empty()) tuner->update(replay);
+    if (!replay.empty()) {
+      tuner->update(replay);
+      if (on_progress) {
+        Progress p;
+        p.trial = result.trials;
+        p.trials = std::min(opts.trials, task.space().size());
+        p.best_gflops = result.best_gflops;
+        p.outcome = "replayed";
+        p.ok = result.ok;
+        p.failed = result.failed;
+        if (result.best) p.best_config = result.best->config;
+        on_progress(p);
+      }
+    }
   }
 
   // 1-2. Reference, builder and measurer.
@@ -206,7 +225,6 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   auto trial_start = Clock::now();  // the end of the previous trial: a trial's wall time includes
                                     // waiting for its build and, at a batch's start, for the tuner
   auto stop_requested = [&] { return opts.stop && opts.stop->load(); };
-  const int64_t new_trials = std::max<int64_t>(1, std::min(opts.trials, task.space().size()) - result.trials);
 
   // 3. The loop.
   while (!tuner->done() && !stop_requested()) {
@@ -295,21 +313,10 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
     const auto update_start = Clock::now();
     tuner->update(results);
     search_ms += ms_between(update_start, Clock::now());
-    if (own_job) {
-      json::Value progress = json::Value::object();
-      progress.set("trials", result.trials);
-      progress.set("best_gflops", result.best_gflops);
-      db->update_job(*job_id, "running", progress);
-    }
+    if (own_job) record_job_state("running");
   }
-  (void)new_trials;
   result.stopped = stop_requested();
-  if (own_job) {
-    json::Value progress = json::Value::object();
-    progress.set("trials", result.trials);
-    progress.set("best_gflops", result.best_gflops);
-    db->update_job(*job_id, result.stopped ? "cancelled" : result.ok > 0 ? "done" : "failed", progress);
-  }
+  if (own_job) record_job_state(result.stopped ? "cancelled" : result.ok > 0 ? "done" : "failed");
   if (xgb && db && xgb->model().trained()) {
     db::CostModel model;
     model.feature_version = kFeatureVersion;
