@@ -159,6 +159,31 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
     db->update_job(*job_id, state, progress);
   };
   if (job_id) result.job_id = *job_id;
+  // Every trial, measured now or replayed, counts the same way.
+  auto count_trial = [&](const db::Measurement& rec, bool ok, double gflops) {
+    ++result.trials;
+    (ok ? result.ok : result.failed)++;
+    if (ok && gflops > result.best_gflops) {
+      result.best_gflops = gflops;
+      result.best = rec;
+    }
+    result.best_curve.push_back(result.best_gflops);
+  };
+  auto report = [&](const std::string& outcome, double gflops) {
+    Progress p;
+    p.trial = result.trials;
+    p.trials = std::min(opts.trials, task.space().size());
+    p.gflops = gflops;
+    p.best_gflops = result.best_gflops;
+    p.outcome = outcome;
+    p.ok = result.ok;
+    p.failed = result.failed;
+    if (result.best) p.best_config = result.best->config;
+    p.elapsed_s = ms_between(start, Clock::now()) / 1000;
+    const double done_here = static_cast<double>(result.trials - result.replayed);
+    if (done_here > 0) p.eta_s = p.elapsed_s / done_here * static_cast<double>(std::max<int64_t>(0, p.trials - p.trial));
+    on_progress(p);
+  };
 
   // A resumed job: what was measured before counts against the budget and teaches the tuner.
   if (db && job_id && opts.resume) {
@@ -169,28 +194,12 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
       const bool ok = m.outcome == db::Outcome::Ok && m.mean_s() > 0;
       const double gflops = ok ? flops / m.mean_s() * 1e-9 : 0;
       replay.push_back({m.config_index, ok, gflops});
-      ++result.trials;
-      (ok ? result.ok : result.failed)++;
-      if (ok && gflops > result.best_gflops) {
-        result.best_gflops = gflops;
-        result.best = m;
-      }
-      result.best_curve.push_back(result.best_gflops);
+      count_trial(m, ok, gflops);
     }
     result.replayed = result.trials;
     if (!replay.empty()) {
       tuner->update(replay);
-      if (on_progress) {
-        Progress p;
-        p.trial = result.trials;
-        p.trials = std::min(opts.trials, task.space().size());
-        p.best_gflops = result.best_gflops;
-        p.outcome = "replayed";
-        p.ok = result.ok;
-        p.failed = result.failed;
-        if (result.best) p.best_config = result.best->config;
-        on_progress(p);
-      }
+      if (on_progress) report("replayed", 0);
     }
   }
 
@@ -281,28 +290,8 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
       // must agree on which config won.
       const double gflops = ok ? flops / rec.mean_s() * 1e-9 : 0;
       results.push_back({batch[i].index(), ok, gflops});
-      ++result.trials;
-      (ok ? result.ok : result.failed)++;
-      if (ok && gflops > result.best_gflops) {
-        result.best_gflops = gflops;
-        result.best = rec;
-      }
-      result.best_curve.push_back(result.best_gflops);
-      if (on_progress) {
-        Progress p;
-        p.trial = result.trials;
-        p.trials = std::min(opts.trials, task.space().size());
-        p.gflops = gflops;
-        p.best_gflops = result.best_gflops;
-        p.outcome = ok ? "ok" : db::outcome_name(rec.outcome);
-        p.ok = result.ok;
-        p.failed = result.failed;
-        if (result.best) p.best_config = result.best->config;
-        p.elapsed_s = ms_between(start, Clock::now()) / 1000;
-        const double done_here = static_cast<double>(result.trials - result.replayed);
-        p.eta_s = p.elapsed_s / done_here * static_cast<double>(std::max<int64_t>(0, p.trials - p.trial));
-        on_progress(p);
-      }
+      count_trial(rec, ok, gflops);
+      if (on_progress) report(ok ? "ok" : db::outcome_name(rec.outcome), gflops);
     }
     // Candidates still in flight when the job was stopped are waited for (the measurer answers a
     // cancelled job's at once), so nothing refers to this frame's builds afterwards.
