@@ -24,6 +24,7 @@ int cmd_tune(const std::vector<std::string>& argv) {
       .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "20")
       .option("repeat", "N", "timings per candidate", "3")
       .option("timeout", "S", "hard limit per candidate, seconds", "10")
+      .flag("no-seed-records", "with an empty db, start xgb from nothing instead of the records shipped with tunefarm")
       .flag("no-timing-lock", "do not hold the host-wide timing lock (only when nothing else measures here)")
       .flag("json", "print the result as JSON");
   if (!args.parse(argv)) return 0;
@@ -39,6 +40,7 @@ int cmd_tune(const std::vector<std::string>& argv) {
   opts.measure.min_repeat_ms = static_cast<double>(args.get_int("min-ms"));
   opts.measure.repeat = static_cast<int>(args.get_int("repeat"));
   opts.measure.timeout_s = static_cast<double>(args.get_int("timeout"));
+  opts.seed_records = !args.flag_set("no-seed-records");
   if (args.flag_set("no-timing-lock")) opts.measure.timing_lock.clear();
   if (opts.trials <= 0 || opts.trials > 1000000) throw UsageError("--trials must be between 1 and 1000000");
   if (opts.threads < 1 || opts.threads > 1024) throw UsageError("--threads must be between 1 and 1024");
@@ -75,6 +77,7 @@ int cmd_tune(const std::vector<std::string>& argv) {
     out.set("overhead_ms_median", r.overhead_ms_median);
     out.set("search_ms_per_trial", r.search_ms_per_trial);
     out.set("timing_isolation", r.timing_isolation);
+    if (!r.transfer.empty()) out.set("started_from", r.transfer);
     out.set("db", args.get("db"));
     std::printf("%s\n", out.dump(2).c_str());
   } else {
@@ -84,6 +87,7 @@ int cmd_tune(const std::vector<std::string>& argv) {
     std::printf("best: %.1f GFLOPS  config %s\n", r.best_gflops, r.best ? r.best->config.dump().c_str() : "none");
     std::printf("per trial (median): build %.1f ms (overlapped), wall time beyond the kernel's timed runs %.1f ms; search %.1f ms\n",
                 r.build_ms_median, r.overhead_ms_median, r.search_ms_per_trial);
+    if (!r.transfer.empty()) std::printf("started from: %s\n", r.transfer.c_str());
     std::printf("timing isolation: %s\nrecorded in %s\n", r.timing_isolation.c_str(), args.get("db").c_str());
   }
   return r.ok > 0 ? 0 : 1;

@@ -20,6 +20,7 @@
 #include "tuner/features.h"
 #include "tuner/measurer.h"
 #include "tuner/tuner.h"
+#include "tuner/seed_records.h"
 #include "tuner/xgb_tuner.h"
 
 namespace tf::tuner {
@@ -47,10 +48,23 @@ db::Outcome to_outcome(runtime::MeasureStatus s) {
 }
 
 // Transfer: measurements of the same op and target (any shape) train the model before this job's
-// own results arrive, and a stored model scores the first batch.
-void start_from_history(const compiler::Task& task, const TuneOptions& opts, db::Database& db, XgbTuner& xgb) {
+// own results arrive, and a stored model scores the first batch. A db without such history (a fresh
+// farm) transfers from the records shipped with tunefarm for the target's kind, unless told not to.
+// Returns what the job started from, for the output.
+std::string start_from_history(const compiler::Task& task, const TuneOptions& opts, db::Database* db, XgbTuner& xgb) {
   constexpr size_t kMaxPrior = 512;
-  std::vector<db::Measurement> prior = db.op_history(task.workload().op, task.target().str(), opts.device_key, kMaxPrior);
+  std::vector<db::Measurement> prior;
+  std::string source;
+  if (db) {
+    prior = db->op_history(task.workload().op, task.target().str(), opts.device_key, kMaxPrior);
+    source = std::to_string(prior.size()) + " records of " + task.workload().op + " from the db";
+  }
+  if (prior.empty() && opts.seed_records) {
+    prior = seed_records(task.workload().op, task.target());
+    if (prior.size() > kMaxPrior) prior.erase(prior.begin(), prior.end() - static_cast<std::ptrdiff_t>(kMaxPrior));
+    source = std::to_string(prior.size()) + " shipped seed records of " + task.workload().op + " (" + task.target().cpu + ")";
+  }
+  if (prior.empty()) source = "nothing (no history of " + task.workload().op + " on this target)";
   std::map<std::vector<int64_t>, std::unique_ptr<compiler::Task>> tasks;
   std::map<std::vector<int64_t>, double> best_of_shape;
   for (const auto& m : prior) {
@@ -61,18 +75,22 @@ void start_from_history(const compiler::Task& task, const TuneOptions& opts, db:
     try {
       auto& t = tasks[m.shape];
       if (!t) t = std::make_unique<compiler::Task>(ops::Workload{m.op, m.shape}, task.target());
-      xgb.add_prior(candidate_features(*t, t->space().from_json(m.config)), (1.0 / m.mean_s()) / best_of_shape[m.shape]);
+      xgb.add_prior(m.workload_key(), candidate_features(*t, t->space().from_json(m.config)),
+                    (1.0 / m.mean_s()) / best_of_shape[m.shape]);
     } catch (const std::exception&) {
       // A record from an older space (a knob since renamed) simply does not transfer.
     }
   }
-  if (auto stored = db.load_model(task.workload().op, task.target().str(), opts.device_key, kFeatureVersion)) {
+  if (!db) return source;
+  if (auto stored = db->load_model(task.workload().op, task.target().str(), opts.device_key, kFeatureVersion)) {
     try {
       xgb.model().load(stored->bytes);
     } catch (const std::exception&) {
       // A model XGBoost cannot read is retrained from the history instead.
     }
+    source += ", stored model";
   }
+  return source;
 }
 
 }  // namespace
@@ -145,10 +163,10 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   auto tuner = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed,
                           [&task](const space::Config& c) { return candidate_features(task, c); });
   auto* xgb = dynamic_cast<XgbTuner*>(tuner.get());
-  if (xgb && db) start_from_history(task, opts, *db, *xgb);
   const double flops = static_cast<double>(task.op().flops(task.workload().shape));
 
   TuneResult result;
+  if (xgb) result.transfer = start_from_history(task, opts, db, *xgb);
   std::optional<int64_t> job_id = opts.job_id;
   const bool own_job = db && !job_id;
   if (own_job) job_id = db->create_job(job_spec_json(task, opts), opts.owner);

@@ -28,7 +28,10 @@ struct TuneOptions {
   int compile_threads = 1;    // candidates built in parallel while earlier ones are measured
   std::string device_key = "local";
   runtime::MeasureOptions measure;
-  std::string worker_path;    // empty: runtime::MeasureWorker::default_path()
+  std::string worker_path;
+  // The xgb tuner of a job whose db holds no history of its op and target starts from the records
+  // shipped with tunefarm (tuner/seed_records.h); false: from nothing.
+  bool seed_records = true;    // empty: runtime::MeasureWorker::default_path()
 
   // Where candidates are built and measured; null: on this host (a LocalBuilder with
   // compile_threads threads, a LocalMeasurer with a worker process). The tracker passes its builder
@@ -71,7 +74,8 @@ struct TuneResult {
   double build_ms_median = 0, overhead_ms_median = 0, worker_overhead_ms_median = 0;
   // The tuner's own time (proposing and learning; the job waits for it), per trial.
   double search_ms_per_trial = 0;
-  std::string timing_isolation;  // how measurements were kept from overlapping, for the output
+  std::string timing_isolation;
+  std::string transfer;          // what the xgb tuner started from (history, seed records, nothing)  // how measurements were kept from overlapping, for the output
 };
 
 // Runs the job; records every measurement in `db` when given. Throws tf::CompileError for an unknown

@@ -44,11 +44,15 @@ XgbModel::~XgbModel() {
 }
 
 void XgbModel::train(const std::vector<float>& rows, int num_features, const std::vector<float>& labels, int rounds,
-                     uint64_t seed) {
+                     uint64_t seed, const std::vector<unsigned>& group_sizes, const std::vector<float>& group_weights) {
   Matrix m(rows, num_features);
   check(XGDMatrixSetFloatInfo(m.h, "label", labels.data(), labels.size()), "labels");
-  const unsigned group = static_cast<unsigned>(labels.size());
-  check(XGDMatrixSetUIntInfo(m.h, "group", &group, 1), "group");
+  const std::vector<unsigned> groups = group_sizes.empty() ? std::vector<unsigned>{static_cast<unsigned>(labels.size())} : group_sizes;
+  check(XGDMatrixSetUIntInfo(m.h, "group", groups.data(), groups.size()), "group");
+  if (!group_weights.empty()) {
+    // For ranking objectives XGBoost takes one weight per group.
+    check(XGDMatrixSetFloatInfo(m.h, "weight", group_weights.data(), group_weights.size()), "weights");
+  }
   BoosterHandle b = make_booster(m.h, seed);
   for (int i = 0; i < rounds; ++i) {
     if (XGBoosterUpdateOneIter(b, i, m.h) != 0) {

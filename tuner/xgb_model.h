@@ -15,8 +15,11 @@ class XgbModel {
   XgbModel& operator=(const XgbModel&) = delete;
 
   // Trains from scratch on rows of `num_features` floats; `labels` are relative scores (higher is
-  // better), one ranking group. Throws std::runtime_error with XGBoost's message on failure.
-  void train(const std::vector<float>& rows, int num_features, const std::vector<float>& labels, int rounds, uint64_t seed);
+  // better), ranked within groups: `group_sizes` (consecutive rows each; empty: one group of all)
+  // and `group_weights` (one per group; empty: all 1). Throws std::runtime_error with XGBoost's
+  // message on failure.
+  void train(const std::vector<float>& rows, int num_features, const std::vector<float>& labels, int rounds, uint64_t seed,
+             const std::vector<unsigned>& group_sizes = {}, const std::vector<float>& group_weights = {});
   std::vector<float> predict(const std::vector<float>& rows, int num_features) const;
   bool trained() const { return booster_ != nullptr; }
 

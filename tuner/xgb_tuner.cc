@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 namespace tf::tuner {
 namespace {
@@ -13,6 +14,10 @@ constexpr size_t kWarmup = 8;
 constexpr size_t kEarlyResults = 64;
 constexpr int64_t kEarlyBatch = 8;
 constexpr double kEpsilon = 0.1;
+// Transfer: priors train the model until the job has this many results of its own; from then on the
+// job's own landscape alone (another shape's optimum may sit elsewhere: with priors kept, a seeded
+// job was seen to stay on a plateau 10% below the best for 150 trials).
+constexpr size_t kPriorUntil = 48;
 // Simulated annealing: chains, steps per chain, start and end temperature (in model-score units).
 constexpr int kChains = 48;
 constexpr int kSteps = 24;
@@ -23,8 +28,9 @@ constexpr double kT0 = 1.0, kT1 = 0.0;
 XgbTuner::XgbTuner(const space::ConfigSpace& space, int64_t budget, uint64_t seed, FeatureFn features)
     : Tuner(space, budget, seed), features_fn_(std::move(features)) {}
 
-void XgbTuner::add_prior(std::vector<float> features, double relative_speed) {
-  prior_.emplace_back(std::move(features), relative_speed);
+void XgbTuner::add_prior(const std::string& workload, std::vector<float> features, double relative_speed) {
+  prior_[workload].push_back({std::move(features), relative_speed});
+  ++prior_count_;
 }
 
 const std::vector<float>& XgbTuner::features_of(int64_t index) {
@@ -45,10 +51,12 @@ int64_t XgbTuner::batch_limit() const {
 }
 
 void XgbTuner::retrain() {
-  if (observed_.size() + prior_.size() < kWarmup) return;
+  const bool use_priors = observed_.size() < kPriorUntil;
+  if (observed_.size() + (use_priors ? prior_count_ : 0) < kWarmup) return;
   if (model_.trained() && observed_.size() == trained_on_) return;
-  std::vector<float> rows, labels;
-  // Labels relative to the best seen, so shapes of different speed rank on one scale.
+  std::vector<float> rows, labels, weights;
+  std::vector<unsigned> groups;
+  // The job's own results: one ranking group, labels relative to the best seen.
   double best = 1e-9;
   for (const auto& [idx, g] : observed_) best = std::max(best, g);
   for (const auto& [idx, g] : observed_) {
@@ -56,14 +64,28 @@ void XgbTuner::retrain() {
     rows.insert(rows.end(), f.begin(), f.end());
     labels.push_back(static_cast<float>(g / best));
   }
-  for (const auto& [f, g] : prior_) {
-    if (num_features_ == 0) num_features_ = static_cast<int>(f.size());
-    if (static_cast<int>(f.size()) != num_features_) continue;
-    rows.insert(rows.end(), f.begin(), f.end());
-    labels.push_back(static_cast<float>(g));
+  if (!observed_.empty()) {
+    groups.push_back(static_cast<unsigned>(observed_.size()));
+    // As much say as all the priors together: a few own results must be able to overrule them.
+    weights.push_back(static_cast<float>(use_priors ? std::max(1.0, double(prior_count_) / double(observed_.size())) : 1.0));
+  }
+  // Each prior workload its own group: configs compare within a shape, never across.
+  for (const auto& [workload, list] : use_priors ? prior_ : decltype(prior_){}) {
+    unsigned n = 0;
+    for (const auto& p : list) {
+      if (num_features_ == 0) num_features_ = static_cast<int>(p.features.size());
+      if (static_cast<int>(p.features.size()) != num_features_) continue;
+      rows.insert(rows.end(), p.features.begin(), p.features.end());
+      labels.push_back(static_cast<float>(p.relative_speed));
+      ++n;
+    }
+    if (n > 0) {
+      groups.push_back(n);
+      weights.push_back(1.0f);
+    }
   }
   if (num_features_ == 0 || labels.size() < 2) return;
-  model_.train(rows, num_features_, labels, 40, rng_());
+  model_.train(rows, num_features_, labels, 40, rng_(), groups, weights);
   trained_on_ = observed_.size();
 }
 
@@ -102,12 +124,19 @@ std::vector<int64_t> XgbTuner::propose(int n) {
     return model_.predict(rows, num_features_);
   };
   std::vector<float> scores = score_all(points);
-  // Best unseen candidates met on the way, by predicted score.
-  std::set<std::pair<float, int64_t>, std::greater<>> top;
+  // Best unseen candidates met on the way, by predicted score. A tree model scores whole regions
+  // alike; ties go to a random draw, not to the config index (which would favour one knob's last
+  // choice).
+  std::set<std::tuple<float, uint64_t, int64_t>, std::greater<>> top;
+  std::set<int64_t> in_top;
   auto remember = [&](int64_t idx, float s) {
-    if (seen(idx)) return;
-    top.emplace(s, idx);
-    if (top.size() > static_cast<size_t>(n) * 2) top.erase(std::prev(top.end()));
+    if (seen(idx) || in_top.count(idx)) return;
+    top.emplace(s, rng_(), idx);
+    in_top.insert(idx);
+    if (top.size() > static_cast<size_t>(n) * 2) {
+      in_top.erase(std::get<2>(*std::prev(top.end())));
+      top.erase(std::prev(top.end()));
+    }
   };
   for (size_t i = 0; i < points.size(); ++i) remember(points[i], scores[i]);
   std::uniform_real_distribution<double> uni(0, 1);
@@ -128,7 +157,7 @@ std::vector<int64_t> XgbTuner::propose(int n) {
   std::vector<int64_t> out;
   const int exploit = std::max(1, static_cast<int>(std::lround(n * (1.0 - kEpsilon))));
   std::set<int64_t> picked;
-  for (const auto& [s, idx] : top) {
+  for (const auto& [s, tie, idx] : top) {
     if (static_cast<int>(out.size()) >= exploit) break;
     if (picked.insert(idx).second) out.push_back(idx);
   }

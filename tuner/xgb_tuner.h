@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <string>
 #include <unordered_map>
 
 #include "tuner/tuner.h"
@@ -16,10 +18,10 @@ class XgbTuner : public Tuner {
   XgbTuner(const space::ConfigSpace& space, int64_t budget, uint64_t seed, FeatureFn features);
   std::string name() const override { return "xgb"; }
 
-  // A prior measurement (a transfer start: the same op and device, maybe another shape): features
-  // and speed relative to the best of its own workload (0..1], so fast and slow shapes rank on one
-  // scale. Trained on together with the job's own results.
-  void add_prior(std::vector<float> features, double relative_speed);
+  // A prior measurement (a transfer start: the same op and device, another shape): features and
+  // speed relative to the best of its own workload (0..1]. Priors of one `workload` rank among
+  // themselves, beside the job's own results, while the job has few results of its own.
+  void add_prior(const std::string& workload, std::vector<float> features, double relative_speed);
   const XgbModel& model() const { return model_; }
   XgbModel& model() { return model_; }
 
@@ -37,7 +39,12 @@ class XgbTuner : public Tuner {
   XgbModel model_;
   std::unordered_map<int64_t, std::vector<float>> feature_cache_;
   std::vector<std::pair<int64_t, double>> observed_;  // config index, GFLOPS (0: failed)
-  std::vector<std::pair<std::vector<float>, double>> prior_;
+  struct Prior {
+    std::vector<float> features;
+    double relative_speed;
+  };
+  std::map<std::string, std::vector<Prior>> prior_;  // by workload
+  size_t prior_count_ = 0;
   size_t trained_on_ = 0;
   int num_features_ = 0;
 };
