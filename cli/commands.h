@@ -26,6 +26,9 @@ int cmd_status(const std::vector<std::string>& argv);
 int cmd_devices(const std::vector<std::string>& argv);
 int cmd_cancel(const std::vector<std::string>& argv);
 int cmd_token(const std::vector<std::string>& argv);
+// CI regression runs (cmd_regress.cc).
+int cmd_baseline(const std::vector<std::string>& argv);
+int cmd_regress(const std::vector<std::string>& argv);
 
 // `tunefarm best --key KEY [--tracker HOST:PORT]`, answered by the tracker.
 int best_from_tracker(const Args& args, const std::string& op, const std::vector<int64_t>& shape);

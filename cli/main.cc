@@ -34,6 +34,8 @@ const Command kCommands[] = {
     {"devices", tf::cli::cmd_devices, "the boards connected to a tracker"},
     {"cancel", tf::cli::cmd_cancel, "cancel a job"},
     {"token", tf::cli::cmd_token, "make a token line for a tracker's --token-file"},
+    {"baseline", tf::cli::cmd_baseline, "save, list, show or delete a named baseline for CI regression runs"},
+    {"regress", tf::cli::cmd_regress, "compare this compiler's kernels with a baseline's, side by side (exit 1: slower)"},
 };
 
 void usage(FILE* out) {

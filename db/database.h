@@ -62,6 +62,26 @@ struct Job {
   int64_t created_ms = 0, updated_ms = 0;
 };
 
+// One workload of a named baseline (CI regression runs): the config that was best when it was
+// saved, built by the compiler of that day, the library itself and what it measured.
+struct Baseline {
+  std::string name;
+  std::string op;
+  std::vector<int64_t> shape;
+  std::string dtype = "float32";
+  std::string target;
+  std::string device_key;
+  json::Value config;
+  std::string compiler_version;
+  std::vector<double> costs;        // seconds per run, every timing
+  std::vector<uint8_t> library;     // the shared library (empty in listings)
+  std::string entry_symbol;
+  std::string device;               // the board or host that measured it
+  json::Value measure;              // the measurement settings
+  int64_t created_ms = 0;
+  std::string workload_key() const;
+};
+
 class Database {
  public:
   // Creates the file when missing and migrates it to the newest schema. Throws DbError for a file
@@ -93,6 +113,15 @@ class Database {
   void record_device(const DeviceRecord& d);
   std::vector<DeviceRecord> devices();
   bool known_device_key(const std::string& key);
+
+  // Baselines (db/baselines.cc). Saving a name that exists throws DbError unless `replace`; then
+  // the old entries go in the same transaction as the new ones arrive.
+  void save_baseline(const std::string& name, const std::vector<Baseline>& entries, bool replace);
+  // Every entry of `name`, libraries included; empty when there is no such baseline.
+  std::vector<Baseline> baseline(const std::string& name);
+  // Every entry of every baseline, without the libraries, by name.
+  std::vector<Baseline> baselines();
+  bool delete_baseline(const std::string& name);  // false: there was none
 
   void save_model(const std::string& op, const std::string& target, const std::string& device_key, const CostModel& m);
   std::optional<CostModel> load_model(const std::string& op, const std::string& target, const std::string& device_key,

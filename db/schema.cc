@@ -95,6 +95,11 @@ const std::vector<const char*> kMigrations = {
     CREATE UNIQUE INDEX measurements_once_per_job
       ON measurements (job_id, workload_id, config_index) WHERE job_id IS NOT NULL AND config_index >= 0;
     )sql",
+    // 4: which board a baseline was measured on, and with which measurement settings.
+    R"sql(
+    ALTER TABLE baselines ADD COLUMN device TEXT NOT NULL DEFAULT '';
+    ALTER TABLE baselines ADD COLUMN measure TEXT NOT NULL DEFAULT '{}';  -- JSON: repeat, min_repeat_ms, ...
+    )sql",
 };
 
 const char* kAppTable = "tunefarm_meta";

@@ -39,6 +39,7 @@ struct Dispatcher::Item {
   std::shared_ptr<const v1::TrackerMessage> message;  // the WorkItem, built once
   std::promise<tuner::Measured> done;
   int attempts = 0;
+  std::string only_device;  // measured on this board or not at all (empty: any board of the key)
   std::string board_id;  // while in flight
   std::string lost_on;   // boards it was lost with, for the error message
 };
@@ -61,6 +62,22 @@ struct Dispatcher::Board {
 };
 
 Dispatcher::Dispatcher(DispatcherOptions opts) : opts_(opts) {}
+
+tuner::Measured Dispatcher::board_gone(const std::string& device, const std::string& why) {
+  tuner::Measured m;
+  m.result.status = runtime::MeasureStatus::RuntimeError;
+  m.result.error = "board " + device + " is gone (" + why + "); the item was bound to it";
+  m.device = device;
+  m.board_lost = true;
+  return m;
+}
+
+bool Dispatcher::board_connected_locked(const std::string& key, const std::string& device) const {
+  for (const auto& [id, b] : boards_) {
+    if (b->key == key && b->device == device) return true;
+  }
+  return false;
+}
 
 Dispatcher::~Dispatcher() { shutdown(); }
 
@@ -100,6 +117,10 @@ void Dispatcher::remove_board(const std::string& board_id, const std::string& wh
       auto item = item_it->second;
       item->board_id.clear();
       item->lost_on += (item->lost_on.empty() ? "" : ", ") + board_id + " (" + why + ")";
+      if (!item->only_device.empty()) {
+        finish_locked(item, board_gone(board->device, why));
+        continue;
+      }
       if (++item->attempts >= opts_.max_attempts) {
         tuner::Measured m;
         m.result.status = runtime::MeasureStatus::RuntimeError;
@@ -113,6 +134,19 @@ void Dispatcher::remove_board(const std::string& board_id, const std::string& wh
       jq.priority = item->priority;
       if (jq.items.empty()) jq.pass = std::max(jq.pass, kq.virtual_time);
       jq.items.push_front(item);
+    }
+    // Queued items that only this board may measure cannot be measured any more.
+    if (!board_connected_locked(board->key, board->device)) {
+      for (auto& [job, jq] : queues_[board->key].jobs) {
+        for (auto qi = jq.items.begin(); qi != jq.items.end();) {
+          if ((*qi)->only_device == board->device) {
+            finish_locked(*qi, board_gone(board->device, why));
+            qi = jq.items.erase(qi);
+          } else {
+            ++qi;
+          }
+        }
+      }
     }
     pump_locked(board->key, &out);
   }
@@ -235,7 +269,8 @@ std::string Dispatcher::target_of_key(const std::string& key) const {
 }
 
 std::future<tuner::Measured> Dispatcher::submit(int64_t job_id, int priority, const std::string& key,
-                                                std::shared_ptr<const v1::Reference> reference, v1::WorkItem work) {
+                                                std::shared_ptr<const v1::Reference> reference, v1::WorkItem work,
+                                                const std::string& only_device) {
   auto item = std::make_shared<Item>();
   std::future<tuner::Measured> result = item->done.get_future();
   Outbox out;
@@ -245,7 +280,12 @@ std::future<tuner::Measured> Dispatcher::submit(int64_t job_id, int priority, co
       item->done.set_value(cancelled_result());
       return result;
     }
+    if (!only_device.empty() && !board_connected_locked(key, only_device)) {
+      item->done.set_value(board_gone(only_device, "not connected with key " + key));
+      return result;
+    }
     item->id = next_item_id_++;
+    item->only_device = only_device;
     item->job_id = job_id;
     item->priority = std::max(1, priority);
     item->key = key;
@@ -306,22 +346,31 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
   if (kq_it == queues_.end()) return;
   KeyQueue& kq = kq_it->second;
   for (;;) {
-    // The job with the lowest pass that has work.
-    JobQueue* job = nullptr;
+    // The job with the lowest pass whose next item has a board to go to: the least loaded board
+    // of the key with a free slot (or the one board the item is bound to).
+    std::vector<JobQueue*> waiting;
     for (auto& [id, jq] : kq.jobs) {
-      if (!jq.items.empty() && (!job || jq.pass < job->pass)) job = &jq;
+      if (!jq.items.empty()) waiting.push_back(&jq);
     }
-    if (!job) break;
-    // The least loaded board of the key with a free slot.
+    std::stable_sort(waiting.begin(), waiting.end(), [](const JobQueue* a, const JobQueue* b) { return a->pass < b->pass; });
+    JobQueue* job = nullptr;
     std::shared_ptr<Board> board;
-    for (auto& [id, b] : boards_) {
-      if (b->key != key || b->draining || static_cast<int>(b->in_flight.size()) >= opts_.slots_per_board) continue;
-      if (!board || b->in_flight.size() < board->in_flight.size() ||
-          (b->in_flight.size() == board->in_flight.size() && b->items_done < board->items_done)) {
-        board = b;
+    for (JobQueue* jq : waiting) {
+      const std::string& only = jq->items.front()->only_device;
+      for (auto& [id, b] : boards_) {
+        if (b->key != key || b->draining || static_cast<int>(b->in_flight.size()) >= opts_.slots_per_board) continue;
+        if (!only.empty() && b->device != only) continue;
+        if (!board || b->in_flight.size() < board->in_flight.size() ||
+            (b->in_flight.size() == board->in_flight.size() && b->items_done < board->items_done)) {
+          board = b;
+        }
+      }
+      if (board) {
+        job = jq;
+        break;
       }
     }
-    if (!board) break;
+    if (!job) break;
     auto item = job->items.front();
     job->items.pop_front();
     kq.virtual_time = job->pass;

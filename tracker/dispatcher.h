@@ -64,9 +64,13 @@ class Dispatcher {
   // The target candidates for `key` are built for: the first connected board's; empty when none.
   std::string target_of_key(const std::string& key) const;
 
-  // Work. The reference is sent to a board once, before the first item that needs it.
+  // Work. The reference is sent to a board once, before the first item that needs it. With
+  // `only_device` (a board's "host:pid", as results name it) the item waits for that board alone
+  // and fails, instead of moving to another board, when that board is not connected or leaves:
+  // what a side-by-side comparison needs.
   std::future<tuner::Measured> submit(int64_t job_id, int priority, const std::string& key,
-                                      std::shared_ptr<const v1::Reference> reference, v1::WorkItem item);
+                                      std::shared_ptr<const v1::Reference> reference, v1::WorkItem item,
+                                      const std::string& only_device = "");
   // Answers every queued and in-flight item of the job at once as cancelled; late results are dropped.
   void cancel_job(int64_t job_id);
   void shutdown();  // cancels everything; submit() afterwards answers cancelled
@@ -91,6 +95,8 @@ class Dispatcher {
   void pump_locked(const std::string& key, Outbox* out);
   void deliver(Outbox& out);  // writes the boards' pending messages, outside mu_
   void finish_locked(std::shared_ptr<Item> item, tuner::Measured m);
+  static tuner::Measured board_gone(const std::string& device, const std::string& why);
+  bool board_connected_locked(const std::string& key, const std::string& device) const;  // with mu_ held
 
   DispatcherOptions opts_;
   mutable std::mutex mu_;

@@ -26,7 +26,7 @@ std::future<tuner::Measured> FleetMeasurer::measure(std::vector<uint8_t> library
   *item.mutable_args() = reference_->args();
   *item.mutable_measure() = fleet::to_wire(opts);
   item.set_workload_key(workload_key_);
-  return dispatcher_.submit(job_id_, priority_, key_, reference_, std::move(item));
+  return dispatcher_.submit(job_id_, priority_, key_, reference_, std::move(item), only_device_);
 }
 
 int FleetMeasurer::capacity() const {

@@ -19,6 +19,8 @@ class FleetMeasurer : public tuner::Measurer {
                                        const runtime::MeasureOptions& opts) override;
   // Enough items in flight to keep every board of the key busy (slots per board each).
   int capacity() const override;
+  // From now on every item goes to this board ("host:pid", as Measured::device names it) or fails.
+  void bind_to(std::string device) { only_device_ = std::move(device); }
 
  private:
   Dispatcher& dispatcher_;
@@ -26,6 +28,7 @@ class FleetMeasurer : public tuner::Measurer {
   int priority_;
   std::string key_, workload_key_;
   std::shared_ptr<const v1::Reference> reference_;
+  std::string only_device_;
 };
 
 }  // namespace tf::tracker

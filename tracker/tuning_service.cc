@@ -3,6 +3,7 @@
 #include "compiler/ops/operator.h"
 #include "db/database.h"
 #include "proto/json_convert.h"
+#include "tracker/compare.h"
 
 namespace tf::tracker {
 
@@ -104,6 +105,12 @@ grpc::Status TuningService::GetBest(grpc::ServerContext* ctx, const v1::GetBestR
   out->set_device(best->device);
   if (best->job_id) out->set_job_id(*best->job_id);
   return grpc::Status::OK;
+}
+
+grpc::Status TuningService::Compare(grpc::ServerContext* ctx, const v1::CompareRequest* req, v1::CompareResponse* out) {
+  Principal who;
+  if (auto s = auth_.check(*ctx, {Role::Client, Role::Admin}, "Compare", &who); !s.ok()) return s;
+  return compare_kernels(dispatcher_, *req, out, [ctx] { return ctx->IsCancelled(); });
 }
 
 }  // namespace tf::tracker

@@ -1,4 +1,5 @@
-// The client-facing gRPC service: submit, watch, cancel and list jobs; list devices; best configs.
+// The client-facing gRPC service: submit, watch, cancel and list jobs; list devices; best configs;
+// side-by-side comparisons of kernels on one board (tracker/compare.h).
 #pragma once
 
 #include <mutex>
@@ -22,6 +23,7 @@ class TuningService final : public v1::Tuning::Service {
   grpc::Status ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req, v1::ListJobsResponse* out) override;
   grpc::Status ListDevices(grpc::ServerContext* ctx, const v1::ListDevicesRequest* req, v1::ListDevicesResponse* out) override;
   grpc::Status GetBest(grpc::ServerContext* ctx, const v1::GetBestRequest* req, v1::GetBestResponse* out) override;
+  grpc::Status Compare(grpc::ServerContext* ctx, const v1::CompareRequest* req, v1::CompareResponse* out) override;
 
  private:
   grpc::Status reader(grpc::ServerContext* ctx, const char* call, Principal* who);

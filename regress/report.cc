@@ -1,0 +1,161 @@
+#include "regress/report.h"
+
+#include <cstdio>
+
+namespace tf::regress {
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 has no place for other control characters; they carry nothing a reader needs.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += ' ';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string fmt(const char* f, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, a);
+  return buf;
+}
+
+bool compared(const WorkloadVerdict& w) { return w.status == "faster" || w.status == "unchanged" || w.status == "slower"; }
+
+// "0.612x (95% CI 0.601-0.623), 5% threshold"
+std::string ratio_text(const WorkloadVerdict& w) {
+  return fmt("%.3fx", w.ratio.median) + fmt(" (%.0f%% CI ", w.ratio.confidence * 100) + fmt("%.3f", w.ratio.low) +
+         fmt("-%.3f)", w.ratio.high) + fmt(", threshold %.1f%%", w.threshold * 100);
+}
+
+}  // namespace
+
+std::string to_junit(const RegressReport& r) {
+  int failures = 0, errors = 0, skipped = 0;
+  for (const auto& w : r.workloads) {
+    failures += w.status == "slower" || w.status == "broken";
+    errors += w.status == "failed";
+    skipped += w.status == "no_baseline";
+  }
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x += "<testsuites name=\"tunefarm regress\" tests=\"" + std::to_string(r.workloads.size()) + "\" failures=\"" +
+       std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
+       "\" time=\"" + fmt("%.3f", r.seconds) + "\">\n";
+  x += "  <testsuite name=\"" + xml_escape("baseline " + r.baseline) + "\" tests=\"" + std::to_string(r.workloads.size()) +
+       "\" failures=\"" + std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" +
+       std::to_string(skipped) + "\" time=\"" + fmt("%.3f", r.seconds) + "\">\n";
+  x += "    <properties>\n";
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"suite", r.suite}, {"device", r.device}, {"target", r.target}, {"timing_isolation", r.timing_isolation},
+           {"rounds", std::to_string(r.rounds)}}) {
+    x += "      <property name=\"" + k + "\" value=\"" + xml_escape(v) + "\"/>\n";
+  }
+  x += "    </properties>\n";
+  for (const auto& w : r.workloads) {
+    x += "    <testcase classname=\"tunefarm.regress." + xml_escape(r.baseline) + "\" name=\"" + xml_escape(w.name) +
+         "\" time=\"" + fmt("%.3f", w.seconds) + "\">\n";
+    if (w.status == "slower") {
+      x += "      <failure type=\"slower\" message=\"" + xml_escape("slower: " + ratio_text(w)) + "\">" +
+           xml_escape(w.workload_key + fmt(": baseline %.1f GFLOPS", w.baseline_gflops) + fmt(", current %.1f GFLOPS", w.current_gflops) +
+                      "; baseline config " + w.baseline_config.dump() + " (" + w.baseline_compiler + "), current config " +
+                      w.current_config.dump() + " (" + w.current_compiler + ")") +
+           "</failure>\n";
+    } else if (w.status == "broken") {
+      x += "      <failure type=\"broken\" message=\"" + xml_escape(w.error) + "\"/>\n";
+    } else if (w.status == "failed") {
+      x += "      <error type=\"failed\" message=\"" + xml_escape(w.error) + "\"/>\n";
+    } else if (w.status == "no_baseline") {
+      x += "      <skipped message=\"" + xml_escape(w.error) + "\"/>\n";
+    } else {
+      x += "      <system-out>" + xml_escape(w.status + ": " + ratio_text(w)) + "</system-out>\n";
+    }
+    x += "    </testcase>\n";
+  }
+  x += "  </testsuite>\n</testsuites>\n";
+  return x;
+}
+
+json::Value to_json(const RegressReport& r) {
+  json::Value out = json::Value::object();
+  out.set("baseline", r.baseline);
+  out.set("suite", r.suite);
+  out.set("where", r.where);
+  out.set("device", r.device);
+  out.set("target", r.target);
+  out.set("timing_isolation", r.timing_isolation);
+  out.set("rounds", r.rounds);
+  out.set("statistic", "median of paired speed ratios (baseline time / current time per round), sign-test confidence interval");
+  json::Value list = json::Value::array();
+  for (const auto& w : r.workloads) {
+    json::Value j = json::Value::object();
+    j.set("name", w.name);
+    j.set("workload", w.workload_key);
+    j.set("status", w.status);
+    if (!w.error.empty()) j.set("error", w.error);
+    j.set("threshold", w.threshold);
+    if (compared(w)) {
+      j.set("speed_ratio", w.ratio.median);
+      j.set("ci_low", w.ratio.low);
+      j.set("ci_high", w.ratio.high);
+      j.set("confidence", w.ratio.confidence);
+      j.set("rounds", w.ratio.rounds);
+      j.set("baseline_gflops", w.baseline_gflops);
+      j.set("current_gflops", w.current_gflops);
+    }
+    j.set("baseline_config", w.baseline_config);
+    j.set("current_config", w.current_config);
+    j.set("config_changed", w.config_changed);
+    j.set("baseline_compiler", w.baseline_compiler);
+    j.set("current_compiler", w.current_compiler);
+    j.set("seconds", w.seconds);
+    list.push(j);
+  }
+  out.set("workloads", list);
+  out.set("seconds", r.seconds);
+  out.set("exit_code", r.exit_code());
+  return out;
+}
+
+std::string to_markdown(const RegressReport& r) {
+  std::string md = "### tunefarm regress: baseline `" + r.baseline + "`\n\n";
+  md += "Measured on " + r.device + " (" + r.where + "), " + std::to_string(r.rounds) +
+        " interleaved rounds per workload; timing isolation: " + r.timing_isolation + ".\n";
+  md += "Speed ratio: current / baseline, the median of per-round ratios, with its 95% interval.\n\n";
+  md += "| workload | verdict | speed ratio | 95% CI | baseline GFLOPS | current GFLOPS | threshold | config |\n";
+  md += "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& w : r.workloads) {
+    md += "| " + w.name + " | " + (w.status == "slower" || w.status == "broken" || w.status == "failed" ? "**" + w.status + "**" : w.status) + " | ";
+    if (compared(w)) {
+      md += fmt("%.3f", w.ratio.median) + " | " + fmt("%.3f", w.ratio.low) + fmt("-%.3f", w.ratio.high) + " | " +
+            fmt("%.1f", w.baseline_gflops) + " | " + fmt("%.1f", w.current_gflops) + " | ";
+    } else {
+      md += " | | | | ";
+    }
+    md += fmt("%.1f%%", w.threshold * 100) + " | " + (w.config_changed ? "changed" : "same") + " |\n";
+  }
+  bool notes = false;
+  for (const auto& w : r.workloads) {
+    if (w.error.empty()) continue;
+    if (!notes) md += "\n";
+    notes = true;
+    md += "- " + w.name + ": " + w.error + "\n";
+  }
+  const int code = r.exit_code();
+  md += std::string("\nResult: ") + (code == 0 ? "nothing slower beyond its threshold" : code == 1 ? "SLOWER" : "the run FAILED") +
+        fmt(" (exit %.0f)", code) + fmt(", %.0f s.\n", r.seconds);
+  return md;
+}
+
+}  // namespace tf::regress

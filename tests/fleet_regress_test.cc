@@ -1,0 +1,82 @@
+// A CI regression run against the fleet: the tracker's Compare call measures the baseline's stored
+// library and the current build in turn on one board; a missing workload is tuned by a job on the
+// same boards; a board that is gone is a failed run (exit 2), never a verdict.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "support/json.h"
+#include "tests/cli_runner.h"
+#include "tests/fleet_harness.h"
+
+namespace tf::fleet_test {
+namespace {
+
+TEST(FleetRegress, BaselineAndRegressOnTheBoardsOfAKey) {
+  Fleet fleet("regress");
+  fleet.start_tracker();
+  fleet.start_board("ci-key");
+  fleet.start_board("ci-key");
+  const std::string suite = fleet.dir() + "/suite.json", db = fleet.dir() + "/ci.db";
+  std::ofstream(suite) << R"({"key": "ci-key", "rounds": 8, "workloads": [{"name": "gemm-96", "op": "dense", "shape": [96, 96, 96]}]})";
+  const std::string where = " --suite " + suite + " --tracker " + fleet.address() + " --db " + db + " --min-ms 5";
+
+  // Nothing tuned anywhere yet: reported, and nothing stored.
+  Result r = run_cli("baseline save ci" + where);
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE(r.out.find("no tuned config for dense[96,96,96]"), std::string::npos) << r.out;
+  // Tuned first by a job on the key's boards, then built here, measured on a board and stored.
+  r = run_cli("baseline save ci --tune-missing 6 --json" + where);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out << fleet.tracker().output();
+  EXPECT_NE(r.err.find("tuning dense[96,96,96] first: job"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a board of key ci-key"), std::string::npos) << r.err;
+  Result show = run_cli("baseline show ci --json --db " + db);
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const json::Value entry = json::parse(show.out).items().at(0);
+  EXPECT_EQ(entry.at("device_key").as_string(), "ci-key");
+  EXPECT_EQ(entry.at("costs").items().size(), 8u);
+
+  const std::string json = fleet.dir() + "/report.json";
+  r = run_cli("regress --baseline ci --json " + json + where);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out << fleet.tracker().output();
+  const json::Value report = json::parse(read_all(json));
+  const auto& w = report.at("workloads").items().at(0);
+  EXPECT_EQ(w.at("status").as_string(), "unchanged") << w.dump();
+  EXPECT_NEAR(w.at("speed_ratio").as_double(), 1.0, 0.05);
+  // One board measured every round of both kernels.
+  EXPECT_NE(report.at("device").as_string().find(":"), std::string::npos);
+
+  // A key with no board: the run failed, and says which key.
+  r = run_cli("regress --baseline ci --key no-such-key" + where);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no board with key no-such-key"), std::string::npos) << r.err;
+}
+
+TEST(FleetRegress, CompareRejectsBadRequestsNamingTheField) {
+  Fleet fleet("compare");
+  fleet.start_tracker();
+  auto stub = fleet.client();
+  auto call = [&](const v1::CompareRequest& req) {
+    v1::CompareResponse resp;
+    return stub->Compare(context().get(), req, &resp);
+  };
+  v1::CompareRequest req;
+  EXPECT_EQ(call(req).error_message(), "device_key: missing");
+  req.set_device_key("k");
+  req.mutable_workload()->set_op("dense");
+  req.mutable_workload()->add_shape(4);
+  EXPECT_NE(call(req).error_message().find("workload:"), std::string::npos);
+  for (int i = 0; i < 2; ++i) req.mutable_workload()->add_shape(4);
+  EXPECT_NE(call(req).error_message().find("kernels: 0 given"), std::string::npos);
+  req.add_kernels()->set_entry_symbol("f");
+  EXPECT_EQ(call(req).error_message(), "kernels[0].library: empty");
+  req.mutable_kernels(0)->set_library("x");
+  EXPECT_NE(call(req).error_message().find("rounds: 0"), std::string::npos);
+  req.set_rounds(3);
+  grpc::Status s = call(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(s.error_message(), "no board with key k is connected");
+}
+
+}  // namespace
+}  // namespace tf::fleet_test
