@@ -74,7 +74,8 @@ void say(const std::string& line) {
 }
 
 // The config to build: the db's best on this target and key, else the tracker's, else (with
-// --tune-missing) one tuned now.
+// --tune-missing) one tuned now, else the db's best on another key of a machine of the same kind
+// (same triple and CPU: a config tuned with `tunefarm tune` on the host a local fleet runs on).
 regress::BestConfigFn best_config(db::Database& db, Where& where, int64_t tune_missing) {
   return [&db, &where, tune_missing](const regress::SuiteWorkload& sw) -> std::optional<json::Value> {
     const auto& w = sw.workload;
@@ -84,20 +85,34 @@ regress::BestConfigFn best_config(db::Database& db, Where& where, int64_t tune_m
       return std::nullopt;
     };
     if (auto c = from_db()) return c;
-    if (tune_missing <= 0) return std::nullopt;
-    if (where.fleet) {
-      where.fleet->tune(w, tune_missing, say);
-    } else {
-      say(sw.name + ": no tuned config; tuning it first (" + std::to_string(tune_missing) + " xgb trials)");
-      compiler::Task task(w, codegen::parse_target(where.comparer->target()));
-      tuner::TuneOptions o;
-      o.tuner = "xgb";
-      o.trials = tune_missing;
-      o.device_key = where.comparer->device_key();
-      o.threads = o.device_key == "local" ? 1 : std::stoi(o.device_key.substr(6));  // local-Nt
-      tuner::tune(task, o, &db);
+    if (tune_missing > 0) {
+      if (where.fleet) {
+        where.fleet->tune(w, tune_missing, say);
+      } else {
+        say(sw.name + ": no tuned config; tuning it first (" + std::to_string(tune_missing) + " xgb trials)");
+        compiler::Task task(w, codegen::parse_target(where.comparer->target()));
+        tuner::TuneOptions o;
+        o.tuner = "xgb";
+        o.trials = tune_missing;
+        o.device_key = where.comparer->device_key();
+        o.threads = o.device_key == "local" ? 1 : std::stoi(o.device_key.substr(6));  // local-Nt
+        tuner::tune(task, o, &db);
+      }
+      return from_db();
     }
-    return from_db();
+    const codegen::Target here = codegen::parse_target(where.comparer->target());
+    for (const auto& m : db.best_per_target(w.op, w.shape)) {
+      try {
+        const codegen::Target there = codegen::parse_target(m.target);
+        if (there.triple != here.triple || there.cpu != here.cpu) continue;
+      } catch (const std::exception&) {
+        continue;  // a target this LLVM does not know is not this machine's kind
+      }
+      say(sw.name + ": no config tuned for key " + where.comparer->device_key() + "; using the best tuned under key " +
+          m.device_key + " on a machine of the same kind (" + here.cpu + ")");
+      return m.config;
+    }
+    return std::nullopt;
   };
 }
 

@@ -223,6 +223,16 @@ std::optional<Measurement> Database::best(const std::string& op, const std::vect
   return rows[0];
 }
 
+std::vector<Measurement> Database::best_per_target(const std::string& op, const std::vector<int64_t>& shape) {
+  Measurement key;
+  key.op = op;
+  key.shape = shape;
+  return query("WHERE w.key = ? AND m.outcome = 'ok' AND m.id = (SELECT m2.id FROM measurements m2 WHERE m2.workload_id = "
+               "m.workload_id AND m2.target_id = m.target_id AND m2.outcome = 'ok' ORDER BY m2.mean_s ASC, m2.id ASC LIMIT 1) "
+               "ORDER BY m.mean_s ASC",
+               {key.workload_key()});
+}
+
 std::vector<Measurement> Database::history(const std::string& op, const std::vector<int64_t>& shape,
                                            const std::string& target, const std::string& device_key) {
   Measurement key;

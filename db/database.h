@@ -92,6 +92,8 @@ class Database {
   bool record(const Measurement& m);
   std::optional<Measurement> best(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
                                   const std::string& device_key = "local");
+  // The best of a workload on each target and device key it was measured on, fastest first.
+  std::vector<Measurement> best_per_target(const std::string& op, const std::vector<int64_t>& shape);
   // Oldest first.
   std::vector<Measurement> history(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
                                    const std::string& device_key = "local");
