@@ -5,22 +5,10 @@
 #include <cstdio>
 #include <sstream>
 
+#include "support/xml.h"
+
 namespace tf::cli {
 namespace {
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // A "nice" tick step (1, 2 or 5 times a power of ten) giving about `ticks` intervals.
 double nice_step(double range, int ticks) {
@@ -60,7 +48,7 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
     << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  o << "<text x=\"" << left << "\" y=\"24\" font-size=\"15\">" << escape(title) << "</text>\n";
+  o << "<text x=\"" << left << "\" y=\"24\" font-size=\"15\">" << xml_escape(title) << "</text>\n";
   for (double y = 0; y <= y_top + 1e-9; y += y_step) {
     o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << py(y) << "\" y2=\"" << py(y)
       << "\" stroke=\"#ddd\"/>\n";
@@ -72,9 +60,9 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
   o << "<line x1=\"" << left << "\" x2=\"" << left << "\" y1=\"" << top << "\" y2=\"" << top + ph << "\" stroke=\"black\"/>\n";
   o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << top + ph << "\" y2=\"" << top + ph
     << "\" stroke=\"black\"/>\n";
-  o << "<text x=\"" << left + pw / 2 << "\" y=\"" << height - 12 << "\" text-anchor=\"middle\">" << escape(x_label)
+  o << "<text x=\"" << left + pw / 2 << "\" y=\"" << height - 12 << "\" text-anchor=\"middle\">" << xml_escape(x_label)
     << "</text>\n";
-  o << "<text transform=\"translate(18," << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">" << escape(y_label)
+  o << "<text transform=\"translate(18," << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">" << xml_escape(y_label)
     << "</text>\n";
   for (size_t i = 0; i < series.size(); ++i) {
     const char* color = kColors[i % 8];
@@ -84,7 +72,7 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
     const double ly = top + 16 + static_cast<double>(i) * 18;
     o << "<line x1=\"" << left + pw + 12 << "\" x2=\"" << left + pw + 32 << "\" y1=\"" << ly - 4 << "\" y2=\"" << ly - 4
       << "\" stroke=\"" << color << "\" stroke-width=\"2\"/>\n";
-    o << "<text x=\"" << left + pw + 38 << "\" y=\"" << ly << "\">" << escape(series[i].label) << "</text>\n";
+    o << "<text x=\"" << left + pw + 38 << "\" y=\"" << ly << "\">" << xml_escape(series[i].label) << "</text>\n";
   }
   o << "</svg>\n";
   return o.str();

@@ -130,5 +130,40 @@ TEST(Dispatcher, SilentBoardsAreDisconnectedAndCancelledJobsAnswerAtOnce) {
   d.shutdown();
 }
 
+TEST(Dispatcher, AnItemBoundToABoardWaitsForItAndFailsWhenItLeaves) {
+  Dispatcher d(DispatcherOptions{1, 3});  // one item in flight per board
+  FakeBoard a, b;
+  auto ref = reference(1);
+  d.add_board("a", board_info("k", 1), "llvm", "peer", a.link());  // device testhost:1
+  auto x = d.submit(1, 1, "k", ref, v1::WorkItem());
+  auto x_item = a.next_item();
+  ASSERT_TRUE(x_item.has_value());
+  d.add_board("b", board_info("k", 2), "llvm", "peer", b.link());  // device testhost:2, idle
+  // Bound to the busy board: it waits for that board and never goes to the idle one.
+  auto y = d.submit(7, 100, "k", ref, v1::WorkItem(), "testhost:1");
+  EXPECT_FALSE(b.next_item().has_value()) << "an item bound to testhost:1 went to testhost:2";
+  d.on_result("a", ok_result(x_item->item_id()));
+  EXPECT_EQ(x.get().device, "testhost:1");
+  auto y_item = a.next_item();
+  ASSERT_TRUE(y_item.has_value());
+  // Queued behind it for the same board, then that board leaves: both fail, neither moves to b.
+  auto w = d.submit(7, 100, "k", ref, v1::WorkItem(), "testhost:1");
+  d.remove_board("a", "stream ended");
+  for (auto* f : {&y, &w}) {
+    ASSERT_EQ(f->wait_for(std::chrono::seconds(1)), std::future_status::ready);
+    const tuner::Measured m = f->get();
+    EXPECT_TRUE(m.board_lost);
+    EXPECT_NE(m.result.error.find("testhost:1"), std::string::npos) << m.result.error;
+  }
+  EXPECT_FALSE(b.next_item().has_value());
+  // Bound to a board that is not connected: fails at once.
+  auto nowhere = d.submit(7, 100, "k", ref, v1::WorkItem(), "otherhost:9");
+  ASSERT_EQ(nowhere.wait_for(std::chrono::seconds(1)), std::future_status::ready);
+  EXPECT_TRUE(nowhere.get().board_lost);
+  // Unbound work still flows to the board that is left.
+  auto z = d.submit(1, 1, "k", ref, v1::WorkItem());
+  EXPECT_TRUE(b.next_item().has_value());
+}
+
 }  // namespace
 }  // namespace tf::tracker
