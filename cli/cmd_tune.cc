@@ -6,9 +6,45 @@
 #include "cli/commands.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
+#include "regress/suite.h"
 #include "tuner/tune_job.h"
 
 namespace tf::cli {
+
+namespace {
+
+json::Value result_json(const compiler::Task& task, const tuner::TuneOptions& opts, const tuner::TuneResult& r, const std::string& db) {
+  json::Value out = json::Value::object();
+  out.set("workload", task.workload().str());
+  out.set("target", task.target().str());
+  out.set("tuner", opts.tuner);
+  out.set("trials", r.trials);
+  out.set("ok", r.ok);
+  out.set("failed", r.failed);
+  out.set("best_gflops", r.best_gflops);
+  out.set("best_config", r.best ? r.best->config : json::Value());
+  out.set("seconds", r.seconds);
+  out.set("build_ms_median", r.build_ms_median);
+  out.set("overhead_ms_median", r.overhead_ms_median);
+  out.set("search_ms_per_trial", r.search_ms_per_trial);
+  out.set("timing_isolation", r.timing_isolation);
+  if (!r.transfer.empty()) out.set("started_from", r.transfer);
+  out.set("db", db);
+  return out;
+}
+
+void print_result(const compiler::Task& task, const tuner::TuneOptions& opts, const tuner::TuneResult& r, const std::string& db) {
+  std::printf("%s on %s: %lld trials (%lld ok, %lld failed) in %.1f s with the %s tuner\n", task.workload().str().c_str(),
+              task.target().str().c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.ok),
+              static_cast<long long>(r.failed), r.seconds, opts.tuner.c_str());
+  std::printf("best: %.1f GFLOPS  config %s\n", r.best_gflops, r.best ? r.best->config.dump().c_str() : "none");
+  std::printf("per trial (median): build %.1f ms (overlapped), wall time beyond the kernel's timed runs %.1f ms; search %.1f ms\n",
+              r.build_ms_median, r.overhead_ms_median, r.search_ms_per_trial);
+  if (!r.transfer.empty()) std::printf("started from: %s\n", r.transfer.c_str());
+  std::printf("timing isolation: %s\nrecorded in %s\n", r.timing_isolation.c_str(), db.c_str());
+}
+
+}  // namespace
 
 int cmd_tune(const std::vector<std::string>& argv) {
   Args args("tunefarm tune", "Search the config space of a workload: build candidates as shared libraries, measure each in a\n"
@@ -24,11 +60,25 @@ int cmd_tune(const std::vector<std::string>& argv) {
       .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "20")
       .option("repeat", "N", "timings per candidate", "3")
       .option("timeout", "S", "hard limit per candidate, seconds", "10")
+      .option("suite", "FILE", "tune every workload of a regression suite (docs/ci.md) instead of --op/--shape")
       .flag("no-seed-records", "with an empty db, start xgb from nothing instead of the records shipped with tunefarm")
       .flag("no-timing-lock", "do not hold the host-wide timing lock (only when nothing else measures here)")
       .flag("json", "print the result as JSON");
   if (!args.parse(argv)) return 0;
-  auto task = make_task(args);
+  std::vector<std::unique_ptr<compiler::Task>> tasks;
+  if (args.has("suite")) {
+    if (args.has("shape")) throw UsageError("give --suite or --shape, not both");
+    regress::Suite suite;
+    try {
+      suite = regress::load_suite(args.get("suite"));
+    } catch (const regress::SuiteError& e) {
+      throw UsageError(e.what());
+    }
+    const codegen::Target target = codegen::parse_target(args.get("target"));
+    for (const auto& w : suite.workloads) tasks.push_back(std::make_unique<compiler::Task>(w.workload, target));
+  } else {
+    tasks.push_back(make_task(args));
+  }
   tuner::TuneOptions opts;
   opts.tuner = args.get("tuner");
   opts.trials = args.get_int("trials");
@@ -59,38 +109,20 @@ int cmd_tune(const std::vector<std::string>& argv) {
                  p.gflops, p.best_gflops, p.elapsed_s, p.eta_s, tty ? "" : "\n");
     std::fflush(stderr);
   };
-  tuner::TuneResult r = tuner::tune(*task, opts, &database, progress);
-  if (tty && !json) std::fprintf(stderr, "\n");
-
-  if (json) {
-    json::Value out = json::Value::object();
-    out.set("workload", task->workload().str());
-    out.set("target", task->target().str());
-    out.set("tuner", opts.tuner);
-    out.set("trials", r.trials);
-    out.set("ok", r.ok);
-    out.set("failed", r.failed);
-    out.set("best_gflops", r.best_gflops);
-    out.set("best_config", r.best ? r.best->config : json::Value());
-    out.set("seconds", r.seconds);
-    out.set("build_ms_median", r.build_ms_median);
-    out.set("overhead_ms_median", r.overhead_ms_median);
-    out.set("search_ms_per_trial", r.search_ms_per_trial);
-    out.set("timing_isolation", r.timing_isolation);
-    if (!r.transfer.empty()) out.set("started_from", r.transfer);
-    out.set("db", args.get("db"));
-    std::printf("%s\n", out.dump(2).c_str());
-  } else {
-    std::printf("%s on %s: %lld trials (%lld ok, %lld failed) in %.1f s with the %s tuner\n", task->workload().str().c_str(),
-                task->target().str().c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.ok),
-                static_cast<long long>(r.failed), r.seconds, opts.tuner.c_str());
-    std::printf("best: %.1f GFLOPS  config %s\n", r.best_gflops, r.best ? r.best->config.dump().c_str() : "none");
-    std::printf("per trial (median): build %.1f ms (overlapped), wall time beyond the kernel's timed runs %.1f ms; search %.1f ms\n",
-                r.build_ms_median, r.overhead_ms_median, r.search_ms_per_trial);
-    if (!r.transfer.empty()) std::printf("started from: %s\n", r.transfer.c_str());
-    std::printf("timing isolation: %s\nrecorded in %s\n", r.timing_isolation.c_str(), args.get("db").c_str());
+  json::Value results = json::Value::array();
+  bool all_ok = true;
+  for (const auto& task : tasks) {
+    tuner::TuneResult r = tuner::tune(*task, opts, &database, progress);
+    if (tty && !json) std::fprintf(stderr, "\n");
+    all_ok &= r.ok > 0;
+    if (json) {
+      results.push(result_json(*task, opts, r, args.get("db")));
+    } else {
+      print_result(*task, opts, r, args.get("db"));
+    }
   }
-  return r.ok > 0 ? 0 : 1;
+  if (json) std::printf("%s\n", (tasks.size() == 1 ? results.items().front() : results).dump(2).c_str());
+  return all_ok ? 0 : 1;
 }
 
 }  // namespace tf::cli
