@@ -31,8 +31,15 @@ FleetComparer::FleetComparer(TrackerClient& client, std::string key) : client_(c
                             " (tunefarm devices lists the keys)");
   }
   target_ = devices.devices(0).target();
-  timing_isolation_ = devices.devices(0).timing_isolation();
+  for (const auto& d : devices.devices()) isolation_by_board_.emplace_back(d.board_id(), d.timing_isolation());
   boards_ = devices.devices_size();
+}
+
+std::string FleetComparer::timing_isolation() const {
+  for (const auto& [board, isolation] : isolation_by_board_) {
+    if (!measured_on_.empty() && board.rfind(measured_on_ + "#", 0) == 0) return isolation;
+  }
+  return isolation_by_board_.front().second;
 }
 
 std::string FleetComparer::where() const {
@@ -60,6 +67,7 @@ regress::Comparison FleetComparer::compare(const ops::Workload& workload, const 
   if (!s.ok()) throw regress::RunError("comparing on key " + key_ + " via " + client_.address() + ": " + status_text(s));
   regress::Comparison out;
   out.device = resp.device();
+  measured_on_ = resp.device();
   for (const auto& r : resp.results()) {
     regress::ComparedKernel k;
     k.status = fleet::from_wire(r.status());

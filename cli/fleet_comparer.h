@@ -18,7 +18,8 @@ class FleetComparer : public regress::Comparer {
   std::string target() const override { return target_; }
   std::string device_key() const override { return key_; }
   std::string where() const override;
-  std::string timing_isolation() const override { return timing_isolation_; }
+  // The measuring board's, once a comparison ran; before, the first connected board's.
+  std::string timing_isolation() const override;
   regress::Comparison compare(const ops::Workload& workload, const std::vector<regress::KernelBinary>& kernels, int rounds,
                               const runtime::MeasureOptions& opts) override;
 
@@ -30,7 +31,9 @@ class FleetComparer : public regress::Comparer {
 
  private:
   TrackerClient& client_;
-  std::string key_, target_, timing_isolation_;
+  std::string key_, target_;
+  std::vector<std::pair<std::string, std::string>> isolation_by_board_;  // board id ("host:pid#n"), isolation
+  std::string measured_on_;                                                // "host:pid"
   int boards_ = 0;
 };
 

@@ -153,7 +153,8 @@ RegressReport run_regress(const std::string& baseline, const Suite& suite, Compa
                  (v.config_changed ? " (the best config changed since the baseline)" : ""));
       }
       Comparison c = comparer.compare(sw.workload, {old, current}, settings.rounds, settings.measure);
-      if (report.device.empty()) report.device = c.device;
+      v.device = c.device;
+      if (report.device.find(c.device) == std::string::npos) report.device += (report.device.empty() ? "" : ", ") + c.device;
       const ComparedKernel &b = c.kernels[0], &k = c.kernels[1];
       if (b.status != runtime::MeasureStatus::Ok) {
         throw std::runtime_error("the baseline's stored library failed on " + c.device + ": " + b.error);
@@ -180,6 +181,7 @@ RegressReport run_regress(const std::string& baseline, const Suite& suite, Compa
     }
     report.workloads.push_back(std::move(v));
   }
+  report.timing_isolation = comparer.timing_isolation();  // of the board that measured, now it is known
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
 }

@@ -58,11 +58,13 @@ struct WorkloadVerdict {
   json::Value baseline_config, current_config;
   bool config_changed = false;
   std::string baseline_compiler, current_compiler;
+  std::string device;  // the board or host both kernels ran on
   double seconds = 0;
 };
 
 struct RegressReport {
-  std::string baseline, suite, where, device, target, timing_isolation;
+  std::string baseline, suite, where, target, timing_isolation;
+  std::string device;  // every board or host that measured, comma-separated
   int rounds = 0;
   std::vector<WorkloadVerdict> workloads;
   double seconds = 0;

@@ -100,6 +100,7 @@ json::Value to_json(const RegressReport& r) {
     j.set("config_changed", w.config_changed);
     j.set("baseline_compiler", w.baseline_compiler);
     j.set("current_compiler", w.current_compiler);
+    j.set("device", w.device);
     j.set("seconds", w.seconds);
     list.push(j);
   }
