@@ -29,6 +29,7 @@ json::Value result_json(const compiler::Task& task, const tuner::TuneOptions& op
   out.set("search_ms_per_trial", r.search_ms_per_trial);
   out.set("timing_isolation", r.timing_isolation);
   if (!r.transfer.empty()) out.set("started_from", r.transfer);
+  out.set("confirmed", r.confirmed);
   out.set("db", db);
   return out;
 }
@@ -40,6 +41,10 @@ void print_result(const compiler::Task& task, const tuner::TuneOptions& opts, co
   std::printf("best: %.1f GFLOPS  config %s\n", r.best_gflops, r.best ? r.best->config.dump().c_str() : "none");
   std::printf("per trial (median): build %.1f ms (overlapped), wall time beyond the kernel's timed runs %.1f ms; search %.1f ms\n",
               r.build_ms_median, r.overhead_ms_median, r.search_ms_per_trial);
+  if (r.confirmed > 0) {
+    std::printf("confirmed: the %lld fastest measured again in a fresh worker; best ranked on both measurements\n",
+                static_cast<long long>(r.confirmed));
+  }
   if (!r.transfer.empty()) std::printf("started from: %s\n", r.transfer.c_str());
   std::printf("timing isolation: %s\nrecorded in %s\n", r.timing_isolation.c_str(), db.c_str());
 }
@@ -60,6 +65,7 @@ int cmd_tune(const std::vector<std::string>& argv) {
       .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "20")
       .option("repeat", "N", "timings per candidate", "3")
       .option("timeout", "S", "hard limit per candidate, seconds", "10")
+      .option("confirm", "N", "measure the N fastest again at the end (a fresh worker) and rank on both; 0: off", "3")
       .option("suite", "FILE", "tune every workload of a regression suite (docs/ci.md) instead of --op/--shape")
       .flag("no-seed-records", "with an empty db, start xgb from nothing instead of the records shipped with tunefarm")
       .flag("no-timing-lock", "do not hold the host-wide timing lock (only when nothing else measures here)")
@@ -91,6 +97,8 @@ int cmd_tune(const std::vector<std::string>& argv) {
   opts.measure.repeat = static_cast<int>(args.get_int("repeat"));
   opts.measure.timeout_s = static_cast<double>(args.get_int("timeout"));
   opts.seed_records = !args.flag_set("no-seed-records");
+  opts.confirm_top = static_cast<int>(args.get_int("confirm"));
+  if (opts.confirm_top < 0 || opts.confirm_top > 100) throw UsageError("--confirm must be between 0 and 100");
   if (args.flag_set("no-timing-lock")) opts.measure.timing_lock.clear();
   if (opts.trials <= 0 || opts.trials > 1000000) throw UsageError("--trials must be between 1 and 1000000");
   if (opts.threads < 1 || opts.threads > 1024) throw UsageError("--threads must be between 1 and 1024");

@@ -180,6 +180,29 @@ bool Database::record(const Measurement& in) {
   return inserted;
 }
 
+bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::vector<double>& extra) {
+  Transaction t(conn_);
+  const std::string where = "WHERE m.job_id = " + std::to_string(job_id) +
+                            " AND w.key = ? AND t.target = ? AND t.device_key = ? AND m.config_index = " +
+                            std::to_string(key.config_index) + " AND m.outcome = 'ok'";
+  auto rows = query(where, {key.workload_key(), key.target, key.device_key});
+  if (rows.empty() || extra.empty()) return false;
+  Statement id_of(conn_.handle(), "SELECT m.id FROM measurements m JOIN workloads w ON w.id = m.workload_id "
+                                  "JOIN targets t ON t.id = m.target_id " + where);
+  id_of.bind(1, key.workload_key()).bind(2, key.target).bind(3, key.device_key);
+  if (!id_of.step()) return false;
+  const int64_t id = id_of.column_int(0);
+  Measurement m = rows.front();
+  m.costs.insert(m.costs.end(), extra.begin(), extra.end());
+  json::Value costs = json::Value::array();
+  for (double c : m.costs) costs.push(c);
+  Statement up(conn_.handle(), "UPDATE measurements SET costs = ?, mean_s = ?, record_hash = ? WHERE id = ?");
+  up.bind(1, costs.dump()).bind(2, m.mean_s()).bind(3, record_hash(m)).bind(4, id);
+  up.run();
+  t.commit();
+  return true;
+}
+
 std::vector<Measurement> Database::query(const std::string& where, const std::vector<std::string>& args) {
   Statement q(conn_.handle(),
               "SELECT w.op, w.shape, w.dtype, t.target, t.device_key, m.config, m.config_index, m.costs, m.outcome, "

@@ -90,6 +90,10 @@ class Database {
 
   // Returns false when the same record is already there (an import run twice adds nothing).
   bool record(const Measurement& m);
+  // Appends timings to job `job_id`'s successful measurement of `key`'s config (workload, target,
+  // device key, config index): a confirming re-measurement. Costs, mean and record hash follow.
+  // Returns false when there is no such measurement.
+  bool add_repeats(int64_t job_id, const Measurement& key, const std::vector<double>& extra);
   std::optional<Measurement> best(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
                                   const std::string& device_key = "local");
   // The best of a workload on each target and device key it was measured on, fastest first.

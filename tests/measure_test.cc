@@ -94,6 +94,11 @@ TEST(TuneJob, RecordsEveryTrialAndFindsAPassingBest) {
   auto best = database.best("dense", {24, 40, 32}, task.target().str());
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->config_index, r.best->config_index);
+  // The fastest few were measured again in a fresh worker and their timings appended.
+  EXPECT_GE(r.confirmed, 3);
+  size_t timings = 0;
+  for (const auto& m : database.history("dense", {24, 40, 32}, task.target().str())) timings += m.costs.size();
+  EXPECT_EQ(timings, static_cast<size_t>((12 + r.confirmed) * quick().repeat));
   ASSERT_EQ(r.best_curve.size(), 12u);
   for (size_t i = 1; i < r.best_curve.size(); ++i) EXPECT_GE(r.best_curve[i], r.best_curve[i - 1]);
   std::remove(path.c_str());

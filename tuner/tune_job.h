@@ -31,7 +31,10 @@ struct TuneOptions {
   std::string worker_path;
   // The xgb tuner of a job whose db holds no history of its op and target starts from the records
   // shipped with tunefarm (tuner/seed_records.h); false: from nothing.
-  bool seed_records = true;    // empty: runtime::MeasureWorker::default_path()
+  bool seed_records = true;
+  // At the end, the fastest few configs are measured again (in a fresh worker process when local)
+  // and ranked on both measurements; 0: the job's best is its fastest single measurement.
+  int confirm_top = 3;    // empty: runtime::MeasureWorker::default_path()
 
   // Where candidates are built and measured; null: on this host (a LocalBuilder with
   // compile_threads threads, a LocalMeasurer with a worker process). The tracker passes its builder
@@ -65,7 +68,8 @@ struct TuneResult {
   bool stopped = false;         // ended early by TuneOptions::stop
   double best_gflops = 0;
   std::optional<db::Measurement> best;
-  std::vector<double> best_curve;  // best GFLOPS so far after each trial
+  std::vector<double> best_curve;  // best GFLOPS so far after each trial (as measured in the search)
+  int64_t confirmed = 0;           // configs measured again at the end; best and best_gflops are from both
   double seconds = 0;
   // Per trial, medians in ms: building the candidate (overlapped with measuring the one before);
   // the trial's wall time less the kernel's own timed runs (everything else: waiting for the

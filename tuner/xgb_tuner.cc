@@ -105,9 +105,29 @@ int64_t XgbTuner::neighbour(int64_t index) {
   return space_.from_choices(choices).index();
 }
 
+std::vector<int64_t> XgbTuner::warmup_batch(int n) {
+  // A Latin hypercube over the knobs: each knob's choices spread evenly over the batch (every
+  // choice once per that many configs), each knob shuffled on its own, so the first model sees
+  // every choice of every knob rather than what a random draw happens to offer.
+  const auto& knobs = space_.knobs();
+  std::vector<std::vector<size_t>> column(knobs.size());
+  for (size_t k = 0; k < knobs.size(); ++k) {
+    const size_t choices = knobs[k].choices.size();
+    for (int i = 0; i < n; ++i) column[k].push_back(static_cast<size_t>(i) % choices);
+    std::shuffle(column[k].begin(), column[k].end(), rng_);
+  }
+  std::vector<int64_t> out;
+  for (int i = 0; i < n; ++i) {
+    std::vector<size_t> choices;
+    for (size_t k = 0; k < knobs.size(); ++k) choices.push_back(column[k][static_cast<size_t>(i)]);
+    out.push_back(space_.from_choices(choices).index());
+  }
+  return out;
+}
+
 std::vector<int64_t> XgbTuner::propose(int n) {
   retrain();
-  if (!model_.trained()) return {};  // the base class fills the batch at random
+  if (!model_.trained()) return warmup_batch(n);  // repeats are topped up at random by the base class
   // Chains start from the best measured configs and from random ones.
   std::vector<std::pair<int64_t, double>> by_speed = observed_;
   std::sort(by_speed.begin(), by_speed.end(), [](const auto& a, const auto& b) { return a.second > b.second; });

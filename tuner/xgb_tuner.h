@@ -33,6 +33,7 @@ class XgbTuner : public Tuner {
  private:
   const std::vector<float>& features_of(int64_t index);
   void retrain();
+  std::vector<int64_t> warmup_batch(int n);
   int64_t neighbour(int64_t index);
 
   FeatureFn features_fn_;
