@@ -122,11 +122,11 @@ int run(int argc, char** argv) {
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
   std::printf("## Search efficiency: trials to reach 90%% of the best GFLOPS any run found (median of %lld seeds)\n\n",
               static_cast<long long>(args.get_int("seeds")));
-  std::printf("The best is the fastest of the runs' best configs, each measured again (3 fresh worker processes, 7 timings\n"
-              "of >= 20 ms each: the median of the processes' medians).\n");
+  std::printf("The best is the highest best any run reported (each run confirms its winner in a fresh worker at the end);\n"
+              "trials are counted on the runs' best-so-far curves, measured the same way.\n");
   std::printf("xgb starts from an empty database as a fresh farm does: from the tuning records shipped with tunefarm\n"
               "(tuner/seeds: gemm-256, bert-qkv, odd-1000x77x333; never a workload measured here). xgb-cold starts from\n"
-              "nothing (8 random trials first). xgb+history, when asked for, from a db holding xgb runs of %s (%lld trials each).\n\n",
+              "nothing (8 warm-up trials spread over every knob's choices first). xgb+history, when asked for, from a db holding xgb runs of %s (%lld trials each).\n\n",
               args.get("history-workloads").c_str(), static_cast<long long>(args.get_int("history-trials")));
   const std::vector<std::string> tuners = split(args.get("tuners"));
   std::string history_db;
@@ -162,12 +162,14 @@ int run(int argc, char** argv) {
     tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
     std::map<std::string, std::vector<std::vector<double>>> curves;
     std::vector<Value> run_bests;
+    double best_found = 0;  // the best any run reported (each run's winner confirmed in a fresh worker)
     for (const std::string& tuner : tuners) {
       const bool from_history = tuner == "xgb+history", cold = tuner == "xgb-cold";
       for (int64_t seed = 1; seed <= args.get_int("seeds"); ++seed) {
         auto r = run_job(task, from_history || cold ? "xgb" : tuner, args.get_int("trials"), static_cast<uint64_t>(seed), 1, min_ms,
                          scratch, from_history ? history_db : "", !cold);
         if (r.best) run_bests.push_back(r.best->config);
+        best_found = std::max(best_found, r.best_gflops);
         curves[tuner].push_back(r.best_curve);
         // The overhead of the tuning path users run (xgb). Random's candidates are mostly slow
         // kernels whose warm-up run alone takes 10-50 ms: kernel time the protocol needs, not overhead.
@@ -182,18 +184,32 @@ int run(int argc, char** argv) {
                      r.seconds, r.search_ms_per_trial, r.overhead_ms_median, static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
       }
     }
-    double best = 0;
-    for (const Value& config : run_bests) best = std::max(best, remeasure(task, config, 1));
-    std::map<std::string, double> need;
+    // The threshold: 90% of the best GFLOPS any run found, as the runs report it (their winners
+    // confirmed in a fresh worker), so curve and threshold are measured alike. The same with the
+    // runs' winners re-measured in 3 fresh processes is printed beside it: a lower level, which
+    // many configs pass, so random reaches it sooner.
+    const double best = best_found;
+    double best_remeasured = 0;
+    for (const Value& config : run_bests) best_remeasured = std::max(best_remeasured, remeasure(task, config, 1));
+    std::map<std::string, double> need, need_remeasured;
     for (auto& [tuner, list] : curves) {
-      std::vector<double> t;
+      std::vector<double> t, t2;
       std::string per_seed;
       for (const auto& c : list) {
         t.push_back(static_cast<double>(trials_to_reach(c, 0.9 * best)));
+        t2.push_back(static_cast<double>(trials_to_reach(c, 0.9 * best_remeasured)));
         per_seed += (per_seed.empty() ? "" : ", ") + std::to_string(static_cast<int64_t>(t.back()));
       }
       need[tuner] = median(t);
+      need_remeasured[tuner] = median(t2);
       std::printf("  %s %s: trials to %.1f GFLOPS per seed: %s\n", wname.c_str(), tuner.c_str(), 0.9 * best, per_seed.c_str());
+    }
+    for (const auto& [tuner, n] : need_remeasured) {
+      std::printf("  %s %s: median trials to 90%% of the best re-measured in 3 fresh processes (%.1f GFLOPS): %.0f%s\n",
+                  wname.c_str(), tuner.c_str(), 0.9 * best_remeasured, n,
+                  tuner != "random" && need_remeasured.count("random")
+                      ? (" (/ random " + std::to_string(n / std::max(1.0, need_remeasured["random"])).substr(0, 4) + ")").c_str()
+                      : "");
     }
     auto ratio_of = [&](const std::string& t) {
       return need.count(t) && need.count("random") ? need[t] / std::max(1.0, need["random"]) : 0.0;
@@ -210,6 +226,8 @@ int run(int argc, char** argv) {
     row.set("what", "search_efficiency");
     row.set("workload", wname);
     row.set("best_gflops", best);
+    row.set("best_gflops_remeasured_3_processes", best_remeasured);
+    for (const auto& t : tuners) row.set(t + "_trials_to_90pct_of_remeasured", need_remeasured[t]);
     for (const auto& t : tuners) row.set(t + "_trials_to_90pct", need[t]);
     for (const auto& t : guided) row.set("ratio_" + t + "_random", ratio_of(t));
     rows.push(row);
