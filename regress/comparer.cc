@@ -45,7 +45,10 @@ Comparison LocalComparer::compare(const ops::Workload& workload, const std::vect
     o.timing_lock = timing_lock_;
   }
   for (int round = 0; round < rounds; ++round) {
-    for (size_t k = 0; k < kernels.size(); ++k) {
+    // Odd rounds run the kernels in reverse order, so neither always goes first (after the other
+    // has warmed or cooled the caches and the clock).
+    for (size_t turn = 0; turn < kernels.size(); ++turn) {
+      const size_t k = round % 2 ? kernels.size() - 1 - turn : turn;
       ComparedKernel& c = out.kernels[k];
       if (c.status != runtime::MeasureStatus::Ok) continue;
       runtime::MeasureResult m = worker.measure(kernels[k].library, kernels[k].entry_symbol, per_kernel[k]);

