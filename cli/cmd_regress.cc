@@ -27,7 +27,7 @@ void add_run_options(Args& a) {
       .option("rounds", "N", "interleaved rounds (regress) or timings (baseline save) per workload (default: the suite's, else 15)")
       .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "50")
       .option("timeout", "S", "hard limit per timing, seconds", "10")
-      .option("tune-missing", "N", "tune a workload with no tuned config for N xgb trials first (default: report it)", "0");
+      .option("tune-missing", "N", "tune a workload with no tuned config for N xgb trials first (0: only report it)", "0");
   add_tracker_options(a);
 }
 
@@ -65,6 +65,9 @@ regress::RunSettings settings_from(const Args& args, const regress::Suite& suite
   s.measure.timeout_s = static_cast<double>(args.get_int("timeout"));
   if (s.measure.min_repeat_ms < 1 || s.measure.min_repeat_ms > 10000) throw UsageError("--min-ms must be between 1 and 10000");
   if (s.measure.timeout_s < 1) throw UsageError("--timeout must be at least 1 second");
+  if (args.get_int("tune-missing") < 0 || args.get_int("tune-missing") > 1000000) {
+    throw UsageError("--tune-missing must be between 0 and 1000000 trials");
+  }
   return s;
 }
 
