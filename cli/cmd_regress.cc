@@ -71,6 +71,11 @@ regress::RunSettings settings_from(const Args& args, const regress::Suite& suite
   return s;
 }
 
+// Reading commands must not leave an empty database behind a mistyped path.
+void require_db(const std::string& path) {
+  if (::access(path.c_str(), F_OK) != 0) throw UsageError("no database at " + path + " (--db PATH)");
+}
+
 void say(const std::string& line) {
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
@@ -221,6 +226,7 @@ int baseline_list(std::vector<std::string> argv) {
   Args args("tunefarm baseline list", "The baselines in a database.");
   args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print as JSON");
   if (!args.parse(argv)) return 0;
+  require_db(args.get("db"));
   db::Database db(args.get("db"));
   std::map<std::string, std::vector<db::Baseline>> by_name;
   for (auto& b : db.baselines()) by_name[b.name].push_back(std::move(b));
@@ -264,6 +270,7 @@ int baseline_show(std::vector<std::string> argv) {
   args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print as JSON");
   const std::string name = argv == std::vector<std::string>{"--help"} ? "" : take_name(argv, "tunefarm baseline show NAME");
   if (!args.parse(argv)) return 0;
+  require_db(args.get("db"));
   db::Database db(args.get("db"));
   const auto entries = db.baseline(name);
   if (entries.empty()) throw UsageError("no baseline named '" + name + "' in " + args.get("db") + " (tunefarm baseline list)");
@@ -289,6 +296,7 @@ int baseline_delete(std::vector<std::string> argv) {
   args.option("db", "PATH", "tuning database", "tunefarm.db");
   const std::string name = argv == std::vector<std::string>{"--help"} ? "" : take_name(argv, "tunefarm baseline delete NAME");
   if (!args.parse(argv)) return 0;
+  require_db(args.get("db"));
   db::Database db(args.get("db"));
   if (!db.delete_baseline(name)) throw UsageError("no baseline named '" + name + "' in " + args.get("db"));
   std::printf("baseline '%s' deleted\n", name.c_str());
@@ -348,6 +356,7 @@ int cmd_regress(const std::vector<std::string>& argv) {
     const regress::Suite suite = regress::load_suite(args.get("suite"));
     auto settings = settings_from(args, suite);
     if (args.has("threshold")) settings.threshold = regress::parse_threshold(args.get("threshold"), "--threshold");
+    require_db(args.get("db"));
     db::Database db(args.get("db"));
     if (db.baseline(args.get("baseline")).empty()) {
       throw regress::RunError("no baseline named '" + args.get("baseline") + "' in " + args.get("db") + " (tunefarm baseline list)");

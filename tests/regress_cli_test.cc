@@ -132,6 +132,9 @@ TEST_F(RegressCli, BadInputExitsTwoAndChangesNothing) {
   expect_2("baseline save other --suite " + dir_ + "/unknown.json --local --db " + db_, "unknown workload");
   expect_2("baseline show nope --db " + db_, "no baseline named 'nope'");
   expect_2("baseline frobnicate", "unknown subcommand 'frobnicate'");
+  expect_2("regress --baseline ci --suite " + suite_ + " --local --db " + dir_ + "/typo.db", "no database at");
+  expect_2("baseline list --db " + dir_ + "/typo.db", "no database at");
+  EXPECT_NE(::access((dir_ + "/typo.db").c_str(), F_OK), 0) << "a mistyped --db left a file behind";
   EXPECT_EQ(db_state(), before);
 }
 
