@@ -124,12 +124,6 @@ regress::BestConfigFn best_config(db::Database& db, Where& where, int64_t tune_m
   };
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 std::string date_of(int64_t ms) {
   const time_t t = static_cast<time_t>(ms / 1000);
   char buf[32];
@@ -146,8 +140,7 @@ json::Value baseline_json(const db::Baseline& b, bool with_size) {
   j.set("device", b.device);
   j.set("config", b.config);
   j.set("compiler_version", b.compiler_version);
-  const double flops = static_cast<double>(ops::find_operator(b.op).flops(b.shape));
-  j.set("gflops", b.costs.empty() ? 0.0 : flops / median(b.costs) * 1e-9);
+  j.set("gflops", regress::gflops_of(ops::Workload{b.op, b.shape}, b.costs));
   json::Value costs = json::Value::array();
   for (double c : b.costs) costs.push(c);
   j.set("costs", costs);

@@ -11,7 +11,7 @@
 
 #include "compiler/ops/operator.h"
 #include "runtime/measure.h"
-#include "runtime/measure_worker.h"
+#include "tuner/interleave.h"
 
 namespace tf::regress {
 
@@ -27,11 +27,8 @@ struct KernelBinary {
   std::string entry_symbol;
 };
 
-struct ComparedKernel {
-  runtime::MeasureStatus status = runtime::MeasureStatus::Ok;
-  std::string error;
-  std::vector<double> costs;  // seconds per run, one per round (fewer when it failed)
-};
+// Status, error and one cost per round (fewer when it failed).
+using ComparedKernel = tuner::KernelTimings;
 
 struct Comparison {
   std::string device;  // the board or host every round ran on

@@ -17,11 +17,6 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-double gflops_of(const ops::Workload& w, const std::vector<double>& costs) {
-  const double t = median_of(costs);
-  return t > 0 ? static_cast<double>(ops::find_operator(w.op).flops(w.shape)) / t * 1e-9 : 0;
-}
-
 // This compiler's build of `config` for the comparer's target. Throws with the workload and the
 // reason (a config the space does not have, a code generation failure).
 KernelBinary build_current(const ops::Workload& w, const json::Value& config, const std::string& target) {
@@ -38,6 +33,11 @@ std::string fmt(const char* f, double a) {
 }
 
 }  // namespace
+
+double gflops_of(const ops::Workload& w, const std::vector<double>& costs) {
+  const double t = median_of(costs);
+  return t > 0 ? static_cast<double>(ops::find_operator(w.op).flops(w.shape)) / t * 1e-9 : 0;
+}
 
 int RegressReport::exit_code() const {
   bool failed = false, worse = false, compared = false;

@@ -73,6 +73,9 @@ struct RegressReport {
   int exit_code() const;
 };
 
+// GFLOPS of `w` at the median of `costs` (seconds per run); 0 when there are none.
+double gflops_of(const ops::Workload& w, const std::vector<double>& costs);
+
 // Throws RunError when the baseline does not exist.
 RegressReport run_regress(const std::string& baseline, const Suite& suite, Comparer& comparer, const BestConfigFn& best,
                           db::Database& db, const RunSettings& settings, const ProgressFn& progress = {});

@@ -6,6 +6,7 @@
 #include "compiler/ops/operator.h"
 #include "proto/measure_wire.h"
 #include "tracker/fleet_measurer.h"
+#include "tuner/interleave.h"
 #include "tuner/tune_job.h"
 
 namespace tf::tracker {
@@ -52,50 +53,27 @@ grpc::Status compare_kernels(Dispatcher& dispatcher, const v1::CompareRequest& r
   } catch (const std::exception& e) {
     return grpc::Status(grpc::StatusCode::INTERNAL, "the reference output of " + workload.str() + ": " + e.what());
   }
-  // One timing per turn; after a kernel's first turn its runs per timing stay fixed, so every later
-  // timing of it covers the same work.
-  std::vector<runtime::MeasureOptions> opts(static_cast<size_t>(req.kernels_size()), fleet::from_wire(req.measure()));
-  for (auto& o : opts) o.repeat = 1;
-  out->set_target(target);
-  for (const auto& kernel : req.kernels()) {
-    auto* r = out->add_results();
-    r->set_name(kernel.name());
-    r->set_status(v1::MEASURE_OK);
-  }
-  for (int round = 0; round < req.rounds(); ++round) {
-    // Odd rounds run the kernels in reverse order, so neither always goes first.
-    for (int turn = 0; turn < req.kernels_size(); ++turn) {
-      const int k = round % 2 ? req.kernels_size() - 1 - turn : turn;
-      auto* r = out->mutable_results(k);
-      if (r->status() != v1::MEASURE_OK) continue;
-      const auto& kernel = req.kernels(k);
-      auto done = boards.measure(std::vector<uint8_t>(kernel.library().begin(), kernel.library().end()), kernel.entry_symbol(), opts[static_cast<size_t>(k)]);
-      while (done.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready) {
-        if (cancelled()) {
-          dispatcher.cancel_job(id);
-          return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
-        }
-      }
-      tuner::Measured m = done.get();
-      if (m.cancelled) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the tracker is shutting down");
-      if (m.board_lost) return grpc::Status(grpc::StatusCode::UNAVAILABLE, m.result.error);
-      if (out->device().empty()) {
-        out->set_device(m.device);
-        boards.bind_to(m.device);
-      }
-      if (m.result.status != runtime::MeasureStatus::Ok) {
-        r->set_status(fleet::to_wire(m.result.status));
-        r->set_error("round " + std::to_string(round + 1) + ": " + m.result.error);
-        continue;
-      }
-      if (m.result.costs.empty()) {
-        r->set_status(v1::MEASURE_RUNTIME_ERROR);
-        r->set_error("round " + std::to_string(round + 1) + ": no timing");
-        continue;
-      }
-      if (opts[static_cast<size_t>(k)].number == 0) opts[static_cast<size_t>(k)].number = m.result.number;
-      r->add_costs(m.result.costs.front());
+  std::vector<tuner::KernelToCompare> kernels;
+  for (const auto& k : req.kernels()) kernels.push_back({{k.library().begin(), k.library().end()}, k.entry_symbol()});
+  const tuner::Interleaved run = tuner::measure_interleaved(
+      boards, kernels, req.rounds(), fleet::from_wire(req.measure()), [&](const std::string& device) { boards.bind_to(device); },
+      cancelled);
+  if (!run.aborted.empty()) {
+    if (cancelled()) {
+      dispatcher.cancel_job(id);
+      return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
     }
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, run.aborted);
+  }
+  out->set_target(target);
+  out->set_device(run.device);
+  for (int k = 0; k < req.kernels_size(); ++k) {
+    const tuner::KernelTimings& t = run.kernels[static_cast<size_t>(k)];
+    auto* r = out->add_results();
+    r->set_name(req.kernels(k).name());
+    r->set_status(fleet::to_wire(t.status));
+    r->set_error(t.error);
+    for (double c : t.costs) r->add_costs(c);
   }
   return grpc::Status::OK;
 }
