@@ -106,6 +106,7 @@ int cmd_tune(const std::vector<std::string>& argv) {
   if (opts.compile_threads < 1 || opts.compile_threads > 64) throw UsageError("--compile-threads must be between 1 and 64");
   if (opts.measure.repeat < 1 || opts.measure.repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
   if (opts.measure.timeout_s < 1) throw UsageError("--timeout must be at least 1 second");
+  if (std::string bad = runtime::measure_options_error(opts.measure); !bad.empty()) throw UsageError("measure options: " + bad);
   db::Database database(args.get("db"));
 
   const bool json = args.flag_set("json");

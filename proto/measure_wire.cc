@@ -82,12 +82,14 @@ v1::MeasureOptions to_wire(const runtime::MeasureOptions& o) {
 
 runtime::MeasureOptions from_wire(const v1::MeasureOptions& w) {
   runtime::MeasureOptions o;
-  if (w.repeat() > 0) o.repeat = w.repeat();
-  if (w.number() > 0) o.number = w.number();
-  if (w.min_repeat_ms() > 0) o.min_repeat_ms = w.min_repeat_ms();
+  // Zero means the default; anything else is kept as sent, so that measure_options_error sees a
+  // negative or NaN value instead of a silent default.
+  if (w.repeat() != 0) o.repeat = w.repeat();
+  if (w.number() != 0) o.number = w.number();
+  if (w.min_repeat_ms() != 0) o.min_repeat_ms = w.min_repeat_ms();
   o.flush_cache = w.flush_cache();
-  if (w.cooldown_ms() > 0) o.cooldown_ms = w.cooldown_ms();
-  if (w.timeout_s() > 0) o.timeout_s = w.timeout_s();
+  if (w.cooldown_ms() != 0) o.cooldown_ms = w.cooldown_ms();
+  if (w.timeout_s() != 0) o.timeout_s = w.timeout_s();
   return o;
 }
 

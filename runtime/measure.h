@@ -49,6 +49,17 @@ struct MeasureOptions {
   std::string timing_lock = "/tmp/tunefarm-timing.lock";  // host-wide flock; empty: none
 };
 
+// Upper bounds of the measure options: a kernel may run this long at most, a timing take this long.
+constexpr double kMaxTimeoutS = 3600;
+constexpr double kMaxRepeatMs = 60000;  // min_repeat_ms and cooldown_ms
+constexpr int kMaxRepeat = 1000;
+
+// Why `o` cannot be measured with, naming the field ("timeout_s: ..."); empty when every field is
+// in range. Every path on which options arrive from outside calls it (job specs, Compare, `tune`,
+// and MeasureWorker as the last guard): unchecked, a timeout of 1e12 s overflowed the worker's
+// milliseconds and a hung kernel held the host's timing lock for good.
+std::string measure_options_error(const MeasureOptions& o);
+
 struct MeasureResult {
   MeasureStatus status = MeasureStatus::Ok;
   std::vector<double> costs;  // seconds per run, one per repeat

@@ -40,6 +40,8 @@ grpc::Status compare_kernels(Dispatcher& dispatcher, const v1::CompareRequest& r
     if (kernel.entry_symbol().empty()) return invalid("kernels[" + std::to_string(k) + "].entry_symbol: empty");
   }
   if (req.rounds() < 1 || req.rounds() > 1000) return invalid("rounds: " + std::to_string(req.rounds()) + " (1..1000)");
+  const runtime::MeasureOptions measure = fleet::from_wire(req.measure());
+  if (std::string bad = runtime::measure_options_error(measure); !bad.empty()) return invalid("measure." + bad);
   const std::string target = dispatcher.target_of_key(req.device_key());
   if (target.empty()) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no board with key " + req.device_key() + " is connected");
@@ -56,7 +58,7 @@ grpc::Status compare_kernels(Dispatcher& dispatcher, const v1::CompareRequest& r
   std::vector<tuner::KernelToCompare> kernels;
   for (const auto& k : req.kernels()) kernels.push_back({{k.library().begin(), k.library().end()}, k.entry_symbol()});
   const tuner::Interleaved run = tuner::measure_interleaved(
-      boards, kernels, req.rounds(), fleet::from_wire(req.measure()), [&](const std::string& device) { boards.bind_to(device); },
+      boards, kernels, req.rounds(), measure, [&](const std::string& device) { boards.bind_to(device); },
       cancelled);
   if (!run.aborted.empty()) {
     if (cancelled()) {

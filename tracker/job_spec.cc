@@ -5,6 +5,8 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/operator.h"
+#include "proto/measure_wire.h"
+#include "runtime/measure.h"
 
 namespace tf::tracker {
 namespace {
@@ -68,12 +70,9 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
   if (spec->seed() == 0) spec->set_seed(1);
   if (spec->batch() < 0 || spec->batch() > 4096) return invalid("batch", "must be 0 (the tuner's choice) to 4096");
   if (spec->batch() == 0) spec->set_batch(16);
-  const auto& m = spec->measure();
-  if (m.repeat() < 0 || m.repeat() > 1000) return invalid("measure.repeat", "must be 1 to 1000 (0: 3)");
-  if (m.number() < 0) return invalid("measure.number", "must not be negative (0: grown until min_repeat_ms)");
-  if (!(m.min_repeat_ms() >= 0 && m.min_repeat_ms() <= 60000)) return invalid("measure.min_repeat_ms", "must be 0 to 60000");
-  if (!(m.cooldown_ms() >= 0 && m.cooldown_ms() <= 60000)) return invalid("measure.cooldown_ms", "must be 0 to 60000");
-  if (!(m.timeout_s() >= 0 && m.timeout_s() <= 3600)) return invalid("measure.timeout_s", "must be 0 to 3600 (0: 10)");
+  if (std::string bad = runtime::measure_options_error(fleet::from_wire(spec->measure())); !bad.empty()) {
+    return invalid("measure." + bad.substr(0, bad.find(':')), bad.substr(bad.find(':') + 2) + " (0: the default)");
+  }
   return grpc::Status::OK;
 }
 
