@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "runtime/wire.h"
@@ -125,6 +127,23 @@ std::string MeasureWorker::default_path() {
   return dir + "/tunefarm-measure-worker";
 }
 
+std::vector<std::string> worker_environment(const char* const* parent) {
+  // Kernels run in the worker with whatever it can read, and a board's environment holds its
+  // token (TUNEFARM_TOKEN) and whatever else its operator keeps there. The worker reads no
+  // variable of its own; it keeps the locale, the time zone, where temporary files go, and how
+  // the loader finds libraries.
+  static const char* const kept[] = {"PATH", "LANG", "LANGUAGE", "TZ", "TMPDIR", "LD_LIBRARY_PATH"};
+  std::vector<std::string> env;
+  for (const char* const* e = parent; e && *e; ++e) {
+    const std::string var = *e;
+    const std::string name = var.substr(0, var.find('='));
+    bool keep = name.rfind("LC_", 0) == 0;
+    for (const char* k : kept) keep = keep || name == k;
+    if (keep) env.push_back(var);
+  }
+  return env;
+}
+
 MeasureWorker::MeasureWorker(std::string worker_path, std::vector<int> cpus, int threads)
     : path_(std::move(worker_path)), cpus_(std::move(cpus)), threads_(threads) {
   // A worker that dies while we write to it must not take us down with SIGPIPE.
@@ -148,7 +167,11 @@ void MeasureWorker::start() {
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
-  int rc = posix_spawn(&pid_, path_.c_str(), &actions, nullptr, argv.data(), environ);
+  std::vector<std::string> env_s = worker_environment(environ);
+  std::vector<char*> env;
+  for (auto& e : env_s) env.push_back(e.data());
+  env.push_back(nullptr);
+  int rc = posix_spawn(&pid_, path_.c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);
   ::close(out[1]);
@@ -196,6 +219,11 @@ MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const 
     result.error = "measure worker: no workload set up";
     return result;
   }
+  if (std::string bad = measure_options_error(opts); !bad.empty()) {
+    result.status = MeasureStatus::RuntimeError;
+    result.error = "measure options: " + bad;
+    return result;
+  }
   if (pid_ < 0) {
     start();
     ++restarts_;
@@ -214,7 +242,7 @@ MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const 
     return result;
   }
   pollfd p{from_worker_, POLLIN, 0};
-  const int timeout_ms = static_cast<int>(std::max(1.0, opts.timeout_s * 1000));
+  const int timeout_ms = static_cast<int>(std::ceil(std::clamp(opts.timeout_s, 0.001, kMaxTimeoutS) * 1000));
   int ready = 0;
   do {
     ready = ::poll(&p, 1, timeout_ms);

@@ -28,6 +28,7 @@ class MeasureWorker {
   // Never throws for anything the kernel does: crashes, hangs and wrong answers are statuses.
   MeasureResult measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& opts);
   int restarts() const { return restarts_; }
+  pid_t pid() const { return pid_; }  // -1 while no worker runs
 
   // The worker next to this executable (tunefarm-measure-worker), or $TUNEFARM_MEASURE_WORKER.
   static std::string default_path();
@@ -46,6 +47,10 @@ class MeasureWorker {
   int to_worker_ = -1, from_worker_ = -1;
   int restarts_ = 0;
 };
+
+// The variables a worker process starts with, out of `parent` (an environ): a short allowlist, so
+// that a kernel never sees the board's token or other secrets.
+std::vector<std::string> worker_environment(const char* const* parent);
 
 // Message encoding shared with the worker executable.
 namespace worker_protocol {
