@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "support/subprocess.h"
 #include "tracker/dispatcher.h"
 
 namespace tf::tracker {
@@ -163,6 +164,80 @@ TEST(Dispatcher, AnItemBoundToABoardWaitsForItAndFailsWhenItLeaves) {
   // Unbound work still flows to the board that is left.
   auto z = d.submit(1, 1, "k", ref, v1::WorkItem());
   EXPECT_TRUE(b.next_item().has_value());
+}
+
+TEST(Dispatcher, ACancelledJobsSlotGoesToTheNextJobOnceTheBoardAnswers) {
+  Dispatcher d(DispatcherOptions{1, 3});  // one item in flight per board
+  FakeBoard board;
+  auto ref = reference(1);
+  d.add_board("b1", board_info("k", 1), "llvm", "peer", board.link());
+  auto doomed = d.submit(1, 1, "k", ref, v1::WorkItem());
+  auto doomed_item = board.next_item();
+  ASSERT_TRUE(doomed_item.has_value());
+  auto waiting = d.submit(2, 1, "k", ref, v1::WorkItem());
+  EXPECT_FALSE(board.next_item().has_value()) << "the board's one slot is taken";
+  d.cancel_job(1);
+  ASSERT_EQ(doomed.wait_for(std::chrono::seconds(1)), std::future_status::ready);
+  EXPECT_TRUE(doomed.get().cancelled);
+  // The board was still measuring the cancelled item; its late answer frees the slot for job 2.
+  d.on_result("b1", ok_result(doomed_item->item_id()));
+  auto next = board.next_item();
+  ASSERT_TRUE(next.has_value()) << "job 2 stalled behind the cancelled job";
+  d.on_result("b1", ok_result(next->item_id()));
+  ASSERT_EQ(waiting.wait_for(std::chrono::seconds(1)), std::future_status::ready);
+  EXPECT_EQ(waiting.get().result.status, runtime::MeasureStatus::Ok);
+}
+
+v1::WorkItem item_with_timeout(double timeout_s) {
+  v1::WorkItem w;
+  w.mutable_measure()->set_timeout_s(timeout_s);
+  return w;
+}
+
+TEST(Dispatcher, ABoardThatHeartbeatsButNeverAnswersIsDroppedAndItsItemMoves) {
+  Dispatcher d(DispatcherOptions{2, 3, std::chrono::milliseconds(100)});
+  FakeBoard silent, good;
+  auto ref = reference(1);
+  d.add_board("silent", board_info("k", 1), "llvm", "peer", silent.link());
+  auto result = d.submit(1, 1, "k", ref, item_with_timeout(0.05));  // deadline: 2 x 50 ms + 100 ms
+  auto held = silent.next_item();
+  ASSERT_TRUE(held.has_value());
+  d.add_board("good", board_info("k", 2), "llvm", "peer", good.link());
+  EXPECT_TRUE(d.drop_boards_with_overdue_items().empty()) << "dropped before the deadline";
+  std::optional<v1::WorkItem> moved;
+  ASSERT_TRUE(poll_until(
+      [&] {
+        d.on_heartbeat("silent", v1::Heartbeat());  // alive, but it never answers
+        d.drop_boards_with_overdue_items();
+        moved = good.next_item();
+        return moved.has_value();
+      },
+      std::chrono::seconds(10)))
+      << "the item never left the silent board";
+  EXPECT_EQ(moved->item_id(), held->item_id());
+  {
+    std::lock_guard<std::mutex> lock(silent.mu);
+    EXPECT_TRUE(silent.disconnected) << "the silent board's stream stays open";
+  }
+  EXPECT_EQ(d.devices("k").size(), 1u);
+  d.on_result("silent", ok_result(held->item_id()));  // too late: dropped
+  EXPECT_EQ(result.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
+  d.on_result("good", ok_result(moved->item_id()));
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(1)), std::future_status::ready);
+  EXPECT_EQ(result.get().device, "testhost:2");
+}
+
+TEST(Dispatcher, AnItemsDeadlineCountsFromTheItemAheadOfItOnItsBoard) {
+  Dispatcher d(DispatcherOptions{2, 3, std::chrono::milliseconds(0)});
+  FakeBoard board;
+  d.add_board("b1", board_info("k", 1), "llvm", "peer", board.link());
+  auto ref = reference(1);
+  auto first = d.submit(1, 1, "k", ref, item_with_timeout(1800));
+  auto second = d.submit(1, 1, "k", ref, item_with_timeout(1800));
+  ASSERT_TRUE(board.next_item().has_value());
+  ASSERT_TRUE(board.next_item().has_value());
+  EXPECT_TRUE(d.drop_boards_with_overdue_items().empty()) << "a long time limit is honoured";
+  EXPECT_EQ(d.devices("k").size(), 1u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tracker/dispatcher.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "proto/measure_wire.h"
 
@@ -40,6 +41,7 @@ struct Dispatcher::Item {
   std::promise<tuner::Measured> done;
   int attempts = 0;
   std::string only_device;  // measured on this board or not at all (empty: any board of the key)
+  std::chrono::milliseconds time_limit{0};  // from dispatch to answer, when first in the board's line
   std::string board_id;  // while in flight
   std::string lost_on;   // boards it was lost with, for the error message
 };
@@ -48,7 +50,8 @@ struct Dispatcher::Board {
   std::string id, key, target, peer, device;
   v1::BoardInfo info;
   BoardLink link;
-  std::set<uint64_t> in_flight;
+  // Items sent and not answered, with their deadlines; a cancelled item stays until its answer.
+  std::map<uint64_t, Clock::time_point> in_flight;
   std::deque<uint64_t> references;  // held by the board, least recently used first
   Clock::time_point last_heartbeat = Clock::now();
   int64_t connected_ms = wall_ms(), last_heartbeat_ms = wall_ms();
@@ -110,7 +113,8 @@ void Dispatcher::remove_board(const std::string& board_id, const std::string& wh
     board = it->second;
     boards_.erase(it);
     // Its unfinished items go back to the front of their queues, in their original order.
-    std::vector<uint64_t> lost(board->in_flight.rbegin(), board->in_flight.rend());
+    std::vector<uint64_t> lost;
+    for (auto it = board->in_flight.rbegin(); it != board->in_flight.rend(); ++it) lost.push_back(it->first);
     for (uint64_t item_id : lost) {
       auto item_it = items_.find(item_id);
       if (item_it == items_.end()) continue;
@@ -202,6 +206,32 @@ void Dispatcher::on_result(const std::string& board_id, const v1::WorkResult& r)
   deliver(out);
 }
 
+std::vector<std::string> Dispatcher::drop_boards_with_overdue_items() {
+  struct Overdue {
+    std::string board_id, why;
+    std::function<void()> disconnect;
+  };
+  std::vector<Overdue> overdue;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto now = Clock::now();
+    for (auto& [id, b] : boards_) {
+      for (const auto& [item_id, due] : b->in_flight) {
+        if (due >= now) continue;
+        overdue.push_back({id, "no answer for item " + std::to_string(item_id) + " by its deadline", b->link.disconnect});
+        break;
+      }
+    }
+  }
+  std::vector<std::string> dropped;
+  for (auto& o : overdue) {
+    remove_board(o.board_id, o.why);
+    if (o.disconnect) o.disconnect();
+    dropped.push_back("board " + o.board_id + " dropped: " + o.why + "; its items go to other boards");
+  }
+  return dropped;
+}
+
 void Dispatcher::disconnect_silent_boards(std::chrono::milliseconds timeout) {
   std::vector<std::function<void()>> disconnects;
   {
@@ -290,6 +320,7 @@ std::future<tuner::Measured> Dispatcher::submit(int64_t job_id, int priority, co
     item->priority = std::max(1, priority);
     item->key = key;
     item->reference = std::move(reference);
+    item->time_limit = time_limit(work);
     work.set_item_id(item->id);
     work.set_reference_id(item->reference->reference_id());
     auto msg = std::make_shared<v1::TrackerMessage>();
@@ -314,13 +345,7 @@ void Dispatcher::cancel_job(int64_t job_id) {
   for (auto& [id, item] : items_) {
     if (item->job_id == job_id) doomed.push_back(item);
   }
-  for (auto& item : doomed) {
-    if (!item->board_id.empty()) {
-      auto b = boards_.find(item->board_id);
-      if (b != boards_.end()) b->second->in_flight.erase(item->id);
-    }
-    finish_locked(item, cancelled_result());
-  }
+  for (auto& item : doomed) finish_locked(item, cancelled_result());
 }
 
 void Dispatcher::shutdown() {
@@ -334,6 +359,15 @@ void Dispatcher::shutdown() {
 int64_t Dispatcher::dispatched() const {
   std::lock_guard<std::mutex> lock(mu_);
   return dispatched_;
+}
+
+std::chrono::milliseconds Dispatcher::time_limit(const v1::WorkItem& work) const {
+  // A board's worker kills a kernel at timeout_s, and its timing may wait for another board on
+  // the host to finish one: twice the candidate's own limit, plus the grace.
+  const runtime::MeasureOptions o = fleet::from_wire(work.measure());
+  const double timeout_s = std::isfinite(o.timeout_s) ? std::clamp(o.timeout_s, 0.0, runtime::kMaxTimeoutS) : runtime::kMaxTimeoutS;
+  const double cooldown_s = std::isfinite(o.cooldown_ms) ? std::clamp(o.cooldown_ms, 0.0, runtime::kMaxRepeatMs) / 1000 : 0;
+  return std::chrono::milliseconds(static_cast<int64_t>(2000 * (timeout_s + cooldown_s))) + opts_.item_grace;
 }
 
 void Dispatcher::finish_locked(std::shared_ptr<Item> item, tuner::Measured m) {  // by value: erasing frees the map's copy
@@ -376,7 +410,10 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
     kq.virtual_time = job->pass;
     job->pass += 1.0 / job->priority;
     item->board_id = board->id;
-    board->in_flight.insert(item->id);
+    // The board measures its items in the order sent: this one starts when the last one ends.
+    Clock::time_point start = Clock::now();
+    for (const auto& [id, due] : board->in_flight) start = std::max(start, due);
+    board->in_flight[item->id] = start + item->time_limit;
     const uint64_t ref = item->reference->reference_id();
     auto held = std::find(board->references.begin(), board->references.end(), ref);
     if (held != board->references.end()) {

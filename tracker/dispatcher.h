@@ -4,7 +4,10 @@
 // (stride scheduling: each dispatch advances the job's pass by 1/priority, the job with the lowest
 // pass goes next). A board that is lost hands its in-flight items back to the front of their
 // queues, for another board of the key; a result for an item already given away is dropped, so
-// every item completes exactly once.
+// every item completes exactly once. Each item in flight has a deadline derived from its measure
+// options (a board measures one item at a time, so an item's deadline counts from the one ahead of
+// it); a board that holds an item past it is dropped, even while it heartbeats, and the item moves
+// on.
 #pragma once
 
 #include <chrono>
@@ -36,6 +39,9 @@ struct BoardLink {
 struct DispatcherOptions {
   int slots_per_board = 2;     // items in flight per board: one measured, one waiting behind it
   int max_attempts = 3;        // boards an item may be lost with before it fails
+  // Added to each item's own time limit for its deadline: a worker restart, the reference, the
+  // result's way back.
+  std::chrono::milliseconds item_grace{10000};
 };
 
 class Dispatcher {
@@ -51,6 +57,9 @@ class Dispatcher {
   void on_result(const std::string& board_id, const v1::WorkResult& result);
   // Boards whose last heartbeat is older than `timeout` are disconnected (and then removed).
   void disconnect_silent_boards(std::chrono::milliseconds timeout);
+  // Boards that hold an item past its deadline are removed (their items go back to the queues,
+  // each counting as lost once) and disconnected. Returns one line per board dropped, for the log.
+  std::vector<std::string> drop_boards_with_overdue_items();
   std::vector<v1::Device> devices(const std::string& key = "") const;
   int boards_of_key(const std::string& key) const;
   // The CPUs that boards on `hostname` pin their kernels to; `unpinned` when one of them is not
@@ -71,7 +80,9 @@ class Dispatcher {
   std::future<tuner::Measured> submit(int64_t job_id, int priority, const std::string& key,
                                       std::shared_ptr<const v1::Reference> reference, v1::WorkItem item,
                                       const std::string& only_device = "");
-  // Answers every queued and in-flight item of the job at once as cancelled; late results are dropped.
+  // Answers every queued and in-flight item of the job at once as cancelled. A board still
+  // measuring one keeps its slot until it answers (the answer is dropped, and the slot goes to the
+  // next item of the key) or the item's deadline passes.
   void cancel_job(int64_t job_id);
   void shutdown();  // cancels everything; submit() afterwards answers cancelled
 
@@ -95,6 +106,7 @@ class Dispatcher {
   void pump_locked(const std::string& key, Outbox* out);
   void deliver(Outbox& out);  // writes the boards' pending messages, outside mu_
   void finish_locked(std::shared_ptr<Item> item, tuner::Measured m);
+  std::chrono::milliseconds time_limit(const v1::WorkItem& work) const;
   static tuner::Measured board_gone(const std::string& device, const std::string& why);
   bool board_connected_locked(const std::string& key, const std::string& device) const;  // with mu_ held
 

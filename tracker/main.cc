@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
               "every CPU, so a build never overlaps their timing", "/tmp/tunefarm-timing.lock")
       .option("heartbeat-timeout-ms", "MS", "a board silent this long is lost; its work goes to another", "5000")
       .option("slots-per-board", "N", "work items in flight per board", "2")
+      .option("item-grace-ms", "MS", "a board holding an item this long past the item's time limit is dropped; "
+              "the item goes to another", "10000")
       .option("port-file", "FILE", "write the port served on here once listening (for scripts and tests)");
   tf::tracker::TrackerOptions opts;
   try {
@@ -36,6 +38,9 @@ int main(int argc, char** argv) {
     opts.build_lock = args.get("build-lock") == "none" ? "" : args.get("build-lock");
     opts.heartbeat_timeout_ms = static_cast<int>(args.get_int("heartbeat-timeout-ms"));
     opts.slots_per_board = static_cast<int>(args.get_int("slots-per-board"));
+    const int64_t grace_ms = args.get_int("item-grace-ms");
+    if (grace_ms < 100 || grace_ms > 3600000) throw tf::UsageError("--item-grace-ms: 100 to 3600000");
+    opts.item_grace_ms = static_cast<int>(grace_ms);
     if (opts.heartbeat_timeout_ms < 100) throw tf::UsageError("--heartbeat-timeout-ms: at least 100");
     if (opts.slots_per_board < 1 || opts.slots_per_board > 64) throw tf::UsageError("--slots-per-board: 1 to 64");
     if (opts.build_threads < 0) throw tf::UsageError("--build-threads: must not be negative");

@@ -16,7 +16,7 @@ bool is_loopback(const std::string& listen) {
 }
 
 Tracker::Tracker(const TrackerOptions& opts)
-    : opts_(opts), dispatcher_(DispatcherOptions{opts.slots_per_board, 3}) {
+    : opts_(opts), dispatcher_(DispatcherOptions{opts.slots_per_board, 3, std::chrono::milliseconds(opts.item_grace_ms)}) {
   if (!opts.token_file.empty()) {
     auth_ = Authenticator(fleet::read_token_file(opts.token_file));
   } else if (!is_loopback(opts.listen)) {
@@ -59,6 +59,7 @@ Tracker::Tracker(const TrackerOptions& opts)
   maintenance_ = std::thread([this] {
     while (!stopping_) {
       dispatcher_.disconnect_silent_boards(std::chrono::milliseconds(opts_.heartbeat_timeout_ms));
+      for (const std::string& line : dispatcher_.drop_boards_with_overdue_items()) std::fprintf(stderr, "tracker: %s\n", line.c_str());
       jobs_->tick();
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }

@@ -33,6 +33,7 @@ struct TrackerOptions {
   int heartbeat_interval_ms = 1000;
   int heartbeat_timeout_ms = 5000;
   int slots_per_board = 2;
+  int item_grace_ms = 10000;  // beyond an item's own time limit, before its board is dropped
 };
 
 class Tracker {
