@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "proto/tokens.h"
 #include "support/json.h"
 #include "tests/cli_runner.h"
 #include "tests/fleet_harness.h"
@@ -73,9 +74,41 @@ TEST(FleetRegress, CompareRejectsBadRequestsNamingTheField) {
   req.mutable_kernels(0)->set_library("x");
   EXPECT_NE(call(req).error_message().find("rounds: 0"), std::string::npos);
   req.set_rounds(3);
+  req.mutable_measure()->set_timeout_s(1e12);
+  EXPECT_NE(call(req).error_message().find("measure.timeout_s: 1e+12 is out of range"), std::string::npos) << call(req).error_message();
+  req.mutable_measure()->set_timeout_s(-1);
+  EXPECT_NE(call(req).error_message().find("measure.timeout_s"), std::string::npos) << call(req).error_message();
+  req.mutable_measure()->set_timeout_s(0);  // the default
   grpc::Status s = call(req);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(s.error_message(), "no board with key k is connected");
+}
+
+TEST(FleetRegress, CompareIsForAdminsOnly) {
+  Fleet fleet("compare-auth");
+  const std::string client_line = fleet::new_token_line(fleet::Role::Client, "ci");
+  const std::string admin_line = fleet::new_token_line(fleet::Role::Admin, "root");
+  const std::string tokens = fleet.dir() + "/tokens";
+  std::ofstream(tokens) << client_line << "\n" << admin_line << "\n";
+  fleet.start_tracker({"--token-file", tokens});
+  auto stub = fleet.client();
+  v1::CompareRequest req;
+  req.set_device_key("k");
+  req.mutable_workload()->set_op("dense");
+  for (int i = 0; i < 3; ++i) req.mutable_workload()->add_shape(4);
+  auto* kernel = req.add_kernels();
+  kernel->set_library("x");
+  kernel->set_entry_symbol("f");
+  req.set_rounds(3);
+  auto call = [&](const std::string& line) {
+    v1::CompareResponse resp;
+    return stub->Compare(context(line.substr(0, line.find(' '))).get(), req, &resp);
+  };
+  grpc::Status s = call(client_line);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+  EXPECT_NE(s.error_message().find("needs admin"), std::string::npos) << s.error_message();
+  s = call(admin_line);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << "an admin gets past auth: " << s.error_message();
 }
 
 }  // namespace
