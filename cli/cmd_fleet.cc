@@ -10,6 +10,7 @@
 #include "proto/channel.h"
 #include "proto/json_convert.h"
 #include "proto/tokens.h"
+#include "proto/utf8.h"
 
 namespace tf::cli {
 namespace {
@@ -137,6 +138,7 @@ int cmd_submit(const std::vector<std::string>& argv) {
     } catch (const std::exception& e) {
       throw UsageError(std::string("--job: ") + e.what());
     }
+    if (std::string bad = fleet::utf8_error(text); !bad.empty()) throw UsageError("--job " + args.get("job") + ": not valid UTF-8: " + bad);
     // The tracker checks the file, so every client gets the same answers; options given here
     // fill in what the file leaves out.
     req.set_spec_json(text);
@@ -155,6 +157,7 @@ int cmd_submit(const std::vector<std::string>& argv) {
     spec->mutable_measure()->set_repeat(static_cast<int32_t>(args.get_int("repeat")));
     spec->mutable_measure()->set_timeout_s(static_cast<double>(args.get_int("timeout")));
   }
+  if (std::string bad = fleet::invalid_utf8_field(req); !bad.empty()) throw UsageError(bad);
   v1::Job job;
   auto ctx = client.context();
   grpc::Status s = client.stub().SubmitJob(ctx.get(), req, &job);

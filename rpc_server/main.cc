@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "proto/tokens.h"
+#include "proto/utf8.h"
 #include "rpc_server/board.h"
 #include "rpc_server/board_info.h"
 #include "support/args.h"
@@ -31,6 +32,9 @@ int main(int argc, char** argv) {
     opts.tracker = args.get("tracker");
     opts.key = args.get("key");
     if (opts.key.empty()) throw tf::UsageError("--key is required: the device key jobs name to reach this board");
+    if (std::string bad = tf::fleet::utf8_error(opts.key); !bad.empty()) {
+      throw tf::UsageError("--key '" + tf::fleet::printable(opts.key) + "' is not valid UTF-8: " + bad);
+    }
     opts.tls_ca = args.get("tls-ca");
     if (args.has("cpus")) opts.cpus = tf::board::parse_cpu_list(args.get("cpus"));
     opts.threads = static_cast<int>(args.get_int("threads"));

@@ -6,6 +6,7 @@
 #include "compiler/codegen/target.h"
 #include "compiler/error.h"
 #include "db/database.h"
+#include "proto/utf8.h"
 #include "tracker/job_spec.h"
 
 namespace tf::tracker {
@@ -39,7 +40,7 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   }
   if (!valid_device_key(info.device_key())) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "key: '" + info.device_key() + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
+                        "key: '" + fleet::printable(info.device_key()) + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
   }
   if (info.threads() < 1 || info.threads() > 1024) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "threads: must be 1 to 1024");

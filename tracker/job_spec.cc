@@ -6,6 +6,7 @@
 #include "compiler/error.h"
 #include "compiler/ops/operator.h"
 #include "proto/measure_wire.h"
+#include "proto/utf8.h"
 #include "runtime/measure.h"
 
 namespace tf::tracker {
@@ -54,7 +55,7 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
   }
   if (spec->device_key().empty()) return invalid("key", "missing: which boards should measure (see `tunefarm devices`)");
   if (!valid_device_key(spec->device_key())) {
-    return invalid("key", "'" + spec->device_key() + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
+    return invalid("key", "'" + fleet::printable(spec->device_key()) + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
   }
   if (!key_known(spec->device_key())) {
     return invalid("key", "no board has ever registered with key '" + spec->device_key() + "' (see `tunefarm devices`)");
