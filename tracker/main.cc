@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<tf::tracker::Tracker> tracker;
   try {
     tracker = std::make_unique<tf::tracker::Tracker>(opts);
+  } catch (const tf::tracker::OptionError& e) {
+    std::fprintf(stderr, "tunefarm-tracker: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tunefarm-tracker: %s\n", e.what());
     return 1;

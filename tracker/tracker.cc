@@ -11,20 +11,35 @@
 
 namespace tf::tracker {
 
-bool is_loopback(const std::string& listen) {
-  return listen.rfind("127.", 0) == 0 || listen.rfind("localhost:", 0) == 0 || listen.rfind("[::1]:", 0) == 0;
+namespace {
+
+// gRPC reports a certificate or key it cannot use only as a server that did not start, which reads
+// as a port in use; say which file is wrong instead.
+void check_pem(const std::string& option, const std::string& path, const std::string& text, bool want_key) {
+  const bool has_cert = text.find("-----BEGIN CERTIFICATE-----") != std::string::npos;
+  const bool has_key = text.find("PRIVATE KEY-----") != std::string::npos;
+  if (want_key ? has_key : has_cert) return;
+  const std::string what = want_key ? "a PEM private key" : "a PEM certificate";
+  if (want_key ? has_cert : has_key) {
+    throw OptionError(option + " " + path + " is not valid: it holds " + (want_key ? "a certificate" : "a private key") +
+                      ", not " + what + " (are --tls-cert and --tls-key swapped?)");
+  }
+  throw OptionError(option + " " + path + " is not valid: it holds no " + what);
 }
+
+}  // namespace
 
 Tracker::Tracker(const TrackerOptions& opts)
     : opts_(opts), dispatcher_(DispatcherOptions{opts.slots_per_board, 3, std::chrono::milliseconds(opts.item_grace_ms)}) {
+  parse_listen(opts.listen);
   if (!opts.token_file.empty()) {
     auth_ = Authenticator(fleet::read_token_file(opts.token_file));
   } else if (!is_loopback(opts.listen)) {
-    throw std::runtime_error("refusing to listen on " + opts.listen +
+    throw OptionError("refusing to listen on " + opts.listen +
                              " without --token-file: anyone who reaches it could run code on your boards. "
                              "Listen on 127.0.0.1, or give a token file (tunefarm token new --role ...)");
   }
-  if (opts.tls_cert.empty() != opts.tls_key.empty()) throw std::runtime_error("--tls-cert and --tls-key go together");
+  if (opts.tls_cert.empty() != opts.tls_key.empty()) throw OptionError("--tls-cert and --tls-key go together");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   all_cpus_ = runtime::usable_cpus();
   char host[256] = {0};
@@ -41,7 +56,10 @@ Tracker::Tracker(const TrackerOptions& opts)
     creds = grpc::InsecureServerCredentials();
   } else {
     grpc::SslServerCredentialsOptions ssl;
-    ssl.pem_key_cert_pairs.push_back({fleet::read_text_file(opts.tls_key), fleet::read_text_file(opts.tls_cert)});
+    const std::string key = fleet::read_text_file(opts.tls_key), cert = fleet::read_text_file(opts.tls_cert);
+    check_pem("--tls-cert", opts.tls_cert, cert, false);
+    check_pem("--tls-key", opts.tls_key, key, true);
+    ssl.pem_key_cert_pairs.push_back({key, cert});
     creds = grpc::SslServerCredentials(ssl);
   }
   grpc::ServerBuilder builder;
@@ -54,7 +72,10 @@ Tracker::Tracker(const TrackerOptions& opts)
   builder.RegisterService(tuning_.get());
   builder.RegisterService(boards_.get());
   server_ = builder.BuildAndStart();
-  if (!server_ || port_ == 0) throw std::runtime_error("cannot listen on " + opts.listen + " (in use, or not an address here)");
+  if (!server_ || port_ == 0) {
+    throw std::runtime_error("cannot listen on " + opts.listen + " (in use, or not an address here" +
+                             (opts.tls_cert.empty() ? ")" : "; or --tls-key is not the key of --tls-cert)"));
+  }
   resumed_ = jobs_->resume_unfinished();
   maintenance_ = std::thread([this] {
     while (!stopping_) {

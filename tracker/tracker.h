@@ -17,6 +17,7 @@
 #include "tracker/board_service.h"
 #include "tracker/dispatcher.h"
 #include "tracker/job_manager.h"
+#include "tracker/listen_address.h"
 #include "tracker/tuning_service.h"
 #include "tuner/builder.h"
 
@@ -38,8 +39,9 @@ struct TrackerOptions {
 
 class Tracker {
  public:
-  // Opens the db, resumes unfinished jobs and starts serving. Throws std::runtime_error with a
-  // message for the operator (bad options, a port in use, an unreadable token file).
+  // Opens the db, resumes unfinished jobs and starts serving. Throws OptionError for a bad
+  // --listen, --tls-cert or --tls-key, std::runtime_error with a message for the operator for the
+  // rest (a port in use, an unreadable token file).
   explicit Tracker(const TrackerOptions& opts);
   ~Tracker();
   int port() const { return port_; }
@@ -68,8 +70,5 @@ class Tracker {
 
   tuner::LocalBuilder::Placement build_placement();
 };
-
-// Whether a listen address is on the loopback interface (127.0.0.0/8, [::1], localhost).
-bool is_loopback(const std::string& listen);
 
 }  // namespace tf::tracker
