@@ -16,6 +16,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr size_t kSpecsKept = 20000;
+
 bool active(v1::JobState s) { return s == v1::QUEUED || s == v1::RUNNING; }
 
 std::string waiting_message(const std::string& key) {
@@ -73,6 +75,7 @@ struct JobManager::Run {
   v1::Job job;  // guarded by JobManager::mu_
   uint64_t version = 1;
   bool finished = false;
+  bool final_state_stored = false;  // the db holds how it ended: it may be forgotten here
   bool cancelled = false;
   std::atomic<bool> stop{false};
   std::thread thread;
@@ -187,6 +190,7 @@ void JobManager::run_job(const std::shared_ptr<Run>& run) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       run->finished = true;
+      run->final_state_stored = db != nullptr;
     }
     changed_.notify_all();
   };
@@ -367,17 +371,56 @@ std::vector<v1::Job> JobManager::list(bool active_only, int limit) {
     std::lock_guard<std::mutex> lock(db_mu_);
     stored = db_.jobs();
   }
+  // One read of the table; each job from memory when it runs here, else from its row.
   std::vector<v1::Job> out;
   for (auto it = stored.rbegin(); it != stored.rend() && static_cast<int>(out.size()) < limit; ++it) {
     v1::Job j;
-    if (!get(it->id, &j).ok()) continue;
+    bool in_memory = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto r = runs_.find(it->id); r != runs_.end()) {
+        j = r->second->job;
+        in_memory = true;
+      }
+    }
+    if (!in_memory) j = from_db(*it);
     if (active_only && !active(j.state())) continue;
-    out.push_back(j);
+    out.push_back(std::move(j));
   }
   return out;
 }
 
+void JobManager::forget_finished() {
+  std::vector<std::shared_ptr<Run>> done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = runs_.begin(); it != runs_.end();) {
+      if (it->second->finished && it->second->final_state_stored) {
+        done.push_back(it->second);
+        it = runs_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // Its thread has recorded the end and is returning.
+  for (auto& r : done) {
+    if (r->thread.joinable()) r->thread.join();
+  }
+}
+
+size_t JobManager::jobs_in_memory() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return runs_.size();
+}
+
+int64_t JobManager::specs_parsed() {
+  std::lock_guard<std::mutex> lock(specs_mu_);
+  return specs_parsed_;
+}
+
 void JobManager::tick() {
+  forget_finished();
   std::vector<std::shared_ptr<Run>> runs;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -424,8 +467,20 @@ v1::Job JobManager::from_db(const db::Job& j) {
   job.set_created_ms(j.created_ms);
   job.set_updated_ms(j.updated_ms);
   job.set_state(fleet::parse_job_state(j.state).value_or(v1::FAILED));
+  *job.mutable_spec() = spec_of(j);
+  init_progress(&job);
+  progress_from_json(j.progress, &job);
+  return job;
+}
+
+v1::JobSpec JobManager::spec_of(const db::Job& j) {
+  {
+    std::lock_guard<std::mutex> lock(specs_mu_);
+    if (auto it = specs_.find(j.id); it != specs_.end()) return it->second;
+  }
+  v1::JobSpec parsed;
   try {
-    *job.mutable_spec() = fleet::job_spec_from_json(j.spec);
+    parsed = fleet::job_spec_from_json(j.spec);
   } catch (const std::exception&) {
     // A job of `tunefarm tune` (one workload, measured on this host): shown in the same form.
     v1::JobSpec spec;
@@ -440,11 +495,13 @@ v1::Job JobManager::from_db(const db::Job& j) {
     if (const auto* t = j.spec.find("trials"); t && t->is_int()) spec.set_trials(t->as_int());
     if (const auto* t = j.spec.find("tuner"); t && t->is_string()) spec.set_tuner(t->as_string());
     spec.set_device_key("local");
-    *job.mutable_spec() = spec;
+    parsed = spec;
   }
-  init_progress(&job);
-  progress_from_json(j.progress, &job);
-  return job;
+  std::lock_guard<std::mutex> lock(specs_mu_);
+  ++specs_parsed_;
+  if (specs_.size() >= kSpecsKept) specs_.clear();  // a bound, however many jobs the db holds
+  specs_.emplace(j.id, parsed);
+  return parsed;
 }
 
 }  // namespace tf::tracker

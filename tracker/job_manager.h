@@ -40,8 +40,13 @@ class JobManager {
   // The job's owner or an admin may cancel it.
   grpc::Status cancel(int64_t id, const Principal& who, v1::Job* out);
   std::vector<v1::Job> list(bool active_only, int limit);
-  // Refreshes what waiting jobs say ("no board with key ... connected"); called periodically.
+  // Refreshes what waiting jobs say ("no board with key ... connected") and forgets finished
+  // jobs (their final state is in the db, where get and list find it); called periodically.
   void tick();
+  // Jobs held in memory (running, or finished and not yet forgotten), and specs parsed from the
+  // db so far: what tests check to see that finished jobs go and listing stays linear.
+  size_t jobs_in_memory();
+  int64_t specs_parsed();
   // Stops every job after its candidates in flight; unfinished jobs stay so in the db.
   void shutdown();
 
@@ -53,6 +58,8 @@ class JobManager {
   void change(const std::shared_ptr<Run>& run, F&& f);
   void persist(db::Database& db, const std::shared_ptr<Run>& run, bool force);
   v1::Job from_db(const db::Job& j);
+  v1::JobSpec spec_of(const db::Job& j);
+  void forget_finished();
   bool key_known(const std::string& key);
 
   std::string db_path_;
@@ -63,7 +70,11 @@ class JobManager {
 
   std::mutex mu_;
   std::condition_variable changed_;
-  std::map<int64_t, std::shared_ptr<Run>> runs_;  // every job started by this process
+  std::map<int64_t, std::shared_ptr<Run>> runs_;  // jobs running, or finished and not yet forgotten
+  // A job's spec never changes: parsed once from its db row, then kept (guarded by specs_mu_).
+  std::mutex specs_mu_;
+  std::map<int64_t, v1::JobSpec> specs_;
+  int64_t specs_parsed_ = 0;
   bool shutting_down_ = false;
 };
 

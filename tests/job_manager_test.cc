@@ -1,0 +1,93 @@
+// The tracker's job manager on its own: finished jobs leave memory (the db keeps them, and get and
+// list still show them), and listing reads the jobs table once, parsing each job's spec once.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "db/database.h"
+#include "proto/json_convert.h"
+#include "support/subprocess.h"
+#include "tracker/job_manager.h"
+
+namespace tf::tracker {
+namespace {
+
+v1::JobSpec small_job(const std::string& key) {
+  v1::JobSpec spec;
+  auto* w = spec.add_workloads();
+  w->set_op("dense");
+  for (int d : {16, 16, 16}) w->add_shape(d);
+  spec.set_device_key(key);
+  spec.set_trials(4);
+  return spec;
+}
+
+class JobManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = testing::TempDir() + "job_manager_test." + std::to_string(::getpid()) + ".db";
+    std::remove(path_.c_str());
+    db::Database db(path_);
+    db::DeviceRecord board;  // the key is known, and no board of it is connected: jobs wait
+    board.device_key = "k";
+    board.hostname = "h";
+    board.target = "llvm";
+    board.info = json::Value::object();
+    db.record_device(board);
+    for (int i = 0; i < 5; ++i) {
+      const int64_t id = db.create_job(fleet::job_spec_to_json(small_job("k")), "alice", "done");
+      db.update_job(id, "done", json::Value::object());
+    }
+  }
+  void TearDown() override {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path_ + suffix).c_str());
+  }
+  std::string path_;
+};
+
+TEST_F(JobManagerTest, ListingParsesEachSpecOnce) {
+  Dispatcher dispatcher;
+  tuner::LocalBuilder builder(1);
+  JobManager jobs(path_, dispatcher, builder);
+  for (int round = 0; round < 3; ++round) {
+    const std::vector<v1::Job> listed = jobs.list(false, 100);
+    ASSERT_EQ(listed.size(), 5u);
+    for (const auto& j : listed) {
+      EXPECT_EQ(j.state(), v1::DONE);
+      EXPECT_EQ(j.spec().device_key(), "k");
+    }
+  }
+  EXPECT_EQ(jobs.specs_parsed(), 5) << "a spec parsed again for every listing, or for every job listed";
+  jobs.shutdown();
+}
+
+TEST_F(JobManagerTest, AFinishedJobLeavesMemoryAndIsStillShown) {
+  Dispatcher dispatcher;
+  tuner::LocalBuilder builder(1);
+  JobManager jobs(path_, dispatcher, builder);
+  Principal alice{"alice", fleet::Role::Client};
+  v1::Job job;
+  ASSERT_TRUE(jobs.submit(small_job("k"), alice, &job).ok());
+  EXPECT_EQ(jobs.jobs_in_memory(), 1u);
+  ASSERT_TRUE(jobs.cancel(job.id(), alice, &job).ok());
+  EXPECT_EQ(job.state(), v1::CANCELLED);
+  ASSERT_TRUE(poll_until(
+      [&] {
+        jobs.tick();
+        return jobs.jobs_in_memory() == 0;
+      },
+      std::chrono::seconds(10)))
+      << "a finished job stays in memory";
+  v1::Job again;
+  ASSERT_TRUE(jobs.get(job.id(), &again).ok());
+  EXPECT_EQ(again.state(), v1::CANCELLED);
+  EXPECT_EQ(again.message(), "cancelled");
+  const std::vector<v1::Job> listed = jobs.list(false, 100);
+  ASSERT_EQ(listed.size(), 6u);
+  EXPECT_EQ(listed.front().id(), job.id());
+  EXPECT_EQ(listed.front().state(), v1::CANCELLED);
+  EXPECT_EQ(jobs.cancel(job.id(), alice, &again).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  jobs.shutdown();
+}
+
+}  // namespace
+}  // namespace tf::tracker
