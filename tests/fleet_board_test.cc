@@ -42,6 +42,7 @@ class ScriptedTracker final : public v1::Boards::Service {
       std::lock_guard<std::mutex> lock(mu_);
       if (msg.has_result()) results_.push_back(msg.result());
       if (msg.has_heartbeat() && msg.heartbeat().draining()) saw_draining_ = true;
+      if (msg.has_heartbeat() && msg.heartbeat().queued() > 0) saw_held_ = true;
       changed_.notify_all();
     }
     std::lock_guard<std::mutex> lock(mu_);
@@ -53,6 +54,11 @@ class ScriptedTracker final : public v1::Boards::Service {
   bool wait_results(size_t n, std::chrono::seconds timeout) {
     std::unique_lock<std::mutex> lock(mu_);
     return changed_.wait_for(lock, timeout, [&] { return results_.size() >= n; });
+  }
+  // Until a heartbeat says the board holds an item (received, not yet reported).
+  bool wait_held(std::chrono::seconds timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, timeout, [&] { return saw_held_; });
   }
   bool wait_stream_end(std::chrono::seconds timeout) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -75,7 +81,7 @@ class ScriptedTracker final : public v1::Boards::Service {
   std::vector<v1::WorkItem> items_;
   std::mutex mu_;
   std::condition_variable changed_;
-  bool connected_ = false, stream_ended_ = false, saw_draining_ = false;
+  bool connected_ = false, stream_ended_ = false, saw_draining_ = false, saw_held_ = false;
   v1::BoardInfo info_;
   std::vector<v1::WorkResult> results_;
 };
@@ -145,13 +151,15 @@ TEST(FleetBoard, CrashingHangingAndWrongKernelsAreOutcomesAndTheBoardServesOn) {
 
 TEST(FleetBoard, SigtermFinishesTheItemInFlightThenExits) {
   const std::vector<uint8_t> lib = test_kernels::build_test_library();
-  // Three timings of at least 300 ms: long enough to signal the board in the middle.
-  ScriptedTracker tracker({item(7, lib, "tf_ok", 300, 30)});
+  // Three timings of at least 700 ms: the item outlasts two of the board's 1 s heartbeats, so one
+  // of them reports it held, and the signal arrives while it is measured.
+  ScriptedTracker tracker({item(7, lib, "tf_ok", 700, 30)});
   Server server(tracker);
   const std::string log = "/tmp/tf-board-drain-" + std::to_string(::getpid()) + ".log";
   Process board = start_board(server.address(), log);
   ASSERT_TRUE(eventually([&] { return board.output().find("registered") != std::string::npos; }, std::chrono::seconds(30)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(tracker.wait_held(std::chrono::seconds(30))) << board.output();
+  EXPECT_TRUE(tracker.results().empty()) << "the item was finished before the signal";
   board.kill(SIGTERM);
   ASSERT_TRUE(tracker.wait_results(1, std::chrono::seconds(30))) << board.output();
   EXPECT_EQ(tracker.results()[0].status(), v1::MEASURE_OK);

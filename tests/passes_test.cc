@@ -2,7 +2,6 @@
 // by interpreting real dense kernels (ir_interpreter.h) against the operator's reference.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <random>
 
 #include "compiler/compiler.h"
@@ -324,17 +323,18 @@ TEST(PassesDense, MainPartOfOddShapeIsBranchFree) {
   EXPECT_EQ(c.fors, 1) << "only the k loop should remain inside the main column loop\n" << to_string(f);
 }
 
-TEST(PassesDense, SimplifyIsFast) {
+// Simplify only folds and removes: it never copies a loop or a statement (a blow-up there once
+// made lowering slow), and a second run has nothing left to do.
+TEST(PassesDense, SimplifyShrinksTheNestAndIsIdempotent) {
   compiler::Task task({"dense", {37, 45, 70}}, codegen::host_target());
   auto cfg = task.parse_config(R"({"mr":6,"nr":32,"pack_b":true,"unroll_k":4,"mb":2,"parallel":true})");
   LoweredFunc raw = task.lower(cfg, lower::LowerStage::Scheduled);
   Stmt once = passes::simplify(raw.body);
-  auto t0 = std::chrono::steady_clock::now();
-  const int reps = 20;
-  for (int i = 0; i < reps; ++i) passes::simplify(raw.body);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
-  RecordProperty("simplify_ms", std::to_string(ms));
-  EXPECT_LT(ms, 5.0);
+  const Counts before = count(raw.body), after = count(once);
+  EXPECT_LE(after.fors, before.fors) << to_string(once);
+  EXPECT_LE(after.stores, before.stores) << to_string(once);
+  EXPECT_LE(after.ifs, before.ifs) << to_string(once);
+  EXPECT_LE(to_string(once).size(), to_string(raw.body).size());
   // Idempotent: a second run changes nothing.
   EXPECT_EQ(to_string(passes::simplify(once)), to_string(once));
   LoweredFunc full = task.lower(cfg);

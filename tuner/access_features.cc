@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "compiler/analysis/interval.h"
+#include "compiler/analysis/structural_equal.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 
 namespace tf::tuner {
@@ -20,69 +21,6 @@ int64_t const_extent(const ir::ForNode* loop) {
   if (!ir::is_const_int(loop->extent, &e)) e = 1;
   return std::max<int64_t>(e, 1);
 }
-
-// Index ranges: inclusive [lo, hi] in doubles, so products of large extents cannot overflow.
-struct Span {
-  double lo, hi;
-};
-using Env = std::unordered_map<const ir::VarNode*, Span>;
-
-std::optional<Span> eval(const ir::Expr& e, const Env& env) {
-  if (const auto* imm = e.as<ir::IntImmNode>()) return Span{static_cast<double>(imm->value), static_cast<double>(imm->value)};
-  if (const auto* v = e.as<ir::VarNode>()) {
-    auto it = env.find(v);
-    return it == env.end() ? Span{0, 0} : it->second;  // a variable of an outer loop: one point
-  }
-  if (const auto* c = e.as<ir::CastNode>()) return eval(c->value, env);
-  if (const auto* b = e.as<ir::BroadcastNode>()) return eval(b->value, env);
-  if (const auto* r = e.as<ir::RampNode>()) {
-    auto base = eval(r->base, env), stride = eval(r->stride, env);
-    if (!base || !stride) return std::nullopt;
-    const double reach = stride->hi * (r->lanes - 1);
-    return Span{base->lo + std::min(0.0, reach), base->hi + std::max(0.0, reach)};
-  }
-  if (const auto* s = e.as<ir::SelectNode>()) {
-    auto t = eval(s->true_value, env), f = eval(s->false_value, env);
-    if (!t || !f) return std::nullopt;
-    return Span{std::min(t->lo, f->lo), std::max(t->hi, f->hi)};
-  }
-  const auto* bin = e.as<ir::BinaryNode>();
-  if (!bin) return std::nullopt;
-  auto a = eval(bin->a, env), b = eval(bin->b, env);
-  if (!a || !b) return std::nullopt;
-  switch (bin->op) {
-    case ir::BinaryOp::Add: return Span{a->lo + b->lo, a->hi + b->hi};
-    case ir::BinaryOp::Sub: return Span{a->lo - b->hi, a->hi - b->lo};
-    case ir::BinaryOp::Mul: {
-      const double p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
-      return Span{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
-    }
-    case ir::BinaryOp::Div:
-    case ir::BinaryOp::FloorDiv:
-      if (b->lo != b->hi || b->lo <= 0) return std::nullopt;
-      return Span{std::floor(a->lo / b->lo), std::floor(a->hi / b->lo)};
-    case ir::BinaryOp::Mod:
-    case ir::BinaryOp::FloorMod:
-      if (b->lo != b->hi || b->lo <= 0) return std::nullopt;
-      if (a->hi - a->lo + 1 < b->lo && std::floor(a->lo / b->lo) == std::floor(a->hi / b->lo)) {
-        const double base = std::floor(a->lo / b->lo) * b->lo;
-        return Span{a->lo - base, a->hi - base};
-      }
-      return Span{0, b->lo - 1};
-    case ir::BinaryOp::Min: return Span{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
-    case ir::BinaryOp::Max: return Span{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
-    default: return std::nullopt;
-  }
-}
-
-class VarsUsed : public ir::IRVisitor {
- public:
-  std::unordered_set<const ir::VarNode*> vars;
-  using ir::IRVisitor::visit;
-
- protected:
-  void visit(const ir::VarNode* v) override { vars.insert(v); }
-};
 
 int lanes_of(const ir::Expr& index) { return std::max(1, static_cast<int>(index.type().lanes)); }
 
@@ -156,7 +94,7 @@ class AccessCollector : public ir::IRVisitor {
     int64_t lo = 0;
     ir::is_const_int(n->min, &lo);
     const int64_t ext = const_extent(n);
-    env_[n->var.get()] = Span{static_cast<double>(lo), static_cast<double>(lo + ext - 1)};
+    env_[n->var.get()] = analysis::Interval::range(lo, lo + ext - 1);
     extents_[n->var.get()] = static_cast<double>(ext);
     trips_.push_back((trips_.empty() ? 1.0 : trips_.back()) * static_cast<double>(ext));
     ir::IRVisitor::visit(n);
@@ -177,44 +115,28 @@ class AccessCollector : public ir::IRVisitor {
     u.buffer = buffer.get();
     const double lanes = lanes_of(index);
     u.accessed += (trips_.empty() ? 1.0 : trips_.back()) * lanes;
-    VarsUsed used;
-    used.visit(index);
+    const auto used = ir::vars_used(index);
     double distinct = lanes;
-    for (const auto* v : used.vars) {
+    for (const auto* v : used) {
       auto it = extents_.find(v);
       if (it != extents_.end()) distinct *= it->second;
+      // A variable of a loop outside the one described is fixed during its run; any one value
+      // gives the span, 0 is the first.
+      env_.emplace(v, analysis::Interval::range(0, 0));
     }
     u.distinct += distinct;
-    if (auto s = eval(index, env_)) {
-      u.lo = std::min(u.lo, s->lo);
-      u.hi = std::max(u.hi, s->hi);
+    if (auto s = analysis::const_range(index, env_)) {
+      u.lo = std::min(u.lo, static_cast<double>(s->lo));
+      u.hi = std::max(u.hi, static_cast<double>(s->hi));
     } else {
       u.span_known = false;
     }
   }
 
-  Env env_;
+  analysis::IntervalEnv env_;
   std::unordered_map<const ir::VarNode*, double> extents_;
   std::vector<double> trips_;
 };
-
-// Same index expression, node by node, for the shapes indices take.
-bool same_index(const ir::Expr& a, const ir::Expr& b) {
-  if (a.same_as(b)) return true;
-  if (a->kind != b->kind || a.type() != b.type()) return false;
-  if (const auto* x = a.as<ir::IntImmNode>()) return x->value == b.as<ir::IntImmNode>()->value;
-  if (const auto* x = a.as<ir::BinaryNode>()) {
-    const auto* y = b.as<ir::BinaryNode>();
-    return x->op == y->op && same_index(x->a, y->a) && same_index(x->b, y->b);
-  }
-  if (const auto* x = a.as<ir::RampNode>()) {
-    const auto* y = b.as<ir::RampNode>();
-    return x->lanes == y->lanes && same_index(x->base, y->base) && same_index(x->stride, y->stride);
-  }
-  if (const auto* x = a.as<ir::BroadcastNode>()) return same_index(x->value, b.as<ir::BroadcastNode>()->value);
-  if (const auto* x = a.as<ir::CastNode>()) return same_index(x->value, b.as<ir::CastNode>()->value);
-  return false;  // variables are equal only as the same node
-}
 
 // Instructions in one iteration of the hottest loop, its unrolled and vectorized loops expanded as
 // code generation will: float arithmetic (a vector operation counts once), and distinct accesses to
@@ -264,13 +186,12 @@ class IterationMix : public ir::IRVisitor {
   void access(const ir::BufferNode* buffer, const ir::Expr& index) {
     if (buffer->scope == ir::MemoryScope::Stack) return;
     for (const auto& a : accesses_) {
-      if (a.buffer == buffer && same_index(a.index, index)) return;
+      if (a.buffer == buffer && analysis::structurally_equal(a.index, index)) return;
     }
-    VarsUsed used;
-    used.visit(index);
+    const auto used = ir::vars_used(index);
     double copies = 1;
     for (const auto* l : loops_) {
-      if (l->for_kind != ir::ForKind::Vectorized && used.vars.count(l->var.get())) copies *= static_cast<double>(const_extent(l));
+      if (l->for_kind != ir::ForKind::Vectorized && used.count(l->var.get())) copies *= static_cast<double>(const_extent(l));
     }
     accesses_.push_back({buffer, index, copies});
   }
@@ -306,7 +227,9 @@ std::vector<float> access_features(const ir::LoweredFunc& func) {
         buffers.emplace_back(bytes, u.accessed / elems);
       }
     }
-    std::sort(buffers.begin(), buffers.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    // Buffers of equal footprint by reuse: `uses` is keyed by address, so without the tie-break
+    // their order (and the features) would change from one process to the next.
+    std::sort(buffers.begin(), buffers.end(), [](const auto& a, const auto& b) { return a > b; });
     float* out = f.data() + static_cast<size_t>(level) * kPerLevel;
     out[0] = log2p(static_cast<double>(const_extent(loop)));
     out[1] = loop->for_kind == ir::ForKind::Parallel ? 1.0f : 0.0f;

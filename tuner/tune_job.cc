@@ -4,6 +4,8 @@
 //   3. loop: the tuner proposes a batch -> candidates are built as shared libraries, in parallel,
 //      while earlier ones are measured -> each is measured in the worker -> recorded in the db ->
 //      the tuner learns from the batch
+//   4. the fastest few measured again, in a fresh worker; 5. the cost model saved
+// tune() at the end of this file calls these phases (TuneRun's methods) in that order.
 #include "tuner/tune_job.h"
 
 #include <unistd.h>
@@ -157,238 +159,307 @@ json::Value job_spec_json(const compiler::Task& task, const TuneOptions& opts) {
 
 }  // namespace
 
+namespace {
+
+// One job's state along its path; tune() below calls its phases in order.
+class TuneRun {
+ public:
+  TuneRun(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
+          const std::function<void(const Progress&)>& on_progress)
+      : task_(task), opts_(opts), db_(db), on_progress_(on_progress), start_(Clock::now()),
+        flops_(static_cast<double>(task.op().flops(task.workload().shape))) {
+    tuner_ = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed,
+                        [&task](const space::Config& c) { return candidate_features(task, c); });
+    xgb_ = dynamic_cast<XgbTuner*>(tuner_.get());
+    if (xgb_) result_.transfer = start_from_history(task, opts, db, *xgb_);
+    job_id_ = opts.job_id;
+    own_job_ = db && !job_id_;
+    if (own_job_) job_id_ = db->create_job(job_spec_json(task, opts), opts.owner);
+    if (job_id_) result_.job_id = *job_id_;
+  }
+
+  void replay();
+  void wire();
+  void search();
+  void confirm_best();
+  void finish_job();
+  void save_model();
+  TuneResult summary();
+
+ private:
+  bool stop_requested() const { return opts_.stop && opts_.stop->load(); }
+  void run_batch(const std::vector<space::Config>& batch);
+  void count_trial(const db::Measurement& rec, bool ok, double gflops);
+  void report(const std::string& outcome, double gflops);
+  void record_job_state(const char* state) {
+    json::Value progress = json::Value::object();
+    progress.set("trials", result_.trials);
+    progress.set("best_gflops", result_.best_gflops);
+    db_->update_job(*job_id_, state, progress);
+  }
+
+  const compiler::Task& task_;
+  const TuneOptions& opts_;
+  db::Database* db_;
+  const std::function<void(const Progress&)>& on_progress_;
+  const Clock::time_point start_;
+  const double flops_;
+  std::unique_ptr<Tuner> tuner_;
+  XgbTuner* xgb_ = nullptr;
+  std::optional<int64_t> job_id_;
+  bool own_job_ = false;
+  TuneResult result_;
+  std::vector<std::pair<double, db::Measurement>> ok_trials_;  // for confirming the best at the end
+
+  std::unique_ptr<Builder> own_builder_;
+  Builder* builder_ = nullptr;
+  std::unique_ptr<Measurer> own_measurer_;
+  Measurer* measurer_ = nullptr;
+
+  std::vector<double> build_ms_, overhead_ms_, worker_overhead_ms_;
+  double search_ms_ = 0;
+  Clock::time_point trial_start_;  // the end of the previous trial: a trial's wall time includes
+                                   // waiting for its build and, at a batch's start, for the tuner
+};
+
+// Every trial, measured now or replayed, counts the same way.
+void TuneRun::count_trial(const db::Measurement& rec, bool ok, double gflops) {
+  if (ok) ok_trials_.emplace_back(gflops, rec);
+  ++result_.trials;
+  (ok ? result_.ok : result_.failed)++;
+  if (ok && gflops > result_.best_gflops) {
+    result_.best_gflops = gflops;
+    result_.best = rec;
+  }
+  result_.best_curve.push_back(result_.best_gflops);
+}
+
+void TuneRun::report(const std::string& outcome, double gflops) {
+  if (!on_progress_) return;
+  Progress p;
+  p.trial = result_.trials;
+  p.trials = std::min(opts_.trials, task_.space().size());
+  p.gflops = gflops;
+  p.best_gflops = result_.best_gflops;
+  p.outcome = outcome;
+  p.ok = result_.ok;
+  p.failed = result_.failed;
+  if (result_.best) p.best_config = result_.best->config;
+  p.elapsed_s = ms_between(start_, Clock::now()) / 1000;
+  const double done_here = static_cast<double>(result_.trials - result_.replayed);
+  if (done_here > 0) p.eta_s = p.elapsed_s / done_here * static_cast<double>(std::max<int64_t>(0, p.trials - p.trial));
+  on_progress_(p);
+}
+
+// A resumed job: what was measured before counts against the budget and teaches the tuner.
+void TuneRun::replay() {
+  if (!db_ || !job_id_ || !opts_.resume) return;
+  std::vector<TrialResult> replay;
+  for (const auto& m : db_->job_measurements(*job_id_)) {
+    if (m.op != task_.workload().op || m.shape != task_.workload().shape || m.config_index < 0) continue;
+    tuner_->mark_seen(m.config_index);
+    const bool ok = m.outcome == db::Outcome::Ok && m.mean_s() > 0;
+    const double gflops = ok ? flops_ / m.mean_s() * 1e-9 : 0;
+    replay.push_back({m.config_index, ok, gflops});
+    count_trial(m, ok, gflops);
+  }
+  result_.replayed = result_.trials;
+  if (!replay.empty()) {
+    tuner_->update(replay);
+    report("replayed", 0);
+  }
+}
+
+// The reference, the builder and the measurer.
+// A build on a core the timed kernel runs on slows the kernel down (on another core it costs
+// ~1.5% here: shared caches and memory). Unless the kernel's threads leave the builders cores of
+// their own, a build holds the timing lock shared, so builds and timings take turns while
+// loading, checking and recording still overlap a build.
+void TuneRun::wire() {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const bool builds_beside_timing = opts_.threads + std::max(1, opts_.compile_threads) <= cores;
+  builder_ = opts_.builder;
+  if (!builder_) {
+    own_builder_ = std::make_unique<LocalBuilder>(opts_.compile_threads, builds_beside_timing ? "" : opts_.measure.timing_lock);
+    builder_ = own_builder_.get();
+  }
+  measurer_ = opts_.measurer;
+  if (!measurer_) {
+    own_measurer_ = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads);
+    measurer_ = own_measurer_.get();
+    result_.timing_isolation = opts_.measure.timing_lock.empty()
+                                   ? "none (no timing lock)"
+                                   : "host-wide lock " + opts_.measure.timing_lock + " held while timing" +
+                                         (builds_beside_timing ? "; builds run beside timing on the cores the kernel leaves free"
+                                                               : "; builds wait for timing to end (held shared)");
+  }
+  measurer_->setup(make_workload_setup(task_, opts_.seed));
+}
+
+// The loop: the tuner proposes a batch, the batch is built and measured, the tuner learns.
+void TuneRun::search() {
+  trial_start_ = Clock::now();
+  while (!tuner_->done() && !stop_requested()) {
+    const auto search_start = Clock::now();
+    std::vector<space::Config> batch = tuner_->next_batch(std::max(opts_.batch, measurer_->capacity()));
+    search_ms_ += ms_between(search_start, Clock::now());
+    if (batch.empty()) break;
+    run_batch(batch);
+    if (own_job_) record_job_state("running");
+  }
+  result_.stopped = stop_requested();
+}
+
+// Builds run ahead, builder->width() at a time, in proposal order; up to capacity() built
+// candidates are being measured at once.
+void TuneRun::run_batch(const std::vector<space::Config>& batch) {
+  std::vector<std::future<Built>> builds;
+  std::vector<Built> built(batch.size());
+  std::vector<std::future<Measured>> measuring(batch.size());
+  size_t submitted = 0;
+  auto launch_builds = [&] {
+    while (builds.size() < batch.size() && builds.size() < submitted + static_cast<size_t>(builder_->width())) {
+      builds.push_back(builder_->build(task_, batch[builds.size()]));
+    }
+  };
+  launch_builds();
+  std::vector<TrialResult> results;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    while (submitted < batch.size() && submitted < i + static_cast<size_t>(measurer_->capacity()) && !stop_requested()) {
+      built[submitted] = builds[submitted].get();
+      ++submitted;
+      launch_builds();
+      const Built& b = built[submitted - 1];
+      if (b.error.empty()) {
+        measuring[submitted - 1] = measurer_->measure(b.lib.bytes, b.lib.entry_symbol, opts_.measure);
+      } else {
+        std::promise<Measured> failed;
+        Measured m;
+        m.result.status = runtime::MeasureStatus::LoadError;
+        m.result.error = b.error;
+        failed.set_value(m);
+        measuring[submitted - 1] = failed.get_future();
+      }
+    }
+    if (i >= submitted) break;  // stopped: nothing more was sent
+    const auto t0 = Clock::now();
+    Measured m = measuring[i].get();
+    if (m.cancelled) continue;
+    db::Measurement rec = make_record(task_, opts_, batch[i], built[i], m, job_id_);
+    if (db_) db_->record(rec);
+    double timed_ms = 0;
+    for (double c : m.result.costs) timed_ms += c * 1000 * std::max(1, m.result.number);
+    const auto trial_end = Clock::now();
+    worker_overhead_ms_.push_back(std::max(0.0, ms_between(t0, trial_end) - timed_ms));
+    overhead_ms_.push_back(std::max(0.0, ms_between(trial_start_, trial_end) - timed_ms));
+    trial_start_ = trial_end;
+    if (!built[i].cached && built[i].error.empty()) build_ms_.push_back(built[i].build_ms);
+
+    const bool ok = m.result.status == runtime::MeasureStatus::Ok && !m.result.costs.empty();
+    // The mean over repeats, as the database ranks configs by it: `tunefarm best` and this job
+    // must agree on which config won.
+    const double gflops = ok ? flops_ / rec.mean_s() * 1e-9 : 0;
+    results.push_back({batch[i].index(), ok, gflops});
+    count_trial(rec, ok, gflops);
+    report(ok ? "ok" : db::outcome_name(rec.outcome), gflops);
+  }
+  // Candidates still in flight when the job was stopped are waited for (the measurer answers a
+  // cancelled job's at once), so nothing refers to this frame's builds afterwards.
+  for (size_t i = results.size(); i < submitted; ++i) {
+    if (measuring[i].valid()) measuring[i].wait();
+  }
+  for (size_t i = submitted; i < builds.size(); ++i) builds[i].wait();
+  const auto update_start = Clock::now();
+  tuner_->update(results);
+  search_ms_ += ms_between(update_start, Clock::now());
+}
+
+// A job's best is the maximum of many noisy measurements, and a kernel's speed also varies from
+// process to process with the physical layout of its buffers; so the fastest few are measured
+// again (on this host in a fresh worker process) and their timings appended to their records, more
+// of them while an unconfirmed one still looks faster than the best confirmed. The db then ranks
+// them on both measurements.
+void TuneRun::confirm_best() {
+  if (result_.stopped || opts_.confirm_top <= 0 || ok_trials_.size() < 2) return;
+  std::unique_ptr<Measurer> fresh;
+  Measurer* confirmer = opts_.measurer;
+  if (!confirmer) {
+    fresh = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads);
+    fresh->setup(make_workload_setup(task_, opts_.seed));
+    confirmer = fresh.get();
+  }
+  std::stable_sort(ok_trials_.begin(), ok_trials_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const size_t most = std::min(ok_trials_.size(), static_cast<size_t>(3 * opts_.confirm_top));
+  double best = 0;
+  const db::Measurement* winner = nullptr;
+  for (size_t i = 0; i < most && !stop_requested(); ++i) {
+    if (i >= static_cast<size_t>(opts_.confirm_top) && ok_trials_[i].first <= best) break;
+    db::Measurement& rec = ok_trials_[i].second;
+    Built b = builder_->build(task_, task_.space().at(rec.config_index)).get();
+    if (!b.error.empty()) continue;
+    Measured m = confirmer->measure(b.lib.bytes, b.lib.entry_symbol, opts_.measure).get();
+    if (m.cancelled || m.result.status != runtime::MeasureStatus::Ok || m.result.costs.empty()) continue;
+    if (db_ && job_id_) db_->add_repeats(*job_id_, rec, m.result.costs);
+    rec.costs.insert(rec.costs.end(), m.result.costs.begin(), m.result.costs.end());
+    ++result_.confirmed;
+    const double gflops = flops_ / rec.mean_s() * 1e-9;
+    if (gflops > best) {
+      best = gflops;
+      winner = &rec;
+    }
+  }
+  if (winner) {
+    result_.best = *winner;
+    result_.best_gflops = best;
+  }
+  // With a db, the job names the config `tunefarm best` will (the two agree unless the cap above
+  // left a faster-looking config unconfirmed).
+  if (db_ && job_id_) {
+    if (auto b = db_->best(task_.workload().op, task_.workload().shape, task_.target().str(), opts_.device_key)) {
+      if (b->job_id == job_id_) {
+        result_.best = *b;
+        result_.best_gflops = flops_ / b->mean_s() * 1e-9;
+      }
+    }
+  }
+}
+
+// A job tune() created itself ends here; the tracker's jobs end where the tracker says.
+void TuneRun::finish_job() {
+  if (own_job_) record_job_state(result_.stopped ? "cancelled" : result_.ok > 0 ? "done" : "failed");
+}
+
+void TuneRun::save_model() {
+  if (!xgb_ || !db_ || !xgb_->model().trained()) return;
+  db::CostModel model;
+  model.feature_version = kFeatureVersion;
+  model.training_size = result_.trials;
+  model.bytes = xgb_->model().save();
+  db_->save_model(task_.workload().op, task_.target().str(), opts_.device_key, model);
+}
+
+TuneResult TuneRun::summary() {
+  result_.seconds = ms_between(start_, Clock::now()) / 1000;
+  result_.build_ms_median = median(build_ms_);
+  result_.overhead_ms_median = median(overhead_ms_);
+  result_.worker_overhead_ms_median = median(worker_overhead_ms_);
+  const int64_t measured_here = result_.trials - result_.replayed;
+  result_.search_ms_per_trial = measured_here > 0 ? search_ms_ / static_cast<double>(measured_here) : 0;
+  return result_;
+}
+
+}  // namespace
+
 TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
                 const std::function<void(const Progress&)>& on_progress) {
-  const auto start = Clock::now();
-  auto tuner = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed,
-                          [&task](const space::Config& c) { return candidate_features(task, c); });
-  auto* xgb = dynamic_cast<XgbTuner*>(tuner.get());
-  const double flops = static_cast<double>(task.op().flops(task.workload().shape));
-
-  TuneResult result;
-  if (xgb) result.transfer = start_from_history(task, opts, db, *xgb);
-  std::optional<int64_t> job_id = opts.job_id;
-  const bool own_job = db && !job_id;
-  if (own_job) job_id = db->create_job(job_spec_json(task, opts), opts.owner);
-  auto record_job_state = [&](const char* state) {
-    json::Value progress = json::Value::object();
-    progress.set("trials", result.trials);
-    progress.set("best_gflops", result.best_gflops);
-    db->update_job(*job_id, state, progress);
-  };
-  if (job_id) result.job_id = *job_id;
-  // Every trial, measured now or replayed, counts the same way.
-  std::vector<std::pair<double, db::Measurement>> ok_trials;  // for confirming the best at the end
-  auto count_trial = [&](const db::Measurement& rec, bool ok, double gflops) {
-    if (ok) ok_trials.emplace_back(gflops, rec);
-    ++result.trials;
-    (ok ? result.ok : result.failed)++;
-    if (ok && gflops > result.best_gflops) {
-      result.best_gflops = gflops;
-      result.best = rec;
-    }
-    result.best_curve.push_back(result.best_gflops);
-  };
-  auto report = [&](const std::string& outcome, double gflops) {
-    Progress p;
-    p.trial = result.trials;
-    p.trials = std::min(opts.trials, task.space().size());
-    p.gflops = gflops;
-    p.best_gflops = result.best_gflops;
-    p.outcome = outcome;
-    p.ok = result.ok;
-    p.failed = result.failed;
-    if (result.best) p.best_config = result.best->config;
-    p.elapsed_s = ms_between(start, Clock::now()) / 1000;
-    const double done_here = static_cast<double>(result.trials - result.replayed);
-    if (done_here > 0) p.eta_s = p.elapsed_s / done_here * static_cast<double>(std::max<int64_t>(0, p.trials - p.trial));
-    on_progress(p);
-  };
-
-  // A resumed job: what was measured before counts against the budget and teaches the tuner.
-  if (db && job_id && opts.resume) {
-    std::vector<TrialResult> replay;
-    for (const auto& m : db->job_measurements(*job_id)) {
-      if (m.op != task.workload().op || m.shape != task.workload().shape || m.config_index < 0) continue;
-      tuner->mark_seen(m.config_index);
-      const bool ok = m.outcome == db::Outcome::Ok && m.mean_s() > 0;
-      const double gflops = ok ? flops / m.mean_s() * 1e-9 : 0;
-      replay.push_back({m.config_index, ok, gflops});
-      count_trial(m, ok, gflops);
-    }
-    result.replayed = result.trials;
-    if (!replay.empty()) {
-      tuner->update(replay);
-      if (on_progress) report("replayed", 0);
-    }
-  }
-
-  // 1-2. Reference, builder and measurer.
-  // A build on a core the timed kernel runs on slows the kernel down (on another core it costs
-  // ~1.5% here: shared caches and memory). Unless the kernel's threads leave the builders cores of
-  // their own, a build holds the timing lock shared, so builds and timings take turns while
-  // loading, checking and recording still overlap a build.
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const bool builds_beside_timing = opts.threads + std::max(1, opts.compile_threads) <= cores;
-  std::unique_ptr<Builder> own_builder;
-  Builder* builder = opts.builder;
-  if (!builder) {
-    own_builder = std::make_unique<LocalBuilder>(opts.compile_threads, builds_beside_timing ? "" : opts.measure.timing_lock);
-    builder = own_builder.get();
-  }
-  std::unique_ptr<Measurer> own_measurer;
-  Measurer* measurer = opts.measurer;
-  if (!measurer) {
-    own_measurer = std::make_unique<LocalMeasurer>(opts.worker_path, opts.threads);
-    measurer = own_measurer.get();
-    result.timing_isolation = opts.measure.timing_lock.empty()
-                                  ? "none (no timing lock)"
-                                  : "host-wide lock " + opts.measure.timing_lock + " held while timing" +
-                                        (builds_beside_timing ? "; builds run beside timing on the cores the kernel leaves free"
-                                                              : "; builds wait for timing to end (held shared)");
-  }
-  measurer->setup(make_workload_setup(task, opts.seed));
-
-  std::vector<double> build_ms, overhead_ms, worker_overhead_ms;
-  double search_ms = 0;
-  auto trial_start = Clock::now();  // the end of the previous trial: a trial's wall time includes
-                                    // waiting for its build and, at a batch's start, for the tuner
-  auto stop_requested = [&] { return opts.stop && opts.stop->load(); };
-
-  // 3. The loop.
-  while (!tuner->done() && !stop_requested()) {
-    const auto search_start = Clock::now();
-    std::vector<space::Config> batch = tuner->next_batch(std::max(opts.batch, measurer->capacity()));
-    search_ms += ms_between(search_start, Clock::now());
-    if (batch.empty()) break;
-    // Builds run ahead, builder->width() at a time, in proposal order; up to capacity() built
-    // candidates are being measured at once.
-    std::vector<std::future<Built>> builds;
-    std::vector<Built> built(batch.size());
-    std::vector<std::future<Measured>> measuring(batch.size());
-    size_t submitted = 0;
-    auto launch_builds = [&] {
-      while (builds.size() < batch.size() && builds.size() < submitted + static_cast<size_t>(builder->width())) {
-        builds.push_back(builder->build(task, batch[builds.size()]));
-      }
-    };
-    launch_builds();
-    std::vector<TrialResult> results;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      while (submitted < batch.size() && submitted < i + static_cast<size_t>(measurer->capacity()) && !stop_requested()) {
-        built[submitted] = builds[submitted].get();
-        ++submitted;
-        launch_builds();
-        const Built& b = built[submitted - 1];
-        if (b.error.empty()) {
-          measuring[submitted - 1] = measurer->measure(b.lib.bytes, b.lib.entry_symbol, opts.measure);
-        } else {
-          std::promise<Measured> failed;
-          Measured m;
-          m.result.status = runtime::MeasureStatus::LoadError;
-          m.result.error = b.error;
-          failed.set_value(m);
-          measuring[submitted - 1] = failed.get_future();
-        }
-      }
-      if (i >= submitted) break;  // stopped: nothing more was sent
-      const auto t0 = Clock::now();
-      Measured m = measuring[i].get();
-      if (m.cancelled) continue;
-      db::Measurement rec = make_record(task, opts, batch[i], built[i], m, job_id);
-      if (db) db->record(rec);
-      double timed_ms = 0;
-      for (double c : m.result.costs) timed_ms += c * 1000 * std::max(1, m.result.number);
-      const auto trial_end = Clock::now();
-      worker_overhead_ms.push_back(std::max(0.0, ms_between(t0, trial_end) - timed_ms));
-      overhead_ms.push_back(std::max(0.0, ms_between(trial_start, trial_end) - timed_ms));
-      trial_start = trial_end;
-      if (!built[i].cached && built[i].error.empty()) build_ms.push_back(built[i].build_ms);
-
-      const bool ok = m.result.status == runtime::MeasureStatus::Ok && !m.result.costs.empty();
-      // The mean over repeats, as the database ranks configs by it: `tunefarm best` and this job
-      // must agree on which config won.
-      const double gflops = ok ? flops / rec.mean_s() * 1e-9 : 0;
-      results.push_back({batch[i].index(), ok, gflops});
-      count_trial(rec, ok, gflops);
-      if (on_progress) report(ok ? "ok" : db::outcome_name(rec.outcome), gflops);
-    }
-    // Candidates still in flight when the job was stopped are waited for (the measurer answers a
-    // cancelled job's at once), so nothing refers to this frame's builds afterwards.
-    for (size_t i = results.size(); i < submitted; ++i) {
-      if (measuring[i].valid()) measuring[i].wait();
-    }
-    for (size_t i = submitted; i < builds.size(); ++i) builds[i].wait();
-    const auto update_start = Clock::now();
-    tuner->update(results);
-    search_ms += ms_between(update_start, Clock::now());
-    if (own_job) record_job_state("running");
-  }
-  result.stopped = stop_requested();
-
-  // 4. Confirm the winner. A job's best is the maximum of many noisy measurements, and a kernel's
-  // speed also varies from process to process with the physical layout of its buffers; so the
-  // fastest few are measured again (on this host in a fresh worker process) and their timings
-  // appended to their records, more of them while an unconfirmed one still looks faster than the
-  // best confirmed. The db then ranks them on both measurements.
-  if (!result.stopped && opts.confirm_top > 0 && ok_trials.size() >= 2) {
-    std::unique_ptr<Measurer> fresh;
-    Measurer* confirmer = opts.measurer;
-    if (!confirmer) {
-      fresh = std::make_unique<LocalMeasurer>(opts.worker_path, opts.threads);
-      fresh->setup(make_workload_setup(task, opts.seed));
-      confirmer = fresh.get();
-    }
-    std::stable_sort(ok_trials.begin(), ok_trials.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    const size_t most = std::min(ok_trials.size(), static_cast<size_t>(3 * opts.confirm_top));
-    double best = 0;
-    const db::Measurement* winner = nullptr;
-    for (size_t i = 0; i < most && !stop_requested(); ++i) {
-      if (i >= static_cast<size_t>(opts.confirm_top) && ok_trials[i].first <= best) break;
-      db::Measurement& rec = ok_trials[i].second;
-      Built b = builder->build(task, task.space().at(rec.config_index)).get();
-      if (!b.error.empty()) continue;
-      Measured m = confirmer->measure(b.lib.bytes, b.lib.entry_symbol, opts.measure).get();
-      if (m.cancelled || m.result.status != runtime::MeasureStatus::Ok || m.result.costs.empty()) continue;
-      if (db && job_id) db->add_repeats(*job_id, rec, m.result.costs);
-      rec.costs.insert(rec.costs.end(), m.result.costs.begin(), m.result.costs.end());
-      ++result.confirmed;
-      const double gflops = flops / rec.mean_s() * 1e-9;
-      if (gflops > best) {
-        best = gflops;
-        winner = &rec;
-      }
-    }
-    if (winner) {
-      result.best = *winner;
-      result.best_gflops = best;
-    }
-    // With a db, the job names the config `tunefarm best` will (the two agree unless the cap above
-    // left a faster-looking config unconfirmed).
-    if (db && job_id) {
-      if (auto b = db->best(task.workload().op, task.workload().shape, task.target().str(), opts.device_key)) {
-        if (b->job_id == job_id) {
-          result.best = *b;
-          result.best_gflops = flops / b->mean_s() * 1e-9;
-        }
-      }
-    }
-  }
-  if (own_job) record_job_state(result.stopped ? "cancelled" : result.ok > 0 ? "done" : "failed");
-  if (xgb && db && xgb->model().trained()) {
-    db::CostModel model;
-    model.feature_version = kFeatureVersion;
-    model.training_size = result.trials;
-    model.bytes = xgb->model().save();
-    db->save_model(task.workload().op, task.target().str(), opts.device_key, model);
-  }
-  result.seconds = ms_between(start, Clock::now()) / 1000;
-  result.build_ms_median = median(build_ms);
-  result.overhead_ms_median = median(overhead_ms);
-  result.worker_overhead_ms_median = median(worker_overhead_ms);
-  const int64_t measured_here = result.trials - result.replayed;
-  result.search_ms_per_trial = measured_here > 0 ? search_ms / static_cast<double>(measured_here) : 0;
-  return result;
+  TuneRun run(task, opts, db, on_progress);
+  run.replay();
+  run.wire();
+  run.search();
+  run.confirm_best();
+  run.finish_job();
+  run.save_model();
+  return run.summary();
 }
 
 }  // namespace tf::tuner

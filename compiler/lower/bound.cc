@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "compiler/analysis/interval.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/lower/interval.h"
 
 namespace tf::lower {
 
@@ -77,21 +77,21 @@ void infer_attached(const Stage& producer, const Stage& consumer, const ir::Iter
   }
   for (const auto& ax : consumer.reduce_axes()) to_leaves[ax->var.get()] = rel.at(ax.get()) + ir::make_int(ax->min);
 
-  IntervalEnv env;
+  analysis::IntervalEnv env;
   const auto& leaves = consumer.leaf_iter_vars();
   auto pos = std::find(leaves.begin(), leaves.end(), at);
   for (auto it = pos + 1; it < leaves.end(); ++it) {
-    env[(*it)->var.get()] = Interval{Affine::constant(0), Affine::constant(cdom.extent_of(*it) - 1)};
+    env[(*it)->var.get()] = analysis::Interval::range(0, cdom.extent_of(*it) - 1);
   }
 
   LoadsOf finder(producer.op().get());
   finder.visit(consumer_body);
-  std::vector<std::optional<Interval>> region(ndim);
+  std::vector<std::optional<analysis::Interval>> region(ndim);
   std::vector<bool> whole(ndim, false);
   for (const auto* load : finder.loads) {
     for (size_t d = 0; d < ndim; ++d) {
       if (whole[d]) continue;
-      auto iv = eval_interval(ir::substitute(load->indices[d], to_leaves), env);
+      auto iv = analysis::eval_interval(ir::substitute(load->indices[d], to_leaves), env, analysis::FreeVars::Symbolic);
       if (!iv) {
         whole[d] = true;
         continue;

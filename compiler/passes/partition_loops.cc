@@ -8,14 +8,18 @@
 // are left whole: unrolling makes their guards constant anyway.
 #include <algorithm>
 
+#include "compiler/analysis/interval.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/passes/analysis.h"
 #include "compiler/passes/passes.h"
 
 namespace tf::passes {
 namespace {
+
+using analysis::AffineForm;
+using analysis::const_range;
+using analysis::Interval;
 
 using ir::Expr;
 using ir::Stmt;
@@ -37,7 +41,7 @@ void conjuncts(const Expr& e, std::vector<Expr>* out) {
 // Whether f never decreases as v grows: v appears with positive coefficients only, directly or
 // inside floordiv by a positive constant (the outer index of a fused loop). Guards like that fail
 // from some iteration on, which is what a cut into main part and tail needs.
-bool grows_with(const LinearForm& f, const ir::VarNode* v) {
+bool grows_with(const AffineForm& f, const ir::VarNode* v) {
   for (const auto& t : f.terms()) {
     if (t.atom.get() == v) {
       if (t.coeff < 0) return false;
@@ -47,14 +51,14 @@ bool grows_with(const LinearForm& f, const ir::VarNode* v) {
     const auto* div = t.atom.as<ir::BinaryNode>();
     int64_t k = 0;
     if (!div || div->op != ir::BinaryOp::FloorDiv || !ir::is_const_int(div->b, &k) || k <= 0 || t.coeff < 0) return false;
-    if (!grows_with(LinearForm::of(div->a), v)) return false;
+    if (!grows_with(AffineForm::of(div->a), v)) return false;
   }
   return true;
 }
 
 class SplitPointFinder : public ir::IRVisitor {
  public:
-  SplitPointFinder(const ir::VarNode* var, const RangeMap& outer) : var_(var), ranges_(outer) {}
+  SplitPointFinder(const ir::VarNode* var, const analysis::IntervalEnv& outer) : var_(var), ranges_(outer) {}
   std::optional<int64_t> split;  // main part is [min, split)
 
   using ir::IRVisitor::visit;
@@ -63,7 +67,7 @@ class SplitPointFinder : public ir::IRVisitor {
   void visit(const ir::ForNode* n) override {
     int64_t lo = 0, ext = 0;
     if (ir::is_const_int(n->min, &lo) && ir::is_const_int(n->extent, &ext) && ext > 0) {
-      ranges_[n->var.get()] = Range{lo, lo + ext - 1};
+      ranges_[n->var.get()] = Interval::range(lo, lo + ext - 1);
       visit(n->body);
       ranges_.erase(n->var.get());
     }
@@ -93,14 +97,14 @@ class SplitPointFinder : public ir::IRVisitor {
     const auto* b = term.as<ir::BinaryNode>();
     if (!b || (b->op != ir::BinaryOp::LT && b->op != ir::BinaryOp::LE) || !b->a.type().is_scalar() || !b->a.type().is_int()) return;
     if (!ir::uses_var(term, var_)) return;
-    LinearForm d = LinearForm::of(b->a);
-    d.add(LinearForm::of(b->b), -1);
+    AffineForm d = AffineForm::of(b->a);
+    d.add(AffineForm::of(b->b), -1);
     if (!grows_with(d, var_)) return;
     const int64_t limit = b->op == ir::BinaryOp::LT ? -1 : 0;  // need d <= limit
     auto holds_below = [&](int64_t s) {
       if (s <= min_) return true;
-      ranges_[var_] = Range{min_, s - 1};
-      auto r = d.range(ranges_);
+      ranges_[var_] = Interval::range(min_, s - 1);
+      auto r = const_range(d, ranges_);
       ranges_.erase(var_);
       return r && r->hi <= limit;
     };
@@ -118,7 +122,7 @@ class SplitPointFinder : public ir::IRVisitor {
 
  private:
   const ir::VarNode* var_;
-  RangeMap ranges_;
+  analysis::IntervalEnv ranges_;
 };
 
 class Partitioner : public ir::IRMutator {
@@ -148,13 +152,13 @@ class Partitioner : public ir::IRMutator {
 
  private:
   Stmt loop(const ir::ForNode* n, int64_t min, int64_t extent) {
-    ranges_[n->var.get()] = Range{min, min + extent - 1};
+    ranges_[n->var.get()] = Interval::range(min, min + extent - 1);
     Stmt body = mutate(n->body);
     ranges_.erase(n->var.get());
     return ir::make_for(n->var, ir::make_int(min), ir::make_int(extent), n->for_kind, body);
   }
 
-  RangeMap ranges_;
+  analysis::IntervalEnv ranges_;
 };
 
 }  // namespace

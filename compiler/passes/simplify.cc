@@ -2,13 +2,22 @@
 // and comparisons decided by the ranges of the enclosing loops, dead code removal.
 #include <cmath>
 
+#include "compiler/analysis/interval.h"
+#include "compiler/analysis/structural_equal.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/substitute.h"
-#include "compiler/passes/analysis.h"
 #include "compiler/passes/passes.h"
 
 namespace tf::passes {
 namespace {
+
+using analysis::AffineForm;
+using analysis::const_range;
+using analysis::floor_div;
+using analysis::floor_mod;
+using analysis::Interval;
+using analysis::Range;
+using analysis::structurally_equal;
 
 using ir::BinaryOp;
 using ir::Expr;
@@ -130,7 +139,7 @@ class Simplifier : public ir::IRMutator {
     if (const_ext && ext == 1) return mutate(ir::substitute(n->body, {{n->var.get(), min}}));
     Stmt body;
     if (const_min && const_ext) {
-      ranges_[n->var.get()] = Range{lo, lo + ext - 1};
+      ranges_[n->var.get()] = Interval::range(lo, lo + ext - 1);
       body = mutate(n->body);
       ranges_.erase(n->var.get());
     } else {
@@ -159,7 +168,7 @@ class Simplifier : public ir::IRMutator {
       return mutate(ir::substitute(n->body, {{n->var.get(), value}}));
     }
     auto r = const_range(value, ranges_);
-    if (r) ranges_[n->var.get()] = *r;
+    if (r) ranges_[n->var.get()] = Interval::range(r->lo, r->hi);
     Stmt body = mutate(n->body);
     if (r) ranges_.erase(n->var.get());
     if (!body) return Stmt();
@@ -249,9 +258,9 @@ class Simplifier : public ir::IRMutator {
           if ((ra && ra->lo == 0 && ra->hi == 0) || (rb && rb->lo == 0 && rb->hi == 0)) return ir::make_int(0, t);
           return ir::make_binary(op, a, b);
         }
-        if (op == BinaryOp::Mul) return LinearForm::of(ir::make_binary(op, a, b)).to_expr(t);
-        LinearForm f = LinearForm::of(a);
-        f.add(LinearForm::of(b), op == BinaryOp::Sub ? -1 : 1);
+        if (op == BinaryOp::Mul) return AffineForm::of(ir::make_binary(op, a, b)).to_expr(t);
+        AffineForm f = AffineForm::of(a);
+        f.add(AffineForm::of(b), op == BinaryOp::Sub ? -1 : 1);
         return f.to_expr(t);
       }
       case BinaryOp::Div:
@@ -281,9 +290,9 @@ class Simplifier : public ir::IRMutator {
         if (structurally_equal(a, b)) return a;
         const bool is_min = op == BinaryOp::Min;
         if (cx && cy) return ir::make_int(is_min ? std::min(x, y) : std::max(x, y), t);
-        LinearForm d = LinearForm::of(a);
-        d.add(LinearForm::of(b), -1);
-        if (auto r = d.range(ranges_)) {
+        AffineForm d = AffineForm::of(a);
+        d.add(AffineForm::of(b), -1);
+        if (auto r = const_range(d, ranges_)) {
           if (r->hi <= 0) return is_min ? a : b;
           if (r->lo >= 0) return is_min ? b : a;
         }
@@ -299,10 +308,10 @@ class Simplifier : public ir::IRMutator {
   // division, and the remainder's range often settles the rest.
   Expr floor_div_mod(bool is_div, const Expr& a, int64_t k) {
     const ir::DataType t = a.type();
-    LinearForm f = LinearForm::of(a);
-    LinearForm quotient, rest;
+    AffineForm f = AffineForm::of(a);
+    AffineForm quotient, rest;
     for (const auto& term : f.terms()) {
-      LinearForm one = LinearForm::of(term.atom);
+      AffineForm one = AffineForm::of(term.atom);
       if (term.coeff % k == 0) {
         quotient.add(one, term.coeff / k);
       } else {
@@ -311,26 +320,26 @@ class Simplifier : public ir::IRMutator {
     }
     quotient.set_constant(floor_div(f.constant_part(), k));
     rest.set_constant(floor_mod(f.constant_part(), k));
-    auto r = rest.range(ranges_);
+    auto r = const_range(rest, ranges_);
     if (r && floor_div(r->lo, k) == floor_div(r->hi, k)) {
       const int64_t q = floor_div(r->lo, k);
       if (is_div) {
-        quotient.add(LinearForm::constant(q));
+        quotient.add(AffineForm::constant(q));
         return quotient.to_expr(t);
       }
-      rest.add(LinearForm::constant(-q * k));
+      rest.add(AffineForm::constant(-q * k));
       return rest.to_expr(t);
     }
     Expr rest_e = rest.to_expr(t);
     if (!is_div) return ir::floormod(rest_e, ir::make_int(k, t));
-    quotient.add(LinearForm::of(ir::floordiv(rest_e, ir::make_int(k, t))));
+    quotient.add(AffineForm::of(ir::floordiv(rest_e, ir::make_int(k, t))));
     return quotient.to_expr(t);
   }
 
   Expr compare_ints(BinaryOp op, const Expr& a, const Expr& b) {
-    LinearForm d = LinearForm::of(a);
-    d.add(LinearForm::of(b), -1);
-    if (auto r = d.range(ranges_)) {
+    AffineForm d = AffineForm::of(a);
+    d.add(AffineForm::of(b), -1);
+    if (auto r = const_range(d, ranges_)) {
       if (auto v = decide(op, *r)) return make_bool(*v);
     }
     // Canonical: terms on the left, the constant on the right (o*16 + i < 1000).
@@ -380,7 +389,7 @@ class Simplifier : public ir::IRMutator {
     return ir::make_binary(op, a, b);
   }
 
-  RangeMap ranges_;
+  analysis::IntervalEnv ranges_;
 };
 
 }  // namespace

@@ -6,13 +6,15 @@
 // would write to the same place) the loop stays serial: slower, never wrong.
 #include <unordered_map>
 
+#include "compiler/analysis/affine.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/passes/analysis.h"
 #include "compiler/passes/passes.h"
 
 namespace tf::passes {
 namespace {
+
+using analysis::AffineForm;
 
 using ir::Expr;
 using ir::Stmt;
@@ -172,8 +174,8 @@ bool lanes_independent(const Stmt& body, int lanes) {
     for (const auto& store : list) {
       if (!store.is_store) continue;
       for (const auto& other : list) {
-        LinearForm d = LinearForm::of(other.index);
-        d.add(LinearForm::of(store.index), -1);
+        AffineForm d = AffineForm::of(other.index);
+        d.add(AffineForm::of(store.index), -1);
         if (!d.is_constant()) return false;
         const int64_t off = d.constant_part();
         if (off != 0 && off < lanes && off > -lanes) return false;

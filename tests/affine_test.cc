@@ -1,0 +1,152 @@
+// The affine analysis (compiler/analysis/): linear forms, symbolic intervals for bound inference,
+// constant ranges for the passes and the access features.
+#include <gtest/gtest.h>
+
+#include "compiler/analysis/interval.h"
+#include "compiler/analysis/structural_equal.h"
+#include "compiler/ir/printer.h"
+
+namespace tf::analysis {
+namespace {
+
+using ir::Expr;
+using ir::Var;
+
+Expr V(const Var& v) { return ir::to_expr(v); }
+
+std::string str(const Expr& e) { return ir::to_string(e); }
+
+TEST(AffineForm, CancelsEqualAtoms) {
+  Var o = ir::make_var("o"), i = ir::make_var("i"), f = ir::make_var("f");
+  AffineForm d = AffineForm::of((V(o) * 8 + V(i)) - V(o) * 8);
+  EXPECT_EQ(str(d.to_expr()), "i");
+  EXPECT_EQ(d.coeff_of(i.get()), 1);
+  EXPECT_EQ(d.coeff_of(o.get()), 0);
+  // Structurally equal non-linear atoms built twice cancel too.
+  AffineForm g = AffineForm::of(ir::floormod(V(f), 3) * 24 + 5);
+  g.add(AffineForm::of(ir::floormod(V(f), 3) * 24), -1);
+  EXPECT_EQ(g.as_constant(), std::optional<int64_t>(5));
+}
+
+TEST(AffineForm, ReadsProductsWithConstantsAndPrintsPositiveTermsFirst) {
+  Var a = ir::make_var("a"), b = ir::make_var("b");
+  AffineForm f = AffineForm::of((V(a) + 3) * 4 - V(b) * 2 - 12);
+  EXPECT_EQ(f.coeff_of(a.get()), 4);
+  EXPECT_EQ(f.coeff_of(b.get()), -2);
+  EXPECT_EQ(f.constant_part(), 0);
+  EXPECT_EQ(str((AffineForm::constant(-7) - AffineForm::of(V(b)) + AffineForm::of(V(a))).to_expr()), "((a - b) - 7)");
+  // A product of two variables is one atom.
+  EXPECT_EQ(AffineForm::of(V(a) * V(b)).terms().size(), 1u);
+}
+
+TEST(AffineForm, FloorDivisionRoundsTowardMinusInfinity) {
+  EXPECT_EQ(floor_div(-7, 2), -4);
+  EXPECT_EQ(floor_mod(-7, 2), 1);
+  EXPECT_EQ(floor_div(7, 2), 3);
+  EXPECT_EQ(floor_mod(6, 3), 0);
+}
+
+TEST(Interval, TileRowsOfAFixedOuterLoopHaveAConstantExtent) {
+  Var o = ir::make_var("o"), i = ir::make_var("i");
+  IntervalEnv env{{i.get(), Interval::range(0, 5)}};
+  auto iv = eval_interval(V(o) * 6 + V(i), env, FreeVars::Symbolic);
+  ASSERT_TRUE(iv);
+  EXPECT_EQ(str(iv->lo.to_expr()), "(o * 6)");
+  EXPECT_EQ((iv->hi - iv->lo).as_constant(), std::optional<int64_t>(5));
+  // Unbounded, the same expression has no constant range.
+  EXPECT_FALSE(const_range(V(o) * 6 + V(i), env));
+}
+
+TEST(Interval, ANonLinearExpressionOfFixedVariablesIsOnePoint) {
+  Var f = ir::make_var("f"), i = ir::make_var("i");
+  IntervalEnv env{{i.get(), Interval::range(0, 23)}};
+  auto iv = eval_interval(ir::floormod(V(f), 3) * 24 + V(i), env, FreeVars::Symbolic);
+  ASSERT_TRUE(iv);
+  EXPECT_EQ((iv->hi - iv->lo).as_constant(), std::optional<int64_t>(23));
+  // A floordiv of a varying symbolic range keeps its bounds as atoms that cancel where equal.
+  Var o = ir::make_var("o");
+  auto q = eval_interval(ir::floordiv(V(o) * 16 + V(i), 8), env, FreeVars::Symbolic);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(str(q->lo.to_expr()), "floordiv((o * 16), 8)");
+  EXPECT_EQ(str(q->hi.to_expr()), "floordiv(((o * 16) + 23), 8)");
+}
+
+TEST(Interval, ConstantRangesOverLoops) {
+  Var o = ir::make_var("o"), i = ir::make_var("i"), x = ir::make_var("x");
+  IntervalEnv env{{o.get(), Interval::range(0, 63)}, {i.get(), Interval::range(0, 15)}};
+  auto r = const_range(V(o) * 16 + V(i), env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 0);
+  EXPECT_EQ(r->hi, 1023);
+  r = const_range(ir::floordiv(V(o) * 16 + V(i), 16), env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->hi, 63);
+  r = const_range(ir::floormod(V(i) + 32, 16), env);  // one quotient: exact
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 0);
+  EXPECT_EQ(r->hi, 15);
+  r = const_range(ir::floormod(V(i) + 3, 8), env);  // crosses a multiple of 8
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 0);
+  EXPECT_EQ(r->hi, 7);
+  r = const_range(V(o) * V(i), env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->hi, 63 * 15);
+  r = const_range(ir::min(V(i), 9) - ir::max(V(i), 4), env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 0 - 15);
+  EXPECT_EQ(r->hi, 9 - 4);
+  // A variable nobody bounds: nothing, except what floormod guarantees and what cancels.
+  EXPECT_FALSE(const_range(V(x) + V(i), env));
+  r = const_range(ir::floormod(V(x), 5), env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->hi, 4);
+  r = const_range((V(x) + V(i)) - V(x), env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->hi, 15);
+}
+
+TEST(Interval, CDivisionOnlyOfValuesThatCannotBeNegative) {
+  Var i = ir::make_var("i"), s = ir::make_var("s");
+  IntervalEnv env{{i.get(), Interval::range(0, 15)}, {s.get(), Interval::range(-4, 4)}};
+  auto r = const_range(V(i) / 4, env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->hi, 3);
+  EXPECT_FALSE(const_range(V(s) / 4, env));
+  EXPECT_FALSE(const_range(V(s) % 4, env));
+  EXPECT_FALSE(const_range(V(i) / V(i), env));  // the divisor must be a positive constant
+}
+
+TEST(Interval, VectorsSpanAllTheirLanes) {
+  Var i = ir::make_var("i");
+  IntervalEnv env{{i.get(), Interval::range(0, 3)}};
+  auto r = const_range(ir::make_ramp(V(i) * 16, 1, 8), env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 0);
+  EXPECT_EQ(r->hi, 3 * 16 + 7);
+  r = const_range(ir::make_broadcast(V(i) + 1, 8), env);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->hi, 4);
+}
+
+TEST(Interval, CastsThatMayWrapAndFloatsHaveNoRange) {
+  Var i = ir::make_var("i");
+  IntervalEnv env{{i.get(), Interval::range(0, 3)}};
+  EXPECT_FALSE(const_range(ir::make_cast(ir::DataType::int32(), V(i)), env));
+  Var n = ir::make_var("n", ir::DataType::int32());
+  IntervalEnv env32{{n.get(), Interval::range(0, 3)}};
+  auto r = const_range(ir::make_cast(ir::DataType::int64(), V(n)), env32);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->hi, 3);
+  EXPECT_FALSE(const_range(ir::make_float(1.0), env));
+}
+
+TEST(StructuralEqual, ComparesNodesAndVariablesByIdentity) {
+  Var a = ir::make_var("a"), a2 = ir::make_var("a");
+  EXPECT_TRUE(structurally_equal(ir::floordiv(V(a), 4), ir::floordiv(V(a), 4)));
+  EXPECT_FALSE(structurally_equal(ir::floordiv(V(a), 4), ir::floordiv(V(a2), 4)));
+  EXPECT_FALSE(structurally_equal(V(a) + 1, V(a) + 2));
+}
+
+}  // namespace
+}  // namespace tf::analysis
