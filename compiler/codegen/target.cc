@@ -8,11 +8,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +22,28 @@
 namespace tf::codegen {
 namespace {
 
+// The features LLVM's backends know, per architecture (generated at build time from `llc -mattr=help`):
+// LLVM 16 offers no silent way to ask, and warns on the process's stderr about a name it does not know,
+// so nothing unknown is ever handed to it.
+bool feature_known(const llvm::Triple& triple, const std::string& name) {
+  static const std::set<std::pair<std::string, std::string>> known = {
+#include "compiler/codegen/known_features.inc"
+  };
+  return known.count({llvm::Triple::getArchTypeName(triple.getArch()).str(), name}) > 0;
+}
+
+// Whether the backend knows `cpu`; a subtarget for no CPU in particular answers without printing.
+bool cpu_known(const llvm::Target& backend, const std::string& triple, const std::string& cpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> any(backend.createMCSubtargetInfo(triple, "", ""));
+  return any && any->isCPUStringValid(cpu);
+}
+
+// Subtarget info for a CPU and features already checked with cpu_known and feature_known.
+std::unique_ptr<llvm::MCSubtargetInfo> subtarget(const llvm::Target& backend, const std::string& triple,
+                                                 const std::string& cpu, const std::string& features) {
+  return std::unique_ptr<llvm::MCSubtargetInfo>(backend.createMCSubtargetInfo(triple, cpu, features));
+}
+
 // The host's features that differ from what its CPU name implies (a hypervisor may hide some):
 // usually none, which keeps the target string short enough to read and to use as a key.
 std::string host_feature_delta(const llvm::Target& backend, const std::string& triple, const std::string& cpu) {
@@ -35,40 +53,13 @@ std::string host_feature_delta(const llvm::Target& backend, const std::string& t
   std::vector<std::string> delta;
   for (const auto& kv : map) {
     const std::string name = kv.first().str();
+    if (!feature_known(llvm::Triple(triple), name)) continue;
     if (implied->checkFeatures("+" + name) != kv.second) delta.push_back((kv.second ? "+" : "-") + name);
   }
   std::sort(delta.begin(), delta.end());
   std::string s;
   for (const auto& f : delta) s += (s.empty() ? "" : ",") + f;
   return s;
-}
-
-// Creates subtarget info with stderr muted: LLVM warns there about unknown CPUs and features,
-// and our own error message says it better.
-std::unique_ptr<llvm::MCSubtargetInfo> quiet_subtarget(const llvm::Target& backend, const std::string& triple,
-                                                       const std::string& cpu, const std::string& features) {
-  // The descriptor swap is process-wide: two threads doing it at once could leave stderr muted.
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  std::fflush(stderr);
-  int saved = ::dup(STDERR_FILENO);
-  int null_fd = ::open("/dev/null", O_WRONLY);
-  if (null_fd >= 0) ::dup2(null_fd, STDERR_FILENO);
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(backend.createMCSubtargetInfo(triple, cpu, features));
-  llvm::errs().flush();
-  if (saved >= 0) {
-    ::dup2(saved, STDERR_FILENO);
-    ::close(saved);
-  }
-  if (null_fd >= 0) ::close(null_fd);
-  return sti;
-}
-
-// LLVM 16 keeps its feature table private; a feature is known when enabling and disabling it give
-// different feature bits.
-bool feature_known(const llvm::Target& backend, const std::string& triple, const std::string& cpu, const std::string& name) {
-  return quiet_subtarget(backend, triple, cpu, "+" + name)->getFeatureBits() !=
-         quiet_subtarget(backend, triple, cpu, "-" + name)->getFeatureBits();
 }
 
 // Widest float vector the target's enabled features give, for the operator templates.
@@ -140,8 +131,7 @@ Target parse_target(const std::string& text) {
     }
     features = host_feature_delta(*backend, triple.str(), cpu);
   }
-  std::unique_ptr<llvm::MCSubtargetInfo> sti = quiet_subtarget(*backend, triple.str(), cpu, features);
-  if (!sti || !sti->isCPUStringValid(cpu)) {
+  if (!cpu_known(*backend, triple.str(), cpu)) {
     throw CompileError("target '" + text + "': CPU '" + cpu + "' is unknown to the " + backend->getName() + " backend");
   }
   // Reject misspelt features instead of letting LLVM print a warning and ignore them.
@@ -151,8 +141,9 @@ Target parse_target(const std::string& text) {
     if (f.empty()) continue;
     if (f[0] != '+' && f[0] != '-') throw CompileError("target '" + text + "': feature '" + f + "' must start with + or -");
     std::string name = f.substr(1);
-    if (!feature_known(*backend, triple.str(), cpu, name)) throw CompileError("target '" + text + "': feature '" + name + "' is unknown to the " + backend->getName() + " backend");
+    if (!feature_known(triple, name)) throw CompileError("target '" + text + "': feature '" + name + "' is unknown to the " + backend->getName() + " backend");
   }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget(*backend, triple.str(), cpu, features);
 
   Target t;
   t.triple = triple.str();
@@ -168,8 +159,7 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
   std::string error;
   const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple.str(), error);
   if (!backend) throw CompileError("no LLVM backend for triple '" + triple_text + "': " + error);
-  // Memoized: every board of a fleet registers with the same few flag sets, and each lookup
-  // creates a few hundred subtargets.
+  // Memoized: every board of a fleet registers with the same few flag sets.
   static std::mutex memo_mu;
   static std::map<std::string, Target> memo;
   std::string memo_key = triple_text;
@@ -197,7 +187,7 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
     const bool v4 = v3 && covers({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"});
     cpu = v4 ? "x86-64-v4" : v3 ? "x86-64-v3" : v2 ? "x86-64-v2" : "x86-64";
   }
-  std::unique_ptr<llvm::MCSubtargetInfo> implied = quiet_subtarget(*backend, triple.str(), cpu, "");
+  std::unique_ptr<llvm::MCSubtargetInfo> implied = subtarget(*backend, triple.str(), cpu, "");
   std::vector<std::string> extra;
   for (const std::string& flag : have) {
     // cpuinfo and LLVM spell some features differently: sse4_1 / sse4.1, avx512_vnni / avx512vnni.
@@ -205,7 +195,7 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
     std::replace(dotted.begin(), dotted.end(), '_', '.');
     for (char c : flag) if (c != '_') joined += c;
     for (const std::string& f : {flag, dotted, joined}) {
-      if (f.empty() || !feature_known(*backend, triple.str(), cpu, f)) continue;
+      if (f.empty() || !feature_known(triple, f)) continue;
       if (!implied->checkFeatures("+" + f)) extra.push_back("+" + f);
       break;
     }
@@ -216,7 +206,7 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
   t.triple = triple.str();
   t.cpu = cpu;
   for (const auto& f : extra) t.features += (t.features.empty() ? "" : ",") + f;
-  t.vector_bits = detect_vector_bits(triple, *quiet_subtarget(*backend, t.triple, t.cpu, t.features));
+  t.vector_bits = detect_vector_bits(triple, *subtarget(*backend, t.triple, t.cpu, t.features));
   std::lock_guard<std::mutex> lock(memo_mu);
   memo[memo_key] = t;
   return t;
@@ -232,8 +222,8 @@ bool host_can_run(const Target& target, std::string* why) {
   std::string error;
   const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(host.triple, error);
   if (!backend) return false;
-  auto needs = quiet_subtarget(*backend, target.triple, target.cpu, target.features)->getFeatureBits();
-  auto has = quiet_subtarget(*backend, host.triple, host.cpu, host.features)->getFeatureBits();
+  auto needs = subtarget(*backend, target.triple, target.cpu, target.features)->getFeatureBits();
+  auto has = subtarget(*backend, host.triple, host.cpu, host.features)->getFeatureBits();
   if ((needs & ~has).any()) {
     if (why) *why = "target '" + target.str() + "' uses CPU features this host (" + host.cpu + ") lacks";
     return false;
