@@ -17,6 +17,8 @@
 #include "bench/bench_util.h"
 #include "bench/peers.h"
 #include "support/args.h"
+#include "support/measure_args.h"
+#include "support/stats.h"
 #include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
 #include "db/database.h"
@@ -35,33 +37,45 @@ struct Candidate {
 };
 
 int run(int argc, char** argv) {
-  tf::Args args("dense_bench", "Benchmark dense kernels against OpenBLAS and oneDNN.");
-  args.option("workloads", "NAMES", "workload names from the workloads file, or NAME:MxNxK", "gemm-512,gemm-1024")
-      .option("threads", "LIST", "thread counts", "1,2")
-      .option("workloads-file", "PATH", "standard workloads", std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json")
-      .option("configs", "PATH", "hand-picked configs", std::string(TF_SOURCE_DIR) + "/bench/configs/dense_handpicked.json")
-      .option("name", "NAME", "results go to bench/results/NAME.json", "dense")
-      .option("min-ms", "MS", "each timing lasts at least this long", "200")
-      .option("repeat", "N", "timings per measurement (median reported)", "5")
-      .option("compile-samples", "N", "random configs whose compile time is measured", "20")
-      .option("target", "TARGET", "target string", "llvm -mcpu=native")
-      .option("best-from-db", "PATH", "instead of the hand-picked configs: each workload's best config in this tuning db")
-      .option("key", "KEY", "with --best-from-db: the device key whose best configs to take", "local")
-      .flag("no-save", "print the table only");
-  std::vector<std::string> argv_s(argv + 1, argv + argc);
-  if (!args.parse(argv_s)) return 0;
-  const double min_ms = static_cast<double>(args.get_int("min-ms"));
-  const int repeat = static_cast<int>(args.get_int("repeat"));
-  tf::codegen::Target target = tf::codegen::parse_target(args.get("target"));
+  struct Options {
+    std::string workloads = "gemm-512,gemm-1024", threads = "1,2";
+    std::string workloads_file = std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json";
+    std::string configs = std::string(TF_SOURCE_DIR) + "/bench/configs/dense_handpicked.json";
+    std::string name = "dense", target = "llvm -mcpu=native", best_from_db, key = "local";
+    int64_t compile_samples = 20;
+    tf::MeasureArgs measure;
+    bool no_save = false;
+  } o;
+  o.measure.min_ms = 200;
+  o.measure.repeat = 5;
+  auto app = tf::make_app("dense_bench", "Benchmark dense kernels against OpenBLAS and oneDNN.");
+  app->add_option("--workloads", o.workloads, "workload names from the workloads file, or NAME:MxNxK")->type_name("NAMES");
+  app->add_option("--threads", o.threads, "thread counts")->type_name("LIST");
+  app->add_option("--workloads-file", o.workloads_file, "standard workloads")->type_name("PATH");
+  app->add_option("--configs", o.configs, "hand-picked configs")->type_name("PATH");
+  app->add_option("--name", o.name, "results go to bench/results/NAME.json")->type_name("NAME");
+  tf::add_measure_options(*app, o.measure, tf::kTiming);
+  app->add_option("--compile-samples", o.compile_samples, "random configs whose compile time is measured")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{0}, int64_t{10000}));
+  app->add_option("--target", o.target, "target string")->type_name("TARGET");
+  app->add_option("--best-from-db", o.best_from_db, "instead of the hand-picked configs: each workload's best config in this tuning db")
+      ->type_name("PATH");
+  app->add_option("--key", o.key, "with --best-from-db: the device key whose best configs to take")->type_name("KEY");
+  app->add_flag("--no-save", o.no_save, "print the table only");
+  if (auto code = tf::parse_args(*app, argc, argv)) return *code;
+  const double min_ms = o.measure.min_ms;
+  const int repeat = o.measure.repeat;
+  tf::codegen::Target target = tf::codegen::parse_target(o.target);
 
   // Read only when a workload is named without its extents.
   Value workloads;
   auto standard_workloads = [&]() -> const Value& {
-    if (workloads.is_null()) workloads = tf::json::parse(read_file(args.get("workloads-file")));
+    if (workloads.is_null()) workloads = tf::json::parse(read_file(o.workloads_file));
     return workloads;
   };
   std::vector<Candidate> handpicked;
-  Value picked = tf::json::parse(read_file(args.get("configs")));
+  Value picked = tf::json::parse(read_file(o.configs));
   for (const auto& c : picked.at("configs").items()) {
     handpicked.push_back({c.at("name").as_string(), c.at("config")});
   }
@@ -72,7 +86,7 @@ int run(int argc, char** argv) {
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
   std::printf("| workload | threads | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | OpenBLAS GFLOPS | compile ms |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
-  for (std::string wname : split(args.get("workloads"))) {
+  for (std::string wname : split(o.workloads)) {
     int64_t M = 0, N = 0, K = 0;
     if (const auto colon = wname.find(':'); colon != std::string::npos) {
       long long m = 0, n = 0, k = 0;
@@ -87,26 +101,26 @@ int run(int argc, char** argv) {
       for (const auto& item : standard_workloads().at("workloads").items()) {
         if (item.at("name").as_string() == wname) w = &item;
       }
-      if (!w) throw tf::UsageError("workload '" + wname + "' is not in " + args.get("workloads-file"));
+      if (!w) throw tf::UsageError("workload '" + wname + "' is not in " + o.workloads_file);
       M = w->at("M").as_int(), N = w->at("N").as_int(), K = w->at("K").as_int();
     }
     tf::compiler::Task task({"dense", {M, N, K}}, target);
     double flops = static_cast<double>(task.op().flops(task.workload().shape));
 
     std::vector<Candidate> candidates = {{"default", task.space().default_config().to_json()}};
-    if (args.has("best-from-db")) {
+    if (!o.best_from_db.empty()) {
       // The best any board of the key measured, whatever target string its boards had.
-      tf::db::Database db(args.get("best-from-db"));
+      tf::db::Database db(o.best_from_db);
       std::optional<tf::db::Measurement> best;
       std::set<std::string> targets_of_key = {target.str()};
       for (const auto& d : db.devices()) {
-        if (d.device_key == args.get("key")) targets_of_key.insert(d.target);
+        if (d.device_key == o.key) targets_of_key.insert(d.target);
       }
       for (const auto& t : targets_of_key) {
-        auto m = db.best("dense", {M, N, K}, t, args.get("key"));
+        auto m = db.best("dense", {M, N, K}, t, o.key);
         if (m && (!best || m->mean_s() < best->mean_s())) best = m;
       }
-      if (!best) throw tf::UsageError("no tuned config of " + wname + " for key " + args.get("key") + " in " + args.get("best-from-db"));
+      if (!best) throw tf::UsageError("no tuned config of " + wname + " for key " + o.key + " in " + o.best_from_db);
       char name[96];
       std::snprintf(name, sizeof name, "tuned (%.1f on the board)", flops / best->mean_s() * 1e-9);
       candidates.push_back({name, best->config});
@@ -114,13 +128,13 @@ int run(int argc, char** argv) {
       for (const auto& h : handpicked) candidates.push_back(h);
     }
 
-    for (const std::string& ts : split(args.get("threads"))) {
+    for (const std::string& ts : split(o.threads)) {
       int threads = std::stoi(ts);
       tf::runtime::set_num_threads(threads);
       settle();
-      double onednn = flops / tf::bench::median(tf::bench::time_onednn_matmul(M, N, K, threads, min_ms, repeat)) * 1e-9;
+      double onednn = flops / tf::median(tf::bench::time_onednn_matmul(M, N, K, threads, min_ms, repeat)) * 1e-9;
       settle();
-      double openblas = flops / tf::bench::median(tf::bench::time_openblas_sgemm(M, N, K, threads, min_ms, repeat)) * 1e-9;
+      double openblas = flops / tf::median(tf::bench::time_openblas_sgemm(M, N, K, threads, min_ms, repeat)) * 1e-9;
       settle();
       for (const auto& cand : candidates) {
         tf::space::Config cfg;
@@ -135,7 +149,7 @@ int run(int argc, char** argv) {
         tf::cli::KernelRunner runner(task.op(), task.workload().shape);
         int32_t status = runner.run(kernel->entry());
         bool pass = status == TF_OK && runner.check().pass;
-        double gflops = pass ? flops / tf::bench::median(runner.time(kernel->entry(), min_ms, repeat)) * 1e-9 : 0;
+        double gflops = pass ? flops / tf::median(runner.time(kernel->entry(), min_ms, repeat)) * 1e-9 : 0;
         double ratio = gflops / onednn;
         if (wname == "gemm-1024" && threads == 1 && cand.name != "default") best_ratio_1024_1t = std::max(best_ratio_1024_1t, ratio);
         double compile = times.lower_ms + times.codegen_ms;
@@ -162,7 +176,7 @@ int run(int argc, char** argv) {
   {
     tf::compiler::Task task({"dense", {1024, 1024, 1024}}, target);
     std::mt19937_64 rng(7);
-    int64_t samples = args.get_int("compile-samples");
+    int64_t samples = o.compile_samples;
     for (int64_t i = 0; i < samples; ++i) {
       auto cfg = task.space().at(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
       tf::compiler::BuildTimes t1, t2;
@@ -172,7 +186,7 @@ int run(int argc, char** argv) {
       so_ms.push_back(t2.lower_ms + t2.codegen_ms);
     }
   }
-  double jit_median = tf::bench::median(jit_ms), so_median = tf::bench::median(so_ms);
+  double jit_median = tf::median(jit_ms), so_median = tf::median(so_ms);
   if (!jit_ms.empty()) std::printf("\ncompile time per candidate (median of %zu random gemm-1024 configs): JIT %.1f ms, shared library %.1f ms\n",
               jit_ms.size(), jit_median, so_median);
 
@@ -188,8 +202,8 @@ int run(int argc, char** argv) {
     add_target("median compile ms per candidate (shared library)", so_median, "< 100", so_median < 100);
   }
 
-  if (!args.flag_set("no-save")) {
-    write_results(args.get("name"), target.str(), rows, targets);
+  if (!o.no_save) {
+    write_results(o.name, target.str(), rows, targets);
   }
   return 0;
 }

@@ -21,6 +21,8 @@
 #include "proto/channel.h"
 #include "proto/tunefarm.grpc.pb.h"
 #include "support/args.h"
+#include "support/measure_args.h"
+#include "support/stats.h"
 #include "support/subprocess.h"
 #include "tuner/tune_job.h"
 
@@ -29,13 +31,8 @@ namespace {
 namespace v1 = ::tunefarm::v1;
 using tf::json::Value;
 using namespace tf::bench;
+using tf::median;
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Median gap between consecutive measurements of a job: the wall time of a trial in steady state.
 double per_trial_ms(const std::string& db_path, int64_t job_id) {
@@ -118,15 +115,22 @@ v1::JobSpec job_spec(const std::string& key, std::vector<int64_t> shape, int64_t
 }
 
 int run(int argc, char** argv) {
-  tf::Args args("fleet_bench", "Benchmark the fleet: overhead per trial against local tuning, and the tracker's capacity.");
-  args.option("trials", "N", "trials of the gemm-512 overhead run", "64")
-      .option("boards", "LIST", "board connections for the capacity runs", "8,32,128")
-      .option("capacity-trials", "N", "trials per capacity run (dense 64x64x64, warm build cache)", "2000")
-      .option("name", "NAME", "results go to bench/results/NAME.json", "fleet")
-      .flag("no-save", "print the tables only");
-  std::vector<std::string> argv_s(argv + 1, argv + argc);
-  if (!args.parse(argv_s)) return 0;
-  const int64_t trials = args.get_int("trials"), capacity_trials = args.get_int("capacity-trials");
+  tf::MeasureArgs measure;
+  measure.trials = 64;
+  std::string boards_list = "8,32,128", name = "fleet";
+  int64_t capacity_trials = 2000;
+  bool no_save = false;
+  auto app = tf::make_app("fleet_bench", "Benchmark the fleet: overhead per trial against local tuning, and the tracker's capacity.");
+  tf::add_measure_options(*app, measure, tf::kTrials);
+  app->get_option("--trials")->description("trials of the gemm-512 overhead run");
+  app->add_option("--boards", boards_list, "board connections for the capacity runs")->type_name("LIST");
+  app->add_option("--capacity-trials", capacity_trials, "trials per capacity run (dense 64x64x64, warm build cache)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  app->add_option("--name", name, "results go to bench/results/NAME.json")->type_name("NAME");
+  app->add_flag("--no-save", no_save, "print the tables only");
+  if (auto code = tf::parse_args(*app, argc, argv)) return *code;
+  const int64_t trials = measure.trials;
   const std::string dir = "/tmp/tf-fleet-bench-" + std::to_string(::getpid());
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   Value rows = Value::array();
@@ -194,7 +198,7 @@ int run(int argc, char** argv) {
   }
   std::printf("| boards | dispatches | seconds | dispatches/s | latency p50 ms | latency p99 ms |\n|---|---|---|---|---|---|\n");
   double at_largest = 0;
-  for (const std::string& b : split(args.get("boards"))) {
+  for (const std::string& b : split(boards_list)) {
     const int boards = std::stoi(b);
     auto lt = load_test(boards);
     if (!wait_until([&] { return tracker.devices("load") == boards; }, 60)) throw std::runtime_error("load-test boards did not register");
@@ -219,8 +223,8 @@ int run(int argc, char** argv) {
   targets.add("fleet per-trial wall ms - local per-trial wall ms (gemm-512, median)", fleet_ms - local_ms, "<= 10",
               fleet_ms - local_ms <= 10);
   targets.add("dispatches per second at the largest board count", at_largest, ">= 1000", at_largest >= 1000);
-  if (!args.flag_set("no-save")) {
-    write_results(args.get("name"), "", rows, targets);
+  if (!no_save) {
+    write_results(name, "", rows, targets);
   }
   std::system(("rm -rf " + dir).c_str());
   return 0;

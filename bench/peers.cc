@@ -31,11 +31,6 @@ std::vector<double> time_calls(const std::function<void()>& call, double min_ms,
   return out;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 namespace {
 std::vector<float> random_floats(int64_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);

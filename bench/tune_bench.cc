@@ -15,9 +15,11 @@
 #include "bench/bench_util.h"
 #include "bench/peers.h"
 #include "support/args.h"
+#include "support/measure_args.h"
 #include "compiler/compiler.h"
 #include "db/database.h"
 #include "support/json.h"
+#include "support/stats.h"
 #include "runtime/measure_worker.h"
 #include "tuner/tune_job.h"
 
@@ -25,6 +27,7 @@ namespace {
 
 using tf::json::Value;
 using namespace tf::bench;
+using tf::median;
 
 struct Shape {
   int64_t M, N, K;
@@ -42,11 +45,6 @@ int64_t trials_to_reach(const std::vector<double>& curve, double level) {
     if (curve[i] >= level) return static_cast<int64_t>(i + 1);
   }
   return static_cast<int64_t>(curve.size()) + 1;  // never: counts as one past the budget
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // One tuning run in a database of its own: empty, or a copy of `start_db` (a farm's history).
@@ -92,28 +90,38 @@ double remeasure(const tf::compiler::Task& task, const Value& config, int thread
 }
 
 int run(int argc, char** argv) {
-  tf::Args args("tune_bench", "Benchmark the tuners: search efficiency, tuned quality against oneDNN, overhead per trial.");
-  args.option("efficiency-workloads", "NAMES", "workloads for search efficiency", "gemm-512,bert-ffn1")
-      .option("quality-workloads", "NAMES", "workloads for tuned quality", "gemm-1024,bert-ffn1")
-      .option("seeds", "N", "seeds per tuner for search efficiency", "5")
-      .option("tuners", "NAMES",
-              "tuners compared for search efficiency: xgb (empty db: a fresh farm, starts from the shipped seed records),\n"
-              "xgb-cold (empty db, no seed records), xgb+history (a db with other workloads' xgb runs), random",
-              "xgb,xgb-cold,random")
-      .option("history-workloads", "NAMES", "for xgb+history: workloads tuned first into the db it starts from",
-              "gemm-256,bert-qkv")
-      .option("history-trials", "N", "xgb trials per history workload", "150")
-      .option("trials", "N", "trials per search-efficiency run", "200")
-      .option("quality-trials", "N", "xgb trials per tuned-quality run", "400")
-      .option("threads", "LIST", "thread counts for tuned quality", "1,2")
-      .option("min-ms", "MS", "each timing lasts at least this long", "10")
-      .option("workloads-file", "PATH", "standard workloads", std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json")
-      .option("name", "NAME", "results go to bench/results/NAME.json", "tune")
-      .flag("no-save", "print the tables only");
-  std::vector<std::string> argv_s(argv + 1, argv + argc);
-  if (!args.parse(argv_s)) return 0;
-  const Value workloads = tf::json::parse(read_file(args.get("workloads-file")));
-  const double min_ms = static_cast<double>(args.get_int("min-ms"));
+  struct Options {
+    std::string efficiency_workloads = "gemm-512,bert-ffn1", quality_workloads = "gemm-1024,bert-ffn1";
+    int64_t seeds = 5;
+    std::string tuners = "xgb,xgb-cold,random", history_workloads = "gemm-256,bert-qkv";
+    int64_t history_trials = 150, quality_trials = 400;
+    std::string threads = "1,2";
+    std::string workloads_file = std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json";
+    std::string name = "tune";
+    tf::MeasureArgs measure;
+    bool no_save = false;
+  } o;
+  o.measure.min_ms = 10;
+  auto app = tf::make_app("tune_bench", "Benchmark the tuners: search efficiency, tuned quality against oneDNN, overhead per trial.");
+  app->add_option("--efficiency-workloads", o.efficiency_workloads, "workloads for search efficiency")->type_name("NAMES");
+  app->add_option("--quality-workloads", o.quality_workloads, "workloads for tuned quality")->type_name("NAMES");
+  app->add_option("--seeds", o.seeds, "seeds per tuner for search efficiency")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  app->add_option("--tuners", o.tuners,
+                  "tuners compared for search efficiency: xgb (empty db: a fresh farm, starts from the shipped seed records), "
+                  "xgb-cold (empty db, no seed records), xgb+history (a db with other workloads' xgb runs), random")
+      ->type_name("NAMES");
+  app->add_option("--history-workloads", o.history_workloads, "for xgb+history: workloads tuned first into the db it starts from")
+      ->type_name("NAMES");
+  app->add_option("--history-trials", o.history_trials, "xgb trials per history workload")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  tf::add_measure_options(*app, o.measure, tf::kTrials | tf::kMinMs);
+  app->add_option("--quality-trials", o.quality_trials, "xgb trials per tuned-quality run")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  app->add_option("--threads", o.threads, "thread counts for tuned quality")->type_name("LIST");
+  app->add_option("--workloads-file", o.workloads_file, "standard workloads")->type_name("PATH");
+  app->add_option("--name", o.name, "results go to bench/results/NAME.json")->type_name("NAME");
+  app->add_flag("--no-save", o.no_save, "print the tables only");
+  if (auto code = tf::parse_args(*app, argc, argv)) return *code;
+  const Value workloads = tf::json::parse(read_file(o.workloads_file));
+  const double min_ms = o.measure.min_ms;
   const tf::codegen::Target target = tf::codegen::host_target();
   const std::string scratch = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + ".db";
   Value rows = Value::array();
@@ -121,27 +129,27 @@ int run(int argc, char** argv) {
 
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
   std::printf("## Search efficiency: trials to reach 90%% of the best GFLOPS any run found (median of %lld seeds)\n\n",
-              static_cast<long long>(args.get_int("seeds")));
+              static_cast<long long>(o.seeds));
   std::printf("The best is the highest best any run reported (each run confirms its winner in a fresh worker at the end);\n"
               "trials are counted on the runs' best-so-far curves, measured the same way.\n");
   std::printf("xgb starts from an empty database as a fresh farm does: from the tuning records shipped with tunefarm\n"
               "(tuner/seeds: gemm-256, bert-qkv, odd-1000x77x333; never a workload measured here). xgb-cold starts from\n"
               "nothing (8 warm-up trials spread over every knob's choices first). xgb+history, when asked for, from a db holding xgb runs of %s (%lld trials each).\n\n",
-              args.get("history-workloads").c_str(), static_cast<long long>(args.get_int("history-trials")));
-  const std::vector<std::string> tuners = split(args.get("tuners"));
+              o.history_workloads.c_str(), static_cast<long long>(o.history_trials));
+  const std::vector<std::string> tuners = split(o.tuners);
   std::string history_db;
   if (std::find(tuners.begin(), tuners.end(), "xgb+history") != tuners.end()) {
     history_db = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + "-history.db";
     std::remove(history_db.c_str());
-    for (const std::string& hname : split(args.get("history-workloads"))) {
+    for (const std::string& hname : split(o.history_workloads)) {
       Shape s = find_workload(workloads, hname);
       tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
       tf::db::Database db(history_db);
-      tf::tuner::TuneOptions o;
-      o.tuner = "xgb";
-      o.trials = args.get_int("history-trials");
-      o.measure.min_repeat_ms = min_ms;
-      auto r = tf::tuner::tune(task, o, &db);
+      tf::tuner::TuneOptions history;
+      history.tuner = "xgb";
+      history.trials = o.history_trials;
+      history.measure.min_repeat_ms = min_ms;
+      auto r = tf::tuner::tune(task, history, &db);
       std::fprintf(stderr, "  history: %s, %lld xgb trials, best %.1f GFLOPS\n", hname.c_str(), static_cast<long long>(r.trials),
                    r.best_gflops);
     }
@@ -157,7 +165,7 @@ int run(int argc, char** argv) {
   for (size_t i = 0; i < tuners.size() + guided.size(); ++i) std::printf("---|");
   std::printf("\n");
   std::map<std::string, double> worst_ratio;  // by tuner, over workloads
-  for (const std::string& wname : split(args.get("efficiency-workloads"))) {
+  for (const std::string& wname : split(o.efficiency_workloads)) {
     Shape s = find_workload(workloads, wname);
     tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
     std::map<std::string, std::vector<std::vector<double>>> curves;
@@ -165,8 +173,8 @@ int run(int argc, char** argv) {
     double best_found = 0;  // the best any run reported (each run's winner confirmed in a fresh worker)
     for (const std::string& tuner : tuners) {
       const bool from_history = tuner == "xgb+history", cold = tuner == "xgb-cold";
-      for (int64_t seed = 1; seed <= args.get_int("seeds"); ++seed) {
-        auto r = run_job(task, from_history || cold ? "xgb" : tuner, args.get_int("trials"), static_cast<uint64_t>(seed), 1, min_ms,
+      for (int64_t seed = 1; seed <= o.seeds; ++seed) {
+        auto r = run_job(task, from_history || cold ? "xgb" : tuner, o.measure.trials, static_cast<uint64_t>(seed), 1, min_ms,
                          scratch, from_history ? history_db : "", !cold);
         if (r.best) run_bests.push_back(r.best->config);
         best_found = std::max(best_found, r.best_gflops);
@@ -234,18 +242,18 @@ int run(int argc, char** argv) {
   }
 
   std::printf("\n## Tuned quality: best after %lld xgb trials vs oneDNN (same run)\n\n",
-              static_cast<long long>(args.get_int("quality-trials")));
+              static_cast<long long>(o.quality_trials));
   std::printf("GFLOPS: the job's best config measured again (3 fresh worker processes, median of their medians of 7\n"
               "timings), the job's own measurement beside it.\n\n");
   std::printf("| workload | threads | GFLOPS | in job | oneDNN GFLOPS | ratio | config |\n|---|---|---|---|---|---|---|\n");
   double worst_quality = 1e9;
-  for (const std::string& wname : split(args.get("quality-workloads"))) {
+  for (const std::string& wname : split(o.quality_workloads)) {
     Shape s = find_workload(workloads, wname);
     tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
     const double flops = 2.0 * static_cast<double>(s.M) * static_cast<double>(s.N) * static_cast<double>(s.K);
-    for (const std::string& ts : split(args.get("threads"))) {
+    for (const std::string& ts : split(o.threads)) {
       const int threads = std::stoi(ts);
-      auto r = run_job(task, "xgb", args.get_int("quality-trials"), 1, threads, min_ms, scratch);
+      auto r = run_job(task, "xgb", o.quality_trials, 1, threads, min_ms, scratch);
       build_ms.push_back(r.build_ms_median);
       overhead_ms.push_back(r.overhead_ms_median);
       worker_ms.push_back(r.worker_overhead_ms_median);
@@ -304,8 +312,8 @@ int run(int argc, char** argv) {
   add_target("tuned GFLOPS / oneDNN (worst workload and thread count)", worst_quality, ">= 0.8", worst_quality >= 0.8);
   add_target("median ms per trial of wall time beyond the kernel's timed runs", median(overhead_ms), "< 30", median(overhead_ms) < 30);
 
-  if (!args.flag_set("no-save")) {
-    write_results(args.get("name"), target.str(), rows, targets);
+  if (!o.no_save) {
+    write_results(o.name, target.str(), rows, targets);
   }
   return 0;
 }

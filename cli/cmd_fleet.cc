@@ -6,20 +6,17 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/job_file.h"
 #include "cli/tracker_client.h"
 #include "proto/channel.h"
 #include "proto/json_convert.h"
 #include "proto/tokens.h"
 #include "proto/utf8.h"
+#include "support/measure_args.h"
+#include "support/workload_key.h"
 
 namespace tf::cli {
 namespace {
-
-// `tunefarm status 7` and `tunefarm cancel 7`: a leading bare word is the job id.
-std::vector<std::string> job_id_as_option(std::vector<std::string> argv) {
-  if (!argv.empty() && argv[0].rfind("--", 0) != 0 && argv[0] != "-h") argv[0] = "--job=" + argv[0];
-  return argv;
-}
 
 std::string workload_line(const v1::WorkloadProgress& p) {
   char buf[512];
@@ -109,61 +106,78 @@ int follow(TrackerClient& client, int64_t id, bool json) {
   return exit_code_of(job);
 }
 
-}  // namespace
+struct SubmitOptions {
+  TrackerArgs tracker;
+  MeasureArgs measure;
+  std::string op, job_file, key;
+  std::vector<int64_t> shape;
+  int priority = 1;
+  bool follow = false, json = false;
+  CLI::App* cmd = nullptr;
+};
 
-int cmd_submit(const std::vector<std::string>& argv) {
-  Args args("tunefarm submit", "Submit a tuning job to a tracker; its boards of --key measure it. Prints the job id.");
-  add_tracker_options(args);
-  args.option("op", "NAME", "operator, e.g. dense")
-      .option("shape", "LIST", "the op's extents, e.g. 512,512,512")
-      .option("job", "FILE", "a job file with many workloads (docs/architecture.md), instead of --op/--shape")
-      .option("key", "KEY", "device key of the boards that measure (see tunefarm devices)")
-      .option("trials", "N", "candidates per workload", "200")
-      .option("tuner", "NAME", "xgb | random | grid | ga", "xgb")
-      .option("priority", "P", "1-100: jobs on one key share its boards in this ratio", "1")
-      .option("seed", "S", "seed of the tuner and of the inputs", "1")
-      .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "20")
-      .option("repeat", "N", "timings per candidate", "3")
-      .option("timeout", "S", "hard limit per candidate on the board, seconds", "10")
-      .flag("follow", "then follow the job to its end (exit 0 when done)")
-      .flag("json", "print JSON");
-  if (!args.parse(argv)) return 0;
-  TrackerClient client(args);
-  v1::SubmitJobRequest req;
-  if (args.has("job")) {
-    if (args.has("op") || args.has("shape")) throw UsageError("give --job FILE or --op/--shape, not both");
-    std::string text;
-    try {
-      text = fleet::read_text_file(args.get("job"));
-    } catch (const std::exception& e) {
-      throw UsageError(std::string("--job: ") + e.what());
-    }
-    if (std::string bad = fleet::utf8_error(text); !bad.empty()) throw UsageError("--job " + args.get("job") + ": not valid UTF-8: " + bad);
-    // The tracker checks the file, so every client gets the same answers; options given here
-    // fill in what the file leaves out.
-    req.set_spec_json(text);
-  } else {
-    if (!args.has("op") || !args.has("shape")) throw UsageError("give --op and --shape (or --job FILE)");
-    v1::JobSpec* spec = req.mutable_spec();
-    auto* w = spec->add_workloads();
-    w->set_op(args.get("op"));
-    for (int64_t d : args.get_int_list("shape")) w->add_shape(d);
-    spec->set_device_key(args.get("key"));
-    spec->set_trials(args.get_int("trials"));
-    spec->set_tuner(args.get("tuner"));
-    spec->set_priority(static_cast<int32_t>(args.get_int("priority")));
-    spec->set_seed(static_cast<uint64_t>(args.get_int("seed")));
-    spec->mutable_measure()->set_min_repeat_ms(static_cast<double>(args.get_int("min-ms")));
-    spec->mutable_measure()->set_repeat(static_cast<int32_t>(args.get_int("repeat")));
-    spec->mutable_measure()->set_timeout_s(static_cast<double>(args.get_int("timeout")));
+// The command line's value of `option` when it was given.
+template <typename T>
+std::optional<T> given(const CLI::App& cmd, const std::string& option, const T& value) {
+  return cmd.count(option) ? std::optional<T>(value) : std::nullopt;
+}
+
+v1::SubmitJobRequest request_from_job_file(const SubmitOptions& o) {
+  std::string text;
+  try {
+    text = fleet::read_text_file(o.job_file);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("--job: ") + e.what());
   }
+  if (std::string bad = fleet::utf8_error(text); !bad.empty()) throw UsageError("--job " + o.job_file + ": not valid UTF-8: " + bad);
+  const CLI::App& cmd = *o.cmd;
+  JobFileOptions options;
+  options.key = given(cmd, "--key", o.key);
+  options.trials = given(cmd, "--trials", o.measure.trials);
+  options.tuner = given(cmd, "--tuner", o.measure.tuner);
+  options.priority = given(cmd, "--priority", static_cast<int64_t>(o.priority));
+  options.seed = given(cmd, "--seed", o.measure.seed);
+  options.min_repeat_ms = given(cmd, "--min-ms", o.measure.min_ms);
+  options.repeat = given(cmd, "--repeat", o.measure.repeat);
+  options.timeout_s = given(cmd, "--timeout", o.measure.timeout_s);
+  const FilledJobFile filled = fill_job_file(text, options);
+  for (const auto& option : filled.overridden) {
+    std::fprintf(stderr, "tunefarm submit: %s not used: %s sets it\n", option.c_str(), o.job_file.c_str());
+  }
+  // The tracker checks the file, so every client gets the same answers.
+  v1::SubmitJobRequest req;
+  req.set_spec_json(filled.text);
+  return req;
+}
+
+v1::SubmitJobRequest request_from_options(const SubmitOptions& o) {
+  if (o.op.empty() || o.shape.empty()) throw UsageError("give --op and --shape (or --job FILE)");
+  v1::SubmitJobRequest req;
+  v1::JobSpec* spec = req.mutable_spec();
+  auto* w = spec->add_workloads();
+  w->set_op(o.op);
+  for (int64_t d : o.shape) w->add_shape(d);
+  spec->set_device_key(o.key);
+  spec->set_trials(o.measure.trials);
+  spec->set_tuner(o.measure.tuner);
+  spec->set_priority(o.priority);
+  spec->set_seed(o.measure.seed);
+  spec->mutable_measure()->set_min_repeat_ms(o.measure.min_ms);
+  spec->mutable_measure()->set_repeat(o.measure.repeat);
+  spec->mutable_measure()->set_timeout_s(o.measure.timeout_s);
+  return req;
+}
+
+int submit_command(const SubmitOptions& o) {
+  TrackerClient client(o.tracker);
+  const v1::SubmitJobRequest req = o.job_file.empty() ? request_from_options(o) : request_from_job_file(o);
   if (std::string bad = fleet::invalid_utf8_field(req); !bad.empty()) throw UsageError(bad);
   v1::Job job;
   auto ctx = client.context();
   grpc::Status s = client.stub().SubmitJob(ctx.get(), req, &job);
   if (!s.ok()) return client.fail("tunefarm submit", s);
-  const bool json = args.flag_set("json");
-  if (json && !args.flag_set("follow")) {
+  const bool json = o.json;
+  if (json && !o.follow) {
     std::printf("%s\n", fleet::job_to_json(job).dump(2).c_str());
     return 0;
   }
@@ -173,24 +187,24 @@ int cmd_submit(const std::vector<std::string>& argv) {
                 job.message().c_str());
     std::fflush(stdout);
   }
-  if (!args.flag_set("follow")) return 0;
+  if (!o.follow) return 0;
   return follow(client, job.id(), json);
 }
 
-int cmd_status(const std::vector<std::string>& argv) {
-  Args args("tunefarm status", "A job's state and progress per workload (tunefarm status JOB), or the list of jobs.");
-  add_tracker_options(args);
-  args.option("job", "ID", "the job (also the first argument)")
-      .option("limit", "N", "jobs listed, newest first", "20")
-      .flag("active", "list queued and running jobs only")
-      .flag("follow", "follow the job to its end (exit 0 when done)")
-      .flag("json", "print JSON");
-  if (!args.parse(job_id_as_option(argv))) return 0;
-  TrackerClient client(args);
-  const bool json = args.flag_set("json");
-  if (args.has("job")) {
-    const int64_t id = args.get_int("job");
-    if (args.flag_set("follow")) return follow(client, id, json);
+struct StatusOptions {
+  TrackerArgs tracker;
+  int64_t job = 0;
+  int limit = 20;
+  bool active = false, follow = false, json = false;
+  CLI::Option* job_option = nullptr;
+};
+
+int status_command(const StatusOptions& o) {
+  TrackerClient client(o.tracker);
+  const bool json = o.json;
+  if (o.job_option->count()) {
+    const int64_t id = o.job;
+    if (o.follow) return follow(client, id, json);
     v1::GetJobRequest req;
     req.set_job_id(id);
     v1::Job job;
@@ -204,10 +218,10 @@ int cmd_status(const std::vector<std::string>& argv) {
     }
     return 0;
   }
-  if (args.flag_set("follow")) throw UsageError("--follow needs a job: tunefarm status JOB --follow");
+  if (o.follow) throw UsageError("--follow needs a job: tunefarm status JOB --follow");
   v1::ListJobsRequest req;
-  req.set_active_only(args.flag_set("active"));
-  req.set_limit(static_cast<int32_t>(args.get_int("limit")));
+  req.set_active_only(o.active);
+  req.set_limit(o.limit);
   v1::ListJobsResponse resp;
   auto ctx = client.context();
   grpc::Status s = client.stub().ListJobs(ctx.get(), req, &resp);
@@ -223,19 +237,21 @@ int cmd_status(const std::vector<std::string>& argv) {
   return 0;
 }
 
-int cmd_devices(const std::vector<std::string>& argv) {
-  Args args("tunefarm devices", "The boards connected to a tracker, by device key.");
-  add_tracker_options(args);
-  args.option("key", "KEY", "only boards of this key").flag("json", "print JSON");
-  if (!args.parse(argv)) return 0;
-  TrackerClient client(args);
+struct DevicesOptions {
+  TrackerArgs tracker;
+  std::string key;
+  bool json = false;
+};
+
+int devices_command(const DevicesOptions& o) {
+  TrackerClient client(o.tracker);
   v1::ListDevicesRequest req;
-  req.set_device_key(args.get("key"));
+  req.set_device_key(o.key);
   v1::ListDevicesResponse resp;
   auto ctx = client.context();
   grpc::Status s = client.stub().ListDevices(ctx.get(), req, &resp);
   if (!s.ok()) return client.fail("tunefarm devices", s);
-  if (args.flag_set("json")) {
+  if (o.json) {
     json::Value all = json::Value::array();
     for (const auto& d : resp.devices()) all.push(fleet::device_to_json(d));
     std::printf("%s\n", all.dump(2).c_str());
@@ -250,20 +266,16 @@ int cmd_devices(const std::vector<std::string>& argv) {
   return 0;
 }
 
-int cmd_cancel(const std::vector<std::string>& argv) {
-  Args args("tunefarm cancel", "Cancel a job (tunefarm cancel JOB): its owner or an admin may.");
-  add_tracker_options(args);
-  args.option("job", "ID", "the job (also the first argument)").flag("json", "print JSON");
-  if (!args.parse(job_id_as_option(argv))) return 0;
-  if (!args.has("job")) throw UsageError("which job? tunefarm cancel JOB");
-  TrackerClient client(args);
+int cancel_command(const StatusOptions& o) {
+  if (!o.job_option->count()) throw UsageError("which job? tunefarm cancel JOB");
+  TrackerClient client(o.tracker);
   v1::CancelJobRequest req;
-  req.set_job_id(args.get_int("job"));
+  req.set_job_id(o.job);
   v1::Job job;
   auto ctx = client.context();
   grpc::Status s = client.stub().CancelJob(ctx.get(), req, &job);
   if (!s.ok()) return client.fail("tunefarm cancel", s);
-  if (args.flag_set("json")) {
+  if (o.json) {
     std::printf("%s\n", fleet::job_to_json(job).dump(2).c_str());
   } else {
     std::printf("job %lld %s\n", static_cast<long long>(job.id()), fleet::job_state_name(job.state()));
@@ -271,22 +283,14 @@ int cmd_cancel(const std::vector<std::string>& argv) {
   return 0;
 }
 
-int cmd_token(const std::vector<std::string>& argv) {
-  if (argv.empty() || argv[0] != "new") {
-    if (!argv.empty() && (argv[0] == "--help" || argv[0] == "-h")) {
-      std::printf("usage: tunefarm token new --role board|client|admin [--name NAME]\n\n"
-                  "Prints a new token line. Append it to the tracker's --token-file, and give the board or\n"
-                  "client the same line in its own --token-file (or TUNEFARM_TOKEN).\n");
-      return 0;
-    }
-    throw UsageError("usage: tunefarm token new --role board|client|admin [--name NAME]");
-  }
-  Args args("tunefarm token new", "Print a new token line: '<token> <role> <name>'.");
-  args.option("role", "ROLE", "board | client | admin").option("name", "NAME", "who holds it (job owner, logs)");
-  if (!args.parse({argv.begin() + 1, argv.end()})) return 0;
-  auto role = fleet::parse_role(args.get("role"));
+struct TokenOptions {
+  std::string role, name;
+};
+
+int token_new_command(const TokenOptions& o) {
+  auto role = fleet::parse_role(o.role);
   if (!role) throw UsageError("--role must be board, client or admin");
-  const std::string name = args.get("name");
+  const std::string& name = o.name;
   for (char c : name) {
     if (std::isspace(static_cast<unsigned char>(c)) || c == '#') throw UsageError("--name: no spaces or '#'");
   }
@@ -294,28 +298,29 @@ int cmd_token(const std::vector<std::string>& argv) {
   return 0;
 }
 
+}  // namespace
+
 // `tunefarm best --tracker HOST:PORT --key KEY`: the best config the fleet measured.
-int best_from_tracker(const Args& args, const std::string& op, const std::vector<int64_t>& shape) {
-  TrackerClient client(args);
+int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const std::string& op, const std::vector<int64_t>& shape,
+                      bool as_json) {
+  TrackerClient client(tracker);
   v1::GetBestRequest req;
   req.mutable_workload()->set_op(op);
   for (int64_t d : shape) req.mutable_workload()->add_shape(d);
-  req.set_device_key(args.get("key"));
+  req.set_device_key(key);
   v1::GetBestResponse resp;
   auto ctx = client.context();
   grpc::Status s = client.stub().GetBest(ctx.get(), req, &resp);
   if (!s.ok()) return client.fail("tunefarm best", s);
-  std::string wl = op + "[";
-  for (size_t i = 0; i < shape.size(); ++i) wl += (i ? "," : "") + std::to_string(shape[i]);
-  wl += "]";
+  const std::string wl = workload_key(op, shape);
   if (!resp.found()) {
-    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on key %s\n", wl.c_str(), args.get("key").c_str());
+    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on key %s\n", wl.c_str(), key.c_str());
     return 1;
   }
-  if (args.flag_set("json")) {
+  if (as_json) {
     json::Value o = json::Value::object();
     o.set("workload", wl);
-    o.set("key", args.get("key"));
+    o.set("key", key);
     o.set("gflops", resp.gflops());
     o.set("config", json::parse(resp.config_json()));
     o.set("target", resp.target());
@@ -326,10 +331,70 @@ int best_from_tracker(const Args& args, const std::string& op, const std::vector
     o.set("costs", costs);
     std::printf("%s\n", o.dump(2).c_str());
   } else {
-    std::printf("%s  %.1f GFLOPS  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(), args.get("key").c_str(),
+    std::printf("%s  %.1f GFLOPS  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(), key.c_str(),
                 resp.device().c_str(), resp.config_json().c_str());
   }
   return 0;
+}
+
+void add_fleet(CLI::App& tunefarm, Commands& commands) {
+  {
+    auto o = std::make_shared<SubmitOptions>();
+    CLI::App* cmd = o->cmd = tunefarm.add_subcommand("submit", "submit a tuning job to a tracker; its boards of --key measure it");
+    cmd->footer("Prints the job id. With --job FILE, the options below fill in the fields the file leaves out; the file wins\n"
+                "where it sets a field (docs/architecture.md, \"A job file\").");
+    add_tracker_options(*cmd, o->tracker);
+    auto* op = cmd->add_option("--op", o->op, "operator, e.g. dense")->type_name("NAME");
+    auto* shape = add_int_list_option(*cmd, "--shape", o->shape, "the op's extents, e.g. 512,512,512");
+    cmd->add_option("--job", o->job_file, "a job file with many workloads (docs/architecture.md), instead of --op/--shape")
+        ->type_name("FILE")
+        ->excludes(op)
+        ->excludes(shape);
+    cmd->add_option("--key", o->key, "device key of the boards that measure (see tunefarm devices)")->type_name("KEY");
+    add_measure_options(*cmd, o->measure, kTuning);
+    cmd->add_option("--priority", o->priority, "1-100: jobs on one key share its boards in this ratio")->type_name("P")->check(CLI::Range(1, 100));
+    cmd->add_flag("--follow", o->follow, "then follow the job to its end (exit 0 when done)");
+    cmd->add_flag("--json", o->json, "print JSON");
+    commands.on(cmd, [o] { return submit_command(*o); });
+  }
+  {
+    auto o = std::make_shared<StatusOptions>();
+    CLI::App* cmd = tunefarm.add_subcommand("status", "a job's state and progress per workload (tunefarm status JOB), or the list of jobs");
+    add_tracker_options(*cmd, o->tracker);
+    o->job_option = cmd->add_option("job,--job", o->job, "the job (also the first argument)")->type_name("ID");
+    cmd->add_option("--limit", o->limit, "jobs listed, newest first")->type_name("N")->check(CLI::Range(1, 10000));
+    cmd->add_flag("--active", o->active, "list queued and running jobs only");
+    cmd->add_flag("--follow", o->follow, "follow the job to its end (exit 0 when done)");
+    cmd->add_flag("--json", o->json, "print JSON");
+    commands.on(cmd, [o] { return status_command(*o); });
+  }
+  {
+    auto o = std::make_shared<DevicesOptions>();
+    CLI::App* cmd = tunefarm.add_subcommand("devices", "the boards connected to a tracker, by device key");
+    add_tracker_options(*cmd, o->tracker);
+    cmd->add_option("--key", o->key, "only boards of this key")->type_name("KEY");
+    cmd->add_flag("--json", o->json, "print JSON");
+    commands.on(cmd, [o] { return devices_command(*o); });
+  }
+  {
+    auto o = std::make_shared<StatusOptions>();
+    CLI::App* cmd = tunefarm.add_subcommand("cancel", "cancel a job (tunefarm cancel JOB): its owner or an admin may");
+    add_tracker_options(*cmd, o->tracker);
+    o->job_option = cmd->add_option("job,--job", o->job, "the job (also the first argument)")->type_name("ID");
+    cmd->add_flag("--json", o->json, "print JSON");
+    commands.on(cmd, [o] { return cancel_command(*o); });
+  }
+  {
+    auto o = std::make_shared<TokenOptions>();
+    CLI::App* token = tunefarm.add_subcommand("token", "make a token line for a tracker's --token-file");
+    token->require_subcommand(1);
+    CLI::App* cmd = token->add_subcommand("new", "print a new token line: '<token> <role> <name>'");
+    cmd->footer("Append it to the tracker's --token-file, and give the board or client the same line in its own\n"
+                "--token-file (or TUNEFARM_TOKEN).");
+    cmd->add_option("--role", o->role, "board | client | admin")->type_name("ROLE")->required();
+    cmd->add_option("--name", o->name, "who holds it (job owner, logs)")->type_name("NAME");
+    commands.on(cmd, [o] { return token_new_command(*o); });
+  }
 }
 
 }  // namespace tf::cli

@@ -6,18 +6,20 @@
 
 namespace tf::cli {
 
-int cmd_lower(const std::vector<std::string>& argv) {
-  Args args("tunefarm lower", "Show the loop nest a config lowers to, as pseudo-C.");
-  add_workload_options(args);
-  add_config_options(args);
-  args.flag("raw", "show the nest as scheduled, before the simplify/partition/unroll/vectorize passes");
-  args.flag("json", "print JSON ({\"config\", \"lowered\"})");
-  if (!args.parse(argv)) return 0;
-  auto task = make_task(args);
-  space::Config cfg = config_from_args(args, *task);
-  ir::LoweredFunc f = task->lower(cfg, args.flag_set("raw") ? lower::LowerStage::Scheduled : lower::LowerStage::Full);
+namespace {
+
+struct LowerOptions {
+  WorkloadArgs workload;
+  ConfigArgs config;
+  bool raw = false, json = false;
+};
+
+int lower_command(const LowerOptions& o) {
+  auto task = make_task(o.workload);
+  space::Config cfg = config_from_args(o.config, *task);
+  ir::LoweredFunc f = task->lower(cfg, o.raw ? lower::LowerStage::Scheduled : lower::LowerStage::Full);
   std::string text = ir::to_string(f);
-  if (args.flag_set("json")) {
+  if (o.json) {
     json::Value out = json::Value::object();
     out.set("workload", task->workload().str());
     out.set("config", cfg.to_json());
@@ -28,6 +30,19 @@ int cmd_lower(const std::vector<std::string>& argv) {
     std::printf("// %s, config %s\n%s", task->workload().str().c_str(), cfg.str().c_str(), text.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+void add_lower(CLI::App& tunefarm, Commands& commands) {
+  auto o = std::make_shared<LowerOptions>();
+  CLI::App* cmd = tunefarm.add_subcommand("lower", "show the loop nest a config lowers to, as pseudo-C");
+  add_workload_options(*cmd, o->workload);
+  add_config_options(*cmd, o->config);
+  add_threads_option(*cmd, o->config.threads, "with --config best: the thread count it was tuned with");
+  cmd->add_flag("--raw", o->raw, "show the nest as scheduled, before the simplify/partition/unroll/vectorize passes");
+  cmd->add_flag("--json", o->json, "print JSON ({\"config\", \"lowered\"})");
+  commands.on(cmd, [o] { return lower_command(*o); });
 }
 
 }  // namespace tf::cli

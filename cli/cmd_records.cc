@@ -23,32 +23,45 @@ double gflops_of(const db::Measurement& m, const compiler::Task& task) {
   return s > 0 ? static_cast<double>(task.op().flops(task.workload().shape)) / s * 1e-9 : 0;
 }
 
-}  // namespace
+// What the reading commands share: the workload, the database, the thread count it was tuned with.
+struct ReadOptions {
+  WorkloadArgs workload;
+  std::string db = "tunefarm.db";
+  int threads = 1;
+  bool json = false;
+};
 
-int cmd_best(const std::vector<std::string>& argv) {
-  Args args("tunefarm best", "The best measured config of a workload on a target, from the database.");
-  add_workload_options(args);
-  args.option("db", "PATH", "tuning database", "tunefarm.db")
-      .option("threads", "N", "the thread count it was tuned with (each is tuned apart)", "1")
-      .option("key", "KEY", "ask the tracker for the best on the boards of this key instead")
-      .flag("json", "print JSON");
-  add_tracker_options(args);
-  if (!args.parse(argv)) return 0;
-  if (args.has("key") || args.has("tracker")) {
-    if (!args.has("key")) throw UsageError("--tracker needs --key: the boards whose best you want");
-    if (!args.has("op") || !args.has("shape")) throw UsageError("give --op and --shape");
-    return best_from_tracker(args, args.get("op"), args.get_int_list("shape"));
+void add_read_options(CLI::App& cmd, ReadOptions& o, const std::string& json_help) {
+  add_workload_options(cmd, o.workload);
+  cmd.add_option("--db", o.db, "tuning database")->type_name("PATH");
+  add_threads_option(cmd, o.threads, "the thread count it was tuned with (each is tuned apart)");
+  cmd.add_flag("--json", o.json, json_help);
+}
+
+struct BestOptions {
+  ReadOptions read;
+  std::string key;
+  TrackerArgs tracker;
+  CLI::Option* key_option = nullptr;
+};
+
+int best_command(const BestOptions& b) {
+  const ReadOptions& o = b.read;
+  if (b.key_option->count() || b.tracker.address_option->count()) {
+    if (!b.key_option->count()) throw UsageError("--tracker needs --key: the boards whose best you want");
+    if (o.workload.shape.empty()) throw UsageError("give --op and --shape");
+    return best_from_tracker(b.tracker, b.key, o.workload.op, o.workload.shape, o.json);
   }
-  auto task = make_task(args);
-  require_db(args.get("db"));
-  db::Database database(args.get("db"));
-  auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_from_args(args));
+  auto task = make_task(o.workload);
+  require_db(o.db);
+  db::Database database(o.db);
+  auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads));
   if (!best) {
     std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s in %s\n", task->workload().str().c_str(),
-                 task->target().str().c_str(), args.get("db").c_str());
+                 task->target().str().c_str(), o.db.c_str());
     return 1;
   }
-  if (args.flag_set("json")) {
+  if (o.json) {
     json::Value out = best->to_json();
     out.set("gflops", gflops_of(*best, *task));
     std::printf("%s\n", out.dump(2).c_str());
@@ -59,23 +72,17 @@ int cmd_best(const std::vector<std::string>& argv) {
   return 0;
 }
 
-int cmd_history(const std::vector<std::string>& argv) {
-  Args args("tunefarm history", "Every measurement of a workload on a target, oldest first.");
-  add_workload_options(args);
-  args.option("db", "PATH", "tuning database", "tunefarm.db")
-      .option("threads", "N", "the thread count it was tuned with (each is tuned apart)", "1")
-      .flag("json", "print JSON lines");
-  if (!args.parse(argv)) return 0;
-  auto task = make_task(args);
-  require_db(args.get("db"));
-  db::Database database(args.get("db"));
+int history_command(const ReadOptions& o) {
+  auto task = make_task(o.workload);
+  require_db(o.db);
+  db::Database database(o.db);
   int64_t n = 0;
   double best = 0;
-  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_from_args(args))) {
+  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads))) {
     ++n;
     const double g = m.outcome == db::Outcome::Ok ? gflops_of(m, *task) : 0;
     best = std::max(best, g);
-    if (args.flag_set("json")) {
+    if (o.json) {
       std::printf("%s\n", m.to_json().dump().c_str());
     } else {
       std::printf("%5lld  %-13s %8.1f GFLOPS  best %8.1f  %s\n", static_cast<long long>(n), db::outcome_name(m.outcome), g,
@@ -85,21 +92,20 @@ int cmd_history(const std::vector<std::string>& argv) {
   return 0;
 }
 
-int cmd_export(const std::vector<std::string>& argv) {
-  Args args("tunefarm export", "Write every tuning record of a database as JSON lines (one measurement per line).");
-  args.option("db", "PATH", "tuning database", "tunefarm.db").option("output", "FILE", "output file (also -o); - for stdout", "-");
-  std::vector<std::string> rest = argv;
-  for (auto& a : rest) {
-    if (a == "-o") a = "--output";
-  }
-  if (!args.parse(rest)) return 0;
-  require_db(args.get("db"));
-  db::Database database(args.get("db"));
+struct FileOptions {
+  std::string db = "tunefarm.db";
+  std::string file;
+  bool json = false;
+};
+
+int export_command(const FileOptions& o) {
+  require_db(o.db);
+  db::Database database(o.db);
   std::ofstream file;
   std::ostream* out = &std::cout;
-  if (args.get("output") != "-") {
-    file.open(args.get("output"));
-    if (!file) throw UsageError("cannot write " + args.get("output"));
+  if (o.file != "-") {
+    file.open(o.file);
+    if (!file) throw UsageError("cannot write " + o.file);
     out = &file;
   }
   int64_t n = 0;
@@ -108,35 +114,16 @@ int cmd_export(const std::vector<std::string>& argv) {
     ++n;
   }
   out->flush();
-  if (!*out) throw std::runtime_error("writing " + args.get("output") + " failed");
+  if (!*out) throw std::runtime_error("writing " + o.file + " failed");
   std::fprintf(stderr, "exported %lld records\n", static_cast<long long>(n));
   return 0;
 }
 
-int cmd_import(const std::vector<std::string>& argv) {
-  Args args("tunefarm import", "Read tuning records (JSON lines, as export writes them) into a database. Records already there\n"
-                      "are skipped; unreadable lines are counted and skipped, never half-imported.");
-  args.option("db", "PATH", "tuning database (created when missing)", "tunefarm.db").flag("json", "print counts as JSON");
-  // Positional: the file to read; everything else goes to the option parser.
-  std::vector<std::string> rest;
-  std::string file;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    if (argv[i] == "--db" && i + 1 < argv.size()) {
-      rest.push_back(argv[i]);
-      rest.push_back(argv[++i]);
-    } else if (argv[i].rfind("-", 0) == 0) {
-      rest.push_back(argv[i]);
-    } else if (file.empty()) {
-      file = argv[i];
-    } else {
-      throw UsageError("more than one file to import: " + file + ", " + argv[i]);
-    }
-  }
-  if (!args.parse(rest)) return 0;
-  if (file.empty()) throw UsageError("give the file to import (JSON lines, as tunefarm export writes)");
+int import_command(const FileOptions& o) {
+  const std::string& file = o.file;
   std::ifstream in(file);
   if (!in) throw UsageError("cannot read " + file);
-  db::Database database(args.get("db"));
+  db::Database database(o.db);
   int64_t added = 0, present = 0, bad = 0, line_no = 0;
   std::string line, first_error;
   while (std::getline(in, line)) {
@@ -150,7 +137,7 @@ int cmd_import(const std::vector<std::string>& argv) {
       ++bad;
     }
   }
-  if (args.flag_set("json")) {
+  if (o.json) {
     json::Value out = json::Value::object();
     out.set("added", added);
     out.set("already_present", present);
@@ -164,22 +151,16 @@ int cmd_import(const std::vector<std::string>& argv) {
   return bad ? 1 : 0;
 }
 
-}  // namespace tf::cli
+struct PlotOptions {
+  WorkloadArgs workload;
+  std::string db = "tunefarm.db";
+  std::string output = "curve.svg";
+};
 
-namespace tf::cli {
-
-int cmd_plot(const std::vector<std::string>& argv) {
-  Args args("tunefarm plot", "Best-so-far GFLOPS against trial number for each tuning run of a workload, as an SVG file.");
-  add_workload_options(args);
-  args.option("db", "PATH", "tuning database", "tunefarm.db").option("output", "FILE", "the SVG to write (also -o)", "curve.svg");
-  std::vector<std::string> rest = argv;
-  for (auto& a : rest) {
-    if (a == "-o") a = "--output";
-  }
-  if (!args.parse(rest)) return 0;
-  auto task = make_task(args);
-  require_db(args.get("db"));
-  db::Database database(args.get("db"));
+int plot_command(const PlotOptions& o) {
+  auto task = make_task(o.workload);
+  require_db(o.db);
+  db::Database database(o.db);
   std::vector<Series> series;
   for (const auto& job : database.jobs()) {
     const json::Value* op = job.spec.is_object() ? job.spec.find("op") : nullptr;
@@ -199,15 +180,59 @@ int cmd_plot(const std::vector<std::string>& argv) {
     if (!line.y.empty()) series.push_back(std::move(line));
   }
   if (series.empty()) {
-    std::fprintf(stderr, "tunefarm plot: no tuning runs of %s in %s\n", task->workload().str().c_str(), args.get("db").c_str());
+    std::fprintf(stderr, "tunefarm plot: no tuning runs of %s in %s\n", task->workload().str().c_str(), o.db.c_str());
     return 1;
   }
-  std::ofstream out(args.get("output"));
+  std::ofstream out(o.output);
   out << line_chart_svg(task->workload().str() + ": best GFLOPS so far", "trial", "GFLOPS", series);
   out.close();
-  if (!out) throw UsageError("cannot write " + args.get("output"));
-  std::printf("wrote %s (%zu runs)\n", args.get("output").c_str(), series.size());
+  if (!out) throw UsageError("cannot write " + o.output);
+  std::printf("wrote %s (%zu runs)\n", o.output.c_str(), series.size());
   return 0;
+}
+
+}  // namespace
+
+void add_records(CLI::App& tunefarm, Commands& commands) {
+  {
+    auto o = std::make_shared<BestOptions>();
+    CLI::App* cmd = tunefarm.add_subcommand("best", "the best measured config of a workload on a target, from the database");
+    add_read_options(*cmd, o->read, "print JSON");
+    o->key_option = cmd->add_option("--key", o->key, "ask the tracker for the best on the boards of this key instead")->type_name("KEY");
+    add_tracker_options(*cmd, o->tracker);
+    commands.on(cmd, [o] { return best_command(*o); });
+  }
+  {
+    auto o = std::make_shared<ReadOptions>();
+    CLI::App* cmd = tunefarm.add_subcommand("history", "every measurement of a workload on a target, oldest first");
+    add_read_options(*cmd, *o, "print JSON lines");
+    commands.on(cmd, [o] { return history_command(*o); });
+  }
+  {
+    auto o = std::make_shared<FileOptions>();
+    o->file = "-";
+    CLI::App* cmd = tunefarm.add_subcommand("export", "write every tuning record of a database as JSON lines (one measurement per line)");
+    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_option("-o,--output", o->file, "output file; - for stdout")->type_name("FILE");
+    commands.on(cmd, [o] { return export_command(*o); });
+  }
+  {
+    auto o = std::make_shared<FileOptions>();
+    CLI::App* cmd = tunefarm.add_subcommand("import", "read tuning records (JSON lines, as export writes them) into a database");
+    cmd->footer("Records already there are skipped; unreadable lines are counted and skipped, never half-imported.");
+    cmd->add_option("file", o->file, "the JSON lines to read (as tunefarm export writes them)")->required()->type_name("FILE");
+    cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
+    cmd->add_flag("--json", o->json, "print counts as JSON");
+    commands.on(cmd, [o] { return import_command(*o); });
+  }
+  {
+    auto o = std::make_shared<PlotOptions>();
+    CLI::App* cmd = tunefarm.add_subcommand("plot", "best-so-far GFLOPS per tuning run of a workload, as an SVG chart");
+    add_workload_options(*cmd, o->workload);
+    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_option("-o,--output", o->output, "the SVG to write")->type_name("FILE");
+    commands.on(cmd, [o] { return plot_command(*o); });
+  }
 }
 
 }  // namespace tf::cli

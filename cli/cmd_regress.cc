@@ -18,17 +18,36 @@
 namespace tf::cli {
 namespace {
 
-void add_run_options(Args& a) {
-  a.option("suite", "FILE", "the suite: workloads, thresholds, where (docs/ci.md; sample bench/suites/ci.json)")
-      .option("db", "PATH", "tuning database (best configs and baselines)", "tunefarm.db")
-      .flag("local", "measure in a worker process on this host")
-      .option("key", "KEY", "measure on a board of this device key, via --tracker (default: the suite's \"key\")")
-      .option("target", "TARGET", "with --local: the target to build for (default: the suite's, else this host)")
-      .option("rounds", "N", "interleaved rounds (regress) or timings (baseline save) per workload (default: the suite's, else 15)")
-      .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "50")
-      .option("timeout", "S", "hard limit per timing, seconds", "10")
-      .option("tune-missing", "N", "tune a workload with no tuned config for N xgb trials first (0: only report it)", "0");
-  add_tracker_options(a);
+// What baseline save and regress share: the suite, the db, where to measure and how.
+struct RunOptions {
+  std::string suite, db = "tunefarm.db", key, target;
+  bool local = false, json = false;
+  int rounds = 15;
+  double min_ms = 50, timeout_s = 10;
+  int64_t tune_missing = 0;
+  TrackerArgs tracker;
+  CLI::Option *key_option = nullptr, *target_option = nullptr, *rounds_option = nullptr;
+};
+
+void add_run_options(CLI::App& a, RunOptions& o) {
+  a.add_option("--suite", o.suite, "the suite: workloads, thresholds, where (docs/ci.md; sample bench/suites/ci.json)")
+      ->type_name("FILE")
+      ->required();
+  a.add_option("--db", o.db, "tuning database (best configs and baselines)")->type_name("PATH");
+  a.add_flag("--local", o.local, "measure in a worker process on this host");
+  o.key_option = a.add_option("--key", o.key, "measure on a board of this device key, via --tracker (default: the suite's \"key\")")->type_name("KEY");
+  o.target_option = a.add_option("--target", o.target, "with --local: the target to build for (default: the suite's, else this host)")
+                        ->type_name("TARGET");
+  o.rounds_option = a.add_option("--rounds", o.rounds, "interleaved rounds (regress) or timings (baseline save) per workload "
+                                                       "(default: the suite's, else 15; 6 is the least a 95% interval needs)")
+                        ->type_name("N")
+                        ->check(CLI::Range(6, 1000));
+  a.add_option("--min-ms", o.min_ms, "each timing repeats the kernel until it lasts this long")->type_name("MS")->check(CLI::Range(1.0, 10000.0));
+  a.add_option("--timeout", o.timeout_s, "hard limit per timing, seconds")->type_name("S")->check(CLI::Range(1.0, 3600.0));
+  a.add_option("--tune-missing", o.tune_missing, "tune a workload with no tuned config for N xgb trials first (0: only report it)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+  add_tracker_options(a, o.tracker);
 }
 
 // Where the kernels are measured, from the options and the suite.
@@ -38,36 +57,31 @@ struct Where {
   FleetComparer* fleet = nullptr;
 };
 
-Where where_from(const Args& args, const regress::Suite& suite) {
+Where where_from(const RunOptions& o, const regress::Suite& suite) {
   Where w;
-  const bool local = args.flag_set("local");
-  const std::string key = args.has("key") ? args.get("key") : suite.key;
-  if (local && args.has("key")) throw UsageError("--local and --key: choose one (a host worker, or the boards of a key)");
-  if (local || (key.empty() && !args.has("tracker"))) {
+  const bool local = o.local;
+  const bool key_given = o.key_option->count() > 0;
+  const std::string key = key_given ? o.key : suite.key;
+  if (local && key_given) throw UsageError("--local and --key: choose one (a host worker, or the boards of a key)");
+  if (local || (key.empty() && !o.tracker.address_option->count())) {
     if (!local) throw UsageError("say where to measure: --local, or --tracker HOST:PORT --key KEY (or \"key\" in the suite)");
-    const std::string target = args.has("target") ? args.get("target") : suite.target.empty() ? "llvm" : suite.target;
+    const std::string target = o.target_option->count() ? o.target : suite.target.empty() ? "llvm" : suite.target;
     w.comparer = std::make_unique<regress::LocalComparer>(codegen::parse_target(target).str(), suite.threads);
     return w;
   }
   if (key.empty()) throw UsageError("--tracker needs --key KEY (or \"key\" in the suite): the boards to measure on");
-  w.client = std::make_unique<TrackerClient>(args);
+  w.client = std::make_unique<TrackerClient>(o.tracker);
   auto fleet = std::make_unique<FleetComparer>(*w.client, key);
   w.fleet = fleet.get();
   w.comparer = std::move(fleet);
   return w;
 }
 
-regress::RunSettings settings_from(const Args& args, const regress::Suite& suite) {
+regress::RunSettings settings_from(const RunOptions& o, const regress::Suite& suite) {
   regress::RunSettings s;
-  s.rounds = args.has("rounds") ? static_cast<int>(args.get_int("rounds")) : suite.rounds;
-  if (s.rounds < 6 || s.rounds > 1000) throw UsageError("--rounds must be between 6 and 1000 (6 is the least a 95% interval needs)");
-  s.measure.min_repeat_ms = static_cast<double>(args.get_int("min-ms"));
-  s.measure.timeout_s = static_cast<double>(args.get_int("timeout"));
-  if (s.measure.min_repeat_ms < 1 || s.measure.min_repeat_ms > 10000) throw UsageError("--min-ms must be between 1 and 10000");
-  if (s.measure.timeout_s < 1) throw UsageError("--timeout must be at least 1 second");
-  if (args.get_int("tune-missing") < 0 || args.get_int("tune-missing") > 1000000) {
-    throw UsageError("--tune-missing must be between 0 and 1000000 trials");
-  }
+  s.rounds = o.rounds_option->count() ? o.rounds : suite.rounds;
+  s.measure.min_repeat_ms = o.min_ms;
+  s.measure.timeout_s = o.timeout_s;
   return s;
 }
 
@@ -150,37 +164,29 @@ json::Value baseline_json(const db::Baseline& b, bool with_size) {
   return j;
 }
 
-std::string take_name(std::vector<std::string>& argv, const std::string& usage) {
-  if (argv.empty() || argv.front().rfind("-", 0) == 0) throw UsageError("give the baseline's name: " + usage);
-  std::string name = argv.front();
-  argv.erase(argv.begin());
-  return name;
-}
+struct SaveOptions {
+  RunOptions run;
+  std::string name;
+  bool replace = false;
+};
 
-int baseline_save(std::vector<std::string> argv) {
-  const std::string usage = "tunefarm baseline save NAME --suite FILE (--local | --tracker HOST:PORT --key KEY)";
-  if (!argv.empty() && (argv.front() == "--help" || argv.front() == "-h")) argv = {"--help"};
-  Args args("tunefarm baseline save NAME", "Build each suite workload's best config with this compiler, measure it, and store the\n"
-                                          "config, compiler version, timings and the library itself under NAME.");
-  add_run_options(args);
-  args.flag("replace", "overwrite a baseline of the same name").flag("json", "print the result as JSON");
-  const std::string name = argv == std::vector<std::string>{"--help"} ? "" : take_name(argv, usage);
-  if (!args.parse(argv)) return 0;
-  if (!args.has("suite")) throw UsageError("--suite FILE is required");
-  const regress::Suite suite = regress::load_suite(args.get("suite"));
-  const auto settings = settings_from(args, suite);
-  Where where = where_from(args, suite);
-  db::Database db(args.get("db"));
+int baseline_save(const SaveOptions& so) {
+  const RunOptions& o = so.run;
+  const std::string& name = so.name;
+  const regress::Suite suite = regress::load_suite(o.suite);
+  const auto settings = settings_from(o, suite);
+  Where where = where_from(o, suite);
+  db::Database db(o.db);
   say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
-  auto saved = regress::save_baseline(name, suite, *where.comparer, best_config(db, where, args.get_int("tune-missing")), db,
-                                      args.flag_set("replace"), settings, say);
+  auto saved = regress::save_baseline(name, suite, *where.comparer, best_config(db, where, o.tune_missing), db, so.replace,
+                                      settings, say);
   int stored = 0, failed = 0;
   for (const auto& s : saved) {
     stored += s.status == "saved";
     failed += s.status == "failed";
   }
   const bool ok = failed == 0 && stored > 0;
-  if (args.flag_set("json")) {
+  if (o.json) {
     json::Value out = json::Value::object();
     out.set("baseline", name);
     out.set("stored", ok);
@@ -204,7 +210,7 @@ int baseline_save(std::vector<std::string> argv) {
     }
     if (ok) {
       std::printf("baseline '%s' saved: %d workload(s), compiler %s, in %s\n", name.c_str(), stored, compiler::version().c_str(),
-                  args.get("db").c_str());
+                  o.db.c_str());
     }
   }
   if (!ok) {
@@ -215,12 +221,15 @@ int baseline_save(std::vector<std::string> argv) {
   return 0;
 }
 
-int baseline_list(std::vector<std::string> argv) {
-  Args args("tunefarm baseline list", "The baselines in a database.");
-  args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print as JSON");
-  if (!args.parse(argv)) return 0;
-  require_db(args.get("db"));
-  db::Database db(args.get("db"));
+// baseline list, show and delete: a db, and a baseline's name for show and delete.
+struct BaselineOptions {
+  std::string db = "tunefarm.db", name;
+  bool json = false;
+};
+
+int baseline_list(const BaselineOptions& o) {
+  require_db(o.db);
+  db::Database db(o.db);
   std::map<std::string, std::vector<db::Baseline>> by_name;
   for (auto& b : db.baselines()) by_name[b.name].push_back(std::move(b));
   json::Value list = json::Value::array();
@@ -243,10 +252,10 @@ int baseline_list(std::vector<std::string> argv) {
     j.set("created", date_of(created));
     list.push(j);
   }
-  if (args.flag_set("json")) {
+  if (o.json) {
     std::printf("%s\n", list.dump(2).c_str());
   } else if (by_name.empty()) {
-    std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE ...)\n", args.get("db").c_str());
+    std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE ...)\n", o.db.c_str());
   } else {
     std::printf("%-16s %9s  %-16s %-16s %s\n", "name", "workloads", "created (UTC)", "device key", "compiler");
     for (const auto& j : list.items()) {
@@ -257,19 +266,14 @@ int baseline_list(std::vector<std::string> argv) {
   return 0;
 }
 
-int baseline_show(std::vector<std::string> argv) {
-  if (!argv.empty() && (argv.front() == "--help" || argv.front() == "-h")) argv = {"--help"};
-  Args args("tunefarm baseline show NAME", "A baseline's workloads: config, compiler, measured GFLOPS, where.");
-  args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print as JSON");
-  const std::string name = argv == std::vector<std::string>{"--help"} ? "" : take_name(argv, "tunefarm baseline show NAME");
-  if (!args.parse(argv)) return 0;
-  require_db(args.get("db"));
-  db::Database db(args.get("db"));
-  const auto entries = db.baseline(name);
-  if (entries.empty()) throw UsageError("no baseline named '" + name + "' in " + args.get("db") + " (tunefarm baseline list)");
+int baseline_show(const BaselineOptions& o) {
+  require_db(o.db);
+  db::Database db(o.db);
+  const auto entries = db.baseline(o.name);
+  if (entries.empty()) throw UsageError("no baseline named '" + o.name + "' in " + o.db + " (tunefarm baseline list)");
   json::Value list = json::Value::array();
   for (const auto& b : entries) list.push(baseline_json(b, true));
-  if (args.flag_set("json")) {
+  if (o.json) {
     std::printf("%s\n", list.dump(2).c_str());
     return 0;
   }
@@ -283,16 +287,11 @@ int baseline_show(std::vector<std::string> argv) {
   return 0;
 }
 
-int baseline_delete(std::vector<std::string> argv) {
-  if (!argv.empty() && (argv.front() == "--help" || argv.front() == "-h")) argv = {"--help"};
-  Args args("tunefarm baseline delete NAME", "Delete a baseline (its measurements and libraries).");
-  args.option("db", "PATH", "tuning database", "tunefarm.db");
-  const std::string name = argv == std::vector<std::string>{"--help"} ? "" : take_name(argv, "tunefarm baseline delete NAME");
-  if (!args.parse(argv)) return 0;
-  require_db(args.get("db"));
-  db::Database db(args.get("db"));
-  if (!db.delete_baseline(name)) throw UsageError("no baseline named '" + name + "' in " + args.get("db"));
-  std::printf("baseline '%s' deleted\n", name.c_str());
+int baseline_delete(const BaselineOptions& o) {
+  require_db(o.db);
+  db::Database db(o.db);
+  if (!db.delete_baseline(o.name)) throw UsageError("no baseline named '" + o.name + "' in " + o.db);
+  std::printf("baseline '%s' deleted\n", o.name.c_str());
   return 0;
 }
 
@@ -302,67 +301,31 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw regress::RunError("cannot write " + path);
 }
 
-}  // namespace
+struct RegressOptions {
+  RunOptions run;
+  std::string baseline, threshold, junit, json, markdown;
+};
 
-int cmd_baseline(const std::vector<std::string>& argv_in) {
-  std::vector<std::string> argv = argv_in;
-  const std::string sub = argv.empty() ? "" : argv.front();
-  if (!argv.empty()) argv.erase(argv.begin());
+int regress_command(const RegressOptions& ro) {
+  const RunOptions& o = ro.run;
   try {
-    if (sub == "save") return baseline_save(argv);
-    if (sub == "list") return baseline_list(argv);
-    if (sub == "show") return baseline_show(argv);
-    if (sub == "delete") return baseline_delete(argv);
-  } catch (const regress::SuiteError& e) {
-    std::fprintf(stderr, "tunefarm baseline %s: %s\n", sub.c_str(), e.what());
-    return 2;
-  } catch (const regress::RunError& e) {
-    std::fprintf(stderr, "tunefarm baseline %s: %s\n", sub.c_str(), e.what());
-    return 2;
-  }
-  if (sub == "--help" || sub == "-h") {
-    std::printf("usage: tunefarm baseline save|list|show|delete ...\n\n"
-                "  save NAME --suite FILE (--local | --tracker HOST:PORT --key KEY)  build, measure and store the suite's best configs\n"
-                "  list                                                             the baselines in the db\n"
-                "  show NAME                                                        one baseline's workloads\n"
-                "  delete NAME                                                      remove one\n"
-                "Every subcommand takes --db PATH and --help.\n");
-    return 0;
-  }
-  throw UsageError(sub.empty() ? "give a subcommand: save, list, show or delete" : "unknown subcommand '" + sub + "' (save, list, show, delete)");
-}
-
-int cmd_regress(const std::vector<std::string>& argv) {
-  Args args("tunefarm regress", "Build each suite workload's config with this compiler and measure it side by side with the\n"
-                                "baseline's stored library, interleaved on one machine; decide faster / unchanged / slower from the\n"
-                                "median paired speed ratio and its 95% interval. Exit 0: nothing slower; 1: slower; 2: the run failed.");
-  add_run_options(args);
-  args.option("baseline", "NAME", "the baseline to compare with")
-      .option("threshold", "T", "slower/faster only beyond this (e.g. 5% or 0.05; default: the suite's, else 5%)")
-      .option("junit", "FILE", "write JUnit XML")
-      .option("json", "FILE", "write the report as JSON")
-      .option("markdown", "FILE", "write the markdown summary (it is printed too)");
-  try {
-    if (!args.parse(argv)) return 0;
-    if (!args.has("suite")) throw UsageError("--suite FILE is required");
-    if (!args.has("baseline")) throw UsageError("--baseline NAME is required (tunefarm baseline list shows them)");
-    const regress::Suite suite = regress::load_suite(args.get("suite"));
-    auto settings = settings_from(args, suite);
-    if (args.has("threshold")) settings.threshold = regress::parse_threshold(args.get("threshold"), "--threshold");
-    require_db(args.get("db"));
-    db::Database db(args.get("db"));
-    if (db.baseline(args.get("baseline")).empty()) {
-      throw regress::RunError("no baseline named '" + args.get("baseline") + "' in " + args.get("db") + " (tunefarm baseline list)");
+    const regress::Suite suite = regress::load_suite(o.suite);
+    auto settings = settings_from(o, suite);
+    if (!ro.threshold.empty()) settings.threshold = regress::parse_threshold(ro.threshold, "--threshold");
+    require_db(o.db);
+    db::Database db(o.db);
+    if (db.baseline(ro.baseline).empty()) {
+      throw regress::RunError("no baseline named '" + ro.baseline + "' in " + o.db + " (tunefarm baseline list)");
     }
-    Where where = where_from(args, suite);
+    Where where = where_from(o, suite);
     say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
-    const regress::RegressReport report = regress::run_regress(args.get("baseline"), suite, *where.comparer,
-                                                               best_config(db, where, args.get_int("tune-missing")), db, settings, say);
+    const regress::RegressReport report =
+        regress::run_regress(ro.baseline, suite, *where.comparer, best_config(db, where, o.tune_missing), db, settings, say);
     const std::string md = regress::to_markdown(report);
     std::printf("%s", md.c_str());
-    if (args.has("markdown")) write_file(args.get("markdown"), md);
-    if (args.has("junit")) write_file(args.get("junit"), regress::to_junit(report));
-    if (args.has("json")) write_file(args.get("json"), regress::to_json(report).dump(2) + "\n");
+    if (!ro.markdown.empty()) write_file(ro.markdown, md);
+    if (!ro.junit.empty()) write_file(ro.junit, regress::to_junit(report));
+    if (!ro.json.empty()) write_file(ro.json, regress::to_json(report).dump(2) + "\n");
     return report.exit_code();
   } catch (const regress::SuiteError& e) {
     std::fprintf(stderr, "tunefarm regress: %s\n", e.what());
@@ -375,6 +338,75 @@ int cmd_regress(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "tunefarm regress: the run failed: %s\n", e.what());
   }
   return 2;
+}
+
+// Suite and run errors are the run failing (exit 2), reported as one line.
+int reporting_run_errors(const std::string& command, const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const regress::SuiteError& e) {
+    std::fprintf(stderr, "%s: %s\n", command.c_str(), e.what());
+  } catch (const regress::RunError& e) {
+    std::fprintf(stderr, "%s: %s\n", command.c_str(), e.what());
+  }
+  return 2;
+}
+
+void add_baseline(CLI::App& tunefarm, Commands& commands) {
+  CLI::App* baseline = tunefarm.add_subcommand("baseline", "save, list, show or delete a named baseline for CI regression runs");
+  baseline->require_subcommand(1);
+  {
+    auto o = std::make_shared<SaveOptions>();
+    CLI::App* cmd = baseline->add_subcommand("save", "build, measure and store the suite's best configs under NAME");
+    cmd->footer("Builds each suite workload's best config with this compiler, measures it, and stores the config, compiler\n"
+                "version, timings and the library itself under NAME (--local | --tracker HOST:PORT --key KEY).");
+    cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
+    add_run_options(*cmd, o->run);
+    cmd->add_flag("--replace", o->replace, "overwrite a baseline of the same name");
+    cmd->add_flag("--json", o->run.json, "print the result as JSON");
+    commands.on(cmd, [o] { return reporting_run_errors("tunefarm baseline save", [o] { return baseline_save(*o); }); });
+  }
+  {
+    auto o = std::make_shared<BaselineOptions>();
+    CLI::App* cmd = baseline->add_subcommand("list", "the baselines in a database");
+    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_flag("--json", o->json, "print as JSON");
+    commands.on(cmd, [o] { return baseline_list(*o); });
+  }
+  {
+    auto o = std::make_shared<BaselineOptions>();
+    CLI::App* cmd = baseline->add_subcommand("show", "a baseline's workloads: config, compiler, measured GFLOPS, where");
+    cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
+    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_flag("--json", o->json, "print as JSON");
+    commands.on(cmd, [o] { return baseline_show(*o); });
+  }
+  {
+    auto o = std::make_shared<BaselineOptions>();
+    CLI::App* cmd = baseline->add_subcommand("delete", "delete a baseline (its measurements and libraries)");
+    cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
+    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    commands.on(cmd, [o] { return baseline_delete(*o); });
+  }
+}
+
+}  // namespace
+
+void add_regress(CLI::App& tunefarm, Commands& commands) {
+  add_baseline(tunefarm, commands);
+  auto o = std::make_shared<RegressOptions>();
+  CLI::App* cmd = tunefarm.add_subcommand("regress", "compare this compiler's kernels with a baseline's, side by side (exit 1: slower)");
+  cmd->footer("Builds each suite workload's config with this compiler and measures it side by side with the baseline's\n"
+              "stored library, interleaved on one machine; decides faster / unchanged / slower from the median paired\n"
+              "speed ratio and its 95% interval. Exit 0: nothing slower; 1: slower; 2: the run failed.");
+  add_run_options(*cmd, o->run);
+  cmd->add_option("--baseline", o->baseline, "the baseline to compare with (tunefarm baseline list shows them)")->type_name("NAME")->required();
+  cmd->add_option("--threshold", o->threshold, "slower/faster only beyond this (e.g. 5% or 0.05; default: the suite's, else 5%)")
+      ->type_name("T");
+  cmd->add_option("--junit", o->junit, "write JUnit XML")->type_name("FILE");
+  cmd->add_option("--json", o->json, "write the report as JSON")->type_name("FILE");
+  cmd->add_option("--markdown", o->markdown, "write the markdown summary (it is printed too)")->type_name("FILE");
+  commands.on(cmd, [o] { return regress_command(*o); });
 }
 
 }  // namespace tf::cli

@@ -1,39 +1,32 @@
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 #include "cli/commands.h"
 #include "cli/kernel_runner.h"
 #include "cli/workload_args.h"
 #include "runtime/thread_pool.h"
+#include "support/measure_args.h"
+#include "support/stats.h"
 
 namespace tf::cli {
 
-int cmd_run(const std::vector<std::string>& argv) {
-  Args args("tunefarm run", "Compile a config of a workload with LLVM (in-process JIT), run it on random inputs, check the\n"
-                   "result against a plain reference, and report GFLOPS. Exit 1 when the check fails.");
-  add_workload_options(args);
-  add_config_options(args);
-  args.option("threads", "N", "threads of the runtime's pool", "1")
-      .option("repeat", "N", "timings to take; the median is reported", "5")
-      .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "100")
-      .option("opt-level", "N", "LLVM optimisation level 0-3 (lower compiles faster; for debugging)", "3")
-      .flag("llvm-o3", "optimise with LLVM's whole O3 pipeline instead of the kernel pipeline")
-      .flag("json", "print JSON");
-  if (!args.parse(argv)) return 0;
-  auto task = make_task(args);
-  space::Config cfg = config_from_args(args, *task);
-  int64_t threads = args.get_int("threads"), repeat = args.get_int("repeat"), min_ms = args.get_int("min-ms");
-  if (threads < 1 || threads > 1024) throw UsageError("--threads must be between 1 and 1024");
-  if (repeat < 1 || repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
-  if (min_ms < 0 || min_ms > 60000) throw UsageError("--min-ms must be between 0 and 60000");
-  runtime::set_num_threads(static_cast<int>(threads));
+namespace {
+
+struct RunOptions {
+  WorkloadArgs workload;
+  ConfigArgs config;
+  MeasureArgs measure;
+  codegen::CodegenOptions codegen;
+  bool json = false;
+};
+
+int run_command(const RunOptions& o) {
+  auto task = make_task(o.workload);
+  space::Config cfg = config_from_args(o.config, *task);
+  const int64_t threads = o.config.threads, repeat = o.measure.repeat;
+  runtime::set_num_threads(o.config.threads);
 
   compiler::BuildTimes times;
-  codegen::CodegenOptions codegen_opts;
-  codegen_opts.opt_level = static_cast<int>(args.get_int("opt-level"));
-  codegen_opts.llvm_o3 = args.flag_set("llvm-o3");
-  if (codegen_opts.opt_level < 0 || codegen_opts.opt_level > 3) throw UsageError("--opt-level must be 0, 1, 2 or 3");
+  const codegen::CodegenOptions& codegen_opts = o.codegen;
   auto kernel = task->build_jit(cfg, &times, codegen_opts);
   KernelRunner runner(task->op(), task->workload().shape);
   int32_t status = runner.run(kernel->entry());
@@ -43,13 +36,11 @@ int cmd_run(const std::vector<std::string>& argv) {
     return 1;
   }
   CheckResult check = runner.check();
-  std::vector<double> secs = runner.time(kernel->entry(), static_cast<double>(min_ms), static_cast<int>(repeat));
-  std::vector<double> sorted = secs;
-  std::sort(sorted.begin(), sorted.end());
-  double median = sorted[sorted.size() / 2];
+  std::vector<double> secs = runner.time(kernel->entry(), o.measure.min_ms, o.measure.repeat);
+  const double median = tf::median(secs);
   double gflops = static_cast<double>(task->op().flops(task->workload().shape)) / median * 1e-9;
 
-  if (args.flag_set("json")) {
+  if (o.json) {
     json::Value out = json::Value::object();
     out.set("workload", task->workload().str());
     out.set("op", task->workload().op);
@@ -85,6 +76,27 @@ int cmd_run(const std::vector<std::string>& argv) {
                 check.max_abs_error, static_cast<long long>(check.mismatches));
   }
   return check.pass ? 0 : 1;
+}
+
+}  // namespace
+
+void add_run(CLI::App& tunefarm, Commands& commands) {
+  auto o = std::make_shared<RunOptions>();
+  o->measure.repeat = 5;
+  o->measure.min_ms = 100;
+  CLI::App* cmd = tunefarm.add_subcommand("run", "compile a config, run it, check it, report GFLOPS");
+  cmd->footer("Compiles a config of a workload with LLVM (in-process JIT), runs it on random inputs, checks the result\n"
+              "against a plain reference, and reports GFLOPS (the median of --repeat timings). Exit 1 when the check fails.");
+  add_workload_options(*cmd, o->workload);
+  add_config_options(*cmd, o->config);
+  add_threads_option(*cmd, o->config.threads, "threads of the runtime's pool");
+  add_measure_options(*cmd, o->measure, kTiming);
+  cmd->add_option("--opt-level", o->codegen.opt_level, "LLVM optimisation level 0-3 (lower compiles faster; for debugging)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 3));
+  cmd->add_flag("--llvm-o3", o->codegen.llvm_o3, "optimise with LLVM's whole O3 pipeline instead of the kernel pipeline");
+  cmd->add_flag("--json", o->json, "print JSON");
+  commands.on(cmd, [o] { return run_command(*o); });
 }
 
 }  // namespace tf::cli

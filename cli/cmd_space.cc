@@ -5,10 +5,9 @@
 
 namespace tf::cli {
 
-int cmd_ops(const std::vector<std::string>& argv) {
-  Args args("tunefarm ops", "List the operators tunefarm can compile, with their shape extents.");
-  args.flag("json", "print JSON");
-  if (!args.parse(argv)) return 0;
+namespace {
+
+int ops_command(bool as_json) {
   json::Value out = json::Value::array();
   for (const auto& name : ops::operator_names()) {
     const auto& op = ops::find_operator(name);
@@ -19,20 +18,16 @@ int cmd_ops(const std::vector<std::string>& argv) {
     o.set("shape", shape);
     o.set("computes", op.description());
     out.push(o);
-    if (!args.flag_set("json")) std::printf("%-16s --shape %-8s %s\n", name.c_str(), shape.c_str(), op.description().c_str());
+    if (!as_json) std::printf("%-16s --shape %-8s %s\n", name.c_str(), shape.c_str(), op.description().c_str());
   }
-  if (args.flag_set("json")) std::printf("%s\n", out.dump(2).c_str());
+  if (as_json) std::printf("%s\n", out.dump(2).c_str());
   return 0;
 }
 
-int cmd_space(const std::vector<std::string>& argv) {
-  Args args("tunefarm space", "Show the config space of an operator on a workload: its knobs, their choices, and its size.");
-  add_workload_options(args);
-  args.flag("json", "print JSON ({\"knobs\": [...], \"size\": N})");
-  if (!args.parse(argv)) return 0;
+int space_command(const WorkloadArgs& args, bool as_json) {
   auto task = make_task(args);
   json::Value space = task->space().to_json();
-  if (args.flag_set("json")) {
+  if (as_json) {
     json::Value out = json::Value::object();
     out.set("workload", task->workload().str());
     out.set("target", task->target().str());
@@ -53,6 +48,27 @@ int cmd_space(const std::vector<std::string>& argv) {
   }
   std::printf("\nsize: %lld configs ([x] marks the default)\n", static_cast<long long>(task->space().size()));
   return 0;
+}
+
+}  // namespace
+
+void add_ops(CLI::App& tunefarm, Commands& commands) {
+  auto as_json = std::make_shared<bool>(false);
+  CLI::App* cmd = tunefarm.add_subcommand("ops", "list the operators tunefarm can compile, with their shape extents");
+  cmd->add_flag("--json", *as_json, "print JSON");
+  commands.on(cmd, [as_json] { return ops_command(*as_json); });
+}
+
+void add_space(CLI::App& tunefarm, Commands& commands) {
+  struct Options {
+    WorkloadArgs workload;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = tunefarm.add_subcommand("space", "show an operator's config space on a workload: knobs, choices, size");
+  add_workload_options(*cmd, o->workload);
+  cmd->add_flag("--json", o->json, "print JSON ({\"knobs\": [...], \"size\": N})");
+  commands.on(cmd, [o] { return space_command(o->workload, o->json); });
 }
 
 }  // namespace tf::cli

@@ -7,6 +7,8 @@
 #include "cli/workload_args.h"
 #include "db/database.h"
 #include "regress/suite.h"
+#include "runtime/measure.h"
+#include "support/measure_args.h"
 #include "tuner/tune_job.h"
 
 namespace tf::cli {
@@ -49,67 +51,62 @@ void print_result(const compiler::Task& task, const tuner::TuneOptions& opts, co
   std::printf("timing isolation: %s\nrecorded in %s\n", r.timing_isolation.c_str(), db.c_str());
 }
 
-}  // namespace
+struct TuneCommandOptions {
+  WorkloadArgs workload;
+  MeasureArgs measure;
+  std::string db = "tunefarm.db";
+  int threads = 1;
+  int batch = 16;
+  int compile_threads = 1;
+  int confirm = 3;
+  std::string suite;
+  bool no_seed_records = false, no_timing_lock = false, json = false;
+  CLI::Option* target_option = nullptr;
+  CLI::Option* threads_option = nullptr;
+};
 
-int cmd_tune(const std::vector<std::string>& argv) {
-  Args args("tunefarm tune", "Search the config space of a workload: build candidates as shared libraries, measure each in a\n"
-                    "worker process (a crash or hang costs only the worker), record every measurement in the database.");
-  add_workload_options(args);
-  args.option("trials", "N", "candidates to measure", "200")
-      .option("tuner", "NAME", "xgb | random | grid | ga", "xgb")
-      .option("db", "PATH", "tuning database (created when missing)", "tunefarm.db")
-      .option("threads", "N", "threads of the kernel under measurement", "1")
-      .option("seed", "S", "seed of the tuner and of the random inputs", "1")
-      .option("batch", "N", "candidates proposed at a time", "16")
-      .option("compile-threads", "N", "candidates built in parallel while others are measured", "1")
-      .option("min-ms", "MS", "each timing repeats the kernel until it lasts this long", "20")
-      .option("repeat", "N", "timings per candidate", "3")
-      .option("timeout", "S", "hard limit per candidate, seconds", "10")
-      .option("confirm", "N", "measure the N fastest again at the end (a fresh worker) and rank on both; 0: off", "3")
-      .option("suite", "FILE", "tune every workload of a regression suite (docs/ci.md) instead of --op/--shape")
-      .flag("no-seed-records", "with an empty db, start xgb from nothing instead of the records shipped with tunefarm")
-      .flag("no-timing-lock", "do not hold the host-wide timing lock (only when nothing else measures here)")
-      .flag("json", "print the result as JSON");
-  if (!args.parse(argv)) return 0;
+// With --suite: its workloads, built for its target and measured with its threads (as baseline and
+// regress measure them), unless the command line says otherwise.
+std::vector<std::unique_ptr<compiler::Task>> suite_tasks(TuneCommandOptions& o) {
+  regress::Suite suite;
+  try {
+    suite = regress::load_suite(o.suite);
+  } catch (const regress::SuiteError& e) {
+    throw UsageError(e.what());
+  }
+  if (!o.target_option->count() && !suite.target.empty()) o.workload.target = suite.target;
+  if (!o.threads_option->count()) o.threads = suite.threads;
+  const codegen::Target target = codegen::parse_target(o.workload.target);
   std::vector<std::unique_ptr<compiler::Task>> tasks;
-  if (args.has("suite")) {
-    if (args.has("shape")) throw UsageError("give --suite or --shape, not both");
-    regress::Suite suite;
-    try {
-      suite = regress::load_suite(args.get("suite"));
-    } catch (const regress::SuiteError& e) {
-      throw UsageError(e.what());
-    }
-    const codegen::Target target = codegen::parse_target(args.get("target"));
-    for (const auto& w : suite.workloads) tasks.push_back(std::make_unique<compiler::Task>(w.workload, target));
+  for (const auto& w : suite.workloads) tasks.push_back(std::make_unique<compiler::Task>(w.workload, target));
+  return tasks;
+}
+
+int tune_command(TuneCommandOptions& o) {
+  std::vector<std::unique_ptr<compiler::Task>> tasks;
+  if (!o.suite.empty()) {
+    tasks = suite_tasks(o);
   } else {
-    tasks.push_back(make_task(args));
+    tasks.push_back(make_task(o.workload));
   }
   tuner::TuneOptions opts;
-  opts.tuner = args.get("tuner");
-  opts.trials = args.get_int("trials");
-  opts.threads = static_cast<int>(args.get_int("threads"));
+  opts.tuner = o.measure.tuner;
+  opts.trials = o.measure.trials;
+  opts.threads = o.threads;
   opts.device_key = tuner::local_device_key(opts.threads);
-  opts.seed = static_cast<uint64_t>(args.get_int("seed"));
-  opts.batch = static_cast<int>(args.get_int("batch"));
-  opts.compile_threads = static_cast<int>(args.get_int("compile-threads"));
-  opts.measure.min_repeat_ms = static_cast<double>(args.get_int("min-ms"));
-  opts.measure.repeat = static_cast<int>(args.get_int("repeat"));
-  opts.measure.timeout_s = static_cast<double>(args.get_int("timeout"));
-  opts.seed_records = !args.flag_set("no-seed-records");
-  opts.confirm_top = static_cast<int>(args.get_int("confirm"));
-  if (opts.confirm_top < 0 || opts.confirm_top > 100) throw UsageError("--confirm must be between 0 and 100");
-  if (args.flag_set("no-timing-lock")) opts.measure.timing_lock.clear();
-  if (opts.trials <= 0 || opts.trials > 1000000) throw UsageError("--trials must be between 1 and 1000000");
-  if (opts.threads < 1 || opts.threads > 1024) throw UsageError("--threads must be between 1 and 1024");
-  if (opts.batch < 1 || opts.batch > 4096) throw UsageError("--batch must be between 1 and 4096");
-  if (opts.compile_threads < 1 || opts.compile_threads > 64) throw UsageError("--compile-threads must be between 1 and 64");
-  if (opts.measure.repeat < 1 || opts.measure.repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
-  if (opts.measure.timeout_s < 1) throw UsageError("--timeout must be at least 1 second");
+  opts.seed = o.measure.seed;
+  opts.batch = o.batch;
+  opts.compile_threads = o.compile_threads;
+  opts.measure.min_repeat_ms = o.measure.min_ms;
+  opts.measure.repeat = o.measure.repeat;
+  opts.measure.timeout_s = o.measure.timeout_s;
+  opts.seed_records = !o.no_seed_records;
+  opts.confirm_top = o.confirm;
+  if (o.no_timing_lock) opts.measure.timing_lock.clear();
   if (std::string bad = runtime::measure_options_error(opts.measure); !bad.empty()) throw UsageError("measure options: " + bad);
-  db::Database database(args.get("db"));
+  db::Database database(o.db);
 
-  const bool json = args.flag_set("json");
+  const bool json = o.json;
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](const tuner::Progress& p) {
     if (json && !tty) return;
@@ -125,13 +122,42 @@ int cmd_tune(const std::vector<std::string>& argv) {
     if (tty && !json) std::fprintf(stderr, "\n");
     all_ok &= r.ok > 0;
     if (json) {
-      results.push(result_json(*task, opts, r, args.get("db")));
+      results.push(result_json(*task, opts, r, o.db));
     } else {
-      print_result(*task, opts, r, args.get("db"));
+      print_result(*task, opts, r, o.db);
     }
   }
   if (json) std::printf("%s\n", (tasks.size() == 1 ? results.items().front() : results).dump(2).c_str());
   return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+void add_tune(CLI::App& tunefarm, Commands& commands) {
+  auto o = std::make_shared<TuneCommandOptions>();
+  CLI::App* cmd = tunefarm.add_subcommand("tune", "search a workload's config space, measuring in a worker process");
+  cmd->footer("Builds candidates as shared libraries, measures each in a worker process (a crash or hang costs only the\n"
+              "worker), and records every measurement in the database.");
+  add_workload_options(*cmd, o->workload);
+  o->target_option = cmd->get_option("--target");
+  add_measure_options(*cmd, o->measure, kTuning);
+  cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
+  o->threads_option = add_threads_option(*cmd, o->threads, "threads of the kernel under measurement (with --suite: the suite's)");
+  cmd->add_option("--batch", o->batch, "candidates proposed at a time")->type_name("N")->check(CLI::Range(1, 4096));
+  cmd->add_option("--compile-threads", o->compile_threads, "candidates built in parallel while others are measured")
+      ->type_name("N")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--confirm", o->confirm, "measure the N fastest again at the end (a fresh worker) and rank on both; 0: off")
+      ->type_name("N")
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--suite", o->suite, "tune every workload of a regression suite (docs/ci.md) instead of --op/--shape, for "
+                                       "its target and threads")
+      ->type_name("FILE")
+      ->excludes(o->workload.shape_option);
+  cmd->add_flag("--no-seed-records", o->no_seed_records, "with an empty db, start xgb from nothing instead of the records shipped with tunefarm");
+  cmd->add_flag("--no-timing-lock", o->no_timing_lock, "do not hold the host-wide timing lock (only when nothing else measures here)");
+  cmd->add_flag("--json", o->json, "print the result as JSON");
+  commands.on(cmd, [o] { return tune_command(*o); });
 }
 
 }  // namespace tf::cli

@@ -1,8 +1,10 @@
-// The `tunefarm` subcommands. Each returns the process exit code: 0 success, 1 a failed check,
-// 2 bad input.
+// The `tunefarm` subcommands. Each add_* declares its subcommand (options bound to state its run
+// function owns) on the `tunefarm` app and registers what runs when it is chosen. A run returns
+// the process exit code: 0 success, 1 a failed check, 2 bad input.
 #pragma once
 
-#include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,27 +12,34 @@
 
 namespace tf::cli {
 
-int cmd_space(const std::vector<std::string>& argv);
-int cmd_lower(const std::vector<std::string>& argv);
-int cmd_run(const std::vector<std::string>& argv);
-int cmd_ops(const std::vector<std::string>& argv);
-int cmd_tune(const std::vector<std::string>& argv);
-int cmd_best(const std::vector<std::string>& argv);
-int cmd_history(const std::vector<std::string>& argv);
-int cmd_export(const std::vector<std::string>& argv);
-int cmd_import(const std::vector<std::string>& argv);
-int cmd_plot(const std::vector<std::string>& argv);
-// The fleet (cmd_fleet.cc): against a tracker.
-int cmd_submit(const std::vector<std::string>& argv);
-int cmd_status(const std::vector<std::string>& argv);
-int cmd_devices(const std::vector<std::string>& argv);
-int cmd_cancel(const std::vector<std::string>& argv);
-int cmd_token(const std::vector<std::string>& argv);
-// CI regression runs (cmd_regress.cc).
-int cmd_baseline(const std::vector<std::string>& argv);
-int cmd_regress(const std::vector<std::string>& argv);
+class Commands {
+ public:
+  using Run = std::function<int()>;
+  void on(const CLI::App* command, Run run) { runs_[command] = std::move(run); }
+  const Run* find(const CLI::App* command) const {
+    auto it = runs_.find(command);
+    return it == runs_.end() ? nullptr : &it->second;
+  }
 
+ private:
+  std::map<const CLI::App*, Run> runs_;
+};
+
+void add_ops(CLI::App& tunefarm, Commands& commands);
+void add_space(CLI::App& tunefarm, Commands& commands);
+void add_lower(CLI::App& tunefarm, Commands& commands);
+void add_run(CLI::App& tunefarm, Commands& commands);
+void add_tune(CLI::App& tunefarm, Commands& commands);
+// The database (cmd_records.cc): best, history, export, import, plot.
+void add_records(CLI::App& tunefarm, Commands& commands);
+// The fleet (cmd_fleet.cc), against a tracker: submit, status, devices, cancel, token.
+void add_fleet(CLI::App& tunefarm, Commands& commands);
+// CI regression runs (cmd_regress.cc): baseline save|list|show|delete, regress.
+void add_regress(CLI::App& tunefarm, Commands& commands);
+
+struct TrackerArgs;
 // `tunefarm best --key KEY [--tracker HOST:PORT]`, answered by the tracker.
-int best_from_tracker(const Args& args, const std::string& op, const std::vector<int64_t>& shape);
+int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const std::string& op, const std::vector<int64_t>& shape,
+                      bool as_json);
 
 }  // namespace tf::cli

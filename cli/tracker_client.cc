@@ -8,21 +8,21 @@
 
 namespace tf::cli {
 
-void add_tracker_options(Args& args) {
-  args.option("tracker", "HOST:PORT", "the tracker", "127.0.0.1:9190")
-      .option("token-file", "FILE", "your token line (or set TUNEFARM_TOKEN)")
-      .option("tls-ca", "PEM", "talk TLS, trusting this CA certificate");
+void add_tracker_options(CLI::App& app, TrackerArgs& out) {
+  out.address_option = app.add_option("--tracker", out.address, "the tracker")->type_name("HOST:PORT");
+  app.add_option("--token-file", out.token_file, "your token line (or set TUNEFARM_TOKEN)")->type_name("FILE");
+  app.add_option("--tls-ca", out.tls_ca, "talk TLS, trusting this CA certificate")->type_name("PEM");
 }
 
-TrackerClient::TrackerClient(const Args& args) : address_(args.get("tracker")) {
+TrackerClient::TrackerClient(const TrackerArgs& args) : address_(args.address) {
   try {
-    token_ = fleet::caller_token(args.get("token-file"));
+    token_ = fleet::caller_token(args.token_file);
   } catch (const std::exception& e) {
     throw UsageError(std::string("--token-file: ") + e.what());
   }
   std::shared_ptr<grpc::Channel> channel;
   try {
-    channel = fleet::open_channel(address_, args.get("tls-ca"));
+    channel = fleet::open_channel(address_, args.tls_ca);
   } catch (const std::exception& e) {
     throw UsageError(std::string("--tls-ca: ") + e.what());
   }

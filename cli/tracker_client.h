@@ -13,12 +13,18 @@ namespace tf::cli {
 
 namespace v1 = ::tunefarm::v1;
 
+struct TrackerArgs {
+  std::string address = "127.0.0.1:9190";
+  std::string token_file, tls_ca;
+  CLI::Option* address_option = nullptr;
+};
+
 // --tracker, --token-file, --tls-ca.
-void add_tracker_options(Args& args);
+void add_tracker_options(CLI::App& app, TrackerArgs& out);
 
 class TrackerClient {
  public:
-  explicit TrackerClient(const Args& args);
+  explicit TrackerClient(const TrackerArgs& args);
   v1::Tuning::Stub& stub() { return *stub_; }
   // A context with the token and a deadline (none when `deadline_s` <= 0).
   std::unique_ptr<grpc::ClientContext> context(double deadline_s = 30) const;

@@ -7,44 +7,47 @@
 
 namespace tf::cli {
 
-void add_workload_options(Args& args) {
-  args.option("op", "NAME", "operator (see tunefarm ops)", "dense")
-      .option("shape", "M,N,K", "extents of the workload, comma-separated")
-      .option("target", "TARGET", "\"llvm -mtriple=... -mcpu=... -mattr=...\"", "llvm -mcpu=native");
+void add_workload_options(CLI::App& app, WorkloadArgs& out) {
+  app.add_option("--op", out.op, "operator (see tunefarm ops)")->type_name("NAME");
+  out.shape_option = add_int_list_option(app, "--shape", out.shape, "extents of the workload, comma-separated")->type_name("M,N,K");
+  app.add_option("--target", out.target, "\"llvm -mtriple=... -mcpu=... -mattr=...\"")->type_name("TARGET");
 }
 
-void add_config_options(Args& args) {
-  args.option("config", "CONFIG", "a JSON object of knob values, 'default', or 'best' (from --db)", "default")
-      .option("config-index", "N", "the N-th config of the space (see tunefarm space)")
-      .option("db", "PATH", "tuning database, for --config best", "tunefarm.db");
+CLI::Option* add_threads_option(CLI::App& app, int& out, const std::string& help) {
+  return app.add_option("--threads", out, help)->type_name("N")->check(CLI::Range(1, 1024));
 }
 
-std::string device_key_from_args(const Args& args) {
-  return tuner::local_device_key(args.has("threads") ? static_cast<int>(args.get_int("threads")) : 1);
+void add_config_options(CLI::App& app, ConfigArgs& out) {
+  out.config_option = app.add_option("--config", out.config, "a JSON object of knob values, 'default', or 'best' (from --db)")->type_name("CONFIG");
+  out.index_option = app.add_option("--config-index", out.config_index, "the N-th config of the space (see tunefarm space)")
+                         ->type_name("N")
+                         ->check(CLI::NonNegativeNumber);
+  out.index_option->excludes(out.config_option);
+  app.add_option("--db", out.db, "tuning database, for --config best")->type_name("PATH");
 }
 
-std::unique_ptr<compiler::Task> make_task(const Args& args) {
-  ops::Workload w{args.get("op"), args.get_int_list("shape")};
-  return std::make_unique<compiler::Task>(w, codegen::parse_target(args.get("target")));
+std::string device_key_of(int threads) { return tuner::local_device_key(threads); }
+
+std::unique_ptr<compiler::Task> make_task(const WorkloadArgs& args) {
+  if (args.shape.empty()) throw UsageError("--shape is required");
+  ops::Workload w{args.op, args.shape};
+  return std::make_unique<compiler::Task>(w, codegen::parse_target(args.target));
 }
 
-space::Config config_from_args(const Args& args, const compiler::Task& task) {
-  if (args.has("config-index")) {
-    if (args.has("config")) throw UsageError("give --config or --config-index, not both");
-    return task.space().at(args.get_int("config-index"));
-  }
-  if (args.get("config") == "best") {
-    if (::access(args.get("db").c_str(), F_OK) != 0) throw UsageError("--config best: no database at " + args.get("db"));
-    db::Database database(args.get("db"));
-    const std::string device = device_key_from_args(args);
+space::Config config_from_args(const ConfigArgs& args, const compiler::Task& task) {
+  if (args.index_option->count()) return task.space().at(args.config_index);
+  if (args.config == "best") {
+    if (::access(args.db.c_str(), F_OK) != 0) throw UsageError("--config best: no database at " + args.db);
+    db::Database database(args.db);
+    const std::string device = device_key_of(args.threads);
     auto best = database.best(task.workload().op, task.workload().shape, task.target().str(), device);
     if (!best) {
-      throw UsageError("--config best: " + args.get("db") + " has no successful measurement of " + task.workload().str() +
-                       " on " + task.target().str() + " as device " + device + " (run tunefarm tune first, with the same --threads)");
+      throw UsageError("--config best: " + args.db + " has no successful measurement of " + task.workload().str() + " on " +
+                       task.target().str() + " as device " + device + " (run tunefarm tune first, with the same --threads)");
     }
     return task.space().from_json(best->config);
   }
-  return task.parse_config(args.get("config"));
+  return task.parse_config(args.config);
 }
 
 }  // namespace tf::cli

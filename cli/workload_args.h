@@ -3,18 +3,38 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "support/args.h"
 #include "compiler/compiler.h"
 
 namespace tf::cli {
 
-void add_workload_options(Args& args);
-void add_config_options(Args& args);
-std::unique_ptr<compiler::Task> make_task(const Args& args);
-// The device key measurements were recorded under: local, one per --threads (tuner::local_device_key).
-std::string device_key_from_args(const Args& args);
+struct WorkloadArgs {
+  std::string op = "dense";
+  std::vector<int64_t> shape;
+  std::string target = "llvm -mcpu=native";
+  CLI::Option* shape_option = nullptr;
+};
+
+struct ConfigArgs {
+  std::string config = "default";
+  int64_t config_index = 0;
+  std::string db = "tunefarm.db";
+  int threads = 1;  // the thread count measurements were recorded under (each is tuned apart)
+  CLI::Option* config_option = nullptr;
+  CLI::Option* index_option = nullptr;
+};
+
+void add_workload_options(CLI::App& app, WorkloadArgs& out);
+// --threads N (1..1024).
+CLI::Option* add_threads_option(CLI::App& app, int& out, const std::string& help);
+// --config, --config-index, --db (not --threads: each command says what its threads mean).
+void add_config_options(CLI::App& app, ConfigArgs& out);
+std::unique_ptr<compiler::Task> make_task(const WorkloadArgs& args);
+// The device key measurements were recorded under: local, one per thread count (tuner::local_device_key).
+std::string device_key_of(int threads);
 // From --config JSON|default|best, --config-index N.
-space::Config config_from_args(const Args& args, const compiler::Task& task);
+space::Config config_from_args(const ConfigArgs& args, const compiler::Task& task);
 
 }  // namespace tf::cli

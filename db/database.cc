@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "db/schema.h"
+#include "support/workload_key.h"
 
 namespace tf::db {
 
@@ -67,11 +68,7 @@ double Measurement::mean_s() const {
   return sum / static_cast<double>(costs.size());
 }
 
-std::string Measurement::workload_key() const {
-  std::string s = op + "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]:" + dtype;
-}
+std::string Measurement::workload_key() const { return tf::workload_key(op, shape, dtype); }
 
 json::Value Measurement::to_json() const {
   json::Value w = json::Value::object();

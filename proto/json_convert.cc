@@ -185,7 +185,8 @@ json::Value job_to_json(const v1::Job& job) {
   json::Value workloads = json::Value::array();
   for (const auto& p : job.workloads()) {
     json::Value w = workload_to_json(p.workload());
-    for (const auto& [k, v] : workload_progress_to_json(p).members()) w.set(k, v);
+    const json::Value progress = workload_progress_to_json(p);  // outlives the loop over its members
+    for (const auto& [k, v] : progress.members()) w.set(k, v);
     workloads.push(w);
   }
   o.set("workloads", workloads);

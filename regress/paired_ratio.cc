@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "support/stats.h"
+
 namespace tf::regress {
 namespace {
 
@@ -40,7 +42,7 @@ PairedRatio paired_speed_ratio(const std::vector<double>& baseline_s, const std:
   std::sort(r.begin(), r.end());
   PairedRatio out;
   out.rounds = n;
-  out.median = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+  out.median = median(r);
   // The interval [r_(k), r_(n+1-k)] (1-based) covers the median with probability
   // 1 - 2 P(X <= k-1): take the largest k that still covers `confidence`.
   const double alpha = 1 - confidence;

@@ -5,17 +5,12 @@
 #include <cstdio>
 
 #include "compiler/compiler.h"
+#include "support/stats.h"
 
 namespace tf::regress {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 // This compiler's build of `config` for the comparer's target. Throws with the workload and the
 // reason (a config the space does not have, a code generation failure).
@@ -35,7 +30,7 @@ std::string fmt(const char* f, double a) {
 }  // namespace
 
 double gflops_of(const ops::Workload& w, const std::vector<double>& costs) {
-  const double t = median_of(costs);
+  const double t = median(costs);
   return t > 0 ? static_cast<double>(ops::find_operator(w.op).flops(w.shape)) / t * 1e-9 : 0;
 }
 

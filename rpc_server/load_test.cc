@@ -14,6 +14,7 @@
 #include "proto/channel.h"
 #include "proto/tunefarm.grpc.pb.h"
 #include "rpc_server/board_info.h"
+#include "support/stats.h"
 
 namespace tf::board {
 
@@ -95,12 +96,6 @@ void one_board(const BoardOptions& opts, int index, std::shared_ptr<grpc::Channe
     if (stats.first == Clock::time_point{} || first < stats.first) stats.first = first;
     if (last > stats.last) stats.last = last;
   }
-}
-
-double percentile(std::vector<double>& v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ PACKAGES=(
   libsqlite3-dev
   # Asio, Beast, Process
   libboost-dev
+  # command-line options (header-only)
+  libcli11-dev
   # tests
   libgtest-dev libgmock-dev openssl
   # benchmark peers

@@ -1,110 +1,134 @@
 #include "support/args.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <sstream>
 
 namespace tf {
+namespace {
 
-Args& Args::option(const std::string& name, const std::string& value_name, const std::string& help,
-                   const std::string& fallback) {
-  specs_.push_back({name, value_name, help, fallback, false});
-  return *this;
+std::string join_names(const std::vector<const CLI::App*>& apps) {
+  std::string out;
+  for (const CLI::App* a : apps) out += (out.empty() ? "" : ", ") + a->get_name();
+  return out;
 }
 
-Args& Args::flag(const std::string& name, const std::string& help) {
-  specs_.push_back({name, "", help, "", true});
-  return *this;
+// "The following arguments were not expected: x --bogus" -> {"x", "--bogus"}.
+std::vector<std::string> words_after_colon(const std::string& message) {
+  std::vector<std::string> words;
+  const auto colon = message.find(": ");
+  if (colon == std::string::npos) return words;
+  std::istringstream in(message.substr(colon + 2));
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
 }
 
-const Args::Spec* Args::find(const std::string& name) const {
-  for (const auto& s : specs_) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
-bool Args::parse(const std::vector<std::string>& argv) {
-  for (size_t i = 0; i < argv.size(); ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(help().c_str(), stdout);
-      return false;
+// CLI11's words for what went wrong, made into tunefarm's: what was given and what to do.
+std::string failure_line(const CLI::App& root, const CLI::ParseError& e) {
+  const CLI::App& cmd = chosen_command(root);
+  const auto subcommands = cmd.get_subcommands([](const CLI::App*) { return true; });
+  const std::string see = " (see " + command_path(root) + " --help)";
+  // Whatever no option took: a misspelt option, a stray word, a command that does not exist.
+  const bool extra_error = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+  std::vector<std::string> extras = root.remaining(true);
+  if (extras.empty() && extra_error) extras = words_after_colon(e.what());
+  // An option first: a misspelt option says more than the word after it.
+  std::stable_partition(extras.begin(), extras.end(), [](const std::string& a) { return a.rfind("-", 0) == 0; });
+  const bool missing_command = dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && !subcommands.empty();
+  if ((extra_error || missing_command) && !extras.empty()) {
+    const std::string& first = extras.front();
+    if (first.rfind("-", 0) == 0) return "unknown option " + first.substr(0, first.find('=')) + see;
+    if (!subcommands.empty()) {
+      if (cmd.get_parent() == nullptr) return "unknown command '" + first + "' (commands: " + join_names(subcommands) + "; see " + command_path(root) + " --help)";
+      return "unknown subcommand '" + first + "' (" + join_names(subcommands) + ")";
     }
-    if (a.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + a + "' (see " + command_ + " --help)");
-    std::string name = a.substr(2), value;
-    bool inline_value = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      inline_value = true;
-    }
-    const Spec* spec = find(name);
-    if (!spec) throw UsageError("unknown option --" + name + " (see " + command_ + " --help)");
-    if (spec->is_flag) {
-      if (inline_value) throw UsageError("--" + name + " takes no value");
-      values_[name] = "1";
-      continue;
-    }
-    if (!inline_value) {
-      if (i + 1 >= argv.size()) throw UsageError("--" + name + " needs a value (" + spec->value_name + ")");
-      value = argv[++i];
-    }
-    values_[name] = value;
+    return "unexpected argument '" + first + "'" + see;
   }
-  return true;
+  if (missing_command) return "give a " + std::string(cmd.get_parent() ? "subcommand" : "command") + ": " + join_names(subcommands) + see;
+  return e.what() + see;
 }
 
-std::string Args::help() const {
-  std::ostringstream os;
-  os << "usage: " << command_ << " [options]\n\n" << summary_ << "\n\noptions:\n";
-  for (const auto& s : specs_) {
-    std::string left = "  --" + s.name + (s.is_flag ? "" : " " + s.value_name);
-    os << left;
-    os << std::string(left.size() < 28 ? 28 - left.size() : 1, ' ') << s.help;
-    if (!s.fallback.empty()) os << " (default: " << s.fallback << ")";
-    os << "\n";
+}  // namespace
+
+std::unique_ptr<CLI::App> make_app(const std::string& name, const std::string& description) {
+  auto app = std::make_unique<CLI::App>(description, name);
+  app->set_help_flag("-h,--help", "show this help");
+  app->option_defaults()->always_capture_default();
+  auto fmt = std::make_shared<CLI::Formatter>();
+  fmt->label("Usage", "usage");
+  fmt->label("OPTIONS", "options");
+  fmt->label("SUBCOMMAND", "COMMAND");
+  fmt->column_width(34);
+  app->formatter(fmt);
+  return app;
+}
+
+const CLI::App& chosen_command(const CLI::App& app) {
+  const CLI::App* a = &app;
+  while (!a->get_subcommands().empty()) a = a->get_subcommands().front();
+  return *a;
+}
+
+std::string command_path(const CLI::App& app) {
+  std::string path = app.get_name();
+  const CLI::App* a = &app;
+  while (!a->get_subcommands().empty()) {
+    a = a->get_subcommands().front();
+    path += " " + a->get_name();
   }
-  os << "  --help                    show this help\n";
-  return os.str();
+  return path;
 }
 
-std::string Args::get(const std::string& name) const {
-  auto it = values_.find(name);
-  if (it != values_.end()) return it->second;
-  const Spec* s = find(name);
-  return s ? s->fallback : "";
-}
-
-int64_t Args::get_int(const std::string& name) const {
-  std::string v = get(name);
-  char* end = nullptr;
-  errno = 0;
-  long long x = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || errno != 0 || !end || *end != '\0') {
-    throw UsageError("--" + name + " must be an integer, got '" + v + "'");
+std::optional<int> parse_args(CLI::App& app, int argc, const char* const* argv) {
+  try {
+    app.parse(argc, argv);
+    return std::nullopt;
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "%s: %s\n", command_path(app).c_str(), failure_line(app, e).c_str());
+    return 2;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n", command_path(app).c_str(), e.what());
+    return 2;
   }
-  return x;
 }
 
-std::vector<int64_t> Args::get_int_list(const std::string& name) const {
-  std::string v = get(name);
-  if (v.empty()) throw UsageError("--" + name + " is required");
+std::vector<int64_t> parse_int_list(const std::string& what, const std::string& text) {
+  const std::string bad = what + " must be comma-separated integers, got '" + text + "'";
+  if (text.empty() || text.back() == ',') throw UsageError(bad);
   std::vector<int64_t> out;
-  std::stringstream ss(v);
+  std::stringstream ss(text);
   std::string part;
   while (std::getline(ss, part, ',')) {
     char* end = nullptr;
     errno = 0;
-    long long x = std::strtoll(part.c_str(), &end, 10);
-    if (part.empty() || errno != 0 || !end || *end != '\0') {
-      throw UsageError("--" + name + " must be comma-separated integers, got '" + v + "'");
-    }
+    const long long x = std::strtoll(part.c_str(), &end, 10);
+    if (part.empty() || errno != 0 || !end || *end != '\0') throw UsageError(bad);
     out.push_back(x);
   }
-  if (!v.empty() && v.back() == ',') throw UsageError("--" + name + " must be comma-separated integers, got '" + v + "'");
   return out;
+}
+
+CLI::Option* add_int_list_option(CLI::App& app, const std::string& name, std::vector<int64_t>& out, const std::string& help) {
+  auto* opt = app.add_option_function<std::string>(
+      name,
+      [&out, name](const std::string& text) {
+        try {
+          out = parse_int_list(name, text);
+        } catch (const UsageError& e) {
+          throw CLI::ValidationError(e.what());
+        }
+      },
+      help);
+  return opt->type_name("LIST");
 }
 
 }  // namespace tf

@@ -1,47 +1,42 @@
-// Command-line options for tunefarm's programs (the CLI's subcommands, the tracker, the boards):
-// declared once, parsed strictly, shown by --help. An unknown option or a missing value is an
-// error that names it.
+// Command-line options for tunefarm's programs (the CLI's subcommands, the tracker, the boards, the
+// benchmarks), declared with CLI11: typed, range-checked by validators where they are declared, and
+// shown by a generated --help. Bad input is one line naming the option, and exit code 2.
 #pragma once
 
-#include <map>
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace tf {
 
+// Input a command refuses after parsing (a combination of options, a value that needs context).
+// The program prints its message as one line and exits 2.
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-class Args {
- public:
-  Args(std::string command, std::string summary) : command_(std::move(command)), summary_(std::move(summary)) {}
-  // A value option (--name VALUE or --name=VALUE); `fallback` is shown in --help.
-  Args& option(const std::string& name, const std::string& value_name, const std::string& help,
-               const std::string& fallback = "");
-  Args& flag(const std::string& name, const std::string& help);
+// A program's options: "usage: NAME [options]" help, -h/--help on it and every subcommand, each
+// option's default shown.
+std::unique_ptr<CLI::App> make_app(const std::string& name, const std::string& description);
 
-  // Returns false when --help was asked (help is printed); throws UsageError on bad input.
-  bool parse(const std::vector<std::string>& argv);
-  std::string help() const;
+// Parses argv (argv[0] is the program). Returns the exit code when the program should stop now: 0
+// after printing the help that was asked for, 2 after printing "<command>: <what is wrong>" as one
+// line on stderr. nullopt: go on.
+std::optional<int> parse_args(CLI::App& app, int argc, const char* const* argv);
 
-  bool has(const std::string& name) const { return values_.count(name) > 0; }
-  bool flag_set(const std::string& name) const { return values_.count(name) > 0; }
-  std::string get(const std::string& name) const;  // the value, or the declared fallback
-  int64_t get_int(const std::string& name) const;   // UsageError if not an integer
-  std::vector<int64_t> get_int_list(const std::string& name) const;  // "512,512,512"
+// The deepest subcommand chosen ("tunefarm baseline save"), and its name as typed.
+const CLI::App& chosen_command(const CLI::App& app);
+std::string command_path(const CLI::App& app);
 
- private:
-  struct Spec {
-    std::string name, value_name, help, fallback;
-    bool is_flag;
-  };
-  const Spec* find(const std::string& name) const;
-  std::string command_, summary_;
-  std::vector<Spec> specs_;
-  std::map<std::string, std::string> values_;
-};
+// "--shape 512,512,512": comma-separated integers.
+CLI::Option* add_int_list_option(CLI::App& app, const std::string& name, std::vector<int64_t>& out, const std::string& help);
+// UsageError naming `what` unless `text` is comma-separated integers.
+std::vector<int64_t> parse_int_list(const std::string& what, const std::string& text);
 
 }  // namespace tf

@@ -159,4 +159,23 @@ TEST_F(RegressCli, AnUntunedWorkloadIsReportedOrTunedFirst) {
   EXPECT_EQ(tf::json::parse(r.out).at("workloads").items()[1].at("status").as_string(), "saved");
 }
 
+// A suite measured with 2 threads is tuned with 2 threads: baseline save then finds every workload tuned.
+TEST_F(RegressCli, TuneSuiteHonoursTheSuitesThreadsAndTarget) {
+  const std::string suite = dir_ + "/threads.json";
+  std::ofstream(suite) << R"({"threads": 2, "target": "llvm", "rounds": 6, "workloads": [
+      {"name": "small", "op": "dense", "shape": [32, 48, 40]}]})";
+  Result tune = run_cli("tune --suite " + suite + " --trials 4 --tuner random --min-ms 1 --repeat 1 --json --db " + db_);
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  Result best = run_cli("best --op dense --shape 32,48,40 --threads 2 --target llvm --json --db " + db_);
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(tf::json::parse(best.out).at("target").at("device_key").as_string(), "local-2t");
+  Result save = run_cli("baseline save threads --suite " + suite + " --local --min-ms 2 --json --db " + db_);
+  ASSERT_EQ(save.exit_code, 0) << save.err << save.out;
+  EXPECT_EQ(tf::json::parse(save.out).at("workloads").items().at(0).at("status").as_string(), "saved") << save.out;
+  // The command line still wins over the suite.
+  Result one = run_cli("tune --suite " + suite + " --threads 1 --trials 2 --tuner random --min-ms 1 --repeat 1 --json --db " + db_);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(run_cli("best --op dense --shape 32,48,40 --target llvm --db " + db_).exit_code, 0);
+}
+
 }  // namespace

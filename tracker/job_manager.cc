@@ -6,6 +6,7 @@
 #include "compiler/error.h"
 #include "proto/json_convert.h"
 #include "proto/measure_wire.h"
+#include "support/workload_key.h"
 #include "tracker/fleet_measurer.h"
 #include "tracker/job_spec.h"
 #include "tuner/tune_job.h"
@@ -63,7 +64,7 @@ void init_progress(v1::Job* job) {
   for (const auto& w : job->spec().workloads()) {
     auto* p = job->add_workloads();
     *p->mutable_workload() = w;
-    p->set_workload_key(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}.str() + ":" + w.dtype());
+    p->set_workload_key(workload_key(w.op(), {w.shape().begin(), w.shape().end()}, w.dtype()));
     p->set_trials(job->spec().trials());
     p->set_state("queued");
   }

@@ -5,49 +5,37 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
 #include <thread>
 
 #include "support/args.h"
 #include "tracker/tracker.h"
 
 int main(int argc, char** argv) {
-  tf::Args args("tunefarm-tracker", "The tunefarm tracker: tuning jobs as a service, measured on a fleet of boards.");
-  args.option("listen", "HOST:PORT", "address to serve on (port 0: any free port)", "127.0.0.1:9190")
-      .option("db", "PATH", "the SQLite database", "tunefarm.db")
-      .option("token-file", "FILE", "accepted tokens, one '<token> <role> [name]' per line (tunefarm token new)")
-      .option("tls-cert", "PEM", "serve TLS with this certificate chain (with --tls-key)")
-      .option("tls-key", "PEM", "the certificate's private key")
-      .option("build-threads", "N", "candidates built at once (0: one per core)", "0")
-      .option("build-lock", "PATH|none", "host-wide timing lock builds hold shared when boards on this host use "
-              "every CPU, so a build never overlaps their timing", "/tmp/tunefarm-timing.lock")
-      .option("heartbeat-timeout-ms", "MS", "a board silent this long is lost; its work goes to another", "5000")
-      .option("slots-per-board", "N", "work items in flight per board", "2")
-      .option("item-grace-ms", "MS", "a board holding an item this long past the item's time limit is dropped; "
-              "the item goes to another", "10000")
-      .option("port-file", "FILE", "write the port served on here once listening (for scripts and tests)");
+  auto app = tf::make_app("tunefarm-tracker", "The tunefarm tracker: tuning jobs as a service, measured on a fleet of boards.");
   tf::tracker::TrackerOptions opts;
-  try {
-    std::vector<std::string> argv_s(argv + 1, argv + argc);
-    if (!args.parse(argv_s)) return 0;
-    opts.listen = args.get("listen");
-    opts.db_path = args.get("db");
-    opts.token_file = args.get("token-file");
-    opts.tls_cert = args.get("tls-cert");
-    opts.tls_key = args.get("tls-key");
-    opts.build_threads = static_cast<int>(args.get_int("build-threads"));
-    opts.build_lock = args.get("build-lock") == "none" ? "" : args.get("build-lock");
-    opts.heartbeat_timeout_ms = static_cast<int>(args.get_int("heartbeat-timeout-ms"));
-    opts.slots_per_board = static_cast<int>(args.get_int("slots-per-board"));
-    const int64_t grace_ms = args.get_int("item-grace-ms");
-    if (grace_ms < 100 || grace_ms > 3600000) throw tf::UsageError("--item-grace-ms: 100 to 3600000");
-    opts.item_grace_ms = static_cast<int>(grace_ms);
-    if (opts.heartbeat_timeout_ms < 100) throw tf::UsageError("--heartbeat-timeout-ms: at least 100");
-    if (opts.slots_per_board < 1 || opts.slots_per_board > 64) throw tf::UsageError("--slots-per-board: 1 to 64");
-    if (opts.build_threads < 0) throw tf::UsageError("--build-threads: must not be negative");
-  } catch (const tf::UsageError& e) {
-    std::fprintf(stderr, "tunefarm-tracker: %s\n%s", e.what(), args.help().c_str());
-    return 2;
-  }
+  std::string port_file;
+  app->add_option("--listen", opts.listen, "address to serve on (port 0: any free port)")->type_name("HOST:PORT");
+  app->add_option("--db", opts.db_path, "the SQLite database")->type_name("PATH");
+  app->add_option("--token-file", opts.token_file, "accepted tokens, one '<token> <role> [name]' per line (tunefarm token new)")
+      ->type_name("FILE");
+  app->add_option("--tls-cert", opts.tls_cert, "serve TLS with this certificate chain (with --tls-key)")->type_name("PEM");
+  app->add_option("--tls-key", opts.tls_key, "the certificate's private key")->type_name("PEM");
+  app->add_option("--build-threads", opts.build_threads, "candidates built at once (0: one per core)")->type_name("N")->check(CLI::Range(0, 1024));
+  app->add_option("--build-lock", opts.build_lock, "host-wide timing lock builds hold shared when boards on this host use every CPU, "
+                                                   "so a build never overlaps their timing; none: no lock")
+      ->type_name("PATH|none");
+  app->add_option("--heartbeat-timeout-ms", opts.heartbeat_timeout_ms, "a board silent this long is lost; its work goes to another")
+      ->type_name("MS")
+      ->check(CLI::Range(100, 3600000));
+  app->add_option("--slots-per-board", opts.slots_per_board, "work items in flight per board")->type_name("N")->check(CLI::Range(1, 64));
+  app->add_option("--item-grace-ms", opts.item_grace_ms, "a board holding an item this long past the item's time limit is dropped; "
+                                                         "the item goes to another")
+      ->type_name("MS")
+      ->check(CLI::Range(100, 3600000));
+  app->add_option("--port-file", port_file, "write the port served on here once listening (for scripts and tests)")->type_name("FILE");
+  if (auto code = tf::parse_args(*app, argc, argv)) return *code;
+  if (opts.build_lock == "none") opts.build_lock.clear();
 
   // SIGTERM and SIGINT stop the tracker cleanly: jobs stop after their candidates in flight and
   // resume when it starts again. A thread waits for the signal, so no work happens in a handler.
@@ -76,8 +64,9 @@ int main(int argc, char** argv) {
                                       : ("builds hold the timing lock " + opts.build_lock + " shared and wait while a board times").c_str());
   if (tracker->resumed_jobs() > 0) std::printf("tunefarm-tracker: resumed %d unfinished job(s) from the db\n", tracker->resumed_jobs());
   std::fflush(stdout);
-  if (args.has("port-file")) {
-    const std::string path = args.get("port-file"), tmp = path + ".tmp";
+  if (!port_file.empty()) {
+    const std::string& path = port_file;
+    const std::string tmp = path + ".tmp";
     std::ofstream(tmp) << tracker->port() << "\n";
     std::rename(tmp.c_str(), path.c_str());  // appears whole: a reader never sees a partial number
   }

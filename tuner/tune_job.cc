@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "runtime/random_fill.h"
+#include "support/stats.h"
 #include "tuner/builder.h"
 #include "tuner/features.h"
 #include "tuner/measurer.h"
@@ -31,12 +32,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 db::Outcome to_outcome(runtime::MeasureStatus s) {
   switch (s) {

@@ -1,6 +1,7 @@
 #include "compiler/ops/registry.h"
 
 #include "compiler/error.h"
+#include "support/workload_key.h"
 
 namespace tf::ops {
 namespace {
@@ -20,11 +21,7 @@ constexpr double kMaxWorkloadBytes = 16.0 * (1 << 30);
 
 }  // namespace
 
-std::string Workload::str() const {
-  std::string s = op + "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
+std::string Workload::str() const { return workload_key(op, shape); }
 
 const Operator& find_operator(const std::string& name) {
   for (const auto& op : registry().all()) {
