@@ -1,11 +1,11 @@
 // Reading the database: best, history, export and import of tuning records as JSON lines.
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/open_db.h"
+#include "cli/record_check.h"
 #include "cli/tracker_client.h"
 #include "cli/svg_chart.h"
 #include "cli/workload_args.h"
@@ -14,8 +14,13 @@
 namespace tf::cli {
 namespace {
 
-void require_db(const std::string& path) {
-  if (::access(path.c_str(), F_OK) != 0) throw UsageError("no database at " + path);
+// Rows a read skipped because their stored timings are unusable (written before timings were
+// checked): said on stderr, so a shorter history is not a mystery.
+void note_skipped(const char* cmd, const db::Database& database) {
+  if (database.invalid_rows_skipped() > 0) {
+    std::fprintf(stderr, "%s: skipped %lld stored measurements with unusable timings\n", cmd,
+                 static_cast<long long>(database.invalid_rows_skipped()));
+  }
 }
 
 double gflops_of(const db::Measurement& m, const compiler::Task& task) {
@@ -40,8 +45,8 @@ int cmd_best(const std::vector<std::string>& argv) {
     return best_from_tracker(args, args.get("op"), args.get_int_list("shape"));
   }
   auto task = make_task(args);
-  require_db(args.get("db"));
-  db::Database database(args.get("db"));
+  auto db_handle = open_existing_db(args.get("db"), DbUse::Read);
+  db::Database& database = *db_handle;
   auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_from_args(args));
   if (!best) {
     std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s in %s\n", task->workload().str().c_str(),
@@ -67,8 +72,8 @@ int cmd_history(const std::vector<std::string>& argv) {
       .flag("json", "print JSON lines");
   if (!args.parse(argv)) return 0;
   auto task = make_task(args);
-  require_db(args.get("db"));
-  db::Database database(args.get("db"));
+  auto db_handle = open_existing_db(args.get("db"), DbUse::Read);
+  db::Database& database = *db_handle;
   int64_t n = 0;
   double best = 0;
   for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_from_args(args))) {
@@ -82,6 +87,7 @@ int cmd_history(const std::vector<std::string>& argv) {
                   best, m.config.dump().c_str());
     }
   }
+  note_skipped("tunefarm history", database);
   return 0;
 }
 
@@ -93,8 +99,8 @@ int cmd_export(const std::vector<std::string>& argv) {
     if (a == "-o") a = "--output";
   }
   if (!args.parse(rest)) return 0;
-  require_db(args.get("db"));
-  db::Database database(args.get("db"));
+  auto db_handle = open_existing_db(args.get("db"), DbUse::Read);
+  db::Database& database = *db_handle;
   std::ofstream file;
   std::ostream* out = &std::cout;
   if (args.get("output") != "-") {
@@ -110,12 +116,19 @@ int cmd_export(const std::vector<std::string>& argv) {
   out->flush();
   if (!*out) throw std::runtime_error("writing " + args.get("output") + " failed");
   std::fprintf(stderr, "exported %lld records\n", static_cast<long long>(n));
+  note_skipped("tunefarm export", database);
   return 0;
 }
 
 int cmd_import(const std::vector<std::string>& argv) {
-  Args args("tunefarm import", "Read tuning records (JSON lines, as export writes them) into a database. Records already there\n"
-                      "are skipped; unreadable lines are counted and skipped, never half-imported.");
+  Args args("tunefarm import",
+            "Read tuning records (JSON lines, as export writes them) into a database. Records already there\n"
+            "are skipped. Each record is checked like a measurement: the op exists, the shape is valid for it,\n"
+            "the target parses, every knob exists with one of its choices, a successful record's costs are\n"
+            "finite, positive and at least 1 ns per run. Unreadable or refused lines are counted, the first\n"
+            "few reported with their line numbers, and skipped, never half-imported; the valid ones are\n"
+            "imported. Exit status: 0 when every line was imported or already present, 1 when any line was\n"
+            "unreadable or refused, 2 for bad usage.");
   args.option("db", "PATH", "tuning database (created when missing)", "tunefarm.db").flag("json", "print counts as JSON");
   // Positional: the file to read; everything else goes to the option parser.
   std::vector<std::string> rest;
@@ -137,31 +150,50 @@ int cmd_import(const std::vector<std::string>& argv) {
   std::ifstream in(file);
   if (!in) throw UsageError("cannot read " + file);
   db::Database database(args.get("db"));
-  int64_t added = 0, present = 0, bad = 0, line_no = 0;
-  std::string line, first_error;
+  RecordChecker checker;
+  constexpr size_t kReasonsShown = 5;
+  int64_t added = 0, present = 0, bad = 0, refused = 0, line_no = 0;
+  std::vector<std::string> reasons;
+  auto reject = [&](int64_t* count, const std::string& why) {
+    ++*count;
+    if (reasons.size() < kReasonsShown) reasons.push_back("line " + std::to_string(line_no) + ": " + why);
+  };
+  std::string line;
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    db::Measurement m;
     try {
-      db::Measurement m = db::Measurement::from_json(json::parse(line));
-      (database.record(m) ? added : present)++;
+      m = db::Measurement::from_json(json::parse(line));
     } catch (const std::exception& e) {
-      if (first_error.empty()) first_error = "line " + std::to_string(line_no) + ": " + e.what();
-      ++bad;
+      reject(&bad, std::string("unreadable: ") + e.what());
+      continue;
     }
+    const std::string why = checker.problem(m);
+    if (!why.empty()) {
+      reject(&refused, "refused: " + why);
+      continue;
+    }
+    (database.record(m) ? added : present)++;
   }
   if (args.flag_set("json")) {
     json::Value out = json::Value::object();
     out.set("added", added);
     out.set("already_present", present);
     out.set("bad_lines", bad);
+    out.set("refused", refused);
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    std::printf("imported %lld records, %lld already present, %lld bad lines skipped\n", static_cast<long long>(added),
-                static_cast<long long>(present), static_cast<long long>(bad));
+    std::printf("imported %lld records, %lld already present, %lld unreadable lines and %lld refused records skipped\n",
+                static_cast<long long>(added), static_cast<long long>(present), static_cast<long long>(bad),
+                static_cast<long long>(refused));
   }
-  if (bad) std::fprintf(stderr, "tunefarm import: first bad line: %s\n", first_error.c_str());
-  return bad ? 1 : 0;
+  for (const auto& r : reasons) std::fprintf(stderr, "tunefarm import: %s\n", r.c_str());
+  if (bad + refused > static_cast<int64_t>(reasons.size())) {
+    std::fprintf(stderr, "tunefarm import: ... and %lld more lines skipped\n",
+                 static_cast<long long>(bad + refused - static_cast<int64_t>(reasons.size())));
+  }
+  return bad + refused ? 1 : 0;
 }
 
 }  // namespace tf::cli
@@ -178,8 +210,8 @@ int cmd_plot(const std::vector<std::string>& argv) {
   }
   if (!args.parse(rest)) return 0;
   auto task = make_task(args);
-  require_db(args.get("db"));
-  db::Database database(args.get("db"));
+  auto db_handle = open_existing_db(args.get("db"), DbUse::Read);
+  db::Database& database = *db_handle;
   std::vector<Series> series;
   for (const auto& job : database.jobs()) {
     const json::Value* op = job.spec.is_object() ? job.spec.find("op") : nullptr;

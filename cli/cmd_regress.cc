@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/open_db.h"
 #include "cli/fleet_comparer.h"
 #include "cli/tracker_client.h"
 #include "compiler/compiler.h"
@@ -69,11 +70,6 @@ regress::RunSettings settings_from(const Args& args, const regress::Suite& suite
     throw UsageError("--tune-missing must be between 0 and 1000000 trials");
   }
   return s;
-}
-
-// Reading commands must not leave an empty database behind a mistyped path.
-void require_db(const std::string& path) {
-  if (::access(path.c_str(), F_OK) != 0) throw UsageError("no database at " + path + " (--db PATH)");
 }
 
 void say(const std::string& line) {
@@ -219,8 +215,8 @@ int baseline_list(std::vector<std::string> argv) {
   Args args("tunefarm baseline list", "The baselines in a database.");
   args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print as JSON");
   if (!args.parse(argv)) return 0;
-  require_db(args.get("db"));
-  db::Database db(args.get("db"));
+  auto db_handle = open_existing_db(args.get("db"), DbUse::Read);
+  db::Database& db = *db_handle;
   std::map<std::string, std::vector<db::Baseline>> by_name;
   for (auto& b : db.baselines()) by_name[b.name].push_back(std::move(b));
   json::Value list = json::Value::array();
@@ -263,8 +259,8 @@ int baseline_show(std::vector<std::string> argv) {
   args.option("db", "PATH", "tuning database", "tunefarm.db").flag("json", "print as JSON");
   const std::string name = argv == std::vector<std::string>{"--help"} ? "" : take_name(argv, "tunefarm baseline show NAME");
   if (!args.parse(argv)) return 0;
-  require_db(args.get("db"));
-  db::Database db(args.get("db"));
+  auto db_handle = open_existing_db(args.get("db"), DbUse::Read);
+  db::Database& db = *db_handle;
   const auto entries = db.baseline(name);
   if (entries.empty()) throw UsageError("no baseline named '" + name + "' in " + args.get("db") + " (tunefarm baseline list)");
   json::Value list = json::Value::array();
@@ -289,8 +285,8 @@ int baseline_delete(std::vector<std::string> argv) {
   args.option("db", "PATH", "tuning database", "tunefarm.db");
   const std::string name = argv == std::vector<std::string>{"--help"} ? "" : take_name(argv, "tunefarm baseline delete NAME");
   if (!args.parse(argv)) return 0;
-  require_db(args.get("db"));
-  db::Database db(args.get("db"));
+  auto db_handle = open_existing_db(args.get("db"), DbUse::Write);
+  db::Database& db = *db_handle;
   if (!db.delete_baseline(name)) throw UsageError("no baseline named '" + name + "' in " + args.get("db"));
   std::printf("baseline '%s' deleted\n", name.c_str());
   return 0;
@@ -349,8 +345,9 @@ int cmd_regress(const std::vector<std::string>& argv) {
     const regress::Suite suite = regress::load_suite(args.get("suite"));
     auto settings = settings_from(args, suite);
     if (args.has("threshold")) settings.threshold = regress::parse_threshold(args.get("threshold"), "--threshold");
-    require_db(args.get("db"));
-    db::Database db(args.get("db"));
+    // A run reads the baseline; tuning a workload the database lacks writes its measurements.
+    auto db_handle = open_existing_db(args.get("db"), args.get_int("tune-missing") > 0 ? DbUse::Write : DbUse::Read);
+    db::Database& db = *db_handle;
     if (db.baseline(args.get("baseline")).empty()) {
       throw regress::RunError("no baseline named '" + args.get("baseline") + "' in " + args.get("db") + " (tunefarm baseline list)");
     }

@@ -1,5 +1,7 @@
 #include "cli/workload_args.h"
 
+#include "cli/open_db.h"
+
 #include <unistd.h>
 
 #include "db/database.h"
@@ -34,8 +36,8 @@ space::Config config_from_args(const Args& args, const compiler::Task& task) {
     return task.space().at(args.get_int("config-index"));
   }
   if (args.get("config") == "best") {
-    if (::access(args.get("db").c_str(), F_OK) != 0) throw UsageError("--config best: no database at " + args.get("db"));
-    db::Database database(args.get("db"));
+    auto db_handle = open_existing_db(args.get("db"), DbUse::Read);
+    db::Database& database = *db_handle;
     const std::string device = device_key_from_args(args);
     auto best = database.best(task.workload().op, task.workload().shape, task.target().str(), device);
     if (!best) {
