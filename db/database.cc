@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 
+#include "db/process_identity.h"
 #include "db/schema.h"
 #include "runtime/timing_check.h"
 
@@ -179,6 +180,7 @@ Database::Database(const std::string& path, Open open) : conn_(path, access_of(o
   conn_.exec("PRAGMA foreign_keys = ON");
   conn_.exec("PRAGMA synchronous = NORMAL");  // WAL + NORMAL: a committed transaction survives a crash of the process
   opened_at_version_ = migrate(conn_);
+  jobs();  // marks local jobs whose process died as failed, so the next tune and every list see it
 }
 
 int64_t Database::workload_id(const Measurement& m) {
@@ -367,9 +369,17 @@ std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m
 
 int64_t Database::create_job(const json::Value& spec, const std::string& owner, const std::string& state) {
   Transaction t(conn_);
-  Statement s(conn_.handle(), "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms) VALUES (?, ?, '{}', ?, ?, ?)");
+  Statement s(conn_.handle(),
+              "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start) "
+              "VALUES (?, ?, '{}', ?, ?, ?, ?, ?, ?)");
   const int64_t now = now_ms();
   s.bind(1, spec.dump()).bind(2, state).bind(3, owner).bind(4, now).bind(5, now);
+  if (state == "running") {
+    const ProcessIdentity self = ProcessIdentity::self();
+    s.bind(6, self.host).bind(7, self.pid).bind(8, self.start);
+  } else {
+    s.bind(6, std::string()).bind_null(7).bind(8, std::string());
+  }
   s.run();
   const int64_t id = conn_.last_insert_id();
   t.commit();
@@ -385,8 +395,11 @@ void Database::update_job(int64_t id, const std::string& state, const json::Valu
 }
 
 std::vector<Job> Database::jobs() {
-  Statement q(conn_.handle(), "SELECT id, spec, state, progress, owner, created_ms, updated_ms FROM jobs ORDER BY id ASC");
+  Statement q(conn_.handle(),
+              "SELECT id, spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start "
+              "FROM jobs ORDER BY id ASC");
   std::vector<Job> out;
+  std::vector<size_t> dead;
   while (q.step()) {
     Job j;
     j.id = q.column_int(0);
@@ -400,7 +413,27 @@ std::vector<Job> Database::jobs() {
     j.owner = q.column_text(4);
     j.created_ms = q.column_int(5);
     j.updated_ms = q.column_int(6);
+    if (j.state == "running" && !q.column_is_null(8)) {
+      const ProcessIdentity p{q.column_text(7), q.column_int(8), q.column_text(9)};
+      if (!p.alive()) {
+        // Its process was killed (kill -9, a crash, a reboot): the job will never finish.
+        j.state = "failed";
+        if (!j.progress.is_object()) j.progress = json::Value::object();
+        j.progress.set("error", "the process running this job (pid " + std::to_string(p.pid) + " on " + p.host +
+                                    ") died before it finished");
+        dead.push_back(out.size());
+      }
+    }
     out.push_back(std::move(j));
+  }
+  if (!dead.empty() && !conn_.read_only()) {
+    for (size_t i : dead) {
+      Transaction t(conn_);
+      // Only if still running as we saw it: a concurrent writer's newer state wins.
+      Statement s(conn_.handle(), "UPDATE jobs SET state = 'failed', progress = ?, updated_ms = ? WHERE id = ? AND state = 'running'");
+      s.bind(1, out[i].progress.dump()).bind(2, now_ms()).bind(3, out[i].id).run();
+      t.commit();
+    }
   }
   return out;
 }

@@ -112,7 +112,9 @@ class Database {
   std::vector<Measurement> op_history(const std::string& op, const std::string& target, const std::string& device_key,
                                       int64_t limit);
   std::vector<Measurement> all_measurements();
-  // Jobs: a tuning run's spec (op, shape, tuner, trials, ...), state and progress.
+  // Jobs: a tuning run's spec (op, shape, tuner, trials, ...), state and progress. A job created
+  // "running" belongs to this process (a local tune): when the process dies before finishing it,
+  // the next reader sees it "failed" with progress.error saying so, and a writer stores that.
   int64_t create_job(const json::Value& spec, const std::string& owner, const std::string& state = "running");
   void update_job(int64_t id, const std::string& state, const json::Value& progress);
   std::optional<Job> job(int64_t id);

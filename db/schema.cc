@@ -101,6 +101,12 @@ const std::vector<const char*> kMigrations = {
     ALTER TABLE baselines ADD COLUMN device TEXT NOT NULL DEFAULT '';
     ALTER TABLE baselines ADD COLUMN measure TEXT NOT NULL DEFAULT '{}';  -- JSON: repeat, min_repeat_ms, ...
     )sql",
+    // 5: the process running a local job, so a reader can tell a job whose process died.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN process_host TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN process_pid INTEGER;
+    ALTER TABLE jobs ADD COLUMN process_start TEXT NOT NULL DEFAULT '';  -- boot id and start time: pids are reused
+    )sql",
 };
 
 const char* kAppTable = "tunefarm_meta";
