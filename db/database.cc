@@ -169,8 +169,15 @@ Database::Database(const std::string& path, Open open) : conn_(path, access_of(o
       throw DbError("'" + path + "' is an empty file, not a tunefarm database: nothing was ever recorded in it");
     }
     if (version < latest_schema_version()) {
-      // Upgrading is a write; a file we may not write stays as it is and says so.
-      { Database upgrade(path, Open::Existing); }
+      // Upgrading is a write, through a connection of its own; a file we may not write stays as
+      // it is and says so.
+      try {
+        Database upgrade(path, Open::Existing);
+      } catch (const DbError& e) {
+        throw DbError("'" + path + "' has schema version " + std::to_string(version) + ", older than this tunefarm's " +
+                          std::to_string(latest_schema_version()) + ", and cannot be upgraded to be read: " + e.what(),
+                      e.code());
+      }
     }
     conn_.exec("PRAGMA foreign_keys = ON");
     opened_at_version_ = version;

@@ -133,6 +133,18 @@ TEST(DatabaseOpen, ReadOnlyOpenReadsAndNeverWrites) {
   EXPECT_THROW(ro.record(sample(2e-3, 2)), DbError);
 }
 
+TEST(DatabaseOpen, ReadingAnOldSchemaUpgradesItFirst) {
+  const std::string path = fresh_path("old");
+  {
+    Connection c(path, true);
+    migrate_to(c, 1);
+  }
+  Database ro(path, Database::Open::ReadOnly);
+  EXPECT_EQ(ro.schema_version_on_open(), 1);
+  EXPECT_TRUE(ro.baselines().empty());  // a table of schema 2, read through the read-only connection
+  EXPECT_TRUE(ro.jobs().empty());       // with the columns of schema 5
+}
+
 TEST(DatabaseOpen, AReadOnlyFileSystemIsReadableAndNamedWhenWritten) {
   ScratchFs fs("4m");
   if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN); nothing else makes a file unwritable for root";
