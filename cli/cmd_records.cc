@@ -1,11 +1,11 @@
 // Reading the database: best, history, export and import of tuning records as JSON lines.
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/open_db.h"
+#include "cli/record_check.h"
 #include "cli/tracker_client.h"
 #include "cli/svg_chart.h"
 #include "cli/workload_args.h"
@@ -14,8 +14,13 @@
 namespace tf::cli {
 namespace {
 
-void require_db(const std::string& path) {
-  if (::access(path.c_str(), F_OK) != 0) throw UsageError("no database at " + path);
+// Rows a read skipped because their stored timings are unusable (written before timings were
+// checked): said on stderr, so a shorter history is not a mystery.
+void note_skipped(const char* cmd, const db::Database& database) {
+  if (database.invalid_rows_skipped() > 0) {
+    std::fprintf(stderr, "%s: skipped %lld stored measurements with unusable timings\n", cmd,
+                 static_cast<long long>(database.invalid_rows_skipped()));
+  }
 }
 
 double gflops_of(const db::Measurement& m, const compiler::Task& task) {
@@ -53,8 +58,8 @@ int best_command(const BestOptions& b) {
     return best_from_tracker(b.tracker, b.key, o.workload.op, o.workload.shape, o.json);
   }
   auto task = make_task(o.workload);
-  require_db(o.db);
-  db::Database database(o.db);
+  auto db_handle = open_existing_db(o.db, DbUse::Read);
+  db::Database& database = *db_handle;
   auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads));
   if (!best) {
     std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s in %s\n", task->workload().str().c_str(),
@@ -74,8 +79,8 @@ int best_command(const BestOptions& b) {
 
 int history_command(const ReadOptions& o) {
   auto task = make_task(o.workload);
-  require_db(o.db);
-  db::Database database(o.db);
+  auto db_handle = open_existing_db(o.db, DbUse::Read);
+  db::Database& database = *db_handle;
   int64_t n = 0;
   double best = 0;
   for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads))) {
@@ -89,6 +94,7 @@ int history_command(const ReadOptions& o) {
                   best, m.config.dump().c_str());
     }
   }
+  note_skipped("tunefarm history", database);
   return 0;
 }
 
@@ -99,8 +105,8 @@ struct FileOptions {
 };
 
 int export_command(const FileOptions& o) {
-  require_db(o.db);
-  db::Database database(o.db);
+  auto db_handle = open_existing_db(o.db, DbUse::Read);
+  db::Database& database = *db_handle;
   std::ofstream file;
   std::ostream* out = &std::cout;
   if (o.file != "-") {
@@ -116,6 +122,7 @@ int export_command(const FileOptions& o) {
   out->flush();
   if (!*out) throw std::runtime_error("writing " + o.file + " failed");
   std::fprintf(stderr, "exported %lld records\n", static_cast<long long>(n));
+  note_skipped("tunefarm export", database);
   return 0;
 }
 
@@ -124,31 +131,50 @@ int import_command(const FileOptions& o) {
   std::ifstream in(file);
   if (!in) throw UsageError("cannot read " + file);
   db::Database database(o.db);
-  int64_t added = 0, present = 0, bad = 0, line_no = 0;
-  std::string line, first_error;
+  RecordChecker checker;
+  constexpr size_t kReasonsShown = 5;
+  int64_t added = 0, present = 0, bad = 0, refused = 0, line_no = 0;
+  std::vector<std::string> reasons;
+  auto reject = [&](int64_t* count, const std::string& why) {
+    ++*count;
+    if (reasons.size() < kReasonsShown) reasons.push_back("line " + std::to_string(line_no) + ": " + why);
+  };
+  std::string line;
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    db::Measurement m;
     try {
-      db::Measurement m = db::Measurement::from_json(json::parse(line));
-      (database.record(m) ? added : present)++;
+      m = db::Measurement::from_json(json::parse(line));
     } catch (const std::exception& e) {
-      if (first_error.empty()) first_error = "line " + std::to_string(line_no) + ": " + e.what();
-      ++bad;
+      reject(&bad, std::string("unreadable: ") + e.what());
+      continue;
     }
+    const std::string why = checker.problem(m);
+    if (!why.empty()) {
+      reject(&refused, "refused: " + why);
+      continue;
+    }
+    (database.record(m) ? added : present)++;
   }
   if (o.json) {
     json::Value out = json::Value::object();
     out.set("added", added);
     out.set("already_present", present);
     out.set("bad_lines", bad);
+    out.set("refused", refused);
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    std::printf("imported %lld records, %lld already present, %lld bad lines skipped\n", static_cast<long long>(added),
-                static_cast<long long>(present), static_cast<long long>(bad));
+    std::printf("imported %lld records, %lld already present, %lld unreadable lines and %lld refused records skipped\n",
+                static_cast<long long>(added), static_cast<long long>(present), static_cast<long long>(bad),
+                static_cast<long long>(refused));
   }
-  if (bad) std::fprintf(stderr, "tunefarm import: first bad line: %s\n", first_error.c_str());
-  return bad ? 1 : 0;
+  for (const auto& r : reasons) std::fprintf(stderr, "tunefarm import: %s\n", r.c_str());
+  if (bad + refused > static_cast<int64_t>(reasons.size())) {
+    std::fprintf(stderr, "tunefarm import: ... and %lld more lines skipped\n",
+                 static_cast<long long>(bad + refused - static_cast<int64_t>(reasons.size())));
+  }
+  return bad + refused ? 1 : 0;
 }
 
 struct PlotOptions {
@@ -159,8 +185,8 @@ struct PlotOptions {
 
 int plot_command(const PlotOptions& o) {
   auto task = make_task(o.workload);
-  require_db(o.db);
-  db::Database database(o.db);
+  auto db_handle = open_existing_db(o.db, DbUse::Read);
+  db::Database& database = *db_handle;
   std::vector<Series> series;
   for (const auto& job : database.jobs()) {
     const json::Value* op = job.spec.is_object() ? job.spec.find("op") : nullptr;
@@ -219,7 +245,12 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
   {
     auto o = std::make_shared<FileOptions>();
     CLI::App* cmd = tunefarm.add_subcommand("import", "read tuning records (JSON lines, as export writes them) into a database");
-    cmd->footer("Records already there are skipped; unreadable lines are counted and skipped, never half-imported.");
+    cmd->footer("Records already there are skipped. Each record is checked like a measurement: the op exists, the shape is\n"
+                "valid for it, the target parses, every knob exists with one of its choices, a successful record's costs\n"
+                "are finite, positive and at least 1 ns per run. Unreadable or refused lines are counted, the first few\n"
+                "reported with their line numbers, and skipped, never half-imported; the valid ones are imported.\n"
+                "Exit status: 0 when every line was imported or already present, 1 when any line was unreadable or\n"
+                "refused, 2 for bad usage.");
     cmd->add_option("file", o->file, "the JSON lines to read (as tunefarm export writes them)")->required()->type_name("FILE");
     cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
     cmd->add_flag("--json", o->json, "print counts as JSON");

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/open_db.h"
 #include "cli/fleet_comparer.h"
 #include "cli/tracker_client.h"
 #include "compiler/compiler.h"
@@ -83,11 +84,6 @@ regress::RunSettings settings_from(const RunOptions& o, const regress::Suite& su
   s.measure.min_repeat_ms = o.min_ms;
   s.measure.timeout_s = o.timeout_s;
   return s;
-}
-
-// Reading commands must not leave an empty database behind a mistyped path.
-void require_db(const std::string& path) {
-  if (::access(path.c_str(), F_OK) != 0) throw UsageError("no database at " + path + " (--db PATH)");
 }
 
 void say(const std::string& line) {
@@ -228,8 +224,8 @@ struct BaselineOptions {
 };
 
 int baseline_list(const BaselineOptions& o) {
-  require_db(o.db);
-  db::Database db(o.db);
+  auto db_handle = open_existing_db(o.db, DbUse::Read);
+  db::Database& db = *db_handle;
   std::map<std::string, std::vector<db::Baseline>> by_name;
   for (auto& b : db.baselines()) by_name[b.name].push_back(std::move(b));
   json::Value list = json::Value::array();
@@ -267,8 +263,8 @@ int baseline_list(const BaselineOptions& o) {
 }
 
 int baseline_show(const BaselineOptions& o) {
-  require_db(o.db);
-  db::Database db(o.db);
+  auto db_handle = open_existing_db(o.db, DbUse::Read);
+  db::Database& db = *db_handle;
   const auto entries = db.baseline(o.name);
   if (entries.empty()) throw UsageError("no baseline named '" + o.name + "' in " + o.db + " (tunefarm baseline list)");
   json::Value list = json::Value::array();
@@ -288,8 +284,8 @@ int baseline_show(const BaselineOptions& o) {
 }
 
 int baseline_delete(const BaselineOptions& o) {
-  require_db(o.db);
-  db::Database db(o.db);
+  auto db_handle = open_existing_db(o.db, DbUse::Write);
+  db::Database& db = *db_handle;
   if (!db.delete_baseline(o.name)) throw UsageError("no baseline named '" + o.name + "' in " + o.db);
   std::printf("baseline '%s' deleted\n", o.name.c_str());
   return 0;
@@ -312,8 +308,9 @@ int regress_command(const RegressOptions& ro) {
     const regress::Suite suite = regress::load_suite(o.suite);
     auto settings = settings_from(o, suite);
     if (!ro.threshold.empty()) settings.threshold = regress::parse_threshold(ro.threshold, "--threshold");
-    require_db(o.db);
-    db::Database db(o.db);
+    // A run reads the baseline; tuning a workload the database lacks writes its measurements.
+    auto db_handle = open_existing_db(o.db, o.tune_missing > 0 ? DbUse::Write : DbUse::Read);
+    db::Database& db = *db_handle;
     if (db.baseline(ro.baseline).empty()) {
       throw regress::RunError("no baseline named '" + ro.baseline + "' in " + o.db + " (tunefarm baseline list)");
     }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "cli/open_db.h"
 #include "db/database.h"
 #include "tuner/tune_job.h"
 
@@ -37,8 +38,8 @@ std::unique_ptr<compiler::Task> make_task(const WorkloadArgs& args) {
 space::Config config_from_args(const ConfigArgs& args, const compiler::Task& task) {
   if (args.index_option->count()) return task.space().at(args.config_index);
   if (args.config == "best") {
-    if (::access(args.db.c_str(), F_OK) != 0) throw UsageError("--config best: no database at " + args.db);
-    db::Database database(args.db);
+    auto db_handle = open_existing_db(args.db, DbUse::Read);
+    db::Database& database = *db_handle;
     const std::string device = device_key_of(args.threads);
     auto best = database.best(task.workload().op, task.workload().shape, task.target().str(), device);
     if (!best) {

@@ -5,9 +5,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
+#include <sqlite3.h>
+
+#include "db/process_identity.h"
 #include "db/schema.h"
 #include "support/workload_key.h"
+#include "runtime/timing_check.h"
 
 namespace tf::db {
 
@@ -126,15 +131,60 @@ Measurement Measurement::from_json(const json::Value& r) {
   return m;
 }
 
-Database::Database(const std::string& path) : conn_(path, true) {
-  try {
-    conn_.exec("PRAGMA journal_mode = WAL");
-  } catch (const DbError& e) {
-    throw DbError("'" + path + "' is not a tunefarm database (" + e.what() + ")");
+namespace {
+
+Connection::Access access_of(Database::Open open) {
+  switch (open) {
+    case Database::Open::Create: return Connection::Access::Create;
+    case Database::Open::Existing: return Connection::Access::Existing;
+    case Database::Open::ReadOnly: return Connection::Access::ReadOnly;
   }
+  return Connection::Access::Create;
+}
+
+// Runs `check` on a file that may not be SQLite at all, saying so instead of quoting SQLite.
+template <typename F>
+auto examine(const std::string& path, F check) {
+  try {
+    return check();
+  } catch (const DbError& e) {
+    if ((e.code() & 0xff) == SQLITE_NOTADB) {
+      throw DbError("'" + path + "' is not a tunefarm database: it is not a SQLite file at all", e.code());
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
+Database::Database(const std::string& path, Open open) : conn_(path, access_of(open)) {
+  bool empty = false;
+  // Checked before anything is written: another program's SQLite file is refused unchanged.
+  const int version = examine(path, [&] { return check_schema(conn_, &empty); });
+  if (open == Open::ReadOnly) {
+    if (empty) {
+      throw DbError("'" + path + "' is an empty file, not a tunefarm database: nothing was ever recorded in it");
+    }
+    if (version < latest_schema_version()) {
+      // Upgrading is a write, through a connection of its own; a file we may not write stays as
+      // it is and says so.
+      try {
+        Database upgrade(path, Open::Existing);
+      } catch (const DbError& e) {
+        throw DbError("'" + path + "' has schema version " + std::to_string(version) + ", older than this tunefarm's " +
+                          std::to_string(latest_schema_version()) + ", and cannot be upgraded to be read: " + e.what(),
+                      e.code());
+      }
+    }
+    conn_.exec("PRAGMA foreign_keys = ON");
+    opened_at_version_ = version;
+    return;
+  }
+  conn_.exec("PRAGMA journal_mode = WAL");
   conn_.exec("PRAGMA foreign_keys = ON");
   conn_.exec("PRAGMA synchronous = NORMAL");  // WAL + NORMAL: a committed transaction survives a crash of the process
   opened_at_version_ = migrate(conn_);
+  jobs();  // marks local jobs whose process died as failed, so the next tune and every list see it
 }
 
 int64_t Database::workload_id(const Measurement& m) {
@@ -156,6 +206,13 @@ int64_t Database::target_id(const std::string& target, const std::string& device
 }
 
 bool Database::record(const Measurement& in) {
+  if (in.outcome == Outcome::Ok) {
+    const std::string why = runtime::timing_problem(in.costs);
+    if (!why.empty()) {
+      throw DbError("refusing to store a successful measurement of " + in.workload_key() + " from " +
+                    (in.device.empty() ? std::string("an unnamed device") : in.device) + ": " + why);
+    }
+  }
   Measurement m = in;
   if (m.created_ms == 0) m.created_ms = now_ms();
   Transaction t(conn_);
@@ -178,6 +235,13 @@ bool Database::record(const Measurement& in) {
 }
 
 bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::vector<double>& extra) {
+  if (!extra.empty()) {
+    const std::string why = runtime::timing_problem(extra);
+    if (!why.empty()) {
+      throw DbError("refusing to add timings to job " + std::to_string(job_id) + "'s " + key.workload_key() + " from " +
+                    (key.device.empty() ? std::string("an unnamed device") : key.device) + ": " + why);
+    }
+  }
   Transaction t(conn_);
   const std::string where = "WHERE m.job_id = " + std::to_string(job_id) +
                             " AND w.key = ? AND t.target = ? AND t.device_key = ? AND m.config_index = " +
@@ -200,34 +264,55 @@ bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::ve
   return true;
 }
 
-std::vector<Measurement> Database::query(const std::string& where, const std::vector<std::string>& args) {
+bool Database::each_row(const std::string& where, const std::vector<std::string>& args,
+                        const std::function<bool(Measurement&)>& visit) {
   Statement q(conn_.handle(),
               "SELECT w.op, w.shape, w.dtype, t.target, t.device_key, m.config, m.config_index, m.costs, m.outcome, "
               "m.error, m.build_ms, m.device, m.compiler_version, m.created_ms, m.job_id "
               "FROM measurements m JOIN workloads w ON w.id = m.workload_id JOIN targets t ON t.id = m.target_id " +
                   where);
   for (size_t i = 0; i < args.size(); ++i) q.bind(static_cast<int>(i + 1), args[i]);
-  std::vector<Measurement> out;
   while (q.step()) {
     Measurement m;
-    m.op = q.column_text(0);
-    json::Value shape = json::parse(q.column_text(1)), costs = json::parse(q.column_text(7));
-    for (const auto& d : shape.items()) m.shape.push_back(d.as_int());
+    bool usable = true;
+    try {
+      m.op = q.column_text(0);
+      const json::Value shape = json::parse(q.column_text(1)), costs = json::parse(q.column_text(7));
+      for (const auto& d : shape.items()) m.shape.push_back(d.as_int());
+      m.config = json::parse(q.column_text(5));
+      // A cost stored as null (a NaN or inf written before timings were checked) is kept as NaN,
+      // so the check below refuses the row instead of the parser refusing the whole query.
+      for (const auto& c : costs.items()) m.costs.push_back(c.is_number() ? c.as_double() : NAN);
+    } catch (const std::exception&) {
+      usable = false;
+    }
     m.dtype = q.column_text(2);
     m.target = q.column_text(3);
     m.device_key = q.column_text(4);
-    m.config = json::parse(q.column_text(5));
     m.config_index = q.column_int(6);
-    for (const auto& c : costs.items()) m.costs.push_back(c.as_double());
-    parse_outcome(q.column_text(8), &m.outcome);
+    usable = parse_outcome(q.column_text(8), &m.outcome) && usable;
     m.error = q.column_text(9);
     m.build_ms = q.column_double(10);
     m.device = q.column_text(11);
     m.compiler_version = q.column_text(12);
     m.created_ms = q.column_int(13);
     if (!q.column_is_null(14)) m.job_id = q.column_int(14);
-    out.push_back(std::move(m));
+    if (usable && m.outcome == Outcome::Ok) usable = runtime::timing_problem(m.costs).empty();
+    if (!usable) {
+      ++invalid_rows_skipped_;
+      continue;
+    }
+    if (!visit(m)) return false;
   }
+  return true;
+}
+
+std::vector<Measurement> Database::query(const std::string& where, const std::vector<std::string>& args) {
+  std::vector<Measurement> out;
+  each_row(where, args, [&](Measurement& m) {
+    out.push_back(std::move(m));
+    return true;
+  });
   return out;
 }
 
@@ -236,21 +321,34 @@ std::optional<Measurement> Database::best(const std::string& op, const std::vect
   Measurement key;
   key.op = op;
   key.shape = shape;
-  auto rows = query("WHERE w.key = ? AND t.target = ? AND t.device_key = ? AND m.outcome = 'ok' "
-                    "ORDER BY m.mean_s ASC, m.id ASC LIMIT 1",
-                    {key.workload_key(), target, device_key});
-  if (rows.empty()) return std::nullopt;
-  return rows[0];
+  // No LIMIT: a row with a stored bad timing is skipped and the next fastest taken. NULL means
+  // (NaN written by older builds) sort first in SQLite and are excluded here.
+  std::optional<Measurement> best;
+  each_row("WHERE w.key = ? AND t.target = ? AND t.device_key = ? AND m.outcome = 'ok' AND m.mean_s IS NOT NULL "
+           "ORDER BY m.mean_s ASC, m.id ASC",
+           {key.workload_key(), target, device_key}, [&](Measurement& m) {
+             best = std::move(m);
+             return false;
+           });
+  return best;
 }
 
 std::vector<Measurement> Database::best_per_target(const std::string& op, const std::vector<int64_t>& shape) {
   Measurement key;
   key.op = op;
   key.shape = shape;
-  return query("WHERE w.key = ? AND m.outcome = 'ok' AND m.id = (SELECT m2.id FROM measurements m2 WHERE m2.workload_id = "
-               "m.workload_id AND m2.target_id = m.target_id AND m2.outcome = 'ok' ORDER BY m2.mean_s ASC, m2.id ASC LIMIT 1) "
-               "ORDER BY m.mean_s ASC",
-               {key.workload_key()});
+  Statement targets(conn_.handle(),
+                    "SELECT DISTINCT t.target, t.device_key FROM measurements m JOIN workloads w ON w.id = m.workload_id "
+                    "JOIN targets t ON t.id = m.target_id WHERE w.key = ? AND m.outcome = 'ok' ORDER BY t.id");
+  targets.bind(1, key.workload_key());
+  std::vector<std::pair<std::string, std::string>> where;
+  while (targets.step()) where.emplace_back(targets.column_text(0), targets.column_text(1));
+  std::vector<Measurement> out;
+  for (const auto& [target, device_key] : where) {
+    if (auto b = best(op, shape, target, device_key)) out.push_back(std::move(*b));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Measurement& a, const Measurement& b) { return a.mean_s() < b.mean_s(); });
+  return out;
 }
 
 std::vector<Measurement> Database::history(const std::string& op, const std::vector<int64_t>& shape,
@@ -275,9 +373,17 @@ std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m
 
 int64_t Database::create_job(const json::Value& spec, const std::string& owner, const std::string& state) {
   Transaction t(conn_);
-  Statement s(conn_.handle(), "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms) VALUES (?, ?, '{}', ?, ?, ?)");
+  Statement s(conn_.handle(),
+              "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start) "
+              "VALUES (?, ?, '{}', ?, ?, ?, ?, ?, ?)");
   const int64_t now = now_ms();
   s.bind(1, spec.dump()).bind(2, state).bind(3, owner).bind(4, now).bind(5, now);
+  if (state == "running") {
+    const ProcessIdentity self = ProcessIdentity::self();
+    s.bind(6, self.host).bind(7, self.pid).bind(8, self.start);
+  } else {
+    s.bind(6, std::string()).bind_null(7).bind(8, std::string());
+  }
   s.run();
   const int64_t id = conn_.last_insert_id();
   t.commit();
@@ -293,8 +399,11 @@ void Database::update_job(int64_t id, const std::string& state, const json::Valu
 }
 
 std::vector<Job> Database::jobs() {
-  Statement q(conn_.handle(), "SELECT id, spec, state, progress, owner, created_ms, updated_ms FROM jobs ORDER BY id ASC");
+  Statement q(conn_.handle(),
+              "SELECT id, spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start "
+              "FROM jobs ORDER BY id ASC");
   std::vector<Job> out;
+  std::vector<size_t> dead;
   while (q.step()) {
     Job j;
     j.id = q.column_int(0);
@@ -308,7 +417,27 @@ std::vector<Job> Database::jobs() {
     j.owner = q.column_text(4);
     j.created_ms = q.column_int(5);
     j.updated_ms = q.column_int(6);
+    if (j.state == "running" && !q.column_is_null(8)) {
+      const ProcessIdentity p{q.column_text(7), q.column_int(8), q.column_text(9)};
+      if (!p.alive()) {
+        // Its process was killed (kill -9, a crash, a reboot): the job will never finish.
+        j.state = "failed";
+        if (!j.progress.is_object()) j.progress = json::Value::object();
+        j.progress.set("error", "the process running this job (pid " + std::to_string(p.pid) + " on " + p.host +
+                                    ") died before it finished");
+        dead.push_back(out.size());
+      }
+    }
     out.push_back(std::move(j));
+  }
+  if (!dead.empty() && !conn_.read_only()) {
+    for (size_t i : dead) {
+      Transaction t(conn_);
+      // Only if still running as we saw it: a concurrent writer's newer state wins.
+      Statement s(conn_.handle(), "UPDATE jobs SET state = 'failed', progress = ?, updated_ms = ? WHERE id = ? AND state = 'running'");
+      s.bind(1, out[i].progress.dump()).bind(2, now_ms()).bind(3, out[i].id).run();
+      t.commit();
+    }
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,9 +85,14 @@ struct Baseline {
 
 class Database {
  public:
-  // Creates the file when missing and migrates it to the newest schema. Throws DbError for a file
-  // that is not a tunefarm database or comes from a newer tunefarm.
-  explicit Database(const std::string& path);
+  // Create: the file is created when missing. Existing: it must exist. Both migrate it to the
+  // newest schema and switch it to WAL, after checking it is a tunefarm database. ReadOnly: it must
+  // exist and hold a tunefarm schema; nothing is written (an old schema is upgraded through a
+  // separate writable connection first, or refused when the file cannot be written). Throws DbError
+  // saying what is wrong: another program's file, not SQLite, a newer tunefarm's file, read-only,
+  // disk full.
+  enum class Open { Create, Existing, ReadOnly };
+  explicit Database(const std::string& path, Open open = Open::Create);
 
   // Returns false when the same record is already there (an import run twice adds nothing).
   bool record(const Measurement& m);
@@ -106,7 +112,9 @@ class Database {
   std::vector<Measurement> op_history(const std::string& op, const std::string& target, const std::string& device_key,
                                       int64_t limit);
   std::vector<Measurement> all_measurements();
-  // Jobs: a tuning run's spec (op, shape, tuner, trials, ...), state and progress.
+  // Jobs: a tuning run's spec (op, shape, tuner, trials, ...), state and progress. A job created
+  // "running" belongs to this process (a local tune): when the process dies before finishing it,
+  // the next reader sees it "failed" with progress.error saying so, and a writer stores that.
   int64_t create_job(const json::Value& spec, const std::string& owner, const std::string& state = "running");
   void update_job(int64_t id, const std::string& state, const json::Value& progress);
   std::optional<Job> job(int64_t id);
@@ -133,6 +141,11 @@ class Database {
   std::optional<CostModel> load_model(const std::string& op, const std::string& target, const std::string& device_key,
                                       int64_t feature_version);
 
+  // Rows skipped by every read so far because they cannot be used: a successful measurement whose
+  // stored timings are missing, NaN, infinite, zero, negative or below the floor (written before
+  // timings were checked, or edited), or a row that no longer parses. Readers say how many.
+  int64_t invalid_rows_skipped() const { return invalid_rows_skipped_; }
+
   Connection& connection() { return conn_; }
   int schema_version_on_open() const { return opened_at_version_; }
 
@@ -140,9 +153,13 @@ class Database {
   int64_t workload_id(const Measurement& m);
   int64_t target_id(const std::string& target, const std::string& device_key);
   std::vector<Measurement> query(const std::string& where, const std::vector<std::string>& args);
+  // Visits usable rows in order until `visit` returns false; returns false when it stopped early.
+  bool each_row(const std::string& where, const std::vector<std::string>& args,
+                const std::function<bool(Measurement&)>& visit);
 
   Connection conn_;
   int opened_at_version_ = 0;
+  int64_t invalid_rows_skipped_ = 0;
 };
 
 int64_t now_ms();

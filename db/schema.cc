@@ -1,5 +1,6 @@
 #include "db/schema.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -100,11 +101,28 @@ const std::vector<const char*> kMigrations = {
     ALTER TABLE baselines ADD COLUMN device TEXT NOT NULL DEFAULT '';
     ALTER TABLE baselines ADD COLUMN measure TEXT NOT NULL DEFAULT '{}';  -- JSON: repeat, min_repeat_ms, ...
     )sql",
+    // 5: the process running a local job, so a reader can tell a job whose process died.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN process_host TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN process_pid INTEGER;
+    ALTER TABLE jobs ADD COLUMN process_start TEXT NOT NULL DEFAULT '';  -- boot id and start time: pids are reused
+    )sql",
 };
 
 const char* kAppTable = "tunefarm_meta";
 
-int read_version(Connection& c, bool* is_tunefarm) {
+// A stored schema_version is trusted only as a plain decimal number: it indexes kMigrations.
+int parse_version(const std::string& path, const std::string& text) {
+  bool digits = !text.empty() && text.size() <= 9;
+  for (char ch : text) digits = digits && ch >= '0' && ch <= '9';
+  if (!digits) {
+    throw DbError("'" + path + "' has schema_version '" + text +
+                  "' in tunefarm_meta, which is not a version number; the file was edited or damaged");
+  }
+  return std::stoi(text);
+}
+
+int read_version(Connection& c, bool* is_tunefarm, bool* empty = nullptr) {
   Statement tables(c.handle(), "SELECT name FROM sqlite_master WHERE type = 'table'");
   bool any = false, meta = false;
   while (tables.step()) {
@@ -112,10 +130,11 @@ int read_version(Connection& c, bool* is_tunefarm) {
     if (tables.column_text(0) == kAppTable) meta = true;
   }
   *is_tunefarm = meta || !any;
+  if (empty) *empty = !any;
   if (!meta) return 0;
   Statement v(c.handle(), "SELECT value FROM tunefarm_meta WHERE key = 'schema_version'");
   if (!v.step()) return 0;
-  return std::stoi(v.column_text(0));
+  return parse_version(c.path(), v.column_text(0));
 }
 
 void apply(Connection& c, int from, int to) {
@@ -135,9 +154,9 @@ void apply(Connection& c, int from, int to) {
 
 int latest_schema_version() { return static_cast<int>(kMigrations.size()); }
 
-int migrate(Connection& c) {
+int check_schema(Connection& c, bool* empty) {
   bool is_tf = false;
-  int version = read_version(c, &is_tf);
+  const int version = read_version(c, &is_tf, empty);
   if (!is_tf) {
     throw DbError("'" + c.path() + "' is not a tunefarm database (it has tables, but no tunefarm_meta)");
   }
@@ -145,13 +164,18 @@ int migrate(Connection& c) {
     throw DbError("'" + c.path() + "' has schema version " + std::to_string(version) + ", newer than this tunefarm (" +
                   std::to_string(latest_schema_version()) + "); upgrade tunefarm to open it");
   }
+  return version;
+}
+
+int migrate(Connection& c) {
+  const int version = check_schema(c, nullptr);
   apply(c, version, latest_schema_version());
   return version;
 }
 
 void migrate_to(Connection& c, int version) {
   bool is_tf = false;
-  apply(c, read_version(c, &is_tf), version);
+  apply(c, read_version(c, &is_tf), std::min(version, latest_schema_version()));
 }
 
 }  // namespace tf::db

@@ -14,6 +14,10 @@ int latest_schema_version();
 // DbError when the file is not a tunefarm database or was written by a newer tunefarm.
 int migrate(Connection& c);
 
+// Checks the file without changing it: returns its version (0 for an empty file, with *empty set);
+// throws DbError for another program's SQLite file, a damaged version or a newer tunefarm's file.
+int check_schema(Connection& c, bool* empty);
+
 // Applies migrations up to `version` only (tests use it to build old databases).
 void migrate_to(Connection& c, int version);
 

@@ -9,10 +9,36 @@ namespace tf::db {
 namespace {
 
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  throw DbError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+  if (!db) throw DbError(what + ": out of memory", SQLITE_NOMEM);
+  const int code = sqlite3_extended_errcode(db);
+  std::string msg = what + ": " + sqlite3_errmsg(db);
+  const std::string meaning = describe_sqlite_code(code);
+  if (!meaning.empty()) msg += " (" + meaning + ")";
+  throw DbError(msg, code);
+}
+
+bool readable(sqlite3* db) {
+  sqlite3_stmt* probe = nullptr;
+  const bool ok = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master LIMIT 1", -1, &probe, nullptr) == SQLITE_OK &&
+                  sqlite3_step(probe) != SQLITE_ERROR;
+  sqlite3_finalize(probe);
+  return ok || (sqlite3_errcode(db) & 0xff) != SQLITE_CANTOPEN;
 }
 
 }  // namespace
+
+std::string describe_sqlite_code(int code) {
+  switch (code & 0xff) {
+    case SQLITE_FULL: return "the disk is full";
+    case SQLITE_READONLY: return "the database is read-only: its file, directory or file system cannot be written";
+    case SQLITE_NOTADB: return "the file is not a SQLite database";
+    case SQLITE_CANTOPEN: return "the file cannot be opened: missing, or no permission";
+    case SQLITE_CORRUPT: return "the database file is corrupt";
+    case SQLITE_IOERR: return "an I/O error";
+    case SQLITE_PERM: return "permission denied";
+    default: return "";
+  }
+}
 
 Statement::Statement(sqlite3* db, const std::string& sql) : db_(db), sql_(sql) {
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) fail(db, "prepare '" + sql + "'");
@@ -78,15 +104,53 @@ std::vector<uint8_t> Statement::column_blob(int i) const {
 
 bool Statement::column_is_null(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
 
-Connection::Connection(const std::string& path, bool create) : path_(path) {
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+Connection::Connection(const std::string& path, Access access) : path_(path), access_(access) {
+  int flags = SQLITE_OPEN_FULLMUTEX;
+  if (access == Access::ReadOnly) {
+    flags |= SQLITE_OPEN_READONLY;
+  } else {
+    flags |= SQLITE_OPEN_READWRITE | (access == Access::Create ? SQLITE_OPEN_CREATE : 0);
+  }
+  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    const int code = db_ ? sqlite3_extended_errcode(db_) : rc;
     sqlite3_close(db_);
     db_ = nullptr;
-    throw DbError("cannot open database '" + path + "': " + msg);
+    const std::string meaning = describe_sqlite_code(code);
+    throw DbError("cannot open database '" + path + "': " + msg + (meaning.empty() ? "" : " (" + meaning + ")"), code);
   }
   sqlite3_busy_timeout(db_, 10000);
+  sqlite3_extended_result_codes(db_, 1);
+  if (access == Access::ReadOnly && !readable(db_)) open_immutable();
+  if (access != Access::ReadOnly && sqlite3_db_readonly(db_, "main") == 1) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw DbError("database '" + path + "' is read-only (" + describe_sqlite_code(SQLITE_READONLY) +
+                      "); commands that only read it (best, history, export, baseline list) still work",
+                  SQLITE_READONLY);
+  }
+}
+
+// A WAL file on a read-only file system whose -shm cannot be created cannot be read the usual
+// way; opened as immutable it can (nobody can write it there, so nothing changes under us).
+void Connection::open_immutable() {
+  std::string uri = "file:";
+  for (char ch : path_) {
+    if (ch == '%') uri += "%25";
+    else if (ch == '?') uri += "%3f";
+    else if (ch == '#') uri += "%23";
+    else uri += ch;
+  }
+  uri += "?immutable=1";
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI, nullptr) != SQLITE_OK ||
+      !readable(db)) {
+    sqlite3_close(db);
+    return;  // keep the first connection: its error is the one to report
+  }
+  sqlite3_close(db_);
+  db_ = db;
   sqlite3_extended_result_codes(db_, 1);
 }
 
@@ -97,7 +161,9 @@ void Connection::exec(const std::string& sql) {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
-    throw DbError("database '" + path_ + "': " + msg);
+    const int code = sqlite3_extended_errcode(db_);
+    const std::string meaning = describe_sqlite_code(code);
+    throw DbError("database '" + path_ + "': " + msg + (meaning.empty() ? "" : " (" + meaning + ")"), code);
   }
 }
 

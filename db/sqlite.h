@@ -15,8 +15,16 @@ namespace tf::db {
 
 class DbError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DbError(const std::string& what, int code = 0) : std::runtime_error(what), code_(code) {}
+  // The SQLite result code behind the error (SQLITE_FULL, SQLITE_READONLY, ...); 0 when none.
+  int code() const { return code_; }
+
+ private:
+  int code_ = 0;
 };
+
+// What a SQLite result code means for the user: "the disk is full", "the file is read-only", ...
+std::string describe_sqlite_code(int code);
 
 class Statement {
  public:
@@ -50,9 +58,14 @@ class Statement {
 
 class Connection {
  public:
-  // Opens (creating when allowed) with WAL, foreign keys on and a busy timeout, so several
-  // processes can read and write the same file.
-  Connection(const std::string& path, bool create);
+  // Create: the file is created when missing. Existing: it must exist. ReadOnly: it must exist and
+  // is never written, not even its journal mode (a reader of a read-only file, or of another
+  // program's file).
+  enum class Access { Create, Existing, ReadOnly };
+  // Opens with a busy timeout and extended result codes; a writable connection to a file SQLite
+  // could only open read-only throws (it would fail at the first write, saying less).
+  Connection(const std::string& path, Access access);
+  Connection(const std::string& path, bool create) : Connection(path, create ? Access::Create : Access::Existing) {}
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -62,9 +75,13 @@ class Connection {
   int changes() const;
   sqlite3* handle() { return db_; }
   const std::string& path() const { return path_; }
+  bool read_only() const { return access_ == Access::ReadOnly; }
 
  private:
+  void open_immutable();
+
   sqlite3* db_ = nullptr;
+  Access access_;
   std::string path_;
 };
 

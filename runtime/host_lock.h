@@ -11,14 +11,21 @@ namespace tf::runtime {
 class HostLock {
  public:
   enum class Mode { Exclusive, Shared };
-  // An empty path holds nothing. Blocks until the lock is granted.
+  // An empty path holds nothing. Blocks until the lock is granted. Never throws: a lock file that
+  // cannot be opened or locked leaves held() false and error() saying why, for the caller to
+  // refuse (a timing) or go on without it (a build).
   explicit HostLock(const std::string& path, Mode mode = Mode::Exclusive);
   ~HostLock();
   HostLock(const HostLock&) = delete;
   HostLock& operator=(const HostLock&) = delete;
 
+  bool held() const { return held_; }
+  const std::string& error() const { return error_; }
+
  private:
   int fd_ = -1;
+  bool held_ = false;
+  std::string error_;
 };
 
 }  // namespace tf::runtime

@@ -63,7 +63,7 @@ KernelBench::~KernelBench() {
   for (void* p : data_) std::free(p);
 }
 
-MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
+MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts, const std::function<void(LockPhase)>& on_lock) {
   MeasureResult r;
   const int32_t nargs = static_cast<int32_t>(buffers_.size());
   // The first run is the warm-up and the one that is checked.
@@ -95,7 +95,14 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
     }
   }
   {
+    if (on_lock) on_lock(LockPhase::WaitingForLock);
     HostLock lock(opts.timing_lock);
+    if (on_lock) on_lock(LockPhase::LockHeld);
+    if (!opts.timing_lock.empty() && !lock.held()) {
+      r.status = MeasureStatus::RuntimeError;
+      r.error = lock.error() + "; not timed without it (measure with no timing lock to time anyway)";
+      return r;
+    }
     int32_t timed_status = TF_OK;
     auto time_runs = [&](int number) {
       const double t0 = now_s();

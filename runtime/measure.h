@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,10 @@ struct MeasureOptions {
   double min_repeat_ms = 20;
   bool flush_cache = false;    // write a buffer larger than the LLC before each timing
   double cooldown_ms = 0;      // pause after a candidate, to let clocks settle
-  double timeout_s = 10;       // hard limit per candidate (enforced by the parent)
-  std::string timing_lock = "/tmp/tunefarm-timing.lock";  // host-wide flock; empty: none
+  double timeout_s = 10;       // hard limit per candidate (enforced by the parent), not counting the wait for the lock
+  // Host-wide flock; empty: none. A lock that cannot be taken is not silently skipped: the
+  // candidate fails saying so (a timing beside another measurer's is not what the output claims).
+  std::string timing_lock = "/tmp/tunefarm-timing.lock";
 };
 
 // Upper bounds of the measure options: a kernel may run this long at most, a timing take this long.
@@ -74,7 +77,10 @@ class KernelBench {
   ~KernelBench();
   KernelBench(const KernelBench&) = delete;
   KernelBench& operator=(const KernelBench&) = delete;
-  MeasureResult measure(TFKernelFn fn, const MeasureOptions& opts);
+  // Around the wait for the timing lock `on_lock` hears WaitingForLock, then LockHeld (both, even
+  // without a lock): the parent's watchdog does not count the wait as the kernel's time.
+  enum class LockPhase { WaitingForLock, LockHeld };
+  MeasureResult measure(TFKernelFn fn, const MeasureOptions& opts, const std::function<void(LockPhase)>& on_lock = {});
 
  private:
   WorkloadSetup setup_;

@@ -26,6 +26,7 @@ class MeasureWorker {
   // The workload every following measure() runs; kept and re-sent to a replacement worker.
   void setup(const WorkloadSetup& setup);
   // Never throws for anything the kernel does: crashes, hangs and wrong answers are statuses.
+  // opts.timeout_s bounds the worker's own time; its wait for the timing lock is not counted.
   MeasureResult measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& opts);
   int restarts() const { return restarts_; }
   pid_t pid() const { return pid_; }  // -1 while no worker runs
@@ -54,12 +55,15 @@ std::vector<std::string> worker_environment(const char* const* parent);
 
 // Message encoding shared with the worker executable.
 namespace worker_protocol {
-enum Kind : uint32_t { kSetup = 1, kMeasure = 2, kResult = 3 };
+// kLockWaiting and kLockHeld (empty payloads) come before a kResult: the parent stops counting the
+// candidate's time while the worker waits for the host-wide timing lock.
+enum Kind : uint32_t { kSetup = 1, kMeasure = 2, kResult = 3, kLockWaiting = 4, kLockHeld = 5 };
 std::vector<uint8_t> encode_setup(const WorkloadSetup& s);
 WorkloadSetup decode_setup(const std::vector<uint8_t>& b);
 std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& o);
 void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library, std::string* entry, MeasureOptions* o);
 std::vector<uint8_t> encode_result(const MeasureResult& r);
+// A successful result whose timings fail runtime/timing_check.h decodes as a RuntimeError saying so.
 MeasureResult decode_result(const std::vector<uint8_t>& b);
 }  // namespace worker_protocol
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "proto/measure_wire.h"
+#include "runtime/timing_check.h"
 
 namespace tf::tracker {
 
@@ -199,6 +200,14 @@ void Dispatcher::on_result(const std::string& board_id, const v1::WorkResult& r)
       m.result.number = r.number();
       m.result.error = r.error();
       m.device = board.device;
+      if (m.result.status == runtime::MeasureStatus::Ok) {
+        const std::string why = runtime::timing_problem(m.result.costs);
+        if (!why.empty()) {
+          m.result.status = runtime::MeasureStatus::RuntimeError;
+          m.result.error = "board " + board.device + " (key " + board.key + ") sent an unusable timing: " + why;
+          m.result.costs.clear();
+        }
+      }
       finish_locked(item_it->second, m);
     }
     pump_locked(board.key, &out);

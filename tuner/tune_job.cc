@@ -53,8 +53,12 @@ std::string start_from_history(const compiler::Task& task, const TuneOptions& op
   std::vector<db::Measurement> prior;
   std::string source;
   if (db) {
+    const int64_t skipped_before = db->invalid_rows_skipped();
     prior = db->op_history(task.workload().op, task.target().str(), opts.device_key, kMaxPrior);
     source = std::to_string(prior.size()) + " records of " + task.workload().op + " from the db";
+    if (const int64_t skipped = db->invalid_rows_skipped() - skipped_before; skipped > 0) {
+      source += " (" + std::to_string(skipped) + " with unusable stored timings skipped)";
+    }
   }
   if (prior.empty() && opts.seed_records) {
     prior = seed_records(task.workload().op, task.target());

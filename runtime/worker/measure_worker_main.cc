@@ -62,7 +62,14 @@ int main(int argc, char** argv) {
         r.status = MeasureStatus::LoadError;
         r.error = e.what();
       }
-      if (lib) r = bench->measure(lib->entry(), opts);
+      // Lost notices only cost the parent's patience; the result frame below reports the failure.
+      auto tell_parent = [](KernelBench::LockPhase phase) {
+        wire::write_frame(STDOUT_FILENO,
+                          phase == KernelBench::LockPhase::WaitingForLock ? worker_protocol::kLockWaiting
+                                                                          : worker_protocol::kLockHeld,
+                          {});
+      };
+      if (lib) r = bench->measure(lib->entry(), opts, tell_parent);
     } catch (const std::exception& e) {
       r.status = MeasureStatus::RuntimeError;
       r.error = e.what();

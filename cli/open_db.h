@@ -1,0 +1,18 @@
+// The one way a command opens a database that must already exist: a mistyped --db is a usage
+// error, not a new empty file; a command that only reads opens it read-only, so a read-only file
+// (or one on a read-only mount) can still be read and nothing in it changes.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "db/database.h"
+
+namespace tf::cli {
+
+enum class DbUse { Read, Write };
+
+// Throws UsageError when there is no file at `path`, db::DbError saying what is wrong with one.
+std::unique_ptr<db::Database> open_existing_db(const std::string& path, DbUse use);
+
+}  // namespace tf::cli
