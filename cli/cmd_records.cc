@@ -49,8 +49,8 @@ int cmd_best(const std::vector<std::string>& argv) {
     return 1;
   }
   if (args.flag_set("json")) {
-    json::Value out = best->to_json();
-    out.set("gflops", gflops_of(*best, *task));
+    Json out = best->to_json();
+    out["gflops"] = gflops_of(*best, *task);
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("%s  %.1f GFLOPS  config %s\n", task->workload().str().c_str(), gflops_of(*best, *task),
@@ -76,7 +76,7 @@ int cmd_history(const std::vector<std::string>& argv) {
     const double g = m.outcome == db::Outcome::Ok ? gflops_of(m, *task) : 0;
     best = std::max(best, g);
     if (args.flag_set("json")) {
-      std::printf("%s\n", m.to_json().dump().c_str());
+      std::printf("%s\n", m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
     } else {
       std::printf("%5lld  %-13s %8.1f GFLOPS  best %8.1f  %s\n", static_cast<long long>(n), db::outcome_name(m.outcome), g,
                   best, m.config.dump().c_str());
@@ -104,7 +104,7 @@ int cmd_export(const std::vector<std::string>& argv) {
   }
   int64_t n = 0;
   for (const auto& m : database.all_measurements()) {
-    *out << m.to_json().dump() << "\n";
+    *out << m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
     ++n;
   }
   out->flush();
@@ -143,7 +143,7 @@ int cmd_import(const std::vector<std::string>& argv) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      db::Measurement m = db::Measurement::from_json(json::parse(line));
+      db::Measurement m = db::Measurement::from_json(parse_json(line));
       (database.record(m) ? added : present)++;
     } catch (const std::exception& e) {
       if (first_error.empty()) first_error = "line " + std::to_string(line_no) + ": " + e.what();
@@ -151,10 +151,10 @@ int cmd_import(const std::vector<std::string>& argv) {
     }
   }
   if (args.flag_set("json")) {
-    json::Value out = json::Value::object();
-    out.set("added", added);
-    out.set("already_present", present);
-    out.set("bad_lines", bad);
+    Json out = Json::object();
+    out["added"] = added;
+    out["already_present"] = present;
+    out["bad_lines"] = bad;
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("imported %lld records, %lld already present, %lld bad lines skipped\n", static_cast<long long>(added),
@@ -182,15 +182,14 @@ int cmd_plot(const std::vector<std::string>& argv) {
   db::Database database(args.get("db"));
   std::vector<Series> series;
   for (const auto& job : database.jobs()) {
-    const json::Value* op = job.spec.is_object() ? job.spec.find("op") : nullptr;
-    const json::Value* shape = job.spec.is_object() ? job.spec.find("shape") : nullptr;
-    if (!op || !shape || op->as_string() != task->workload().op) continue;
-    std::vector<int64_t> s;
-    for (const auto& d : shape->items()) s.push_back(d.as_int());
-    if (s != task->workload().shape) continue;
+    // Only jobs of `tunefarm tune` have one op and shape; a tracker job's spec has a workloads list.
+    const Json& spec = job.spec;
+    if (!spec.is_object()) continue;
+    if (spec.value("op", Json()) != task->workload().op) continue;
+    if (spec.value("shape", Json()) != Json(task->workload().shape)) continue;
     Series line;
-    const json::Value* tuner = job.spec.find("tuner");
-    line.label = (tuner ? tuner->as_string() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
+    const Json tuner = spec.value("tuner", Json());
+    line.label = (tuner.is_string() ? tuner.get<std::string>() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
     double best = 0;
     for (const auto& m : database.job_measurements(job.id)) {
       if (m.outcome == db::Outcome::Ok) best = std::max(best, gflops_of(m, *task));
