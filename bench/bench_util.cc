@@ -64,26 +64,26 @@ void write_result(const std::string& name, const std::string& json_text) {
 }
 
 void Targets::add(const std::string& what, double value, const std::string& goal, bool met) {
-  json::Value t = json::Value::object();
-  t.set("what", what);
-  t.set("value", value);
-  t.set("target", goal);
-  t.set("met", met);
-  list_.push(t);
+  Json t = Json::object();
+  t["what"] = what;
+  t["value"] = value;
+  t["target"] = goal;
+  t["met"] = met;
+  list_.push_back(t);
   std::printf("target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
 }
 
-void write_results(const std::string& name, const std::string& target, const json::Value& rows, const Targets& targets) {
-  json::Value result = json::Value::object();
-  result.set("name", name);
-  json::Value machine = json::Value::object();
-  machine.set("cpu", cpu_name());
-  machine.set("cores", static_cast<int64_t>(std::thread::hardware_concurrency()));
-  if (!target.empty()) machine.set("target", target);
-  result.set("machine", machine);
-  result.set("date", today());
-  result.set("rows", rows);
-  result.set("targets", targets.list());
+void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets) {
+  Json result = Json::object();
+  result["name"] = name;
+  Json machine = Json::object();
+  machine["cpu"] = cpu_name();
+  machine["cores"] = static_cast<int64_t>(std::thread::hardware_concurrency());
+  if (!target.empty()) machine["target"] = target;
+  result["machine"] = machine;
+  result["date"] = today();
+  result["rows"] = rows;
+  result["targets"] = targets.list();
   write_result(name, result.dump(2));
   std::printf("\nwrote bench/results/%s.json\n", name.c_str());
 }

@@ -22,14 +22,14 @@ void write_result(const std::string& name, const std::string& json_text);
 class Targets {
  public:
   void add(const std::string& what, double value, const std::string& goal, bool met);
-  const json::Value& list() const { return list_; }
+  const Json& list() const { return list_; }
 
  private:
-  json::Value list_ = json::Value::array();
+  Json list_ = Json::array();
 };
 
 // Writes bench/results/NAME.json in the shape every benchmark shares: {"name", "machine": {"cpu",
 // "cores", "target" (when given)}, "date", "rows", "targets"}, and says so.
-void write_results(const std::string& name, const std::string& target, const json::Value& rows, const Targets& targets);
+void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets);
 
 }  // namespace tf::bench

@@ -26,14 +26,15 @@
 
 namespace {
 
-using tf::json::Value;
+using tf::Json;
+using tf::parse_json;
 using namespace tf::bench;
 
 
 
 struct Candidate {
   std::string name;
-  Value config;
+  Json config;
 };
 
 int run(int argc, char** argv) {
@@ -69,18 +70,18 @@ int run(int argc, char** argv) {
   tf::codegen::Target target = tf::codegen::parse_target(o.target);
 
   // Read only when a workload is named without its extents.
-  Value workloads;
-  auto standard_workloads = [&]() -> const Value& {
-    if (workloads.is_null()) workloads = tf::json::parse(read_file(o.workloads_file));
+  Json workloads;
+  auto standard_workloads = [&]() -> const Json& {
+    if (workloads.is_null()) workloads = parse_json(read_file(o.workloads_file));
     return workloads;
   };
   std::vector<Candidate> handpicked;
-  Value picked = tf::json::parse(read_file(o.configs));
-  for (const auto& c : picked.at("configs").items()) {
-    handpicked.push_back({c.at("name").as_string(), c.at("config")});
+  Json picked = parse_json(read_file(o.configs));
+  for (const auto& c : picked.at("configs")) {
+    handpicked.push_back({c.at("name").get<std::string>(), c.at("config")});
   }
 
-  Value rows = Value::array();
+  Json rows = Json::array();
   std::vector<double> jit_ms, so_ms;
   double best_ratio_1024_1t = 0;
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
@@ -97,12 +98,12 @@ int run(int argc, char** argv) {
       M = m, N = n, K = k;
       wname = wname.substr(0, colon);
     } else {
-      const Value* w = nullptr;
-      for (const auto& item : standard_workloads().at("workloads").items()) {
-        if (item.at("name").as_string() == wname) w = &item;
+      const Json* w = nullptr;
+      for (const auto& item : standard_workloads().at("workloads")) {
+        if (item.at("name").get<std::string>() == wname) w = &item;
       }
       if (!w) throw tf::UsageError("workload '" + wname + "' is not in " + o.workloads_file);
-      M = w->at("M").as_int(), N = w->at("N").as_int(), K = w->at("K").as_int();
+      M = w->at("M").get<int64_t>(), N = w->at("N").get<int64_t>(), K = w->at("K").get<int64_t>();
     }
     tf::compiler::Task task({"dense", {M, N, K}}, target);
     double flops = static_cast<double>(task.op().flops(task.workload().shape));
@@ -156,18 +157,18 @@ int run(int argc, char** argv) {
         std::printf("| %s | %d | %s | %.1f | %s | %.2fx | %.1f | %.1f | %.1f |\n", wname.c_str(), threads, cand.name.c_str(),
                     gflops, pass ? "pass" : "FAIL", ratio, onednn, openblas, compile);
         std::fflush(stdout);
-        Value row = Value::object();
-        row.set("workload", wname);
-        row.set("threads", threads);
-        row.set("config_name", cand.name);
-        row.set("config", cfg.to_json());
-        row.set("gflops", gflops);
-        row.set("onednn_gflops", onednn);
-        row.set("openblas_gflops", openblas);
-        row.set("ratio_onednn", ratio);
-        row.set("check", pass ? "pass" : "fail");
-        row.set("compile_ms", compile);
-        rows.push(row);
+        Json row = Json::object();
+        row["workload"] = wname;
+        row["threads"] = threads;
+        row["config_name"] = cand.name;
+        row["config"] = cfg.to_json();
+        row["gflops"] = gflops;
+        row["onednn_gflops"] = onednn;
+        row["openblas_gflops"] = openblas;
+        row["ratio_onednn"] = ratio;
+        row["check"] = pass ? "pass" : "fail";
+        row["compile_ms"] = compile;
+        rows.push_back(row);
       }
     }
   }

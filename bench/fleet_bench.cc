@@ -29,7 +29,8 @@
 namespace {
 
 namespace v1 = ::tunefarm::v1;
-using tf::json::Value;
+using tf::Json;
+using tf::parse_json;
 using namespace tf::bench;
 using tf::median;
 using Clock = std::chrono::steady_clock;
@@ -133,7 +134,7 @@ int run(int argc, char** argv) {
   const int64_t trials = measure.trials;
   const std::string dir = "/tmp/tf-fleet-bench-" + std::to_string(::getpid());
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  Value rows = Value::array();
+  Json rows = Json::array();
   Targets targets;
   std::printf("machine: %s, %u cores, date %s\n\n", cpu_name().c_str(), std::thread::hardware_concurrency(), today().c_str());
 
@@ -167,12 +168,12 @@ int run(int argc, char** argv) {
     std::printf("fleet (tracker + 1 local board):  %.1f ms per trial (%.1f s in all)\n\n", fleet_ms,
                 std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  Value overhead = Value::object();
-  overhead.set("what", "overhead_per_trial");
-  overhead.set("local_ms", local_ms);
-  overhead.set("fleet_ms", fleet_ms);
-  overhead.set("difference_ms", fleet_ms - local_ms);
-  rows.push(overhead);
+  Json overhead = Json::object();
+  overhead["what"] = "overhead_per_trial";
+  overhead["local_ms"] = local_ms;
+  overhead["fleet_ms"] = fleet_ms;
+  overhead["difference_ms"] = fleet_ms - local_ms;
+  rows.push_back(overhead);
 
   // 2. Capacity.
   std::printf("## Tracker capacity: synthetic boards (no code runs), dense 64x64x64 candidates from a warm build cache\n\n");
@@ -209,14 +210,14 @@ int run(int argc, char** argv) {
     const std::string out = lt->output();
     const auto brace = out.rfind('{');
     if (brace == std::string::npos) throw std::runtime_error("the load test printed no summary:\n" + out);
-    Value summary = tf::json::parse(out.substr(brace));
-    const double rate = summary.at("items_per_s").as_double();
-    std::printf("| %d | %lld | %.2f | %.0f | %.3f | %.3f |\n", boards, static_cast<long long>(summary.at("items").as_int()),
-                summary.at("seconds").as_double(), rate, summary.at("latency_ms_p50").as_double(),
-                summary.at("latency_ms_p99").as_double());
+    Json summary = parse_json(out.substr(brace));
+    const double rate = summary.at("items_per_s").get<double>();
+    std::printf("| %d | %lld | %.2f | %.0f | %.3f | %.3f |\n", boards, static_cast<long long>(summary.at("items").get<int64_t>()),
+                summary.at("seconds").get<double>(), rate, summary.at("latency_ms_p50").get<double>(),
+                summary.at("latency_ms_p99").get<double>());
     std::fflush(stdout);
-    summary.set("what", "capacity");
-    rows.push(summary);
+    summary["what"] = "capacity";
+    rows.push_back(summary);
     at_largest = rate;
   }
   std::printf("\n");

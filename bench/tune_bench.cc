@@ -25,7 +25,8 @@
 
 namespace {
 
-using tf::json::Value;
+using tf::Json;
+using tf::parse_json;
 using namespace tf::bench;
 using tf::median;
 
@@ -33,9 +34,9 @@ struct Shape {
   int64_t M, N, K;
 };
 
-Shape find_workload(const Value& workloads, const std::string& name) {
-  for (const auto& w : workloads.at("workloads").items()) {
-    if (w.at("name").as_string() == name) return {w.at("M").as_int(), w.at("N").as_int(), w.at("K").as_int()};
+Shape find_workload(const Json& workloads, const std::string& name) {
+  for (const auto& w : workloads.at("workloads")) {
+    if (w.at("name").get<std::string>() == name) return {w.at("M").get<int64_t>(), w.at("N").get<int64_t>(), w.at("K").get<int64_t>()};
   }
   throw tf::UsageError("workload '" + name + "' is not in the workloads file");
 }
@@ -73,7 +74,7 @@ tf::tuner::TuneResult run_job(const tf::compiler::Task& task, const std::string&
 // many noisy measurements and so above the config's true speed, and a kernel's speed varies from
 // process to process with the physical layout of its buffers (a config that reads B unpacked at a
 // 12 KB stride was seen at 340-388 GFLOPS in four processes); a user's process is any of them.
-double remeasure(const tf::compiler::Task& task, const Value& config, int threads) {
+double remeasure(const tf::compiler::Task& task, const Json& config, int threads) {
   auto lib = task.build_shared_library(task.space().from_json(config));
   std::vector<double> per_process;
   for (int process = 0; process < 3; ++process) {
@@ -120,11 +121,11 @@ int run(int argc, char** argv) {
   app->add_option("--name", o.name, "results go to bench/results/NAME.json")->type_name("NAME");
   app->add_flag("--no-save", o.no_save, "print the tables only");
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;
-  const Value workloads = tf::json::parse(read_file(o.workloads_file));
+  const Json workloads = parse_json(read_file(o.workloads_file));
   const double min_ms = o.measure.min_ms;
   const tf::codegen::Target target = tf::codegen::host_target();
   const std::string scratch = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + ".db";
-  Value rows = Value::array();
+  Json rows = Json::array();
   std::vector<double> build_ms, overhead_ms, worker_ms, search_ms;
 
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
@@ -169,7 +170,7 @@ int run(int argc, char** argv) {
     Shape s = find_workload(workloads, wname);
     tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
     std::map<std::string, std::vector<std::vector<double>>> curves;
-    std::vector<Value> run_bests;
+    std::vector<Json> run_bests;
     double best_found = 0;  // the best any run reported (each run's winner confirmed in a fresh worker)
     for (const std::string& tuner : tuners) {
       const bool from_history = tuner == "xgb+history", cold = tuner == "xgb-cold";
@@ -198,7 +199,7 @@ int run(int argc, char** argv) {
     // many configs pass, so random reaches it sooner.
     const double best = best_found;
     double best_remeasured = 0;
-    for (const Value& config : run_bests) best_remeasured = std::max(best_remeasured, remeasure(task, config, 1));
+    for (const Json& config : run_bests) best_remeasured = std::max(best_remeasured, remeasure(task, config, 1));
     std::map<std::string, double> need, need_remeasured;
     for (auto& [tuner, list] : curves) {
       std::vector<double> t, t2;
@@ -230,15 +231,15 @@ int run(int argc, char** argv) {
     }
     std::printf("\n");
     std::fflush(stdout);
-    Value row = Value::object();
-    row.set("what", "search_efficiency");
-    row.set("workload", wname);
-    row.set("best_gflops", best);
-    row.set("best_gflops_remeasured_3_processes", best_remeasured);
-    for (const auto& t : tuners) row.set(t + "_trials_to_90pct_of_remeasured", need_remeasured[t]);
-    for (const auto& t : tuners) row.set(t + "_trials_to_90pct", need[t]);
-    for (const auto& t : guided) row.set("ratio_" + t + "_random", ratio_of(t));
-    rows.push(row);
+    Json row = Json::object();
+    row["what"] = "search_efficiency";
+    row["workload"] = wname;
+    row["best_gflops"] = best;
+    row["best_gflops_remeasured_3_processes"] = best_remeasured;
+    for (const auto& t : tuners) row[t + "_trials_to_90pct_of_remeasured"] = need_remeasured[t];
+    for (const auto& t : tuners) row[t + "_trials_to_90pct"] = need[t];
+    for (const auto& t : guided) row["ratio_" + t + "_random"] = ratio_of(t);
+    rows.push_back(row);
   }
 
   std::printf("\n## Tuned quality: best after %lld xgb trials vs oneDNN (same run)\n\n",
@@ -267,18 +268,18 @@ int run(int argc, char** argv) {
       std::printf("| %s | %d | %.1f | %.1f | %.1f | %.2fx | `%s` |\n", wname.c_str(), threads, tuned, r.best_gflops, onednn, ratio,
                   cfg.c_str());
       std::fflush(stdout);
-      Value row = Value::object();
-      row.set("what", "tuned_quality");
-      row.set("workload", wname);
-      row.set("threads", threads);
-      row.set("config", r.best ? r.best->config : Value());
-      row.set("gflops", tuned);
-      row.set("gflops_in_job", r.best_gflops);
-      row.set("onednn_gflops", onednn);
-      row.set("ratio_onednn", ratio);
-      row.set("trials", r.trials);
-      row.set("seconds", r.seconds);
-      rows.push(row);
+      Json row = Json::object();
+      row["what"] = "tuned_quality";
+      row["workload"] = wname;
+      row["threads"] = threads;
+      row["config"] = r.best ? r.best->config : Json();
+      row["gflops"] = tuned;
+      row["gflops_in_job"] = r.best_gflops;
+      row["onednn_gflops"] = onednn;
+      row["ratio_onednn"] = ratio;
+      row["trials"] = r.trials;
+      row["seconds"] = r.seconds;
+      rows.push_back(row);
     }
   }
   std::remove(scratch.c_str());
@@ -290,13 +291,13 @@ int run(int argc, char** argv) {
   std::printf("| trial wall time less the kernel's own timed runs (everything else) | %.1f |\n", median(overhead_ms));
   std::printf("| of which in the measure call and db write (load, warm-up, check, protocol) | %.1f |\n", median(worker_ms));
   std::printf("| xgb search (retraining + annealing), per trial | %.1f |\n\n", median(search_ms));
-  Value overhead = Value::object();
-  overhead.set("what", "overhead_per_trial_ms");
-  overhead.set("build", median(build_ms));
-  overhead.set("wall_beyond_timed_runs", median(overhead_ms));
-  overhead.set("measure_call_and_db", median(worker_ms));
-  overhead.set("xgb_search", median(search_ms));
-  rows.push(overhead);
+  Json overhead = Json::object();
+  overhead["what"] = "overhead_per_trial_ms";
+  overhead["build"] = median(build_ms);
+  overhead["wall_beyond_timed_runs"] = median(overhead_ms);
+  overhead["measure_call_and_db"] = median(worker_ms);
+  overhead["xgb_search"] = median(search_ms);
+  rows.push_back(overhead);
   Targets targets;
   auto add_target = [&](const std::string& what, double value, const std::string& goal, bool met) {
     targets.add(what, value, goal, met);

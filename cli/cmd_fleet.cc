@@ -227,8 +227,8 @@ int status_command(const StatusOptions& o) {
   grpc::Status s = client.stub().ListJobs(ctx.get(), req, &resp);
   if (!s.ok()) return client.fail("tunefarm status", s);
   if (json) {
-    json::Value all = json::Value::array();
-    for (const auto& j : resp.jobs()) all.push(fleet::job_to_json(j));
+    Json all = Json::array();
+    for (const auto& j : resp.jobs()) all.push_back(fleet::job_to_json(j));
     std::printf("%s\n", all.dump(2).c_str());
     return 0;
   }
@@ -252,8 +252,8 @@ int devices_command(const DevicesOptions& o) {
   grpc::Status s = client.stub().ListDevices(ctx.get(), req, &resp);
   if (!s.ok()) return client.fail("tunefarm devices", s);
   if (o.json) {
-    json::Value all = json::Value::array();
-    for (const auto& d : resp.devices()) all.push(fleet::device_to_json(d));
+    Json all = Json::array();
+    for (const auto& d : resp.devices()) all.push_back(fleet::device_to_json(d));
     std::printf("%s\n", all.dump(2).c_str());
     return 0;
   }
@@ -318,17 +318,17 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
     return 1;
   }
   if (as_json) {
-    json::Value o = json::Value::object();
-    o.set("workload", wl);
-    o.set("key", key);
-    o.set("gflops", resp.gflops());
-    o.set("config", json::parse(resp.config_json()));
-    o.set("target", resp.target());
-    o.set("device", resp.device());
-    o.set("job_id", resp.job_id());
-    json::Value costs = json::Value::array();
-    for (double c : resp.costs()) costs.push(c);
-    o.set("costs", costs);
+    Json o = Json::object();
+    o["workload"] = wl;
+    o["key"] = key;
+    o["gflops"] = resp.gflops();
+    o["config"] = parse_json(resp.config_json());
+    o["target"] = resp.target();
+    o["device"] = resp.device();
+    o["job_id"] = resp.job_id();
+    Json costs = Json::array();
+    for (double c : resp.costs()) costs.push_back(c);
+    o["costs"] = costs;
     std::printf("%s\n", o.dump(2).c_str());
   } else {
     std::printf("%s  %.1f GFLOPS  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(), key.c_str(),

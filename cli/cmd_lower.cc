@@ -20,11 +20,11 @@ int lower_command(const LowerOptions& o) {
   ir::LoweredFunc f = task->lower(cfg, o.raw ? lower::LowerStage::Scheduled : lower::LowerStage::Full);
   std::string text = ir::to_string(f);
   if (o.json) {
-    json::Value out = json::Value::object();
-    out.set("workload", task->workload().str());
-    out.set("config", cfg.to_json());
-    out.set("config_index", cfg.index());
-    out.set("lowered", text);
+    Json out = Json::object();
+    out["workload"] = task->workload().str();
+    out["config"] = cfg.to_json();
+    out["config_index"] = cfg.index();
+    out["lowered"] = text;
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("// %s, config %s\n%s", task->workload().str().c_str(), cfg.str().c_str(), text.c_str());

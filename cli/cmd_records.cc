@@ -67,8 +67,8 @@ int best_command(const BestOptions& b) {
     return 1;
   }
   if (o.json) {
-    json::Value out = best->to_json();
-    out.set("gflops", gflops_of(*best, *task));
+    Json out = best->to_json();
+    out["gflops"] = gflops_of(*best, *task);
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("%s  %.1f GFLOPS  config %s\n", task->workload().str().c_str(), gflops_of(*best, *task),
@@ -88,7 +88,7 @@ int history_command(const ReadOptions& o) {
     const double g = m.outcome == db::Outcome::Ok ? gflops_of(m, *task) : 0;
     best = std::max(best, g);
     if (o.json) {
-      std::printf("%s\n", m.to_json().dump().c_str());
+      std::printf("%s\n", m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
     } else {
       std::printf("%5lld  %-13s %8.1f GFLOPS  best %8.1f  %s\n", static_cast<long long>(n), db::outcome_name(m.outcome), g,
                   best, m.config.dump().c_str());
@@ -116,7 +116,7 @@ int export_command(const FileOptions& o) {
   }
   int64_t n = 0;
   for (const auto& m : database.all_measurements()) {
-    *out << m.to_json().dump() << "\n";
+    *out << m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
     ++n;
   }
   out->flush();
@@ -145,7 +145,7 @@ int import_command(const FileOptions& o) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     db::Measurement m;
     try {
-      m = db::Measurement::from_json(json::parse(line));
+      m = db::Measurement::from_json(parse_json(line));
     } catch (const std::exception& e) {
       reject(&bad, std::string("unreadable: ") + e.what());
       continue;
@@ -158,11 +158,11 @@ int import_command(const FileOptions& o) {
     (database.record(m) ? added : present)++;
   }
   if (o.json) {
-    json::Value out = json::Value::object();
-    out.set("added", added);
-    out.set("already_present", present);
-    out.set("bad_lines", bad);
-    out.set("refused", refused);
+    Json out = Json::object();
+    out["added"] = added;
+    out["already_present"] = present;
+    out["bad_lines"] = bad;
+    out["refused"] = refused;
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("imported %lld records, %lld already present, %lld unreadable lines and %lld refused records skipped\n",
@@ -189,15 +189,14 @@ int plot_command(const PlotOptions& o) {
   db::Database& database = *db_handle;
   std::vector<Series> series;
   for (const auto& job : database.jobs()) {
-    const json::Value* op = job.spec.is_object() ? job.spec.find("op") : nullptr;
-    const json::Value* shape = job.spec.is_object() ? job.spec.find("shape") : nullptr;
-    if (!op || !shape || op->as_string() != task->workload().op) continue;
-    std::vector<int64_t> s;
-    for (const auto& d : shape->items()) s.push_back(d.as_int());
-    if (s != task->workload().shape) continue;
+    // Only jobs of `tunefarm tune` have one op and shape; a tracker job's spec has a workloads list.
+    const Json& spec = job.spec;
+    if (!spec.is_object()) continue;
+    if (spec.value("op", Json()) != task->workload().op) continue;
+    if (spec.value("shape", Json()) != Json(task->workload().shape)) continue;
     Series line;
-    const json::Value* tuner = job.spec.find("tuner");
-    line.label = (tuner ? tuner->as_string() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
+    const Json tuner = spec.value("tuner", Json());
+    line.label = (tuner.is_string() ? tuner.get<std::string>() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
     double best = 0;
     for (const auto& m : database.job_measurements(job.id)) {
       if (m.outcome == db::Outcome::Ok) best = std::max(best, gflops_of(m, *task));

@@ -95,9 +95,9 @@ void say(const std::string& line) {
 // --tune-missing) one tuned now, else the db's best on another key of a machine of the same kind
 // (same triple and CPU: a config tuned with `tunefarm tune` on the host a local fleet runs on).
 regress::BestConfigFn best_config(db::Database& db, Where& where, int64_t tune_missing) {
-  return [&db, &where, tune_missing](const regress::SuiteWorkload& sw) -> std::optional<json::Value> {
+  return [&db, &where, tune_missing](const regress::SuiteWorkload& sw) -> std::optional<Json> {
     const auto& w = sw.workload;
-    auto from_db = [&]() -> std::optional<json::Value> {
+    auto from_db = [&]() -> std::optional<Json> {
       if (auto m = db.best(w.op, w.shape, where.comparer->target(), where.comparer->device_key())) return m->config;
       if (where.fleet) return where.fleet->best(w);
       return std::nullopt;
@@ -141,22 +141,22 @@ std::string date_of(int64_t ms) {
   return buf;
 }
 
-json::Value baseline_json(const db::Baseline& b, bool with_size) {
-  json::Value j = json::Value::object();
-  j.set("name", b.name);
-  j.set("workload", b.workload_key());
-  j.set("target", b.target);
-  j.set("device_key", b.device_key);
-  j.set("device", b.device);
-  j.set("config", b.config);
-  j.set("compiler_version", b.compiler_version);
-  j.set("gflops", regress::gflops_of(ops::Workload{b.op, b.shape}, b.costs));
-  json::Value costs = json::Value::array();
-  for (double c : b.costs) costs.push(c);
-  j.set("costs", costs);
-  j.set("measure", b.measure);
-  if (with_size) j.set("library_bytes", static_cast<int64_t>(b.library.size()));
-  j.set("created", date_of(b.created_ms));
+Json baseline_json(const db::Baseline& b, bool with_size) {
+  Json j = Json::object();
+  j["name"] = b.name;
+  j["workload"] = b.workload_key();
+  j["target"] = b.target;
+  j["device_key"] = b.device_key;
+  j["device"] = b.device;
+  j["config"] = b.config;
+  j["compiler_version"] = b.compiler_version;
+  j["gflops"] = regress::gflops_of(ops::Workload{b.op, b.shape}, b.costs);
+  Json costs = Json::array();
+  for (double c : b.costs) costs.push_back(c);
+  j["costs"] = costs;
+  j["measure"] = b.measure;
+  if (with_size) j["library_bytes"] = static_cast<int64_t>(b.library.size());
+  j["created"] = date_of(b.created_ms);
   return j;
 }
 
@@ -183,21 +183,21 @@ int baseline_save(const SaveOptions& so) {
   }
   const bool ok = failed == 0 && stored > 0;
   if (o.json) {
-    json::Value out = json::Value::object();
-    out.set("baseline", name);
-    out.set("stored", ok);
-    json::Value list = json::Value::array();
+    Json out = Json::object();
+    out["baseline"] = name;
+    out["stored"] = ok;
+    Json list = Json::array();
     for (const auto& s : saved) {
-      json::Value j = json::Value::object();
-      j.set("name", s.name);
-      j.set("workload", s.workload_key);
-      j.set("status", s.status);
-      if (!s.error.empty()) j.set("error", s.error);
-      j.set("config", s.config);
-      j.set("gflops", s.gflops);
-      list.push(j);
+      Json j = Json::object();
+      j["name"] = s.name;
+      j["workload"] = s.workload_key;
+      j["status"] = s.status;
+      if (!s.error.empty()) j["error"] = s.error;
+      j["config"] = s.config;
+      j["gflops"] = s.gflops;
+      list.push_back(j);
     }
-    out.set("workloads", list);
+    out["workloads"] = list;
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     for (const auto& s : saved) {
@@ -228,7 +228,7 @@ int baseline_list(const BaselineOptions& o) {
   db::Database& db = *db_handle;
   std::map<std::string, std::vector<db::Baseline>> by_name;
   for (auto& b : db.baselines()) by_name[b.name].push_back(std::move(b));
-  json::Value list = json::Value::array();
+  Json list = Json::array();
   for (const auto& [name, entries] : by_name) {
     std::set<std::string> compilers, devices;
     int64_t created = 0;
@@ -237,16 +237,16 @@ int baseline_list(const BaselineOptions& o) {
       devices.insert(e.device_key);
       created = std::max(created, e.created_ms);
     }
-    json::Value j = json::Value::object();
-    j.set("name", name);
-    j.set("workloads", static_cast<int64_t>(entries.size()));
+    Json j = Json::object();
+    j["name"] = name;
+    j["workloads"] = static_cast<int64_t>(entries.size());
     std::string cs, ds;
     for (const auto& c : compilers) cs += (cs.empty() ? "" : ", ") + c;
     for (const auto& d : devices) ds += (ds.empty() ? "" : ", ") + d;
-    j.set("compiler_version", cs);
-    j.set("device_key", ds);
-    j.set("created", date_of(created));
-    list.push(j);
+    j["compiler_version"] = cs;
+    j["device_key"] = ds;
+    j["created"] = date_of(created);
+    list.push_back(j);
   }
   if (o.json) {
     std::printf("%s\n", list.dump(2).c_str());
@@ -254,9 +254,9 @@ int baseline_list(const BaselineOptions& o) {
     std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE ...)\n", o.db.c_str());
   } else {
     std::printf("%-16s %9s  %-16s %-16s %s\n", "name", "workloads", "created (UTC)", "device key", "compiler");
-    for (const auto& j : list.items()) {
-      std::printf("%-16s %9lld  %-16s %-16s %s\n", j.at("name").as_string().c_str(), static_cast<long long>(j.at("workloads").as_int()),
-                  j.at("created").as_string().c_str(), j.at("device_key").as_string().c_str(), j.at("compiler_version").as_string().c_str());
+    for (const auto& j : list) {
+      std::printf("%-16s %9lld  %-16s %-16s %s\n", j.at("name").get<std::string>().c_str(), static_cast<long long>(j.at("workloads").get<int64_t>()),
+                  j.at("created").get<std::string>().c_str(), j.at("device_key").get<std::string>().c_str(), j.at("compiler_version").get<std::string>().c_str());
     }
   }
   return 0;
@@ -267,18 +267,18 @@ int baseline_show(const BaselineOptions& o) {
   db::Database& db = *db_handle;
   const auto entries = db.baseline(o.name);
   if (entries.empty()) throw UsageError("no baseline named '" + o.name + "' in " + o.db + " (tunefarm baseline list)");
-  json::Value list = json::Value::array();
-  for (const auto& b : entries) list.push(baseline_json(b, true));
+  Json list = Json::array();
+  for (const auto& b : entries) list.push_back(baseline_json(b, true));
   if (o.json) {
     std::printf("%s\n", list.dump(2).c_str());
     return 0;
   }
-  for (const auto& j : list.items()) {
+  for (const auto& j : list) {
     std::printf("%s  %.1f GFLOPS (median of %zu timings)  key %s, %s\n  config %s\n  compiler %s, library %lld bytes, saved %s UTC\n",
-                j.at("workload").as_string().c_str(), j.at("gflops").as_double(), j.at("costs").items().size(),
-                j.at("device_key").as_string().c_str(), j.at("device").as_string().c_str(), j.at("config").dump().c_str(),
-                j.at("compiler_version").as_string().c_str(), static_cast<long long>(j.at("library_bytes").as_int()),
-                j.at("created").as_string().c_str());
+                j.at("workload").get<std::string>().c_str(), j.at("gflops").get<double>(), j.at("costs").size(),
+                j.at("device_key").get<std::string>().c_str(), j.at("device").get<std::string>().c_str(), j.at("config").dump().c_str(),
+                j.at("compiler_version").get<std::string>().c_str(), static_cast<long long>(j.at("library_bytes").get<int64_t>()),
+                j.at("created").get<std::string>().c_str());
   }
   return 0;
 }

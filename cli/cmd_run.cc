@@ -41,29 +41,29 @@ int run_command(const RunOptions& o) {
   double gflops = static_cast<double>(task->op().flops(task->workload().shape)) / median * 1e-9;
 
   if (o.json) {
-    json::Value out = json::Value::object();
-    out.set("workload", task->workload().str());
-    out.set("op", task->workload().op);
-    json::Value shape = json::Value::array();
-    for (int64_t d : task->workload().shape) shape.push(d);
-    out.set("shape", shape);
-    out.set("target", task->target().str());
-    out.set("config", cfg.to_json());
-    out.set("config_index", cfg.index());
-    out.set("threads", threads);
-    out.set("gflops", gflops);
-    out.set("time_ms", median * 1e3);
-    json::Value all = json::Value::array();
-    for (double s : secs) all.push(s * 1e3);
-    out.set("times_ms", all);
-    json::Value compile = json::Value::object();
-    compile.set("lower_ms", times.lower_ms);
-    compile.set("codegen_ms", times.codegen_ms);
-    out.set("compile_ms", times.lower_ms + times.codegen_ms);
-    out.set("compile_breakdown", compile);
-    out.set("check", check.pass ? "pass" : "fail");
-    out.set("max_abs_error", check.max_abs_error);
-    out.set("mismatches", check.mismatches);
+    Json out = Json::object();
+    out["workload"] = task->workload().str();
+    out["op"] = task->workload().op;
+    Json shape = Json::array();
+    for (int64_t d : task->workload().shape) shape.push_back(d);
+    out["shape"] = shape;
+    out["target"] = task->target().str();
+    out["config"] = cfg.to_json();
+    out["config_index"] = cfg.index();
+    out["threads"] = threads;
+    out["gflops"] = gflops;
+    out["time_ms"] = median * 1e3;
+    Json all = Json::array();
+    for (double s : secs) all.push_back(s * 1e3);
+    out["times_ms"] = all;
+    Json compile = Json::object();
+    compile["lower_ms"] = times.lower_ms;
+    compile["codegen_ms"] = times.codegen_ms;
+    out["compile_ms"] = times.lower_ms + times.codegen_ms;
+    out["compile_breakdown"] = compile;
+    out["check"] = check.pass ? "pass" : "fail";
+    out["max_abs_error"] = check.max_abs_error;
+    out["mismatches"] = check.mismatches;
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("%s  config %s (index %lld)\n", task->workload().str().c_str(), cfg.str().c_str(),

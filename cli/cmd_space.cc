@@ -8,16 +8,16 @@ namespace tf::cli {
 namespace {
 
 int ops_command(bool as_json) {
-  json::Value out = json::Value::array();
+  Json out = Json::array();
   for (const auto& name : ops::operator_names()) {
     const auto& op = ops::find_operator(name);
-    json::Value o = json::Value::object();
-    o.set("op", name);
+    Json o = Json::object();
+    o["op"] = name;
     std::string shape;
     for (const auto& s : op.shape_names()) shape += (shape.empty() ? "" : ",") + s;
-    o.set("shape", shape);
-    o.set("computes", op.description());
-    out.push(o);
+    o["shape"] = shape;
+    o["computes"] = op.description();
+    out.push_back(o);
     if (!as_json) std::printf("%-16s --shape %-8s %s\n", name.c_str(), shape.c_str(), op.description().c_str());
   }
   if (as_json) std::printf("%s\n", out.dump(2).c_str());
@@ -26,13 +26,13 @@ int ops_command(bool as_json) {
 
 int space_command(const WorkloadArgs& args, bool as_json) {
   auto task = make_task(args);
-  json::Value space = task->space().to_json();
+  Json space = task->space().to_json();
   if (as_json) {
-    json::Value out = json::Value::object();
-    out.set("workload", task->workload().str());
-    out.set("target", task->target().str());
-    for (const auto& [k, v] : space.members()) out.set(k, v);
-    out.set("default", task->space().default_config().to_json());
+    Json out = Json::object();
+    out["workload"] = task->workload().str();
+    out["target"] = task->target().str();
+    out.update(space);
+    out["default"] = task->space().default_config().to_json();
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }

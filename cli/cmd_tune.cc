@@ -15,24 +15,24 @@ namespace tf::cli {
 
 namespace {
 
-json::Value result_json(const compiler::Task& task, const tuner::TuneOptions& opts, const tuner::TuneResult& r, const std::string& db) {
-  json::Value out = json::Value::object();
-  out.set("workload", task.workload().str());
-  out.set("target", task.target().str());
-  out.set("tuner", opts.tuner);
-  out.set("trials", r.trials);
-  out.set("ok", r.ok);
-  out.set("failed", r.failed);
-  out.set("best_gflops", r.best_gflops);
-  out.set("best_config", r.best ? r.best->config : json::Value());
-  out.set("seconds", r.seconds);
-  out.set("build_ms_median", r.build_ms_median);
-  out.set("overhead_ms_median", r.overhead_ms_median);
-  out.set("search_ms_per_trial", r.search_ms_per_trial);
-  out.set("timing_isolation", r.timing_isolation);
-  if (!r.transfer.empty()) out.set("started_from", r.transfer);
-  out.set("confirmed", r.confirmed);
-  out.set("db", db);
+Json result_json(const compiler::Task& task, const tuner::TuneOptions& opts, const tuner::TuneResult& r, const std::string& db) {
+  Json out = Json::object();
+  out["workload"] = task.workload().str();
+  out["target"] = task.target().str();
+  out["tuner"] = opts.tuner;
+  out["trials"] = r.trials;
+  out["ok"] = r.ok;
+  out["failed"] = r.failed;
+  out["best_gflops"] = r.best_gflops;
+  out["best_config"] = r.best ? r.best->config : Json();
+  out["seconds"] = r.seconds;
+  out["build_ms_median"] = r.build_ms_median;
+  out["overhead_ms_median"] = r.overhead_ms_median;
+  out["search_ms_per_trial"] = r.search_ms_per_trial;
+  out["timing_isolation"] = r.timing_isolation;
+  if (!r.transfer.empty()) out["started_from"] = r.transfer;
+  out["confirmed"] = r.confirmed;
+  out["db"] = db;
   return out;
 }
 
@@ -115,19 +115,19 @@ int tune_command(TuneCommandOptions& o) {
                  p.gflops, p.best_gflops, p.elapsed_s, p.eta_s, tty ? "" : "\n");
     std::fflush(stderr);
   };
-  json::Value results = json::Value::array();
+  Json results = Json::array();
   bool all_ok = true;
   for (const auto& task : tasks) {
     tuner::TuneResult r = tuner::tune(*task, opts, &database, progress);
     if (tty && !json) std::fprintf(stderr, "\n");
     all_ok &= r.ok > 0;
     if (json) {
-      results.push(result_json(*task, opts, r, o.db));
+      results.push_back(result_json(*task, opts, r, o.db));
     } else {
       print_result(*task, opts, r, o.db);
     }
   }
-  if (json) std::printf("%s\n", (tasks.size() == 1 ? results.items().front() : results).dump(2).c_str());
+  if (json) std::printf("%s\n", (tasks.size() == 1 ? results.front() : results).dump(2).c_str());
   return all_ok ? 0 : 1;
 }
 

@@ -79,7 +79,7 @@ regress::Comparison FleetComparer::compare(const ops::Workload& workload, const 
   return out;
 }
 
-std::optional<json::Value> FleetComparer::best(const ops::Workload& w) {
+std::optional<Json> FleetComparer::best(const ops::Workload& w) {
   v1::GetBestRequest req;
   *req.mutable_workload() = to_wire(w);
   req.set_device_key(key_);
@@ -88,7 +88,7 @@ std::optional<json::Value> FleetComparer::best(const ops::Workload& w) {
   grpc::Status s = client_.stub().GetBest(ctx.get(), req, &resp);
   if (!s.ok()) throw regress::RunError("the best config of " + w.str() + " from " + client_.address() + ": " + status_text(s));
   if (!resp.found()) return std::nullopt;
-  return json::parse(resp.config_json());
+  return parse_json(resp.config_json());
 }
 
 void FleetComparer::tune(const ops::Workload& w, int64_t trials, const std::function<void(const std::string&)>& progress) {

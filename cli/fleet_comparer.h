@@ -24,7 +24,7 @@ class FleetComparer : public regress::Comparer {
                               const runtime::MeasureOptions& opts) override;
 
   // The tracker's best config of `w` for the key; none when it has none.
-  std::optional<json::Value> best(const ops::Workload& w);
+  std::optional<Json> best(const ops::Workload& w);
   // A tuning job of `trials` xgb trials for `w` on the key, followed to its end. Throws RunError
   // when it fails.
   void tune(const ops::Workload& w, int64_t trials, const std::function<void(const std::string&)>& progress);

@@ -7,23 +7,23 @@ namespace {
 
 // Sets obj[field] to `value` unless the file has it; says so in `overridden` when it does.
 template <typename T>
-void fill(json::Value& obj, const std::string& field, const std::optional<T>& value, const std::string& option,
+void fill(Json& obj, const std::string& field, const std::optional<T>& value, const std::string& option,
           std::vector<std::string>& overridden, const std::string& alias = "") {
   if (!value) return;
-  if (obj.find(field) || (!alias.empty() && obj.find(alias))) {
+  if (obj.contains(field) || (!alias.empty() && obj.contains(alias))) {
     overridden.push_back(option);
     return;
   }
-  obj.set(field, *value);
+  obj[field] = *value;
 }
 
 }  // namespace
 
 FilledJobFile fill_job_file(const std::string& text, const JobFileOptions& given) {
   FilledJobFile out{text, {}};
-  json::Value job;
+  Json job;
   try {
-    job = json::parse(text);
+    job = parse_json(text);
   } catch (const std::exception&) {
     return out;
   }
@@ -35,13 +35,13 @@ FilledJobFile fill_job_file(const std::string& text, const JobFileOptions& given
   fill(job, "seed", given.seed ? std::optional<int64_t>(static_cast<int64_t>(*given.seed)) : std::nullopt, "--seed", out.overridden);
   const bool any_measure = given.min_repeat_ms || given.repeat || given.timeout_s;
   if (any_measure) {
-    const json::Value* file_measure = job.find("measure");
-    if (file_measure && !file_measure->is_object()) return out;  // malformed: the tracker says so
-    json::Value measure = file_measure ? *file_measure : json::Value::object();
+    const bool file_has_measure = job.contains("measure");
+    if (file_has_measure && !job["measure"].is_object()) return out;  // malformed: the tracker says so
+    Json measure = file_has_measure ? job["measure"] : Json::object();
     fill(measure, "min_repeat_ms", given.min_repeat_ms, "--min-ms", out.overridden);
     fill(measure, "repeat", given.repeat ? std::optional<int64_t>(*given.repeat) : std::nullopt, "--repeat", out.overridden);
     fill(measure, "timeout_s", given.timeout_s, "--timeout", out.overridden);
-    job.set("measure", measure);
+    job["measure"] = measure;
   }
   out.text = job.dump();
   return out;

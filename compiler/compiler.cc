@@ -33,13 +33,13 @@ space::Config Task::parse_config(const std::string& spec) const {
     if (s.size() > 18) throw CompileError("config index '" + s + "' is outside the space [0, " + std::to_string(space_.size()) + ")");
     return space_.at(std::stoll(s));
   }
-  json::Value v;
+  Json v;
   try {
-    v = json::parse(s);
-  } catch (const json::ParseError& e) {
+    v = parse_json(s);
+  } catch (const JsonError& e) {
     throw CompileError(std::string("config: ") + e.what());
   }
-  if (v.is_int()) return space_.at(v.as_int());
+  if (v.is_number_integer()) return space_.at(v.get<int64_t>());
   return space_.from_json(v);
 }
 

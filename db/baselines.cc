@@ -7,12 +7,6 @@
 namespace tf::db {
 namespace {
 
-json::Value costs_json(const std::vector<double>& costs) {
-  json::Value a = json::Value::array();
-  for (double c : costs) a.push(c);
-  return a;
-}
-
 constexpr const char* kColumns =
     "b.name, w.op, w.shape, w.dtype, t.target, t.device_key, b.config, b.compiler_version, b.costs, b.entry_symbol, "
     "b.device, b.measure, b.created_ms";
@@ -21,18 +15,16 @@ Baseline read_row(Statement& q, bool with_library) {
   Baseline b;
   b.name = q.column_text(0);
   b.op = q.column_text(1);
-  const json::Value shape = json::parse(q.column_text(2));  // kept: a loop over a temporary's items dangles
-  for (const auto& d : shape.items()) b.shape.push_back(d.as_int());
+  b.shape = parse_json(q.column_text(2)).get<std::vector<int64_t>>();
   b.dtype = q.column_text(3);
   b.target = q.column_text(4);
   b.device_key = q.column_text(5);
-  b.config = json::parse(q.column_text(6));
+  b.config = parse_json(q.column_text(6));
   b.compiler_version = q.column_text(7);
-  const json::Value costs = json::parse(q.column_text(8));
-  for (const auto& c : costs.items()) b.costs.push_back(c.as_double());
+  b.costs = parse_json(q.column_text(8)).get<std::vector<double>>();
   b.entry_symbol = q.column_text(9);
   b.device = q.column_text(10);
-  b.measure = json::parse(q.column_text(11));
+  b.measure = parse_json(q.column_text(11));
   b.created_ms = q.column_int(12);
   if (with_library) b.library = q.column_blob(13);
   return b;
@@ -67,7 +59,7 @@ void Database::save_baseline(const std::string& name, const std::vector<Baseline
     Statement ins(conn_.handle(),
                   "INSERT INTO baselines (name, workload_id, target_id, config, compiler_version, costs, library, entry_symbol, "
                   "device, measure, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    ins.bind(1, name).bind(2, w).bind(3, tg).bind(4, b.config.dump()).bind(5, b.compiler_version).bind(6, costs_json(b.costs).dump());
+    ins.bind(1, name).bind(2, w).bind(3, tg).bind(4, b.config.dump()).bind(5, b.compiler_version).bind(6, Json(b.costs).dump());
     ins.bind_blob(7, b.library).bind(8, b.entry_symbol).bind(9, b.device).bind(10, b.measure.dump());
     ins.bind(11, b.created_ms > 0 ? b.created_ms : now_ms());
     ins.run();

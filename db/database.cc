@@ -20,9 +20,7 @@ namespace {
 const char* kOutcomes[] = {"ok", "compile_error", "runtime_error", "timeout", "wrong_answer"};
 
 std::string shape_json(const std::vector<int64_t>& shape) {
-  json::Value a = json::Value::array();
-  for (int64_t d : shape) a.push(d);
-  return a.dump();
+  return Json(shape).dump();
 }
 
 std::string hex64(uint64_t v) {
@@ -33,8 +31,8 @@ std::string hex64(uint64_t v) {
 
 // FNV-1a over the record's identity: what was measured, where, when, and what came out.
 std::string record_hash(const Measurement& m) {
-  json::Value id = m.to_json();
-  std::string s = id.dump();
+  // Error texts come from compilers and boards and need not be UTF-8; a record is kept regardless.
+  const std::string s = m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace);
   // Two FNV-1a passes (forwards and backwards): stable across builds and machines, unlike
   // std::hash, because records move between farms.
   uint64_t h = 1469598103934665603ull, h2 = 1469598103934665603ull;
@@ -48,6 +46,44 @@ std::string record_hash(const Measurement& m) {
   }
   return hex64(h) + hex64(h2);
 }
+
+// An export record's fields; errors name the field by its path ("field \"workload.op\": expected a string").
+namespace record_field {
+const Json& get(const Json& obj, const std::string& where, const char* name) {
+  if (!obj.is_object() || !obj.contains(name)) throw JsonError("missing field \"" + where + name + "\"");
+  return obj[name];
+}
+
+const Json& checked(const Json& v, bool ok, const char* want, const std::string& where, const char* name) {
+  if (!ok) throw JsonError("field \"" + where + name + "\": expected " + want + ", got " + json_kind(v));
+  return v;
+}
+
+const Json& object(const Json& obj, const std::string& where, const char* name) {
+  const Json& v = get(obj, where, name);
+  return checked(v, v.is_object(), "an object", where, name);
+}
+
+const Json& array(const Json& obj, const std::string& where, const char* name) {
+  const Json& v = get(obj, where, name);
+  return checked(v, v.is_array(), "an array", where, name);
+}
+
+std::string string(const Json& obj, const std::string& where, const char* name) {
+  const Json& v = get(obj, where, name);
+  return checked(v, v.is_string(), "a string", where, name).get<std::string>();
+}
+
+int64_t integer(const Json& obj, const std::string& where, const char* name) {
+  const Json& v = get(obj, where, name);
+  return checked(v, v.is_number_integer(), "an integer", where, name).get<int64_t>();
+}
+
+double number(const Json& obj, const std::string& where, const char* name) {
+  const Json& v = get(obj, where, name);
+  return checked(v, v.is_number(), "a number", where, name).get<double>();
+}
+}  // namespace record_field
 }  // namespace
 
 int64_t now_ms() {
@@ -75,59 +111,49 @@ double Measurement::mean_s() const {
 
 std::string Measurement::workload_key() const { return tf::workload_key(op, shape, dtype); }
 
-json::Value Measurement::to_json() const {
-  json::Value w = json::Value::object();
-  w.set("op", op);
-  json::Value sh = json::Value::array();
-  for (int64_t d : shape) sh.push(d);
-  w.set("shape", sh);
-  w.set("dtype", dtype);
-  json::Value t = json::Value::object();
-  t.set("target", target);
-  t.set("device_key", device_key);
-  json::Value c = json::Value::array();
-  for (double x : costs) c.push(x);
-  json::Value r = json::Value::object();
-  r.set("workload", w);
-  r.set("target", t);
-  r.set("config", config);
-  r.set("config_index", config_index);
-  r.set("costs", c);
-  r.set("outcome", outcome_name(outcome));
-  r.set("error", error);
-  r.set("build_ms", build_ms);
-  r.set("device", device);
-  r.set("compiler_version", compiler_version);
-  r.set("time", created_ms);
+Json Measurement::to_json() const {
+  Json r = Json::object();
+  r["workload"] = {{"op", op}, {"shape", shape}, {"dtype", dtype}};
+  r["target"] = {{"target", target}, {"device_key", device_key}};
+  r["config"] = config;
+  r["config_index"] = config_index;
+  r["costs"] = costs;
+  r["outcome"] = outcome_name(outcome);
+  r["error"] = error;
+  r["build_ms"] = build_ms;
+  r["device"] = device;
+  r["compiler_version"] = compiler_version;
+  r["time"] = created_ms;
   return r;
 }
 
-Measurement Measurement::from_json(const json::Value& r) {
-  auto field = [&](const json::Value& obj, const char* name) -> const json::Value& {
-    const json::Value* v = obj.find(name);
-    if (!v) throw json::ParseError(std::string("missing field \"") + name + "\"");
-    return *v;
-  };
+Measurement Measurement::from_json(const Json& r) {
   Measurement m;
-  const json::Value& w = field(r, "workload");
-  m.op = field(w, "op").as_string();
-  for (const auto& d : field(w, "shape").items()) m.shape.push_back(d.as_int());
-  if (const auto* dt = w.find("dtype")) m.dtype = dt->as_string();
-  const json::Value& t = field(r, "target");
-  m.target = field(t, "target").as_string();
-  if (const auto* k = t.find("device_key")) m.device_key = k->as_string();
-  m.config = field(r, "config");
-  if (!m.config.is_object()) throw json::ParseError("field \"config\" must be an object");
-  if (const auto* ci = r.find("config_index")) m.config_index = ci->as_int();
-  for (const auto& c : field(r, "costs").items()) m.costs.push_back(c.as_double());
-  if (!parse_outcome(field(r, "outcome").as_string(), &m.outcome)) {
-    throw json::ParseError("field \"outcome\" is not one of ok, compile_error, runtime_error, timeout, wrong_answer");
+  const Json& w = record_field::object(r, "", "workload");
+  m.op = record_field::string(w, "workload.", "op");
+  for (const auto& d : record_field::array(w, "workload.", "shape")) {
+    if (!d.is_number_integer()) throw JsonError(std::string("field \"workload.shape\": expected integers, got ") + json_kind(d));
+    m.shape.push_back(d.get<int64_t>());
   }
-  if (const auto* e = r.find("error")) m.error = e->as_string();
-  if (const auto* b = r.find("build_ms")) m.build_ms = b->as_double();
-  if (const auto* d = r.find("device")) m.device = d->as_string();
-  if (const auto* v = r.find("compiler_version")) m.compiler_version = v->as_string();
-  m.created_ms = field(r, "time").as_int();
+  if (w.contains("dtype")) m.dtype = record_field::string(w, "workload.", "dtype");
+  const Json& t = record_field::object(r, "", "target");
+  m.target = record_field::string(t, "target.", "target");
+  if (t.contains("device_key")) m.device_key = record_field::string(t, "target.", "device_key");
+  m.config = record_field::get(r, "", "config");
+  if (!m.config.is_object()) throw JsonError("field \"config\" must be an object");
+  if (r.contains("config_index")) m.config_index = record_field::integer(r, "", "config_index");
+  for (const auto& c : record_field::array(r, "", "costs")) {
+    if (!c.is_number()) throw JsonError(std::string("field \"costs\": expected numbers, got ") + json_kind(c));
+    m.costs.push_back(c.get<double>());
+  }
+  if (!parse_outcome(record_field::string(r, "", "outcome"), &m.outcome)) {
+    throw JsonError("field \"outcome\" is not one of ok, compile_error, runtime_error, timeout, wrong_answer");
+  }
+  if (r.contains("error")) m.error = record_field::string(r, "", "error");
+  if (r.contains("build_ms")) m.build_ms = record_field::number(r, "", "build_ms");
+  if (r.contains("device")) m.device = record_field::string(r, "", "device");
+  if (r.contains("compiler_version")) m.compiler_version = record_field::string(r, "", "compiler_version");
+  m.created_ms = record_field::integer(r, "", "time");
   return m;
 }
 
@@ -217,8 +243,7 @@ bool Database::record(const Measurement& in) {
   if (m.created_ms == 0) m.created_ms = now_ms();
   Transaction t(conn_);
   int64_t w = workload_id(m), tg = target_id(m.target, m.device_key);
-  json::Value costs = json::Value::array();
-  for (double c : m.costs) costs.push(c);
+  const Json costs = m.costs;
   Statement s(conn_.handle(),
               "INSERT OR IGNORE INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
               "outcome, error, build_ms, device, compiler_version, created_ms, record_hash) "
@@ -255,8 +280,7 @@ bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::ve
   const int64_t id = id_of.column_int(0);
   Measurement m = rows.front();
   m.costs.insert(m.costs.end(), extra.begin(), extra.end());
-  json::Value costs = json::Value::array();
-  for (double c : m.costs) costs.push(c);
+  const Json costs = m.costs;
   Statement up(conn_.handle(), "UPDATE measurements SET costs = ?, mean_s = ?, record_hash = ? WHERE id = ?");
   up.bind(1, costs.dump()).bind(2, m.mean_s()).bind(3, record_hash(m)).bind(4, id);
   up.run();
@@ -277,12 +301,11 @@ bool Database::each_row(const std::string& where, const std::vector<std::string>
     bool usable = true;
     try {
       m.op = q.column_text(0);
-      const json::Value shape = json::parse(q.column_text(1)), costs = json::parse(q.column_text(7));
-      for (const auto& d : shape.items()) m.shape.push_back(d.as_int());
-      m.config = json::parse(q.column_text(5));
+      m.shape = parse_json(q.column_text(1)).get<std::vector<int64_t>>();
+      m.config = parse_json(q.column_text(5));
       // A cost stored as null (a NaN or inf written before timings were checked) is kept as NaN,
       // so the check below refuses the row instead of the parser refusing the whole query.
-      for (const auto& c : costs.items()) m.costs.push_back(c.is_number() ? c.as_double() : NAN);
+      for (const auto& c : parse_json(q.column_text(7))) m.costs.push_back(c.is_number() ? c.get<double>() : NAN);
     } catch (const std::exception&) {
       usable = false;
     }
@@ -371,7 +394,7 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
 
 std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }
 
-int64_t Database::create_job(const json::Value& spec, const std::string& owner, const std::string& state) {
+int64_t Database::create_job(const Json& spec, const std::string& owner, const std::string& state) {
   Transaction t(conn_);
   Statement s(conn_.handle(),
               "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start) "
@@ -390,27 +413,37 @@ int64_t Database::create_job(const json::Value& spec, const std::string& owner, 
   return id;
 }
 
-void Database::update_job(int64_t id, const std::string& state, const json::Value& progress) {
+void Database::update_job(int64_t id, const std::string& state, const Json& progress) {
   Transaction t(conn_);
   Statement s(conn_.handle(), "UPDATE jobs SET state = ?, progress = ?, updated_ms = ? WHERE id = ?");
-  s.bind(1, state).bind(2, progress.dump()).bind(3, now_ms()).bind(4, id);
+  s.bind(1, state).bind(2, progress.dump(-1, ' ', false, Json::error_handler_t::replace)).bind(3, now_ms()).bind(4, id);
   s.run();
   t.commit();
 }
 
-std::vector<Job> Database::jobs() {
+std::vector<Job> Database::jobs() { return read_jobs(std::nullopt); }
+
+std::optional<Job> Database::job(int64_t id) {
+  std::vector<Job> one = read_jobs(id);
+  if (one.empty()) return std::nullopt;
+  return std::move(one.front());
+}
+
+std::vector<Job> Database::read_jobs(std::optional<int64_t> id) {
   Statement q(conn_.handle(),
-              "SELECT id, spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start "
-              "FROM jobs ORDER BY id ASC");
+              std::string("SELECT id, spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start "
+                          "FROM jobs ") +
+                  (id ? "WHERE id = ? " : "") + "ORDER BY id ASC");
+  if (id) q.bind(1, *id);
   std::vector<Job> out;
   std::vector<size_t> dead;
   while (q.step()) {
     Job j;
     j.id = q.column_int(0);
     try {
-      j.spec = json::parse(q.column_text(1));
-      j.progress = json::parse(q.column_text(3));
-    } catch (const json::ParseError&) {
+      j.spec = parse_json(q.column_text(1));
+      j.progress = parse_json(q.column_text(3));
+    } catch (const JsonError&) {
       // A hand-edited row: keep the job, without its details.
     }
     j.state = q.column_text(2);
@@ -422,9 +455,9 @@ std::vector<Job> Database::jobs() {
       if (!p.alive()) {
         // Its process was killed (kill -9, a crash, a reboot): the job will never finish.
         j.state = "failed";
-        if (!j.progress.is_object()) j.progress = json::Value::object();
-        j.progress.set("error", "the process running this job (pid " + std::to_string(p.pid) + " on " + p.host +
-                                    ") died before it finished");
+        if (!j.progress.is_object()) j.progress = Json::object();
+        j.progress["error"] = "the process running this job (pid " + std::to_string(p.pid) + " on " + p.host +
+                              ") died before it finished";
         dead.push_back(out.size());
       }
     }
@@ -442,12 +475,6 @@ std::vector<Job> Database::jobs() {
   return out;
 }
 
-std::optional<Job> Database::job(int64_t id) {
-  for (auto& j : jobs()) {
-    if (j.id == id) return j;
-  }
-  return std::nullopt;
-}
 
 std::vector<Measurement> Database::job_measurements(int64_t job_id) {
   return query("WHERE m.job_id = ? ORDER BY m.id ASC", {std::to_string(job_id)});
@@ -475,9 +502,9 @@ std::vector<DeviceRecord> Database::devices() {
     d.hostname = q.column_text(1);
     d.target = q.column_text(2);
     try {
-      d.info = json::parse(q.column_text(3));
-    } catch (const json::ParseError&) {
-      d.info = json::Value::object();
+      d.info = parse_json(q.column_text(3));
+    } catch (const JsonError&) {
+      d.info = Json::object();
     }
     d.first_seen_ms = q.column_int(4);
     d.last_seen_ms = q.column_int(5);

@@ -26,7 +26,7 @@ struct Measurement {
   std::string dtype = "float32";
   std::string target;               // canonical target string
   std::string device_key = "local";
-  json::Value config;               // {"knob": value}
+  Json config;                      // {"knob": value}
   int64_t config_index = -1;
   std::vector<double> costs;        // seconds per run, every repeat
   Outcome outcome = Outcome::Ok;
@@ -39,8 +39,8 @@ struct Measurement {
 
   double mean_s() const;
   std::string workload_key() const;  // "dense[512,512,512]:float32"
-  json::Value to_json() const;       // the export record
-  static Measurement from_json(const json::Value& v);  // throws json::ParseError naming the field
+  Json to_json() const;              // the export record
+  static Measurement from_json(const Json& v);  // throws JsonError naming the field
 };
 
 struct CostModel {
@@ -52,13 +52,13 @@ struct CostModel {
 // A board as the tracker last saw it register.
 struct DeviceRecord {
   std::string device_key, hostname, target;
-  json::Value info;  // cpu, cores, threads, memory, runtime version
+  Json info;  // cpu, cores, threads, memory, runtime version
   int64_t first_seen_ms = 0, last_seen_ms = 0;
 };
 
 struct Job {
   int64_t id = 0;
-  json::Value spec, progress;
+  Json spec, progress;
   std::string state, owner;
   int64_t created_ms = 0, updated_ms = 0;
 };
@@ -72,13 +72,13 @@ struct Baseline {
   std::string dtype = "float32";
   std::string target;
   std::string device_key;
-  json::Value config;
+  Json config;
   std::string compiler_version;
   std::vector<double> costs;        // seconds per run, every timing
   std::vector<uint8_t> library;     // the shared library (empty in listings)
   std::string entry_symbol;
   std::string device;               // the board or host that measured it
-  json::Value measure;              // the measurement settings
+  Json measure;                     // the measurement settings
   int64_t created_ms = 0;
   std::string workload_key() const;
 };
@@ -115,8 +115,8 @@ class Database {
   // Jobs: a tuning run's spec (op, shape, tuner, trials, ...), state and progress. A job created
   // "running" belongs to this process (a local tune): when the process dies before finishing it,
   // the next reader sees it "failed" with progress.error saying so, and a writer stores that.
-  int64_t create_job(const json::Value& spec, const std::string& owner, const std::string& state = "running");
-  void update_job(int64_t id, const std::string& state, const json::Value& progress);
+  int64_t create_job(const Json& spec, const std::string& owner, const std::string& state = "running");
+  void update_job(int64_t id, const std::string& state, const Json& progress);
   std::optional<Job> job(int64_t id);
   // Measurements of one job, oldest first.
   std::vector<Measurement> job_measurements(int64_t job_id);
@@ -156,6 +156,8 @@ class Database {
   // Visits usable rows in order until `visit` returns false; returns false when it stopped early.
   bool each_row(const std::string& where, const std::vector<std::string>& args,
                 const std::function<bool(Measurement&)>& visit);
+  // Every job, or the one with `id`; marks a local job whose process died as failed.
+  std::vector<Job> read_jobs(std::optional<int64_t> id);
 
   Connection conn_;
   int opened_at_version_ = 0;

@@ -5,9 +5,9 @@
 namespace tf::fleet {
 namespace {
 
-void check_fields(const json::Value& v, const std::string& where, const std::set<std::string>& known) {
-  if (!v.is_object()) throw SpecError(where + ": expected an object, got " + json::kind_name(v.kind()));
-  for (const auto& [key, value] : v.members()) {
+void check_fields(const Json& v, const std::string& where, const std::set<std::string>& known) {
+  if (!v.is_object()) throw SpecError(where + ": expected an object, got " + json_kind(v));
+  for (const auto& [key, value] : v.items()) {
     if (!known.count(key)) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
@@ -18,124 +18,123 @@ void check_fields(const json::Value& v, const std::string& where, const std::set
 
 std::string path(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
 
-int64_t get_int(const json::Value& v, const std::string& where) {
-  if (!v.is_int()) throw SpecError(where + ": expected an integer, got " + (v.is_number() ? "a fraction" : json::kind_name(v.kind())));
-  return v.as_int();
+int64_t get_int(const Json& v, const std::string& where) {
+  if (!v.is_number_integer()) throw SpecError(where + ": expected an integer, got " + (v.is_number() ? "a fraction" : json_kind(v)));
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    throw SpecError(where + ": " + v.dump() + " is out of range");
+  }
+  return v.get<int64_t>();
 }
 
-double get_number(const json::Value& v, const std::string& where) {
-  if (!v.is_number()) throw SpecError(where + ": expected a number, got " + json::kind_name(v.kind()));
-  return v.as_double();
+double get_number(const Json& v, const std::string& where) {
+  if (!v.is_number()) throw SpecError(where + ": expected a number, got " + json_kind(v));
+  return v.get<double>();
 }
 
-std::string get_string(const json::Value& v, const std::string& where) {
-  if (!v.is_string()) throw SpecError(where + ": expected a string, got " + json::kind_name(v.kind()));
-  return v.as_string();
+std::string get_string(const Json& v, const std::string& where) {
+  if (!v.is_string()) throw SpecError(where + ": expected a string, got " + json_kind(v));
+  return v.get<std::string>();
 }
 
-bool get_bool(const json::Value& v, const std::string& where) {
-  if (!v.is_bool()) throw SpecError(where + ": expected true or false, got " + json::kind_name(v.kind()));
-  return v.as_bool();
+bool get_bool(const Json& v, const std::string& where) {
+  if (!v.is_boolean()) throw SpecError(where + ": expected true or false, got " + json_kind(v));
+  return v.get<bool>();
 }
 
-int32_t get_int32(const json::Value& v, const std::string& where) {
+// The member `key` of object `v`, or null when it has none.
+const Json* member(const Json& v, const char* key) {
+  const auto it = v.find(key);
+  return it == v.end() ? nullptr : &*it;
+}
+
+int32_t get_int32(const Json& v, const std::string& where) {
   const int64_t i = get_int(v, where);
   if (i < INT32_MIN || i > INT32_MAX) throw SpecError(where + ": " + std::to_string(i) + " is out of range");
   return static_cast<int32_t>(i);
 }
 
-v1::MeasureOptions measure_from_json(const json::Value& v, const std::string& where) {
+v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
   check_fields(v, where, {"repeat", "number", "min_repeat_ms", "flush_cache", "cooldown_ms", "timeout_s"});
   v1::MeasureOptions m;
-  if (const auto* f = v.find("repeat")) m.set_repeat(get_int32(*f, path(where, "repeat")));
-  if (const auto* f = v.find("number")) m.set_number(get_int32(*f, path(where, "number")));
-  if (const auto* f = v.find("min_repeat_ms")) m.set_min_repeat_ms(get_number(*f, path(where, "min_repeat_ms")));
-  if (const auto* f = v.find("flush_cache")) m.set_flush_cache(get_bool(*f, path(where, "flush_cache")));
-  if (const auto* f = v.find("cooldown_ms")) m.set_cooldown_ms(get_number(*f, path(where, "cooldown_ms")));
-  if (const auto* f = v.find("timeout_s")) m.set_timeout_s(get_number(*f, path(where, "timeout_s")));
+  if (const auto* f = member(v, "repeat")) m.set_repeat(get_int32(*f, path(where, "repeat")));
+  if (const auto* f = member(v, "number")) m.set_number(get_int32(*f, path(where, "number")));
+  if (const auto* f = member(v, "min_repeat_ms")) m.set_min_repeat_ms(get_number(*f, path(where, "min_repeat_ms")));
+  if (const auto* f = member(v, "flush_cache")) m.set_flush_cache(get_bool(*f, path(where, "flush_cache")));
+  if (const auto* f = member(v, "cooldown_ms")) m.set_cooldown_ms(get_number(*f, path(where, "cooldown_ms")));
+  if (const auto* f = member(v, "timeout_s")) m.set_timeout_s(get_number(*f, path(where, "timeout_s")));
   return m;
 }
 
 }  // namespace
 
-v1::JobSpec job_spec_from_json(const json::Value& v) {
+v1::JobSpec job_spec_from_json(const Json& v) {
   check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure"});
   v1::JobSpec spec;
-  const json::Value* workloads = v.find("workloads");
+  const Json* workloads = member(v, "workloads");
   if (!workloads) throw SpecError("workloads: missing (a list of {\"op\": ..., \"shape\": [...]})");
-  if (!workloads->is_array()) throw SpecError("workloads: expected a list, got " + std::string(json::kind_name(workloads->kind())));
+  if (!workloads->is_array()) throw SpecError("workloads: expected a list, got " + std::string(json_kind(*workloads)));
   for (size_t i = 0; i < workloads->size(); ++i) {
     const std::string where = "workloads[" + std::to_string(i) + "]";
-    const json::Value& w = workloads->items()[i];
+    const Json& w = (*workloads)[i];
     check_fields(w, where, {"op", "shape", "dtype"});
     v1::Workload* out = spec.add_workloads();
-    const json::Value* op = w.find("op");
+    const Json* op = member(w, "op");
     if (!op) throw SpecError(where + ".op: missing");
     out->set_op(get_string(*op, where + ".op"));
-    const json::Value* shape = w.find("shape");
+    const Json* shape = member(w, "shape");
     if (!shape) throw SpecError(where + ".shape: missing");
     if (!shape->is_array()) throw SpecError(where + ".shape: expected a list of extents");
     for (size_t d = 0; d < shape->size(); ++d) {
-      out->add_shape(get_int(shape->items()[d], where + ".shape[" + std::to_string(d) + "]"));
+      out->add_shape(get_int((*shape)[d], where + ".shape[" + std::to_string(d) + "]"));
     }
-    if (const auto* dt = w.find("dtype")) out->set_dtype(get_string(*dt, where + ".dtype"));
+    if (const auto* dt = member(w, "dtype")) out->set_dtype(get_string(*dt, where + ".dtype"));
   }
-  const json::Value* key = v.find("key");
-  if (!key) key = v.find("device_key");
+  const Json* key = member(v, "key");
+  if (!key) key = member(v, "device_key");
   if (key) spec.set_device_key(get_string(*key, "key"));
-  if (const auto* f = v.find("trials")) spec.set_trials(get_int(*f, "trials"));
-  if (const auto* f = v.find("tuner")) spec.set_tuner(get_string(*f, "tuner"));
-  if (const auto* f = v.find("priority")) spec.set_priority(get_int32(*f, "priority"));
-  if (const auto* f = v.find("seed")) {
+  if (const auto* f = member(v, "trials")) spec.set_trials(get_int(*f, "trials"));
+  if (const auto* f = member(v, "tuner")) spec.set_tuner(get_string(*f, "tuner"));
+  if (const auto* f = member(v, "priority")) spec.set_priority(get_int32(*f, "priority"));
+  if (const auto* f = member(v, "seed")) {
     const int64_t seed = get_int(*f, "seed");
     if (seed < 0) throw SpecError("seed: must not be negative");
     spec.set_seed(static_cast<uint64_t>(seed));
   }
-  if (const auto* f = v.find("batch")) spec.set_batch(get_int32(*f, "batch"));
-  if (const auto* f = v.find("measure")) *spec.mutable_measure() = measure_from_json(*f, "measure");
+  if (const auto* f = member(v, "batch")) spec.set_batch(get_int32(*f, "batch"));
+  if (const auto* f = member(v, "measure")) *spec.mutable_measure() = measure_from_json(*f, "measure");
   return spec;
 }
 
 v1::JobSpec job_spec_from_text(const std::string& text) {
-  json::Value v;
+  Json v;
   try {
-    v = json::parse(text);
-  } catch (const json::ParseError& e) {
+    v = parse_json(text);
+  } catch (const JsonError& e) {
     throw SpecError(std::string("job file is not JSON: ") + e.what());
   }
   return job_spec_from_json(v);
 }
 
-json::Value workload_to_json(const v1::Workload& w) {
-  json::Value o = json::Value::object();
-  o.set("op", w.op());
-  json::Value shape = json::Value::array();
-  for (int64_t d : w.shape()) shape.push(d);
-  o.set("shape", shape);
-  o.set("dtype", w.dtype().empty() ? "float32" : w.dtype());
-  return o;
+Json workload_to_json(const v1::Workload& w) {
+  return {{"op", w.op()},
+          {"shape", std::vector<int64_t>(w.shape().begin(), w.shape().end())},
+          {"dtype", w.dtype().empty() ? "float32" : w.dtype()}};
 }
 
-json::Value job_spec_to_json(const v1::JobSpec& spec) {
-  json::Value o = json::Value::object();
-  json::Value workloads = json::Value::array();
-  for (const auto& w : spec.workloads()) workloads.push(workload_to_json(w));
-  o.set("workloads", workloads);
-  o.set("key", spec.device_key());
-  o.set("trials", spec.trials());
-  o.set("tuner", spec.tuner());
-  o.set("priority", spec.priority());
-  o.set("seed", static_cast<int64_t>(spec.seed()));
-  o.set("batch", spec.batch());
+Json job_spec_to_json(const v1::JobSpec& spec) {
+  Json o = Json::object();
+  o["workloads"] = Json::array();
+  for (const auto& w : spec.workloads()) o["workloads"].push_back(workload_to_json(w));
+  o["key"] = spec.device_key();
+  o["trials"] = spec.trials();
+  o["tuner"] = spec.tuner();
+  o["priority"] = spec.priority();
+  o["seed"] = static_cast<int64_t>(spec.seed());
+  o["batch"] = spec.batch();
   const auto& m = spec.measure();
-  json::Value measure = json::Value::object();
-  measure.set("repeat", m.repeat());
-  measure.set("number", m.number());
-  measure.set("min_repeat_ms", m.min_repeat_ms());
-  measure.set("flush_cache", m.flush_cache());
-  measure.set("cooldown_ms", m.cooldown_ms());
-  measure.set("timeout_s", m.timeout_s());
-  o.set("measure", measure);
+  o["measure"] = {{"repeat", m.repeat()},           {"number", m.number()},
+                  {"min_repeat_ms", m.min_repeat_ms()}, {"flush_cache", m.flush_cache()},
+                  {"cooldown_ms", m.cooldown_ms()}, {"timeout_s", m.timeout_s()}};
   return o;
 }
 
@@ -157,66 +156,62 @@ std::optional<v1::JobState> parse_job_state(const std::string& s) {
   return std::nullopt;
 }
 
-json::Value workload_progress_to_json(const v1::WorkloadProgress& p) {
-  json::Value w = json::Value::object();
-  w.set("workload_key", p.workload_key());
-  w.set("state", p.state());
-  w.set("trials", p.trials());
-  w.set("trials_done", p.trials_done());
-  w.set("ok", p.ok());
-  w.set("failed", p.failed());
-  w.set("best_gflops", p.best_gflops());
+Json workload_progress_to_json(const v1::WorkloadProgress& p) {
+  Json w = Json::object();
+  w["workload_key"] = p.workload_key();
+  w["state"] = p.state();
+  w["trials"] = p.trials();
+  w["trials_done"] = p.trials_done();
+  w["ok"] = p.ok();
+  w["failed"] = p.failed();
+  w["best_gflops"] = p.best_gflops();
   if (!p.best_config_json().empty()) {
     try {
-      w.set("best_config", json::parse(p.best_config_json()));
-    } catch (const json::ParseError&) {
-      w.set("best_config", p.best_config_json());
+      w["best_config"] = parse_json(p.best_config_json());
+    } catch (const JsonError&) {
+      w["best_config"] = p.best_config_json();
     }
   }
   return w;
 }
 
-json::Value job_to_json(const v1::Job& job) {
-  json::Value o = json::Value::object();
-  o.set("id", job.id());
-  o.set("state", job_state_name(job.state()));
-  o.set("owner", job.owner());
-  if (!job.message().empty()) o.set("message", job.message());
-  json::Value workloads = json::Value::array();
+Json job_to_json(const v1::Job& job) {
+  Json o = Json::object();
+  o["id"] = job.id();
+  o["state"] = job_state_name(job.state());
+  o["owner"] = job.owner();
+  if (!job.message().empty()) o["message"] = job.message();
+  o["workloads"] = Json::array();
   for (const auto& p : job.workloads()) {
-    json::Value w = workload_to_json(p.workload());
-    const json::Value progress = workload_progress_to_json(p);  // outlives the loop over its members
-    for (const auto& [k, v] : progress.members()) w.set(k, v);
-    workloads.push(w);
+    Json w = workload_to_json(p.workload());
+    w.update(workload_progress_to_json(p));
+    o["workloads"].push_back(std::move(w));
   }
-  o.set("workloads", workloads);
-  o.set("spec", job_spec_to_json(job.spec()));
-  o.set("created_ms", job.created_ms());
-  o.set("updated_ms", job.updated_ms());
-  o.set("elapsed_s", job.elapsed_s());
-  o.set("eta_s", job.eta_s());
+  o["spec"] = job_spec_to_json(job.spec());
+  o["created_ms"] = job.created_ms();
+  o["updated_ms"] = job.updated_ms();
+  o["elapsed_s"] = job.elapsed_s();
+  o["eta_s"] = job.eta_s();
   return o;
 }
 
-json::Value device_to_json(const v1::Device& d) {
-  json::Value o = json::Value::object();
-  o.set("key", d.device_key());
-  o.set("board_id", d.board_id());
-  o.set("hostname", d.hostname());
-  o.set("state", d.state());
-  o.set("target", d.target());
-  o.set("cpu", d.cpu_name());
-  o.set("cores", d.cores());
-  o.set("threads", d.threads());
-  o.set("memory_bytes", d.memory_bytes());
-  o.set("runtime_version", d.runtime_version());
-  o.set("timing_isolation", d.timing_isolation());
-  o.set("peer", d.peer());
-  o.set("connected_ms", d.connected_ms());
-  o.set("last_heartbeat_ms", d.last_heartbeat_ms());
-  o.set("items_done", d.items_done());
-  o.set("in_flight", d.in_flight());
-  return o;
+Json device_to_json(const v1::Device& d) {
+  return {{"key", d.device_key()},
+          {"board_id", d.board_id()},
+          {"hostname", d.hostname()},
+          {"state", d.state()},
+          {"target", d.target()},
+          {"cpu", d.cpu_name()},
+          {"cores", d.cores()},
+          {"threads", d.threads()},
+          {"memory_bytes", d.memory_bytes()},
+          {"runtime_version", d.runtime_version()},
+          {"timing_isolation", d.timing_isolation()},
+          {"peer", d.peer()},
+          {"connected_ms", d.connected_ms()},
+          {"last_heartbeat_ms", d.last_heartbeat_ms()},
+          {"items_done", d.items_done()},
+          {"in_flight", d.in_flight()}};
 }
 
 }  // namespace tf::fleet

@@ -25,16 +25,16 @@ class SpecError : public std::invalid_argument {
 //  "measure": {"repeat": 3, "number": 0, "min_repeat_ms": 20, "flush_cache": false,
 //              "cooldown_ms": 0, "timeout_s": 10}}
 // Checks the JSON's shape (kinds, unknown fields); what the values mean is the tracker's to check.
-v1::JobSpec job_spec_from_json(const json::Value& v);
+v1::JobSpec job_spec_from_json(const Json& v);
 v1::JobSpec job_spec_from_text(const std::string& text);  // SpecError for text that is not JSON, too
-json::Value job_spec_to_json(const v1::JobSpec& spec);
+Json job_spec_to_json(const v1::JobSpec& spec);
 
-json::Value workload_to_json(const v1::Workload& w);
+Json workload_to_json(const v1::Workload& w);
 // A workload's progress: workload_key, state, trials, trials_done, ok, failed, best_gflops and
 // best_config (an object, or the raw text when it is not JSON).
-json::Value workload_progress_to_json(const v1::WorkloadProgress& p);
-json::Value job_to_json(const v1::Job& job);
-json::Value device_to_json(const v1::Device& d);
+Json workload_progress_to_json(const v1::WorkloadProgress& p);
+Json job_to_json(const v1::Job& job);
+Json device_to_json(const v1::Device& d);
 
 const char* job_state_name(v1::JobState s);  // "queued", "running", "done", "failed", "cancelled"
 std::optional<v1::JobState> parse_job_state(const std::string& s);

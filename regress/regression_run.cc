@@ -14,7 +14,7 @@ using Clock = std::chrono::steady_clock;
 
 // This compiler's build of `config` for the comparer's target. Throws with the workload and the
 // reason (a config the space does not have, a code generation failure).
-KernelBinary build_current(const ops::Workload& w, const json::Value& config, const std::string& target) {
+KernelBinary build_current(const ops::Workload& w, const Json& config, const std::string& target) {
   compiler::Task task(w, codegen::parse_target(target));
   const space::Config cfg = task.space().from_json(config);
   codegen::SharedLibrary lib = task.build_shared_library(cfg);
@@ -58,7 +58,7 @@ std::vector<SavedWorkload> save_baseline(const std::string& name, const Suite& s
     SavedWorkload s;
     s.name = sw.name;
     s.workload_key = sw.workload.str();
-    std::optional<json::Value> config = best(sw);
+    std::optional<Json> config = best(sw);
     if (!config) {
       s.status = "untuned";
       s.error = "no tuned config for " + s.workload_key + " on " + comparer.target() + " (key " + comparer.device_key() + ")";
@@ -85,9 +85,9 @@ std::vector<SavedWorkload> save_baseline(const std::string& name, const Suite& s
       b.library = std::move(bin.library);
       b.entry_symbol = bin.entry_symbol;
       b.device = c.device;
-      b.measure = json::Value::object();
-      b.measure.set("min_repeat_ms", settings.measure.min_repeat_ms);
-      b.measure.set("timings", static_cast<int64_t>(k.costs.size()));
+      b.measure = Json::object();
+      b.measure["min_repeat_ms"] = settings.measure.min_repeat_ms;
+      b.measure["timings"] = static_cast<int64_t>(k.costs.size());
       s.gflops = gflops_of(sw.workload, k.costs);
       s.status = "saved";
       if (progress) progress(sw.name + ": " + fmt("%.1f GFLOPS", s.gflops));

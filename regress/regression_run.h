@@ -21,7 +21,7 @@
 namespace tf::regress {
 
 // The config to build for a workload (JSON as the db keeps it), or none when it was never tuned.
-using BestConfigFn = std::function<std::optional<json::Value>(const SuiteWorkload&)>;
+using BestConfigFn = std::function<std::optional<Json>(const SuiteWorkload&)>;
 // One line of progress for a person watching.
 using ProgressFn = std::function<void(const std::string&)>;
 
@@ -35,7 +35,7 @@ struct SavedWorkload {
   std::string name, workload_key;
   std::string status;  // saved, untuned, failed
   std::string error;
-  json::Value config;
+  Json config;
   double gflops = 0;
 };
 
@@ -55,7 +55,7 @@ struct WorkloadVerdict {
   double threshold = 0;
   PairedRatio ratio;
   double baseline_gflops = 0, current_gflops = 0;  // medians over the rounds
-  json::Value baseline_config, current_config;
+  Json baseline_config, current_config;
   bool config_changed = false;
   std::string baseline_compiler, current_compiler;
   std::string device;  // the board or host both kernels ran on

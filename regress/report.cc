@@ -68,45 +68,45 @@ std::string to_junit(const RegressReport& r) {
   return x;
 }
 
-json::Value to_json(const RegressReport& r) {
-  json::Value out = json::Value::object();
-  out.set("baseline", r.baseline);
-  out.set("suite", r.suite);
-  out.set("where", r.where);
-  out.set("device", r.device);
-  out.set("target", r.target);
-  out.set("timing_isolation", r.timing_isolation);
-  out.set("rounds", r.rounds);
-  out.set("statistic", "median of paired speed ratios (baseline time / current time per round), sign-test confidence interval");
-  json::Value list = json::Value::array();
+Json to_json(const RegressReport& r) {
+  Json out = Json::object();
+  out["baseline"] = r.baseline;
+  out["suite"] = r.suite;
+  out["where"] = r.where;
+  out["device"] = r.device;
+  out["target"] = r.target;
+  out["timing_isolation"] = r.timing_isolation;
+  out["rounds"] = r.rounds;
+  out["statistic"] = "median of paired speed ratios (baseline time / current time per round), sign-test confidence interval";
+  Json list = Json::array();
   for (const auto& w : r.workloads) {
-    json::Value j = json::Value::object();
-    j.set("name", w.name);
-    j.set("workload", w.workload_key);
-    j.set("status", w.status);
-    if (!w.error.empty()) j.set("error", w.error);
-    j.set("threshold", w.threshold);
+    Json j = Json::object();
+    j["name"] = w.name;
+    j["workload"] = w.workload_key;
+    j["status"] = w.status;
+    if (!w.error.empty()) j["error"] = w.error;
+    j["threshold"] = w.threshold;
     if (compared(w)) {
-      j.set("speed_ratio", w.ratio.median);
-      j.set("ci_low", w.ratio.low);
-      j.set("ci_high", w.ratio.high);
-      j.set("confidence", w.ratio.confidence);
-      j.set("rounds", w.ratio.rounds);
-      j.set("baseline_gflops", w.baseline_gflops);
-      j.set("current_gflops", w.current_gflops);
+      j["speed_ratio"] = w.ratio.median;
+      j["ci_low"] = w.ratio.low;
+      j["ci_high"] = w.ratio.high;
+      j["confidence"] = w.ratio.confidence;
+      j["rounds"] = w.ratio.rounds;
+      j["baseline_gflops"] = w.baseline_gflops;
+      j["current_gflops"] = w.current_gflops;
     }
-    j.set("baseline_config", w.baseline_config);
-    j.set("current_config", w.current_config);
-    j.set("config_changed", w.config_changed);
-    j.set("baseline_compiler", w.baseline_compiler);
-    j.set("current_compiler", w.current_compiler);
-    j.set("device", w.device);
-    j.set("seconds", w.seconds);
-    list.push(j);
+    j["baseline_config"] = w.baseline_config;
+    j["current_config"] = w.current_config;
+    j["config_changed"] = w.config_changed;
+    j["baseline_compiler"] = w.baseline_compiler;
+    j["current_compiler"] = w.current_compiler;
+    j["device"] = w.device;
+    j["seconds"] = w.seconds;
+    list.push_back(j);
   }
-  out.set("workloads", list);
-  out.set("seconds", r.seconds);
-  out.set("exit_code", r.exit_code());
+  out["workloads"] = list;
+  out["seconds"] = r.seconds;
+  out["exit_code"] = r.exit_code();
   return out;
 }
 

@@ -11,7 +11,7 @@
 namespace tf::regress {
 
 std::string to_junit(const RegressReport& r);
-json::Value to_json(const RegressReport& r);
+Json to_json(const RegressReport& r);
 std::string to_markdown(const RegressReport& r);
 
 }  // namespace tf::regress

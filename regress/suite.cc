@@ -19,6 +19,24 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// A suite field of the expected kind; otherwise a SuiteError naming the field and what it is instead.
+const Json& of_kind(const Json& v, bool ok, const char* want, const std::string& path, const std::string& field) {
+  if (!ok) fail(path, field + ": expected " + want + ", got " + json_kind(v));
+  return v;
+}
+
+std::string get_string(const Json& v, const std::string& path, const std::string& field) {
+  return of_kind(v, v.is_string(), "a string", path, field).get<std::string>();
+}
+
+int64_t get_int(const Json& v, const std::string& path, const std::string& field) {
+  return of_kind(v, v.is_number_integer(), "an integer", path, field).get<int64_t>();
+}
+
+double get_number(const Json& v, const std::string& path, const std::string& field) {
+  return of_kind(v, v.is_number(), "a number", path, field).get<double>();
+}
+
 }  // namespace
 
 void check_threshold(double t, const std::string& what) {
@@ -54,76 +72,70 @@ double Suite::threshold_for(const SuiteWorkload& w, std::optional<double> comman
 }
 
 Suite parse_suite(const std::string& text, const std::string& path) {
-  json::Value v;
+  Json v;
   try {
-    v = json::parse(text);
-  } catch (const json::ParseError& e) {
+    v = parse_json(text);
+  } catch (const JsonError& e) {
     fail(path, std::string("not valid JSON: ") + e.what());
   }
   if (!v.is_object()) fail(path, "a suite is a JSON object with a \"workloads\" list");
   Suite s;
   s.path = path;
   static const std::set<std::string> known = {"about", "key", "target", "threads", "threshold", "rounds", "workloads"};
-  for (const auto& [k, value] : v.members()) {
+  for (const auto& [k, value] : v.items()) {
     if (!known.count(k)) fail(path, "unknown field \"" + k + "\" (known: about, key, target, threads, threshold, rounds, workloads)");
   }
-  try {
-    if (const auto* k = v.find("key")) s.key = k->as_string();
-    if (const auto* t = v.find("target")) s.target = t->as_string();
-    if (const auto* t = v.find("threads")) {
-      s.threads = static_cast<int>(t->as_int());
-      if (s.threads < 1 || s.threads > 1024) fail(path, "threads: " + std::to_string(s.threads) + " (1..1024)");
-    }
-    if (const auto* r = v.find("rounds")) {
-      s.rounds = static_cast<int>(r->as_int());
-      // Fewer than 6 paired rounds cannot give a 95% interval for the median ratio.
-      if (s.rounds < 6 || s.rounds > 1000) fail(path, "rounds: " + std::to_string(s.rounds) + " (6..1000)");
-    }
-    if (const auto* t = v.find("threshold")) {
-      s.threshold = t->as_double();
-      check_threshold(*s.threshold, path + ": threshold");
-    }
-  } catch (const json::ParseError& e) {
-    fail(path, e.what());
+  if (v.contains("key")) s.key = get_string(v["key"], path, "key");
+  if (v.contains("target")) s.target = get_string(v["target"], path, "target");
+  if (v.contains("threads")) {
+    const int64_t threads = get_int(v["threads"], path, "threads");
+    if (threads < 1 || threads > 1024) fail(path, "threads: " + std::to_string(threads) + " (1..1024)");
+    s.threads = static_cast<int>(threads);
   }
-  const json::Value* list = v.find("workloads");
-  if (!list || !list->is_array() || list->items().empty()) fail(path, "\"workloads\" must be a non-empty list");
+  if (v.contains("rounds")) {
+    const int64_t rounds = get_int(v["rounds"], path, "rounds");
+    // Fewer than 6 paired rounds cannot give a 95% interval for the median ratio.
+    if (rounds < 6 || rounds > 1000) fail(path, "rounds: " + std::to_string(rounds) + " (6..1000)");
+    s.rounds = static_cast<int>(rounds);
+  }
+  if (v.contains("threshold")) {
+    s.threshold = get_number(v["threshold"], path, "threshold");
+    check_threshold(*s.threshold, path + ": threshold");
+  }
+  const auto list = v.find("workloads");
+  if (list == v.end() || !list->is_array() || list->empty()) fail(path, "\"workloads\" must be a non-empty list");
   std::set<std::string> names;
-  for (size_t i = 0; i < list->items().size(); ++i) {
-    const json::Value& w = list->items()[i];
+  for (size_t i = 0; i < list->size(); ++i) {
+    const Json& w = (*list)[i];
     const std::string at = "workloads[" + std::to_string(i) + "]";
     if (!w.is_object()) fail(path, at + ": must be an object with op and shape");
     SuiteWorkload sw;
+    for (const auto& [k, value] : w.items()) {
+      if (k != "name" && k != "op" && k != "shape" && k != "threshold") {
+        fail(path, at + ": unknown field \"" + k + "\" (known: name, op, shape, threshold)");
+      }
+    }
+    if (!w.contains("op")) fail(path, at + ": missing \"op\"");
+    if (!w.contains("shape") || !w["shape"].is_array()) fail(path, at + ": missing \"shape\" (a list of extents)");
+    sw.workload.op = get_string(w["op"], path, at + ".op");
+    for (size_t d = 0; d < w["shape"].size(); ++d) {
+      sw.workload.shape.push_back(get_int(w["shape"][d], path, at + ".shape[" + std::to_string(d) + "]"));
+    }
+    const auto ops = ops::operator_names();
+    if (std::find(ops.begin(), ops.end(), sw.workload.op) == ops.end()) {
+      fail(path, at + ": unknown workload: no operator \"" + sw.workload.op + "\" (known: " + join(ops) + ")");
+    }
     try {
-      for (const auto& [k, value] : w.members()) {
-        if (k != "name" && k != "op" && k != "shape" && k != "threshold") {
-          fail(path, at + ": unknown field \"" + k + "\" (known: name, op, shape, threshold)");
-        }
-      }
-      const json::Value* op = w.find("op");
-      const json::Value* shape = w.find("shape");
-      if (!op) fail(path, at + ": missing \"op\"");
-      if (!shape || !shape->is_array()) fail(path, at + ": missing \"shape\" (a list of extents)");
-      sw.workload.op = op->as_string();
-      for (const auto& d : shape->items()) sw.workload.shape.push_back(d.as_int());
-      const auto ops = ops::operator_names();
-      if (std::find(ops.begin(), ops.end(), sw.workload.op) == ops.end()) {
-        fail(path, at + ": unknown workload: no operator \"" + sw.workload.op + "\" (known: " + join(ops) + ")");
-      }
-      try {
-        ops::check_workload(sw.workload);
-      } catch (const std::exception& e) {
-        fail(path, at + ": unknown workload " + sw.workload.str() + ": " + e.what());
-      }
-      sw.name = w.find("name") ? w.at("name").as_string() : sw.workload.str();
-      if (sw.name.empty()) fail(path, at + ": empty \"name\"");
-      if (!names.insert(sw.name).second) fail(path, at + ": the name \"" + sw.name + "\" is used twice");
-      if (const auto* t = w.find("threshold")) {
-        sw.threshold = t->as_double();
-        check_threshold(*sw.threshold, path + ": " + at + ".threshold");
-      }
-    } catch (const json::ParseError& e) {
-      fail(path, at + ": " + e.what());
+      ops::check_workload(sw.workload);
+    } catch (const std::exception& e) {
+      fail(path, at + ": unknown workload " + sw.workload.str() + ": " + e.what());
+    }
+    sw.name = w.contains("name") ? get_string(w["name"], path, at + ".name") : sw.workload.str();
+    if (sw.name.empty()) fail(path, at + ": empty \"name\"");
+    if (!names.insert(sw.name).second) fail(path, at + ": the name \"" + sw.name + "\" is used twice");
+    if (w.contains("threshold")) {
+      sw.threshold = get_number(w["threshold"], path, at + ".threshold");
+      check_threshold(*sw.threshold, path + ": " + at + ".threshold");
     }
     s.workloads.push_back(std::move(sw));
   }

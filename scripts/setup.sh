@@ -12,6 +12,8 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   # cost model (the CMake package references /usr/bin/xgboost)
   libxgboost-dev xgboost
+  # JSON
+  nlohmann-json3-dev
   # tuning database
   libsqlite3-dev
   # Asio, Beast, Process

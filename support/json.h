@@ -1,80 +1,66 @@
-// A small JSON value with a strict parser and a writer: configs, `--json` output, benchmark results.
-// Objects keep insertion order so what tunefarm writes reads in a stable, meaningful order.
+// JSON for configs, job files, records and `--json` output: nlohmann's ordered_json, so objects keep
+// insertion order and what tunefarm writes reads in a stable, meaningful order.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
-namespace tf::json {
+#include <nlohmann/json.hpp>
 
-class ParseError : public std::runtime_error {
+namespace tf {
+
+using Json = nlohmann::ordered_json;
+
+// Text that is not JSON, or JSON of the wrong shape for its reader; the message says what and where.
+class JsonError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-class Value {
- public:
-  enum class Kind { Null, Bool, Int, Double, String, Array, Object };
+// "an integer", "a string", ...: for messages that say what was found instead of what was expected.
+inline const char* json_kind(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::object: return "an object";
+    default: return "binary data";
+  }
+}
 
-  Value() = default;
-  Value(std::nullptr_t) {}                                   // NOLINT
-  Value(bool b) : kind_(Kind::Bool), b_(b) {}                // NOLINT
-  Value(int v) : kind_(Kind::Int), i_(v) {}                  // NOLINT
-  Value(int64_t v) : kind_(Kind::Int), i_(v) {}              // NOLINT
-  Value(double v) : kind_(Kind::Double), d_(v) {}            // NOLINT
-  Value(const char* s) : kind_(Kind::String), s_(s) {}       // NOLINT
-  Value(std::string s) : kind_(Kind::String), s_(std::move(s)) {}  // NOLINT
+// RFC 8259 text, throwing JsonError "invalid JSON at line L, column C: ...". Also refuses a repeated
+// key: in a job file `"trials"` twice is a mistake, and which one wins would be silent.
+inline Json parse_json(const std::string& text) {
+  std::vector<std::set<std::string>> open_objects;
+  auto refuse_repeats = [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == Json::parse_event_t::object_end) open_objects.pop_back();
+    if (event == Json::parse_event_t::key && !open_objects.back().insert(parsed.get<std::string>()).second) {
+      throw JsonError("invalid JSON: duplicate key " + parsed.dump());
+    }
+    return true;
+  };
+  try {
+    return Json::parse(text, refuse_repeats);
+  } catch (const Json::exception& e) {
+    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 5: ..." or
+    // "[json.exception.out_of_range.406] number overflow parsing '1e999'".
+    std::string what = e.what();
+    // It quotes the text it last read, which may hold bytes that are not UTF-8; this message may
+    // itself end up in JSON.
+    for (char& c : what) {
+      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+    }
+    what = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
+    if (what.rfind("parse error", 0) == 0) what = what.substr(11);
+    throw JsonError("invalid JSON" + (what.rfind(" at line", 0) == 0 ? what : ": " + what));
+  }
+}
 
-  static Value array(std::vector<Value> items = {});
-  static Value object();
-
-  Kind kind() const { return kind_; }
-  bool is_null() const { return kind_ == Kind::Null; }
-  bool is_bool() const { return kind_ == Kind::Bool; }
-  bool is_int() const { return kind_ == Kind::Int; }
-  bool is_number() const { return kind_ == Kind::Int || kind_ == Kind::Double; }
-  bool is_string() const { return kind_ == Kind::String; }
-  bool is_array() const { return kind_ == Kind::Array; }
-  bool is_object() const { return kind_ == Kind::Object; }
-
-  // Accessors throw ParseError naming the expected kind when the value is another.
-  bool as_bool() const;
-  int64_t as_int() const;
-  double as_double() const;
-  const std::string& as_string() const;
-  const std::vector<Value>& items() const;
-  std::vector<Value>& items();
-  const std::vector<std::pair<std::string, Value>>& members() const;
-
-  // Objects: set replaces an existing key in place.
-  Value& set(const std::string& key, Value v);
-  const Value* find(const std::string& key) const;
-  const Value& at(const std::string& key) const;  // throws ParseError when missing
-  Value& push(Value v);                           // arrays
-  size_t size() const;
-
-  std::string dump(int indent = -1) const;  // compact when indent < 0
-  bool operator==(const Value& o) const;
-  bool operator!=(const Value& o) const { return !(*this == o); }
-
- private:
-  Kind kind_ = Kind::Null;
-  bool b_ = false;
-  int64_t i_ = 0;
-  double d_ = 0;
-  std::string s_;
-  std::shared_ptr<std::vector<Value>> arr_;
-  std::shared_ptr<std::vector<std::pair<std::string, Value>>> obj_;
-};
-
-// Strict RFC 8259 parsing; errors say what was expected and at which line and column.
-Value parse(const std::string& text);
-
-const char* kind_name(Value::Kind k);
-
-}  // namespace tf::json
+}  // namespace tf

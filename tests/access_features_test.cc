@@ -16,7 +16,7 @@ std::vector<float> features_of(const std::string& config) {
   codegen::Target t;
   t.vector_bits = 512;
   compiler::Task task({"dense", {512, 512, 512}}, t);
-  auto f = access_features(task.lower(task.space().from_json(json::parse(config)), lower::LowerStage::Rolled));
+  auto f = access_features(task.lower(task.space().from_json(parse_json(config)), lower::LowerStage::Rolled));
   EXPECT_EQ(static_cast<int>(f.size()), access_feature_count());
   return f;
 }

@@ -41,9 +41,9 @@ TEST(CliImport, RecordsAreCheckedLikeMeasurementsAndRefusalsReported) {
   }
   Result r = run_cli("import --db " + db + " " + lines + " --json");
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  const tf::json::Value counts = tf::json::parse(r.out);
-  EXPECT_EQ(counts.at("added").as_int(), 1);
-  EXPECT_EQ(counts.at("refused").as_int(), 6);
+  const tf::Json counts = tf::parse_json(r.out);
+  EXPECT_EQ(counts.at("added").get<int64_t>(), 1);
+  EXPECT_EQ(counts.at("refused").get<int64_t>(), 6);
   EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("evil_knob"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("line 3"), std::string::npos) << r.err;

@@ -12,10 +12,10 @@ namespace {
 
 using tf::fleet_test::Fleet;
 
-tf::json::Value submitted_spec(const Result& r) {
+tf::Json submitted_spec(const Result& r) {
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
-  if (r.exit_code != 0) return tf::json::Value::object();
-  return tf::json::parse(r.out).at("spec");
+  if (r.exit_code != 0) return tf::Json::object();
+  return tf::parse_json(r.out).at("spec");
 }
 
 TEST(CliSubmit, OptionsFillInWhatTheJobFileLeavesOutAndTheFileWinsWhereItSetsAField) {
@@ -29,15 +29,15 @@ TEST(CliSubmit, OptionsFillInWhatTheJobFileLeavesOutAndTheFileWinsWhereItSetsAFi
   std::ofstream(sparse) << R"({"workloads": [{"op": "dense", "shape": [16, 16, 16]}]})";
   Result r = run_cli("submit --job " + sparse + " --key sub --trials 3 --tuner random --seed 9 --priority 4 --min-ms 2 --repeat 2"
                      " --timeout 7" + where);
-  tf::json::Value spec = submitted_spec(r);
-  EXPECT_EQ(spec.at("key").as_string(), "sub");
-  EXPECT_EQ(spec.at("trials").as_int(), 3);
-  EXPECT_EQ(spec.at("tuner").as_string(), "random");
-  EXPECT_EQ(spec.at("seed").as_int(), 9);
-  EXPECT_EQ(spec.at("priority").as_int(), 4);
-  EXPECT_EQ(spec.at("measure").at("min_repeat_ms").as_double(), 2.0);
-  EXPECT_EQ(spec.at("measure").at("repeat").as_int(), 2);
-  EXPECT_EQ(spec.at("measure").at("timeout_s").as_double(), 7.0);
+  tf::Json spec = submitted_spec(r);
+  EXPECT_EQ(spec.at("key").get<std::string>(), "sub");
+  EXPECT_EQ(spec.at("trials").get<int64_t>(), 3);
+  EXPECT_EQ(spec.at("tuner").get<std::string>(), "random");
+  EXPECT_EQ(spec.at("seed").get<int64_t>(), 9);
+  EXPECT_EQ(spec.at("priority").get<int64_t>(), 4);
+  EXPECT_EQ(spec.at("measure").at("min_repeat_ms").get<double>(), 2.0);
+  EXPECT_EQ(spec.at("measure").at("repeat").get<int64_t>(), 2);
+  EXPECT_EQ(spec.at("measure").at("timeout_s").get<double>(), 7.0);
   EXPECT_EQ(r.err, "") << "nothing was overridden";
 
   // The file sets trials, tuner and a measure field: those stay; the rest is filled in.
@@ -46,11 +46,11 @@ TEST(CliSubmit, OptionsFillInWhatTheJobFileLeavesOutAndTheFileWinsWhereItSetsAFi
                              "tuner": "random", "measure": {"repeat": 1}})";
   r = run_cli("submit --job " + full + " --key other --trials 50 --tuner xgb --min-ms 3 --repeat 5" + where);
   spec = submitted_spec(r);
-  EXPECT_EQ(spec.at("key").as_string(), "sub");
-  EXPECT_EQ(spec.at("trials").as_int(), 4);
-  EXPECT_EQ(spec.at("tuner").as_string(), "random");
-  EXPECT_EQ(spec.at("measure").at("repeat").as_int(), 1);
-  EXPECT_EQ(spec.at("measure").at("min_repeat_ms").as_double(), 3.0);
+  EXPECT_EQ(spec.at("key").get<std::string>(), "sub");
+  EXPECT_EQ(spec.at("trials").get<int64_t>(), 4);
+  EXPECT_EQ(spec.at("tuner").get<std::string>(), "random");
+  EXPECT_EQ(spec.at("measure").at("repeat").get<int64_t>(), 1);
+  EXPECT_EQ(spec.at("measure").at("min_repeat_ms").get<double>(), 3.0);
   for (const char* option : {"--key", "--trials", "--tuner", "--repeat"}) {
     EXPECT_NE(r.err.find(std::string(option) + " not used"), std::string::npos) << option << ": " << r.err;
   }

@@ -50,23 +50,23 @@ TEST(Cli, EverySubcommandHasHelp) {
 TEST(Cli, SpaceJsonReportsTheSize) {
   Result r = run_cli("space --op dense --shape 512,512,512 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto v = tf::json::parse(r.out);
-  EXPECT_GT(v.at("size").as_int(), 1000);
-  EXPECT_EQ(v.at("knobs").items()[0].at("name").as_string(), "mr");
+  auto v = tf::parse_json(r.out);
+  EXPECT_GT(v.at("size").get<int64_t>(), 1000);
+  EXPECT_EQ(v.at("knobs")[0].at("name").get<std::string>(), "mr");
 }
 
 TEST(Cli, RunJsonChecksPass) {
   Result space = run_cli("space --op dense --shape 1000,77,333 --json");
   ASSERT_EQ(space.exit_code, 0) << space.err;
-  int64_t size = tf::json::parse(space.out).at("size").as_int();
+  int64_t size = tf::parse_json(space.out).at("size").get<int64_t>();
   for (int64_t idx : {int64_t{0}, size / 2 + 17, size - 1}) {
     Result r = run_cli("run --op dense --shape 1000,77,333 --config-index " + std::to_string(idx) +
                        " --json --repeat 1 --min-ms 1 --threads 2");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto v = tf::json::parse(r.out);
-    EXPECT_EQ(v.at("check").as_string(), "pass") << r.out;
-    EXPECT_GT(v.at("gflops").as_double(), 0.0);
-    EXPECT_EQ(v.at("config_index").as_int(), idx);
+    auto v = tf::parse_json(r.out);
+    EXPECT_EQ(v.at("check").get<std::string>(), "pass") << r.out;
+    EXPECT_GT(v.at("gflops").get<double>(), 0.0);
+    EXPECT_EQ(v.at("config_index").get<int64_t>(), idx);
   }
 }
 
@@ -89,17 +89,17 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
   std::remove(db2.c_str());
   Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 6 --batch 3 --min-ms 1 --tuner random --db " + db + " --json");
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
-  tf::json::Value t = tf::json::parse(tune.out);
-  EXPECT_EQ(t.at("trials").as_int(), 6);
-  EXPECT_GT(t.at("best_gflops").as_double(), 0);
-  EXPECT_NE(t.at("timing_isolation").as_string().find("lock"), std::string::npos);
+  tf::Json t = tf::parse_json(tune.out);
+  EXPECT_EQ(t.at("trials").get<int64_t>(), 6);
+  EXPECT_GT(t.at("best_gflops").get<double>(), 0);
+  EXPECT_NE(t.at("timing_isolation").get<std::string>().find("lock"), std::string::npos);
 
   Result best = run_cli("best --op dense --shape 32,48,40 --db " + db + " --json");
   ASSERT_EQ(best.exit_code, 0) << best.err;
   Result run = run_cli("run --op dense --shape 32,48,40 --config best --db " + db + " --json --min-ms 1");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(tf::json::parse(run.out).at("check").as_string(), "pass");
-  EXPECT_EQ(tf::json::parse(run.out).at("config").dump(), tf::json::parse(best.out).at("config").dump());
+  EXPECT_EQ(tf::parse_json(run.out).at("check").get<std::string>(), "pass");
+  EXPECT_EQ(tf::parse_json(run.out).at("config").dump(), tf::parse_json(best.out).at("config").dump());
 
   const std::string svg = dir + "cli_curve.svg";
   Result plot = run_cli("plot --op dense --shape 32,48,40 --db " + db + " -o " + svg);
@@ -118,10 +118,10 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
   ASSERT_EQ(run_cli("export --db " + db + " -o " + lines).exit_code, 0);
   Result first = run_cli("import --db " + db2 + " " + lines + " --json");
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_EQ(tf::json::parse(first.out).at("added").as_int(), 6);
+  EXPECT_EQ(tf::parse_json(first.out).at("added").get<int64_t>(), 6);
   Result second = run_cli("import --db " + db2 + " " + lines + " --json");
-  EXPECT_EQ(tf::json::parse(second.out).at("added").as_int(), 0);
-  EXPECT_EQ(tf::json::parse(second.out).at("already_present").as_int(), 6);
+  EXPECT_EQ(tf::parse_json(second.out).at("added").get<int64_t>(), 0);
+  EXPECT_EQ(tf::parse_json(second.out).at("already_present").get<int64_t>(), 6);
 
   // A bad line is counted and skipped; the good ones still import.
   {
@@ -132,8 +132,8 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
   std::remove(db2.c_str());
   Result mixed = run_cli("import --db " + db2 + " " + lines + " --json");
   EXPECT_EQ(mixed.exit_code, 1);
-  EXPECT_EQ(tf::json::parse(mixed.out).at("added").as_int(), 6);
-  EXPECT_EQ(tf::json::parse(mixed.out).at("bad_lines").as_int(), 2);
+  EXPECT_EQ(tf::parse_json(mixed.out).at("added").get<int64_t>(), 6);
+  EXPECT_EQ(tf::parse_json(mixed.out).at("bad_lines").get<int64_t>(), 2);
   EXPECT_NE(mixed.err.find("line 7"), std::string::npos) << mixed.err;
 }
 
@@ -147,10 +147,10 @@ TEST(CliTune, EachThreadCountIsTunedApart) {
   EXPECT_EQ(one.exit_code, 1) << "nothing was measured at 1 thread";
   Result two = run_cli("best --op dense --shape 32,48,40 --threads 2 --db " + db + " --json");
   ASSERT_EQ(two.exit_code, 0) << two.err;
-  EXPECT_EQ(tf::json::parse(two.out).at("target").at("device_key").as_string(), "local-2t");
+  EXPECT_EQ(tf::parse_json(two.out).at("target").at("device_key").get<std::string>(), "local-2t");
   Result run = run_cli("run --op dense --shape 32,48,40 --config best --threads 2 --min-ms 1 --db " + db + " --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(tf::json::parse(run.out).at("check").as_string(), "pass");
+  EXPECT_EQ(tf::parse_json(run.out).at("check").get<std::string>(), "pass");
   Result run1 = run_cli("run --op dense --shape 32,48,40 --config best --min-ms 1 --db " + db);
   EXPECT_EQ(run1.exit_code, 2);
   EXPECT_NE(run1.err.find("--threads"), std::string::npos) << run1.err;

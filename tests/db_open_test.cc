@@ -28,7 +28,7 @@ Measurement sample(double seconds, int mr) {
   m.op = "dense";
   m.shape = {64, 64, 64};
   m.target = "llvm -mtriple=x86_64-pc-linux-gnu";
-  m.config = json::parse("{\"mr\": " + std::to_string(mr) + "}");
+  m.config = parse_json("{\"mr\": " + std::to_string(mr) + "}");
   m.config_index = mr;
   m.costs = {seconds, seconds};
   m.device = "board-7";
@@ -129,7 +129,7 @@ TEST(DatabaseOpen, ReadOnlyOpenReadsAndNeverWrites) {
   Database ro(path, Database::Open::ReadOnly);
   auto best = ro.best("dense", {64, 64, 64}, sample(0, 0).target);
   ASSERT_TRUE(best.has_value());
-  EXPECT_EQ(best->config.at("mr").as_int(), 1);
+  EXPECT_EQ(best->config.at("mr").get<int64_t>(), 1);
   EXPECT_THROW(ro.record(sample(2e-3, 2)), DbError);
 }
 
@@ -210,10 +210,10 @@ TEST(DatabaseTimings, StoredBadRowsAreSkippedByEveryRead) {
     Database db(path, open);
     auto best = db.best("dense", {64, 64, 64}, sample(0, 0).target);
     ASSERT_TRUE(best.has_value());
-    EXPECT_EQ(best->config.at("mr").as_int(), 1);
+    EXPECT_EQ(best->config.at("mr").get<int64_t>(), 1);
     auto per_target = db.best_per_target("dense", {64, 64, 64});
     ASSERT_EQ(per_target.size(), 1u);
-    EXPECT_EQ(per_target[0].config.at("mr").as_int(), 1);
+    EXPECT_EQ(per_target[0].config.at("mr").get<int64_t>(), 1);
     EXPECT_EQ(db.history("dense", {64, 64, 64}, sample(0, 0).target).size(), 2u);
     EXPECT_EQ(db.op_history("dense", sample(0, 0).target, "local", 100).size(), 2u);
     EXPECT_EQ(db.all_measurements().size(), 2u);

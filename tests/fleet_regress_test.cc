@@ -33,21 +33,21 @@ TEST(FleetRegress, BaselineAndRegressOnTheBoardsOfAKey) {
   EXPECT_NE(r.err.find("a board of key ci-key"), std::string::npos) << r.err;
   Result show = run_cli("baseline show ci --json --db " + db);
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  const json::Value entry = json::parse(show.out).items().at(0);
-  EXPECT_EQ(entry.at("device_key").as_string(), "ci-key");
-  EXPECT_EQ(entry.at("costs").items().size(), 8u);
+  const Json entry = parse_json(show.out).at(0);
+  EXPECT_EQ(entry.at("device_key").get<std::string>(), "ci-key");
+  EXPECT_EQ(entry.at("costs").size(), 8u);
 
   const std::string json = fleet.dir() + "/report.json";
   r = run_cli("regress --baseline ci --json " + json + where);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out << fleet.tracker().output();
-  const json::Value report = json::parse(read_all(json));
-  const auto& w = report.at("workloads").items().at(0);
-  EXPECT_EQ(w.at("status").as_string(), "unchanged") << w.dump();
+  const Json report = parse_json(read_all(json));
+  const auto& w = report.at("workloads").at(0);
+  EXPECT_EQ(w.at("status").get<std::string>(), "unchanged") << w.dump();
   // The verdict is what must hold; the ratio of a build against itself only has to be sane.
-  EXPECT_GT(w.at("speed_ratio").as_double(), 0.5) << w.dump();
-  EXPECT_LT(w.at("speed_ratio").as_double(), 2.0) << w.dump();
+  EXPECT_GT(w.at("speed_ratio").get<double>(), 0.5) << w.dump();
+  EXPECT_LT(w.at("speed_ratio").get<double>(), 2.0) << w.dump();
   // One board measured every round of both kernels.
-  EXPECT_NE(report.at("device").as_string().find(":"), std::string::npos);
+  EXPECT_NE(report.at("device").get<std::string>().find(":"), std::string::npos);
 
   // A key with no board: the run failed, and says which key.
   r = run_cli("regress --baseline ci --key no-such-key" + where);

@@ -56,7 +56,7 @@ TEST(JobLiveness, AKilledLocalTuneLeavesItsJobFailedNotRunning) {
   EXPECT_NE(q.column_text(1).find("died"), std::string::npos) << q.column_text(1);
 
   // A job whose process is alive (this one) stays running.
-  const int64_t mine = db.create_job(json::Value::object(), "me");
+  const int64_t mine = db.create_job(Json::object(), "me");
   Database other(path);
   EXPECT_EQ(other.job(mine)->state, "running");
 }

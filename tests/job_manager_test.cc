@@ -31,11 +31,11 @@ class JobManagerTest : public ::testing::Test {
     board.device_key = "k";
     board.hostname = "h";
     board.target = "llvm";
-    board.info = json::Value::object();
+    board.info = Json::object();
     db.record_device(board);
     for (int i = 0; i < 5; ++i) {
       const int64_t id = db.create_job(fleet::job_spec_to_json(small_job("k")), "alice", "done");
-      db.update_job(id, "done", json::Value::object());
+      db.update_job(id, "done", Json::object());
     }
   }
   void TearDown() override {

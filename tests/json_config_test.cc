@@ -7,27 +7,49 @@
 namespace tf {
 namespace {
 
-TEST(Json, RoundTripsAndKeepsKeyOrder) {
-  json::Value v = json::parse(R"({"b": [1, 2.5, "x\n", true, null], "a": {"z": -3}})");
-  EXPECT_EQ(v.members()[0].first, "b");
-  EXPECT_EQ(v.at("b").items()[0].as_int(), 1);
-  EXPECT_DOUBLE_EQ(v.at("b").items()[1].as_double(), 2.5);
-  EXPECT_EQ(v.at("b").items()[2].as_string(), "x\n");
-  EXPECT_EQ(v.at("a").at("z").as_int(), -3);
-  EXPECT_EQ(json::parse(v.dump()), v);
-  EXPECT_EQ(json::parse(v.dump(2)), v);
+TEST(Json, ParsesKeepsKeyOrderAndRoundTrips) {
+  Json v = parse_json(R"({"b": [1, 2.5, "x\n", true, null], "a": {"z": -3}})");
+  EXPECT_EQ(v.begin().key(), "b");
+  EXPECT_TRUE(v.at("b")[0].is_number_integer());
+  EXPECT_TRUE(v.at("b")[1].is_number_float());
+  EXPECT_EQ(v.at("b")[2].get<std::string>(), "x\n");
+  EXPECT_EQ(v.at("a").at("z").get<int64_t>(), -3);
+  EXPECT_EQ(v.dump(), R"({"b":[1,2.5,"x\n",true,null],"a":{"z":-3}})");
+  EXPECT_EQ(parse_json(v.dump(2)), v);
+  // A whole double stays a double when written and read back.
+  EXPECT_EQ(Json(16.0).dump(), "16.0");
+  EXPECT_TRUE(parse_json(Json(16.0).dump()).is_number_float());
 }
 
 TEST(Json, RejectsMalformedTextWithAPosition) {
-  for (const char* bad : {"", "{", "{\"a\":}", "[1,]", "{'a':1}", "01", "{\"a\":1,\"a\":2}", "[1] x", "\"abc", "nul"}) {
+  for (const char* bad : {"", "{", "{\"a\":}", "[1,]", "{'a':1}", "01", "[1] x", "\"abc", "nul", "[1e999]"}) {
     try {
-      json::parse(bad);
+      parse_json(bad);
       ADD_FAILURE() << "accepted: " << bad;
-    } catch (const json::ParseError& e) {
-      EXPECT_NE(std::string(e.what()).find("invalid JSON at line 1"), std::string::npos) << e.what();
+    } catch (const JsonError& e) {
+      EXPECT_EQ(std::string(e.what()).find("invalid JSON"), 0u) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("[json.exception"), std::string::npos) << e.what();
     }
   }
-  EXPECT_THROW(json::parse("\"x\"").as_int(), json::ParseError);
+  try {
+    parse_json("{\n  \"a\": 1,\n  \"b\": x}");
+    ADD_FAILURE() << "accepted a bad value";
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid JSON at line 3, column"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Json, RefusesARepeatedKeyAtAnyDepth) {
+  for (const char* dup : {R"({"a": 1, "a": 2})", R"({"w": [{"op": "dense", "op": "dense"}]})"}) {
+    try {
+      parse_json(dup);
+      ADD_FAILURE() << "accepted: " << dup;
+    } catch (const JsonError& e) {
+      EXPECT_NE(std::string(e.what()).find("duplicate key"), std::string::npos) << e.what();
+    }
+  }
+  // The same key in sibling objects is no repeat.
+  EXPECT_EQ(parse_json(R"([{"a": 1}, {"a": 2}])").size(), 2u);
 }
 
 compiler::Task dense_task(int64_t M, int64_t N, int64_t K) {
@@ -36,6 +58,26 @@ compiler::Task dense_task(int64_t M, int64_t N, int64_t K) {
   t.cpu = "x86-64-v3";
   t.vector_bits = 256;
   return compiler::Task({"dense", {M, N, K}}, t);
+}
+
+TEST(ConfigSpace, KnobValuesKeepTheirKinds) {
+  auto task = dense_task(512, 512, 512);
+  const Json cfg = task.space().default_config().to_json();
+  EXPECT_TRUE(cfg.at("mr").is_number_integer()) << cfg.dump();
+  EXPECT_TRUE(cfg.at("vectorize").is_boolean()) << cfg.dump();
+  EXPECT_TRUE(cfg.at("order").is_string()) << cfg.dump();
+  EXPECT_NE(cfg.dump().find("\"vectorize\":true"), std::string::npos) << cfg.dump();
+  // A whole number written as a fraction picks the same choice, as it always did; 4.5 is no choice.
+  EXPECT_EQ(task.parse_config(R"({"mr": 4.0})").index(), task.parse_config(R"({"mr": 4})").index());
+  EXPECT_THROW(task.parse_config(R"({"mr": 4.5})"), CompileError);
+  EXPECT_THROW(task.parse_config(R"({"vectorize": 1})"), CompileError);
+  // A knob read as another kind names the knob instead of failing inside the JSON library.
+  try {
+    task.space().default_config().get_int("vectorize");
+    ADD_FAILURE() << "a boolean knob read as an integer";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("knob 'vectorize' is a boolean, not an integer"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ConfigSpace, IndexAndJsonRoundTrip) {

@@ -30,7 +30,7 @@ class RegressCli : public ::testing::Test {
     // Every workload of the suite tuned briefly, as the CI recipe does.
     Result r = run_cli("tune --suite " + suite_ + " --trials 6 --tuner random --min-ms 2 --repeat 2 --json --db " + db_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    ASSERT_EQ(tf::json::parse(r.out).items().size(), 2u) << r.out;
+    ASSERT_EQ(tf::parse_json(r.out).size(), 2u) << r.out;
   }
   void TearDown() override {
     if (!HasFailure()) std::system(("rm -rf " + dir_).c_str());
@@ -52,27 +52,27 @@ TEST_F(RegressCli, SameBuildIsUnchangedRunAfterRunAndASlowerConfigFails) {
 
   Result list = run_cli("baseline list --json --db " + db_);
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  EXPECT_EQ(tf::json::parse(list.out).items().at(0).at("workloads").as_int(), 2);
+  EXPECT_EQ(tf::parse_json(list.out).at(0).at("workloads").get<int64_t>(), 2);
   Result show = run_cli("baseline show ci --json --db " + db_);
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  const tf::json::Value shown = tf::json::parse(show.out);
-  ASSERT_EQ(shown.items().size(), 2u);
-  EXPECT_GT(shown.items()[0].at("library_bytes").as_int(), 1000);
-  EXPECT_EQ(shown.items()[0].at("costs").items().size(), 15u);
-  EXPECT_FALSE(shown.items()[0].at("compiler_version").as_string().empty());
+  const tf::Json shown = tf::parse_json(show.out);
+  ASSERT_EQ(shown.size(), 2u);
+  EXPECT_GT(shown[0].at("library_bytes").get<int64_t>(), 1000);
+  EXPECT_EQ(shown[0].at("costs").size(), 15u);
+  EXPECT_FALSE(shown[0].at("compiler_version").get<std::string>().empty());
 
   // The same compiler and configs against the baseline: no false alarm, twice.
   for (int run = 0; run < 2; ++run) {
     const std::string junit = dir_ + "/junit.xml", json = dir_ + "/r.json", md = dir_ + "/r.md";
     Result r = run_cli("regress --baseline ci" + run_args() + " --junit " + junit + " --json " + json + " --markdown " + md);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-    const tf::json::Value report = tf::json::parse(slurp(json));
-    for (const auto& w : report.at("workloads").items()) {
-      EXPECT_EQ(w.at("status").as_string(), "unchanged") << w.dump();
+    const tf::Json report = tf::parse_json(slurp(json));
+    for (const auto& w : report.at("workloads")) {
+      EXPECT_EQ(w.at("status").get<std::string>(), "unchanged") << w.dump();
       // The verdict is what must hold; the ratio only has to be sane (tiny kernels on a machine
       // running other tests at once move by several percent).
-      EXPECT_NEAR(w.at("speed_ratio").as_double(), 1.0, 0.15) << w.dump();
-      EXPECT_FALSE(w.at("config_changed").as_bool());
+      EXPECT_NEAR(w.at("speed_ratio").get<double>(), 1.0, 0.15) << w.dump();
+      EXPECT_FALSE(w.at("config_changed").get<bool>());
     }
     EXPECT_NE(slurp(md).find("| gemm-128 | unchanged |"), std::string::npos) << slurp(md);
     EXPECT_EQ(r.out, slurp(md));
@@ -84,25 +84,25 @@ TEST_F(RegressCli, SameBuildIsUnchangedRunAfterRunAndASlowerConfigFails) {
 
   // A config several times slower becomes gemm-128's best (as an import from another farm could
   // make it): the current build is that config, and the run says so with exit 1.
-  tf::json::Value slow = shown.items()[0].at("config");
-  slow.set("vectorize", false);
-  slow.set("mr", 1);
-  slow.set("unroll_k", 1);
+  tf::Json slow = shown[0].at("config");
+  slow["vectorize"] = false;
+  slow["mr"] = 1;
+  slow["unroll_k"] = 1;
   const std::string record = dir_ + "/slow.jsonl";
   std::ofstream(record) << R"({"workload": {"op": "dense", "shape": [128, 128, 128], "dtype": "float32"}, "target": {"target": )"
-                        << tf::json::Value(shown.items()[0].at("target").as_string()).dump()
+                        << tf::Json(shown[0].at("target").get<std::string>()).dump()
                         << R"(, "device_key": "local"}, "config": )" << slow.dump()
                         << R"(, "costs": [1e-9], "outcome": "ok", "time": 1})" << "\n";
   ASSERT_EQ(run_cli("import --db " + db_ + " " + record).exit_code, 0);
   const std::string junit = dir_ + "/slow.xml", json = dir_ + "/slow.json";
   Result r = run_cli("regress --baseline ci" + run_args() + " --junit " + junit + " --json " + json);
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
-  const tf::json::Value report = tf::json::parse(slurp(json));
-  const auto& gemm = report.at("workloads").items().at(0);
-  EXPECT_EQ(gemm.at("status").as_string(), "slower") << gemm.dump();
-  EXPECT_LT(gemm.at("speed_ratio").as_double(), 0.5) << gemm.dump();
-  EXPECT_TRUE(gemm.at("config_changed").as_bool());
-  EXPECT_EQ(report.at("workloads").items().at(1).at("status").as_string(), "unchanged");
+  const tf::Json report = tf::parse_json(slurp(json));
+  const auto& gemm = report.at("workloads").at(0);
+  EXPECT_EQ(gemm.at("status").get<std::string>(), "slower") << gemm.dump();
+  EXPECT_LT(gemm.at("speed_ratio").get<double>(), 0.5) << gemm.dump();
+  EXPECT_TRUE(gemm.at("config_changed").get<bool>());
+  EXPECT_EQ(report.at("workloads").at(1).at("status").get<std::string>(), "unchanged");
   EXPECT_NE(slurp(junit).find("<failure type=\"slower\""), std::string::npos);
   EXPECT_NE(r.out.find("**slower**"), std::string::npos) << r.out;
 
@@ -145,18 +145,18 @@ TEST_F(RegressCli, AnUntunedWorkloadIsReportedOrTunedFirst) {
   const std::string args = " --suite " + dir_ + "/more.json --local --db " + db_ + " --min-ms 5";
   Result r = run_cli("baseline save more" + args + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  const tf::json::Value saved = tf::json::parse(r.out);
-  EXPECT_EQ(saved.at("workloads").items()[1].at("status").as_string(), "untuned");
-  EXPECT_NE(saved.at("workloads").items()[1].at("error").as_string().find("no tuned config for dense[64,64,64]"), std::string::npos);
+  const tf::Json saved = tf::parse_json(r.out);
+  EXPECT_EQ(saved.at("workloads")[1].at("status").get<std::string>(), "untuned");
+  EXPECT_NE(saved.at("workloads")[1].at("error").get<std::string>().find("no tuned config for dense[64,64,64]"), std::string::npos);
   // regress: the workload the baseline lacks is reported, gemm-128 compared.
   const std::string json = dir_ + "/more-report.json";
   r = run_cli("regress --baseline more" + args + " --json " + json);
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_EQ(tf::json::parse(slurp(json)).at("workloads").items()[1].at("status").as_string(), "no_baseline");
+  EXPECT_EQ(tf::parse_json(slurp(json)).at("workloads")[1].at("status").get<std::string>(), "no_baseline");
   // --tune-missing tunes it first, and then it is part of the baseline.
   r = run_cli("baseline save more --replace --tune-missing 4" + args + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_EQ(tf::json::parse(r.out).at("workloads").items()[1].at("status").as_string(), "saved");
+  EXPECT_EQ(tf::parse_json(r.out).at("workloads")[1].at("status").get<std::string>(), "saved");
 }
 
 // A suite measured with 2 threads is tuned with 2 threads: baseline save then finds every workload tuned.
@@ -168,10 +168,10 @@ TEST_F(RegressCli, TuneSuiteHonoursTheSuitesThreadsAndTarget) {
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
   Result best = run_cli("best --op dense --shape 32,48,40 --threads 2 --target llvm --json --db " + db_);
   ASSERT_EQ(best.exit_code, 0) << best.err;
-  EXPECT_EQ(tf::json::parse(best.out).at("target").at("device_key").as_string(), "local-2t");
+  EXPECT_EQ(tf::parse_json(best.out).at("target").at("device_key").get<std::string>(), "local-2t");
   Result save = run_cli("baseline save threads --suite " + suite + " --local --min-ms 2 --json --db " + db_);
   ASSERT_EQ(save.exit_code, 0) << save.err << save.out;
-  EXPECT_EQ(tf::json::parse(save.out).at("workloads").items().at(0).at("status").as_string(), "saved") << save.out;
+  EXPECT_EQ(tf::parse_json(save.out).at("workloads").at(0).at("status").get<std::string>(), "saved") << save.out;
   // The command line still wins over the suite.
   Result one = run_cli("tune --suite " + suite + " --threads 1 --trials 2 --tuner random --min-ms 1 --repeat 1 --json --db " + db_);
   ASSERT_EQ(one.exit_code, 0) << one.err;

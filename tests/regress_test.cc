@@ -190,7 +190,7 @@ RegressReport sample_report() {
   b.name = "bert \"ffn1\" <big> & slow";
   b.status = "slower";
   b.ratio = {0.41, 0.40, 0.42, 0.965, 15};
-  b.current_config = json::parse(R"({"vectorize": false})");
+  b.current_config = parse_json(R"({"vectorize": false})");
   WorkloadVerdict c = a;
   c.name = "gemm-512";
   c.status = "failed";
@@ -226,11 +226,11 @@ TEST(Report, ExitCodesJsonAndMarkdown) {
   r.workloads.erase(r.workloads.begin());
   EXPECT_EQ(r.exit_code(), 2);  // nothing compared at all
   const RegressReport full = sample_report();
-  const json::Value j = json::parse(to_json(full).dump());
-  EXPECT_EQ(j.at("workloads").items().size(), 4u);
-  EXPECT_EQ(j.at("workloads").items()[1].at("status").as_string(), "slower");
-  EXPECT_DOUBLE_EQ(j.at("workloads").items()[1].at("speed_ratio").as_double(), 0.41);
-  EXPECT_EQ(j.at("exit_code").as_int(), 2);
+  const Json j = parse_json(to_json(full).dump());
+  EXPECT_EQ(j.at("workloads").size(), 4u);
+  EXPECT_EQ(j.at("workloads")[1].at("status").get<std::string>(), "slower");
+  EXPECT_DOUBLE_EQ(j.at("workloads")[1].at("speed_ratio").get<double>(), 0.41);
+  EXPECT_EQ(j.at("exit_code").get<int64_t>(), 2);
   const std::string md = to_markdown(full);
   EXPECT_NE(md.find("| gemm-256 | unchanged | 1.002 | 0.990-1.010 |"), std::string::npos) << md;
   EXPECT_NE(md.find("**slower**"), std::string::npos) << md;

@@ -23,7 +23,7 @@ std::vector<db::Measurement> every_shipped_record() {
       ++line_no;
       if (line.empty()) continue;
       try {
-        all.push_back(db::Measurement::from_json(json::parse(line)));
+        all.push_back(db::Measurement::from_json(parse_json(line)));
       } catch (const std::exception& e) {
         ADD_FAILURE() << f.name << " line " << line_no << ": " << e.what();
       }

@@ -19,8 +19,8 @@ namespace {
 space::ConfigSpace landscape_space() {
   space::ConfigSpace s;
   for (const char* name : {"a", "b", "c", "d", "unused"}) {
-    std::vector<json::Value> choices;
-    for (int v = 0; v < 8; ++v) choices.push_back(json::Value(int64_t{1} << v));
+    std::vector<Json> choices;
+    for (int v = 0; v < 8; ++v) choices.push_back(Json(int64_t{1} << v));
     s.add_knob(name, choices, 0, "");
   }
   return s;

@@ -64,12 +64,11 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
     rec.device_key = info.device_key();
     rec.hostname = info.hostname();
     rec.target = target;
-    rec.info = json::Value::object();
-    rec.info.set("cpu", info.cpu_name());
-    rec.info.set("cores", info.cores());
-    rec.info.set("threads", info.threads());
-    rec.info.set("memory_bytes", info.memory_bytes());
-    rec.info.set("runtime_version", info.runtime_version());
+    rec.info = {{"cpu", info.cpu_name()},
+                {"cores", info.cores()},
+                {"threads", info.threads()},
+                {"memory_bytes", info.memory_bytes()},
+                {"runtime_version", info.runtime_version()}};
     db.record_device(rec);
   } catch (const std::exception& e) {
     return grpc::Status(grpc::StatusCode::INTERNAL, std::string("recording the board: ") + e.what());

@@ -25,37 +25,37 @@ std::string waiting_message(const std::string& key) {
   return "waiting for a board with key '" + key + "' (none connected)";
 }
 
-json::Value progress_to_json(const v1::Job& job) {
-  json::Value o = json::Value::object();
-  json::Value workloads = json::Value::array();
-  for (const auto& p : job.workloads()) workloads.push(fleet::workload_progress_to_json(p));
-  o.set("workloads", workloads);
-  o.set("message", job.message());
-  o.set("elapsed_s", job.elapsed_s());
+Json progress_to_json(const v1::Job& job) {
+  Json o = Json::object();
+  o["workloads"] = Json::array();
+  for (const auto& p : job.workloads()) o["workloads"].push_back(fleet::workload_progress_to_json(p));
+  o["message"] = job.message();
+  o["elapsed_s"] = job.elapsed_s();
   return o;
 }
 
 // The stored progress of a job, read back leniently: a field that is missing keeps its default.
-void progress_from_json(const json::Value& o, v1::Job* job) {
+void progress_from_json(const Json& o, v1::Job* job) {
   if (!o.is_object()) return;
-  if (const auto* m = o.find("message"); m && m->is_string()) job->set_message(m->as_string());
-  if (const auto* e = o.find("elapsed_s"); e && e->is_number()) job->set_elapsed_s(e->as_double());
-  const auto* ws = o.find("workloads");
-  if (!ws || !ws->is_array()) return;
+  if (auto m = o.find("message"); m != o.end() && m->is_string()) job->set_message(m->get<std::string>());
+  if (auto e = o.find("elapsed_s"); e != o.end() && e->is_number()) job->set_elapsed_s(e->get<double>());
+  const auto ws = o.find("workloads");
+  if (ws == o.end() || !ws->is_array()) return;
   for (size_t i = 0; i < ws->size() && static_cast<int>(i) < job->workloads_size(); ++i) {
-    const json::Value& w = ws->items()[i];
+    const Json& w = (*ws)[i];
+    if (!w.is_object()) continue;
     auto* p = job->mutable_workloads(static_cast<int>(i));
-    auto num = [&](const char* k) -> const json::Value* {
-      const auto* v = w.find(k);
-      return v && v->is_number() ? v : nullptr;
+    auto num = [&](const char* k) -> const Json* {
+      const auto v = w.find(k);
+      return v != w.end() && v->is_number() ? &*v : nullptr;
     };
-    if (const auto* v = w.find("state"); v && v->is_string()) p->set_state(v->as_string());
-    if (const auto* v = num("trials")) p->set_trials(v->as_int());
-    if (const auto* v = num("trials_done")) p->set_trials_done(v->as_int());
-    if (const auto* v = num("ok")) p->set_ok(v->as_int());
-    if (const auto* v = num("failed")) p->set_failed(v->as_int());
-    if (const auto* v = num("best_gflops")) p->set_best_gflops(v->as_double());
-    if (const auto* v = w.find("best_config")) p->set_best_config_json(v->is_string() ? v->as_string() : v->dump());
+    if (auto v = w.find("state"); v != w.end() && v->is_string()) p->set_state(v->get<std::string>());
+    if (const auto* v = num("trials")) p->set_trials(v->get<int64_t>());
+    if (const auto* v = num("trials_done")) p->set_trials_done(v->get<int64_t>());
+    if (const auto* v = num("ok")) p->set_ok(v->get<int64_t>());
+    if (const auto* v = num("failed")) p->set_failed(v->get<int64_t>());
+    if (const auto* v = num("best_gflops")) p->set_best_gflops(v->get<double>());
+    if (auto v = w.find("best_config"); v != w.end()) p->set_best_config_json(v->is_string() ? v->get<std::string>() : v->dump());
   }
 }
 
@@ -151,7 +151,7 @@ int JobManager::resume_unfinished() {
     for (auto& j : db_.jobs()) {
       // Jobs of `tunefarm tune` live in the same db; only the tracker's own (a spec with
       // workloads) are resumed here.
-      if ((j.state == "queued" || j.state == "running") && j.spec.is_object() && j.spec.find("workloads")) unfinished.push_back(j);
+      if ((j.state == "queued" || j.state == "running") && j.spec.contains("workloads")) unfinished.push_back(j);
     }
   }
   int started = 0;
@@ -486,15 +486,16 @@ v1::JobSpec JobManager::spec_of(const db::Job& j) {
     // A job of `tunefarm tune` (one workload, measured on this host): shown in the same form.
     v1::JobSpec spec;
     auto* w = spec.add_workloads();
-    if (const auto* op = j.spec.find("op"); op && op->is_string()) w->set_op(op->as_string());
-    if (const auto* shape = j.spec.find("shape"); shape && shape->is_array()) {
-      for (const auto& d : shape->items()) {
-        if (d.is_int()) w->add_shape(d.as_int());
+    const Json& s = j.spec;
+    if (auto op = s.find("op"); op != s.end() && op->is_string()) w->set_op(op->get<std::string>());
+    if (auto shape = s.find("shape"); shape != s.end() && shape->is_array()) {
+      for (const auto& d : *shape) {
+        if (d.is_number_integer()) w->add_shape(d.get<int64_t>());
       }
     }
     w->set_dtype("float32");
-    if (const auto* t = j.spec.find("trials"); t && t->is_int()) spec.set_trials(t->as_int());
-    if (const auto* t = j.spec.find("tuner"); t && t->is_string()) spec.set_tuner(t->as_string());
+    if (auto t = s.find("trials"); t != s.end() && t->is_number_integer()) spec.set_trials(t->get<int64_t>());
+    if (auto t = s.find("tuner"); t != s.end() && t->is_string()) spec.set_tuner(t->get<std::string>());
     spec.set_device_key("local");
     parsed = spec;
   }

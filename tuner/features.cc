@@ -84,12 +84,12 @@ class NestSummary : public ir::IRVisitor {
 
 std::vector<float> knob_features(const space::Config& cfg) {
   std::vector<float> f;
-  const json::Value v = cfg.to_json();
-  for (const auto& [name, value] : v.members()) {
-    if (value.is_bool()) {
-      f.push_back(value.as_bool() ? 1.0f : 0.0f);
-    } else if (value.is_int()) {
-      f.push_back(log2p(static_cast<double>(value.as_int())));
+  const Json v = cfg.to_json();
+  for (const auto& [name, value] : v.items()) {
+    if (value.is_boolean()) {
+      f.push_back(value.get<bool>() ? 1.0f : 0.0f);
+    } else if (value.is_number_integer()) {
+      f.push_back(log2p(static_cast<double>(value.get<int64_t>())));
     } else {
       f.push_back(0.0f);
     }

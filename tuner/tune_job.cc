@@ -142,17 +142,17 @@ db::Measurement make_record(const compiler::Task& task, const TuneOptions& opts,
   return rec;
 }
 
-json::Value job_spec_json(const compiler::Task& task, const TuneOptions& opts) {
-  json::Value spec = json::Value::object();
-  spec.set("op", task.workload().op);
-  json::Value shape = json::Value::array();
-  for (int64_t d : task.workload().shape) shape.push(d);
-  spec.set("shape", shape);
-  spec.set("target", task.target().str());
-  spec.set("tuner", opts.tuner);
-  spec.set("trials", opts.trials);
-  spec.set("seed", static_cast<int64_t>(opts.seed));
-  spec.set("threads", opts.threads);
+Json job_spec_json(const compiler::Task& task, const TuneOptions& opts) {
+  Json spec = Json::object();
+  spec["op"] = task.workload().op;
+  Json shape = Json::array();
+  for (int64_t d : task.workload().shape) shape.push_back(d);
+  spec["shape"] = shape;
+  spec["target"] = task.target().str();
+  spec["tuner"] = opts.tuner;
+  spec["trials"] = opts.trials;
+  spec["seed"] = static_cast<int64_t>(opts.seed);
+  spec["threads"] = opts.threads;
   return spec;
 }
 
@@ -191,9 +191,9 @@ class TuneRun {
   void count_trial(const db::Measurement& rec, bool ok, double gflops);
   void report(const std::string& outcome, double gflops);
   void record_job_state(const char* state) {
-    json::Value progress = json::Value::object();
-    progress.set("trials", result_.trials);
-    progress.set("best_gflops", result_.best_gflops);
+    Json progress = Json::object();
+    progress["trials"] = result_.trials;
+    progress["best_gflops"] = result_.best_gflops;
     db_->update_job(*job_id_, state, progress);
   }
 

@@ -56,7 +56,7 @@ struct Progress {
   double gflops = 0, best_gflops = 0;
   std::string outcome;  // of the last trial
   int64_t ok = 0, failed = 0;
-  json::Value best_config;
+  Json best_config;
   double elapsed_s = 0, eta_s = 0;
 };
 

@@ -16,7 +16,6 @@ namespace {
 
 using ir::Expr;
 using ir::IterVar;
-using json::Value;
 using te::Tensor;
 
 enum class Epilogue { None, Bias, BiasRelu };
@@ -49,7 +48,7 @@ class Dense : public Operator {
     // Choices beyond the extent only repeat a smaller tile with more guarded overhang; keep the
     // smallest such one so tiny shapes still get a small space.
     auto capped = [](std::vector<int64_t> options, int64_t extent) {
-      std::vector<Value> out;
+      std::vector<Json> out;
       for (int64_t o : options) {
         out.emplace_back(o);
         if (o >= extent) break;
@@ -59,18 +58,18 @@ class Dense : public Operator {
     cs.add_knob("mr", capped({1, 2, 3, 4, 6, 8, 12, 16}, M), 0, "rows of the register tile of accumulators");
     cs.add_knob("nr", capped({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N), 0,
                 "columns of the register tile (multiples of the vector width) and width of a packed B panel");
-    std::vector<Value> kc;
+    std::vector<Json> kc;
     for (int64_t d = 64; d < K; ++d) {
       if (K % d == 0 && d % 16 == 0) kc.emplace_back(d);
     }
     kc.emplace_back(K);
     cs.add_knob("kc", kc, kc.size() - 1, "depth of a K block accumulated into C (K itself: no K blocking)");
     cs.add_knob("mb", capped({1, 2, 4, 8, 16}, M), 0, "register tiles per M cache block");
-    cs.add_knob("order", {Value("mn"), Value("nm")}, 0, "order of the cache-block loops over M and N");
+    cs.add_knob("order", {Json("mn"), Json("nm")}, 0, "order of the cache-block loops over M and N");
     cs.add_knob("unroll_k", capped({1, 2, 4, 8}, K), 0, "unroll depth of the k loop inside a tile");
-    cs.add_knob("vectorize", {Value(true), Value(false)}, 0, "vectorize the tile's columns");
-    cs.add_knob("pack_b", {Value(false), Value(true)}, 0, "pack B into [N/nr][K][nr] panels first");
-    cs.add_knob("parallel", {Value(false), Value(true)}, 0, "run the outer tile loops on the thread pool");
+    cs.add_knob("vectorize", {Json(true), Json(false)}, 0, "vectorize the tile's columns");
+    cs.add_knob("pack_b", {Json(false), Json(true)}, 0, "pack B into [N/nr][K][nr] panels first");
+    cs.add_knob("parallel", {Json(false), Json(true)}, 0, "run the outer tile loops on the thread pool");
     return cs;
   }
 

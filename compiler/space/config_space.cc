@@ -4,7 +4,7 @@
 
 namespace tf::space {
 
-const json::Value& Config::get(const std::string& knob) const {
+const Json& Config::get(const std::string& knob) const {
   const auto& knobs = space_->knobs();
   for (size_t i = 0; i < knobs.size(); ++i) {
     if (knobs[i].name == knob) return knobs[i].choices[choices_[i]];
@@ -12,14 +12,36 @@ const json::Value& Config::get(const std::string& knob) const {
   throw CompileError("config: the space has no knob '" + knob + "'");
 }
 
-json::Value Config::to_json() const {
-  json::Value v = json::Value::object();
+namespace {
+const Json& of_kind(const Json& v, bool ok, const std::string& knob, const char* want) {
+  if (!ok) throw CompileError("config: knob '" + knob + "' is " + json_kind(v) + ", not " + want);
+  return v;
+}
+}  // namespace
+
+int64_t Config::get_int(const std::string& knob) const {
+  const Json& v = get(knob);
+  return of_kind(v, v.is_number_integer(), knob, "an integer").get<int64_t>();
+}
+
+bool Config::get_bool(const std::string& knob) const {
+  const Json& v = get(knob);
+  return of_kind(v, v.is_boolean(), knob, "a boolean").get<bool>();
+}
+
+const std::string& Config::get_string(const std::string& knob) const {
+  const Json& v = get(knob);
+  return of_kind(v, v.is_string(), knob, "a string").get_ref<const std::string&>();
+}
+
+Json Config::to_json() const {
+  Json v = Json::object();
   const auto& knobs = space_->knobs();
-  for (size_t i = 0; i < knobs.size(); ++i) v.set(knobs[i].name, knobs[i].choices[choices_[i]]);
+  for (size_t i = 0; i < knobs.size(); ++i) v[knobs[i].name] = knobs[i].choices[choices_[i]];
   return v;
 }
 
-void ConfigSpace::add_knob(const std::string& name, std::vector<json::Value> choices, size_t default_choice,
+void ConfigSpace::add_knob(const std::string& name, std::vector<Json> choices, size_t default_choice,
                            const std::string& help) {
   if (choices.empty()) throw CompileError("config space: knob '" + name + "' has no choices");
   for (const auto& k : knobs_) {
@@ -78,11 +100,11 @@ Config ConfigSpace::default_config() const {
   return from_choices(choices);
 }
 
-Config ConfigSpace::from_json(const json::Value& v) const {
-  if (!v.is_object()) throw CompileError("config: expected a JSON object of knob values, got " + std::string(json::kind_name(v.kind())));
+Config ConfigSpace::from_json(const Json& v) const {
+  if (!v.is_object()) throw CompileError("config: expected a JSON object of knob values, got " + std::string(json_kind(v)));
   std::vector<size_t> choices;
   for (const auto& k : knobs_) choices.push_back(k.default_choice);
-  for (const auto& [name, value] : v.members()) {
+  for (const auto& [name, value] : v.items()) {
     size_t ki = knobs_.size();
     for (size_t i = 0; i < knobs_.size(); ++i) {
       if (knobs_[i].name == name) ki = i;
@@ -98,28 +120,19 @@ Config ConfigSpace::from_json(const json::Value& v) const {
       if (k.choices[c] == value) ci = c;
     }
     if (ci == k.choices.size()) {
-      json::Value allowed = json::Value::array(k.choices);
-      throw CompileError("config: knob '" + name + "' cannot be " + value.dump() + " (choices: " + allowed.dump() + ")");
+      throw CompileError("config: knob '" + name + "' cannot be " + value.dump() + " (choices: " + Json(k.choices).dump() + ")");
     }
     choices[ki] = ci;
   }
   return from_choices(choices);
 }
 
-json::Value ConfigSpace::to_json() const {
-  json::Value knobs = json::Value::array();
+Json ConfigSpace::to_json() const {
+  Json knobs = Json::array();
   for (const auto& k : knobs_) {
-    json::Value o = json::Value::object();
-    o.set("name", k.name);
-    o.set("choices", json::Value::array(k.choices));
-    o.set("default", k.choices[k.default_choice]);
-    o.set("help", k.help);
-    knobs.push(o);
+    knobs.push_back({{"name", k.name}, {"choices", k.choices}, {"default", k.choices[k.default_choice]}, {"help", k.help}});
   }
-  json::Value v = json::Value::object();
-  v.set("knobs", knobs);
-  v.set("size", size());
-  return v;
+  return {{"knobs", std::move(knobs)}, {"size", size()}};
 }
 
 }  // namespace tf::space

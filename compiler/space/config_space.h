@@ -13,7 +13,7 @@ namespace tf::space {
 
 struct Knob {
   std::string name;
-  std::vector<json::Value> choices;  // integers, booleans or strings
+  std::vector<Json> choices;  // integers, booleans or strings
   size_t default_choice = 0;
   std::string help;
 };
@@ -24,12 +24,13 @@ class Config {
  public:
   int64_t index() const { return index_; }
   const std::vector<size_t>& choices() const { return choices_; }
-  const json::Value& get(const std::string& knob) const;
-  int64_t get_int(const std::string& knob) const { return get(knob).as_int(); }
-  bool get_bool(const std::string& knob) const { return get(knob).as_bool(); }
-  const std::string& get_string(const std::string& knob) const { return get(knob).as_string(); }
+  const Json& get(const std::string& knob) const;
+  // The knob's value as its declared kind; asking for another kind is a CompileError naming the knob.
+  int64_t get_int(const std::string& knob) const;
+  bool get_bool(const std::string& knob) const;
+  const std::string& get_string(const std::string& knob) const;
   // {"knob": value, ...}: the form `tunefarm run --config` accepts.
-  json::Value to_json() const;
+  Json to_json() const;
   std::string str() const { return to_json().dump(); }
 
  private:
@@ -42,7 +43,7 @@ class Config {
 class ConfigSpace {
  public:
   // Throws tf::CompileError on an empty choice list or a repeated name.
-  void add_knob(const std::string& name, std::vector<json::Value> choices, size_t default_choice,
+  void add_knob(const std::string& name, std::vector<Json> choices, size_t default_choice,
                 const std::string& help);
   const std::vector<Knob>& knobs() const { return knobs_; }
   const Knob& knob(const std::string& name) const;
@@ -54,8 +55,8 @@ class ConfigSpace {
   Config default_config() const;
   // From {"knob": value}: knobs left out take their default; an unknown knob or a value that is not
   // one of the knob's choices is a CompileError naming the knob and listing what is allowed.
-  Config from_json(const json::Value& v) const;
-  json::Value to_json() const;  // the knobs and their choices, and "size"
+  Config from_json(const Json& v) const;
+  Json to_json() const;  // the knobs and their choices, and "size"
 
  private:
   std::vector<Knob> knobs_;
