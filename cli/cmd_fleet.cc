@@ -247,6 +247,7 @@ int devices_command(const DevicesOptions& o) {
   TrackerClient client(o.tracker);
   v1::ListDevicesRequest req;
   req.set_device_key(o.key);
+  if (std::string bad = fleet::invalid_utf8_field(req); !bad.empty()) throw UsageError(bad);
   v1::ListDevicesResponse resp;
   auto ctx = client.context();
   grpc::Status s = client.stub().ListDevices(ctx.get(), req, &resp);
@@ -308,6 +309,7 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
   req.mutable_workload()->set_op(op);
   for (int64_t d : shape) req.mutable_workload()->add_shape(d);
   req.set_device_key(key);
+  if (std::string bad = fleet::invalid_utf8_field(req); !bad.empty()) throw UsageError(bad);
   v1::GetBestResponse resp;
   auto ctx = client.context();
   grpc::Status s = client.stub().GetBest(ctx.get(), req, &resp);

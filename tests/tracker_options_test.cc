@@ -90,6 +90,11 @@ TEST(TrackerOptions, AKeyThatIsNotUtf8IsRefusedNamingIt) {
   const Result r = run_cli("submit --tracker " + fleet.address() + " --op dense --shape 64,64,64 --key 'ab\xff'");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("device_key: 'ab\\xff' is not valid UTF-8"), std::string::npos) << r.err;
+  for (const std::string cmd : {"devices", "best --op dense --shape 64,64,64"}) {
+    const Result other = run_cli(cmd + " --tracker " + fleet.address() + " --key 'ab\xff'");
+    EXPECT_EQ(other.exit_code, 2) << cmd << ": " << other.err;
+    EXPECT_NE(other.err.find("device_key: 'ab\\xff' is not valid UTF-8"), std::string::npos) << cmd << ": " << other.err;
+  }
   // The tracker: a job file's key that decodes to no valid text is INVALID_ARGUMENT, and the
   // message itself is printable.
   v1::SubmitJobRequest req;
