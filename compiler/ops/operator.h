@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,8 +32,18 @@ class Operator {
   virtual ~Operator() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
-  // Names of the shape's extents, e.g. {"M", "N", "K"}.
+  // Names of the shape's extents, e.g. {"M", "N", "K"}, in the order of a workload's shape.
   virtual std::vector<std::string> shape_names() const = 0;
+  // The positional shape from named extents ("M=512,N=512,K=512" as a map). By default every name
+  // of shape_names() is required and no other is known; an op with defaults or aliases (conv2d's
+  // pad= for four sides) overrides it. Throws CompileError naming the extent.
+  virtual std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const;
+  // Throws CompileError naming the extent that makes no sense. By default: every extent positive
+  // and not absurdly large.
+  virtual void check_shape(const std::vector<int64_t>& shape) const;
+  // The shape as a user reads and types it: "512,512,512" by default, named where positions alone
+  // would be cryptic ("n=1,c=64,h=56,...").
+  virtual std::string shape_text(const std::vector<int64_t>& shape) const;
   virtual int64_t flops(const std::vector<int64_t>& shape) const = 0;
   virtual std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& shape) const = 0;
   virtual std::vector<int64_t> output_shape(const std::vector<int64_t>& shape) const = 0;
@@ -51,8 +62,12 @@ class Operator {
 const Operator& find_operator(const std::string& name);
 std::vector<std::string> operator_names();
 
-// Checks the extents for the op (count, positive, not absurdly large) and throws CompileError
-// naming the extent that is wrong.
+// Checks the extents for the op (count, then the op's check_shape, then the tensors' total size)
+// and throws CompileError naming the extent that is wrong.
 void check_workload(const Workload& w);
+
+// A shape as typed: comma-separated extents in shape_names() order ("512,512,512") or named ones
+// ("n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1"); the op decides defaults. Throws CompileError.
+std::vector<int64_t> parse_shape(const std::string& op, const std::string& text);
 
 }  // namespace tf::ops

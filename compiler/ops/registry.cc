@@ -1,10 +1,19 @@
 #include "compiler/ops/registry.h"
 
+#include <algorithm>
+#include <sstream>
+
 #include "compiler/error.h"
 #include "support/workload_key.h"
 
 namespace tf::ops {
 namespace {
+
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
 
 const Registry& registry() {
   static const Registry r = [] {
@@ -40,21 +49,13 @@ std::vector<std::string> operator_names() {
 
 void check_workload(const Workload& w) {
   const Operator& op = find_operator(w.op);
-  auto names = op.shape_names();
-  std::string expected;
-  for (const auto& n : names) expected += (expected.empty() ? "" : ",") + n;
+  const auto names = op.shape_names();
+  const std::string expected = join(names);
   if (w.shape.size() != names.size()) {
     throw CompileError("op '" + w.op + "' takes shape " + expected + " (" + std::to_string(names.size()) +
                        " extents), got " + std::to_string(w.shape.size()));
   }
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (w.shape[i] <= 0) {
-      throw CompileError("op '" + w.op + "': extent " + names[i] + " = " + std::to_string(w.shape[i]) + " must be positive");
-    }
-    if (w.shape[i] > (int64_t{1} << 31)) {
-      throw CompileError("op '" + w.op + "': extent " + names[i] + " = " + std::to_string(w.shape[i]) + " is absurdly large");
-    }
-  }
+  op.check_shape(w.shape);
   double bytes = 0;
   auto count = [&](const std::vector<int64_t>& s) {
     double n = 4;
@@ -67,6 +68,78 @@ void check_workload(const Workload& w) {
     throw CompileError("workload " + w.str() + " needs " + std::to_string(static_cast<int64_t>(bytes / (1 << 30))) +
                        " GiB of tensors; the limit is 16 GiB");
   }
+}
+
+std::vector<int64_t> Operator::shape_from_named(const std::map<std::string, int64_t>& named) const {
+  const auto names = shape_names();
+  for (const auto& [name, value] : named) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw CompileError("op '" + this->name() + "': unknown extent '" + name + "' (extents: " + join(names) + ")");
+    }
+  }
+  std::vector<int64_t> shape;
+  for (const auto& n : names) {
+    auto it = named.find(n);
+    if (it == named.end()) throw CompileError("op '" + this->name() + "': extent " + n + "= is missing (extents: " + join(names) + ")");
+    shape.push_back(it->second);
+  }
+  return shape;
+}
+
+void Operator::check_shape(const std::vector<int64_t>& shape) const {
+  const auto names = shape_names();
+  for (size_t i = 0; i < names.size() && i < shape.size(); ++i) {
+    if (shape[i] <= 0) {
+      throw CompileError("op '" + name() + "': extent " + names[i] + " = " + std::to_string(shape[i]) + " must be positive");
+    }
+    if (shape[i] > (int64_t{1} << 31)) {
+      throw CompileError("op '" + name() + "': extent " + names[i] + " = " + std::to_string(shape[i]) + " is absurdly large");
+    }
+  }
+}
+
+std::string Operator::shape_text(const std::vector<int64_t>& shape) const {
+  std::string t;
+  for (int64_t d : shape) t += (t.empty() ? "" : ",") + std::to_string(d);
+  return t;
+}
+
+std::vector<int64_t> parse_shape(const std::string& op_name, const std::string& text) {
+  const Operator& op = find_operator(op_name);
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  if (parts.empty()) throw CompileError("op '" + op_name + "': empty shape (extents: " + join(op.shape_names()) + ")");
+  auto integer = [&](const std::string& what, const std::string& digits) {
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(digits, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != digits.size()) {
+      throw CompileError("op '" + op_name + "': shape '" + text + "': " + what + " '" + digits + "' is not an integer");
+    }
+    return v;
+  };
+  const bool named = text.find('=') != std::string::npos;
+  if (!named) {
+    std::vector<int64_t> shape;
+    for (const auto& p : parts) shape.push_back(integer("extent", p));
+    return shape;
+  }
+  std::map<std::string, int64_t> values;
+  for (const auto& p : parts) {
+    const auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw CompileError("op '" + op_name + "': shape '" + text + "': '" + p + "' is not NAME=VALUE (give every extent by name, or none)");
+    }
+    const std::string name = p.substr(0, eq);
+    if (values.count(name)) throw CompileError("op '" + op_name + "': shape '" + text + "': " + name + "= is given twice");
+    values[name] = integer(name, p.substr(eq + 1));
+  }
+  return op.shape_from_named(values);
 }
 
 }  // namespace tf::ops

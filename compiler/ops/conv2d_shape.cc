@@ -1,0 +1,164 @@
+#include "compiler/ops/conv2d_shape.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "compiler/error.h"
+
+namespace tf::ops {
+
+const std::vector<std::string>& Conv2dShape::names() {
+  static const std::vector<std::string> n = {"n",      "c",        "h",      "w",       "k",        "r",          "s",
+                                             "stride", "dilation", "groups", "pad_top", "pad_left", "pad_bottom", "pad_right"};
+  return n;
+}
+
+Conv2dShape Conv2dShape::from_vector(const std::vector<int64_t>& v) {
+  if (v.size() != names().size()) {
+    throw CompileError("conv2d takes " + std::to_string(names().size()) + " extents (" + [] {
+      std::string s;
+      for (const auto& n : names()) s += (s.empty() ? "" : ",") + n;
+      return s;
+    }() + "), got " + std::to_string(v.size()));
+  }
+  Conv2dShape s;
+  s.n = v[0], s.c = v[1], s.h = v[2], s.w = v[3], s.k = v[4], s.r = v[5], s.s = v[6];
+  s.stride = v[7], s.dilation = v[8], s.groups = v[9];
+  s.pad_top = v[10], s.pad_left = v[11], s.pad_bottom = v[12], s.pad_right = v[13];
+  return s;
+}
+
+std::vector<int64_t> Conv2dShape::to_vector() const {
+  return {n, c, h, w, k, r, s, stride, dilation, groups, pad_top, pad_left, pad_bottom, pad_right};
+}
+
+Conv2dShape Conv2dShape::from_named(const std::map<std::string, int64_t>& named) {
+  static const std::vector<std::string> known = {"n",        "c",      "h",       "w",        "k",          "r",        "s", "stride",
+                                                 "dilation", "groups", "pad",     "pad_top",  "pad_left",   "pad_bottom", "pad_right"};
+  for (const auto& [name, value] : named) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw CompileError("conv2d shape: unknown extent '" + name + "' (known: " + list + ")");
+    }
+  }
+  auto get = [&](const std::string& name, std::optional<int64_t> fallback) -> int64_t {
+    if (auto it = named.find(name); it != named.end()) return it->second;
+    if (!fallback) throw CompileError("conv2d shape: " + name + "= is missing (e.g. n=1,c=64,h=56,w=56,k=64,r=3,s=3,stride=1,pad=1)");
+    return *fallback;
+  };
+  Conv2dShape s;
+  s.n = get("n", 1);
+  s.c = get("c", std::nullopt);
+  s.h = get("h", std::nullopt);
+  s.w = get("w", std::nullopt);
+  s.k = get("k", std::nullopt);
+  s.r = get("r", std::nullopt);
+  s.s = get("s", std::nullopt);
+  s.stride = get("stride", 1);
+  s.dilation = get("dilation", 1);
+  s.groups = get("groups", 1);
+  const int64_t pad = get("pad", 0);
+  s.pad_top = get("pad_top", pad);
+  s.pad_left = get("pad_left", pad);
+  s.pad_bottom = get("pad_bottom", pad);
+  s.pad_right = get("pad_right", pad);
+  return s;
+}
+
+void Conv2dShape::check(const std::string& op) const {
+  auto fail = [&](const std::string& field, const std::string& why) {
+    throw CompileError(op + " shape " + named() + ": " + field + " " + why);
+  };
+  const std::vector<std::pair<const char*, int64_t>> positive = {{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"k", k}, {"r", r}, {"s", s},
+                                                                 {"stride", stride}, {"dilation", dilation}, {"groups", groups}};
+  for (const auto& [field, value] : positive) {
+    if (value <= 0) fail(field, "= " + std::to_string(value) + " must be positive");
+    if (value > (int64_t{1} << 24)) fail(field, "= " + std::to_string(value) + " is absurdly large");
+  }
+  const std::vector<std::pair<const char*, int64_t>> pads = {
+      {"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}};
+  for (const auto& [field, value] : pads) {
+    if (value < 0) fail(field, "= " + std::to_string(value) + " must not be negative");
+    if (value > (int64_t{1} << 16)) fail(field, "= " + std::to_string(value) + " is absurdly large");
+  }
+  if (c % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide c = " + std::to_string(c));
+  if (k % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide k = " + std::to_string(k));
+  if (dilation * (r - 1) + 1 > h + pad_top + pad_bottom) {
+    fail("r", "= " + std::to_string(r) + " (dilation " + std::to_string(dilation) + ") is taller than the padded input (" +
+                  std::to_string(h + pad_top + pad_bottom) + ")");
+  }
+  if (dilation * (s - 1) + 1 > w + pad_left + pad_right) {
+    fail("s", "= " + std::to_string(s) + " (dilation " + std::to_string(dilation) + ") is wider than the padded input (" +
+                  std::to_string(w + pad_left + pad_right) + ")");
+  }
+}
+
+std::string Conv2dShape::named() const {
+  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) + ",w=" + std::to_string(w) +
+                  ",k=" + std::to_string(k) + ",r=" + std::to_string(r) + ",s=" + std::to_string(s);
+  if (stride != 1) t += ",stride=" + std::to_string(stride);
+  if (dilation != 1) t += ",dilation=" + std::to_string(dilation);
+  if (groups != 1) t += ",groups=" + std::to_string(groups);
+  if (pad_top == pad_left && pad_top == pad_bottom && pad_top == pad_right) {
+    if (pad_top) t += ",pad=" + std::to_string(pad_top);
+  } else {
+    t += ",pad_top=" + std::to_string(pad_top) + ",pad_left=" + std::to_string(pad_left) + ",pad_bottom=" + std::to_string(pad_bottom) +
+         ",pad_right=" + std::to_string(pad_right);
+  }
+  return t;
+}
+
+void conv2d_reference(const Conv2dShape& sh, const float* input, const float* weight, const Conv2dEpilogue& ep,
+                      std::vector<float>* output, std::vector<float>* tolerance) {
+  const int64_t OH = sh.oh(), OW = sh.ow(), CG = sh.c_per_group(), KG = sh.k_per_group();
+  const size_t total = static_cast<size_t>(sh.n * sh.k * OH * OW);
+  output->assign(total, 0.0f);
+  tolerance->assign(total, 0.0f);
+  // gamma bounds float32 summation error of `terms` products in any order (u = 2^-24), relative to
+  // the sum of their magnitudes; a wrong kernel misses by whole products.
+  const double u = std::ldexp(1.0, -24);
+  const double terms = static_cast<double>(CG * sh.r * sh.s + 3);
+  const double gamma = terms * u / (1 - terms * u);
+  for (int64_t b = 0; b < sh.n; ++b) {
+    for (int64_t oc = 0; oc < sh.k; ++oc) {
+      const int64_t g = oc / KG;
+      for (int64_t y = 0; y < OH; ++y) {
+        for (int64_t x = 0; x < OW; ++x) {
+          double acc = 0, mag = 0;
+          for (int64_t ic = 0; ic < CG; ++ic) {
+            const int64_t c = g * CG + ic;
+            for (int64_t ky = 0; ky < sh.r; ++ky) {
+              const int64_t iy = y * sh.stride + ky * sh.dilation - sh.pad_top;
+              if (iy < 0 || iy >= sh.h) continue;
+              for (int64_t kx = 0; kx < sh.s; ++kx) {
+                const int64_t ix = x * sh.stride + kx * sh.dilation - sh.pad_left;
+                if (ix < 0 || ix >= sh.w) continue;
+                const double p = static_cast<double>(input[((b * sh.c + c) * sh.h + iy) * sh.w + ix]) *
+                                 weight[((oc * CG + ic) * sh.r + ky) * sh.s + kx];
+                acc += p;
+                mag += std::fabs(p);
+              }
+            }
+          }
+          const size_t at = static_cast<size_t>(((b * sh.k + oc) * OH + y) * OW + x);
+          if (ep.bias) {
+            acc += ep.bias[oc];
+            mag += std::fabs(ep.bias[oc]);
+          }
+          if (ep.residual) {
+            acc += ep.residual[at];
+            mag += std::fabs(ep.residual[at]);
+          }
+          if (ep.relu || ep.clip6) acc = std::max(acc, 0.0);
+          if (ep.clip6) acc = std::min(acc, 6.0);
+          (*output)[at] = static_cast<float>(acc);
+          (*tolerance)[at] = static_cast<float>(gamma * mag + 4 * u * std::fabs(acc) + 1e-30);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tf::ops
