@@ -19,6 +19,7 @@ const Registry& registry() {
   static const Registry r = [] {
     Registry reg;
     register_dense_operators(reg);
+    register_conv2d_operators(reg);
     return reg;
   }();
   return r;

@@ -1,5 +1,4 @@
-// The table of operator templates. Each operator family registers itself here; adding conv2d later
-// is one more register_* call.
+// The table of operator templates. Each operator family registers itself here.
 #pragma once
 
 #include <memory>
@@ -19,5 +18,6 @@ class Registry {
 };
 
 void register_dense_operators(Registry& r);
+void register_conv2d_operators(Registry& r);  // plain NCHW / OIHW
 
 }  // namespace tf::ops

@@ -1,0 +1,255 @@
+// conv2d on plain layouts: NCHW input, OIHW weight (k, c/groups, r, s), NCHW output, with any
+// stride, dilation, asymmetric padding and groups (depthwise and grouped are the same op), and the
+// fused epilogues of CNN layers: bias, bias + ReLU, bias + residual + ReLU, bias + clip(0, 6).
+//
+// The schedule keeps a register tile of kb output channels x xw output columns: NCHW's contiguous
+// dimension is the width, so the columns are vectorized and every kernel tap is one broadcast
+// weight times one vector of input per channel row. Tiles walk (n, k-block, oh, ow-block); the
+// reduction over (c, r, s) runs inside the tile in either order, with the kernel width optionally
+// unrolled. Padding is either a guarded select in the input read or a padded copy made first.
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/ops/conv2d_shape.h"
+#include "compiler/ops/registry.h"
+
+namespace tf::ops {
+namespace {
+
+using ir::Expr;
+using ir::IterVar;
+using te::Tensor;
+
+enum class Epilogue { None, Bias, BiasRelu, BiasAddRelu, BiasClip };
+
+bool has_bias(Epilogue e) { return e != Epilogue::None; }
+
+class Conv2d : public Operator {
+ public:
+  Conv2d(std::string name, Epilogue e) : name_(std::move(name)), epilogue_(e) {}
+
+  std::string name() const override { return name_; }
+  std::string description() const override {
+    const std::string conv = "conv2d(data[N,C,H,W], weight[K,C/groups,R,S])";
+    switch (epilogue_) {
+      case Epilogue::None: return "out[N,K,OH,OW] = " + conv;
+      case Epilogue::Bias: return "out[N,K,OH,OW] = " + conv + " + bias[K]";
+      case Epilogue::BiasRelu: return "out[N,K,OH,OW] = relu(" + conv + " + bias[K])";
+      case Epilogue::BiasAddRelu: return "out[N,K,OH,OW] = relu(" + conv + " + bias[K] + residual[N,K,OH,OW])";
+      case Epilogue::BiasClip: return "out[N,K,OH,OW] = clip(" + conv + " + bias[K], 0, 6)";
+    }
+    return conv;
+  }
+  std::vector<std::string> shape_names() const override { return Conv2dShape::names(); }
+  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
+    return Conv2dShape::from_named(named).to_vector();
+  }
+  void check_shape(const std::vector<int64_t>& shape) const override { Conv2dShape::from_vector(shape).check(name_); }
+  std::string shape_text(const std::vector<int64_t>& shape) const override {
+    return Conv2dShape::from_vector(shape).named();
+  }
+  int64_t flops(const std::vector<int64_t>& s) const override { return Conv2dShape::from_vector(s).flops(); }
+
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    const Conv2dShape sh = Conv2dShape::from_vector(s);
+    std::vector<std::vector<int64_t>> in = {{sh.n, sh.c, sh.h, sh.w}, {sh.k, sh.c_per_group(), sh.r, sh.s}};
+    if (has_bias(epilogue_)) in.push_back({sh.k});
+    if (epilogue_ == Epilogue::BiasAddRelu) in.push_back(output_shape(s));
+    return in;
+  }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
+    const Conv2dShape sh = Conv2dShape::from_vector(s);
+    return {sh.n, sh.k, sh.oh(), sh.ow()};
+  }
+
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
+  Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;
+
+  void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
+                 std::vector<float>* tol) const override {
+    Conv2dEpilogue ep;
+    if (has_bias(epilogue_)) ep.bias = in[2];
+    if (epilogue_ == Epilogue::BiasAddRelu) ep.residual = in[3];
+    ep.relu = epilogue_ == Epilogue::BiasRelu || epilogue_ == Epilogue::BiasAddRelu;
+    ep.clip6 = epilogue_ == Epilogue::BiasClip;
+    conv2d_reference(Conv2dShape::from_vector(s), in[0], in[1], ep, out, tol);
+  }
+
+ private:
+  // The fused epilogue applied to the convolution's value at output (n, k, y, x).
+  Expr epilogue(Expr v, const Tensor& bias, const Tensor& residual, const te::Indices& i) const {
+    if (!has_bias(epilogue_)) return v;
+    v = v + bias(i[1]);
+    if (epilogue_ == Epilogue::BiasAddRelu) v = v + residual(i[0], i[1], i[2], i[3]);
+    if (epilogue_ == Epilogue::BiasRelu || epilogue_ == Epilogue::BiasAddRelu) v = ir::max(v, Expr(0.0f));
+    if (epilogue_ == Epilogue::BiasClip) v = ir::min(ir::max(v, Expr(0.0f)), Expr(6.0f));
+    return v;
+  }
+
+  std::string name_;
+  Epilogue epilogue_;
+};
+
+// Choices beyond the extent only repeat a smaller tile with more guarded overhang; keep the
+// smallest such one so small shapes get a small space.
+std::vector<Json> capped(const std::vector<int64_t>& options, int64_t extent) {
+  std::vector<Json> out;
+  for (int64_t o : options) {
+    out.emplace_back(o);
+    if (o >= extent) break;
+  }
+  return out;
+}
+
+size_t index_of(const std::vector<Json>& choices, int64_t wanted) {
+  size_t best = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i].get<int64_t>() <= wanted) best = i;
+  }
+  return best;
+}
+
+space::ConfigSpace Conv2d::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
+  const Conv2dShape sh = Conv2dShape::from_vector(s);
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  space::ConfigSpace cs;
+  auto kb = capped({1, 2, 4, 6, 8, 12, 16}, sh.k);
+  cs.add_knob("kb", kb, index_of(kb, 4), "output channels per register tile (rows of accumulators)");
+  auto xw = capped({4, 8, lanes, 2 * lanes, 3 * lanes, 4 * lanes}, sh.ow());
+  std::sort(xw.begin(), xw.end());
+  xw.erase(std::unique(xw.begin(), xw.end()), xw.end());
+  cs.add_knob("xw", xw, index_of(xw, std::min(sh.ow(), 2 * lanes)),
+              "output columns per register tile, vectorized (NCHW's contiguous dimension)");
+  cs.add_knob("order", {Json("crs"), Json("rsc")}, 0,
+              "reduction loop order in a tile: channels outermost (crs) or kernel taps outermost (rsc)");
+  cs.add_knob("unroll_s", {Json(true), Json(false)}, sh.s <= 7 ? 0 : 1, "unroll the kernel-width loop");
+  if (sh.padded()) {
+    cs.add_knob("pad", {Json("inline"), Json("copy")}, 0,
+                "padding as a guarded select in the input read (inline) or a zero-padded copy made first (copy)");
+  }
+  cs.add_knob("parallel", {Json("nky"), Json("nk"), Json("none")}, 0,
+              "loops the thread pool shares out: batch x channel blocks x output rows, batch x channel blocks, none");
+  return cs;
+}
+
+// The widest vector (the target's, or a power-of-two fraction of it) that divides the tile width.
+int64_t vector_width(int64_t xw, int64_t lanes) {
+  int64_t v = lanes;
+  while (v > 1 && xw % v != 0) v /= 2;
+  return v;
+}
+
+Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+  const Conv2dShape sh = Conv2dShape::from_vector(s);
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  const int64_t kb = cfg.get_int("kb"), xw = cfg.get_int("xw");
+  const bool taps_outer = cfg.get_string("order") == "rsc", unroll_s = cfg.get_bool("unroll_s");
+  const bool pad_copy = sh.padded() && cfg.get_string("pad") == "copy";
+  const std::string parallel = cfg.get_string("parallel");
+  const int64_t OH = sh.oh(), OW = sh.ow(), CG = sh.c_per_group(), KG = sh.k_per_group();
+  const auto dt = ir::DataType::float32();
+
+  Tensor data = te::placeholder({sh.n, sh.c, sh.h, sh.w}, dt, "data");
+  Tensor weight = te::placeholder({sh.k, CG, sh.r, sh.s}, dt, "weight");
+  Tensor bias, residual;
+  if (has_bias(epilogue_)) bias = te::placeholder({sh.k}, dt, "bias");
+  if (epilogue_ == Epilogue::BiasAddRelu) residual = te::placeholder({sh.n, sh.k, OH, OW}, dt, "residual");
+
+  // The input at padded coordinates (iy, ix): zero outside the data. Only the sides that have
+  // padding need a test; the clamped indices keep the load in bounds whichever way it goes.
+  auto padded_read = [&](Expr n, Expr c, Expr iy, Expr ix) -> Expr {
+    Expr y = iy - Expr(sh.pad_top), x = ix - Expr(sh.pad_left);
+    Expr inside;
+    auto require = [&](Expr cond) { inside = inside.get() ? ir::logical_and(inside, cond) : cond; };
+    if (sh.pad_top) require(y >= Expr(int64_t{0}));
+    if (sh.pad_bottom) require(y < Expr(sh.h));
+    if (sh.pad_left) require(x >= Expr(int64_t{0}));
+    if (sh.pad_right) require(x < Expr(sh.w));
+    if (!inside.get()) return data(n, c, y, x);
+    Expr cy = ir::min(ir::max(y, Expr(int64_t{0})), Expr(sh.h - 1));
+    Expr cx = ir::min(ir::max(x, Expr(int64_t{0})), Expr(sh.w - 1));
+    return ir::make_select(inside, data(n, c, cy, cx), Expr(0.0f));
+  };
+  Tensor padded;
+  std::function<Expr(Expr, Expr, Expr, Expr)> input_at = padded_read;
+  if (pad_copy) {
+    padded = te::compute({sh.n, sh.c, sh.h + sh.pad_top + sh.pad_bottom, sh.w + sh.pad_left + sh.pad_right},
+                         [&](const te::Indices& i) { return padded_read(i[0], i[1], i[2], i[3]); }, "data.padded",
+                         {"n", "c", "y", "x"});
+    input_at = [&](Expr n, Expr c, Expr iy, Expr ix) { return padded(n, c, iy, ix); };
+  }
+
+  IterVar rc = te::reduce_axis(CG, "rc"), ry = te::reduce_axis(sh.r, "ry"), rx = te::reduce_axis(sh.s, "rx");
+  Tensor conv = te::compute({sh.n, sh.k, OH, OW}, [&](const te::Indices& i) {
+    Expr c = ir::to_expr(rc->var);
+    if (sh.groups > 1) c = ir::floordiv(i[1], Expr(KG)) * Expr(CG) + c;
+    Expr iy = i[2] * Expr(sh.stride) + ir::to_expr(ry->var) * Expr(sh.dilation);
+    Expr ix = i[3] * Expr(sh.stride) + ir::to_expr(rx->var) * Expr(sh.dilation);
+    return te::sum(input_at(i[0], c, iy, ix) * weight(i[1], ir::to_expr(rc->var), ir::to_expr(ry->var), ir::to_expr(rx->var)),
+                   {rc, ry, rx});
+  }, "conv", {"n", "k", "y", "x"});
+  Tensor out = conv;
+  if (has_bias(epilogue_)) {
+    out = te::compute({sh.n, sh.k, OH, OW}, [&](const te::Indices& i) {
+      return epilogue(conv(i[0], i[1], i[2], i[3]), bias, residual, i);
+    }, "out", {"n", "k", "y", "x"});
+  }
+
+  Scheduled result;
+  result.inputs = {data, weight};
+  if (bias.op()) result.inputs.push_back(bias);
+  if (residual.op()) result.inputs.push_back(residual);
+  result.outputs = {out};
+  result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+  schedule::Stage* walker_stage = nullptr;
+  schedule::Schedule& sch = *result.schedule;
+  Tensor tile = has_bias(epilogue_) ? conv : sch.cache_write(conv);
+  walker_stage = &sch[out];
+
+  const int64_t vw = vector_width(xw, lanes);
+  auto vector_columns = [&](schedule::Stage& st, const IterVar& col) {
+    if (vw <= 1) return;
+    auto [co, ci] = st.split(col, vw);
+    st.unroll(co);
+    st.vectorize(ci);
+  };
+
+  schedule::Stage& w = *walker_stage;
+  auto [k_o, k_i] = w.split(w.axis(1), kb);
+  auto [x_o, x_i] = w.split(w.axis(3), xw);
+  IterVar n = w.axis(0), y = w.axis(2);
+  w.reorder({n, k_o, y, x_o, k_i, x_i});
+  sch[tile].compute_at(w, x_o);
+  w.unroll(k_i);
+  vector_columns(w, x_i);
+  if (parallel == "nky") w.parallel(w.fuse(w.fuse(n, k_o), y));
+  if (parallel == "nk") w.parallel(w.fuse(n, k_o));
+
+  schedule::Stage& r = sch[tile];
+  IterVar tn = r.axis(0), tk = r.axis(1), ty = r.axis(2), tx = r.axis(3);
+  IterVar tc = r.reduce_axis(0), tr = r.reduce_axis(1), ts = r.reduce_axis(2);
+  if (taps_outer) r.reorder({tn, ty, tr, ts, tc, tk, tx});
+  else r.reorder({tn, ty, tc, tr, ts, tk, tx});
+  if (unroll_s) r.unroll(ts);
+  r.unroll(tk);
+  vector_columns(r, tx);
+
+  if (pad_copy) {
+    schedule::Stage& p = sch[padded];
+    if (parallel != "none") p.parallel(p.fuse(p.axis(0), p.axis(1)));
+    vector_columns(p, p.axis(3));
+  }
+  return result;
+}
+
+}  // namespace
+
+void register_conv2d_operators(Registry& r) {
+  r.add(std::make_unique<Conv2d>("conv2d", Epilogue::None));
+  r.add(std::make_unique<Conv2d>("conv2d_bias", Epilogue::Bias));
+  r.add(std::make_unique<Conv2d>("conv2d_bias_relu", Epilogue::BiasRelu));
+  r.add(std::make_unique<Conv2d>("conv2d_bias_add_relu", Epilogue::BiasAddRelu));
+  r.add(std::make_unique<Conv2d>("conv2d_bias_clip", Epilogue::BiasClip));
+}
+
+}  // namespace tf::ops
