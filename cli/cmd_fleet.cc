@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/job_file.h"
 #include "cli/tracker_client.h"
+#include "cli/workload_args.h"
 #include "proto/channel.h"
 #include "proto/json_convert.h"
 #include "proto/tokens.h"
@@ -110,7 +111,7 @@ struct SubmitOptions {
   TrackerArgs tracker;
   MeasureArgs measure;
   std::string op, job_file, key;
-  std::vector<int64_t> shape;
+  std::string shape;  // positional or named, parsed for --op
   int priority = 1;
   bool follow = false, json = false;
   CLI::App* cmd = nullptr;
@@ -156,7 +157,7 @@ v1::SubmitJobRequest request_from_options(const SubmitOptions& o) {
   v1::JobSpec* spec = req.mutable_spec();
   auto* w = spec->add_workloads();
   w->set_op(o.op);
-  for (int64_t d : o.shape) w->add_shape(d);
+  for (int64_t d : parse_shape_option(o.op, o.shape)) w->add_shape(d);
   spec->set_device_key(o.key);
   spec->set_trials(o.measure.trials);
   spec->set_tuner(o.measure.tuner);
@@ -347,7 +348,8 @@ void add_fleet(CLI::App& tunefarm, Commands& commands) {
                 "where it sets a field (docs/architecture.md, \"A job file\").");
     add_tracker_options(*cmd, o->tracker);
     auto* op = cmd->add_option("--op", o->op, "operator, e.g. dense")->type_name("NAME");
-    auto* shape = add_int_list_option(*cmd, "--shape", o->shape, "the op's extents, e.g. 512,512,512");
+    auto* shape = cmd->add_option("--shape", o->shape, "the op's extents, positional (512,512,512) or named (n=1,c=64,...)")
+                      ->type_name("SHAPE");
     cmd->add_option("--job", o->job_file, "a job file with many workloads (docs/architecture.md), instead of --op/--shape")
         ->type_name("FILE")
         ->excludes(op)

@@ -55,7 +55,7 @@ int best_command(const BestOptions& b) {
   if (b.key_option->count() || b.tracker.address_option->count()) {
     if (!b.key_option->count()) throw UsageError("--tracker needs --key: the boards whose best you want");
     if (o.workload.shape.empty()) throw UsageError("give --op and --shape");
-    return best_from_tracker(b.tracker, b.key, o.workload.op, o.workload.shape, o.json);
+    return best_from_tracker(b.tracker, b.key, o.workload.op, parse_shape_option(o.workload.op, o.workload.shape), o.json);
   }
   auto task = make_task(o.workload);
   auto db_handle = open_existing_db(o.db, DbUse::Read);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "cli/open_db.h"
+#include "compiler/error.h"
 #include "db/database.h"
 #include "tuner/tune_job.h"
 
@@ -10,7 +11,9 @@ namespace tf::cli {
 
 void add_workload_options(CLI::App& app, WorkloadArgs& out) {
   app.add_option("--op", out.op, "operator (see tunefarm ops)")->type_name("NAME");
-  out.shape_option = add_int_list_option(app, "--shape", out.shape, "extents of the workload, comma-separated")->type_name("M,N,K");
+  out.shape_option = app.add_option("--shape", out.shape,
+                                    "extents of the workload: positional (512,512,512) or named (n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1)")
+                         ->type_name("SHAPE");
   app.add_option("--target", out.target, "\"llvm -mtriple=... -mcpu=... -mattr=...\"")->type_name("TARGET");
 }
 
@@ -29,9 +32,17 @@ void add_config_options(CLI::App& app, ConfigArgs& out) {
 
 std::string device_key_of(int threads) { return tuner::local_device_key(threads); }
 
+std::vector<int64_t> parse_shape_option(const std::string& op, const std::string& text) {
+  if (text.empty()) throw UsageError("--shape is required");
+  try {
+    return ops::parse_shape(op, text);
+  } catch (const CompileError& e) {
+    throw UsageError(std::string("--shape: ") + e.what());
+  }
+}
+
 std::unique_ptr<compiler::Task> make_task(const WorkloadArgs& args) {
-  if (args.shape.empty()) throw UsageError("--shape is required");
-  ops::Workload w{args.op, args.shape};
+  ops::Workload w{args.op, parse_shape_option(args.op, args.shape)};
   return std::make_unique<compiler::Task>(w, codegen::parse_target(args.target));
 }
 

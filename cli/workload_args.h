@@ -12,7 +12,8 @@ namespace tf::cli {
 
 struct WorkloadArgs {
   std::string op = "dense";
-  std::vector<int64_t> shape;
+  // As typed: positional ("512,512,512") or named ("n=1,c=64,h=56,..."); parsed once the op is known.
+  std::string shape;
   std::string target = "llvm -mcpu=native";
   CLI::Option* shape_option = nullptr;
 };
@@ -31,6 +32,8 @@ void add_workload_options(CLI::App& app, WorkloadArgs& out);
 CLI::Option* add_threads_option(CLI::App& app, int& out, const std::string& help);
 // --config, --config-index, --db (not --threads: each command says what its threads mean).
 void add_config_options(CLI::App& app, ConfigArgs& out);
+// The positional shape of --shape for --op; UsageError naming --shape when it is missing or wrong.
+std::vector<int64_t> parse_shape_option(const std::string& op, const std::string& text);
 std::unique_ptr<compiler::Task> make_task(const WorkloadArgs& args);
 // The device key measurements were recorded under: local, one per thread count (tuner::local_device_key).
 std::string device_key_of(int threads);
