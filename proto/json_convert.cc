@@ -67,7 +67,7 @@ v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
 
 }  // namespace
 
-v1::JobSpec job_spec_from_json(const Json& v) {
+v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
   check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure"});
   v1::JobSpec spec;
   const Json* workloads = member(v, "workloads");
@@ -83,9 +83,17 @@ v1::JobSpec job_spec_from_json(const Json& v) {
     out->set_op(get_string(*op, where + ".op"));
     const Json* shape = member(w, "shape");
     if (!shape) throw SpecError(where + ".shape: missing");
-    if (!shape->is_array()) throw SpecError(where + ".shape: expected a list of extents");
-    for (size_t d = 0; d < shape->size(); ++d) {
-      out->add_shape(get_int((*shape)[d], where + ".shape[" + std::to_string(d) + "]"));
+    if (shape->is_array() || !read_shape) {
+      if (!shape->is_array()) throw SpecError(where + ".shape: expected a list of extents, got " + std::string(json_kind(*shape)));
+      for (size_t d = 0; d < shape->size(); ++d) {
+        out->add_shape(get_int((*shape)[d], where + ".shape[" + std::to_string(d) + "]"));
+      }
+    } else {
+      try {
+        for (int64_t d : read_shape(out->op(), *shape, where + ".shape")) out->add_shape(d);
+      } catch (const std::exception& e) {
+        throw SpecError(e.what());
+      }
     }
     if (const auto* dt = member(w, "dtype")) out->set_dtype(get_string(*dt, where + ".dtype"));
   }
@@ -105,14 +113,14 @@ v1::JobSpec job_spec_from_json(const Json& v) {
   return spec;
 }
 
-v1::JobSpec job_spec_from_text(const std::string& text) {
+v1::JobSpec job_spec_from_text(const std::string& text, const ShapeReader& read_shape) {
   Json v;
   try {
     v = parse_json(text);
   } catch (const JsonError& e) {
     throw SpecError(std::string("job file is not JSON: ") + e.what());
   }
-  return job_spec_from_json(v);
+  return job_spec_from_json(v, read_shape);
 }
 
 Json workload_to_json(const v1::Workload& w) {

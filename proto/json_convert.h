@@ -3,9 +3,11 @@
 // Field names are snake_case and states are lower case ("queued"), as everywhere in tunefarm.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "proto/tunefarm.pb.h"
 #include "support/json.h"
@@ -25,8 +27,13 @@ class SpecError : public std::invalid_argument {
 //  "measure": {"repeat": 3, "number": 0, "min_repeat_ms": 20, "flush_cache": false,
 //              "cooldown_ms": 0, "timeout_s": 10}}
 // Checks the JSON's shape (kinds, unknown fields); what the values mean is the tracker's to check.
-v1::JobSpec job_spec_from_json(const Json& v);
-v1::JobSpec job_spec_from_text(const std::string& text);  // SpecError for text that is not JSON, too
+// A workload's shape is a list of extents; with a ShapeReader (the tracker's knows the ops, a
+// board's does not) it may also be named, "n=1,c=64,..." or {"n": 1, ...}.
+// The reader returns the positional extents or throws std::exception naming `where`.
+using ShapeReader = std::function<std::vector<int64_t>(const std::string& op, const Json& shape, const std::string& where)>;
+v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape = {});
+// SpecError for text that is not JSON, too.
+v1::JobSpec job_spec_from_text(const std::string& text, const ShapeReader& read_shape = {});
 Json job_spec_to_json(const v1::JobSpec& spec);
 
 Json workload_to_json(const v1::Workload& w);

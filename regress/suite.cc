@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/error.h"
+#include "compiler/ops/shape_json.h"
 #include "support/json.h"
 
 namespace tf::regress {
@@ -116,14 +118,16 @@ Suite parse_suite(const std::string& text, const std::string& path) {
       }
     }
     if (!w.contains("op")) fail(path, at + ": missing \"op\"");
-    if (!w.contains("shape") || !w["shape"].is_array()) fail(path, at + ": missing \"shape\" (a list of extents)");
+    if (!w.contains("shape")) fail(path, at + ": missing \"shape\" (a list of extents, \"n=1,c=64,...\" or {\"n\": 1, ...})");
     sw.workload.op = get_string(w["op"], path, at + ".op");
-    for (size_t d = 0; d < w["shape"].size(); ++d) {
-      sw.workload.shape.push_back(get_int(w["shape"][d], path, at + ".shape[" + std::to_string(d) + "]"));
-    }
     const auto ops = ops::operator_names();
     if (std::find(ops.begin(), ops.end(), sw.workload.op) == ops.end()) {
       fail(path, at + ": unknown workload: no operator \"" + sw.workload.op + "\" (known: " + join(ops) + ")");
+    }
+    try {
+      sw.workload.shape = ops::shape_from_json(sw.workload.op, w["shape"], at + ".shape");
+    } catch (const CompileError& e) {
+      fail(path, e.what());
     }
     try {
       ops::check_workload(sw.workload);

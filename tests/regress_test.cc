@@ -109,7 +109,8 @@ TEST(Suite, BadSuitesNameWhatIsWrong) {
                      "the name \"x\" is used twice");
   expect_suite_error(R"({"workload": []})", "unknown field \"workload\"");
   expect_suite_error(R"({"workloads": [{"op": "dense", "shape": [4, 4, 4], "treshold": 0.1}]})", "unknown field \"treshold\"");
-  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": "4,4,4"}]})", "missing \"shape\"");
+  expect_suite_error(R"({"workloads": [{"op": "dense"}]})", "workloads[0]: missing \"shape\"");
+  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": true}]})", "workloads[0].shape: expected a list of extents");
 }
 
 TEST(Suite, ThresholdsFromTheCommandLine) {

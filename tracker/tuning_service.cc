@@ -1,6 +1,7 @@
 #include "tracker/tuning_service.h"
 
 #include "compiler/ops/operator.h"
+#include "compiler/ops/shape_json.h"
 #include "db/database.h"
 #include "proto/json_convert.h"
 #include "tracker/compare.h"
@@ -24,7 +25,7 @@ grpc::Status TuningService::SubmitJob(grpc::ServerContext* ctx, const v1::Submit
     spec = req->spec();
   } else if (req->spec_source_case() == v1::SubmitJobRequest::kSpecJson) {
     try {
-      spec = fleet::job_spec_from_text(req->spec_json());
+      spec = fleet::job_spec_from_text(req->spec_json(), ops::shape_from_json);
     } catch (const fleet::SpecError& e) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
     }
