@@ -2,9 +2,10 @@
 // stride, dilation, asymmetric padding and groups (depthwise and grouped are the same op), and the
 // fused epilogues of CNN layers: bias, bias + ReLU, bias + residual + ReLU, bias + clip(0, 6).
 //
-// The schedule keeps a register tile of kb output channels x xw output columns: NCHW's contiguous
-// dimension is the width, so the columns are vectorized and every kernel tap is one broadcast
-// weight times one vector of input per channel row. Tiles walk (n, k-block, oh, ow-block); the
+// The schedule keeps a register tile of kb output channels x yt output rows x xw output columns:
+// NCHW's contiguous dimension is the width, so the columns are vectorized and every kernel tap is
+// one broadcast weight times one vector of input per row. Tiles walk (n, k-block, oh-block,
+// ow-block); the
 // reduction over (c, r, s) runs inside the tile in either order, with the kernel width optionally
 // unrolled. Padding is either a guarded select in the input read or a padded copy made first.
 #include <algorithm>
@@ -114,17 +115,28 @@ space::ConfigSpace Conv2d::config_space(const std::vector<int64_t>& s, const cod
   const int64_t lanes = std::max(1, t.float32_lanes());
   space::ConfigSpace cs;
   auto kb = capped({1, 2, 4, 6, 8, 12, 16}, sh.k);
-  cs.add_knob("kb", kb, index_of(kb, 4), "output channels per register tile (rows of accumulators)");
-  auto xw = capped({4, 8, lanes, 2 * lanes, 3 * lanes, 4 * lanes}, sh.ow());
-  std::sort(xw.begin(), xw.end());
+  // A whole output row as one tile serves the narrow late layers (7, 14 columns) without overhang.
+  std::vector<int64_t> widths = {4, 8, lanes, 2 * lanes, 3 * lanes, 4 * lanes};
+  if (sh.ow() <= 4 * lanes) widths.push_back(sh.ow());
+  std::sort(widths.begin(), widths.end());
+  auto xw = capped(widths, sh.ow());
   xw.erase(std::unique(xw.begin(), xw.end()), xw.end());
-  cs.add_knob("xw", xw, index_of(xw, std::min(sh.ow(), 2 * lanes)),
-              "output columns per register tile, vectorized (NCHW's contiguous dimension)");
+  const size_t default_xw = index_of(xw, std::min(sh.ow(), 2 * lanes));
+  const int64_t vectors = (xw[default_xw].get<int64_t>() + lanes - 1) / lanes;
+  // About 16 accumulator vectors by default. A depthwise tile's channels share no input, so it
+  // takes more rows instead.
+  const bool depthwise = sh.c_per_group() == 1;
+  cs.add_knob("kb", kb, index_of(kb, depthwise ? 4 : 16 / vectors), "output channels per register tile");
+  cs.add_knob("xw", xw, default_xw, "output columns per register tile, vectorized (NCHW's contiguous dimension)");
+  auto yt = capped({1, 2, 4}, sh.oh());
+  cs.add_knob("yt", yt, index_of(yt, depthwise ? 2 : 1), "output rows per register tile");
   cs.add_knob("order", {Json("crs"), Json("rsc")}, 0,
               "reduction loop order in a tile: channels outermost (crs) or kernel taps outermost (rsc)");
   cs.add_knob("unroll_s", {Json(true), Json(false)}, sh.s <= 7 ? 0 : 1, "unroll the kernel-width loop");
   if (sh.padded()) {
-    cs.add_knob("pad", {Json("inline"), Json("copy")}, 0,
+    // A depthwise tile does 9 FMAs per input vector where a dense one does kb x 9: the guarded
+    // select costs it too much, so it starts from the padded copy.
+    cs.add_knob("pad", {Json("inline"), Json("copy")}, depthwise ? 1 : 0,
                 "padding as a guarded select in the input read (inline) or a zero-padded copy made first (copy)");
   }
   cs.add_knob("parallel", {Json("nky"), Json("nk"), Json("none")}, 0,
@@ -132,8 +144,10 @@ space::ConfigSpace Conv2d::config_space(const std::vector<int64_t>& s, const cod
   return cs;
 }
 
-// The widest vector (the target's, or a power-of-two fraction of it) that divides the tile width.
+// A tile no wider than a vector is one (possibly partial) vector; a wider one is cut into the
+// widest power-of-two fraction of the target's vector that divides it.
 int64_t vector_width(int64_t xw, int64_t lanes) {
+  if (xw <= lanes) return xw;
   int64_t v = lanes;
   while (v > 1 && xw % v != 0) v /= 2;
   return v;
@@ -142,7 +156,7 @@ int64_t vector_width(int64_t xw, int64_t lanes) {
 Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
   const Conv2dShape sh = Conv2dShape::from_vector(s);
   const int64_t lanes = std::max(1, t.float32_lanes());
-  const int64_t kb = cfg.get_int("kb"), xw = cfg.get_int("xw");
+  const int64_t kb = cfg.get_int("kb"), xw = cfg.get_int("xw"), yt = cfg.get_int("yt");
   const bool taps_outer = cfg.get_string("order") == "rsc", unroll_s = cfg.get_bool("unroll_s");
   const bool pad_copy = sh.padded() && cfg.get_string("pad") == "copy";
   const std::string parallel = cfg.get_string("parallel");
@@ -216,22 +230,25 @@ Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& c
 
   schedule::Stage& w = *walker_stage;
   auto [k_o, k_i] = w.split(w.axis(1), kb);
+  auto [y_o, y_i] = w.split(w.axis(2), yt);
   auto [x_o, x_i] = w.split(w.axis(3), xw);
-  IterVar n = w.axis(0), y = w.axis(2);
-  w.reorder({n, k_o, y, x_o, k_i, x_i});
+  IterVar n = w.axis(0);
+  w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i});
   sch[tile].compute_at(w, x_o);
   w.unroll(k_i);
+  w.unroll(y_i);
   vector_columns(w, x_i);
-  if (parallel == "nky") w.parallel(w.fuse(w.fuse(n, k_o), y));
+  if (parallel == "nky") w.parallel(w.fuse(w.fuse(n, k_o), y_o));
   if (parallel == "nk") w.parallel(w.fuse(n, k_o));
 
   schedule::Stage& r = sch[tile];
   IterVar tn = r.axis(0), tk = r.axis(1), ty = r.axis(2), tx = r.axis(3);
   IterVar tc = r.reduce_axis(0), tr = r.reduce_axis(1), ts = r.reduce_axis(2);
-  if (taps_outer) r.reorder({tn, ty, tr, ts, tc, tk, tx});
-  else r.reorder({tn, ty, tc, tr, ts, tk, tx});
+  if (taps_outer) r.reorder({tn, tr, ts, tc, tk, ty, tx});
+  else r.reorder({tn, tc, tr, ts, tk, ty, tx});
   if (unroll_s) r.unroll(ts);
   r.unroll(tk);
+  r.unroll(ty);
   vector_columns(r, tx);
 
   if (pad_copy) {
