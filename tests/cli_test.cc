@@ -27,7 +27,7 @@ TEST(Cli, BadInputGetsOneClearErrorLine) {
   expect_clear_error("run --shape 4,-4,4", "extent N = -4");
   expect_clear_error("run --shape 100000000,100000000,100000000", "GiB");
   expect_clear_error("run --shape 4,4", "takes shape M,N,K");
-  expect_clear_error("run --shape 4,x,4", "comma-separated integers");
+  expect_clear_error("run --shape 4,x,4", "--shape: op 'dense': shape '4,x,4': extent 'x' is not an integer");
   expect_clear_error("run --shape 64,64,64 --config-index 999999999", "outside the space");
   expect_clear_error("run --shape 64,64,64 --config '{\"mr\": 6'", "invalid JSON");
   expect_clear_error("run --shape 64,64,64 --config '{\"mr\": 5}'", "knob 'mr' cannot be 5");

@@ -215,10 +215,10 @@ Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& c
   if (residual.op()) result.inputs.push_back(residual);
   result.outputs = {out};
   result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
-  schedule::Stage* walker_stage = nullptr;
   schedule::Schedule& sch = *result.schedule;
+  // The tile accumulates in registers inside the loops of the stage that walks the tiles: the
+  // epilogue's, or without one the copy-out of a cache_write.
   Tensor tile = has_bias(epilogue_) ? conv : sch.cache_write(conv);
-  walker_stage = &sch[out];
 
   const int64_t vw = vector_width(xw, lanes);
   auto vector_columns = [&](schedule::Stage& st, const IterVar& col) {
@@ -228,7 +228,7 @@ Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& c
     st.vectorize(ci);
   };
 
-  schedule::Stage& w = *walker_stage;
+  schedule::Stage& w = sch[out];
   auto [k_o, k_i] = w.split(w.axis(1), kb);
   auto [y_o, y_i] = w.split(w.axis(2), yt);
   auto [x_o, x_i] = w.split(w.axis(3), xw);
