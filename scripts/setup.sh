@@ -26,24 +26,43 @@ PACKAGES=(
   libopenblas-dev libdnnl-dev
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
+# ONNX Runtime's CPU build, the peer models are checked and timed against, comes from npm.
+command -v npm >/dev/null || PACKAGES+=(nodejs npm)
+
+install_debian_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$p")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup: all ${#PACKAGES[@]} packages are installed"
+    return
   fi
-done
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#PACKAGES[@]} packages are installed"
-  exit 0
-fi
+# --ignore-scripts: the package's install script fetches GPU binaries from elsewhere and fails here;
+# the CPU library it needs ships in the package itself. The lock file pins every version.
+install_onnxruntime() {
+  local dir
+  dir="$(cd "$(dirname "$0")/../bench/ort" && pwd)"
+  if [ -f "$dir/node_modules/onnxruntime-node/package.json" ]; then
+    echo "setup: onnxruntime-node is installed"
+    return
+  fi
+  echo "setup: installing onnxruntime-node into bench/ort"
+  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+}
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
-  SUDO="sudo"
-fi
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_debian_packages
+install_onnxruntime
