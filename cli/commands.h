@@ -37,6 +37,9 @@ void add_fleet(CLI::App& tunefarm, Commands& commands);
 // CI regression runs (cmd_regress.cc): baseline save|list|show|delete, regress.
 void add_regress(CLI::App& tunefarm, Commands& commands);
 
+// Compiled models (cmd_model_run.cc): `model run` and `model bench` under the `model` command.
+void add_model_run(CLI::App& model, Commands& commands);
+
 struct TrackerArgs;
 // `tunefarm best --key KEY [--tracker HOST:PORT]`, answered by the tracker.
 int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const std::string& op, const std::vector<int64_t>& shape,

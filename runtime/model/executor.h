@@ -1,0 +1,55 @@
+// Runs a loaded .tfm model: the kernels of its plan in order, on one arena of activations and the
+// model's constants. Needs only the runtime (a board runs models as it runs kernels).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/kernel_library.h"
+#include "runtime/model/model_file.h"
+
+namespace tf::runtime::model {
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+};
+
+class Executor {
+ public:
+  // Loads every kernel library and lays out the arena and the constants. Throws ModelFileError
+  // naming the kernel that does not load.
+  explicit Executor(ModelFile model);
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+  ~Executor();
+
+  std::vector<TensorSpec> inputs() const;
+  std::vector<TensorSpec> outputs() const;
+  int64_t arena_bytes() const { return model_.arena_bytes; }
+  const ModelFile& model() const { return model_; }
+
+  // Copies each named input in (every input must be given, with its element count), runs the plan,
+  // and returns the outputs by name. Throws ModelFileError naming the missing or misshapen input,
+  // or the step (node and kernel) whose kernel reported an error.
+  std::map<std::string, std::vector<float>> run(const std::map<std::string, std::vector<float>>& inputs);
+
+  // Runs the plan once on whatever the inputs hold; with `step_seconds`, times each step.
+  void run_plan(std::vector<double>* step_seconds = nullptr);
+  // The input's storage in the arena, for callers that fill it in place (benchmarks).
+  float* input_data(size_t i);
+
+ private:
+  float* address_of(int value_id);
+
+  ModelFile model_;
+  std::vector<std::unique_ptr<KernelLibrary>> libraries_;
+  float* arena_ = nullptr;
+  float* constants_ = nullptr;
+  // Per step, the kernel's argument buffers, made once: the plan's addresses never change.
+  std::vector<std::vector<TFBuffer>> step_args_;
+};
+
+}  // namespace tf::runtime::model

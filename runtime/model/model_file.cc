@@ -1,0 +1,249 @@
+#include "runtime/model/model_file.h"
+
+#include <cstring>
+#include <fstream>
+
+#include "runtime/kernel_abi.h"
+#include "support/json.h"
+
+namespace tf::runtime::model {
+namespace {
+
+constexpr char kMagic[8] = {'T', 'F', 'M', 'O', 'D', 'E', 'L', '\0'};
+constexpr size_t kHeaderBytes = 32;
+constexpr int64_t kAlign = TF_BUFFER_ALIGNMENT;
+// Beyond any model a board could hold; a larger size field means a damaged file, not a big model.
+constexpr uint64_t kMaxSectionBytes = uint64_t{1} << 36;
+
+int64_t align_up(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+[[noreturn]] void fail(const std::string& what) { throw ModelFileError(what); }
+
+void put_u32(std::vector<uint8_t>* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+void put_u64(std::vector<uint8_t>* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+uint64_t get_le(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+const char* storage_name(Storage s) { return s == Storage::Arena ? "arena" : "constant"; }
+
+Json manifest_of(const ModelFile& m, const std::vector<std::pair<int64_t, int64_t>>& kernel_spans,
+                 std::pair<int64_t, int64_t> constants_span) {
+  Json j;
+  j["format"] = "tunefarm-model";
+  j["target"] = m.target;
+  j["threads"] = m.threads;
+  j["arena_bytes"] = m.arena_bytes;
+  Json values = Json::array();
+  for (const Value& v : m.values) {
+    values.push_back({{"name", v.name}, {"shape", v.shape}, {"dtype", "float32"},
+                      {"storage", storage_name(v.storage)}, {"offset", v.offset}});
+  }
+  j["values"] = values;
+  j["inputs"] = m.inputs;
+  j["outputs"] = m.outputs;
+  Json kernels = Json::array();
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const Kernel& k = m.kernels[i];
+    kernels.push_back({{"workload", k.workload}, {"config", k.config}, {"entry", k.entry},
+                       {"offset", kernel_spans[i].first}, {"size", kernel_spans[i].second}});
+  }
+  j["kernels"] = kernels;
+  Json steps = Json::array();
+  for (const Step& s : m.steps) steps.push_back({{"kernel", s.kernel}, {"args", s.args}, {"node", s.node}});
+  j["steps"] = steps;
+  j["constants"] = {{"offset", constants_span.first}, {"size", constants_span.second}};
+  return j;
+}
+
+// Reads field `key` of `obj` as T, naming `where` and the key when it is missing or of another kind.
+template <typename T>
+T field(const Json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object() || !obj.contains(key)) fail(where + ": missing field '" + key + "'");
+  try {
+    return obj.at(key).get<T>();
+  } catch (const Json::exception&) {
+    fail(where + ": field '" + key + "' is " + json_kind(obj.at(key)) + " of the wrong kind");
+  }
+}
+
+ModelFile model_of(const Json& j, const std::vector<uint8_t>& payload) {
+  if (field<std::string>(j, "format", "manifest") != "tunefarm-model") fail("manifest: format is not 'tunefarm-model'");
+  ModelFile m;
+  m.target = field<std::string>(j, "target", "manifest");
+  m.threads = field<int>(j, "threads", "manifest");
+  m.arena_bytes = field<int64_t>(j, "arena_bytes", "manifest");
+  auto section = [&](const Json& obj, const std::string& where) {
+    const auto offset = field<int64_t>(obj, "offset", where), size = field<int64_t>(obj, "size", where);
+    if (offset < 0 || size < 0 || offset % kAlign != 0 || static_cast<uint64_t>(offset + size) > payload.size()) {
+      fail(where + ": bytes [" + std::to_string(offset) + ", +" + std::to_string(size) + ") are outside the payload (" +
+           std::to_string(payload.size()) + " bytes)");
+    }
+    return std::vector<uint8_t>(payload.begin() + offset, payload.begin() + offset + size);
+  };
+  const Json values = j.contains("values") ? j["values"] : Json();
+  if (!values.is_array()) fail("manifest: field 'values' is missing or not an array");
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string where = "value " + std::to_string(i);
+    Value v;
+    v.name = field<std::string>(values[i], "name", where);
+    v.shape = field<std::vector<int64_t>>(values[i], "shape", where);
+    const auto dtype = field<std::string>(values[i], "dtype", where);
+    if (dtype != "float32") fail(where + " ('" + v.name + "'): dtype " + dtype + " is not supported (float32 only)");
+    const auto storage = field<std::string>(values[i], "storage", where);
+    if (storage != "arena" && storage != "constant") fail(where + ": storage '" + storage + "' is neither arena nor constant");
+    v.storage = storage == "arena" ? Storage::Arena : Storage::Constant;
+    v.offset = field<int64_t>(values[i], "offset", where);
+    m.values.push_back(std::move(v));
+  }
+  m.inputs = field<std::vector<int>>(j, "inputs", "manifest");
+  m.outputs = field<std::vector<int>>(j, "outputs", "manifest");
+  const Json kernels = j.contains("kernels") ? j["kernels"] : Json();
+  if (!kernels.is_array()) fail("manifest: field 'kernels' is missing or not an array");
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const std::string where = "kernel " + std::to_string(i);
+    Kernel k;
+    k.workload = field<std::string>(kernels[i], "workload", where);
+    k.config = field<std::string>(kernels[i], "config", where);
+    k.entry = field<std::string>(kernels[i], "entry", where);
+    k.library = section(kernels[i], where + " (" + k.workload + ")");
+    m.kernels.push_back(std::move(k));
+  }
+  const Json steps = j.contains("steps") ? j["steps"] : Json();
+  if (!steps.is_array()) fail("manifest: field 'steps' is missing or not an array");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string where = "step " + std::to_string(i);
+    Step s;
+    s.kernel = field<int>(steps[i], "kernel", where);
+    s.args = field<std::vector<int>>(steps[i], "args", where);
+    s.node = field<std::string>(steps[i], "node", where);
+    m.steps.push_back(std::move(s));
+  }
+  if (!j.contains("constants")) fail("manifest: missing field 'constants'");
+  m.constants = section(j["constants"], "constants");
+  return m;
+}
+
+}  // namespace
+
+int64_t Value::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+void ModelFile::check() const {
+  if (threads < 1) fail("threads = " + std::to_string(threads) + " must be at least 1");
+  if (arena_bytes < 0) fail("arena_bytes = " + std::to_string(arena_bytes) + " is negative");
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Value& v = values[i];
+    const std::string where = "value " + std::to_string(i) + " ('" + v.name + "')";
+    for (int64_t d : v.shape) {
+      if (d <= 0 || d > (int64_t{1} << 31)) fail(where + ": extent " + std::to_string(d) + " is out of range");
+    }
+    const int64_t limit = v.storage == Storage::Arena ? arena_bytes : static_cast<int64_t>(constants.size());
+    if (v.offset < 0 || v.offset % kAlign != 0 || v.bytes() > limit || v.offset > limit - v.bytes()) {
+      fail(where + ": " + std::to_string(v.bytes()) + " bytes at offset " + std::to_string(v.offset) +
+           " do not fit its " + storage_name(v.storage) + " section of " + std::to_string(limit) + " bytes (or are unaligned)");
+    }
+  }
+  auto check_id = [&](int id, const std::string& where) {
+    if (id < 0 || static_cast<size_t>(id) >= values.size()) {
+      fail(where + ": value id " + std::to_string(id) + " is out of range (" + std::to_string(values.size()) + " values)");
+    }
+  };
+  for (int id : inputs) {
+    check_id(id, "inputs");
+    if (values[id].storage != Storage::Arena) fail("input '" + values[id].name + "' is not in the arena");
+  }
+  for (int id : outputs) {
+    check_id(id, "outputs");
+    if (values[id].storage != Storage::Arena) fail("output '" + values[id].name + "' is not in the arena");
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string where = "step " + std::to_string(i) + " (node '" + steps[i].node + "')";
+    if (steps[i].kernel < 0 || static_cast<size_t>(steps[i].kernel) >= kernels.size()) {
+      fail(where + ": kernel " + std::to_string(steps[i].kernel) + " is out of range");
+    }
+    if (steps[i].args.empty()) fail(where + ": no arguments");
+    for (int id : steps[i].args) check_id(id, where);
+  }
+}
+
+void write_model_file(const ModelFile& model, const std::string& path) {
+  model.check();
+  std::vector<uint8_t> payload;
+  auto append = [&](const std::vector<uint8_t>& bytes) {
+    payload.resize(static_cast<size_t>(align_up(static_cast<int64_t>(payload.size()))), 0);
+    const auto offset = static_cast<int64_t>(payload.size());
+    payload.insert(payload.end(), bytes.begin(), bytes.end());
+    return std::make_pair(offset, static_cast<int64_t>(bytes.size()));
+  };
+  std::vector<std::pair<int64_t, int64_t>> kernel_spans;
+  for (const Kernel& k : model.kernels) kernel_spans.push_back(append(k.library));
+  const auto constants_span = append(model.constants);
+  const std::string manifest = manifest_of(model, kernel_spans, constants_span).dump();
+
+  std::vector<uint8_t> header(kMagic, kMagic + 8);
+  put_u32(&header, kModelFormatVersion);
+  put_u32(&header, 0);
+  put_u64(&header, manifest.size());
+  put_u64(&header, payload.size());
+  const int64_t padding = align_up(static_cast<int64_t>(kHeaderBytes + manifest.size())) -
+                          static_cast<int64_t>(kHeaderBytes + manifest.size());
+  // Written beside the target and renamed over it: a crash mid-write never leaves half a model.
+  const std::string temp = path + ".partial";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) fail("cannot write " + temp + ": " + std::strerror(errno));
+    out.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+    out.write(manifest.data(), static_cast<std::streamsize>(manifest.size()));
+    out.write(std::string(static_cast<size_t>(padding), '\0').data(), padding);
+    out.write(reinterpret_cast<const char*>(payload.data()), static_cast<std::streamsize>(payload.size()));
+    out.flush();
+    if (!out) fail("cannot write " + temp + ": " + std::strerror(errno));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) fail("cannot rename " + temp + " to " + path + ": " + std::strerror(errno));
+}
+
+ModelFile read_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot read " + path + ": " + std::strerror(errno));
+  std::vector<uint8_t> header(kHeaderBytes);
+  in.read(reinterpret_cast<char*>(header.data()), kHeaderBytes);
+  if (in.gcount() != static_cast<std::streamsize>(kHeaderBytes) || std::memcmp(header.data(), kMagic, 8) != 0) {
+    fail(path + " is not a tunefarm model (.tfm) file");
+  }
+  const auto version = static_cast<uint32_t>(get_le(header.data() + 8, 4));
+  if (version != kModelFormatVersion) {
+    fail(path + ": model format version " + std::to_string(version) + " (this runtime reads version " +
+         std::to_string(kModelFormatVersion) + "; rebuild the model with this tunefarm)");
+  }
+  const uint64_t manifest_bytes = get_le(header.data() + 16, 8), payload_bytes = get_le(header.data() + 24, 8);
+  if (manifest_bytes > kMaxSectionBytes || payload_bytes > kMaxSectionBytes) fail(path + ": damaged header (sizes out of range)");
+  std::string manifest(manifest_bytes, '\0');
+  in.read(manifest.data(), static_cast<std::streamsize>(manifest_bytes));
+  const int64_t padding = align_up(static_cast<int64_t>(kHeaderBytes + manifest_bytes)) -
+                          static_cast<int64_t>(kHeaderBytes + manifest_bytes);
+  in.ignore(padding);
+  std::vector<uint8_t> payload(payload_bytes);
+  in.read(reinterpret_cast<char*>(payload.data()), static_cast<std::streamsize>(payload_bytes));
+  if (!in) fail(path + " is truncated (the header promises " + std::to_string(manifest_bytes + payload_bytes) + " bytes more)");
+  try {
+    ModelFile m = model_of(parse_json(manifest), payload);
+    m.check();
+    return m;
+  } catch (const JsonError& e) {
+    fail(path + ": manifest: " + e.what());
+  } catch (const ModelFileError& e) {
+    fail(path + ": " + e.what());
+  }
+}
+
+}  // namespace tf::runtime::model
