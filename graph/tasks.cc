@@ -4,7 +4,6 @@
 #include <map>
 
 #include "compiler/error.h"
-#include "compiler/ops/conv2d_shape.h"
 #include "compiler/ops/registry.h"
 
 namespace tf::graph {
@@ -12,7 +11,9 @@ namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-std::vector<int64_t> conv_workload(const Graph& g, const Node& n) {
+}  // namespace
+
+ops::Conv2dShape conv2d_shape(const Graph& g, const Node& n) {
   const Shape& x = g.input_of(n, 0).shape;
   const Shape& w = g.input_of(n, 1).shape;
   const auto strides = n.attr_ints("strides", {1, 1}), dil = n.attr_ints("dilations", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
@@ -23,8 +24,10 @@ std::vector<int64_t> conv_workload(const Graph& g, const Node& n) {
   s.dilation = dil[0];
   s.groups = n.attr_int("group", 1);
   s.pad_top = pads[0], s.pad_left = pads[1], s.pad_bottom = pads[2], s.pad_right = pads[3];
-  return s.to_vector();
+  return s;
 }
+
+namespace {
 
 // {M, N, K} and the calls: a constant weight multiplies every row of A (leading extents flattened
 // into M); two computed operands are one matrix product per leading index.
@@ -43,7 +46,7 @@ std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
   NodeKernel k;
   k.workload.op = n.op;
   if (conv) {
-    k.workload.shape = conv_workload(g, n);
+    k.workload.shape = conv2d_shape(g, n).to_vector();
   } else {
     std::tie(k.workload.shape, k.calls) = dense_workload(g, n);
   }

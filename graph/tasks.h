@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/conv2d_shape.h"
 #include "compiler/ops/operator.h"
 #include "graph/graph.h"
 
@@ -21,6 +22,9 @@ struct NodeKernel {
   int64_t calls = 1;
   std::vector<size_t> constant_inputs;
 };
+
+// A Conv or conv2d_* node's extents, from its input, weight and (normalized) attributes.
+ops::Conv2dShape conv2d_shape(const Graph& g, const Node& n);
 
 // The node's kernel, or nullopt for a node no compiler/ops kernel runs (pooling, softmax, fused
 // elementwise...). Throws CompileError naming the node when its shape is not a valid workload.
