@@ -36,6 +36,8 @@ void add_records(CLI::App& tunefarm, Commands& commands);
 void add_fleet(CLI::App& tunefarm, Commands& commands);
 // CI regression runs (cmd_regress.cc): baseline save|list|show|delete, regress.
 void add_regress(CLI::App& tunefarm, Commands& commands);
+// Whole models (cmd_model.cc): inspect.
+void add_model(CLI::App& tunefarm, Commands& commands);
 
 // Compiled models (cmd_model_run.cc): `model run` and `model bench` under the `model` command.
 void add_model_run(CLI::App& model, Commands& commands);

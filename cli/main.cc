@@ -22,8 +22,7 @@ int main(int argc, char** argv) {
   tf::cli::add_records(*app, commands);
   tf::cli::add_fleet(*app, commands);
   tf::cli::add_regress(*app, commands);
-  CLI::App* model = app->add_subcommand("model", "compiled models: run and time a .tfm");
-  tf::cli::add_model_run(*model, commands);
+  tf::cli::add_model(*app, commands);
 
   std::vector<const char*> args(argv, argv + argc);
   if (args.size() == 2 && std::strcmp(args[1], "help") == 0) args[1] = "--help";

@@ -24,6 +24,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev openssl
   # benchmark peers
   libopenblas-dev libdnnl-dev
+  # ONNX models: protobuf messages and libonnx_proto (graph/), the Python package that writes the
+  # test models (scripts/make-models.py), ONNX's node tests
+  libonnx-dev python3-onnx libonnx-testdata
 )
 
 # ONNX Runtime's CPU build, the peer models are checked and timed against, comes from npm.

@@ -1,0 +1,33 @@
+// Evaluating a node whose inputs are all constants, at planning time: shape arithmetic
+// (Shape -> Gather -> Unsqueeze -> Concat -> Reshape), constant casts and elementwise arithmetic on
+// weights. Not a runtime interpreter: the heavy operators (Conv, MatMul, pooling, normalization)
+// are not here, so nothing folds into an unexpected slow path.
+#pragma once
+
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace tf::graph {
+
+// The ops evaluate_constant_node can compute.
+bool is_constant_foldable(const std::string& op);
+// Elementwise ops (one output element from the same-position elements of broadcast inputs).
+bool is_elementwise(const std::string& op);
+
+// The node's outputs from its inputs' data (inputs[i] may be null for an absent optional input).
+// Output shapes come from the graph's values (shape inference has run). Throws CompileError naming
+// the node for an op outside is_constant_foldable or an index out of range.
+std::vector<Tensor> evaluate_constant_node(const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs);
+
+// Folds the node when every input it reads is a constant (Shape reads only its input's shape) and
+// it is foldable: its output becomes a constant value (the caller drops the node). A graph output
+// is never folded away, nor an output of more than 2^31 elements. Returns whether it folded.
+bool fold_if_constant(Graph& g, const Node& n);
+
+// An elementwise op over broadcast float inputs into `out_shape` (also used by the test evaluator).
+Tensor evaluate_elementwise(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape);
+// Data movement: a permutation of axes.
+Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm);
+
+}  // namespace tf::graph

@@ -1,0 +1,267 @@
+#include "graph/onnx_import.h"
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "compiler/error.h"
+#include "graph/constant_eval.h"
+#include "graph/onnx_nodes.h"
+#include "graph/shape_inference.h"
+
+namespace tf::graph {
+namespace {
+
+using onnx_import::where;
+
+// Constants folded at import are shape arithmetic and small weights; a broadcast that would make
+// more elements than this is a malformed file, not a model.
+constexpr int64_t kMaxElements = int64_t{1} << 31;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CompileError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& what) {
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromString(bytes)) throw CompileError(what + ": not an ONNX model (the protobuf does not parse)");
+  if (!model.has_graph() || model.graph().node_size() == 0) throw CompileError(what + ": not an ONNX model (no graph, or a graph without nodes)");
+  return model;
+}
+
+int64_t default_opset(const onnx::ModelProto& model, const std::string& what) {
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
+      if (o.version() < kMinOpset || o.version() > kMaxOpset) {
+        throw CompileError(what + ": opset " + std::to_string(o.version()) + " is not supported (opsets " + std::to_string(kMinOpset) + "-" +
+                           std::to_string(kMaxOpset) + ")");
+      }
+      return o.version();
+    }
+  }
+  throw CompileError(what + ": the model imports no opset of the default ONNX domain");
+}
+
+std::string dtype_text(int32_t elem_type) {
+  return onnx::TensorProto::DataType_IsValid(elem_type) ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type)) : "unknown";
+}
+
+Shape checked_dims(const google::protobuf::RepeatedField<int64_t>& dims, const std::string& what) {
+  Shape s;
+  double total = 1;
+  for (int64_t d : dims) {
+    if (d < 0) throw CompileError(what + ": negative extent " + std::to_string(d));
+    total *= static_cast<double>(d);
+    s.push_back(d);
+  }
+  if (total > static_cast<double>(kMaxElements)) throw CompileError(what + ": " + std::to_string(static_cast<int64_t>(total)) + " elements is too many");
+  return s;
+}
+
+template <typename T>
+std::vector<T> raw_values(const std::string& raw, int64_t count, const std::string& what) {
+  if (raw.size() != static_cast<size_t>(count) * sizeof(T)) {
+    throw CompileError(what + ": raw data has " + std::to_string(raw.size()) + " bytes for " + std::to_string(count) + " elements");
+  }
+  std::vector<T> v(count);
+  if (count > 0) std::memcpy(v.data(), raw.data(), raw.size());  // ONNX raw data is little-endian, as is every host we build for
+  return v;
+}
+
+Tensor convert_tensor(const onnx::TensorProto& t, const std::string& what) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) throw CompileError(what + ": external data is not supported (save the model with its weights inside)");
+  const Shape shape = checked_dims(t.dims(), what);
+  const int64_t count = element_count(shape);
+  auto check_count = [&](int64_t n) {
+    if (n != count) throw CompileError(what + ": " + std::to_string(n) + " values for shape " + shape_str(shape));
+  };
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT: {
+      std::vector<float> v = t.has_raw_data() ? raw_values<float>(t.raw_data(), count, what) : std::vector<float>(t.float_data().begin(), t.float_data().end());
+      check_count(static_cast<int64_t>(v.size()));
+      return Tensor::floats(shape, std::move(v));
+    }
+    case onnx::TensorProto::INT64: {
+      std::vector<int64_t> v = t.has_raw_data() ? raw_values<int64_t>(t.raw_data(), count, what) : std::vector<int64_t>(t.int64_data().begin(), t.int64_data().end());
+      check_count(static_cast<int64_t>(v.size()));
+      return Tensor::ints(shape, std::move(v));
+    }
+    case onnx::TensorProto::INT32: {  // shape arithmetic in some exporters; read as int64
+      std::vector<int32_t> v32 = t.has_raw_data() ? raw_values<int32_t>(t.raw_data(), count, what) : std::vector<int32_t>(t.int32_data().begin(), t.int32_data().end());
+      check_count(static_cast<int64_t>(v32.size()));
+      return Tensor::ints(shape, std::vector<int64_t>(v32.begin(), v32.end()));
+    }
+    default: throw CompileError(what + ": dtype " + dtype_text(t.data_type()) + " is not supported (float32, int64)");
+  }
+}
+
+Value constant_value(const std::string& name, Tensor t) {
+  Value v{name, t.dtype, t.shape, nullptr};
+  v.data = std::make_shared<const Tensor>(std::move(t));
+  return v;
+}
+
+Tensor constant_attribute(const onnx::NodeProto& p, const std::string& what) {
+  for (const auto& a : p.attribute()) {
+    if (a.name() == "value") return convert_tensor(a.t(), what + ": attribute 'value'");
+    if (a.name() == "value_float") return Tensor::floats({}, {a.f()});
+    if (a.name() == "value_floats") return Tensor::floats({a.floats_size()}, std::vector<float>(a.floats().begin(), a.floats().end()));
+    if (a.name() == "value_int") return Tensor::ints({}, {a.i()});
+    if (a.name() == "value_ints") return Tensor::ints({a.ints_size()}, std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+  }
+  throw CompileError(what + ": no value");
+}
+
+std::string dims_text(const onnx::ValueInfoProto& v) {
+  if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return "?";
+  std::string s = "[";
+  const auto& dims = v.type().tensor_type().shape().dim();
+  for (int i = 0; i < dims.size(); ++i) {
+    s += i ? "," : "";
+    s += dims[i].has_dim_value() ? std::to_string(dims[i].dim_value()) : dims[i].dim_param().empty() ? "?" : dims[i].dim_param();
+  }
+  return s + "]";
+}
+
+// A model input with static extents; the first may be symbolic (the batch).
+Value input_value(const onnx::ValueInfoProto& v, const ImportOptions& options, const std::string& what) {
+  const std::string w = what + ": input '" + v.name() + "'";
+  if (!v.type().has_tensor_type()) throw CompileError(w + " is not a tensor");
+  const auto& tt = v.type().tensor_type();
+  DType dtype;
+  if (tt.elem_type() == onnx::TensorProto::FLOAT) dtype = DType::Float32;
+  else if (tt.elem_type() == onnx::TensorProto::INT64) dtype = DType::Int64;
+  else throw CompileError(w + ": dtype " + dtype_text(tt.elem_type()) + " is not supported (float32, int64)");
+  if (!tt.has_shape()) throw CompileError(w + " has no shape: tunefarm plans static shapes");
+  Shape shape;
+  const auto& dims = tt.shape().dim();
+  for (int i = 0; i < dims.size(); ++i) {
+    if (dims[i].has_dim_value() && dims[i].dim_value() > 0) {
+      shape.push_back(dims[i].dim_value());
+    } else if (i == 0) {
+      shape.push_back(options.batch);  // the batch, fixed at import
+    } else {
+      const std::string name = dims[i].dim_param().empty() ? "?" : "'" + dims[i].dim_param() + "'";
+      throw CompileError(w + " " + dims_text(v) + ": extent " + std::to_string(i) + " (" + name +
+                         ") is not static; tunefarm plans static shapes and fixes only the batch (extent 0) at import");
+    }
+  }
+  checked_dims(google::protobuf::RepeatedField<int64_t>(shape.begin(), shape.end()), w);
+  return Value{v.name(), dtype, shape, nullptr};
+}
+
+std::string node_name(const onnx::NodeProto& p, int index) {
+  return p.name().empty() ? p.op_type() + "_" + std::to_string(index) : p.name();
+}
+
+std::vector<std::string> refusals(const onnx::GraphProto& graph, int64_t opset) {
+  std::vector<std::string> out;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& p = graph.node(i);
+    if (auto why = onnx_import::refuse_node(p, opset)) out.push_back(where(node_name(p, i), p.op_type(), opset) + ": " + *why);
+  }
+  return out;
+}
+
+Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOptions& options, const std::string& what) {
+  const auto& gp = model.graph();
+  Graph g;
+  for (const auto& init : gp.initializer()) g.set_value(constant_value(init.name(), convert_tensor(init, what + ": initializer '" + init.name() + "'")));
+  for (const auto& in : gp.input()) {
+    if (g.has_value(in.name())) continue;  // an initializer listed as an input (IR version 3)
+    g.set_value(input_value(in, options, what));
+    g.inputs.push_back(in.name());
+  }
+  std::vector<std::pair<Node, int>> converted;  // node, index in the file
+  std::set<std::string> written;
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const auto& p = gp.node(i);
+    const std::string name = node_name(p, i);
+    const std::string prefix = what + ": " + where(name, p.op_type(), opset);
+    for (const auto& out : p.output()) {
+      if (!out.empty() && (!written.insert(out).second || g.has_value(out))) throw CompileError(prefix + ": output '" + out + "' is written twice");
+    }
+    if (p.op_type() == "Constant") {
+      g.set_value(constant_value(p.output(0), constant_attribute(p, prefix)));
+      continue;
+    }
+    g.nodes.push_back(onnx_import::convert_node(p, name));
+  }
+  try {
+    g.sort_topologically();
+  } catch (const CompileError& e) {
+    throw CompileError(what + " (opset " + std::to_string(opset) + "): " + e.what());
+  }
+  std::vector<Node> kept;
+  std::map<std::string, std::string> alias;  // an Identity's output -> its input
+  for (Node& n : g.nodes) {
+    for (auto& in : n.inputs) {
+      if (auto it = alias.find(in); it != alias.end()) in = it->second;
+    }
+    try {
+      onnx_import::normalize_node(g, n, opset);
+      infer_node_shapes(g, n);
+      if (n.op == "Identity" && !g.is_output(n.outputs[0])) {
+        alias[n.outputs[0]] = n.inputs[0];
+        continue;
+      }
+      if (fold_if_constant(g, n)) continue;
+    } catch (const CompileError& e) {
+      throw CompileError(what + " (opset " + std::to_string(opset) + "): " + e.what());
+    }
+    kept.push_back(std::move(n));
+  }
+  g.nodes = std::move(kept);
+  for (const auto& out : gp.output()) {
+    const std::string name = alias.count(out.name()) ? alias.at(out.name()) : out.name();
+    if (!g.has_value(name)) throw CompileError(what + ": output '" + out.name() + "' is never computed");
+    g.outputs.push_back(name);
+  }
+  g.remove_dead_nodes();
+  g.check();
+  return g;
+}
+
+}  // namespace
+
+OnnxSummary summarize_onnx_file(const std::string& path) {
+  const onnx::ModelProto model = parse_model(read_file(path), path);
+  OnnxSummary s;
+  s.opset = default_opset(model, path);
+  s.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  auto info = [](const onnx::ValueInfoProto& v) {
+    const int32_t t = v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0;
+    return OnnxSummary::Tensor{v.name(), t == onnx::TensorProto::FLOAT ? "float32" : t == onnx::TensorProto::INT64 ? "int64" : dtype_text(t), dims_text(v)};
+  };
+  for (const auto& in : model.graph().input()) {
+    if (!initializers.count(in.name())) s.inputs.push_back(info(in));
+  }
+  for (const auto& out : model.graph().output()) s.outputs.push_back(info(out));
+  for (const auto& n : model.graph().node()) ++s.ops[n.op_type()];
+  s.unsupported = refusals(model.graph(), s.opset);
+  return s;
+}
+
+Graph import_onnx_bytes(const std::string& bytes, const std::string& what, const ImportOptions& options) {
+  if (options.batch <= 0) throw CompileError(what + ": batch " + std::to_string(options.batch) + " must be positive");
+  const onnx::ModelProto model = parse_model(bytes, what);
+  const int64_t opset = default_opset(model, what);
+  const auto refused = refusals(model.graph(), opset);
+  if (!refused.empty()) {
+    std::string msg = what + ": " + std::to_string(refused.size()) + " unsupported node" + (refused.size() > 1 ? "s" : "") + ": ";
+    for (size_t i = 0; i < refused.size(); ++i) msg += (i ? "; " : "") + refused[i];
+    throw CompileError(msg);
+  }
+  return build_graph(model, opset, options, what);
+}
+
+Graph import_onnx_file(const std::string& path, const ImportOptions& options) { return import_onnx_bytes(read_file(path), path, options); }
+
+}  // namespace tf::graph

@@ -1,0 +1,177 @@
+#include <algorithm>
+#include <set>
+
+#include "graph/constant_eval.h"
+
+#include "graph/passes/passes.h"
+
+namespace tf::graph::passes {
+namespace {
+
+std::shared_ptr<const Tensor> share(Tensor t) { return std::make_shared<const Tensor>(std::move(t)); }
+
+// The node that alone reads `value` (once), when the value is not a graph output; else -1.
+int sole_reader(const Graph& g, const std::string& value, const std::set<size_t>& taken) {
+  if (g.use_count(value) != 1) return -1;
+  const auto readers = g.consumers(value);
+  if (readers.size() != 1 || taken.count(readers[0])) return -1;
+  return static_cast<int>(readers[0]);
+}
+
+bool is_scalar_constant(const Graph& g, const std::string& name, double v) {
+  const Tensor* t = name.empty() ? nullptr : g.constant(name);
+  return t && t->size() == 1 && t->at(0) == v;
+}
+
+// The other operand of a binary node reading `value`.
+const std::string& other_operand(const Node& n, const std::string& value) { return n.inputs[0] == value ? n.inputs[1] : n.inputs[0]; }
+
+// A constant [N] (or [1,..,1,N]) bias for a dense output of width n, as a [N] value; "" if not one.
+std::string dense_bias(Graph& g, const std::string& name, int64_t n, const std::string& stem) {
+  const Tensor* t = g.constant(name);
+  if (!t || t->dtype != DType::Float32 || t->size() != n || t->shape.empty() || t->shape.back() != n) return "";
+  if (t->shape.size() == 1) return name;
+  Tensor flat = *t;
+  flat.shape = {n};
+  const std::string flat_name = g.unique_name(stem + ".bias");
+  g.set_value(Value{flat_name, DType::Float32, {n}, share(std::move(flat))});
+  return flat_name;
+}
+
+struct Fusion {
+  std::string op;
+  std::vector<std::string> inputs;
+  std::vector<size_t> absorbed;  // consumer nodes that disappear into the producer
+  std::vector<std::string> outputs;
+};
+
+Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
+  Fusion f{"conv2d", {conv.inputs[0], conv.inputs[1]}, {}, conv.outputs};
+  std::string bias = g.input_present(conv, 2) ? conv.inputs[2] : "";
+  if (!bias.empty() && !g.constant(bias)) return Fusion{};
+  auto ensure_bias = [&] {
+    if (bias.empty()) {
+      const int64_t k = g.input_of(conv, 1).shape[0];
+      bias = g.unique_name(conv.name + ".zero_bias");
+      g.set_value(Value{bias, DType::Float32, {k}, share(Tensor::floats({k}, std::vector<float>(k, 0.0f)))});
+    }
+    f.inputs.push_back(bias);
+  };
+  const std::string& out = conv.outputs[0];
+  const int next = sole_reader(g, out, taken);
+  const Node* n = next >= 0 ? &g.nodes[next] : nullptr;
+  if (n && n->op == "Relu") {
+    ensure_bias();
+    return Fusion{"conv2d_bias_relu", f.inputs, {size_t(next)}, n->outputs};
+  }
+  if (n && n->op == "Clip" && is_scalar_constant(g, n->inputs.size() > 1 ? n->inputs[1] : "", 0) &&
+      is_scalar_constant(g, n->inputs.size() > 2 ? n->inputs[2] : "", 6)) {
+    ensure_bias();
+    return Fusion{"conv2d_bias_clip", f.inputs, {size_t(next)}, n->outputs};
+  }
+  if (n && n->op == "Add" && n->inputs.size() == 2 && n->inputs[0] != n->inputs[1]) {
+    const std::string& residual = other_operand(*n, out);
+    const int relu = sole_reader(g, n->outputs[0], taken);
+    if (!g.constant(residual) && g.value(residual).shape == g.value(out).shape && relu >= 0 && g.nodes[relu].op == "Relu") {
+      ensure_bias();
+      f.inputs.push_back(residual);
+      return Fusion{"conv2d_bias_add_relu", f.inputs, {size_t(next), size_t(relu)}, g.nodes[relu].outputs};
+    }
+  }
+  if (!bias.empty()) {
+    f.op = "conv2d_bias";
+    f.inputs.push_back(bias);
+  }
+  return f;
+}
+
+// A dense weight [K, N] from a MatMul's or Gemm's constant B; "" when B is computed.
+std::string dense_weight(Graph& g, const Node& n) {
+  const Tensor* b = g.constant(n.inputs[1]);
+  if (!b || b->dtype != DType::Float32 || b->shape.size() != 2) return "";
+  if (n.op == "MatMul" || n.attr_int("transB", 0) == 0) return n.inputs[1];
+  const std::string name = g.unique_name(n.inputs[1] + ".kn");
+  Tensor t = transpose(*b, {1, 0});
+  const Shape s = t.shape;
+  g.set_value(Value{name, DType::Float32, s, share(std::move(t))});
+  return name;
+}
+
+Fusion dense_fusion(Graph& g, const Node& mm, const std::set<size_t>& taken) {
+  const std::string weight = dense_weight(g, mm);
+  if (weight.empty()) return Fusion{};
+  const int64_t width = g.value(weight).shape[1];
+  Fusion f{"dense", {mm.inputs[0], weight}, {}, mm.outputs};
+  std::string bias;
+  if (mm.op == "Gemm" && g.input_present(mm, 2)) {
+    bias = dense_bias(g, mm.inputs[2], width, mm.name);
+    if (bias.empty()) return Fusion{};  // a C the dense kernels cannot add
+  }
+  int next = sole_reader(g, f.outputs[0], taken);
+  if (bias.empty() && next >= 0 && g.nodes[next].op == "Add" && g.nodes[next].inputs.size() == 2) {
+    const Node& add = g.nodes[next];
+    bias = dense_bias(g, other_operand(add, f.outputs[0]), width, mm.name);
+    if (!bias.empty() && g.value(add.outputs[0]).shape == g.value(f.outputs[0]).shape) {
+      f.absorbed.push_back(next);
+      f.outputs = add.outputs;
+      next = sole_reader(g, f.outputs[0], taken);
+    } else {
+      bias.clear();
+    }
+  }
+  if (bias.empty()) return f;
+  f.inputs.push_back(bias);
+  f.op = "dense_bias";
+  if (next >= 0 && g.nodes[next].op == "Relu") {
+    f.op = "dense_bias_relu";
+    f.absorbed.push_back(next);
+    f.outputs = g.nodes[next].outputs;
+  }
+  return f;
+}
+
+// MatMul of two computed operands with the same leading (batch) extents: one dense per matrix.
+Fusion batched_dense(const Graph& g, const Node& mm) {
+  const Shape& a = g.input_of(mm, 0).shape;
+  const Shape& b = g.input_of(mm, 1).shape;
+  if (a.size() != b.size() || a.size() < 2 || !std::equal(a.begin(), a.end() - 2, b.begin())) return Fusion{};
+  return Fusion{"dense", mm.inputs, {}, mm.outputs};
+}
+
+}  // namespace
+
+Graph fuse_epilogues(const Graph& in) {
+  Graph g = in;
+  std::set<size_t> absorbed;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (absorbed.count(i)) continue;
+    const Node& n = g.nodes[i];
+    Fusion f;
+    if (n.op == "Conv") f = conv_fusion(g, n, absorbed);
+    else if (n.op == "Gemm" || n.op == "MatMul") f = dense_fusion(g, n, absorbed);
+    if (f.op.empty() && n.op == "MatMul") f = batched_dense(g, n);
+    if (f.op.empty()) continue;
+    Node& fused = g.nodes[i];
+    if (f.op == "dense" && !g.constant(f.inputs[1])) {
+      const Shape& out = g.value(fused.outputs[0]).shape;
+      fused.attrs = {{"batch", element_count(Shape(out.begin(), out.end() - 2))}};
+    } else if (f.op.rfind("dense", 0) == 0) {
+      fused.attrs.clear();
+    }
+    fused.op = f.op;
+    fused.inputs = f.inputs;
+    fused.outputs = f.outputs;
+    absorbed.insert(f.absorbed.begin(), f.absorbed.end());
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!absorbed.count(i)) kept.push_back(std::move(g.nodes[i]));
+  }
+  g.nodes = std::move(kept);
+  // A residual may be computed after the conv that now reads it.
+  g.sort_topologically();
+  g.remove_unused_values();
+  return g;
+}
+
+}  // namespace tf::graph::passes

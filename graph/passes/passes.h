@@ -1,0 +1,44 @@
+// Graph passes: each takes a graph and returns a new one that computes the same outputs from the
+// same inputs (up to float rounding where it says so), in topological order, shapes known. One
+// pass per file; graph/pipeline.cc runs them in order.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace tf::graph::passes {
+
+// Every node whose inputs are all constants (and Shape, which reads only a shape) is evaluated and
+// replaced by its constant output; Identity nodes are bypassed; nodes and constants no output
+// depends on are removed. Exact: the folded ops are shape arithmetic, casts and elementwise float
+// arithmetic evaluated as the kernels would in float32.
+Graph fold_constants(const Graph& g);
+
+// A BatchNormalization reading a Conv's output, where nothing else reads the Conv and the Conv's
+// weight (and bias) and the normalization's scale, shift, mean and variance are constants, is folded
+// into the Conv: W' = W * s, b' = (b - mean) * s + shift with s = scale / sqrt(var + eps). The Conv
+// gains a bias if it had none. Changes results by float rounding only.
+Graph fold_batchnorm(const Graph& g);
+
+// The producer's epilogue moves into a fused kernel of compiler/ops:
+//   Conv (+ constant bias)            -> conv2d | conv2d_bias
+//     then Relu                       -> conv2d_bias_relu
+//     then Add(residual) then Relu    -> conv2d_bias_add_relu   (residual of the output's shape)
+//     then Clip(0, 6)                 -> conv2d_bias_clip
+//   MatMul / Gemm with a constant 2-D weight (Gemm's transB applied to the constant):
+//     alone                           -> dense
+//     then Add(constant bias [N])     -> dense_bias             (Gemm's C the same)
+//     then Relu                       -> dense_bias_relu
+//   MatMul of two computed operands (attention) -> dense with attribute batch (the product of the
+//     leading extents: one dense kernel call per matrix).
+// A conv without a bias gains a zero one where the fused kernel needs it. An intermediate value
+// read elsewhere, or a graph output, is never swallowed. Exact: the fused kernels compute the same
+// float operations in the same order per element.
+Graph fuse_epilogues(const Graph& g);
+
+// Chains of elementwise nodes (Add, Sub, Mul, Div, Pow, Relu, Clip, Sigmoid, Erf, Tanh, Sqrt) whose
+// intermediate values have a single reader and the chain's output shape become one fused_elementwise
+// node: its body is the chain as a graph, its inputs the chain's outside inputs (constants stay
+// inputs). A lone elementwise node stays as it is. Exact.
+Graph fuse_elementwise(const Graph& g);
+
+}  // namespace tf::graph::passes

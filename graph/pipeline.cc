@@ -1,0 +1,48 @@
+#include "graph/pipeline.h"
+
+#include <functional>
+
+#include "compiler/error.h"
+#include "graph/passes/passes.h"
+
+namespace tf::graph {
+namespace {
+
+struct Pass {
+  const char* name;
+  std::function<Graph(const Graph&)> run;
+};
+
+// Read top to bottom: what a model goes through between import and its kernels.
+const std::vector<Pass>& pipeline() {
+  static const std::vector<Pass> passes = {
+      {"fold_constants", passes::fold_constants},      // shape arithmetic, constant casts, Identity
+      {"fold_batchnorm", passes::fold_batchnorm},      // BatchNormalization into the Conv before it
+      {"fuse_epilogues", passes::fuse_epilogues},      // bias, relu, clip, residual add into conv2d_* / dense_*
+      {"fuse_elementwise", passes::fuse_elementwise},  // what is left elementwise (GELU, scaling): one node per chain
+  };
+  return passes;
+}
+
+}  // namespace
+
+std::vector<std::string> pipeline_pass_names() {
+  std::vector<std::string> names;
+  for (const auto& p : pipeline()) names.push_back(p.name);
+  return names;
+}
+
+Graph plan_graph(const Graph& imported) {
+  Graph g = imported;
+  for (const auto& pass : pipeline()) {
+    g = pass.run(g);
+    try {
+      g.check();
+    } catch (const CompileError& e) {
+      throw CompileError(std::string("pass ") + pass.name + " left a broken graph: " + e.what());
+    }
+  }
+  return g;
+}
+
+}  // namespace tf::graph

@@ -1,0 +1,17 @@
+// The passes that turn an imported graph into a planned one, in order (graph/pipeline.cc).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace tf::graph {
+
+// The pass names, in the order plan_graph runs them.
+std::vector<std::string> pipeline_pass_names();
+// Runs the passes; after each the graph is checked (every value defined before it is read, shapes
+// known), and a failure names the pass.
+Graph plan_graph(const Graph& imported);
+
+}  // namespace tf::graph

@@ -1,0 +1,96 @@
+#include "graph/tasks.h"
+
+#include <algorithm>
+#include <map>
+
+#include "compiler/error.h"
+#include "compiler/ops/registry.h"
+
+namespace tf::graph {
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+ops::Conv2dShape conv2d_shape(const Graph& g, const Node& n) {
+  const Shape& x = g.input_of(n, 0).shape;
+  const Shape& w = g.input_of(n, 1).shape;
+  const auto strides = n.attr_ints("strides", {1, 1}), dil = n.attr_ints("dilations", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
+  ops::Conv2dShape s;
+  s.n = x[0], s.c = x[1], s.h = x[2], s.w = x[3];
+  s.k = w[0], s.r = w[2], s.s = w[3];
+  s.stride = strides[0];
+  s.dilation = dil[0];
+  s.groups = n.attr_int("group", 1);
+  s.pad_top = pads[0], s.pad_left = pads[1], s.pad_bottom = pads[2], s.pad_right = pads[3];
+  return s;
+}
+
+namespace {
+
+// {M, N, K} and the calls: a constant weight multiplies every row of A (leading extents flattened
+// into M); two computed operands are one matrix product per leading index.
+std::pair<std::vector<int64_t>, int64_t> dense_workload(const Graph& g, const Node& n) {
+  const Shape& a = g.input_of(n, 0).shape;
+  const Shape& b = g.input_of(n, 1).shape;
+  if (g.constant(n.inputs[1])) return {{element_count(Shape(a.begin(), a.end() - 1)), b[1], a.back()}, 1};
+  return {{a[a.size() - 2], b.back(), a.back()}, n.attr_int("batch", 1)};
+}
+
+}  // namespace
+
+std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
+  const bool conv = starts_with(n.op, "conv2d"), dense = starts_with(n.op, "dense");
+  if (!conv && !dense) return std::nullopt;
+  NodeKernel k;
+  k.workload.op = n.op;
+  if (conv) {
+    k.workload.shape = conv2d_shape(g, n).to_vector();
+  } else {
+    std::tie(k.workload.shape, k.calls) = dense_workload(g, n);
+  }
+  try {
+    ops::check_workload(k.workload);
+  } catch (const CompileError& e) {
+    throw CompileError(n.describe() + ": not a valid workload: " + e.what());
+  }
+  k.shape_text = ops::find_operator(n.op).shape_text(k.workload.shape);
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (g.constant(n.inputs[i])) k.constant_inputs.push_back(i);
+  }
+  return k;
+}
+
+std::vector<Task> tunable_tasks(const Graph& g) {
+  std::map<std::string, Task> by_key;
+  std::vector<std::string> order;
+  double total = 0;
+  for (const Node& n : g.nodes) {
+    const auto k = node_kernel(g, n);
+    if (!k) continue;
+    const std::string key = k->workload.str();
+    auto [it, fresh] = by_key.try_emplace(key);
+    Task& t = it->second;
+    if (fresh) {
+      t.workload = k->workload;
+      t.shape_text = k->shape_text;
+      order.push_back(key);
+    }
+    const int64_t flops = ops::find_operator(n.op).flops(k->workload.shape) * k->calls;
+    t.count += k->calls;
+    t.flops += flops;
+    t.nodes.push_back(n.name);
+    total += static_cast<double>(flops);
+  }
+  std::vector<Task> tasks;
+  for (const auto& key : order) {
+    Task t = by_key.at(key);
+    t.share = total > 0 ? static_cast<double>(t.flops) / total : 0;
+    tasks.push_back(std::move(t));
+  }
+  std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.flops > b.flops; });
+  return tasks;
+}
+
+}  // namespace tf::graph

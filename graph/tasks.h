@@ -1,0 +1,45 @@
+// The tunable tasks of a planned graph: which compiler/ops kernels it calls, on which workloads, how
+// often, and how much of the model's arithmetic each is. What a builder asks of each node, and what a
+// model tuning job spends its trials on.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ops/conv2d_shape.h"
+#include "compiler/ops/operator.h"
+#include "graph/graph.h"
+
+namespace tf::graph {
+
+// A node that runs a compiler/ops kernel: the workload, the calls per model run (a batched matmul
+// calls its dense kernel once per matrix), and which of its inputs are constants (weights a
+// builder packs ahead of time), by position.
+struct NodeKernel {
+  ops::Workload workload;
+  std::string shape_text;  // as `tunefarm run --shape` takes it
+  int64_t calls = 1;
+  std::vector<size_t> constant_inputs;
+};
+
+// A Conv or conv2d_* node's extents, from its input, weight and (normalized) attributes.
+ops::Conv2dShape conv2d_shape(const Graph& g, const Node& n);
+
+// The node's kernel, or nullopt for a node no compiler/ops kernel runs (pooling, softmax, fused
+// elementwise...). Throws CompileError naming the node when its shape is not a valid workload.
+std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n);
+
+struct Task {
+  ops::Workload workload;
+  std::string shape_text;
+  int64_t count = 0;   // kernel calls per model run
+  int64_t flops = 0;   // all calls together
+  double share = 0;    // of the FLOPs of every task of the graph
+  std::vector<std::string> nodes;
+};
+
+// One task per distinct workload, most FLOPs first.
+std::vector<Task> tunable_tasks(const Graph& g);
+
+}  // namespace tf::graph
