@@ -1,6 +1,8 @@
 #include "compiler/compiler.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cctype>
 
 #include <llvm/Config/llvm-config.h>
@@ -18,9 +20,22 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 std::string version() { return std::string("tunefarm ") + TUNEFARM_VERSION + " / LLVM " + LLVM_VERSION_STRING; }
 
+// The registry's operators live as long as the process: a shared pointer that owns nothing.
+static std::shared_ptr<const ops::Operator> registered(const std::string& name) {
+  return std::shared_ptr<const ops::Operator>(std::shared_ptr<const ops::Operator>(), &ops::find_operator(name));
+}
+
 Task::Task(ops::Workload workload, codegen::Target target)
-    : workload_(std::move(workload)), target_(std::move(target)), op_(&ops::find_operator(workload_.op)) {
+    : workload_(std::move(workload)), target_(std::move(target)), op_(registered(workload_.op)) {
   ops::check_workload(workload_);
+  space_ = op_->config_space(workload_.shape, target_);
+}
+
+Task::Task(std::shared_ptr<const ops::Operator> op, std::vector<int64_t> shape, codegen::Target target)
+    : target_(std::move(target)), op_(std::move(op)) {
+  if (!op_) throw CompileError("task: no operator");
+  workload_ = {op_->name(), std::move(shape)};
+  ops::check_workload(*op_, workload_.shape);
   space_ = op_->config_space(workload_.shape, target_);
 }
 
@@ -44,7 +59,21 @@ space::Config Task::parse_config(const std::string& spec) const {
 }
 
 std::string Task::kernel_name() const {
-  std::string name = "tf_" + workload_.op + "_";
+  const std::string& op = workload_.op;
+  const bool identifier = std::all_of(op.begin(), op.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  std::string name = "tf_" + op + "_";
+  if (!identifier) {
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a: stable across processes and builds
+    for (char c : op) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    std::string stem;
+    for (char c : op) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') break;
+      stem += c;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    name = "tf_" + stem + "_" + hex + "_";
+  }
   for (size_t i = 0; i < workload_.shape.size(); ++i) name += (i ? "x" : "") + std::to_string(workload_.shape[i]);
   return name;
 }

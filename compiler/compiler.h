@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/target.h"
@@ -27,6 +28,9 @@ class Task {
  public:
   // Throws tf::CompileError for an unknown op, bad extents or an unknown target.
   Task(ops::Workload workload, codegen::Target target);
+  // An operator that is not in the registry (an elementwise chain a model built); its name() is
+  // the workload's op. Throws tf::CompileError for bad extents.
+  Task(std::shared_ptr<const ops::Operator> op, std::vector<int64_t> shape, codegen::Target target);
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
 
@@ -36,7 +40,8 @@ class Task {
   const space::ConfigSpace& space() const { return space_; }
   // "default", a config index, or a JSON object of knob values; CompileError when it is none.
   space::Config parse_config(const std::string& spec) const;
-  // The kernel's symbol: "tf_dense_512x512x512".
+  // The kernel's symbol: "tf_dense_512x512x512"; an op name that is no identifier
+  // ("elementwise[relu(x0)]") is replaced by its stem and a hash: "tf_elementwise_1f0c..._4x16".
   std::string kernel_name() const;
 
   ir::LoweredFunc lower(const space::Config& cfg, lower::LowerStage stage = lower::LowerStage::Full,
@@ -49,7 +54,7 @@ class Task {
  private:
   ops::Workload workload_;
   codegen::Target target_;
-  const ops::Operator* op_;
+  std::shared_ptr<const ops::Operator> op_;
   space::ConfigSpace space_;
 };
 

@@ -153,6 +153,9 @@ IrInterpreter::Value IrInterpreter::eval(const Expr& e) {
           case Intrinsic::Floor: o = std::floor(a); break;
           case Intrinsic::Ceil: o = std::ceil(a); break;
           case Intrinsic::Tanh: o = std::tanh(a); break;
+          case Intrinsic::Erf: o = std::erf(a); break;
+          case Intrinsic::Sigmoid: o = 1.0 / (1.0 + std::exp(-a)); break;
+          case Intrinsic::Rsqrt: o = 1.0 / std::sqrt(a); break;
         }
         r.v[i] = round_to(r.type, o);
       }

@@ -1,10 +1,12 @@
-// Expressions: scalars and vectors, loads (contiguous, broadcast or gathered), intrinsics.
+// Expressions: scalars and vectors, loads (contiguous, broadcast or gathered), intrinsics (the
+// transcendental ones through fast_math.h: no libm calls).
 #include <llvm/IR/Intrinsics.h>
 
 #include <cstdlib>
 #include <numeric>
 
 #include "compiler/codegen/codegen_llvm.h"
+#include "compiler/codegen/fast_math.h"
 #include "compiler/ir/printer.h"
 
 namespace tf::codegen {
@@ -209,10 +211,17 @@ llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
     llvm::Function* f = llvm::Intrinsic::getDeclaration(module_.get(), id, {type});
     return b_.CreateCall(f, args);
   };
+  auto float32_only = [&] {
+    if (!n->type.is_float() || n->type.bits != 32) fail(std::string(ir::intrinsic_name(n->func)) + " is only supported on float32, got " + n->type.str());
+  };
   switch (n->func) {
-    case ir::Intrinsic::Exp: return intrinsic(llvm::Intrinsic::exp);
-    case ir::Intrinsic::Log: return intrinsic(llvm::Intrinsic::log);
+    case ir::Intrinsic::Exp: float32_only(); return fast_math::exp(b_, args[0]);
+    case ir::Intrinsic::Log: float32_only(); return fast_math::log(b_, args[0]);
+    case ir::Intrinsic::Tanh: float32_only(); return fast_math::tanh(b_, args[0]);
+    case ir::Intrinsic::Erf: float32_only(); return fast_math::erf(b_, args[0]);
+    case ir::Intrinsic::Sigmoid: float32_only(); return fast_math::sigmoid(b_, args[0]);
     case ir::Intrinsic::Sqrt: return intrinsic(llvm::Intrinsic::sqrt);
+    case ir::Intrinsic::Rsqrt: return b_.CreateFDiv(llvm::ConstantFP::get(type, 1.0), intrinsic(llvm::Intrinsic::sqrt));
     case ir::Intrinsic::Fma: return intrinsic(llvm::Intrinsic::fma);
     case ir::Intrinsic::Floor: return intrinsic(llvm::Intrinsic::floor);
     case ir::Intrinsic::Ceil: return intrinsic(llvm::Intrinsic::ceil);
@@ -220,17 +229,6 @@ llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
       if (n->type.is_float()) return intrinsic(llvm::Intrinsic::fabs);
       return b_.CreateCall(llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::abs, {type}),
                            {args[0], b_.getFalse()});
-    case ir::Intrinsic::Tanh: {
-      // No LLVM intrinsic: call libm per lane.
-      if (!n->type.element_of().is_float() || n->type.bits != 32) fail("tanh is only supported on float32");
-      llvm::FunctionCallee tanhf = module_->getOrInsertFunction("tanhf", b_.getFloatTy(), b_.getFloatTy());
-      if (n->type.is_scalar()) return b_.CreateCall(tanhf, args);
-      llvm::Value* out = llvm::UndefValue::get(type);
-      for (int i = 0; i < n->type.lanes; ++i) {
-        out = b_.CreateInsertElement(out, b_.CreateCall(tanhf, {b_.CreateExtractElement(args[0], i)}), i);
-      }
-      return out;
-    }
   }
   fail(std::string("unknown intrinsic ") + ir::intrinsic_name(n->func));
 }

@@ -74,6 +74,9 @@ const char* intrinsic_name(Intrinsic f) {
     case Intrinsic::Floor: return "floor";
     case Intrinsic::Ceil: return "ceil";
     case Intrinsic::Tanh: return "tanh";
+    case Intrinsic::Erf: return "erf";
+    case Intrinsic::Sigmoid: return "sigmoid";
+    case Intrinsic::Rsqrt: return "rsqrt";
   }
   return "?";
 }

@@ -165,7 +165,9 @@ struct CastNode : ExprNode {
   CastNode(DataType t, Expr v) : ExprNode(kKind, t), value(std::move(v)) {}
 };
 
-enum class Intrinsic : uint8_t { Exp, Log, Sqrt, Fma, Abs, Floor, Ceil, Tanh };
+// Float transcendentals (exp, log, tanh, erf, sigmoid) become polynomials in codegen
+// (codegen/fast_math.h): kernels call no libm. rsqrt is 1 / sqrt, both correctly rounded.
+enum class Intrinsic : uint8_t { Exp, Log, Sqrt, Fma, Abs, Floor, Ceil, Tanh, Erf, Sigmoid, Rsqrt };
 const char* intrinsic_name(Intrinsic f);
 
 struct CallNode : ExprNode {

@@ -65,6 +65,8 @@ std::vector<std::string> operator_names();
 // Checks the extents for the op (count, then the op's check_shape, then the tensors' total size)
 // and throws CompileError naming the extent that is wrong.
 void check_workload(const Workload& w);
+// The same for an operator that need not be in the registry.
+void check_workload(const Operator& op, const std::vector<int64_t>& shape);
 
 // A shape as typed: comma-separated extents in shape_names() order ("512,512,512") or named ones
 // ("n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1"); the op decides defaults. Throws CompileError.

@@ -20,6 +20,7 @@ const Registry& registry() {
     Registry reg;
     register_dense_operators(reg);
     register_conv2d_operators(reg);
+    register_model_operators(reg);
     return reg;
   }();
   return r;
@@ -48,8 +49,10 @@ std::vector<std::string> operator_names() {
   return names;
 }
 
-void check_workload(const Workload& w) {
-  const Operator& op = find_operator(w.op);
+void check_workload(const Workload& w) { check_workload(find_operator(w.op), w.shape); }
+
+void check_workload(const Operator& op, const std::vector<int64_t>& shape) {
+  const Workload w{op.name(), shape};
   const auto names = op.shape_names();
   const std::string expected = join(names);
   if (w.shape.size() != names.size()) {

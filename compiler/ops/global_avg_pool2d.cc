@@ -1,0 +1,73 @@
+// global_avg_pool2d on NCHW: Y[n,c,0,0] = mean of X[n,c,:,:] (output [n,c,1,1], as ONNX's
+// GlobalAveragePool). Each plane is one row of h*w contiguous floats reduced with the vectorized
+// row reduction.
+#include <cmath>
+
+#include "compiler/ops/model_operators.h"
+#include "compiler/ops/row_reduction.h"
+
+namespace tf::ops {
+namespace {
+
+using ir::Expr;
+
+class GlobalAvgPool2d : public Operator {
+ public:
+  std::string name() const override { return "global_avg_pool2d"; }
+  std::string description() const override { return "Y[n,c,0,0] = mean over h, w of X[n,c,h,w] (NCHW)"; }
+  std::vector<std::string> shape_names() const override { return {"n", "c", "h", "w"}; }
+  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
+    std::map<std::string, int64_t> with_default = named;
+    with_default.emplace("n", 1);
+    return Operator::shape_from_named(with_default);
+  }
+  std::string shape_text(const std::vector<int64_t>& s) const override {
+    return "n=" + std::to_string(s[0]) + ",c=" + std::to_string(s[1]) + ",h=" + std::to_string(s[2]) + ",w=" + std::to_string(s[3]);
+  }
+  int64_t flops(const std::vector<int64_t>& s) const override { return s[0] * s[1] * s[2] * s[3]; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1], s[2], s[3]}}; }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1], 1, 1}; }
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
+    return row_config_space(s[0] * s[1], s[2] * s[3], t);
+  }
+
+  Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
+    const int64_t N = s[0], C = s[1], H = s[2], W = s[3], lanes = std::max(1, t.float32_lanes());
+    Scheduled result;
+    te::Tensor x = te::placeholder({N, C, H, W}, ir::DataType::float32(), "X");
+    // X(n, c, 0, k) for k up to h*w: the flat address of the plane's k-th element, so the vector
+    // lanes read contiguous memory (k / w and k % w of a vector would not).
+    RowReduction sum_r(ir::ReduceKind::Sum, {N, C}, H * W, lanes,
+                       [&](const te::Indices& r, Expr k) { return x(r[0], r[1], Expr(0), k); }, "plane_sum");
+    const te::Tensor& sum = sum_r.result();
+    const Expr inv(static_cast<float>(1.0 / static_cast<double>(H * W)));
+    te::Tensor y = te::compute({N, C, 1, 1}, [&](const te::Indices& i) { return sum(i[0], i[1]) * inv; }, "Y", {"n", "c", "y", "x"});
+    result.inputs = {x};
+    result.outputs = {y};
+    result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+    schedule::Stage& st = (*result.schedule)[y];
+    sum_r.compute_at(*result.schedule, st, st.axis(1));
+    if (cfg.get_bool("parallel")) st.parallel(st.axis(1));
+    return result;
+  }
+
+  void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
+                 std::vector<float>* tol) const override {
+    const int64_t planes = s[0] * s[1], size = s[2] * s[3];
+    out->assign(static_cast<size_t>(planes), 0.0f);
+    tol->assign(static_cast<size_t>(planes), 0.0f);
+    for (int64_t p = 0; p < planes; ++p) {
+      double sum = 0, mag = 0;
+      for (int64_t k = 0; k < size; ++k) sum += in[0][p * size + k], mag += std::fabs(in[0][p * size + k]);
+      const double y = sum / static_cast<double>(size);
+      (*out)[p] = static_cast<float>(y);
+      (*tol)[p] = static_cast<float>(summation_bound(static_cast<double>(size)) * mag / size + 3 * kUnitRoundoff * std::fabs(y) + 1e-37);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operator> make_global_avg_pool2d() { return std::make_unique<GlobalAvgPool2d>(); }
+
+}  // namespace tf::ops

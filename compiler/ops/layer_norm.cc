@@ -1,0 +1,123 @@
+// layer_norm over the last axis of [rows, cols]:
+//   Y[r,c] = (X[r,c] - mean_r) / sqrt(var_r + eps) * gamma[c] + beta[c]
+// with the biased variance computed from the mean in a second pass (no cancellation of E[x^2] -
+// E[x]^2). eps is a float but a workload's extents are integers, so it is the extent eps_e12 in
+// units of 1e-12 (ONNX's default 1e-5 is eps_e12=10000000, named shapes default to it).
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/error.h"
+#include "compiler/ir/math.h"
+#include "compiler/ops/model_operators.h"
+#include "compiler/ops/row_reduction.h"
+
+namespace tf::ops {
+namespace {
+
+using ir::Expr;
+
+constexpr int64_t kDefaultEpsE12 = 10000000;  // 1e-5
+
+double epsilon(int64_t eps_e12) { return static_cast<double>(eps_e12) * 1e-12; }
+
+class LayerNorm : public Operator {
+ public:
+  std::string name() const override { return "layer_norm"; }
+  std::string description() const override {
+    return "Y[r,c] = (X[r,c] - mean) / sqrt(var + eps_e12 * 1e-12) * gamma[c] + beta[c], over the last axis";
+  }
+  std::vector<std::string> shape_names() const override { return {"rows", "cols", "eps_e12"}; }
+  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
+    std::map<std::string, int64_t> with_default = named;
+    with_default.emplace("eps_e12", kDefaultEpsE12);
+    return Operator::shape_from_named(with_default);
+  }
+  void check_shape(const std::vector<int64_t>& s) const override {
+    Operator::check_shape(s);
+    if (epsilon(s[2]) > 1) {
+      throw CompileError("op 'layer_norm': extent eps_e12 = " + std::to_string(s[2]) + " is an epsilon above 1 (units of 1e-12)");
+    }
+  }
+  std::string shape_text(const std::vector<int64_t>& s) const override {
+    return "rows=" + std::to_string(s[0]) + ",cols=" + std::to_string(s[1]) + ",eps_e12=" + std::to_string(s[2]);
+  }
+  int64_t flops(const std::vector<int64_t>& s) const override { return 8 * s[0] * s[1]; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {{s[0], s[1]}, {s[1]}, {s[1]}};
+  }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
+    return row_config_space(s[0], s[1], t);
+  }
+
+  Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
+    const int64_t rows = s[0], cols = s[1], lanes = std::max(1, t.float32_lanes());
+    const Expr inv_cols(static_cast<float>(1.0 / cols));
+    Scheduled result;
+    te::Tensor x = te::placeholder({rows, cols}, ir::DataType::float32(), "X");
+    te::Tensor gamma = te::placeholder({cols}, ir::DataType::float32(), "gamma");
+    te::Tensor beta = te::placeholder({cols}, ir::DataType::float32(), "beta");
+    RowReduction sum_r(ir::ReduceKind::Sum, {rows}, cols, lanes, [&](const te::Indices& r, Expr k) { return x(r[0], k); },
+                       "row_sum");
+    const te::Tensor& sum = sum_r.result();
+    RowReduction sq_r(ir::ReduceKind::Sum, {rows}, cols, lanes, [&](const te::Indices& r, Expr k) {
+      Expr d = x(r[0], k) - sum(r[0]) * inv_cols;
+      return d * d;
+    }, "row_sq");
+    const te::Tensor& sq = sq_r.result();
+    te::Tensor y = te::compute({rows, cols}, [&](const te::Indices& i) {
+      Expr inv_std = ir::rsqrt(sq(i[0]) * inv_cols + Expr(static_cast<float>(epsilon(s[2]))));
+      return (x(i[0], i[1]) - sum(i[0]) * inv_cols) * inv_std * gamma(i[1]) + beta(i[1]);
+    }, "Y", {"r", "c"});
+    result.inputs = {x, gamma, beta};
+    result.outputs = {y};
+    result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+    schedule::Schedule& sch = *result.schedule;
+    schedule::Stage& st = sch[y];
+    sum_r.compute_at(sch, st, st.axis(0));
+    sq_r.compute_at(sch, st, st.axis(0));
+    auto [c_o, c_i] = st.split(st.axis(1), lanes);
+    st.vectorize(c_i);
+    (void)c_o;
+    if (cfg.get_bool("parallel")) st.parallel(st.axis(0));
+    return result;
+  }
+
+  void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
+                 std::vector<float>* tol) const override {
+    const int64_t rows = s[0], cols = s[1];
+    const double eps = static_cast<float>(epsilon(s[2])), u = kUnitRoundoff, n = static_cast<double>(cols);
+    const double gamma_n = summation_bound(n);
+    out->assign(static_cast<size_t>(rows * cols), 0.0f);
+    tol->assign(static_cast<size_t>(rows * cols), 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* x = in[0] + r * cols;
+      double sum = 0, mag = 0, sq = 0;
+      for (int64_t c = 0; c < cols; ++c) sum += x[c], mag += std::fabs(x[c]);
+      const double mean = sum / n;
+      for (int64_t c = 0; c < cols; ++c) sq += (x[c] - mean) * (x[c] - mean);
+      const double inv_std = 1 / std::sqrt(sq / n + eps);
+      // The mean is off by gamma_n * mean|x| (plus a rounding); the variance, a sum of squares of
+      // differences that carry that error, by about 2 gamma_n relative plus the squared mean error;
+      // 1/sqrt halves a relative error and adds its own ulp.
+      const double mean_error = gamma_n * mag / n + 2 * u * std::fabs(mean);
+      const double inv_std_relative = gamma_n + 4 * u + mean_error * mean_error * inv_std * inv_std;
+      for (int64_t c = 0; c < cols; ++c) {
+        const double g = in[1][c], b = in[2][c];
+        const double centred = x[c] - mean;
+        const double y = centred * inv_std * g + b;
+        const double centred_error = mean_error + u * (std::fabs(x[c]) + std::fabs(mean));
+        const double error = std::fabs(g) * inv_std * (centred_error + std::fabs(centred) * (inv_std_relative + 3 * u)) +
+                             u * std::fabs(y) + u * std::fabs(b);
+        (*out)[r * cols + c] = static_cast<float>(y);
+        (*tol)[r * cols + c] = static_cast<float>(2 * error + 1e-37);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operator> make_layer_norm() { return std::make_unique<LayerNorm>(); }
+
+}  // namespace tf::ops

@@ -1,0 +1,29 @@
+#include <algorithm>
+
+#include "compiler/ops/model_operators.h"
+#include "compiler/ops/registry.h"
+
+namespace tf::ops {
+
+space::ConfigSpace row_config_space(int64_t rows, int64_t cols, const codegen::Target&) {
+  space::ConfigSpace cs;
+  // A thread pool wake-up costs microseconds: worth it only for enough work.
+  cs.add_knob("parallel", {Json(false), Json(true)}, rows > 1 && rows * cols >= (1 << 15) ? 1 : 0,
+              "run the rows on the thread pool");
+  return cs;
+}
+
+void register_model_operators(Registry& r) {
+  r.add(make_softmax());
+  r.add(make_layer_norm());
+  r.add(make_reduce_mean());
+  r.add(make_max_pool2d());
+  r.add(make_avg_pool2d());
+  r.add(make_global_avg_pool2d());
+  r.add(make_transpose());
+  r.add(make_concat());
+  r.add(make_batch_matmul(false));
+  r.add(make_batch_matmul(true));
+}
+
+}  // namespace tf::ops

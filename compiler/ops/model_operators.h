@@ -1,0 +1,29 @@
+// The factories of the model-level operators (registered by register_model_operators).
+#pragma once
+
+#include <memory>
+
+#include "compiler/ops/operator.h"
+
+namespace tf::ops {
+
+std::unique_ptr<Operator> make_softmax();
+std::unique_ptr<Operator> make_layer_norm();
+std::unique_ptr<Operator> make_reduce_mean();
+std::unique_ptr<Operator> make_max_pool2d();
+std::unique_ptr<Operator> make_avg_pool2d();
+std::unique_ptr<Operator> make_global_avg_pool2d();
+std::unique_ptr<Operator> make_transpose();
+std::unique_ptr<Operator> make_concat();
+std::unique_ptr<Operator> make_batch_matmul(bool b_transposed);
+
+// The float32 unit roundoff and the bound on a float32 sum of n terms in any order (relative to
+// the sum of their magnitudes), which every reference's tolerance builds on.
+constexpr double kUnitRoundoff = 1.0 / (1 << 24);
+inline double summation_bound(double n) { return (n + 2) * kUnitRoundoff / (1 - (n + 2) * kUnitRoundoff); }
+
+// The config space of the row-wise ops (softmax, layer_norm, reduce_mean): the rows in parallel
+// or not, on by default when there is enough work; their columns are always vectorized.
+space::ConfigSpace row_config_space(int64_t rows, int64_t cols, const codegen::Target& t);
+
+}  // namespace tf::ops

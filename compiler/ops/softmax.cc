@@ -1,0 +1,81 @@
+// softmax over the last axis of [rows, cols]: y = exp(x - max) / sum(exp(x - max)), the row's
+// max and sum computed inside the row loop (vectorized row reductions), exp recomputed rather
+// than stored (a stored row of a vocabulary-sized softmax would not fit a stack).
+#include <cmath>
+
+#include "compiler/ir/math.h"
+#include "compiler/ops/model_operators.h"
+#include "compiler/ops/row_reduction.h"
+
+namespace tf::ops {
+namespace {
+
+using ir::Expr;
+
+class Softmax : public Operator {
+ public:
+  std::string name() const override { return "softmax"; }
+  std::string description() const override { return "Y[r,c] = exp(X[r,c] - max_c X[r,:]) / sum_c exp(X[r,c] - max)"; }
+  std::vector<std::string> shape_names() const override { return {"rows", "cols"}; }
+  int64_t flops(const std::vector<int64_t>& s) const override { return 5 * s[0] * s[1]; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1]}}; }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
+    return row_config_space(s[0], s[1], t);
+  }
+
+  Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
+    const int64_t rows = s[0], cols = s[1], lanes = std::max(1, t.float32_lanes());
+    Scheduled result;
+    te::Tensor x = te::placeholder({rows, cols}, ir::DataType::float32(), "X");
+    RowReduction max_r(ir::ReduceKind::Max, {rows}, cols, lanes, [&](const te::Indices& r, Expr k) { return x(r[0], k); },
+                       "row_max");
+    const te::Tensor& mx = max_r.result();
+    RowReduction sum_r(ir::ReduceKind::Sum, {rows}, cols, lanes,
+                       [&](const te::Indices& r, Expr k) { return ir::exp(x(r[0], k) - mx(r[0])); }, "row_sum");
+    const te::Tensor& sum = sum_r.result();
+    te::Tensor y = te::compute({rows, cols}, [&](const te::Indices& i) {
+      return ir::exp(x(i[0], i[1]) - mx(i[0])) * (Expr(1.0f) / sum(i[0]));
+    }, "Y", {"r", "c"});
+    result.inputs = {x};
+    result.outputs = {y};
+    result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+    schedule::Schedule& sch = *result.schedule;
+    schedule::Stage& st = sch[y];
+    max_r.compute_at(sch, st, st.axis(0));
+    sum_r.compute_at(sch, st, st.axis(0));
+    auto [c_o, c_i] = st.split(st.axis(1), lanes);
+    st.vectorize(c_i);
+    (void)c_o;
+    if (cfg.get_bool("parallel")) st.parallel(st.axis(0));
+    return result;
+  }
+
+  void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
+                 std::vector<float>* tol) const override {
+    const int64_t rows = s[0], cols = s[1];
+    out->assign(static_cast<size_t>(rows * cols), 0.0f);
+    tol->assign(static_cast<size_t>(rows * cols), 0.0f);
+    const double u = kUnitRoundoff;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* x = in[0] + r * cols;
+      double mx = -INFINITY, sum = 0;
+      for (int64_t c = 0; c < cols; ++c) mx = std::max(mx, static_cast<double>(x[c]));
+      for (int64_t c = 0; c < cols; ++c) sum += std::exp(x[c] - mx);
+      for (int64_t c = 0; c < cols; ++c) {
+        const double y = std::exp(x[c] - mx) / sum;
+        // x - max rounds (its error moves exp by |x - max| u), exp is within 3 ulp, the sum within
+        // summation_bound of the exact one (all terms positive), the reciprocal and product 2 ulp.
+        const double relative = (std::fabs(x[c] - mx) + 3) * u + summation_bound(static_cast<double>(cols)) + 4 * u;
+        (*out)[r * cols + c] = static_cast<float>(y);
+        (*tol)[r * cols + c] = static_cast<float>(2 * relative * y + 1e-37);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operator> make_softmax() { return std::make_unique<Softmax>(); }
+
+}  // namespace tf::ops
