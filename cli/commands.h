@@ -41,6 +41,8 @@ void add_model(CLI::App& tunefarm, Commands& commands);
 
 // Compiled models (cmd_model_run.cc): `model run` and `model bench` under the `model` command.
 void add_model_run(CLI::App& model, Commands& commands);
+// `model build` (cmd_model_build.cc): ONNX -> .tfm.
+void add_model_build(CLI::App& model, Commands& commands);
 
 struct TrackerArgs;
 // `tunefarm best --key KEY [--tracker HOST:PORT]`, answered by the tracker.

@@ -1,5 +1,6 @@
 #include "runtime/model/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -37,12 +38,13 @@ Executor::Executor(ModelFile model) : model_(std::move(model)) {
   for (auto& k : model_.kernels) k.library = {};
   for (const Step& s : model_.steps) {
     std::vector<TFBuffer> args;
-    for (int id : s.args) {
-      const Value& v = model_.values[id];
+    for (size_t a = 0; a < s.args.size(); ++a) {
+      const int id = s.args[a];
+      const std::vector<int64_t>& shape = s.shapes.empty() ? model_.values[id].shape : s.shapes[a];
       TFBuffer b{};
       b.data = address_of(id);
-      b.shape = v.shape.data();
-      b.ndim = static_cast<int32_t>(v.shape.size());
+      b.shape = shape.data();
+      b.ndim = static_cast<int32_t>(shape.size());
       b.dtype_code = TF_DTYPE_FLOAT;
       b.dtype_bits = 32;
       args.push_back(b);

@@ -56,7 +56,11 @@ Json manifest_of(const ModelFile& m, const std::vector<std::pair<int64_t, int64_
   }
   j["kernels"] = kernels;
   Json steps = Json::array();
-  for (const Step& s : m.steps) steps.push_back({{"kernel", s.kernel}, {"args", s.args}, {"node", s.node}});
+  for (const Step& s : m.steps) {
+    Json step = {{"kernel", s.kernel}, {"args", s.args}, {"node", s.node}};
+    if (!s.shapes.empty()) step["shapes"] = s.shapes;
+    steps.push_back(step);
+  }
   j["steps"] = steps;
   j["constants"] = {{"offset", constants_span.first}, {"size", constants_span.second}};
   return j;
@@ -123,6 +127,7 @@ ModelFile model_of(const Json& j, const std::vector<uint8_t>& payload) {
     s.kernel = field<int>(steps[i], "kernel", where);
     s.args = field<std::vector<int>>(steps[i], "args", where);
     s.node = field<std::string>(steps[i], "node", where);
+    if (steps[i].contains("shapes")) s.shapes = field<std::vector<std::vector<int64_t>>>(steps[i], "shapes", where);
     m.steps.push_back(std::move(s));
   }
   if (!j.contains("constants")) fail("manifest: missing field 'constants'");
@@ -173,6 +178,16 @@ void ModelFile::check() const {
     }
     if (steps[i].args.empty()) fail(where + ": no arguments");
     for (int id : steps[i].args) check_id(id, where);
+    if (steps[i].shapes.empty()) continue;
+    if (steps[i].shapes.size() != steps[i].args.size()) fail(where + ": " + std::to_string(steps[i].shapes.size()) + " shapes for " +
+                                                          std::to_string(steps[i].args.size()) + " arguments");
+    for (size_t a = 0; a < steps[i].args.size(); ++a) {
+      Value view{"", steps[i].shapes[a]};
+      if (view.elements() != values[steps[i].args[a]].elements()) {
+        fail(where + ": argument " + std::to_string(a) + " is viewed with " + std::to_string(view.elements()) + " elements; value '" +
+             values[steps[i].args[a]].name + "' has " + std::to_string(values[steps[i].args[a]].elements()));
+      }
+    }
   }
 }
 

@@ -50,6 +50,9 @@ struct Step {
   int kernel = 0;         // index into kernels
   std::vector<int> args;  // value ids: the kernel's inputs, then its output
   std::string node;       // the graph node (ONNX node name) it computes, for errors and profiles
+  // The shape the kernel sees each argument as, where it differs from the value's (a softmax reads
+  // [1,12,128,128] as [1536,128]); empty: every value's own. Element counts always agree.
+  std::vector<std::vector<int64_t>> shapes;
 };
 
 struct ModelFile {

@@ -1,0 +1,109 @@
+// `tunefarm model build M.onnx -o M.tfm`: import, plan (graph/pipeline.cc), compile every kernel with
+// the database's best config where it has one and the default elsewhere, and write one file a
+// board runs with the runtime alone.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/open_db.h"
+#include "cli/workload_args.h"
+#include "db/database.h"
+#include "graph/build.h"
+#include "graph/onnx_import.h"
+#include "graph/pipeline.h"
+#include "support/json.h"
+
+namespace tf::cli {
+namespace {
+
+struct BuildArgs {
+  std::string onnx_path;
+  std::string out_path;
+  std::string db_path;
+  std::string target = "llvm -mcpu=native";
+  int threads = 1;
+  int64_t batch = 1;
+  bool as_json = false;
+  bool quiet = false;
+};
+
+Json kernel_json(const graph::BuiltKernel& k) {
+  Json j = {{"workload", k.workload}, {"shape", k.shape_text}, {"config", Json::parse(k.config)}, {"tuned", k.tuned},
+            {"nodes", k.nodes}, {"compile_ms", k.compile_ms}};
+  if (!k.note.empty()) j["note"] = k.note;
+  return j;
+}
+
+int build_command(const BuildArgs& args) {
+  const auto start = std::chrono::steady_clock::now();
+  graph::ImportOptions import;
+  import.batch = args.batch;
+  const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(args.onnx_path, import));
+
+  std::unique_ptr<db::Database> database;
+  if (!args.db_path.empty()) database = open_existing_db(args.db_path, DbUse::Read);
+  graph::BuildOptions options;
+  options.target = codegen::parse_target(args.target);
+  options.threads = args.threads;
+  const std::string device = device_key_of(args.threads);
+  const std::string target_text = options.target.str();
+  if (database) {
+    options.config_for = [&](const ops::Workload& w) -> std::optional<std::string> {
+      auto best = database->best(w.op, w.shape, target_text, device);
+      if (!best) return std::nullopt;
+      return best->config.dump();
+    };
+  }
+  options.on_kernel = [&](size_t i, size_t n, const graph::BuiltKernel& k) {
+    if (args.quiet) return;
+    std::fprintf(stderr, "model build: [%zu/%zu] %s %s (%.0f ms)%s%s\n", i + 1, n, k.workload.c_str(), k.tuned ? "tuned" : "default",
+                 k.compile_ms, k.note.empty() ? "" : ": ", k.note.c_str());
+  };
+  graph::BuildReport report;
+  const runtime::model::ModelFile file = graph::build_model(planned, options, &report);
+  try {
+    runtime::model::write_model_file(file, args.out_path);
+  } catch (const runtime::model::ModelFileError& e) {
+    throw UsageError(std::string("-o: ") + e.what());
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  size_t tuned = 0;
+  for (const auto& k : report.kernels) tuned += k.tuned ? 1 : 0;
+  if (args.as_json) {
+    Json kernels = Json::array();
+    for (const auto& k : report.kernels) kernels.push_back(kernel_json(k));
+    Json out = {{"model", args.onnx_path}, {"output", args.out_path}, {"target", target_text}, {"threads", args.threads},
+                {"batch", args.batch}, {"steps", report.steps}, {"aliases", report.aliases}, {"kernels", kernels},
+                {"tuned_kernels", tuned}, {"peak_activation_bytes", report.arena_bytes}, {"constant_bytes", report.constant_bytes},
+                {"seconds", seconds}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s -> %s: %zu steps, %zu kernels (%zu tuned from the database, the rest default), %zu aliases\n", args.onnx_path.c_str(),
+              args.out_path.c_str(), report.steps, report.kernels.size(), tuned, report.aliases);
+  std::printf("peak activation memory %.2f MiB, constants %.2f MiB, built in %.1f s\n", report.arena_bytes / 1048576.0,
+              report.constant_bytes / 1048576.0, seconds);
+  return 0;
+}
+
+}  // namespace
+
+void add_model_build(CLI::App& model_cmd, Commands& commands) {
+  auto a = std::make_shared<BuildArgs>();
+  CLI::App* cmd = model_cmd.add_subcommand("build", "compile an ONNX model into one file (.tfm) a board runs with the runtime alone");
+  cmd->footer("Every kernel uses the database's best config for its workload on this target and thread count (--db), the\n"
+              "default config elsewhere. Shapes are static: the batch is fixed at --batch.");
+  cmd->add_option("model", a->onnx_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
+  cmd->add_option("-o,--output", a->out_path, "the compiled model to write")->required()->type_name("M.tfm");
+  cmd->add_option("--db", a->db_path, "tuning database whose best configs the kernels use")->type_name("PATH");
+  cmd->add_option("--threads", a->threads, "the thread count the configs were tuned for (the database's device key)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--target", a->target, "\"llvm -mtriple=... -mcpu=... -mattr=...\"")->type_name("TARGET");
+  cmd->add_option("--batch", a->batch, "the batch a symbolic first extent of an input becomes")->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", a->as_json, "print JSON");
+  cmd->add_flag("-q,--quiet", a->quiet, "no progress lines on stderr");
+  commands.on(cmd, [a] { return build_command(*a); });
+}
+
+}  // namespace tf::cli

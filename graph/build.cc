@@ -1,0 +1,231 @@
+#include "graph/build.h"
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "compiler/compiler.h"
+#include "compiler/error.h"
+#include "graph/kernel_calls.h"
+#include "graph/memory_plan.h"
+#include "runtime/kernel_abi.h"
+#include "support/json.h"
+
+namespace tf::graph {
+namespace {
+
+namespace model = runtime::model;
+
+struct PlannedStep {
+  KernelCall call;
+  std::string node;
+};
+
+// The graph as steps: kernel calls in node order, aliases resolved to the value that owns the bytes.
+struct Lowered {
+  std::vector<PlannedStep> steps;
+  std::map<std::string, std::string> root;  // alias -> the value whose bytes it is
+  std::map<std::string, Tensor> extra_constants;
+  size_t aliases = 0;
+
+  const std::string& root_of(const std::string& v) const {
+    auto it = root.find(v);
+    return it == root.end() ? v : it->second;
+  }
+};
+
+Lowered lower_graph(const Graph& g) {
+  Lowered l;
+  for (const Node& n : g.nodes) {
+    NodeLowering nl = lower_node(g, n);
+    if (!nl.call) {
+      l.root[n.outputs.at(0)] = l.root_of(nl.alias_of);
+      ++l.aliases;
+      continue;
+    }
+    for (auto& [name, t] : nl.call->extra_constants) l.extra_constants.emplace(name, std::move(t));
+    nl.call->extra_constants.clear();
+    l.steps.push_back({std::move(*nl.call), n.name});
+  }
+  return l;
+}
+
+struct CompiledKernels {
+  std::vector<model::Kernel> kernels;
+  std::vector<int> of_step;  // step -> kernel index
+  std::vector<BuiltKernel> built;
+};
+
+space::Config choose_config(const compiler::Task& task, const BuildOptions& options, BuiltKernel* info) {
+  const auto given = options.config_for ? options.config_for(task.workload()) : std::nullopt;
+  if (!given) return task.space().default_config();
+  try {
+    space::Config c = task.space().from_json(Json::parse(*given));
+    info->tuned = true;
+    return c;
+  } catch (const std::exception& e) {
+    // A config recorded for an older config space must not stop a model from building.
+    info->note = std::string("the database's config does not fit this space (") + e.what() + "); the default is used";
+    return task.space().default_config();
+  }
+}
+
+CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options) {
+  CompiledKernels out;
+  std::map<std::string, int> index_of;  // workload key -> kernel
+  std::vector<const KernelCall*> firsts;
+  for (const auto& s : l.steps) {
+    const std::string key = s.call.workload().str();
+    auto [it, fresh] = index_of.try_emplace(key, static_cast<int>(firsts.size()));
+    if (fresh) {
+      firsts.push_back(&s.call);
+      out.built.push_back({});
+    }
+    out.built[it->second].nodes.push_back(s.node);
+    out.of_step.push_back(it->second);
+  }
+  for (size_t i = 0; i < firsts.size(); ++i) {
+    const KernelCall& call = *firsts[i];
+    BuiltKernel& info = out.built[i];
+    const auto start = std::chrono::steady_clock::now();
+    compiler::Task task(call.op, call.shape, options.target);
+    const space::Config cfg = choose_config(task, options, &info);
+    codegen::SharedLibrary lib;
+    try {
+      lib = task.build_shared_library(cfg);
+    } catch (const CompileError& e) {
+      throw CompileError("node '" + info.nodes.front() + "': compiling " + task.workload().str() + " with config " + cfg.str() + ": " + e.what());
+    }
+    info.workload = task.workload().str();
+    info.shape_text = call.op->shape_text(call.shape);
+    info.config = cfg.str();
+    info.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out.kernels.push_back({info.workload, info.config, lib.entry_symbol, std::move(lib.bytes)});
+    if (options.on_kernel) options.on_kernel(i, firsts.size(), info);
+  }
+  return out;
+}
+
+int64_t aligned(int64_t n) { return (n + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT; }
+
+// Lays out values: constants in their section, arena roots where the memory plan puts them,
+// aliases at their root's offset. Fills the file's values, constants and arena size.
+class ValueTable {
+ public:
+  ValueTable(const Graph& g, const Lowered& l, model::ModelFile* file) : g_(g), l_(l), file_(file) {}
+
+  void place() {
+    std::vector<std::string> roots;
+    std::map<std::string, BufferLifetime> life;
+    const int end = static_cast<int>(l_.steps.size());
+    auto touch = [&](const std::string& v, int step, bool writes) {
+      const std::string& r = l_.root_of(v);
+      if (is_constant(r)) return;
+      auto [it, fresh] = life.try_emplace(r, BufferLifetime{bytes_of(r), writes ? step : -1, step});
+      if (fresh) roots.push_back(r);
+      it->second.last_step = std::max(it->second.last_step, step);
+    };
+    for (const auto& in : g_.inputs) touch(in, -1, false);
+    for (int s = 0; s < end; ++s) {
+      const auto& args = l_.steps[s].call.args;
+      for (size_t a = 0; a + 1 < args.size(); ++a) touch(args[a], s, false);
+      touch(args.back(), s, true);
+    }
+    for (const auto& out : g_.outputs) {
+      if (is_constant(l_.root_of(out))) throw CompileError("model output '" + out + "' is a constant; nothing computes it");
+      touch(out, end, false);
+    }
+    std::vector<BufferLifetime> buffers;
+    for (const auto& r : roots) buffers.push_back(life.at(r));
+    const MemoryPlan plan = plan_memory(buffers, TF_BUFFER_ALIGNMENT);
+    for (size_t i = 0; i < roots.size(); ++i) arena_offset_[roots[i]] = plan.offsets[i];
+    file_->arena_bytes = plan.arena_bytes;
+  }
+
+  int id(const std::string& v) {
+    if (auto it = ids_.find(v); it != ids_.end()) return it->second;
+    const std::string& r = l_.root_of(v);
+    model::Value mv;
+    mv.name = v;
+    mv.shape = shape_of(v);
+    if (is_constant(r)) {
+      mv.storage = model::Storage::Constant;
+      mv.offset = constant_offset(r);
+    } else {
+      mv.storage = model::Storage::Arena;
+      mv.offset = arena_offset_.at(r);
+    }
+    file_->values.push_back(std::move(mv));
+    return ids_[v] = static_cast<int>(file_->values.size() - 1);
+  }
+
+ private:
+  bool is_constant(const std::string& v) const { return l_.extra_constants.count(v) || g_.constant(v); }
+  const Tensor& constant(const std::string& v) const {
+    auto it = l_.extra_constants.find(v);
+    return it != l_.extra_constants.end() ? it->second : *g_.constant(v);
+  }
+  Shape shape_of(const std::string& v) const { return l_.extra_constants.count(v) ? l_.extra_constants.at(v).shape : g_.value(v).shape; }
+  int64_t bytes_of(const std::string& v) const {
+    if (g_.value(v).dtype != DType::Float32) throw CompileError("value '" + v + "' is " + dtype_name(g_.value(v).dtype) + "; kernels take float32");
+    return element_count(shape_of(v)) * 4;
+  }
+
+  int64_t constant_offset(const std::string& v) {
+    if (auto it = constant_offset_.find(v); it != constant_offset_.end()) return it->second;
+    const Tensor& t = constant(v);
+    if (t.dtype != DType::Float32) throw CompileError("constant '" + v + "' is " + dtype_name(t.dtype) + "; kernels take float32");
+    auto& bytes = file_->constants;
+    const int64_t offset = aligned(static_cast<int64_t>(bytes.size()));
+    bytes.resize(static_cast<size_t>(offset) + t.f32.size() * 4);
+    std::memcpy(bytes.data() + offset, t.f32.data(), t.f32.size() * 4);
+    return constant_offset_[v] = offset;
+  }
+
+  const Graph& g_;
+  const Lowered& l_;
+  model::ModelFile* file_;
+  std::map<std::string, int64_t> arena_offset_, constant_offset_;
+  std::map<std::string, int> ids_;
+};
+
+}  // namespace
+
+model::ModelFile build_model(const Graph& planned, const BuildOptions& options, BuildReport* report) {
+  const Lowered lowered = lower_graph(planned);
+  model::ModelFile file;
+  file.target = options.target.str();
+  file.threads = options.threads;
+  ValueTable values(planned, lowered, &file);
+  values.place();
+  for (const auto& in : planned.inputs) file.inputs.push_back(values.id(in));
+  for (const auto& out : planned.outputs) file.outputs.push_back(values.id(out));
+
+  CompiledKernels compiled = compile_kernels(lowered, options);
+  for (size_t s = 0; s < lowered.steps.size(); ++s) {
+    const PlannedStep& p = lowered.steps[s];
+    model::Step step;
+    step.kernel = compiled.of_step[s];
+    step.node = p.node;
+    bool views_differ = false;
+    for (size_t a = 0; a < p.call.args.size(); ++a) {
+      const int id = values.id(p.call.args[a]);
+      step.args.push_back(id);
+      views_differ = views_differ || file.values[id].shape != p.call.arg_shapes[a];
+    }
+    if (views_differ) step.shapes = p.call.arg_shapes;
+    file.steps.push_back(std::move(step));
+  }
+  file.kernels = std::move(compiled.kernels);
+  file.check();
+  if (report) {
+    report->kernels = std::move(compiled.built);
+    report->steps = file.steps.size();
+    report->aliases = lowered.aliases;
+    report->arena_bytes = file.arena_bytes;
+    report->constant_bytes = static_cast<int64_t>(file.constants.size());
+  }
+  return file;
+}
+
+}  // namespace tf::graph
