@@ -28,8 +28,9 @@ Graph fold_batchnorm(const Graph& g);
 //     alone                           -> dense
 //     then Add(constant bias [N])     -> dense_bias             (Gemm's C the same)
 //     then Relu                       -> dense_bias_relu
-//   MatMul of two computed operands (attention) -> dense with attribute batch (the product of the
-//     leading extents: one dense kernel call per matrix).
+//   Any other MatMul whose operands have the same leading extents (attention: both computed) -> dense;
+//     when they are batched, with attribute batch (the product of the leading extents: one dense
+//     kernel call per matrix).
 // A conv without a bias gains a zero one where the fused kernel needs it. An intermediate value
 // read elsewhere, or a graph output, is never swallowed. Exact: the fused kernels compute the same
 // float operations in the same order per element.
