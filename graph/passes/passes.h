@@ -32,8 +32,8 @@ Graph fold_batchnorm(const Graph& g);
 //     when they are batched, with attribute batch (the product of the leading extents: one dense
 //     kernel call per matrix).
 // A conv without a bias gains a zero one where the fused kernel needs it. An intermediate value
-// read elsewhere, or a graph output, is never swallowed. Exact: the fused kernels compute the same
-// float operations in the same order per element.
+// read elsewhere, or a graph output, is never swallowed. Exact up to the kernels' summation order:
+// the epilogue's operations per element are the ones the separate nodes did.
 Graph fuse_epilogues(const Graph& g);
 
 // Chains of elementwise nodes (Add, Sub, Mul, Div, Pow, Relu, Clip, Sigmoid, Erf, Tanh, Sqrt) whose
