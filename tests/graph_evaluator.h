@@ -90,10 +90,15 @@ class Evaluator {
     for (int64_t bt = 0; bt < batches; ++bt) {
       const float* A = a.f32.data() + bt * M * K;
       const float* B = b.f32.data() + (shared_b ? 0 : bt * K * N);
+      std::vector<double> row(N);
       for (int64_t i = 0; i < M; ++i) {
+        std::fill(row.begin(), row.end(), 0.0);
+        for (int64_t k = 0; k < K; ++k) {
+          const double x = A[i * K + k];
+          for (int64_t j = 0; j < N; ++j) row[j] += x * (tb ? B[j * K + k] : B[k * N + j]);
+        }
         for (int64_t j = 0; j < N; ++j) {
-          double acc = 0;
-          for (int64_t k = 0; k < K; ++k) acc += double(A[i * K + k]) * (tb ? B[j * K + k] : B[k * N + j]);
+          double acc = row[j];
           if (in.size() > 2 && in[2]) acc += in[2]->f32[in[2]->size() == 1 ? 0 : in[2]->size() == N ? j : in[2]->size() == M ? i : i * N + j];
           if (n.op == "dense_bias_relu") acc = std::max(acc, 0.0);
           c.f32[bt * M * N + i * N + j] = static_cast<float>(acc);
