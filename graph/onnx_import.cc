@@ -177,7 +177,7 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
     g.set_value(input_value(in, options, what));
     g.inputs.push_back(in.name());
   }
-  std::vector<std::pair<Node, int>> converted;  // node, index in the file
+  for (const auto& out : gp.output()) g.outputs.push_back(out.name());
   std::set<std::string> written;
   for (int i = 0; i < gp.node_size(); ++i) {
     const auto& p = gp.node(i);
@@ -217,10 +217,8 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
     kept.push_back(std::move(n));
   }
   g.nodes = std::move(kept);
-  for (const auto& out : gp.output()) {
-    const std::string name = alias.count(out.name()) ? alias.at(out.name()) : out.name();
-    if (!g.has_value(name)) throw CompileError(what + ": output '" + out.name() + "' is never computed");
-    g.outputs.push_back(name);
+  for (const auto& out : g.outputs) {
+    if (!g.has_value(out)) throw CompileError(what + ": output '" + out + "' is never computed");
   }
   g.remove_dead_nodes();
   g.check();
@@ -260,6 +258,12 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& what, const
     throw CompileError(msg);
   }
   return build_graph(model, opset, options, what);
+}
+
+Tensor import_onnx_tensor(const std::string& bytes, const std::string& what) {
+  onnx::TensorProto t;
+  if (!t.ParseFromString(bytes)) throw CompileError(what + ": not an ONNX tensor (the protobuf does not parse)");
+  return convert_tensor(t, what);
 }
 
 Graph import_onnx_file(const std::string& path, const ImportOptions& options) { return import_onnx_bytes(read_file(path), path, options); }

@@ -46,4 +46,8 @@ OnnxSummary summarize_onnx_file(const std::string& path);
 Graph import_onnx_file(const std::string& path, const ImportOptions& options = {});
 Graph import_onnx_bytes(const std::string& bytes, const std::string& what, const ImportOptions& options = {});
 
+// A serialized TensorProto (float32, int64 or int32 read as int64), as ONNX's test data stores
+// inputs and expected outputs. Throws CompileError naming `what`.
+Tensor import_onnx_tensor(const std::string& bytes, const std::string& what);
+
 }  // namespace tf::graph

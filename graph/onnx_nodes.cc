@@ -11,8 +11,7 @@ namespace {
 
 struct OpSpec {
   std::set<std::string> attributes;  // the ones the importer understands
-  int64_t since = kMinOpsetForAll;   // first opset of the default domain that has the op
-  static constexpr int64_t kMinOpsetForAll = 1;
+  int64_t since = 1;                 // the first opset of the default domain that has the op
 };
 
 const std::map<std::string, OpSpec>& supported_ops() {
@@ -131,7 +130,7 @@ std::optional<std::string> refuse_attribute_value(const onnx::NodeProto& p) {
   return std::nullopt;
 }
 
-Attribute convert_attribute(const onnx::AttributeProto& a, const std::string& op) {
+Attribute convert_attribute(const onnx::AttributeProto& a) {
   switch (a.type()) {
     case onnx::AttributeProto::INT: return a.i();
     case onnx::AttributeProto::FLOAT: return static_cast<double>(a.f());
@@ -223,7 +222,7 @@ Node convert_node(const onnx::NodeProto& p, const std::string& name) {
     if (a.name() == "to") {
       n.attrs["to"] = std::string(a.i() == onnx::TensorProto::INT64 ? "int64" : "float32");
     } else {
-      n.attrs[a.name()] = convert_attribute(a, p.op_type());
+      n.attrs[a.name()] = convert_attribute(a);
     }
   }
   return n;

@@ -209,7 +209,9 @@ Shape squeeze_shape(const Graph& g, const Node& n) {
 
 Shape flatten_shape(const Graph& g, const Node& n) {
   const Shape& x = in(g, n, 0).shape;
-  const int64_t axis = normalize_axis(n.attr_int("axis", 1), static_cast<int64_t>(x.size()) + 1, n, "axis");
+  // Flatten's axis is in [-rank, rank]: a negative one counts from the rank, not from rank + 1.
+  const int64_t rank = static_cast<int64_t>(x.size()), raw = n.attr_int("axis", 1);
+  const int64_t axis = normalize_axis(raw < 0 ? raw + rank : raw, rank + 1, n, "axis");
   return {element_count(Shape(x.begin(), x.begin() + axis)), element_count(Shape(x.begin() + axis, x.end()))};
 }
 

@@ -29,12 +29,12 @@ ops::Conv2dShape conv2d_shape(const Graph& g, const Node& n) {
 
 namespace {
 
-// {M, N, K} and the calls: a constant weight multiplies every row of A (leading extents flattened
-// into M); two computed operands are one matrix product per leading index.
+// {M, N, K} and the calls: a 2-D weight multiplies every row of A (leading extents flattened into
+// M); a batched B (attribute batch) is one matrix product per leading index.
 std::pair<std::vector<int64_t>, int64_t> dense_workload(const Graph& g, const Node& n) {
   const Shape& a = g.input_of(n, 0).shape;
   const Shape& b = g.input_of(n, 1).shape;
-  if (g.constant(n.inputs[1])) return {{element_count(Shape(a.begin(), a.end() - 1)), b[1], a.back()}, 1};
+  if (b.size() == 2) return {{element_count(Shape(a.begin(), a.end() - 1)), b[1], a.back()}, 1};
   return {{a[a.size() - 2], b.back(), a.back()}, n.attr_int("batch", 1)};
 }
 

@@ -40,7 +40,7 @@ TEST(Cli, BadInputGetsOneClearErrorLine) {
 
 TEST(Cli, EverySubcommandHasHelp) {
   for (const char* cmd : {"ops", "space", "lower", "run", "tune", "regress", "baseline", "baseline save", "baseline list",
-                          "baseline show", "baseline delete"}) {
+                          "baseline show", "baseline delete", "model", "model inspect"}) {
     Result r = run_cli(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
     EXPECT_NE(r.out.find("usage: tunefarm " + std::string(cmd)), std::string::npos) << r.out;

@@ -90,11 +90,16 @@ class Evaluator {
     for (int64_t bt = 0; bt < batches; ++bt) {
       const float* A = a.f32.data() + bt * M * K;
       const float* B = b.f32.data() + (shared_b ? 0 : bt * K * N);
+      std::vector<double> row(N);
       for (int64_t i = 0; i < M; ++i) {
+        std::fill(row.begin(), row.end(), 0.0);
+        for (int64_t k = 0; k < K; ++k) {
+          const double x = A[i * K + k];
+          for (int64_t j = 0; j < N; ++j) row[j] += x * (tb ? B[j * K + k] : B[k * N + j]);
+        }
         for (int64_t j = 0; j < N; ++j) {
-          double acc = 0;
-          for (int64_t k = 0; k < K; ++k) acc += double(A[i * K + k]) * (tb ? B[j * K + k] : B[k * N + j]);
-          if (in.size() > 2 && in[2]) acc += in[2]->f32[in[2]->size() == N ? j : i * N + j];
+          double acc = row[j];
+          if (in.size() > 2 && in[2]) acc += in[2]->f32[in[2]->size() == 1 ? 0 : in[2]->size() == N ? j : in[2]->size() == M ? i : i * N + j];
           if (n.op == "dense_bias_relu") acc = std::max(acc, 0.0);
           c.f32[bt * M * N + i * N + j] = static_cast<float>(acc);
         }
@@ -169,13 +174,20 @@ class Evaluator {
   }
 
   Tensor reduce_mean(const Node& n, const Tensor& x) {
-    // Enough for the tests: the mean over the last axis.
-    const int64_t D = x.shape.back();
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<bool> reduced(rank, n.attr_ints("axes", {}).empty());
+    for (int64_t a : n.attr_ints("axes", {})) reduced[a < 0 ? a + rank : a] = true;
     Tensor y = zeros(out_shape(n));
-    for (int64_t row = 0; row < y.size(); ++row) {
-      double s = 0;
-      for (int64_t i = 0; i < D; ++i) s += x.f32[row * D + i];
-      y.f32[row] = static_cast<float>(s / D);
+    const double per_output = static_cast<double>(x.size()) / static_cast<double>(y.size());
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t e = 0; e < x.size(); ++e) {
+      int64_t o = 0;
+      for (int64_t d = 0; d < rank; ++d) o = o * (reduced[d] ? 1 : x.shape[d]) + (reduced[d] ? 0 : idx[d]);
+      y.f32[o] += static_cast<float>(x.f32[e] / per_output);
+      for (int64_t d = rank; d-- > 0;) {
+        if (++idx[d] < x.shape[d]) break;
+        idx[d] = 0;
+      }
     }
     return y;
   }

@@ -204,6 +204,22 @@ TEST(GraphPasses, FuseEpiloguesMakesDenseKernelsFromMatMulAndGemm) {
   EXPECT_EQ(kernels.at("dense"), std::make_pair(std::string("4,5,6"), int64_t{2}));
 }
 
+TEST(GraphPasses, AMatMulWithABatchedConstantIsOneDensePerMatrix) {
+  OnnxModelBuilder b(13);
+  b.input("q", {3, 4, 6}).floats("kw", {3, 6, 5}, random_floats(90, 31)).output("y");
+  b.node("MatMul", {"q", "kw"}, {"y"});
+  const Graph g = import(b);
+  const Graph fused = passes::fuse_epilogues(g);
+  ASSERT_EQ(fused.nodes.size(), 1u);
+  EXPECT_EQ(fused.nodes[0].op, "dense");
+  const auto k = node_kernel(fused, fused.nodes[0]);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->shape_text, "4,5,6");
+  EXPECT_EQ(k->calls, 3);
+  EXPECT_EQ(k->constant_inputs, std::vector<size_t>{1});
+  EXPECT_LT(difference(g, fused), 1e-6);
+}
+
 TEST(GraphPasses, FuseElementwiseMakesOneNodeOfAChain) {
   // GELU as exporters write it, then a relu the chain may take, and a value read twice that it may not.
   OnnxModelBuilder b(13);
@@ -248,8 +264,11 @@ TEST(GraphPasses, ThePipelinePlansAResidualBlockWithoutChangingItsResult) {
   int seed = 100;
   auto bn = [&](const std::string& in, const std::string& out, int c) {
     const std::string p = out + "_";
-    b.floats(p + "s", {c}, random_floats(c, seed++, 0.5f, 1.5f)).floats(p + "b", {c}, random_floats(c, seed++));
-    b.floats(p + "m", {c}, random_floats(c, seed++)).floats(p + "v", {c}, random_floats(c, seed++, 0.5f, 1.5f));
+    b.floats(p + "s", {c}, random_floats(c, seed, 0.5f, 1.5f));
+    b.floats(p + "b", {c}, random_floats(c, seed + 1));
+    b.floats(p + "m", {c}, random_floats(c, seed + 2));
+    b.floats(p + "v", {c}, random_floats(c, seed + 3, 0.5f, 1.5f));
+    seed += 4;
     b.node("BatchNormalization", {in, p + "s", p + "b", p + "m", p + "v"}, {out});
   };
   auto conv = [&](const std::string& in, const std::string& out, int cin, int cout, int k, int stride) {
@@ -269,7 +288,8 @@ TEST(GraphPasses, ThePipelinePlansAResidualBlockWithoutChangingItsResult) {
   b.node("Relu", {"sum"}, {"r2"});
   b.node("GlobalAveragePool", {"r2"}, {"pool"});
   OnnxModelBuilder::attr(b.node("Flatten", {"pool"}, {"flat"}), "axis", int64_t{1});
-  b.floats("fc_w", {3, 8}, random_floats(24, seed++)).floats("fc_b", {3}, random_floats(3, seed++));
+  b.floats("fc_w", {3, 8}, random_floats(24, seed));
+  b.floats("fc_b", {3}, random_floats(3, seed + 1));
   OnnxModelBuilder::attr(b.node("Gemm", {"flat", "fc_w", "fc_b"}, {"logits"}), "transB", int64_t{1});
   const Graph g = import(b);
   const Graph planned = plan_graph(g);

@@ -130,7 +130,7 @@ Fusion dense_fusion(Graph& g, const Node& mm, const std::set<size_t>& taken) {
   return f;
 }
 
-// MatMul of two computed operands with the same leading (batch) extents: one dense per matrix.
+// Any other MatMul whose operands have the same leading (batch) extents: one dense per matrix.
 Fusion batched_dense(const Graph& g, const Node& mm) {
   const Shape& a = g.input_of(mm, 0).shape;
   const Shape& b = g.input_of(mm, 1).shape;
@@ -152,11 +152,10 @@ Graph fuse_epilogues(const Graph& in) {
     if (f.op.empty() && n.op == "MatMul") f = batched_dense(g, n);
     if (f.op.empty()) continue;
     Node& fused = g.nodes[i];
-    if (f.op == "dense" && !g.constant(f.inputs[1])) {
+    if (f.op.rfind("dense", 0) == 0) fused.attrs.clear();
+    if (f.op == "dense" && g.value(f.inputs[1]).shape.size() > 2) {
       const Shape& out = g.value(fused.outputs[0]).shape;
       fused.attrs = {{"batch", element_count(Shape(out.begin(), out.end() - 2))}};
-    } else if (f.op.rfind("dense", 0) == 0) {
-      fused.attrs.clear();
     }
     fused.op = f.op;
     fused.inputs = f.inputs;

@@ -28,11 +28,12 @@ Graph fold_batchnorm(const Graph& g);
 //     alone                           -> dense
 //     then Add(constant bias [N])     -> dense_bias             (Gemm's C the same)
 //     then Relu                       -> dense_bias_relu
-//   MatMul of two computed operands (attention) -> dense with attribute batch (the product of the
-//     leading extents: one dense kernel call per matrix).
+//   Any other MatMul whose operands have the same leading extents (attention: both computed) -> dense;
+//     when they are batched, with attribute batch (the product of the leading extents: one dense
+//     kernel call per matrix).
 // A conv without a bias gains a zero one where the fused kernel needs it. An intermediate value
-// read elsewhere, or a graph output, is never swallowed. Exact: the fused kernels compute the same
-// float operations in the same order per element.
+// read elsewhere, or a graph output, is never swallowed. Exact up to the kernels' summation order:
+// the epilogue's operations per element are the ones the separate nodes did.
 Graph fuse_epilogues(const Graph& g);
 
 // Chains of elementwise nodes (Add, Sub, Mul, Div, Pow, Relu, Clip, Sigmoid, Erf, Tanh, Sqrt) whose

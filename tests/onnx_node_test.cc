@@ -1,0 +1,135 @@
+// ONNX's own node tests (Debian libonnx-testdata): each one-node model imported and run by the
+// test-only evaluator against ONNX's expected outputs, so the importer reads every attribute as ONNX
+// means it. Integer inputs (shapes, axes, indices) become constants first: tunefarm plans static
+// shapes. Node tests of what tunefarm refuses must be refused by name.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/error.h"
+#include "graph/onnx_import.h"
+#include "tests/graph_evaluator.h"
+#include "tests/onnx_model_builder.h"
+
+namespace tf::graph {
+namespace {
+
+const std::string kNodeTests = "/usr/share/libonnx-testdata/data/node/";
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+struct NodeTest {
+  std::string model;  // bytes, integer inputs turned into initializers
+  testing::Values inputs;
+  std::vector<std::pair<std::string, std::string>> expected;  // output name, TensorProto bytes
+};
+
+NodeTest load(const std::string& name) {
+  const std::string dir = kNodeTests + name + "/";
+  onnx::ModelProto m;
+  if (!m.ParseFromString(read(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
+  NodeTest t;
+  auto* graph = m.mutable_graph();
+  std::vector<onnx::ValueInfoProto> runtime_inputs;
+  for (int i = 0; i < graph->input_size(); ++i) {
+    const std::string bytes = read(dir + "test_data_set_0/input_" + std::to_string(i) + ".pb");
+    onnx::TensorProto proto;
+    proto.ParseFromString(bytes);
+    proto.set_name(graph->input(i).name());
+    if (proto.data_type() == onnx::TensorProto::INT64 || proto.data_type() == onnx::TensorProto::INT32) {
+      *graph->add_initializer() = proto;
+    } else {
+      runtime_inputs.push_back(graph->input(i));
+      t.inputs[graph->input(i).name()] = import_onnx_tensor(bytes, name + " input " + std::to_string(i));
+    }
+  }
+  graph->clear_input();
+  for (auto& v : runtime_inputs) *graph->add_input() = v;
+  for (int i = 0; i < graph->output_size(); ++i) {
+    t.expected.emplace_back(graph->output(i).name(), read(dir + "test_data_set_0/output_" + std::to_string(i) + ".pb"));
+  }
+  t.model = m.SerializeAsString();
+  return t;
+}
+
+// "" when the imported node computes ONNX's expected outputs; else what went wrong.
+std::string run_node_test(const std::string& name) {
+  const NodeTest t = load(name);
+  const Graph g = import_onnx_bytes(t.model, name);
+  const auto outputs = testing::Evaluator(g).run(t.inputs);
+  for (const auto& [out, bytes] : t.expected) {
+    const Tensor expected = import_onnx_tensor(bytes, name + " output " + out);
+    const Tensor& got = outputs.at(out);
+    if (got.shape != expected.shape) return out + ": shape " + shape_str(got.shape) + ", expected " + shape_str(expected.shape);
+    for (int64_t i = 0; i < got.size(); ++i) {
+      const double e = expected.at(i), a = got.at(i);
+      if (std::abs(a - e) > 1e-4 * (1 + std::abs(e))) return out + "[" + std::to_string(i) + "] = " + std::to_string(a) + ", expected " + std::to_string(e);
+    }
+  }
+  return "";
+}
+
+TEST(OnnxNodeTests, SupportedOpsComputeWhatOnnxExpects) {
+  if (!std::filesystem::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
+  const std::vector<std::string> tests = {
+      "test_add", "test_add_bcast", "test_sub", "test_sub_bcast", "test_mul", "test_mul_bcast", "test_div", "test_div_bcast",
+      "test_pow", "test_pow_bcast_array", "test_pow_bcast_scalar", "test_sqrt", "test_relu", "test_sigmoid", "test_tanh", "test_erf",
+      "test_clip", "test_clip_default_min", "test_clip_default_max", "test_clip_splitbounds", "test_identity",
+      "test_conv_with_strides_padding", "test_conv_with_strides_no_padding", "test_conv_with_strides_and_asymmetric_padding",
+      "test_conv_with_autopad_same", "test_gemm_default_no_bias", "test_gemm_default_vector_bias", "test_gemm_default_matrix_bias",
+      "test_gemm_default_scalar_bias", "test_gemm_transposeB", "test_matmul_2d", "test_matmul_3d", "test_matmul_4d",
+      "test_batchnorm_example", "test_batchnorm_epsilon", "test_maxpool_2d_default", "test_maxpool_2d_pads",
+      "test_maxpool_2d_strides", "test_maxpool_2d_ceil", "test_maxpool_2d_precomputed_pads", "test_averagepool_2d_default",
+      "test_averagepool_2d_pads", "test_averagepool_2d_pads_count_include_pad", "test_averagepool_2d_strides",
+      "test_flatten_axis0", "test_flatten_axis2", "test_flatten_default_axis",
+      "test_flatten_negative_axis1", "test_reshape_negative_dim", "test_reshape_zero_dim", "test_reshape_reordered_all_dims",
+      "test_transpose_default", "test_transpose_all_permutations_3", "test_concat_2d_axis_1",
+      "test_concat_3d_axis_negative_2", "test_softmax_example", "test_softmax_default_axis", "test_softmax_large_number",
+      "test_reduce_mean_negative_axes_keepdims_example", "test_reduce_mean_do_not_keepdims_example", "test_unsqueeze_axis_1", "test_unsqueeze_two_axes", "test_squeeze",
+      "test_gather_0", "test_gather_negative_indices", "test_shape", "test_shape_start_1_end_negative_1",
+  };
+  for (const auto& name : tests) {
+    std::string failure;
+    try {
+      failure = run_node_test(name);
+    } catch (const CompileError& e) {
+      failure = std::string("refused: ") + e.what();
+    } catch (const std::exception& e) {
+      failure = std::string("exception: ") + e.what();
+    }
+    EXPECT_EQ(failure, "") << name;
+  }
+}
+
+TEST(OnnxNodeTests, WhatTunefarmRefusesIsRefusedByName) {
+  if (!std::filesystem::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
+  const std::vector<std::pair<std::string, std::string>> tests = {
+      {"test_gemm_transposeA", "attribute 'transA' = 1 is not supported"},
+      {"test_gemm_alpha", "attribute 'alpha' = 0.5"},
+      {"test_batchnorm_example_training_mode", "attribute 'training_mode' = 1 is not supported (inference only)"},
+      {"test_maxpool_2d_dilations", "attribute 'dilations' = [2,2]: dilated pooling is not supported"},
+      {"test_averagepool_2d_same_lower", "attribute 'auto_pad' = 'SAME_LOWER' is not supported"},
+      {"test_maxpool_3d_default", "attribute 'kernel_shape' = [2,2,2]: only 2-D windows are supported"},
+      {"test_cast_FLOAT_to_DOUBLE", "attribute 'to' = DOUBLE is not supported"},
+      {"test_convtranspose", "op ConvTranspose is not supported"},
+      {"test_layer_normalization_2d_axis0", "output 1 (Mean / InvStdDev) is not supported"},
+  };
+  for (const auto& [name, says] : tests) {
+    std::string error;
+    try {
+      run_node_test(name);
+    } catch (const CompileError& e) {
+      error = e.what();
+    }
+    EXPECT_FALSE(error.empty()) << name << " was not refused";
+    EXPECT_NE(error.find(says), std::string::npos) << name << ": " << error;
+    EXPECT_NE(error.find("opset"), std::string::npos) << name << ": " << error;
+  }
+}
+
+}  // namespace
+}  // namespace tf::graph
