@@ -20,6 +20,7 @@ const Registry& registry() {
     Registry reg;
     register_dense_operators(reg);
     register_conv2d_operators(reg);
+    register_conv2d_nchwc_operators(reg);
     return reg;
   }();
   return r;

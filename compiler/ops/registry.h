@@ -19,5 +19,6 @@ class Registry {
 
 void register_dense_operators(Registry& r);
 void register_conv2d_operators(Registry& r);  // plain NCHW / OIHW
+void register_conv2d_nchwc_operators(Registry& r);  // blocked NCHWc convolutions and layout ops
 
 }  // namespace tf::ops
