@@ -83,14 +83,18 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
     cs.add_knob("oh_tile", oh, index_of_choice(oh, def.oh_tile), "output rows per micro-kernel (1x1 kernels)");
   }
   if (c.s > 1) {
-    cs.add_knob("unroll_kw", {Json(true), Json(false)}, c.s <= 3 ? 0 : 1,
-                "unroll the kernel width inside the input-channel block (ic_inner, kw) or keep it a loop outside it (kw, ic_inner)");
+    // Unrolled, neighbouring taps read the same inputs and LLVM keeps their broadcasts live across
+    // the taps: with a full register tile that spills, so the default keeps kw a loop.
+    cs.add_knob("unroll_kw", {Json(false), Json(true)}, 0,
+                "keep the kernel width a loop outside the input-channel block (kw, ic_inner) or unroll it inside (ic_inner, kw)");
   }
   cs.add_knob("order", {Json("ic_kh"), Json("kh_ic")}, 0,
               "reduction loops outside the micro-kernel: input-channel blocks then kernel rows (ic_kh) or kernel rows first (kh_ic)");
   if (c.padded()) {
-    cs.add_knob("pad", {Json("inline"), Json("copy")}, 0,
-                "padding as a guarded read the edge tiles keep and interior tiles drop (inline) or a zero-padded copy made first (copy)");
+    // The default copies: the guarded read leaves interior tiles select-free only where the tile
+    // loops are not fused into the parallel loop (partition_loops cannot cut a fused loop).
+    cs.add_knob("pad", {Json("copy"), Json("inline")}, 0,
+                "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep and interior tiles drop (inline)");
   }
   add_parallel_knob(cs);
   return cs;

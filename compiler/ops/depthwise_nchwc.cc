@@ -70,15 +70,17 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   space::ConfigSpace cs;
   auto kb = int_choices({1, 2}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, 0, "channel blocks per micro-kernel (independent channels: more work in flight, no reuse)");
-  // Rows share input vectors between kernel rows, so the default takes two rows of up to half
-  // the accumulators each.
-  const RegisterTile one_row = default_register_tile(c.oh(), c.ow(), 1, vectors_per_block * 2, false, lanes);
+  // Rows share input vectors between kernel rows, so the default takes two rows; the unrolled
+  // kernel keeps its r x s weight vectors in registers beside the accumulators.
+  const int64_t rows = c.oh() >= 2 ? 2 : 1;
+  const bool unrolled = c.r * c.s <= 25;
+  const int64_t acc_budget = std::max<int64_t>(8, budget - (unrolled ? c.r * c.s : 1) - 2);
   auto ow = ow_tile_choices(c.ow());
-  cs.add_knob("ow_tile", ow, index_of_choice(ow, one_row.ow_tile), "output columns per micro-kernel");
+  cs.add_knob("ow_tile", ow, index_of_choice(ow, default_ow_tile(c.ow(), rows * vectors_per_block, acc_budget)),
+              "output columns per micro-kernel");
   auto oh = int_choices({1, 2, 4}, c.oh());
-  const int64_t rows = c.oh() >= 2 && 2 * one_row.ow_tile * vectors_per_block <= budget ? 2 : 1;
   cs.add_knob("oh_tile", oh, index_of_choice(oh, rows), "output rows per micro-kernel");
-  cs.add_knob("unroll_kernel", {Json(true), Json(false)}, c.r * c.s <= 25 ? 0 : 1,
+  cs.add_knob("unroll_kernel", {Json(true), Json(false)}, unrolled ? 0 : 1,
               "unroll the kernel taps, so neighbouring taps share the input vectors they load");
   if (c.padded()) {
     cs.add_knob("pad", {Json("copy"), Json("inline")}, 0,

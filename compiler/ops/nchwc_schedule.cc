@@ -18,22 +18,26 @@ double useful_width(int64_t t, int64_t ow) {
 
 }  // namespace
 
+int64_t default_ow_tile(int64_t ow, int64_t vectors_per_column, int64_t budget) {
+  const auto choices = ow_tile_choices(ow);
+  int64_t best_tile = choices.front().get<int64_t>();
+  double best = -1;
+  for (const Json& choice : choices) {
+    const int64_t t = choice.get<int64_t>();
+    if (t * vectors_per_column > budget) continue;
+    const double score = useful_width(t, ow);
+    if (score > best) best = score, best_tile = t;
+  }
+  return best_tile;
+}
+
 RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool one_by_one,
                                    int64_t lanes) {
   const int64_t budget = accumulator_budget(lanes);
   RegisterTile tile;
-  tile.oc_blocks = k_blocks >= 2 && 2 * vectors_per_block <= budget / 4 ? 2 : 1;
+  tile.oc_blocks = k_blocks >= 2 && 2 * vectors_per_block * 4 <= budget ? 2 : 1;
   const int64_t per_column = tile.oc_blocks * vectors_per_block;
-  double best = -1;
-  for (const Json& choice : ow_tile_choices(ow)) {
-    const int64_t t = choice.get<int64_t>();
-    if (t * per_column > budget && t != ow_tile_choices(ow).front().get<int64_t>()) continue;
-    const double score = useful_width(t, ow);
-    if (score > best) {
-      best = score;
-      tile.ow_tile = t;
-    }
-  }
+  tile.ow_tile = default_ow_tile(ow, per_column, budget);
   if (one_by_one) {
     for (int64_t rows : {2, 4}) {
       if (rows <= oh && rows * tile.ow_tile * per_column <= budget) tile.oh_tile = rows;

@@ -30,6 +30,10 @@ int64_t accumulator_budget(int64_t lanes);
 RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool one_by_one,
                                    int64_t lanes);
 
+// The output-width tile that wastes least of a row of `ow` columns among those whose
+// accumulators (vectors_per_column each) fit `budget`.
+int64_t default_ow_tile(int64_t ow, int64_t vectors_per_column, int64_t budget);
+
 // The choices of `options` up to `extent` (at least the first), as knob choices.
 std::vector<Json> int_choices(const std::vector<int64_t>& options, int64_t extent);
 // Output-width tiles for a row of `ow` columns: the usual tile widths up to ow, and the whole row

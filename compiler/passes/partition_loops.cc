@@ -10,8 +10,9 @@
 // A padded convolution reads its input through a select whose condition holds only away from the
 // edges (`0 <= o*F + i - pad && o*F + i - pad < H`): the first iterations fail the lower bound, the
 // last the upper one. Such a loop is cut in three, a head, a main part where every guard holds and
-// a tail, so interior tiles run branch- and select-free. Conditions of selects count like those
-// of guards.
+// a tail, so interior tiles run branch- and select-free. Select conditions cut only loops that
+// stay mostly select-free (see Partitioner): cutting the three taps of a kernel row in every edge
+// tile would copy the tile's code for nothing.
 #include <algorithm>
 
 #include "compiler/analysis/interval.h"
@@ -64,9 +65,13 @@ bool grows_with(const AffineForm& f, const ir::VarNode* v) {
 
 class SplitPointFinder : public ir::IRVisitor {
  public:
+  struct Cut {
+    std::optional<int64_t> head;   // main part starts at head
+    std::optional<int64_t> split;  // main part ends before split
+  };
   SplitPointFinder(const ir::VarNode* var, const analysis::IntervalEnv& outer) : var_(var), ranges_(outer) {}
-  std::optional<int64_t> split;  // main part ends before split
-  std::optional<int64_t> head;   // main part starts at head
+  Cut guard_cut_;   // from guards (if without else): always taken
+  Cut select_cut_;  // from select conditions: taken where the main part stays most of the loop
 
   using ir::IRVisitor::visit;
 
@@ -86,22 +91,22 @@ class SplitPointFinder : public ir::IRVisitor {
   }
 
   void visit(const ir::IfThenElseNode* n) override {
-    if (!n->else_case) consider_all(n->cond);
+    if (!n->else_case) consider_all(n->cond, guard_cut_);
     visit(n->then_case);
     visit(n->else_case);
   }
 
   void visit(const ir::SelectNode* n) override {
-    consider_all(n->cond);
+    consider_all(n->cond, select_cut_);
     ir::IRVisitor::visit(n);
   }
 
  private:
-  void consider_all(const Expr& cond) {
+  void consider_all(const Expr& cond, Cut& cut) {
     if (!cond.type().is_scalar()) return;
     std::vector<Expr> terms;
     conjuncts(cond, &terms);
-    for (const auto& t : terms) consider(t);
+    for (const auto& t : terms) consider(t, cut);
   }
 
   // term: a comparison of integers that mentions var_ (linearly, or inside floordiv of a fused
@@ -111,7 +116,7 @@ class SplitPointFinder : public ir::IRVisitor {
   // iteration: the main part starts at the first s from which it is proven. Both are found by
   // bisection, which assumes monotony; when it does not hold, the cut found is still proven, only
   // not the widest.
-  void consider(const Expr& term) {
+  void consider(const Expr& term, Cut& cut) {
     const auto* b = term.as<ir::BinaryNode>();
     if (!b || !b->a.type().is_scalar() || !b->a.type().is_int()) return;
     if (!ir::uses_var(term, var_)) return;
@@ -138,14 +143,14 @@ class SplitPointFinder : public ir::IRVisitor {
         int64_t mid = lo + (hi - lo) / 2;
         (holds_on(min_, mid - 1) ? lo : hi) = mid;
       }
-      split = split ? std::min(*split, lo) : lo;
+      cut.split = cut.split ? std::min(*cut.split, lo) : lo;
     } else if (grows_with(d.scaled(-1), var_)) {
       int64_t lo = min_, hi = end_;  // holds on [hi, end) is true; find the smallest such hi
       while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
         (holds_on(mid, end_ - 1) ? hi : lo) = mid;
       }
-      if (hi < end_) head = head ? std::max(*head, hi) : hi;
+      if (hi < end_) cut.head = cut.head ? std::max(*cut.head, hi) : hi;
     }
   }
 
@@ -172,8 +177,14 @@ class Partitioner : public ir::IRMutator {
       finder.min_ = lo;
       finder.end_ = end;
       finder.visit(n->body);
-      const int64_t first = finder.head ? std::clamp(*finder.head, lo, end) : lo;
-      const int64_t last = finder.split ? std::clamp(*finder.split, first, end) : end;  // main is [first, last)
+      int64_t first = finder.guard_cut_.head ? std::clamp(*finder.guard_cut_.head, lo, end) : lo;
+      int64_t last = finder.guard_cut_.split ? std::clamp(*finder.guard_cut_.split, first, end) : end;  // main is [first, last)
+      // A select only costs a few instructions where a guard skips work, and every cut copies the
+      // body: selects cut only loops of four iterations or more whose select-free part is at
+      // least half of them (the tile loops of a padded image, not the taps of a kernel row).
+      const int64_t sfirst = finder.select_cut_.head ? std::clamp(*finder.select_cut_.head, first, last) : first;
+      const int64_t slast = finder.select_cut_.split ? std::clamp(*finder.select_cut_.split, sfirst, last) : last;
+      if (ext >= 4 && 2 * (slast - sfirst) >= ext) first = sfirst, last = slast;
       if (first > lo || last < end) {
         std::vector<Stmt> parts;
         if (first > lo) parts.push_back(loop(n, lo, first - lo));
