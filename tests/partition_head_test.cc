@@ -63,14 +63,18 @@ TEST(PassesPartitionHead, PaddedTilesLoseTheirSelectsInTheInterior) {
                     make_for(i, 0, 4, ForKind::Serial,
                              make_for(t, 0, 3, ForKind::Serial, make_store(out, (V(o) * 4 + V(i)) * 3 + V(t), read))));
   Stmt p = passes::simplify(passes::partition_loops(s));
+  // simplify flattens the one-tile head and tail; the interior is the loop over o that is left.
   const auto* seq = p.as<SeqNode>();
   ASSERT_TRUE(seq) << to_string(p);
-  ASSERT_EQ(seq->stmts.size(), 3u) << to_string(p);
-  EXPECT_EQ(extent_of(seq->stmts[0]), 1) << to_string(p);
-  EXPECT_EQ(extent_of(seq->stmts[1]), 8) << to_string(p);
-  EXPECT_EQ(extent_of(seq->stmts[2]), 1) << to_string(p);
-  EXPECT_EQ(conditionals(seq->stmts[1]).selects, 0) << to_string(p);
-  EXPECT_GT(conditionals(seq->stmts[0]).selects, 0) << "the edge tile still reads the padding\n" << to_string(p);
+  Stmt interior;
+  for (const auto& st : seq->stmts) {
+    const auto* f = st.as<ForNode>();
+    if (f && f->var.get() == o.get()) interior = st;
+  }
+  ASSERT_TRUE(interior) << to_string(p);
+  EXPECT_EQ(extent_of(interior), 8) << to_string(p);
+  EXPECT_EQ(conditionals(interior).selects, 0) << to_string(p);
+  EXPECT_GT(conditionals(p).selects, 0) << "the edge tiles still read the padding\n" << to_string(p);
   expect_same_result(s, p, in, out, 40, 120);
 }
 

@@ -27,7 +27,8 @@ class DepthwiseNchwc : public Operator {
   std::string name() const override { return name_; }
   std::string description() const override {
     return "out[N,K/b,OH,OW,b] = " +
-           describe_epilogue(epilogue_, "depthwise_conv2d(data[N,C/b,H,W,b], weight[K/b,R,S,b]), K = C or 2C", "bias[K/b,b]", "");
+           describe_epilogue(epilogue_, "depthwise_conv2d(data[N,C/b,H,W,b], weight[K/b,R,S,b])", "bias[K/b,b]", "") +
+           ", K = C or 2C";
   }
   std::vector<std::string> shape_names() const override { return DepthwiseNchwcShape::names(); }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
