@@ -96,7 +96,7 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
     cs.add_knob("pad", {Json("copy"), Json("inline")}, 0,
                 "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep and interior tiles drop (inline)");
   }
-  add_parallel_knob(cs);
+  add_parallel_knob(cs, "nky");
   return cs;
 }
 

@@ -71,9 +71,9 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   space::ConfigSpace cs;
   auto kb = int_choices({1, 2}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, 0, "channel blocks per micro-kernel (independent channels: more work in flight, no reuse)");
-  // Rows share input vectors between kernel rows, so the default takes two rows; the unrolled
-  // kernel keeps its r x s weight vectors in registers beside the accumulators.
-  const int64_t rows = c.oh() >= 2 ? 2 : 1;
+  // One row: a depthwise layer is bound by memory more than by FMAs, and a second row's
+  // accumulators would crowd out the r x s weight vectors the unrolled kernel keeps in registers.
+  const int64_t rows = 1;
   const bool unrolled = c.r * c.s <= 25;
   const int64_t acc_budget = std::max<int64_t>(8, budget - (unrolled ? c.r * c.s : 1) - 2);
   auto ow = ow_tile_choices(c.ow());
@@ -84,10 +84,14 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   cs.add_knob("unroll_kernel", {Json(true), Json(false)}, unrolled ? 0 : 1,
               "unroll the kernel taps, so neighbouring taps share the input vectors they load");
   if (c.padded()) {
-    cs.add_knob("pad", {Json("copy"), Json("inline")}, 0,
-                "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep (inline)");
+    // A copy costs a depthwise layer about as much as its FMAs: the guarded read is the default.
+    cs.add_knob("pad", {Json("inline"), Json("copy")}, 0,
+                "padding as a guarded read the edge tiles keep and interior tiles drop (inline) or a zero-padded copy made first (copy)");
   }
-  add_parallel_knob(cs);
+  // Channel blocks outermost: each task walks one block's planes row after row, and its tile loops
+  // stay free to be cut at the padded edges. (Fusing the rows in too costs the interior its
+  // select-free tiles; fewer tasks is the price on many threads.)
+  add_parallel_knob(cs, "nk");
   return cs;
 }
 

@@ -73,13 +73,23 @@ size_t index_of_choice(const std::vector<Json>& choices, int64_t wanted) {
   return best;
 }
 
-void add_parallel_knob(space::ConfigSpace& cs) {
-  cs.add_knob("parallel", {Json("nky"), Json("nk"), Json("none")}, 0,
-              "loops fused into the parallel loop: batch x channel blocks x output-row tiles, batch x channel blocks, none");
+void add_parallel_knob(space::ConfigSpace& cs, const std::string& default_choice) {
+  const std::vector<Json> choices = {Json("y"), Json("nky"), Json("nk"), Json("none")};
+  size_t def = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i] == default_choice) def = i;
+  }
+  cs.add_knob("parallel", choices, def,
+              "the parallel loop: output-row tiles alone (outside the channel blocks, so partition_loops can still cut the "
+              "padded edges off), batch x channel blocks x output-row tiles fused, batch x channel blocks fused, none");
 }
 
 void apply_parallel(schedule::Stage& st, const std::string& choice, const ir::IterVar& n, const ir::IterVar& blocks,
                     const ir::IterVar& rows) {
+  if (choice == "y") {
+    st.reorder({n, rows, blocks});
+    st.parallel(rows);
+  }
   if (choice == "nky") st.parallel(st.fuse(st.fuse(n, blocks), rows));
   if (choice == "nk") st.parallel(st.fuse(n, blocks));
 }

@@ -42,9 +42,10 @@ std::vector<Json> ow_tile_choices(int64_t ow);
 // The choice equal to `wanted`, else the largest below it, else the first.
 size_t index_of_choice(const std::vector<Json>& choices, int64_t wanted);
 
-// "parallel": which of the tile loops (n, channel blocks, output rows) are fused into the loop the
-// thread pool shares out. With one thread the pool runs it inline, so the finest is the default.
-void add_parallel_knob(space::ConfigSpace& cs);
+// "parallel": which of the tile loops (n, channel blocks, output rows) the thread pool shares out.
+// A fused loop cannot be cut by partition_loops, so padded edges keep their selects in every tile
+// of it; "y" shares out the output-row tiles alone (walking the channel blocks inside each).
+void add_parallel_knob(space::ConfigSpace& cs, const std::string& default_choice);
 void apply_parallel(schedule::Stage& st, const std::string& choice, const ir::IterVar& n, const ir::IterVar& blocks,
                     const ir::IterVar& rows);
 
