@@ -22,6 +22,8 @@ using ir::Expr;
 using ir::IterVar;
 using te::Tensor;
 
+bool rows_tiled(const Conv2dShape& c) { return (c.r == 1 && c.s == 1) || c.ow() <= 14; }
+
 class Conv2dNchwc : public Operator {
  public:
   Conv2dNchwc(std::string name, NchwcEpilogue e) : name_(std::move(name)), epilogue_(e) {}
@@ -70,17 +72,19 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t vectors_per_block = ceil_div(sh.ob, lanes);
-  const bool one_by_one = c.r == 1 && c.s == 1;
+  // Rows of a tile share weight vectors: worth a knob for 1x1 kernels, and for narrow rows (the
+  // late layers' 7 or 14 columns) whose one-row tile leaves registers unused.
+  const bool row_tiles = rows_tiled(c);
   space::ConfigSpace cs;
-  const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, one_by_one, lanes);
+  const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, lanes);
   auto kb = int_choices({1, 2}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, index_of_choice(kb, def.oc_blocks),
               "output-channel blocks (of ob) per micro-kernel: each shares one broadcast input value");
   auto ow = ow_tile_choices(c.ow());
   cs.add_knob("ow_tile", ow, index_of_choice(ow, def.ow_tile), "output columns per micro-kernel (the register tile's width)");
-  if (one_by_one) {
+  if (row_tiles) {
     auto oh = int_choices({1, 2, 4}, c.oh());
-    cs.add_knob("oh_tile", oh, index_of_choice(oh, def.oh_tile), "output rows per micro-kernel (1x1 kernels)");
+    cs.add_knob("oh_tile", oh, index_of_choice(oh, def.oh_tile), "output rows per micro-kernel (1x1 kernels and narrow rows)");
   }
   if (c.s > 1) {
     // Unrolled, neighbouring taps read the same inputs and LLVM keeps their broadcasts live across
@@ -105,7 +109,7 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t kb = cfg.get_int("oc_blocks"), xt = cfg.get_int("ow_tile");
-  const int64_t yt = c.r == 1 && c.s == 1 ? cfg.get_int("oh_tile") : 1;
+  const int64_t yt = rows_tiled(c) ? cfg.get_int("oh_tile") : 1;
   const bool unroll_kw = c.s > 1 && cfg.get_bool("unroll_kw");
   const bool kh_outer = cfg.get_string("order") == "kh_ic";
   const bool pad_copy = c.padded() && cfg.get_string("pad") == "copy";

@@ -31,16 +31,17 @@ int64_t default_ow_tile(int64_t ow, int64_t vectors_per_column, int64_t budget) 
   return best_tile;
 }
 
-RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool one_by_one,
+RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool row_tiles,
                                    int64_t lanes) {
   const int64_t budget = accumulator_budget(lanes);
   RegisterTile tile;
   tile.oc_blocks = k_blocks >= 2 && 2 * vectors_per_block * 4 <= budget ? 2 : 1;
   const int64_t per_column = tile.oc_blocks * vectors_per_block;
   tile.ow_tile = default_ow_tile(ow, per_column, budget);
-  if (one_by_one) {
+  if (row_tiles) {
     for (int64_t rows : {2, 4}) {
-      if (rows <= oh && rows * tile.ow_tile * per_column <= budget) tile.oh_tile = rows;
+      // A ragged last row tile costs more than the shared weight loads save (7 rows in tiles of 2).
+      if (oh % rows == 0 && rows * tile.ow_tile * per_column <= budget) tile.oh_tile = rows;
     }
   }
   return tile;

@@ -25,9 +25,9 @@ struct RegisterTile {
 int64_t accumulator_budget(int64_t lanes);
 
 // The default tile of a dense NCHWc conv: two channel blocks when there are two, then the widest
-// output-width tile that fits the budget and wastes least of a row, and for 1x1 kernels as many
-// rows as still fit.
-RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool one_by_one,
+// output-width tile that fits the budget and wastes least of a row, and when `row_tiles` as many
+// rows as still fit and divide oh.
+RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool row_tiles,
                                    int64_t lanes);
 
 // The output-width tile that wastes least of a row of `ow` columns among those whose
