@@ -5,38 +5,16 @@
 // reference.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
-#include "compiler/ir/printer.h"
 #include "compiler/ops/conv2d_shape.h"
 #include "runtime/thread_pool.h"
+#include "tests/config_check.h"
 
 namespace tf {
 namespace {
 
-void expect_configs_correct(const std::string& op, const std::string& shape_text, int samples, uint64_t seed,
-                            bool corners = true) {
-  const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
-  compiler::Task task({op, shape}, codegen::host_target());
-  cli::KernelRunner runner(task.op(), shape, seed);
-  std::mt19937_64 rng(seed);
-  std::vector<int64_t> indices = {task.space().default_config().index()};
-  if (corners) indices.insert(indices.end(), {0, task.space().size() - 1});
-  for (int i = 0; i < samples; ++i) indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
-  for (int64_t idx : indices) {
-    auto cfg = task.space().at(idx);
-    SCOPED_TRACE(op + " " + shape_text + " config " + std::to_string(idx) + " " + cfg.str());
-    auto kernel = task.build_jit(cfg);
-    ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
-    auto check = runner.check();
-    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error
-                            << ", first at flat index " << check.first_mismatch << "\n"
-                            << ir::to_string(task.lower(cfg));
-    if (!check.pass) return;  // one listing is enough
-  }
-}
+using testing_support::expect_configs_correct;
 
 class Conv2dSpace : public ::testing::Test {
  protected:

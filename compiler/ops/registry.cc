@@ -21,6 +21,7 @@ const Registry& registry() {
     register_dense_operators(reg);
     register_conv2d_operators(reg);
     register_model_operators(reg);
+    register_conv2d_nchwc_operators(reg);
     return reg;
   }();
   return r;

@@ -22,5 +22,6 @@ void register_conv2d_operators(Registry& r);  // plain NCHW / OIHW
 // What whole models need beyond dense and conv2d: pooling, softmax, layer_norm, reduce_mean,
 // transpose, concat, batch_matmul (compiler/ops/model_operators.cc).
 void register_model_operators(Registry& r);
+void register_conv2d_nchwc_operators(Registry& r);  // blocked NCHWc convolutions and layout ops
 
 }  // namespace tf::ops

@@ -17,7 +17,9 @@ ir::Stmt simplify(const ir::Stmt& s);
 // Guard hoisting by loop partitioning. A loop whose body is guarded by a condition that is affine
 // in the loop variable (the tail guard of a split that does not divide its axis) is split into a
 // main loop where the guard always holds (guard removed) and a tail loop that keeps it, so the
-// inner loops of the main part carry no branch.
+// inner loops of the main part carry no branch. A condition that fails on the first iterations
+// instead (a padded image's top and left edges) cuts a head off the same way. Select conditions
+// count too, for loops of four iterations or more that stay select-free for at least half of them.
 ir::Stmt partition_loops(const ir::Stmt& s);
 
 // Replaces each ForKind::Unrolled loop of constant extent by that many copies of its body with the

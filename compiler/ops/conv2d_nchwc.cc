@@ -1,0 +1,203 @@
+// conv2d on blocked layouts (NCHWc): data (n, C/ib, h, w, ib), packed weight (K/ob, C/ib, r, s, ib,
+// ob), output (n, K/ob, oh, ow, ob), with the fused epilogues of CNN layers. The template follows
+// NeoCPU (Liu et al., USENIX ATC'19) and TVM's x86 conv2d_NCHWc schedules.
+//
+// The micro-kernel holds a register tile of `oc_blocks` output-channel blocks x `oh_tile` rows x
+// `ow_tile` columns, each entry one vector of ob output channels. For every input channel of the
+// reduction it loads oc_blocks weight vectors (contiguous in the packed weight), broadcasts one input
+// value per output pixel of the tile and does one FMA per accumulator: no shuffles, no gathers, and
+// with stride 1 each broadcast reads the next float of the same cache line.
+#include <algorithm>
+
+#include "compiler/error.h"
+#include "compiler/ops/nchwc_epilogue.h"
+#include "compiler/ops/nchwc_shape.h"
+#include "compiler/ops/nchwc_schedule.h"
+#include "compiler/ops/nchwc_ops.h"
+
+namespace tf::ops {
+namespace {
+
+using ir::Expr;
+using ir::IterVar;
+using te::Tensor;
+
+bool rows_tiled(const Conv2dShape& c) { return (c.r == 1 && c.s == 1) || c.ow() <= 14; }
+
+class Conv2dNchwc : public Operator {
+ public:
+  Conv2dNchwc(std::string name, NchwcEpilogue e) : name_(std::move(name)), epilogue_(e) {}
+
+  std::string name() const override { return name_; }
+  std::string description() const override {
+    return "out[N,K/ob,OH,OW,ob] = " +
+           describe_epilogue(epilogue_, "conv2d(data[N,C/ib,H,W,ib], weight[K/ob,C/ib,R,S,ib,ob])", "bias[K/ob,ob]",
+                             "residual[N,K/ob,OH,OW,ob]");
+  }
+  std::vector<std::string> shape_names() const override { return Conv2dNchwcShape::names(); }
+  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
+    return Conv2dNchwcShape::from_named(named).to_vector();
+  }
+  void check_shape(const std::vector<int64_t>& s) const override { Conv2dNchwcShape::from_vector(s).check(name_); }
+  std::string shape_text(const std::vector<int64_t>& s) const override { return Conv2dNchwcShape::from_vector(s).named(); }
+  int64_t flops(const std::vector<int64_t>& s) const override { return Conv2dNchwcShape::from_vector(s).conv.flops(); }
+
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    const auto sh = Conv2dNchwcShape::from_vector(s);
+    std::vector<std::vector<int64_t>> in = {sh.data_shape(), sh.weight_shape()};
+    if (has_bias(epilogue_)) in.push_back({sh.k_blocks(), sh.ob});
+    if (has_residual(epilogue_)) in.push_back(sh.out_shape());
+    return in;
+  }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
+    return Conv2dNchwcShape::from_vector(s).out_shape();
+  }
+
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
+  Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;
+
+  void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
+                 std::vector<float>* tol) const override {
+    conv2d_nchwc_reference(Conv2dNchwcShape::from_vector(s), in[0], in[1], has_bias(epilogue_) ? in[2] : nullptr,
+                           has_residual(epilogue_) ? in[3] : nullptr, has_relu(epilogue_), has_clip(epilogue_), out, tol);
+  }
+
+ private:
+  std::string name_;
+  NchwcEpilogue epilogue_;
+};
+
+space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
+  const auto sh = Conv2dNchwcShape::from_vector(s);
+  const Conv2dShape& c = sh.conv;
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  const int64_t vectors_per_block = ceil_div(sh.ob, lanes);
+  // Rows of a tile share weight vectors: worth a knob for 1x1 kernels, and for narrow rows (the
+  // late layers' 7 or 14 columns) whose one-row tile leaves registers unused.
+  const bool row_tiles = rows_tiled(c);
+  space::ConfigSpace cs;
+  const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, lanes);
+  auto kb = int_choices({1, 2}, sh.k_blocks());
+  cs.add_knob("oc_blocks", kb, index_of_choice(kb, def.oc_blocks),
+              "output-channel blocks (of ob) per micro-kernel: each shares one broadcast input value");
+  auto ow = ow_tile_choices(c.ow());
+  cs.add_knob("ow_tile", ow, index_of_choice(ow, def.ow_tile), "output columns per micro-kernel (the register tile's width)");
+  if (row_tiles) {
+    auto oh = int_choices({1, 2, 4}, c.oh());
+    cs.add_knob("oh_tile", oh, index_of_choice(oh, def.oh_tile), "output rows per micro-kernel (1x1 kernels and narrow rows)");
+  }
+  if (c.s > 1) {
+    // Unrolled, neighbouring taps read the same inputs and LLVM keeps their broadcasts live across
+    // the taps: with a full register tile that spills, so the default keeps kw a loop.
+    cs.add_knob("unroll_kw", {Json(false), Json(true)}, 0,
+                "keep the kernel width a loop outside the input-channel block (kw, ic_inner) or unroll it inside (ic_inner, kw)");
+  }
+  cs.add_knob("order", {Json("ic_kh"), Json("kh_ic")}, 0,
+              "reduction loops outside the micro-kernel: input-channel blocks then kernel rows (ic_kh) or kernel rows first (kh_ic)");
+  if (c.padded()) {
+    // The default copies: the guarded read leaves interior tiles select-free only where the tile
+    // loops are not fused into the parallel loop (partition_loops cannot cut a fused loop).
+    cs.add_knob("pad", {Json("copy"), Json("inline")}, 0,
+                "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep and interior tiles drop (inline)");
+  }
+  add_parallel_knob(cs, "nky");
+  return cs;
+}
+
+Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+  const auto sh = Conv2dNchwcShape::from_vector(s);
+  const Conv2dShape& c = sh.conv;
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  const int64_t kb = cfg.get_int("oc_blocks"), xt = cfg.get_int("ow_tile");
+  const int64_t yt = rows_tiled(c) ? cfg.get_int("oh_tile") : 1;
+  const bool unroll_kw = c.s > 1 && cfg.get_bool("unroll_kw");
+  const bool kh_outer = cfg.get_string("order") == "kh_ic";
+  const bool pad_copy = c.padded() && cfg.get_string("pad") == "copy";
+  const std::string parallel = cfg.get_string("parallel");
+  const auto dt = ir::DataType::float32();
+
+  Tensor data = te::placeholder(sh.data_shape(), dt, "data");
+  Tensor weight = te::placeholder(sh.weight_shape(), dt, "weight");
+  Tensor bias, residual;
+  if (has_bias(epilogue_)) bias = te::placeholder({sh.k_blocks(), sh.ob}, dt, "bias");
+  if (has_residual(epilogue_)) residual = te::placeholder(sh.out_shape(), dt, "residual");
+
+  Tensor padded;
+  PaddedInput input_at = padded_input(data, c);
+  if (pad_copy) {
+    padded = padded_copy(data, c, input_at);
+    input_at = [&](Expr n, Expr cb, Expr iy, Expr ix, Expr ci) { return padded(n, cb, iy, ix, ci); };
+  }
+
+  // One reduction over the real input channels: a ragged last block is the tail of its split by
+  // ib, so the padded channels are never read.
+  IterVar rc = te::reduce_axis(c.c, "rc"), ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
+  Tensor conv = te::compute(sh.out_shape(), [&](const te::Indices& i) {
+    Expr ch = ir::to_expr(rc->var), ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
+    Expr cb = ir::floordiv(ch, Expr(sh.ib)), ci = ir::floormod(ch, Expr(sh.ib));
+    Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
+    Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
+    return te::sum(input_at(i[0], cb, iy, ix, ci) * weight(i[1], cb, ky, kx, ci, i[4]), {rc, ry, rx});
+  }, "conv", {"n", "ko", "y", "x", "l"});
+  const bool fused = has_bias(epilogue_) || c.k % sh.ob != 0;
+  Tensor out = conv;
+  if (fused) {
+    out = te::compute(sh.out_shape(), [&](const te::Indices& i) {
+      return apply_nchwc_epilogue(epilogue_, conv(i[0], i[1], i[2], i[3], i[4]), bias, residual, i, c.k, sh.ob);
+    }, "out", {"n", "ko", "y", "x", "l"});
+  }
+
+  Scheduled result;
+  result.inputs = {data, weight};
+  if (bias.op()) result.inputs.push_back(bias);
+  if (residual.op()) result.inputs.push_back(residual);
+  result.outputs = {out};
+  result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+  schedule::Schedule& sch = *result.schedule;
+  Tensor tile = fused ? conv : sch.cache_write(conv);
+
+  schedule::Stage& w = sch[out];
+  auto [k_o, k_i] = w.split(w.axis(1), kb);
+  auto [y_o, y_i] = w.split(w.axis(2), yt);
+  auto [x_o, x_i] = w.split(w.axis(3), xt);
+  IterVar n = w.axis(0), l = w.axis(4);
+  w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i, l});
+  sch[tile].compute_at(w, x_o);
+  w.unroll(k_i);
+  w.unroll(y_i);
+  w.unroll(x_i);
+  vectorize_lanes(w, l, sh.ob, lanes);
+  apply_parallel(w, parallel, n, k_o, y_o);
+
+  schedule::Stage& r = sch[tile];
+  IterVar tn = r.axis(0), tk = r.axis(1), ty = r.axis(2), tx = r.axis(3), tl = r.axis(4);
+  auto [rc_o, rc_i] = r.split(r.reduce_axis(0), std::min(sh.ib, c.c));
+  IterVar tr = r.reduce_axis(1), ts = r.reduce_axis(2);
+  std::vector<IterVar> order = kh_outer ? std::vector<IterVar>{tn, tr, rc_o} : std::vector<IterVar>{tn, rc_o, tr};
+  if (unroll_kw) order.insert(order.end(), {rc_i, ts});
+  else order.insert(order.end(), {ts, rc_i});
+  order.insert(order.end(), {ty, tx, tk, tl});
+  r.reorder(order);
+  if (unroll_kw) r.unroll(ts);
+  r.unroll(ty);
+  r.unroll(tx);
+  r.unroll(tk);
+  vectorize_lanes(r, tl, sh.ob, lanes);
+
+  if (pad_copy) schedule_padded_copy(sch[padded], parallel, sh.ib, lanes);
+  return result;
+}
+
+}  // namespace
+
+void register_conv2d_nchwc_operators(Registry& r) {
+  r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc", NchwcEpilogue::None));
+  r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias", NchwcEpilogue::Bias));
+  r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias_relu", NchwcEpilogue::BiasRelu));
+  r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias_add_relu", NchwcEpilogue::BiasAddRelu));
+  r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias_clip", NchwcEpilogue::BiasClip));
+  register_depthwise_nchwc_operators(r);
+  register_layout_operators(r);
+}
+
+}  // namespace tf::ops

@@ -1,0 +1,190 @@
+// Depthwise conv2d on blocked layouts: data (n, C/b, h, w, b), weight (K/b, r, s, b), output
+// (n, K/b, oh, ow, b), channel multiplier 1 or 2, with the fused epilogues.
+//
+// Each output channel reads one input channel, so the blocked layout makes the micro-kernel a
+// vector x vector FMA per kernel tap with the lanes being channels: no broadcasts and no shuffles
+// (multiplier 1; with 2 each input lane feeds two output lanes and the read is a gather). A tile
+// of oh_tile x ow_tile output pixels shares input vectors between neighbouring taps, so with the
+// kernel unrolled it loads each input vector of the tile's window once.
+#include <algorithm>
+
+#include "compiler/ops/nchwc_epilogue.h"
+#include "compiler/ops/nchwc_schedule.h"
+#include "compiler/ops/nchwc_shape.h"
+#include "compiler/ops/nchwc_ops.h"
+
+namespace tf::ops {
+namespace {
+
+using ir::Expr;
+using ir::IterVar;
+using te::Tensor;
+
+class DepthwiseNchwc : public Operator {
+ public:
+  DepthwiseNchwc(std::string name, NchwcEpilogue e) : name_(std::move(name)), epilogue_(e) {}
+
+  std::string name() const override { return name_; }
+  std::string description() const override {
+    return "out[N,K/b,OH,OW,b] = " +
+           describe_epilogue(epilogue_, "depthwise_conv2d(data[N,C/b,H,W,b], weight[K/b,R,S,b])", "bias[K/b,b]", "") +
+           ", K = C or 2C";
+  }
+  std::vector<std::string> shape_names() const override { return DepthwiseNchwcShape::names(); }
+  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
+    return DepthwiseNchwcShape::from_named(named).to_vector();
+  }
+  void check_shape(const std::vector<int64_t>& s) const override { DepthwiseNchwcShape::from_vector(s).check(name_); }
+  std::string shape_text(const std::vector<int64_t>& s) const override { return DepthwiseNchwcShape::from_vector(s).named(); }
+  int64_t flops(const std::vector<int64_t>& s) const override { return DepthwiseNchwcShape::from_vector(s).conv.flops(); }
+
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    const auto sh = DepthwiseNchwcShape::from_vector(s);
+    std::vector<std::vector<int64_t>> in = {sh.data_shape(), sh.weight_shape()};
+    if (has_bias(epilogue_)) in.push_back({sh.k_blocks(), sh.b});
+    return in;
+  }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
+    return DepthwiseNchwcShape::from_vector(s).out_shape();
+  }
+
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
+  Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;
+
+  void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
+                 std::vector<float>* tol) const override {
+    depthwise_nchwc_reference(DepthwiseNchwcShape::from_vector(s), in[0], in[1], has_bias(epilogue_) ? in[2] : nullptr,
+                              has_relu(epilogue_), has_clip(epilogue_), out, tol);
+  }
+
+ private:
+  std::string name_;
+  NchwcEpilogue epilogue_;
+};
+
+space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
+  const auto sh = DepthwiseNchwcShape::from_vector(s);
+  const Conv2dShape& c = sh.conv;
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  const int64_t budget = accumulator_budget(lanes);
+  const int64_t vectors_per_block = ceil_div(sh.b, lanes);
+  space::ConfigSpace cs;
+  auto kb = int_choices({1, 2}, sh.k_blocks());
+  cs.add_knob("oc_blocks", kb, 0, "channel blocks per micro-kernel (independent channels: more work in flight, no reuse)");
+  // One row: a depthwise layer is bound by memory more than by FMAs, and a second row's
+  // accumulators would crowd out the r x s weight vectors the unrolled kernel keeps in registers.
+  const int64_t rows = 1;
+  const bool unrolled = c.r * c.s <= 25;
+  const int64_t acc_budget = std::max<int64_t>(8, budget - (unrolled ? c.r * c.s : 1) - 2);
+  auto ow = ow_tile_choices(c.ow());
+  cs.add_knob("ow_tile", ow, index_of_choice(ow, default_ow_tile(c.ow(), rows * vectors_per_block, acc_budget)),
+              "output columns per micro-kernel");
+  auto oh = int_choices({1, 2, 4}, c.oh());
+  cs.add_knob("oh_tile", oh, index_of_choice(oh, rows), "output rows per micro-kernel");
+  cs.add_knob("unroll_kernel", {Json(true), Json(false)}, unrolled ? 0 : 1,
+              "unroll the kernel taps, so neighbouring taps share the input vectors they load");
+  if (c.padded()) {
+    // A copy costs a depthwise layer about as much as its FMAs: the guarded read is the default.
+    cs.add_knob("pad", {Json("inline"), Json("copy")}, 0,
+                "padding as a guarded read the edge tiles keep and interior tiles drop (inline) or a zero-padded copy made first (copy)");
+  }
+  // Channel blocks outermost: each task walks one block's planes row after row, and its tile loops
+  // stay free to be cut at the padded edges. (Fusing the rows in too costs the interior its
+  // select-free tiles; fewer tasks is the price on many threads.)
+  add_parallel_knob(cs, "nk");
+  return cs;
+}
+
+Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+  const auto sh = DepthwiseNchwcShape::from_vector(s);
+  const Conv2dShape& c = sh.conv;
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  const int64_t kb = cfg.get_int("oc_blocks"), xt = cfg.get_int("ow_tile"), yt = cfg.get_int("oh_tile");
+  const bool unroll_kernel = cfg.get_bool("unroll_kernel");
+  const bool pad_copy = c.padded() && cfg.get_string("pad") == "copy";
+  const std::string parallel = cfg.get_string("parallel");
+  const int64_t m = sh.multiplier();
+  const auto dt = ir::DataType::float32();
+
+  Tensor data = te::placeholder(sh.data_shape(), dt, "data");
+  Tensor weight = te::placeholder(sh.weight_shape(), dt, "weight");
+  Tensor bias, none;
+  if (has_bias(epilogue_)) bias = te::placeholder({sh.k_blocks(), sh.b}, dt, "bias");
+
+  Tensor padded;
+  PaddedInput input_at = padded_input(data, c);
+  if (pad_copy) {
+    padded = padded_copy(data, c, input_at);
+    input_at = [&](Expr n, Expr cb, Expr iy, Expr ix, Expr ci) { return padded(n, cb, iy, ix, ci); };
+  }
+
+  IterVar ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
+  Tensor conv = te::compute(sh.out_shape(), [&](const te::Indices& i) {
+    Expr ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
+    Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
+    Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
+    // Output channel o reads input channel o / m.
+    Expr cb = i[1], ci = i[4];
+    if (m != 1) {
+      Expr ic = ir::floordiv(i[1] * Expr(sh.b) + i[4], Expr(m));
+      cb = ir::floordiv(ic, Expr(sh.b));
+      ci = ir::floormod(ic, Expr(sh.b));
+    }
+    return te::sum(input_at(i[0], cb, iy, ix, ci) * weight(i[1], ky, kx, i[4]), {ry, rx});
+  }, "conv", {"n", "ko", "y", "x", "l"});
+  const bool fused = has_bias(epilogue_) || c.k % sh.b != 0;
+  Tensor out = conv;
+  if (fused) {
+    out = te::compute(sh.out_shape(), [&](const te::Indices& i) {
+      return apply_nchwc_epilogue(epilogue_, conv(i[0], i[1], i[2], i[3], i[4]), bias, none, i, c.k, sh.b);
+    }, "out", {"n", "ko", "y", "x", "l"});
+  }
+
+  Scheduled result;
+  result.inputs = {data, weight};
+  if (bias.op()) result.inputs.push_back(bias);
+  result.outputs = {out};
+  result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+  schedule::Schedule& sch = *result.schedule;
+  Tensor tile = fused ? conv : sch.cache_write(conv);
+
+  schedule::Stage& w = sch[out];
+  auto [k_o, k_i] = w.split(w.axis(1), kb);
+  auto [y_o, y_i] = w.split(w.axis(2), yt);
+  auto [x_o, x_i] = w.split(w.axis(3), xt);
+  IterVar n = w.axis(0), l = w.axis(4);
+  w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i, l});
+  sch[tile].compute_at(w, x_o);
+  w.unroll(k_i);
+  w.unroll(y_i);
+  w.unroll(x_i);
+  vectorize_lanes(w, l, sh.b, lanes);
+  apply_parallel(w, parallel, n, k_o, y_o);
+
+  schedule::Stage& r = sch[tile];
+  IterVar tn = r.axis(0), tk = r.axis(1), ty = r.axis(2), tx = r.axis(3), tl = r.axis(4);
+  IterVar tr = r.reduce_axis(0), ts = r.reduce_axis(1);
+  r.reorder({tn, tk, tr, ts, ty, tx, tl});
+  if (unroll_kernel) {
+    r.unroll(tr);
+    r.unroll(ts);
+  }
+  r.unroll(tk);
+  r.unroll(ty);
+  r.unroll(tx);
+  vectorize_lanes(r, tl, sh.b, lanes);
+
+  if (pad_copy) schedule_padded_copy(sch[padded], parallel, sh.b, lanes);
+  return result;
+}
+
+}  // namespace
+
+void register_depthwise_nchwc_operators(Registry& r) {
+  r.add(std::make_unique<DepthwiseNchwc>("depthwise_nchwc", NchwcEpilogue::None));
+  r.add(std::make_unique<DepthwiseNchwc>("depthwise_nchwc_bias", NchwcEpilogue::Bias));
+  r.add(std::make_unique<DepthwiseNchwc>("depthwise_nchwc_bias_relu", NchwcEpilogue::BiasRelu));
+  r.add(std::make_unique<DepthwiseNchwc>("depthwise_nchwc_bias_clip", NchwcEpilogue::BiasClip));
+}
+
+}  // namespace tf::ops

@@ -1,0 +1,12 @@
+// The blocked-layout operator families register_conv2d_nchwc_operators (registry.h) adds with the
+// dense NCHWc convolutions.
+#pragma once
+
+#include "compiler/ops/registry.h"
+
+namespace tf::ops {
+
+void register_depthwise_nchwc_operators(Registry& r);  // depthwise_nchwc and its epilogues
+void register_layout_operators(Registry& r);           // layout_to_nchwc, layout_from_nchwc, pack_conv_weight
+
+}  // namespace tf::ops

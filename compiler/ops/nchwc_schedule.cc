@@ -1,0 +1,128 @@
+#include "compiler/ops/nchwc_schedule.h"
+
+#include <algorithm>
+
+namespace tf::ops {
+
+int64_t accumulator_budget(int64_t lanes) { return lanes >= 16 ? 28 : 12; }
+
+namespace {
+
+const std::vector<int64_t> kOwTiles = {4, 6, 7, 8, 12, 14, 16, 24, 28};
+
+// Useful columns per tile row: a tile of t columns over ow wastes ceil(ow/t)*t - ow of them.
+double useful_width(int64_t t, int64_t ow) {
+  const int64_t tiles = (ow + t - 1) / t;
+  return static_cast<double>(t) * static_cast<double>(ow) / static_cast<double>(tiles * t);
+}
+
+}  // namespace
+
+int64_t default_ow_tile(int64_t ow, int64_t vectors_per_column, int64_t budget) {
+  const auto choices = ow_tile_choices(ow);
+  int64_t best_tile = choices.front().get<int64_t>();
+  double best = -1;
+  for (const Json& choice : choices) {
+    const int64_t t = choice.get<int64_t>();
+    if (t * vectors_per_column > budget) continue;
+    const double score = useful_width(t, ow);
+    if (score > best) best = score, best_tile = t;
+  }
+  return best_tile;
+}
+
+RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool row_tiles,
+                                   int64_t lanes) {
+  const int64_t budget = accumulator_budget(lanes);
+  RegisterTile tile;
+  tile.oc_blocks = k_blocks >= 2 && 2 * vectors_per_block * 4 <= budget ? 2 : 1;
+  const int64_t per_column = tile.oc_blocks * vectors_per_block;
+  tile.ow_tile = default_ow_tile(ow, per_column, budget);
+  if (row_tiles) {
+    for (int64_t rows : {2, 4}) {
+      // A ragged last row tile costs more than the shared weight loads save (7 rows in tiles of 2).
+      if (oh % rows == 0 && rows * tile.ow_tile * per_column <= budget) tile.oh_tile = rows;
+    }
+  }
+  return tile;
+}
+
+std::vector<Json> int_choices(const std::vector<int64_t>& options, int64_t extent) {
+  std::vector<Json> out;
+  for (int64_t o : options) {
+    if (o <= extent || out.empty()) out.emplace_back(o);
+  }
+  return out;
+}
+
+std::vector<Json> ow_tile_choices(int64_t ow) {
+  std::vector<int64_t> widths;
+  for (int64_t t : kOwTiles) {
+    if (t <= ow) widths.push_back(t);
+  }
+  if (ow < kOwTiles.back() && std::find(widths.begin(), widths.end(), ow) == widths.end()) widths.push_back(ow);
+  std::vector<Json> out;
+  for (int64_t t : widths) out.emplace_back(t);
+  return out;
+}
+
+size_t index_of_choice(const std::vector<Json>& choices, int64_t wanted) {
+  size_t best = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i].get<int64_t>() <= wanted) best = i;
+  }
+  return best;
+}
+
+void add_parallel_knob(space::ConfigSpace& cs, const std::string& default_choice) {
+  const std::vector<Json> choices = {Json("y"), Json("nky"), Json("nk"), Json("none")};
+  size_t def = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i] == default_choice) def = i;
+  }
+  cs.add_knob("parallel", choices, def,
+              "the parallel loop: output-row tiles alone (outside the channel blocks, so partition_loops can still cut the "
+              "padded edges off), batch x channel blocks x output-row tiles fused, batch x channel blocks fused, none");
+}
+
+void apply_parallel(schedule::Stage& st, const std::string& choice, const ir::IterVar& n, const ir::IterVar& blocks,
+                    const ir::IterVar& rows) {
+  if (choice == "y") {
+    st.reorder({n, rows, blocks});
+    st.parallel(rows);
+  }
+  if (choice == "nky") st.parallel(st.fuse(st.fuse(n, blocks), rows));
+  if (choice == "nk") st.parallel(st.fuse(n, blocks));
+}
+
+PaddedInput padded_input(const te::Tensor& data, const Conv2dShape& c) {
+  return [data, c](ir::Expr n, ir::Expr cb, ir::Expr iy, ir::Expr ix, ir::Expr ci) -> ir::Expr {
+    using ir::Expr;
+    Expr y = iy - Expr(c.pad_top), x = ix - Expr(c.pad_left);
+    Expr inside;
+    auto require = [&](Expr cond) { inside = inside.get() ? ir::logical_and(inside, cond) : cond; };
+    if (c.pad_top) require(y >= Expr(int64_t{0}));
+    if (c.pad_bottom) require(y < Expr(c.h));
+    if (c.pad_left) require(x >= Expr(int64_t{0}));
+    if (c.pad_right) require(x < Expr(c.w));
+    if (!inside.get()) return data(n, cb, y, x, ci);
+    Expr cy = ir::min(ir::max(y, Expr(int64_t{0})), Expr(c.h - 1));
+    Expr cx = ir::min(ir::max(x, Expr(int64_t{0})), Expr(c.w - 1));
+    return ir::make_select(inside, data(n, cb, cy, cx, ci), Expr(0.0f));
+  };
+}
+
+te::Tensor padded_copy(const te::Tensor& data, const Conv2dShape& c, const PaddedInput& read) {
+  const auto& s = data.shape();
+  return te::compute({s[0], s[1], c.h + c.pad_top + c.pad_bottom, c.w + c.pad_left + c.pad_right, s[4]},
+                     [&](const te::Indices& i) { return read(i[0], i[1], i[2], i[3], i[4]); }, "data.padded",
+                     {"n", "cb", "y", "x", "l"});
+}
+
+void schedule_padded_copy(schedule::Stage& st, const std::string& parallel, int64_t block, int64_t lanes) {
+  ir::IterVar nc = st.fuse(st.axis(0), st.axis(1));
+  if (parallel != "none") st.parallel(nc);
+  if (lanes > 1 && block <= lanes) st.vectorize(st.axis(4));
+}
+
+}  // namespace tf::ops

@@ -1,0 +1,60 @@
+// What the NCHWc templates share when they declare their config spaces and build their schedules:
+// the default register tile, knob choices capped by the shape, the parallel-granularity knob, and
+// the zero-padded input (read through a guard or copied first).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ops/conv2d_shape.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/space/config_space.h"
+
+namespace tf::ops {
+
+// A micro-kernel's accumulators: oc_blocks x oh_tile x ow_tile entries of vectors_per_block vectors.
+struct RegisterTile {
+  int64_t oc_blocks = 1, oh_tile = 1, ow_tile = 1;
+};
+
+// How many accumulator vectors a micro-kernel may keep on a target with `lanes` float lanes: the
+// register file less the weight vectors and the broadcast value (AVX-512: 28 of 32 zmm; AVX2: 12
+// of 16 ymm).
+int64_t accumulator_budget(int64_t lanes);
+
+// The default tile of a dense NCHWc conv: two channel blocks when there are two, then the widest
+// output-width tile that fits the budget and wastes least of a row, and when `row_tiles` as many
+// rows as still fit and divide oh.
+RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool row_tiles,
+                                   int64_t lanes);
+
+// The output-width tile that wastes least of a row of `ow` columns among those whose
+// accumulators (vectors_per_column each) fit `budget`.
+int64_t default_ow_tile(int64_t ow, int64_t vectors_per_column, int64_t budget);
+
+// The choices of `options` up to `extent` (at least the first), as knob choices.
+std::vector<Json> int_choices(const std::vector<int64_t>& options, int64_t extent);
+// Output-width tiles for a row of `ow` columns: the usual tile widths up to ow, and the whole row
+// when it is narrower than the widest.
+std::vector<Json> ow_tile_choices(int64_t ow);
+// The choice equal to `wanted`, else the largest below it, else the first.
+size_t index_of_choice(const std::vector<Json>& choices, int64_t wanted);
+
+// "parallel": which of the tile loops (n, channel blocks, output rows) the thread pool shares out.
+// A fused loop cannot be cut by partition_loops, so padded edges keep their selects in every tile
+// of it; "y" shares out the output-row tiles alone (walking the channel blocks inside each).
+void add_parallel_knob(space::ConfigSpace& cs, const std::string& default_choice);
+void apply_parallel(schedule::Stage& st, const std::string& choice, const ir::IterVar& n, const ir::IterVar& blocks,
+                    const ir::IterVar& rows);
+
+// The blocked input at padded coordinates: (n, channel block, iy, ix, lane) -> value, zero outside
+// the data. Only the sides that have padding are tested; clamped indices keep loads in bounds.
+using PaddedInput = std::function<ir::Expr(ir::Expr, ir::Expr, ir::Expr, ir::Expr, ir::Expr)>;
+PaddedInput padded_input(const te::Tensor& data, const Conv2dShape& c);
+// The zero-padded copy of `data` (n, blocks, h + pads, w + pads, b) made from `read`.
+te::Tensor padded_copy(const te::Tensor& data, const Conv2dShape& c, const PaddedInput& read);
+void schedule_padded_copy(schedule::Stage& st, const std::string& parallel, int64_t block, int64_t lanes);
+
+}  // namespace tf::ops

@@ -1,0 +1,39 @@
+// Checks that points of an op's config space compile and compute the right answer: the default
+// config, optionally the first and last, and `samples` random ones, each against the op's
+// double-precision reference on the same random inputs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "cli/kernel_runner.h"
+#include "compiler/compiler.h"
+#include "compiler/ir/printer.h"
+
+namespace tf::testing_support {
+
+inline void expect_configs_correct(const std::string& op, const std::string& shape_text, int samples, uint64_t seed,
+                                   bool corners = true) {
+  const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
+  compiler::Task task({op, shape}, codegen::host_target());
+  cli::KernelRunner runner(task.op(), shape, seed);
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> indices = {task.space().default_config().index()};
+  if (corners) indices.insert(indices.end(), {0, task.space().size() - 1});
+  for (int i = 0; i < samples; ++i) indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
+  for (int64_t idx : indices) {
+    auto cfg = task.space().at(idx);
+    SCOPED_TRACE(op + " " + shape_text + " config " + std::to_string(idx) + " " + cfg.str());
+    auto kernel = task.build_jit(cfg);
+    ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
+    auto check = runner.check();
+    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error
+                            << ", first at flat index " << check.first_mismatch << "\n"
+                            << ir::to_string(task.lower(cfg));
+    if (!check.pass) return;  // one listing is enough
+  }
+}
+
+}  // namespace tf::testing_support

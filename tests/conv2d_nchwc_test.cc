@@ -1,0 +1,191 @@
+// The blocked-layout (NCHWc) convolutions and layout operators: points of every config space
+// checked against the double-precision reference on the benchmark layers of
+// ../shared/workloads/conv2d.json and on awkward shapes (prime channel counts, channels not a
+// multiple of the block, ragged tiles, stride 2 on odd sizes, dilation 2, asymmetric padding,
+// batch 3, channel multiplier 2); shapes by name and their refusals; the micro-kernel's machine code.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "compiler/compiler.h"
+#include "compiler/ops/nchwc_shape.h"
+#include "runtime/thread_pool.h"
+#include "tests/config_check.h"
+
+namespace tf {
+namespace {
+
+using testing_support::expect_configs_correct;
+
+class NchwcSpace : public ::testing::Test {
+ protected:
+  void SetUp() override { runtime::set_num_threads(2); }
+};
+
+// ResNet-18's layers at batch 1: the default config and one random one each (their double
+// references dominate the run time on a 2-core machine).
+const std::vector<std::string> kResnetLayers = {
+    "c=3,h=224,w=224,k=64,r=7,s=7,stride=2,pad=3",   "c=64,h=56,w=56,k=64,r=3,s=3,pad=1",
+    "c=64,h=56,w=56,k=64,r=1,s=1",                    "c=64,h=56,w=56,k=128,r=3,s=3,stride=2,pad=1",
+    "c=64,h=56,w=56,k=128,r=1,s=1,stride=2",          "c=128,h=28,w=28,k=128,r=3,s=3,pad=1",
+    "c=128,h=28,w=28,k=256,r=3,s=3,stride=2,pad=1",   "c=128,h=28,w=28,k=256,r=1,s=1,stride=2",
+    "c=256,h=14,w=14,k=256,r=3,s=3,pad=1",            "c=256,h=14,w=14,k=512,r=3,s=3,stride=2,pad=1",
+    "c=256,h=14,w=14,k=512,r=1,s=1,stride=2",         "c=512,h=7,w=7,k=512,r=3,s=3,pad=1",
+};
+const std::vector<std::string> kMobilenetDepthwise = {
+    "c=32,h=112,w=112,k=32,r=3,s=3,pad=1,groups=32",
+    "c=64,h=112,w=112,k=64,r=3,s=3,stride=2,pad=1,groups=64",
+    "c=512,h=14,w=14,k=512,r=3,s=3,pad=1,groups=512",
+};
+
+TEST_F(NchwcSpace, ResnetLayers) {
+  uint64_t seed = 200;
+  for (const auto& layer : kResnetLayers) expect_configs_correct("conv2d_nchwc", layer + ",ib=16,ob=16", 1, ++seed, false);
+}
+
+TEST_F(NchwcSpace, MobilenetDepthwiseLayers) {
+  uint64_t seed = 300;
+  for (const auto& layer : kMobilenetDepthwise) expect_configs_correct("depthwise_nchwc", layer + ",b=16", 3, ++seed, false);
+}
+
+TEST_F(NchwcSpace, ConvOddShapes) {
+  // Prime channels below one block, then several blocks with ragged last ones on both sides.
+  expect_configs_correct("conv2d_nchwc", "c=7,h=11,w=13,k=11,r=3,s=3,pad=1", 12, 1);
+  expect_configs_correct("conv2d_nchwc", "c=19,h=9,w=10,k=13,r=3,s=3,pad=1,ib=8,ob=8", 12, 2);
+  expect_configs_correct("conv2d_nchwc", "c=37,h=7,w=23,k=41,r=3,s=3,pad=1", 12, 3);
+  expect_configs_correct("conv2d_nchwc", "c=6,h=15,w=17,k=10,r=3,s=3,stride=2,pad=1,ib=4,ob=4", 12, 4);
+  expect_configs_correct("conv2d_nchwc", "c=4,h=14,w=18,k=8,r=3,s=3,dilation=2,pad=2,ib=4,ob=8", 12, 5);
+  expect_configs_correct("conv2d_nchwc", "c=3,h=10,w=12,k=5,r=3,s=4,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1", 12, 6);
+  expect_configs_correct("conv2d_nchwc", "n=3,c=5,h=8,w=9,k=7,r=3,s=3,pad=1,ib=2,ob=4", 12, 7);
+  expect_configs_correct("conv2d_nchwc", "c=17,h=6,w=7,k=9,r=1,s=1,ib=8,ob=8", 12, 8);
+  expect_configs_correct("conv2d_nchwc", "c=3,h=1,w=1,k=2,r=1,s=1", 5, 9);
+  // ob wider than the target's vector: unrolled vectors per block.
+  expect_configs_correct("conv2d_nchwc", "c=16,h=9,w=9,k=40,r=3,s=3,stride=2,pad=1,ib=16,ob=32", 12, 10);
+}
+
+TEST_F(NchwcSpace, DepthwiseOddShapes) {
+  expect_configs_correct("depthwise_nchwc", "c=7,h=13,w=15,k=7,r=3,s=3,pad=1", 12, 11);
+  expect_configs_correct("depthwise_nchwc", "c=6,h=13,w=15,k=12,r=3,s=3,pad=1,b=4", 12, 12);    // multiplier 2
+  expect_configs_correct("depthwise_nchwc", "c=19,h=11,w=9,k=38,r=3,s=3,stride=2,pad=1,b=8", 12, 13);
+  expect_configs_correct("depthwise_nchwc", "c=20,h=17,w=15,k=20,r=3,s=3,stride=2,pad=1", 12, 14);
+  expect_configs_correct("depthwise_nchwc", "c=8,h=14,w=18,k=8,r=3,s=3,dilation=2,pad=2,b=8", 12, 15);
+  expect_configs_correct("depthwise_nchwc", "c=5,h=10,w=12,k=5,r=3,s=4,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1,b=4", 12, 16);
+  expect_configs_correct("depthwise_nchwc", "n=3,c=16,h=8,w=9,k=16,r=5,s=5,pad=2", 12, 17);
+}
+
+TEST_F(NchwcSpace, EveryEpilogue) {
+  uint64_t seed = 30;
+  for (const std::string op : {"conv2d_nchwc_bias", "conv2d_nchwc_bias_relu", "conv2d_nchwc_bias_add_relu", "conv2d_nchwc_bias_clip"}) {
+    expect_configs_correct(op, "n=2,c=6,h=9,w=11,k=10,r=3,s=3,stride=2,pad=1,ib=4,ob=4", 5, ++seed);
+    expect_configs_correct(op, "c=24,h=7,w=13,k=20,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1", 5, ++seed);
+  }
+  for (const std::string op : {"depthwise_nchwc_bias", "depthwise_nchwc_bias_relu", "depthwise_nchwc_bias_clip"}) {
+    expect_configs_correct(op, "c=20,h=9,w=11,k=40,r=3,s=3,stride=2,pad=1", 5, ++seed);
+    expect_configs_correct(op, "c=24,h=7,w=13,k=24,r=3,s=3,pad=1,b=8", 5, ++seed);
+  }
+  expect_configs_correct("conv2d_nchwc_bias_add_relu", "c=64,h=14,w=14,k=64,r=3,s=3,pad=1", 2, ++seed, false);
+  expect_configs_correct("depthwise_nchwc_bias_clip", "c=32,h=28,w=28,k=32,r=3,s=3,pad=1", 2, ++seed, false);
+}
+
+TEST_F(NchwcSpace, LayoutOperators) {
+  expect_configs_correct("layout_to_nchwc", "n=2,c=19,h=5,w=7,b=8", 3, 40);
+  expect_configs_correct("layout_to_nchwc", "c=64,h=9,w=20", 3, 41);
+  expect_configs_correct("layout_from_nchwc", "n=2,c=19,h=5,w=7,b=8", 3, 42);
+  expect_configs_correct("layout_from_nchwc", "c=64,h=9,w=20", 3, 43);
+  expect_configs_correct("pack_conv_weight", "k=13,c=7,r=3,s=3,ib=4,ob=8", 2, 44);
+  expect_configs_correct("pack_conv_weight", "k=64,c=32,r=1,s=1", 2, 45);
+}
+
+// clip(0, 6) must clip at 6, which inputs in [-1, 1) reach only when many products add up.
+TEST_F(NchwcSpace, ClipReachesSix) {
+  expect_configs_correct("conv2d_nchwc_bias_clip", "c=64,h=6,w=6,k=16,r=3,s=3,pad=1", 0, 3, false);
+}
+
+TEST(NchwcOp, ShapesReadAndPrintByName) {
+  const auto shape = ops::parse_shape("conv2d_nchwc", "n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16");
+  EXPECT_EQ(shape, (std::vector<int64_t>{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 16, 16}));
+  EXPECT_EQ(ops::parse_shape("conv2d_nchwc_bias_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1"), shape);  // blocks default 16
+  const auto& op = ops::find_operator("conv2d_nchwc_bias_add_relu");
+  EXPECT_EQ(op.shape_text(shape), "n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16");
+  EXPECT_EQ(op.output_shape(ops::parse_shape("conv2d_nchwc", "c=20,h=5,w=5,k=20,r=3,s=3,ib=8,ob=16")),
+            (std::vector<int64_t>{1, 2, 3, 3, 16}));
+  EXPECT_EQ(op.input_shapes(shape), (std::vector<std::vector<int64_t>>{
+                                        {1, 4, 56, 56, 16}, {4, 4, 3, 3, 16, 16}, {4, 16}, {1, 4, 56, 56, 16}}));
+  EXPECT_EQ(op.flops(shape), 2LL * 64 * 56 * 56 * 64 * 9);
+
+  const auto dw = ops::parse_shape("depthwise_nchwc", "c=32,h=112,w=112,k=32,r=3,s=3,pad=1,groups=32,b=16");
+  EXPECT_EQ(ops::parse_shape("depthwise_nchwc", "c=32,h=112,w=112,k=32,r=3,s=3,pad=1"), dw);  // groups = c, b = 16
+  EXPECT_EQ(ops::find_operator("depthwise_nchwc_bias").input_shapes(dw),
+            (std::vector<std::vector<int64_t>>{{1, 2, 112, 112, 16}, {2, 3, 3, 16}, {2, 16}}));
+  EXPECT_EQ(ops::parse_shape("layout_to_nchwc", "c=3,h=4,w=5"), (std::vector<int64_t>{1, 3, 4, 5, 16}));
+  EXPECT_EQ(ops::find_operator("pack_conv_weight").output_shape(ops::parse_shape("pack_conv_weight", "k=20,c=3,r=3,s=3,ob=8")),
+            (std::vector<int64_t>{3, 1, 3, 3, 16, 8}));
+}
+
+TEST(NchwcOp, WorkloadsThatMakeNoSenseAreRefusedNamingTheField) {
+  auto refusal = [](const std::string& op, const std::string& text) {
+    try {
+      ops::check_workload({op, ops::parse_shape(op, text)});
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refusal("conv2d_nchwc", "c=8,h=5,w=5,k=8,r=3,s=3,groups=2").find("groups = 2"), std::string::npos);
+  EXPECT_NE(refusal("conv2d_nchwc", "c=8,h=5,w=5,k=8,r=3,s=3,ib=0").find("ib = 0"), std::string::npos);
+  EXPECT_NE(refusal("conv2d_nchwc", "c=8,h=5,w=5,k=8,r=3,s=3,ob=65").find("ob = 65"), std::string::npos);
+  EXPECT_NE(refusal("conv2d_nchwc", "c=8,h=5,w=5,k=8,r=3,s=3,b=4").find("'b'"), std::string::npos);
+  EXPECT_NE(refusal("depthwise_nchwc", "c=8,h=5,w=5,k=24,r=3,s=3").find("k = 24"), std::string::npos);
+  EXPECT_NE(refusal("depthwise_nchwc", "c=8,h=5,w=5,k=8,r=3,s=3,groups=4").find("groups = 4"), std::string::npos);
+  EXPECT_NE(refusal("layout_to_nchwc", "c=8,h=5,w=5,b=100").find("b = 100"), std::string::npos);
+  EXPECT_NE(refusal("pack_conv_weight", "k=8,c=8,r=3").find("s="), std::string::npos);
+  EXPECT_EQ(refusal("conv2d_nchwc", "c=8,h=5,w=5,k=8,r=3,s=3,ib=4,ob=8"), "");
+  EXPECT_EQ(refusal("depthwise_nchwc", "c=8,h=5,w=5,k=16,r=3,s=3,b=8"), "");
+}
+
+// The reference's layout helpers: blocking pads with zeros and unblocking restores the plain data.
+TEST(NchwcLayout, BlockingRoundTripsAndZeroPads) {
+  std::vector<float> plain(2 * 5 * 3);
+  for (size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<float>(i + 1);
+  const auto blocked = ops::activation_to_blocked(plain.data(), 2, 5, 3, 4);
+  ASSERT_EQ(blocked.size(), 2u * 2 * 3 * 4);
+  EXPECT_EQ(blocked[(0 * 3 + 1) * 4 + 2], plain[2 * 3 + 1]);  // n 0, channel 2, pixel 1
+  EXPECT_EQ(blocked[((1 * 2 + 1) * 3 + 2) * 4 + 0], plain[(1 * 5 + 4) * 3 + 2]);  // n 1, channel 4, pixel 2
+  EXPECT_EQ(blocked[((1 * 2 + 1) * 3 + 2) * 4 + 3], 0.0f);                        // channel 7: padding
+  EXPECT_EQ(ops::activation_from_blocked(blocked.data(), 2, 5, 3, 4), plain);
+  const auto packed = ops::weight_to_packed(plain.data(), 5, 2, 3, 4, 4);
+  EXPECT_EQ(ops::weight_from_packed(packed.data(), 5, 2, 3, 4, 4), plain);
+}
+
+std::string default_assembly(const std::string& op, const std::string& shape) {
+  compiler::Task task({op, ops::parse_shape(op, shape)}, codegen::host_target());
+  codegen::CodegenOptions opts;
+  opts.keep_assembly = true;
+  return task.build_jit(task.space().default_config(), nullptr, opts)->assembly();
+}
+
+int count_matches(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+// The micro-kernel: FMAs over whole vectors of output channels with a broadcast input operand,
+// and no gathers anywhere in the dense conv.
+TEST(NchwcCodegen, ConvMicroKernelIsBroadcastFma) {
+  if (codegen::host_target().float32_lanes() < 16) GTEST_SKIP() << "checks AVX-512 code";
+  const std::string a = default_assembly("conv2d_nchwc", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1");
+  // Default tile: 2 channel blocks x 14 columns = 28 zmm accumulators, one broadcast per column.
+  EXPECT_GE(count_matches(a, R"(vfmadd...ps[^\n]*zmm)"), 28) << "the register tile's FMAs";
+  EXPECT_GE(count_matches(a, R"(vbroadcastss[^\n]*zmm|\{1to16\})"), 14) << "one broadcast input per column";
+  EXPECT_EQ(count_matches(a, "vgather"), 0);
+}
+
+TEST(NchwcCodegen, DepthwiseMicroKernelIsVectorFma) {
+  if (codegen::host_target().float32_lanes() < 16) GTEST_SKIP() << "checks AVX-512 code";
+  const std::string a = default_assembly("depthwise_nchwc", "c=32,h=112,w=112,k=32,r=3,s=3,pad=1");
+  EXPECT_GE(count_matches(a, R"(vfmadd...ps\s+[^\n]*zmm)"), 9);
+  EXPECT_EQ(count_matches(a, "vgather"), 0);
+}
+
+}  // namespace
+}  // namespace tf
