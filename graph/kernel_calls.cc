@@ -237,7 +237,10 @@ NodeLowering lower_node(const Graph& g, const Node& n) {
     l.alias_of = n.inputs.at(0);
     return l;
   }
-  if (n.op.rfind("conv2d", 0) == 0 || n.op.rfind("dense", 0) == 0) {
+  if (n.has("workload_shape")) {
+    // Nodes plan_layouts made (blocked convolutions, layout transforms) carry their extents.
+    l.call = make_call(n, registry_op(n.op), n.attr_ints("workload_shape", {}), with_output(n.inputs, n));
+  } else if (n.op.rfind("conv2d", 0) == 0 || n.op.rfind("dense", 0) == 0) {
     l.call = lower_conv_or_dense(g, n);
   } else if (n.op == kFusedElementwise || is_elementwise(n.op)) {
     l.call = lower_elementwise(g, n);

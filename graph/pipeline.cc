@@ -20,6 +20,7 @@ const std::vector<Pass>& pipeline() {
       {"fold_batchnorm", passes::fold_batchnorm},      // BatchNormalization into the Conv before it
       {"fuse_epilogues", passes::fuse_epilogues},      // bias, relu, clip, residual add into conv2d_* / dense_*
       {"fuse_elementwise", passes::fuse_elementwise},  // what is left elementwise (GELU, scaling): one node per chain
+      {"plan_layouts", passes::plan_layouts},          // NCHWc between convolutions, weights packed once
   };
   return passes;
 }
@@ -32,9 +33,10 @@ std::vector<std::string> pipeline_pass_names() {
   return names;
 }
 
-Graph plan_graph(const Graph& imported) {
+Graph plan_graph(const Graph& imported, const PlanOptions& options) {
   Graph g = imported;
   for (const auto& pass : pipeline()) {
+    if (!options.blocked_layouts && std::string(pass.name) == "plan_layouts") continue;
     g = pass.run(g);
     try {
       g.check();

@@ -41,11 +41,13 @@ std::pair<std::vector<int64_t>, int64_t> dense_workload(const Graph& g, const No
 }  // namespace
 
 std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
-  const bool conv = starts_with(n.op, "conv2d"), dense = starts_with(n.op, "dense");
+  const bool conv = starts_with(n.op, "conv2d") || starts_with(n.op, "depthwise"), dense = starts_with(n.op, "dense");
   if (!conv && !dense) return std::nullopt;
   NodeKernel k;
   k.workload.op = n.op;
-  if (conv) {
+  if (n.has("workload_shape")) {
+    k.workload.shape = n.attr_ints("workload_shape", {});  // set by plan_layouts on the blocked twins
+  } else if (conv) {
     k.workload.shape = conv2d_shape(g, n).to_vector();
   } else {
     std::tie(k.workload.shape, k.calls) = dense_workload(g, n);

@@ -42,4 +42,13 @@ Graph fuse_epilogues(const Graph& g);
 // inputs). A lone elementwise node stays as it is. Exact.
 Graph fuse_elementwise(const Graph& g);
 
+// Every conv2d* of groups 1 becomes conv2d_nchwc* and every depthwise one depthwise_nchwc*, weights
+// packed and biases blocked here (build time): activations stay blocked between convolutions, input
+// channels blocked by min(c, 16) (a 3-channel first layer is not padded to 16), outputs by 16.
+// Where a blocked value is read plainly (pooling, a graph output) one layout_from_nchwc makes the
+// plain value under its original name; a plain value a blocked conv reads gets one layout_to_nchwc.
+// The nodes it makes carry attribute `workload_shape` (their op's positional extents). Exact: the
+// blocked kernels compute the same sums per element.
+Graph plan_layouts(const Graph& g);
+
 }  // namespace tf::graph::passes
