@@ -66,19 +66,17 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   const auto sh = DepthwiseNchwcShape::from_vector(s);
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
-  const int64_t budget = accumulator_budget(lanes);
   const int64_t vectors_per_block = ceil_div(sh.b, lanes);
   space::ConfigSpace cs;
   auto kb = int_choices({1, 2}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, 0, "channel blocks per micro-kernel (independent channels: more work in flight, no reuse)");
-  // One row: a depthwise layer is bound by memory more than by FMAs, and a second row's
-  // accumulators would crowd out the r x s weight vectors the unrolled kernel keeps in registers.
+  // One row of about 8 columns (a narrow row whole): a depthwise layer is bound by memory more
+  // than by FMAs, and wider tiles measured slower while they compile longer.
   const int64_t rows = 1;
   const bool unrolled = c.r * c.s <= 25;
-  const int64_t acc_budget = std::max<int64_t>(8, budget - (unrolled ? c.r * c.s : 1) - 2);
+  const int64_t columns = c.ow() <= 16 ? c.ow() : default_ow_tile(c.ow(), rows * vectors_per_block, 8 * vectors_per_block);
   auto ow = ow_tile_choices(c.ow());
-  cs.add_knob("ow_tile", ow, index_of_choice(ow, default_ow_tile(c.ow(), rows * vectors_per_block, acc_budget)),
-              "output columns per micro-kernel");
+  cs.add_knob("ow_tile", ow, index_of_choice(ow, columns), "output columns per micro-kernel");
   auto oh = int_choices({1, 2, 4}, c.oh());
   cs.add_knob("oh_tile", oh, index_of_choice(oh, rows), "output rows per micro-kernel");
   cs.add_knob("unroll_kernel", {Json(true), Json(false)}, unrolled ? 0 : 1,
