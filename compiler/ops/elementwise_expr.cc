@@ -264,7 +264,10 @@ class Parser {
     for (const auto& k : kKinds) {
       if (word == k.name) kn = &k;
     }
-    if (!kn) fail("unknown op '" + word + "'");
+    if (!kn) {
+      pos_ = start;
+      fail("unknown op '" + word + "'");
+    }
     expect('(');
     std::vector<ElementwiseExprPtr> operands;
     for (int i = 0; i < kn->arity; ++i) {
