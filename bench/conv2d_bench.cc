@@ -17,7 +17,6 @@
 #include "bench/conv2d_workloads.h"
 #include "bench/peers.h"
 #include "cli/kernel_runner.h"
-#include "cli/open_db.h"
 #include "compiler/compiler.h"
 #include "compiler/error.h"
 #include "db/database.h"
@@ -33,7 +32,8 @@ using tf::Json;
 using namespace tf::bench;
 
 struct Options {
-  std::string workloads;  // empty: every workload of the file
+  std::string workloads;  // comma-separated; empty (and no positional names): every workload of the file
+  std::vector<std::string> names;  // positional
   std::string workloads_file = default_conv2d_workloads_path(TF_SOURCE_DIR);
   std::string threads = "1,2";
   std::string variants = "plain,blocked";
@@ -98,7 +98,8 @@ class Conv2dBench {
     for (const auto& v : variants_) {
       if (v != "plain" && v != "blocked") throw tf::UsageError("--variants: '" + v + "' is neither plain nor blocked");
     }
-    if (!o.tuned_db.empty()) tuned_db_ = tf::cli::open_existing_db(o.tuned_db, tf::cli::DbUse::Read);
+    // Read-only: a db of configs tuned before is only read (db::DbError says why it cannot be).
+    if (!o.tuned_db.empty()) tuned_db_ = std::make_unique<tf::db::Database>(o.tuned_db, tf::db::Database::Open::ReadOnly);
     else if (!o.onednn_only) tuning_db_ = std::make_unique<tf::db::Database>(o.db);
     targets_in_.threads = threads_;
     targets_in_.layer_sets = layer_sets(file);
@@ -372,8 +373,8 @@ int run(int argc, char** argv) {
   o.measure.min_ms = 200;
   o.measure.repeat = 5;
   auto app = tf::make_app("conv2d_bench", "Benchmark conv2d kernels (default and tuned configs) against oneDNN.");
-  app->add_option("workloads", o.workloads, "workload names from the workloads file, comma-separated (default: all)")->type_name("NAMES");
-  app->add_option("--workloads", o.workloads, "the same as the positional NAMES")->type_name("NAMES");
+  app->add_option("names", o.names, "workload names from the workloads file (default: all)")->type_name("NAME...");
+  app->add_option("--workloads", o.workloads, "workload names, comma-separated (with the positional names)")->type_name("NAMES");
   app->add_option("--workloads-file", o.workloads_file, "standard conv2d workloads")->type_name("PATH");
   app->add_option("--threads", o.threads, "thread counts")->type_name("LIST");
   app->add_option("--variants", o.variants, "plain (NCHW conv2d), blocked (NCHWc conv2d_nchwc / depthwise_nchwc)")->type_name("LIST");
@@ -397,6 +398,7 @@ int run(int argc, char** argv) {
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;
 
   const std::vector<Conv2dWorkload> file = load_conv2d_workloads(o.workloads_file);
+  for (const auto& name : o.names) o.workloads += "," + name;
   const std::vector<Conv2dWorkload> selected = select_conv2d_workloads(file, o.workloads);
   Conv2dBench bench(o, file);
   bench.print_header();

@@ -137,7 +137,6 @@ std::string default_conv2d_workloads_path(const std::string& source_dir) {
 }
 
 std::vector<Conv2dWorkload> select_conv2d_workloads(const std::vector<Conv2dWorkload>& all, const std::string& names) {
-  if (names.empty()) return all;
   std::vector<Conv2dWorkload> out;
   std::stringstream list(names);
   std::string name;
@@ -151,7 +150,7 @@ std::vector<Conv2dWorkload> select_conv2d_workloads(const std::vector<Conv2dWork
     }
     out.push_back(*it);
   }
-  return out;
+  return out.empty() ? all : out;
 }
 
 }  // namespace tf::bench

@@ -42,7 +42,7 @@ std::vector<Conv2dWorkload> load_conv2d_workloads(const std::string& path);
 // usual place), else ../shared/workloads/conv2d.json beside the source tree.
 std::string default_conv2d_workloads_path(const std::string& source_dir);
 
-// The workloads named in `names` (comma-separated; empty: all), in the order named. Throws
+// The workloads named in `names` (comma-separated; none named: all), in the order named. Throws
 // UsageError naming an unknown one and listing the known.
 std::vector<Conv2dWorkload> select_conv2d_workloads(const std::vector<Conv2dWorkload>& all, const std::string& names);
 

@@ -139,6 +139,7 @@ TEST(Conv2dBenchWorkloads, SelectionKeepsTheOrderNamedAndRefusesAnUnknownName) {
   EXPECT_EQ(picked[0].name, all[1].name);
   EXPECT_EQ(picked[1].name, all[0].name);
   EXPECT_EQ(tf::bench::select_conv2d_workloads(all, "").size(), all.size());
+  EXPECT_EQ(tf::bench::select_conv2d_workloads(all, ",,").size(), all.size());
   try {
     tf::bench::select_conv2d_workloads(all, "resnet18-c99");
     ADD_FAILURE() << "accepted an unknown name";
