@@ -136,6 +136,7 @@ class Conv2dBench {
     std::fprintf(table_, "machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target_.str().c_str(), today().c_str());
     std::fprintf(table_, "| workload | threads | variant | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | oneDNN impl | compile ms |\n");
     std::fprintf(table_, "|---|---|---|---|---|---|---|---|---|---|\n");
+    std::fflush(table_);
   }
 
   void run_workload(const Conv2dWorkload& w, size_t index, size_t count) {
@@ -275,8 +276,11 @@ class Conv2dBench {
       const double gflops = static_cast<double>(w.shape.flops()) / tf::median(t.seconds) * 1e-9;
       row["gflops"] = gflops;
       row["impl"] = t.impl;
+      row["check"] = t.mismatches == 0 ? "pass" : "fail";
+      if (t.mismatches) row["mismatches"] = t.mismatches;
       rows_.push_back(row);
-      std::fprintf(stderr, "  oneDNN, %s: %.1f GFLOPS (%s)\n", thread_word(threads).c_str(), gflops, t.impl.c_str());
+      std::fprintf(stderr, "  oneDNN, %s: %.1f GFLOPS (%s), check %s\n", thread_word(threads).c_str(), gflops, t.impl.c_str(),
+                   t.mismatches == 0 ? "pass" : ("FAIL: " + std::to_string(t.mismatches) + " elements off").c_str());
       if (o_.onednn_only) {
         std::fprintf(table_, "| %s | %d | oneDNN | - | %.1f | - | - | %.1f | %s | - |\n", w.name.c_str(), threads, gflops, gflops,
                      t.impl.c_str());

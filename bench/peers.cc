@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -102,6 +103,16 @@ OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, dou
     conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
     s.wait();
   }, min_ms, repeat);
+
+  std::vector<float> result(static_cast<size_t>(sh.n * sh.k * sh.oh() * sh.ow())), expected, tolerance;
+  memory user_dst(memory::desc(dst_dims, dt::f32, tag::nchw), eng, result.data());
+  reorder(dst, user_dst).execute(s, dst, user_dst);
+  s.wait();
+  // OIHW and GOIHW are the same bytes: k = groups * k_per_group.
+  ops::conv2d_reference(sh, src_data.data(), weight_data.data(), {}, &expected, &tolerance);
+  for (size_t i = 0; i < result.size(); ++i) {
+    if (!(std::fabs(result[i] - expected[i]) <= tolerance[i])) ++out.mismatches;
+  }
   return out;
 }
 
