@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "bench/bench_util.h"
 #include "bench/conv2d_targets.h"
@@ -85,6 +86,15 @@ std::string omp_wait_policy() {
   std::string out = policy && *policy ? policy : "default";
   if (spin && *spin) out += ", GOMP_SPINCOUNT=" + std::string(spin);
   return out;
+}
+
+// Other processes on the cores change every number here, oneDNN's multi-threaded ones most.
+void warn_when_busy() {
+  double load[1] = {0};
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (::getloadavg(load, 1) == 1 && cores > 0 && load[0] > cores) {
+    std::fprintf(stderr, "warning: load average %.1f on %u cores: the timings will be noisy, oneDNN's at 2 threads most\n", load[0], cores);
+  }
 }
 
 struct Measured {
@@ -435,6 +445,7 @@ int run(int argc, char** argv) {
   const std::vector<Conv2dWorkload> file = load_conv2d_workloads(o.workloads_file);
   for (const auto& name : o.names) o.workloads += "," + name;
   const std::vector<Conv2dWorkload> selected = select_conv2d_workloads(file, o.workloads);
+  warn_when_busy();
   Conv2dBench bench(o, file);
   bench.print_header();
   for (size_t i = 0; i < selected.size(); ++i) bench.run_workload(selected[i], i, selected.size());
