@@ -100,17 +100,32 @@ void warn_when_busy() {
 struct Measured {
   double gflops = 0;
   bool pass = false;
+  std::string error;  // why it did not run or check
 };
 
 // Built by the JIT and timed in this process by KernelRunner::time: the protocol time_calls gives
 // oneDNN (grow the call count until a timing lasts min_ms, then `repeat` timings, median).
 Measured measure_config(const tf::compiler::Task& task, const tf::space::Config& cfg, int threads, const tf::MeasureArgs& m) {
   tf::runtime::set_num_threads(threads);
-  auto kernel = task.build_jit(cfg);
-  tf::cli::KernelRunner runner(task.op(), task.workload().shape);
   Measured out;
-  out.pass = runner.run(kernel->entry()) == TF_OK && runner.check().pass;
-  if (!out.pass) return out;
+  std::unique_ptr<tf::codegen::JitKernel> kernel;
+  try {
+    kernel = task.build_jit(cfg);
+  } catch (const std::exception& e) {
+    out.error = std::string("build: ") + e.what();
+    return out;
+  }
+  tf::cli::KernelRunner runner(task.op(), task.workload().shape);
+  if (const int32_t status = runner.run(kernel->entry()); status != TF_OK) {
+    out.error = std::string("the kernel returned ") + tf_kernel_status_str(status);
+    return out;
+  }
+  if (const auto check = runner.check(); !check.pass) {
+    out.error = std::to_string(check.mismatches) + " elements differ from the reference (max abs error " +
+                std::to_string(check.max_abs_error) + ")";
+    return out;
+  }
+  out.pass = true;
   const double flops = static_cast<double>(task.op().flops(task.workload().shape));
   const auto lock = hold_timing_lock();
   out.gflops = flops / tf::median(runner.time(kernel->entry(), m.min_ms, m.repeat)) * 1e-9;
@@ -315,7 +330,12 @@ class Conv2dBench {
     for (int64_t i = 0; i < o_.compile_samples; ++i) {
       auto cfg = task.space().at(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
       tf::compiler::BuildTimes times;
-      task.build_shared_library(cfg, &times);
+      try {
+        task.build_shared_library(cfg, &times);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "  %s %s: config %s does not build: %s\n", w.name.c_str(), v.variant.c_str(), cfg.str().c_str(), e.what());
+        continue;
+      }
       ms.push_back(times.lower_ms + times.codegen_ms);
       targets_in_.compile_ms.push_back(ms.back());
     }
@@ -344,6 +364,11 @@ class Conv2dBench {
     row["onednn_impl"] = onednn_impl;
     row["ratio_onednn"] = ratio;
     row["check"] = m.pass ? "pass" : "fail";
+    if (!m.error.empty()) {
+      row["error"] = m.error;
+      std::fprintf(stderr, "  %s %s %s config, %s: %s\n", w.name.c_str(), v.variant.c_str(), config_name.c_str(),
+                   thread_word(threads).c_str(), m.error.c_str());
+    }
     row["compile_ms"] = compile;
     if (tuned) {
       row["tuned_from"] = tuned->from;
