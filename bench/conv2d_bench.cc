@@ -104,8 +104,10 @@ struct Measured {
 };
 
 // Built by the JIT and timed in this process by KernelRunner::time: the protocol time_calls gives
-// oneDNN (grow the call count until a timing lasts min_ms, then `repeat` timings, median).
-Measured measure_config(const tf::compiler::Task& task, const tf::space::Config& cfg, int threads, const tf::MeasureArgs& m) {
+// oneDNN (grow the call count until a timing lasts min_ms, then `repeat` timings, median). GFLOPS
+// from the workload's FLOPs (the file's formula), the numerator oneDNN's GFLOPS have too.
+Measured measure_config(const tf::compiler::Task& task, const tf::space::Config& cfg, double flops, int threads,
+                        const tf::MeasureArgs& m) {
   tf::runtime::set_num_threads(threads);
   Measured out;
   std::unique_ptr<tf::codegen::JitKernel> kernel;
@@ -126,7 +128,6 @@ Measured measure_config(const tf::compiler::Task& task, const tf::space::Config&
     return out;
   }
   out.pass = true;
-  const double flops = static_cast<double>(task.op().flops(task.workload().shape));
   const auto lock = hold_timing_lock();
   out.gflops = flops / tf::median(runner.time(kernel->entry(), m.min_ms, m.repeat)) * 1e-9;
   return out;
@@ -345,7 +346,7 @@ class Conv2dBench {
   Measured measure_and_add_row(const Conv2dWorkload& w, const Conv2dVariant& v, const tf::compiler::Task& task, int threads,
                                const std::string& config_name, const tf::space::Config& cfg, const Tuned* tuned,
                                double onednn_gflops, const std::string& onednn_impl) {
-    const Measured m = measure_config(task, cfg, threads, o_.measure);
+    const Measured m = measure_config(task, cfg, static_cast<double>(w.shape.flops()), threads, o_.measure);
     const double ratio = onednn_gflops > 0 ? m.gflops / onednn_gflops : 0;
     const double compile = compile_ms(w, v, task);
     const std::string config = cfg.to_json().dump();

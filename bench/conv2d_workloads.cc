@@ -51,10 +51,11 @@ std::vector<Conv2dVariant> variants_of(const ops::Conv2dShape& s) {
   const std::string block = std::to_string(kConv2dChannelBlock);
   if (s.groups == 1) {
     out.push_back({"blocked", "conv2d_nchwc", plain_shape_text(s, false) + ",ib=" + block + ",ob=" + block});
-  } else if (s.depthwise() && s.k == s.c) {
+  } else if (s.depthwise()) {
+    // depthwise_nchwc takes groups = c by default; it judges the channel multiplier itself.
     out.push_back({"blocked", "depthwise_nchwc", plain_shape_text(s, false) + ",b=" + block});
   }
-  // Other grouped layers (and depthwise with a channel multiplier) have no blocked operator.
+  // Other grouped layers have no blocked operator.
   return out;
 }
 

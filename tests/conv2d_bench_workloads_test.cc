@@ -96,15 +96,20 @@ TEST(Conv2dBenchWorkloads, BlockedVariantsNameTheBlockedOperatorWithChannelBlock
   EXPECT_GT(depthwise_layers, 0);
 }
 
-TEST(Conv2dBenchWorkloads, AGroupedLayerThatIsNotDepthwiseHasOnlyThePlainVariant) {
+TEST(Conv2dBenchWorkloads, OnlyUngroupedAndDepthwiseLayersHaveABlockedVariant) {
   const Json file = tf::parse_json(R"({"workloads": [
     {"name": "grouped", "N": 1, "IC": 8, "H": 9, "W": 9, "OC": 16, "KH": 3, "KW": 3, "stride": 1, "pad": 1, "groups": 2},
-    {"name": "dilated", "N": 2, "IC": 4, "H": 12, "W": 12, "OC": 8, "KH": 3, "KW": 3, "pad": 2, "dilation": 2}]})");
+    {"name": "dilated", "N": 2, "IC": 4, "H": 12, "W": 12, "OC": 8, "KH": 3, "KW": 3, "pad": 2, "dilation": 2},
+    {"name": "depthwise-x2", "N": 1, "IC": 8, "H": 9, "W": 9, "OC": 16, "KH": 3, "KW": 3, "pad": 1, "groups": 8}]})");
   const auto w = tf::bench::conv2d_workloads_from_json(file, "f.json");
-  ASSERT_EQ(w.size(), 2u);
+  ASSERT_EQ(w.size(), 3u);
+  ASSERT_EQ(w[2].variants.size(), 2u);
+  EXPECT_EQ(w[2].variants[1].op, "depthwise_nchwc");
+  EXPECT_EQ(w[2].variants[1].shape, "n=1,c=8,h=9,w=9,k=16,r=3,s=3,stride=1,pad=1,b=16");
   ASSERT_EQ(w[0].variants.size(), 1u);
   EXPECT_EQ(w[0].variants[0].shape, "n=1,c=8,h=9,w=9,k=16,r=3,s=3,stride=1,pad=1,groups=2");
   EXPECT_EQ(w[1].variants[0].shape, "n=2,c=4,h=12,w=12,k=8,r=3,s=3,stride=1,pad=2,dilation=2");
+  EXPECT_EQ(w[1].variants[1].shape, "n=2,c=4,h=12,w=12,k=8,r=3,s=3,stride=1,pad=2,dilation=2,ib=16,ob=16");
   EXPECT_EQ(tf::ops::parse_shape("conv2d", w[1].variants[0].shape), w[1].shape.to_vector());
 }
 
