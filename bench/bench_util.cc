@@ -70,10 +70,10 @@ void Targets::add(const std::string& what, double value, const std::string& goal
   t["target"] = goal;
   t["met"] = met;
   list_.push_back(t);
-  std::printf("target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
+  std::fprintf(out_, "target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
 }
 
-void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets) {
+Json results_document(const std::string& name, const std::string& target, const Json& rows, const Targets& targets) {
   Json result = Json::object();
   result["name"] = name;
   Json machine = Json::object();
@@ -84,8 +84,12 @@ void write_results(const std::string& name, const std::string& target, const Jso
   result["date"] = today();
   result["rows"] = rows;
   result["targets"] = targets.list();
-  write_result(name, result.dump(2));
-  std::printf("\nwrote bench/results/%s.json\n", name.c_str());
+  return result;
+}
+
+void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets, std::FILE* say) {
+  write_result(name, results_document(name, target, rows, targets).dump(2));
+  std::fprintf(say, "\nwrote bench/results/%s.json\n", name.c_str());
 }
 
 }  // namespace tf::bench

@@ -1,6 +1,7 @@
 // Small helpers every benchmark shares: files, the machine's name, the date, lists, settling.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -21,15 +22,21 @@ void write_result(const std::string& name, const std::string& json_text);
 // results file.
 class Targets {
  public:
+  // Where each added target is printed (stdout by default; a benchmark whose stdout is JSON prints
+  // them on stderr).
+  explicit Targets(std::FILE* out = stdout) : out_(out) {}
   void add(const std::string& what, double value, const std::string& goal, bool met);
   const Json& list() const { return list_; }
 
  private:
+  std::FILE* out_;
   Json list_ = Json::array();
 };
 
 // Writes bench/results/NAME.json in the shape every benchmark shares: {"name", "machine": {"cpu",
-// "cores", "target" (when given)}, "date", "rows", "targets"}, and says so.
-void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets);
+// "cores", "target" (when given)}, "date", "rows", "targets"}, and says so on `say`.
+Json results_document(const std::string& name, const std::string& target, const Json& rows, const Targets& targets);
+void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets,
+                   std::FILE* say = stdout);
 
 }  // namespace tf::bench

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
+#include <stdexcept>
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -58,6 +60,60 @@ std::vector<double> time_onednn_matmul(int64_t M, int64_t N, int64_t K, int thre
     prim.execute(s, {{DNNL_ARG_SRC, A}, {DNNL_ARG_WEIGHTS, B}, {DNNL_ARG_DST, C}});
     s.wait();
   }, min_ms, repeat);
+}
+
+OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, double min_ms, int repeat) {
+  using namespace dnnl;
+  using dt = memory::data_type;
+  using tag = memory::format_tag;
+  omp_set_num_threads(threads);
+  engine eng(engine::kind::cpu, 0);
+  stream s(eng);
+  const bool grouped = sh.groups > 1;
+  const memory::dims src_dims = {sh.n, sh.c, sh.h, sh.w};
+  const memory::dims weight_dims = grouped ? memory::dims{sh.groups, sh.k_per_group(), sh.c_per_group(), sh.r, sh.s}
+                                           : memory::dims{sh.k, sh.c, sh.r, sh.s};
+  const memory::dims dst_dims = {sh.n, sh.k, sh.oh(), sh.ow()};
+  // What the framework holds: plain NCHW activations and OIHW (GOIHW) weights.
+  const memory::desc user_src_md(src_dims, dt::f32, tag::nchw), user_weight_md(weight_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
+  convolution_forward::primitive_desc pd;
+  try {
+    // oneDNN counts dilation from 0 (1 = every other input).
+    convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct,
+                                   memory::desc(src_dims, dt::f32, tag::any), memory::desc(weight_dims, dt::f32, tag::any),
+                                   memory::desc(dst_dims, dt::f32, tag::any), {sh.stride, sh.stride},
+                                   {sh.dilation - 1, sh.dilation - 1}, {sh.pad_top, sh.pad_left}, {sh.pad_bottom, sh.pad_right});
+    pd = convolution_forward::primitive_desc(desc, eng);
+  } catch (const dnnl::error& e) {
+    throw std::runtime_error("oneDNN refuses conv2d " + sh.named() + ": " + e.what());
+  }
+  auto src_data = random_floats(sh.n * sh.c * sh.h * sh.w, 1);
+  auto weight_data = random_floats(sh.k * sh.c_per_group() * sh.r * sh.s, 2);
+  memory user_src(user_src_md, eng, src_data.data()), user_weight(user_weight_md, eng, weight_data.data());
+  // Reordered into oneDNN's layouts once, outside the timed loop: a framework keeps activations in
+  // the chosen layout from layer to layer and reorders weights when it loads the model.
+  memory src(pd.src_desc(), eng), weight(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
+  reorder(user_src, src).execute(s, user_src, src);
+  reorder(user_weight, weight).execute(s, user_weight, weight);
+  s.wait();
+  convolution_forward conv(pd);
+  OnednnConvTiming out;
+  out.impl = pd.impl_info_str();
+  out.seconds = time_calls([&] {
+    conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
+    s.wait();
+  }, min_ms, repeat);
+
+  std::vector<float> result(static_cast<size_t>(sh.n * sh.k * sh.oh() * sh.ow())), expected, tolerance;
+  memory user_dst(memory::desc(dst_dims, dt::f32, tag::nchw), eng, result.data());
+  reorder(dst, user_dst).execute(s, dst, user_dst);
+  s.wait();
+  // OIHW and GOIHW are the same bytes: k = groups * k_per_group.
+  ops::conv2d_reference(sh, src_data.data(), weight_data.data(), {}, &expected, &tolerance);
+  for (size_t i = 0; i < result.size(); ++i) {
+    if (!(std::fabs(result[i] - expected[i]) <= tolerance[i])) ++out.mismatches;
+  }
+  return out;
 }
 
 std::vector<double> time_openblas_sgemm(int64_t M, int64_t N, int64_t K, int threads, double min_ms, int repeat) {

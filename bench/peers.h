@@ -3,7 +3,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "compiler/ops/conv2d_shape.h"
 
 namespace tf::bench {
 
@@ -14,5 +17,18 @@ std::vector<double> time_calls(const std::function<void()>& call, double min_ms,
 // C[M,N] = A[M,K] * B[K,N], row-major float32, on `threads` threads.
 std::vector<double> time_onednn_matmul(int64_t M, int64_t N, int64_t K, int threads, double min_ms, int repeat);
 std::vector<double> time_openblas_sgemm(int64_t M, int64_t N, int64_t K, int threads, double min_ms, int repeat);
+
+// A forward-inference convolution (NCHW input, OIHW weight, no bias) as a framework runs it: oneDNN
+// chooses the layouts of input, weight and output (format_tag::any), the inputs are reordered into
+// them once before timing, and only the convolution is timed. `impl` is the implementation oneDNN
+// picked (its impl_info_str, e.g. "brgconv:avx512_core"). Its output, reordered back to NCHW after
+// timing, is checked against conv2d_reference: a wrong descriptor (dilation, groups, padding) would
+// time a different convolution. Throws std::runtime_error naming the shape when oneDNN refuses it.
+struct OnednnConvTiming {
+  std::vector<double> seconds;  // per call, as time_calls
+  std::string impl;
+  int64_t mismatches = 0;       // elements outside the reference's per-element bound
+};
+OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& shape, int threads, double min_ms, int repeat);
 
 }  // namespace tf::bench

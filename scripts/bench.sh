@@ -1,10 +1,50 @@
 #!/usr/bin/env bash
-# The compiler benchmark: gemm-512 and gemm-1024 at 1 and 2 threads, default and hand-picked
-# configs against OpenBLAS and oneDNN, plus compile time per candidate. Writes
-# bench/results/NAME.json (default name: dense).   usage: scripts/bench.sh [NAME]
+# The compiler benchmarks.
+#   scripts/bench.sh [NAME]             dense: gemm-512 and gemm-1024 at 1 and 2 threads, default and
+#                                       hand-picked configs against OpenBLAS and oneDNN, compile time
+#                                       per candidate -> bench/results/NAME.json (default name: dense)
+#   scripts/bench.sh conv2d [NAME...]   conv2d: the workloads of ../shared/workloads/conv2d.json (or
+#                                       those named), plain and blocked variants, default config and
+#                                       the best after N xgb trials against oneDNN -> bench/results/conv2d.json
+#     --trials N      xgb trials per workload, variant and thread count (default 400, or
+#                     TUNEFARM_CONV2D_TRIALS)
+#     --tuned DB      take the tuned configs from DB instead of tuning
+#     --db DB         where tuning records go (default build/conv2d-tuning.db)
+#     --onednn-only   measure oneDNN only
+#     --threads LIST  thread counts (default 1,2)
+#     --json          the results document on stdout; table and progress on stderr
+#   Any other option is passed to build/bench/conv2d_bench (see its --help).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-name="${1:-dense}"
-"$root/scripts/setup.sh"
-"$root/scripts/build.sh" tunefarm dense_bench
-"$root/build/bench/dense_bench" --workloads gemm-512,gemm-1024 --threads 1,2 --name "$name"
+
+if [[ "${1:-}" != conv2d ]]; then
+  name="${1:-dense}"
+  "$root/scripts/setup.sh"
+  "$root/scripts/build.sh" tunefarm dense_bench
+  "$root/build/bench/dense_bench" --workloads gemm-512,gemm-1024 --threads 1,2 --name "$name"
+  exit 0
+fi
+
+shift
+names=()
+options=()
+db_given=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --trials|--tuned|--db|--threads|--workloads-file|--variants|--min-ms|--repeat|--name|--target|--tune-min-ms|--compile-samples)
+      [[ $# -ge 2 ]] || { echo "bench.sh conv2d: $1 needs a value" >&2; exit 2; }
+      [[ "$1" == --db ]] && db_given=1
+      options+=("$1" "$2"); shift 2 ;;
+    --db=*) db_given=1; options+=("$1"); shift ;;
+    --*) options+=("$1"); shift ;;
+    *) names+=("$1"); shift ;;
+  esac
+done
+[[ $db_given == 1 ]] || options+=(--db "$root/build/conv2d-tuning.db")
+if [[ ${#names[@]} -gt 0 ]]; then
+  options+=(--workloads "$(IFS=,; echo "${names[*]}")")
+fi
+# Setup and build talk on stderr: with --json, stdout is the results document only.
+"$root/scripts/setup.sh" >&2
+"$root/scripts/build.sh" conv2d_bench tunefarm-measure-worker >&2
+exec "$root/build/bench/conv2d_bench" "${options[@]}"

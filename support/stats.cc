@@ -1,6 +1,7 @@
 #include "support/stats.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tf {
 
@@ -20,6 +21,16 @@ double percentile(std::vector<double> v, double p) {
   const size_t k = std::min(v.size() - 1, static_cast<size_t>(clamped * static_cast<double>(v.size())));
   std::nth_element(v.begin(), v.begin() + k, v.end());
   return v[k];
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double log_sum = 0;
+  for (double x : v) {
+    if (!(x > 0)) return 0;
+    log_sum += std::log(x);
+  }
+  return std::exp(log_sum / static_cast<double>(v.size()));
 }
 
 }  // namespace tf

@@ -9,5 +9,8 @@ namespace tf {
 double median(std::vector<double> v);
 // The value below which a fraction `p` (0..1) of the values lie, nearest rank; 0 for none.
 double percentile(std::vector<double> v, double p);
+// The geometric mean (how benchmarks average speed ratios: a 2x and a 0.5x cancel); 0 for none or
+// when any value is not positive.
+double geomean(const std::vector<double>& v);
 
 }  // namespace tf

@@ -1,5 +1,7 @@
-// The one median/percentile and the one workload key everything uses.
+// The one median/percentile/geomean and the one workload key everything uses.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "support/stats.h"
 #include "support/workload_key.h"
@@ -20,6 +22,15 @@ TEST(Stats, PercentileIsTheNearestRank) {
   EXPECT_DOUBLE_EQ(tf::percentile(v, 1.0), 100);
   EXPECT_DOUBLE_EQ(tf::percentile(v, 0), 1);
   EXPECT_DOUBLE_EQ(tf::percentile({}, 0.5), 0);
+}
+
+TEST(Stats, GeomeanCancelsReciprocalRatiosAndRefusesNonPositive) {
+  EXPECT_DOUBLE_EQ(tf::geomean({2, 0.5}), 1);
+  EXPECT_NEAR(tf::geomean({1, 8}), std::sqrt(8.0), 1e-12);
+  EXPECT_DOUBLE_EQ(tf::geomean({3}), 3);
+  EXPECT_DOUBLE_EQ(tf::geomean({}), 0);
+  EXPECT_DOUBLE_EQ(tf::geomean({1, 0, 4}), 0);
+  EXPECT_DOUBLE_EQ(tf::geomean({1, -2}), 0);
 }
 
 TEST(WorkloadKey, OpShapeAndDtype) {
