@@ -60,9 +60,9 @@ void print_plain(const std::string& file, const graph::OnnxSummary& s, int64_t b
     double gflop = 0;
     for (const auto& t : tasks) gflop += static_cast<double>(t.flops) / 1e9;
     std::printf("tunable tasks (%zu, %.2f GFLOP per run):\n", tasks.size(), gflop);
-    std::printf("  %-22s %-58s %6s %9s %6s\n", "op", "shape", "count", "GFLOP", "share");
+    std::printf("  %-28s %-66s %6s %9s %6s\n", "op", "shape", "count", "GFLOP", "share");
     for (const auto& t : tasks) {
-      std::printf("  %-22s %-58s %6lld %9.3f %5.1f%%\n", t.workload.op.c_str(), t.shape_text.c_str(), static_cast<long long>(t.count),
+      std::printf("  %-28s %-66s %6lld %9.3f %5.1f%%\n", t.workload.op.c_str(), t.shape_text.c_str(), static_cast<long long>(t.count),
                   static_cast<double>(t.flops) / 1e9, 100 * t.share);
     }
   }

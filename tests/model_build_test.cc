@@ -149,6 +149,24 @@ TEST(ModelBuild, ASmallTransformerLayerRunsAsTheGraphSays) {
   expect_built_model_matches_evaluator(small_transformer(), "small_transformer", 1);
 }
 
+TEST(ModelBuild, PlanLayoutsKeepsActivationsBlockedBetweenConvolutionsAndConvertsOnlyWhereReadPlainly) {
+  const Graph planned = plan_graph(import_onnx_bytes(small_cnn(), "cnn"));
+  const auto ops = count_ops(planned);
+  EXPECT_EQ(ops.at("conv2d_nchwc_bias_relu"), 1);      // conv1 (+ folded BN, relu), input blocked by 3
+  EXPECT_EQ(ops.at("conv2d_nchwc_bias_add_relu"), 1);  // conv2 + residual
+  EXPECT_EQ(ops.at("depthwise_nchwc_bias_clip"), 1);
+  // In: x for conv1 (by 3), the pooled value for conv2 (by 8, its channels) and for its residual (by
+  // 16, the output's block). Out: for the pool, the global pool and the `features` output; the
+  // depthwise conv reads conv2's blocked output directly.
+  EXPECT_EQ(ops.at("layout_to_nchwc"), 3);
+  EXPECT_EQ(ops.at("layout_from_nchwc"), 3);
+  EXPECT_EQ(ops.count("conv2d_bias_relu"), 0u);
+  for (const Node& n : planned.nodes) {
+    if (n.op == "conv2d_nchwc_bias_relu") EXPECT_EQ(n.attr_ints("workload_shape", {}).back(), 16) << "ob";
+    if (n.op == "conv2d_nchwc_bias_relu") EXPECT_EQ(planned.input_of(n, 0).shape.back(), 3) << "ib of a 3-channel input";
+  }
+}
+
 TEST(ModelBuild, IdenticalNodesShareOneKernelAndReshapesAreAliases) {
   BuildOptions options;
   options.target = codegen::host_target();
@@ -171,7 +189,7 @@ TEST(ModelBuild, TheDatabasesConfigIsUsedWhereItFitsAndTheDefaultWhereNot) {
   int asked = 0;
   options.config_for = [&](const ops::Workload& w) -> std::optional<std::string> {
     ++asked;
-    if (w.op == "conv2d_bias_relu") return std::string("{\"no_such_knob\": 3}");
+    if (w.op == "conv2d_nchwc_bias_relu") return std::string("{\"no_such_knob\": 3}");
     return std::nullopt;
   };
   BuildReport report;
@@ -180,7 +198,7 @@ TEST(ModelBuild, TheDatabasesConfigIsUsedWhereItFitsAndTheDefaultWhereNot) {
   bool saw_note = false;
   for (const auto& k : report.kernels) {
     EXPECT_FALSE(k.tuned) << k.workload;
-    if (k.workload.rfind("conv2d_bias_relu[", 0) == 0) {
+    if (k.workload.rfind("conv2d_nchwc_bias_relu[", 0) == 0) {
       saw_note = true;
       EXPECT_NE(k.note.find("does not fit this space"), std::string::npos) << k.note;
     }
