@@ -9,7 +9,7 @@ namespace tf::ir {
 Expr exp(Expr x);
 Expr log(Expr x);
 Expr sqrt(Expr x);
-Expr rsqrt(Expr x);
+Expr rsqrt(Expr x);  // 1 / sqrt(x): two roundings, within 1.5 ulp
 Expr tanh(Expr x);
 Expr erf(Expr x);
 Expr sigmoid(Expr x);
@@ -18,7 +18,8 @@ Expr abs(Expr x);
 // x^p for a constant p, as numpy's float32 power computes it (NaN for a negative x and a
 // non-integer p): integer p with |p| <= 64 by repeated squaring (a reciprocal for p < 0, one
 // rounding per multiply), p = +-0.5 and integer-plus-half through sqrt, a larger integer as
-// +-exp(p * log|x|), anything else as exp(p * log(x)), whose relative error grows with |p * log(x)| (about (|p log x| + 3) ulp).
+// +-exp(p * log|x|), anything else as exp(p * log(x)), whose error grows with |p log x| (about
+// 3 |p log x| + 4 ulp).
 // Throws CompileError for a p that is not finite.
 Expr pow_const(Expr x, double p);
 

@@ -39,6 +39,8 @@ class Concat : public Operator {
       return it->second;
     };
     const int64_t rank = need("rank"), axis = need("axis"), inputs = need("inputs");
+    if (inputs < 1 || inputs > kMaxInputs) throw CompileError("op 'concat': extent inputs = " + std::to_string(inputs) + " is outside [1, 8]");
+    if (rank < 1 || rank > kMaxRank) throw CompileError("op 'concat': extent rank = " + std::to_string(rank) + " is outside [1, 6]");
     std::vector<int64_t> shape = {rank, axis, inputs};
     int64_t sum = 0;
     for (int k = 0; k < inputs && k < kMaxInputs; ++k) sum += need("a" + std::to_string(k));

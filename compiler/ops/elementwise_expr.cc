@@ -135,7 +135,7 @@ ElementwiseExpr::Bounded ElementwiseExpr::evaluate(const std::vector<double>& in
       const double p = to_float(value);
       const bool by_multiplies = std::fabs(p) <= 64 && 2 * p == std::floor(2 * p);
       const double ulps = by_multiplies ? 2 + 2 * std::ceil(std::log2(std::fabs(p) + 1))
-                                        : 4 + std::fabs(p * std::log(std::fabs(a.value)));
+                                        : 4 + 3 * std::fabs(p * std::log(std::fabs(a.value)));
       return unary([p](double x) { return std::pow(x, p); }, ulps);
     }
     default: break;
@@ -264,7 +264,10 @@ class Parser {
     for (const auto& k : kKinds) {
       if (word == k.name) kn = &k;
     }
-    if (!kn) fail("unknown op '" + word + "'");
+    if (!kn) {
+      pos_ = start;
+      fail("unknown op '" + word + "'");
+    }
     expect('(');
     std::vector<ElementwiseExprPtr> operands;
     for (int i = 0; i < kn->arity; ++i) {

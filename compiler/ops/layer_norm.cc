@@ -74,8 +74,9 @@ class LayerNorm : public Operator {
     result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
     schedule::Schedule& sch = *result.schedule;
     schedule::Stage& st = sch[y];
-    sum_r.compute_at(sch, st, st.axis(0));
-    sq_r.compute_at(sch, st, st.axis(0));
+    // The mean feeds the variance and the output: both reductions run as passes of their own.
+    sum_r.compute_root(sch, cfg.get_bool("parallel"));
+    sq_r.compute_root(sch, cfg.get_bool("parallel"));
     auto [c_o, c_i] = st.split(st.axis(1), lanes);
     st.vectorize(c_i);
     (void)c_o;

@@ -42,11 +42,23 @@ RowReduction::RowReduction(ir::ReduceKind kind, const std::vector<int64_t>& rows
 }
 
 void RowReduction::compute_at(schedule::Schedule& s, schedule::Stage& consumer, const ir::IterVar& row_axis) const {
+  s[result_].compute_at(consumer, row_axis);
+  schedule_partial(s);
+}
+
+void RowReduction::compute_root(schedule::Schedule& s, bool parallel) const {
   schedule::Stage& r = s[result_];
-  r.compute_at(consumer, row_axis);
+  ir::IterVar rows = r.axis(0);
+  for (size_t d = 1; d < row_rank_; ++d) rows = r.fuse(rows, r.axis(d));
+  if (parallel) r.parallel(rows);
+  schedule_partial(s);
+}
+
+void RowReduction::schedule_partial(schedule::Schedule& s) const {
   if (!partial_.op()) return;
+  schedule::Stage& r = s[result_];
   schedule::Stage& p = s[partial_];
-  p.compute_at(r, r.axis(row_rank_ - 1));
+  p.compute_at(r, r.leaf_iter_vars()[r.leaf_iter_vars().size() - 2]);  // the innermost row loop
   // Lanes inside the reduction over whole vectors: one vector accumulator, contiguous loads.
   p.reorder({p.reduce_axis(0), p.axis(row_rank_)});
   p.vectorize(p.axis(row_rank_));

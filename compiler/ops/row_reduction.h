@@ -25,9 +25,14 @@ class RowReduction {
   const te::Tensor& result() const { return result_; }
   // Computes it inside `consumer`'s loop `row_axis` (a loop that fixes every row index the
   // consumer reads), vectorizing the partial results.
+  // Only `consumer` may read the result: a stage computed inside a loop has one consumer.
   void compute_at(schedule::Schedule& s, schedule::Stage& consumer, const ir::IterVar& row_axis) const;
+  // Computes it as a stage of its own, before its consumers (any number), the rows in parallel or not.
+  void compute_root(schedule::Schedule& s, bool parallel) const;
 
  private:
+  void schedule_partial(schedule::Schedule& s) const;
+
   te::Tensor partial_;  // [rows..., lanes], or none when the row is shorter than a vector
   te::Tensor result_;
   size_t row_rank_;

@@ -1,6 +1,6 @@
-// softmax over the last axis of [rows, cols]: y = exp(x - max) / sum(exp(x - max)), the row's
-// max and sum computed inside the row loop (vectorized row reductions), exp recomputed rather
-// than stored (a stored row of a vocabulary-sized softmax would not fit a stack).
+// softmax over the last axis of [rows, cols]: y = exp(x - max) / sum(exp(x - max)): the rows'
+// max, then their sums (vectorized row reductions), then the output, exp recomputed rather than
+// stored.
 #include <cmath>
 
 #include "compiler/ir/math.h"
@@ -42,8 +42,10 @@ class Softmax : public Operator {
     result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
     schedule::Schedule& sch = *result.schedule;
     schedule::Stage& st = sch[y];
-    max_r.compute_at(sch, st, st.axis(0));
-    sum_r.compute_at(sch, st, st.axis(0));
+    // The max feeds the sum and the output: a stage read by two cannot sit inside one's loop, so
+    // both reductions run as passes of their own (the rows in parallel), then the output.
+    max_r.compute_root(sch, cfg.get_bool("parallel"));
+    sum_r.compute_root(sch, cfg.get_bool("parallel"));
     auto [c_o, c_i] = st.split(st.axis(1), lanes);
     st.vectorize(c_i);
     (void)c_o;

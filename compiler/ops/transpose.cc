@@ -35,6 +35,7 @@ class Transpose : public Operator {
     auto it = named.find("rank");
     if (it == named.end()) throw CompileError("op 'transpose': extent rank= is missing (e.g. rank=3,d0=2,d1=3,d2=4,p0=2,p1=0,p2=1)");
     const int64_t rank = it->second;
+    if (rank < 1 || rank > kMaxRank) throw CompileError("op 'transpose': extent rank = " + std::to_string(rank) + " is outside [1, 6]");
     std::vector<int64_t> shape = {rank};
     for (int k = 0; k < kMaxRank; ++k) {
       auto d = named.find("d" + std::to_string(k));
