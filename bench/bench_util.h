@@ -22,6 +22,8 @@ void write_result(const std::string& name, const std::string& json_text);
 class Targets {
  public:
   void add(const std::string& what, double value, const std::string& goal, bool met);
+  // A number kept beside the targets with no goal yet ("met": null), printed as "reported: ...".
+  void report(const std::string& what, double value);
   const Json& list() const { return list_; }
 
  private:

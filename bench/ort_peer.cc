@@ -72,6 +72,7 @@ OrtResult run_ort(const OrtOptions& o) {
   r.version = j.value("version", "");
   r.latency_ms = j.at("latency_ms").get<double>();
   r.median_ms = j.at("median_ms").get<double>();
+  r.times_ms = j.value("times_ms", std::vector<double>{});
   for (const auto& out : j.at("outputs")) r.output_files[out.at("name").get<std::string>()] = out.at("file").get<std::string>();
   return r;
 }

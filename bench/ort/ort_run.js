@@ -121,6 +121,7 @@ async function main() {
     runs: opts.runs,
     latency_ms: times[0],
     median_ms: median(times),
+    times_ms: times,
     outputs,
   };
   if (opts.report) fs.writeFileSync(opts.report, JSON.stringify(report, null, 2) + '\n');
