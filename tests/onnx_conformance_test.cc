@@ -6,7 +6,7 @@
 // shapes, or any other error). A failure fails the test; so does a refusal that names nothing.
 //
 // TF_CONFORMANCE_TABLE=FILE writes the per-op counts as a markdown table (docs/conformance.md;
-// scripts/conformance-table.sh).
+// scripts/conformance-table.sh); TF_CONFORMANCE_VERBOSE=1 prints every node test's outcome.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -35,6 +35,8 @@ constexpr double kRelative = 1e-4;
 constexpr double kAbsolute = 1e-6;
 
 enum class Verdict { Pass, Refused, Fail };
+
+const char* verdict_name(Verdict v) { return v == Verdict::Pass ? "pass" : v == Verdict::Refused ? "refused" : "FAIL"; }
 
 struct Outcome {
   Verdict verdict = Verdict::Fail;
@@ -78,10 +80,9 @@ std::string run_compiled(const std::string& name, const NodeTest& t) {
   return "";
 }
 
-Outcome conform(const std::string& name, NodeTest* loaded) {
+Outcome conform(const std::string& name) {
   try {
-    *loaded = testing::load_node_test(name);
-    const std::string diff = run_compiled(name, *loaded);
+    const std::string diff = run_compiled(name, testing::load_node_test(name));
     return diff.empty() ? Outcome{Verdict::Pass, ""} : Outcome{Verdict::Fail, diff};
   } catch (const CompileError& e) {
     return {Verdict::Refused, e.what()};
@@ -92,17 +93,20 @@ Outcome conform(const std::string& name, NodeTest* loaded) {
 
 // A one-node test counts under its op; ONNX's function expansions and other multi-node tests
 // under one row of their own.
-std::string op_of(const std::string& name, const NodeTest& t) {
-  if (t.op_types.size() == 1) return t.op_types[0];
-  if (t.op_types.empty()) return "(unreadable: " + name + ")";
-  return "(multi-node tests)";
+std::string op_of(const std::vector<std::string>& op_types) {
+  if (op_types.size() == 1) return op_types[0];
+  return op_types.empty() ? "(model.onnx does not parse)" : "(multi-node tests)";
 }
 
-// The refusal names the node, an op of the test, or the test itself (its inputs, its opset).
-bool names_what_it_refuses(const std::string& error, const std::string& name, const NodeTest& t) {
+// The refusal names the node, an op of the test, one of its inputs or outputs, or the test itself
+// (its opset, its test data).
+bool names_what_it_refuses(const std::string& error, const std::string& name, const testing::NodeTestSummary& test) {
   if (error.find(name) != std::string::npos || error.find("node '") != std::string::npos) return true;
-  for (const auto& op : t.op_types) {
+  for (const auto& op : test.op_types) {
     if (error.find(op) != std::string::npos) return true;
+  }
+  for (const auto& value : test.value_names) {
+    if (error.find("'" + value + "'") != std::string::npos) return true;
   }
   return false;
 }
@@ -115,7 +119,7 @@ std::string reason_of(const std::string& error) {
 
 struct Counts {
   int pass = 0, refused = 0, fail = 0;
-  bool only_unsupported_op = true;  // every refusal was "op X is not supported"
+  bool only_unsupported_op = true;  // every refusal was "op X is not supported" or of an input's dtype
   std::string first_refusal;
   int total() const { return pass + refused + fail; }
 };
@@ -137,7 +141,7 @@ std::string markdown_table(const std::map<std::string, Counts>& by_op) {
   }
   table += "| **all** | " + std::to_string(sum.total()) + " | " + std::to_string(sum.pass) + " | " + std::to_string(sum.refused) +
            " | " + std::to_string(sum.fail) + " | |\n";
-  std::string text = table + "\nOps tunefarm does not import (every node test refused as `op X is not supported`, count in brackets): ";
+  std::string text = table + "\nOps tunefarm does not import (every node test refused as `op X is not supported` or for its inputs' dtype; node tests in brackets): ";
   for (size_t i = 0; i < unsupported.size(); ++i) text += (i ? ", " : "") + unsupported[i];
   return text + ".\n";
 }
@@ -147,19 +151,25 @@ TEST(OnnxConformance, EveryNodeTestPassesOrIsRefusedByNameThroughCompiledKernels
   if (names.empty()) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
   const auto start = std::chrono::steady_clock::now();
   std::map<std::string, Counts> by_op;
+  const bool verbose = std::getenv("TF_CONFORMANCE_VERBOSE") != nullptr;
   for (const auto& name : names) {
-    NodeTest t;
-    const Outcome o = conform(name, &t);
-    Counts& c = by_op[op_of(name, t)];
+    const testing::NodeTestSummary test = testing::summarize_node_test(name);
+    const auto& op_types = test.op_types;
+    const Outcome o = conform(name);
+    if (verbose) std::printf("%s: %s %s\n", name.c_str(), verdict_name(o.verdict), o.detail.c_str());
+    Counts& c = by_op[op_of(op_types)];
     switch (o.verdict) {
       case Verdict::Pass: ++c.pass; break;
       case Verdict::Refused:
         ++c.refused;
-        if (t.op_types.size() != 1 || o.detail.find("op " + t.op_types[0] + " is not supported") == std::string::npos) {
+        // An op tunefarm does not import at all, or test data of a dtype it does not take, says
+        // nothing about the op's support; anything else goes in the op's row.
+        if (op_types.size() != 1 || (o.detail.find("op " + op_types[0] + " is not supported") == std::string::npos &&
+                                     o.detail.find(": dtype ") == std::string::npos)) {
           c.only_unsupported_op = false;
           if (c.first_refusal.empty()) c.first_refusal = name + ": " + reason_of(o.detail);
         }
-        EXPECT_TRUE(names_what_it_refuses(o.detail, name, t)) << name << " refused without naming what: " << o.detail;
+        EXPECT_TRUE(names_what_it_refuses(o.detail, name, test)) << name << " refused without naming what: " << o.detail;
         break;
       case Verdict::Fail:
         ++c.fail;

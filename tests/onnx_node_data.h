@@ -26,9 +26,24 @@ inline std::string read_bytes(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// What a node test's model.onnx holds, read without importing it (all empty when it does not parse).
+struct NodeTestSummary {
+  std::vector<std::string> op_types;     // of its nodes, in order
+  std::vector<std::string> value_names;  // its graph's inputs and outputs
+};
+
+inline NodeTestSummary summarize_node_test(const std::string& name) {
+  onnx::ModelProto m;
+  NodeTestSummary s;
+  if (!m.ParseFromString(read_bytes(kNodeTestsDir + name + "/model.onnx"))) return s;
+  for (const auto& node : m.graph().node()) s.op_types.push_back(node.op_type());
+  for (const auto& v : m.graph().input()) s.value_names.push_back(v.name());
+  for (const auto& v : m.graph().output()) s.value_names.push_back(v.name());
+  return s;
+}
+
 struct NodeTest {
   std::string model;                 // bytes, integer inputs turned into initializers
-  std::vector<std::string> op_types;  // of the model's nodes, in order
   Values inputs;                     // the float inputs, by name
   std::vector<std::pair<std::string, std::string>> expected;  // output name, TensorProto bytes
 };
@@ -42,7 +57,6 @@ inline NodeTest load_node_test(const std::string& name) {
   if (!m.ParseFromString(read_bytes(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
   NodeTest t;
   auto* graph = m.mutable_graph();
-  for (const auto& node : graph->node()) t.op_types.push_back(node.op_type());
   std::vector<onnx::ValueInfoProto> runtime_inputs;
   for (int i = 0; i < graph->input_size(); ++i) {
     const std::string bytes = read_bytes(dir + "test_data_set_0/input_" + std::to_string(i) + ".pb");
