@@ -49,9 +49,11 @@ struct NodeTest {
 };
 
 // Integer inputs (shapes, axes, indices) become initializers: tunefarm plans static shapes, so what
-// a graph computes its shapes from must be known when it is imported. Throws CompileError naming
-// the test when an input's dtype is one tunefarm does not take.
-inline NodeTest load_node_test(const std::string& name) {
+// a graph computes its shapes from must be known when it is imported. With `constant_weights`, every
+// float input after the first becomes one too: weights, biases, bounds and exponents, as a model
+// holds them (tunefarm's dense, batch norm, Pow and Clip take those only as constants). Throws
+// CompileError naming the test when an input's dtype is one tunefarm does not take.
+inline NodeTest load_node_test(const std::string& name, bool constant_weights = false) {
   const std::string dir = kNodeTestsDir + name + "/";
   onnx::ModelProto m;
   if (!m.ParseFromString(read_bytes(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
@@ -63,7 +65,8 @@ inline NodeTest load_node_test(const std::string& name) {
     onnx::TensorProto proto;
     proto.ParseFromString(bytes);
     proto.set_name(graph->input(i).name());
-    if (proto.data_type() == onnx::TensorProto::INT64 || proto.data_type() == onnx::TensorProto::INT32) {
+    const bool integer = proto.data_type() == onnx::TensorProto::INT64 || proto.data_type() == onnx::TensorProto::INT32;
+    if (integer || (constant_weights && !runtime_inputs.empty())) {
       *graph->add_initializer() = proto;
     } else {
       runtime_inputs.push_back(graph->input(i));
