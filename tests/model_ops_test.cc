@@ -133,6 +133,7 @@ TEST_F(ModelOps, NamedShapesReadBackFromTheirText) {
     const std::string back = ops::find_operator(op).shape_text(shape);
     EXPECT_EQ(ops::parse_shape(op, back), shape) << op << " " << text << " -> " << back;
     EXPECT_EQ(refusal(op, text), "") << op << " " << text;
+    EXPECT_GT(ops::find_operator(op).flops(shape), 0) << op;
   }
 }
 

@@ -166,7 +166,7 @@ struct CastNode : ExprNode {
 };
 
 // Float transcendentals (exp, log, tanh, erf, sigmoid) become polynomials in codegen
-// (codegen/fast_math.h): kernels call no libm. rsqrt is 1 / sqrt, both correctly rounded.
+// (codegen/fast_math.h): kernels call no libm. sqrt is an instruction; rsqrt is 1 / sqrt.
 enum class Intrinsic : uint8_t { Exp, Log, Sqrt, Fma, Abs, Floor, Ceil, Tanh, Erf, Sigmoid, Rsqrt };
 const char* intrinsic_name(Intrinsic f);
 

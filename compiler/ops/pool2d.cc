@@ -159,9 +159,11 @@ Scheduled Pool2d::schedule(const std::vector<int64_t>& s, const space::Config& c
   a.compute_at(o, x_o);
   a.reorder({a.reduce_axis(0), a.reduce_axis(1), a.axis(3)});
   vector_columns(a, a.axis(3));
-  if (cfg.get_bool("parallel")) {
-    o.parallel(o.axis(1));
-    if (padded.op()) sch[padded].parallel(sch[padded].axis(1));
+  if (cfg.get_bool("parallel")) o.parallel(o.axis(1));
+  if (padded.op()) {
+    schedule::Stage& pc = sch[padded];
+    if (cfg.get_bool("parallel")) pc.parallel(pc.axis(1));
+    vector_columns(pc, pc.axis(3));
   }
   return result;
 }

@@ -77,7 +77,7 @@ class Transpose : public Operator {
   }
   int64_t flops(const std::vector<int64_t>& s) const override {
     int64_t n = 1;
-    for (int64_t d : input_shapes(s)[0]) n *= d;
+    for (int64_t d : output_shape(s)) n *= d;
     return n;  // elements moved
   }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
