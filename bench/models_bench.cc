@@ -4,10 +4,15 @@
 // interleaved: rounds of ours, then ORT's. Prints a markdown table and writes
 // bench/results/NAME.json. With default schedules there is no speed target yet: the ratios are
 // reported; the target is that every output agrees with ORT's within 1e-3.
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
+#include <map>
+#include <memory>
 
 #include "bench/bench_util.h"
 #include "bench/ort_peer.h"

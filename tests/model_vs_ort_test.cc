@@ -4,6 +4,7 @@
 // must agree to max|a-b|/max|b| <= 1e-3. Without node or bench/ort/node_modules the tests fail
 // saying to run scripts/setup.sh: a peer check that silently skips checks nothing.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
