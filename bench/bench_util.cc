@@ -73,6 +73,11 @@ void Targets::add(const std::string& what, double value, const std::string& goal
   std::fprintf(out_, "target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
 }
 
+void Targets::report(const std::string& what, double value) {
+  list_.push_back(Json{{"what", what}, {"value", value}, {"target", "reported only"}, {"met", nullptr}});
+  std::fprintf(out_, "reported: %s = %.3g (no target yet)\n", what.c_str(), value);
+}
+
 Json results_document(const std::string& name, const std::string& target, const Json& rows, const Targets& targets) {
   Json result = Json::object();
   result["name"] = name;

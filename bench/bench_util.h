@@ -26,6 +26,8 @@ class Targets {
   // them on stderr).
   explicit Targets(std::FILE* out = stdout) : out_(out) {}
   void add(const std::string& what, double value, const std::string& goal, bool met);
+  // A number kept beside the targets with no goal yet ("met": null), printed as "reported: ...".
+  void report(const std::string& what, double value);
   const Json& list() const { return list_; }
 
  private:

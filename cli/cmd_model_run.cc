@@ -11,7 +11,7 @@
 #include "runtime/host_lock.h"
 #include "runtime/measure.h"
 #include "runtime/model/executor.h"
-#include "runtime/random_fill.h"
+#include "runtime/model/timing.h"
 #include "runtime/thread_pool.h"
 #include "support/json.h"
 #include "support/npy.h"
@@ -119,37 +119,17 @@ struct BenchArgs {
 
 int bench_command(const BenchArgs& args) {
   auto exec = load(args.model_path, args.threads);
-  const auto inputs = exec->inputs();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const auto& in = inputs[i];
-    int64_t n = 1;
-    for (int64_t d : in.shape) n *= d;
-    runtime::fill_uniform(exec->input_data(i), n, runtime::input_seed(1, static_cast<int>(i)));
-  }
+  model::fill_random_inputs(*exec);
   // Other timings on this host (boards, tuning jobs) would disturb ours, and ours theirs.
   runtime::HostLock lock(args.lock_file);
   if (!lock.held()) std::fprintf(stderr, "model bench: timing without the host lock: %s\n", lock.error().c_str());
-  refusing_bad_files(args.model_path, [&] {
-    exec->run_plan();  // warm-up: pages the arena and the kernels in
-    return 0;
-  });
+  const model::ModelTiming timing =
+      refusing_bad_files(args.model_path, [&] { return model::time_model(*exec, args.runs, args.min_seconds); });
   const size_t steps = exec->model().steps.size();
-  std::vector<double> totals;
-  std::vector<std::vector<double>> per_step(steps);
-  std::vector<double> step_seconds;
-  double spent = 0;
-  while (args.runs > 0 ? static_cast<int>(totals.size()) < args.runs : (spent < args.min_seconds || totals.size() < 10)) {
-    exec->run_plan(&step_seconds);
-    double total = 0;
-    for (size_t s = 0; s < steps; ++s) {
-      per_step[s].push_back(step_seconds[s]);
-      total += step_seconds[s];
-    }
-    totals.push_back(total);
-    spent += total;
-  }
-  const double min_ms = *std::min_element(totals.begin(), totals.end()) * 1e3;
-  const double median_ms = median(totals) * 1e3;
+  const auto& totals = timing.totals;
+  const auto& per_step = timing.per_step;
+  const double min_ms = timing.min_ms();
+  const double median_ms = timing.median_ms();
 
   // Per node: the median of each of its steps, summed (a node may take a layout transform too).
   std::map<std::string, double> node_ms;

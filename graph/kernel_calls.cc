@@ -98,7 +98,13 @@ class ExpressionBuilder {
     static const std::map<std::string, K> binary = {{"Add", K::Add}, {"Sub", K::Sub}, {"Mul", K::Mul}, {"Div", K::Div}};
     static const std::map<std::string, K> unary = {{"Relu", K::Relu}, {"Sigmoid", K::Sigmoid}, {"Erf", K::Erf},
                                                    {"Tanh", K::Tanh}, {"Sqrt", K::Sqrt}};
-    if (auto it = binary.find(n.op); it != binary.end()) return ops::ew_binary(it->second, value(n.inputs.at(0)), value(n.inputs.at(1)));
+    if (auto it = binary.find(n.op); it != binary.end()) {
+      // Apart: the order a call evaluates its arguments in is unspecified, and value() numbers the
+      // kernel's arguments as it first meets them.
+      auto a = value(n.inputs.at(0));
+      auto b = value(n.inputs.at(1));
+      return ops::ew_binary(it->second, a, b);
+    }
     if (auto it = unary.find(n.op); it != unary.end()) return ops::ew_unary(it->second, value(n.inputs.at(0)));
     if (n.op == "Pow") {
       const auto exponent = scalar_constant(outer_, n.inputs.at(1));

@@ -14,8 +14,18 @@
 #     --threads LIST  thread counts (default 1,2)
 #     --json          the results document on stdout; table and progress on stderr
 #   Any other option is passed to build/bench/conv2d_bench (see its --help).
+#   scripts/bench.sh models [OPTIONS]   ResNet-18, MobileNetV2 and the BERT layer against ONNX Runtime
+#                                       at 1 and 2 threads -> bench/results/models.json
+#                                       (build/bench/models_bench --help)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+if [[ "${1:-}" == models ]]; then
+  shift
+  "$root/scripts/setup.sh"
+  "$root/scripts/build.sh" models_bench
+  exec "$root/build/bench/models_bench" --name models "$@"
+fi
 
 if [[ "${1:-}" != conv2d ]]; then
   name="${1:-dense}"

@@ -5,60 +5,21 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "compiler/error.h"
 #include "graph/onnx_import.h"
 #include "tests/graph_evaluator.h"
-#include "tests/onnx_model_builder.h"
+#include "tests/onnx_node_data.h"
 
 namespace tf::graph {
 namespace {
 
-const std::string kNodeTests = "/usr/share/libonnx-testdata/data/node/";
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-struct NodeTest {
-  std::string model;  // bytes, integer inputs turned into initializers
-  testing::Values inputs;
-  std::vector<std::pair<std::string, std::string>> expected;  // output name, TensorProto bytes
-};
-
-NodeTest load(const std::string& name) {
-  const std::string dir = kNodeTests + name + "/";
-  onnx::ModelProto m;
-  if (!m.ParseFromString(read(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
-  NodeTest t;
-  auto* graph = m.mutable_graph();
-  std::vector<onnx::ValueInfoProto> runtime_inputs;
-  for (int i = 0; i < graph->input_size(); ++i) {
-    const std::string bytes = read(dir + "test_data_set_0/input_" + std::to_string(i) + ".pb");
-    onnx::TensorProto proto;
-    proto.ParseFromString(bytes);
-    proto.set_name(graph->input(i).name());
-    if (proto.data_type() == onnx::TensorProto::INT64 || proto.data_type() == onnx::TensorProto::INT32) {
-      *graph->add_initializer() = proto;
-    } else {
-      runtime_inputs.push_back(graph->input(i));
-      t.inputs[graph->input(i).name()] = import_onnx_tensor(bytes, name + " input " + std::to_string(i));
-    }
-  }
-  graph->clear_input();
-  for (auto& v : runtime_inputs) *graph->add_input() = v;
-  for (int i = 0; i < graph->output_size(); ++i) {
-    t.expected.emplace_back(graph->output(i).name(), read(dir + "test_data_set_0/output_" + std::to_string(i) + ".pb"));
-  }
-  t.model = m.SerializeAsString();
-  return t;
-}
+using testing::kNodeTestsDir;
+using testing::NodeTest;
 
 // "" when the imported node computes ONNX's expected outputs; else what went wrong.
 std::string run_node_test(const std::string& name) {
-  const NodeTest t = load(name);
+  const NodeTest t = testing::load_node_test(name);
   const Graph g = import_onnx_bytes(t.model, name);
   const auto outputs = testing::Evaluator(g).run(t.inputs);
   for (const auto& [out, bytes] : t.expected) {
@@ -74,7 +35,7 @@ std::string run_node_test(const std::string& name) {
 }
 
 TEST(OnnxNodeTests, SupportedOpsComputeWhatOnnxExpects) {
-  if (!std::filesystem::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
+  if (!std::filesystem::exists(kNodeTestsDir)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
   const std::vector<std::string> tests = {
       "test_add", "test_add_bcast", "test_sub", "test_sub_bcast", "test_mul", "test_mul_bcast", "test_div", "test_div_bcast",
       "test_pow", "test_pow_bcast_array", "test_pow_bcast_scalar", "test_sqrt", "test_relu", "test_sigmoid", "test_tanh", "test_erf",
@@ -106,7 +67,7 @@ TEST(OnnxNodeTests, SupportedOpsComputeWhatOnnxExpects) {
 }
 
 TEST(OnnxNodeTests, WhatTunefarmRefusesIsRefusedByName) {
-  if (!std::filesystem::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
+  if (!std::filesystem::exists(kNodeTestsDir)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
   const std::vector<std::pair<std::string, std::string>> tests = {
       {"test_gemm_transposeA", "attribute 'transA' = 1 is not supported"},
       {"test_gemm_alpha", "attribute 'alpha' = 0.5"},

@@ -4,7 +4,7 @@
 // `tunefarm model run` and this script.
 //
 //   node ort_run.js --model M.onnx --input NAME=x.npy [...] [--output-dir D] [--threads T]
-//                   [--runs N] [--warmup N] [--json]
+//                   [--runs N] [--warmup N] [--json] [--report FILE]
 //
 // Exit status: 0 on success, 2 on bad input (one line naming what is wrong), 3 if ONNX Runtime fails.
 'use strict';
@@ -14,9 +14,10 @@ const path = require('path');
 const npy = require('./npy');
 
 const USAGE = `usage: ort_run.js --model M.onnx --input NAME=x.npy [...] [--output-dir D] [--threads T]
-                 [--runs N] [--warmup N] [--json]
+                 [--runs N] [--warmup N] [--json] [--report FILE]
 Runs the model with ONNX Runtime (CPU) on the given inputs; writes each output as D/NAME.npy and
-prints the latency (min and median over the runs, in ms).`;
+prints the latency (min and median over the runs, in ms). --report FILE also writes the --json
+report to FILE (for callers whose stdout carries ONNX Runtime's own messages too).`;
 
 class UsageError extends Error {}
 
@@ -28,7 +29,7 @@ function parseCount(flag, text, min) {
 }
 
 function parseArgs(argv) {
-  const opts = { inputs: new Map(), threads: 1, runs: 1, warmup: 0, json: false, outputDir: null, model: null };
+  const opts = { inputs: new Map(), threads: 1, runs: 1, warmup: 0, json: false, outputDir: null, model: null, report: null };
   for (let i = 0; i < argv.length; ++i) {
     const flag = argv[i];
     const value = () => {
@@ -43,6 +44,7 @@ function parseArgs(argv) {
       case '--runs': opts.runs = parseCount(flag, value(), 1); break;
       case '--warmup': opts.warmup = parseCount(flag, value(), 0); break;
       case '--json': opts.json = true; break;
+      case '--report': opts.report = value(); break;
       case '--input': {
         const spec = value();
         const eq = spec.indexOf('=');
@@ -119,8 +121,10 @@ async function main() {
     runs: opts.runs,
     latency_ms: times[0],
     median_ms: median(times),
+    times_ms: times,
     outputs,
   };
+  if (opts.report) fs.writeFileSync(opts.report, JSON.stringify(report, null, 2) + '\n');
   if (opts.json) {
     console.log(JSON.stringify(report, null, 2));
   } else {

@@ -1,0 +1,76 @@
+// Whole models against ONNX Runtime: ResNet-18, MobileNetV2 and the BERT-base layer (the generated
+// test models) built with default configs, run by the model executor and by ONNX Runtime's CPU
+// build (bench/ort/ort_run.js as a child process) on the same random .npy inputs; every output
+// must agree to max|a-b|/max|b| <= 1e-3. Without node or bench/ort/node_modules the tests fail
+// saying to run scripts/setup.sh: a peer check that silently skips checks nothing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "bench/ort_peer.h"
+#include "compiler/codegen/target.h"
+#include "graph/build.h"
+#include "graph/onnx_import.h"
+#include "graph/pipeline.h"
+#include "runtime/model/executor.h"
+#include "runtime/model/timing.h"
+#include "support/npy.h"
+
+namespace tf {
+namespace {
+
+constexpr double kTolerance = 1e-3;
+
+std::string work_dir(const std::string& model) {
+  const std::string dir = ::testing::TempDir() + "/model_vs_ort_" + model + "_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void expect_model_matches_ort(const std::string& model) {
+  const std::string problem = bench::ort_setup_problem();
+  ASSERT_EQ(problem, "") << "ONNX Runtime is needed to check " << model;
+  const std::string onnx = std::string(TF_MODELS_DIR) + "/" + model + ".onnx";
+  const std::string dir = work_dir(model);
+
+  const auto start = std::chrono::steady_clock::now();
+  graph::BuildOptions options;
+  options.target = codegen::host_target();
+  runtime::model::Executor exec(graph::build_model(graph::plan_graph(graph::import_onnx_file(onnx)), options));
+  const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  const auto inputs = runtime::model::fill_random_inputs(exec);
+  bench::OrtOptions ort;
+  ort.model = onnx;
+  ort.work_dir = dir + "/ort";
+  for (const auto& in : exec.inputs()) {
+    const std::string file = dir + "/input_" + std::to_string(ort.inputs.size()) + ".npy";
+    write_npy(file, in.shape, inputs.at(in.name));
+    ort.inputs[in.name] = file;
+  }
+  const auto ours = exec.run(inputs);
+  const bench::OrtResult theirs = bench::run_ort(ort);
+
+  ASSERT_EQ(theirs.output_files.size(), exec.outputs().size()) << model;
+  for (const auto& out : exec.outputs()) {
+    ASSERT_TRUE(theirs.output_files.count(out.name)) << model << ": ONNX Runtime gives no output " << out.name;
+    const NpyArray want = read_npy(theirs.output_files.at(out.name));
+    ASSERT_EQ(want.shape, out.shape) << model << " output " << out.name;
+    const double diff = bench::max_relative_difference(ours.at(out.name), want.data);
+    std::printf("%s output %s: max|a-b|/max|b| = %.3g (built in %.1f s)\n", model.c_str(), out.name.c_str(), diff, build_s);
+    EXPECT_LE(diff, kTolerance) << model << " output " << out.name;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ModelVsOrt, ResNet18AgreesWithOnnxRuntime) { expect_model_matches_ort("resnet18"); }
+
+TEST(ModelVsOrt, MobileNetV2AgreesWithOnnxRuntime) { expect_model_matches_ort("mobilenetv2"); }
+
+TEST(ModelVsOrt, BertLayerAgreesWithOnnxRuntime) { expect_model_matches_ort("bert_layer"); }
+
+}  // namespace
+}  // namespace tf

@@ -1,0 +1,97 @@
+// ONNX's backend node tests as Debian's libonnx-testdata ships them: one folder per test with a
+// model.onnx and test_data_set_0/{input,output}_N.pb. Read for the tests that check tunefarm's
+// importer (onnx_node_test.cc, through the evaluator) and its compiled kernels
+// (onnx_conformance_test.cc, through build_model and the executor).
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/onnx_import.h"
+#include "tests/graph_evaluator.h"
+#include "tests/onnx_model_builder.h"
+
+namespace tf::graph::testing {
+
+inline const std::string kNodeTestsDir = "/usr/share/libonnx-testdata/data/node/";
+
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// What a node test's model.onnx holds, read without importing it (all empty when it does not parse).
+struct NodeTestSummary {
+  std::vector<std::string> op_types;     // of its nodes, in order
+  std::vector<std::string> value_names;  // its graph's inputs and outputs
+};
+
+inline NodeTestSummary summarize_node_test(const std::string& name) {
+  onnx::ModelProto m;
+  NodeTestSummary s;
+  if (!m.ParseFromString(read_bytes(kNodeTestsDir + name + "/model.onnx"))) return s;
+  for (const auto& node : m.graph().node()) s.op_types.push_back(node.op_type());
+  for (const auto& v : m.graph().input()) s.value_names.push_back(v.name());
+  for (const auto& v : m.graph().output()) s.value_names.push_back(v.name());
+  return s;
+}
+
+struct NodeTest {
+  std::string model;                 // bytes, integer inputs turned into initializers
+  Values inputs;                     // the float inputs, by name
+  std::vector<std::pair<std::string, std::string>> expected;  // output name, TensorProto bytes
+};
+
+// Integer inputs (shapes, axes, indices) become initializers: tunefarm plans static shapes, so what
+// a graph computes its shapes from must be known when it is imported. With `constant_weights`, every
+// float input after the first becomes one too: weights, biases, bounds and exponents, as a model
+// holds them (tunefarm's dense, batch norm, Pow and Clip take those only as constants). Throws
+// CompileError naming the test when an input's dtype is one tunefarm does not take.
+inline NodeTest load_node_test(const std::string& name, bool constant_weights = false) {
+  const std::string dir = kNodeTestsDir + name + "/";
+  onnx::ModelProto m;
+  if (!m.ParseFromString(read_bytes(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
+  NodeTest t;
+  auto* graph = m.mutable_graph();
+  std::vector<onnx::ValueInfoProto> runtime_inputs;
+  for (int i = 0; i < graph->input_size(); ++i) {
+    const std::string bytes = read_bytes(dir + "test_data_set_0/input_" + std::to_string(i) + ".pb");
+    onnx::TensorProto proto;
+    proto.ParseFromString(bytes);
+    proto.set_name(graph->input(i).name());
+    const bool integer = proto.data_type() == onnx::TensorProto::INT64 || proto.data_type() == onnx::TensorProto::INT32;
+    if (integer || (constant_weights && !runtime_inputs.empty())) {
+      *graph->add_initializer() = proto;
+    } else {
+      runtime_inputs.push_back(graph->input(i));
+      t.inputs[graph->input(i).name()] = import_onnx_tensor(bytes, name + " input " + std::to_string(i));
+    }
+  }
+  graph->clear_input();
+  for (auto& v : runtime_inputs) *graph->add_input() = v;
+  for (int i = 0; i < graph->output_size(); ++i) {
+    t.expected.emplace_back(graph->output(i).name(), read_bytes(dir + "test_data_set_0/output_" + std::to_string(i) + ".pb"));
+  }
+  t.model = m.SerializeAsString();
+  return t;
+}
+
+// Every node test's name ("test_add", ...), sorted; empty when libonnx-testdata is not installed.
+inline std::vector<std::string> list_node_tests() {
+  std::vector<std::string> names;
+  if (!std::filesystem::exists(kNodeTestsDir)) return names;
+  for (const auto& entry : std::filesystem::directory_iterator(kNodeTestsDir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("test_", 0) == 0 && std::filesystem::exists(entry.path() / "model.onnx")) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace tf::graph::testing
