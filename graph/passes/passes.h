@@ -47,6 +47,7 @@ Graph fuse_elementwise(const Graph& g);
 // channels blocked by min(c, 16) (a 3-channel first layer is not padded to 16), outputs by 16.
 // Where a blocked value is read plainly (pooling, a graph output) one layout_from_nchwc makes the
 // plain value under its original name; a plain value a blocked conv reads gets one layout_to_nchwc.
+// A conv whose weight or bias is computed, not constant, stays plain.
 // The nodes it makes carry attribute `workload_shape` (their op's positional extents). Exact: the
 // blocked kernels compute the same sums per element.
 Graph plan_layouts(const Graph& g);

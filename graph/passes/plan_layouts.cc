@@ -58,7 +58,9 @@ class LayoutPlanner {
   Graph run() {
     for (const Node& n : in_.nodes) {
       const ops::Conv2dShape s = starts_with(n.op, "conv2d") ? conv2d_shape(in_, n) : ops::Conv2dShape{};
-      const std::string twin = blocked_op(n, s);
+      // Weights that are computed (an ONNX node test feeds them as inputs) cannot be packed ahead.
+      const bool constant_weights = n.inputs.size() > 1 && in_.constant(n.inputs[1]) && (n.inputs.size() < 3 || in_.constant(n.inputs[2]));
+      const std::string twin = constant_weights ? blocked_op(n, s) : "";
       if (twin.empty()) {
         Node copy = n;
         for (auto& input : copy.inputs) input = plain(input);
