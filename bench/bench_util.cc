@@ -70,7 +70,7 @@ void Targets::add(const std::string& what, double value, const std::string& goal
   t["target"] = goal;
   t["met"] = met;
   list_.push_back(t);
-  std::fprintf(out_, "target: %s = %.2f (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
+  std::fprintf(out_, "target: %s = %.3g (%s) %s\n", what.c_str(), value, goal.c_str(), met ? "MET" : "NOT MET");
 }
 
 void Targets::report(const std::string& what, double value) {
