@@ -11,6 +11,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/nchwc_epilogue.h"
+#include "compiler/ops/nchwc_operator.h"
 #include "compiler/ops/nchwc_shape.h"
 #include "compiler/ops/nchwc_schedule.h"
 #include "compiler/ops/nchwc_ops.h"
@@ -24,23 +25,15 @@ using te::Tensor;
 
 bool rows_tiled(const Conv2dShape& c) { return (c.r == 1 && c.s == 1) || c.ow() <= 14; }
 
-class Conv2dNchwc : public Operator {
+class Conv2dNchwc : public NchwcConvOperator<Conv2dNchwcShape> {
  public:
-  Conv2dNchwc(std::string name, NchwcEpilogue e) : name_(std::move(name)), epilogue_(e) {}
+  using NchwcConvOperator::NchwcConvOperator;
 
-  std::string name() const override { return name_; }
   std::string description() const override {
     return "out[N,K/ob,OH,OW,ob] = " +
            describe_epilogue(epilogue_, "conv2d(data[N,C/ib,H,W,ib], weight[K/ob,C/ib,R,S,ib,ob])", "bias[K/ob,ob]",
                              "residual[N,K/ob,OH,OW,ob]");
   }
-  std::vector<std::string> shape_names() const override { return Conv2dNchwcShape::names(); }
-  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
-    return Conv2dNchwcShape::from_named(named).to_vector();
-  }
-  void check_shape(const std::vector<int64_t>& s) const override { Conv2dNchwcShape::from_vector(s).check(name_); }
-  std::string shape_text(const std::vector<int64_t>& s) const override { return Conv2dNchwcShape::from_vector(s).named(); }
-  int64_t flops(const std::vector<int64_t>& s) const override { return Conv2dNchwcShape::from_vector(s).conv.flops(); }
 
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     const auto sh = Conv2dNchwcShape::from_vector(s);
@@ -48,9 +41,6 @@ class Conv2dNchwc : public Operator {
     if (has_bias(epilogue_)) in.push_back({sh.k_blocks(), sh.ob});
     if (has_residual(epilogue_)) in.push_back(sh.out_shape());
     return in;
-  }
-  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
-    return Conv2dNchwcShape::from_vector(s).out_shape();
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
@@ -61,10 +51,6 @@ class Conv2dNchwc : public Operator {
     conv2d_nchwc_reference(Conv2dNchwcShape::from_vector(s), in[0], in[1], has_bias(epilogue_) ? in[2] : nullptr,
                            has_residual(epilogue_) ? in[3] : nullptr, has_relu(epilogue_), has_clip(epilogue_), out, tol);
   }
-
- private:
-  std::string name_;
-  NchwcEpilogue epilogue_;
 };
 
 space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
@@ -122,12 +108,7 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
   if (has_bias(epilogue_)) bias = te::placeholder({sh.k_blocks(), sh.ob}, dt, "bias");
   if (has_residual(epilogue_)) residual = te::placeholder(sh.out_shape(), dt, "residual");
 
-  Tensor padded;
-  PaddedInput input_at = padded_input(data, c);
-  if (pad_copy) {
-    padded = padded_copy(data, c, input_at);
-    input_at = [&](Expr n, Expr cb, Expr iy, Expr ix, Expr ci) { return padded(n, cb, iy, ix, ci); };
-  }
+  const NchwcInput input = nchwc_input(data, c, pad_copy);
 
   // One reduction over the real input channels: a ragged last block is the tail of its split by
   // ib, so the padded channels are never read.
@@ -137,37 +118,13 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
     Expr cb = ir::floordiv(ch, Expr(sh.ib)), ci = ir::floormod(ch, Expr(sh.ib));
     Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
     Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
-    return te::sum(input_at(i[0], cb, iy, ix, ci) * weight(i[1], cb, ky, kx, ci, i[4]), {rc, ry, rx});
+    return te::sum(input.at(i[0], cb, iy, ix, ci) * weight(i[1], cb, ky, kx, ci, i[4]), {rc, ry, rx});
   }, "conv", {"n", "ko", "y", "x", "l"});
-  const bool fused = has_bias(epilogue_) || c.k % sh.ob != 0;
-  Tensor out = conv;
-  if (fused) {
-    out = te::compute(sh.out_shape(), [&](const te::Indices& i) {
-      return apply_nchwc_epilogue(epilogue_, conv(i[0], i[1], i[2], i[3], i[4]), bias, residual, i, c.k, sh.ob);
-    }, "out", {"n", "ko", "y", "x", "l"});
-  }
+  Tensor out = nchwc_output(epilogue_, conv, bias, residual, c.k, sh.ob);
 
-  Scheduled result;
-  result.inputs = {data, weight};
-  if (bias.op()) result.inputs.push_back(bias);
-  if (residual.op()) result.inputs.push_back(residual);
-  result.outputs = {out};
-  result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+  Scheduled result = make_scheduled({data, weight, bias, residual}, out);
   schedule::Schedule& sch = *result.schedule;
-  Tensor tile = fused ? conv : sch.cache_write(conv);
-
-  schedule::Stage& w = sch[out];
-  auto [k_o, k_i] = w.split(w.axis(1), kb);
-  auto [y_o, y_i] = w.split(w.axis(2), yt);
-  auto [x_o, x_i] = w.split(w.axis(3), xt);
-  IterVar n = w.axis(0), l = w.axis(4);
-  w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i, l});
-  sch[tile].compute_at(w, x_o);
-  w.unroll(k_i);
-  w.unroll(y_i);
-  w.unroll(x_i);
-  vectorize_lanes(w, l, sh.ob, lanes);
-  apply_parallel(w, parallel, n, k_o, y_o);
+  Tensor tile = tile_nchwc_output(sch, conv, out, {kb, yt, xt}, sh.ob, lanes, parallel);
 
   schedule::Stage& r = sch[tile];
   IterVar tn = r.axis(0), tk = r.axis(1), ty = r.axis(2), tx = r.axis(3), tl = r.axis(4);
@@ -184,7 +141,7 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
   r.unroll(tk);
   vectorize_lanes(r, tl, sh.ob, lanes);
 
-  if (pad_copy) schedule_padded_copy(sch[padded], parallel, sh.ib, lanes);
+  if (pad_copy) schedule_padded_copy(sch[input.padded], parallel, sh.ib, lanes);
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "compiler/ops/nchwc_epilogue.h"
+#include "compiler/ops/nchwc_operator.h"
 #include "compiler/ops/nchwc_schedule.h"
 #include "compiler/ops/nchwc_shape.h"
 #include "compiler/ops/nchwc_ops.h"
@@ -20,32 +21,21 @@ using ir::Expr;
 using ir::IterVar;
 using te::Tensor;
 
-class DepthwiseNchwc : public Operator {
+class DepthwiseNchwc : public NchwcConvOperator<DepthwiseNchwcShape> {
  public:
-  DepthwiseNchwc(std::string name, NchwcEpilogue e) : name_(std::move(name)), epilogue_(e) {}
+  using NchwcConvOperator::NchwcConvOperator;
 
-  std::string name() const override { return name_; }
   std::string description() const override {
     return "out[N,K/b,OH,OW,b] = " +
            describe_epilogue(epilogue_, "depthwise_conv2d(data[N,C/b,H,W,b], weight[K/b,R,S,b])", "bias[K/b,b]", "") +
            ", K = C or 2C";
   }
-  std::vector<std::string> shape_names() const override { return DepthwiseNchwcShape::names(); }
-  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
-    return DepthwiseNchwcShape::from_named(named).to_vector();
-  }
-  void check_shape(const std::vector<int64_t>& s) const override { DepthwiseNchwcShape::from_vector(s).check(name_); }
-  std::string shape_text(const std::vector<int64_t>& s) const override { return DepthwiseNchwcShape::from_vector(s).named(); }
-  int64_t flops(const std::vector<int64_t>& s) const override { return DepthwiseNchwcShape::from_vector(s).conv.flops(); }
 
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     const auto sh = DepthwiseNchwcShape::from_vector(s);
     std::vector<std::vector<int64_t>> in = {sh.data_shape(), sh.weight_shape()};
     if (has_bias(epilogue_)) in.push_back({sh.k_blocks(), sh.b});
     return in;
-  }
-  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
-    return DepthwiseNchwcShape::from_vector(s).out_shape();
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
@@ -56,10 +46,6 @@ class DepthwiseNchwc : public Operator {
     depthwise_nchwc_reference(DepthwiseNchwcShape::from_vector(s), in[0], in[1], has_bias(epilogue_) ? in[2] : nullptr,
                               has_relu(epilogue_), has_clip(epilogue_), out, tol);
   }
-
- private:
-  std::string name_;
-  NchwcEpilogue epilogue_;
 };
 
 space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
@@ -106,15 +92,10 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
 
   Tensor data = te::placeholder(sh.data_shape(), dt, "data");
   Tensor weight = te::placeholder(sh.weight_shape(), dt, "weight");
-  Tensor bias, none;
+  Tensor bias;
   if (has_bias(epilogue_)) bias = te::placeholder({sh.k_blocks(), sh.b}, dt, "bias");
 
-  Tensor padded;
-  PaddedInput input_at = padded_input(data, c);
-  if (pad_copy) {
-    padded = padded_copy(data, c, input_at);
-    input_at = [&](Expr n, Expr cb, Expr iy, Expr ix, Expr ci) { return padded(n, cb, iy, ix, ci); };
-  }
+  const NchwcInput input = nchwc_input(data, c, pad_copy);
 
   IterVar ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
   Tensor conv = te::compute(sh.out_shape(), [&](const te::Indices& i) {
@@ -128,36 +109,13 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
       cb = ir::floordiv(ic, Expr(sh.b));
       ci = ir::floormod(ic, Expr(sh.b));
     }
-    return te::sum(input_at(i[0], cb, iy, ix, ci) * weight(i[1], ky, kx, i[4]), {ry, rx});
+    return te::sum(input.at(i[0], cb, iy, ix, ci) * weight(i[1], ky, kx, i[4]), {ry, rx});
   }, "conv", {"n", "ko", "y", "x", "l"});
-  const bool fused = has_bias(epilogue_) || c.k % sh.b != 0;
-  Tensor out = conv;
-  if (fused) {
-    out = te::compute(sh.out_shape(), [&](const te::Indices& i) {
-      return apply_nchwc_epilogue(epilogue_, conv(i[0], i[1], i[2], i[3], i[4]), bias, none, i, c.k, sh.b);
-    }, "out", {"n", "ko", "y", "x", "l"});
-  }
+  Tensor out = nchwc_output(epilogue_, conv, bias, Tensor(), c.k, sh.b);
 
-  Scheduled result;
-  result.inputs = {data, weight};
-  if (bias.op()) result.inputs.push_back(bias);
-  result.outputs = {out};
-  result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+  Scheduled result = make_scheduled({data, weight, bias}, out);
   schedule::Schedule& sch = *result.schedule;
-  Tensor tile = fused ? conv : sch.cache_write(conv);
-
-  schedule::Stage& w = sch[out];
-  auto [k_o, k_i] = w.split(w.axis(1), kb);
-  auto [y_o, y_i] = w.split(w.axis(2), yt);
-  auto [x_o, x_i] = w.split(w.axis(3), xt);
-  IterVar n = w.axis(0), l = w.axis(4);
-  w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i, l});
-  sch[tile].compute_at(w, x_o);
-  w.unroll(k_i);
-  w.unroll(y_i);
-  w.unroll(x_i);
-  vectorize_lanes(w, l, sh.b, lanes);
-  apply_parallel(w, parallel, n, k_o, y_o);
+  Tensor tile = tile_nchwc_output(sch, conv, out, {kb, yt, xt}, sh.b, lanes, parallel);
 
   schedule::Stage& r = sch[tile];
   IterVar tn = r.axis(0), tk = r.axis(1), ty = r.axis(2), tx = r.axis(3), tl = r.axis(4);
@@ -172,7 +130,7 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
   r.unroll(tx);
   vectorize_lanes(r, tl, sh.b, lanes);
 
-  if (pad_copy) schedule_padded_copy(sch[padded], parallel, sh.b, lanes);
+  if (pad_copy) schedule_padded_copy(sch[input.padded], parallel, sh.b, lanes);
   return result;
 }
 

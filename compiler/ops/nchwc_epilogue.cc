@@ -24,6 +24,14 @@ ir::Expr apply_nchwc_epilogue(NchwcEpilogue e, ir::Expr v, const te::Tensor& bia
   return v;
 }
 
+te::Tensor nchwc_output(NchwcEpilogue e, const te::Tensor& conv, const te::Tensor& bias, const te::Tensor& residual,
+                        int64_t k, int64_t b) {
+  if (!has_bias(e) && k % b == 0) return conv;
+  return te::compute(conv.shape(), [&](const te::Indices& i) {
+    return apply_nchwc_epilogue(e, conv(i[0], i[1], i[2], i[3], i[4]), bias, residual, i, k, b);
+  }, "out", {"n", "ko", "y", "x", "l"});
+}
+
 void vectorize_lanes(schedule::Stage& st, const ir::IterVar& lanes_axis, int64_t block, int64_t target_lanes) {
   if (target_lanes <= 1) return;
   if (block <= target_lanes || block % target_lanes != 0) {

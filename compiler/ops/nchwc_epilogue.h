@@ -26,6 +26,11 @@ std::string describe_epilogue(NchwcEpilogue e, const std::string& conv, const st
 ir::Expr apply_nchwc_epilogue(NchwcEpilogue e, ir::Expr v, const te::Tensor& bias, const te::Tensor& residual,
                               const te::Indices& i, int64_t k, int64_t b);
 
+// The op's output (n, k_blocks, oh, ow, b): the epilogue as a stage of its own over `conv` when
+// there is something to apply (a bias, or a ragged last block's lanes to zero), else `conv` itself.
+te::Tensor nchwc_output(NchwcEpilogue e, const te::Tensor& conv, const te::Tensor& bias, const te::Tensor& residual,
+                        int64_t k, int64_t b);
+
 // The channel lanes of a blocked tensor's last axis as vectors of the target: one (possibly
 // partial) vector when the block fits one, else unrolled full vectors.
 void vectorize_lanes(schedule::Stage& st, const ir::IterVar& lanes_axis, int64_t block, int64_t target_lanes);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "compiler/ops/nchwc_epilogue.h"
+
 namespace tf::ops {
 
 int64_t accumulator_budget(int64_t lanes) { return lanes >= 16 ? 28 : 12; }
@@ -123,6 +125,34 @@ void schedule_padded_copy(schedule::Stage& st, const std::string& parallel, int6
   ir::IterVar nc = st.fuse(st.axis(0), st.axis(1));
   if (parallel != "none") st.parallel(nc);
   if (lanes > 1 && block <= lanes) st.vectorize(st.axis(4));
+}
+
+NchwcInput nchwc_input(const te::Tensor& data, const Conv2dShape& c, bool copy) {
+  NchwcInput in{te::Tensor(), padded_input(data, c)};
+  if (!copy) return in;
+  in.padded = padded_copy(data, c, in.at);
+  in.at = [padded = in.padded](ir::Expr n, ir::Expr cb, ir::Expr iy, ir::Expr ix, ir::Expr ci) {
+    return padded(n, cb, iy, ix, ci);
+  };
+  return in;
+}
+
+te::Tensor tile_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
+                             const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel) {
+  te::Tensor acc = out.op() == conv.op() ? sch.cache_write(conv) : conv;
+  schedule::Stage& w = sch[out];
+  auto [k_o, k_i] = w.split(w.axis(1), tile.oc_blocks);
+  auto [y_o, y_i] = w.split(w.axis(2), tile.oh_tile);
+  auto [x_o, x_i] = w.split(w.axis(3), tile.ow_tile);
+  ir::IterVar n = w.axis(0), l = w.axis(4);
+  w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i, l});
+  sch[acc].compute_at(w, x_o);
+  w.unroll(k_i);
+  w.unroll(y_i);
+  w.unroll(x_i);
+  vectorize_lanes(w, l, block, lanes);
+  apply_parallel(w, parallel, n, k_o, y_o);
+  return acc;
 }
 
 }  // namespace tf::ops

@@ -57,4 +57,22 @@ PaddedInput padded_input(const te::Tensor& data, const Conv2dShape& c);
 te::Tensor padded_copy(const te::Tensor& data, const Conv2dShape& c, const PaddedInput& read);
 void schedule_padded_copy(schedule::Stage& st, const std::string& parallel, int64_t block, int64_t lanes);
 
+// The input as the conv reads it: through the guard, or (`copy`) from the zero-padded copy.
+struct NchwcInput {
+  te::Tensor padded;  // the copy; none when read through the guard
+  PaddedInput at;
+};
+NchwcInput nchwc_input(const te::Tensor& data, const Conv2dShape& c, bool copy);
+
+// The micro-kernel tile of the output loops (n, ko, y, x, lane).
+struct OutputTile {
+  int64_t oc_blocks = 1, oh_tile = 1, ow_tile = 1;
+};
+// Tiles `out` (the epilogue stage over `conv`, or `conv` itself) into micro-kernels: the tile loops
+// outside and parallel as `parallel`, the tile unrolled and its `block` lanes vectorized. The
+// accumulators, `conv` or its cache when `out` is `conv`, are computed inside each tile; returns
+// them, for the template to order its reduction.
+te::Tensor tile_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
+                             const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel);
+
 }  // namespace tf::ops

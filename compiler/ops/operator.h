@@ -27,6 +27,10 @@ struct Scheduled {
   std::vector<te::Tensor> outputs;  // after the inputs
 };
 
+// The kernel's arguments, the inputs that exist (an op passes a default-constructed tensor for an
+// optional input it lacks) then the output, with a schedule over the output.
+Scheduled make_scheduled(const std::vector<te::Tensor>& inputs, const te::Tensor& output);
+
 class Operator {
  public:
   virtual ~Operator() = default;

@@ -1,6 +1,7 @@
 #include "compiler/ops/registry.h"
 
 #include <algorithm>
+#include <memory>
 #include <sstream>
 
 #include "compiler/error.h"
@@ -34,6 +35,16 @@ constexpr double kMaxWorkloadBytes = 16.0 * (1 << 30);
 }  // namespace
 
 std::string Workload::str() const { return workload_key(op, shape); }
+
+Scheduled make_scheduled(const std::vector<te::Tensor>& inputs, const te::Tensor& output) {
+  Scheduled result;
+  for (const te::Tensor& t : inputs) {
+    if (t.op()) result.inputs.push_back(t);
+  }
+  result.outputs = {output};
+  result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+  return result;
+}
 
 const Operator& find_operator(const std::string& name) {
   for (const auto& op : registry().all()) {
