@@ -22,17 +22,12 @@ class Concat : public Operator {
   std::string description() const override { return "out = [x0, x1, ...] joined along `axis` (up to 8 inputs, rank <= 6)"; }
   std::vector<std::string> shape_names() const override {
     std::vector<std::string> n = {"rank", "axis", "inputs"};
-    for (int k = 0; k < kMaxRank; ++k) n.push_back("d" + std::to_string(k));
-    for (int k = 0; k < kMaxInputs; ++k) n.push_back("a" + std::to_string(k));
+    append_numbered_names(&n, "d", kMaxRank);
+    append_numbered_names(&n, "a", kMaxInputs);
     return n;
   }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
-    const auto names = shape_names();
-    for (const auto& [n, v] : named) {
-      if (std::find(names.begin(), names.end(), n) == names.end()) {
-        throw CompileError("op 'concat': unknown extent '" + n + "' (extents: rank, axis, inputs, d0..d5, a0..a7)");
-      }
-    }
+    reject_unknown_extents(*this, named, "rank, axis, inputs, d0..d5, a0..a7");
     auto need = [&](const std::string& n) {
       auto it = named.find(n);
       if (it == named.end()) throw CompileError("op 'concat': extent " + n + "= is missing (e.g. rank=4,axis=1,inputs=2,d0=1,d2=28,d3=28,a0=64,a1=64)");

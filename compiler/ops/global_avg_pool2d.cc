@@ -1,10 +1,7 @@
 // global_avg_pool2d on NCHW: Y[n,c,0,0] = mean of X[n,c,:,:] (output [n,c,1,1], as ONNX's
 // GlobalAveragePool). Each plane is one row of h*w contiguous floats reduced with the vectorized
 // row reduction.
-#include <cmath>
-
-#include "compiler/ops/model_operators.h"
-#include "compiler/ops/row_reduction.h"
+#include "compiler/ops/row_operator.h"
 
 namespace tf::ops {
 namespace {
@@ -33,7 +30,6 @@ class GlobalAvgPool2d : public Operator {
 
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t N = s[0], C = s[1], H = s[2], W = s[3], lanes = std::max(1, t.float32_lanes());
-    Scheduled result;
     te::Tensor x = te::placeholder({N, C, H, W}, ir::DataType::float32(), "X");
     // X(n, c, 0, k) for k up to h*w: the flat address of the plane's k-th element, so the vector
     // lanes read contiguous memory (k / w and k % w of a vector would not).
@@ -42,9 +38,7 @@ class GlobalAvgPool2d : public Operator {
     const te::Tensor& sum = sum_r.result();
     const Expr inv(static_cast<float>(1.0 / static_cast<double>(H * W)));
     te::Tensor y = te::compute({N, C, 1, 1}, [&](const te::Indices& i) { return sum(i[0], i[1]) * inv; }, "Y", {"n", "c", "y", "x"});
-    result.inputs = {x};
-    result.outputs = {y};
-    result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+    Scheduled result = make_scheduled({x}, y);
     schedule::Stage& st = (*result.schedule)[y];
     sum_r.compute_at(*result.schedule, st, st.axis(1));
     if (cfg.get_bool("parallel")) st.parallel(st.axis(1));
@@ -53,16 +47,7 @@ class GlobalAvgPool2d : public Operator {
 
   void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
                  std::vector<float>* tol) const override {
-    const int64_t planes = s[0] * s[1], size = s[2] * s[3];
-    out->assign(static_cast<size_t>(planes), 0.0f);
-    tol->assign(static_cast<size_t>(planes), 0.0f);
-    for (int64_t p = 0; p < planes; ++p) {
-      double sum = 0, mag = 0;
-      for (int64_t k = 0; k < size; ++k) sum += in[0][p * size + k], mag += std::fabs(in[0][p * size + k]);
-      const double y = sum / static_cast<double>(size);
-      (*out)[p] = static_cast<float>(y);
-      (*tol)[p] = static_cast<float>(summation_bound(static_cast<double>(size)) * mag / size + 3 * kUnitRoundoff * std::fabs(y) + 1e-37);
-    }
+    row_mean_reference(in[0], s[0] * s[1], s[2] * s[3], out, tol);
   }
 };
 

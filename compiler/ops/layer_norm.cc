@@ -8,8 +8,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ir/math.h"
-#include "compiler/ops/model_operators.h"
-#include "compiler/ops/row_reduction.h"
+#include "compiler/ops/row_operator.h"
 
 namespace tf::ops {
 namespace {
@@ -53,7 +52,6 @@ class LayerNorm : public Operator {
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t rows = s[0], cols = s[1], lanes = std::max(1, t.float32_lanes());
     const Expr inv_cols(static_cast<float>(1.0 / cols));
-    Scheduled result;
     te::Tensor x = te::placeholder({rows, cols}, ir::DataType::float32(), "X");
     te::Tensor gamma = te::placeholder({cols}, ir::DataType::float32(), "gamma");
     te::Tensor beta = te::placeholder({cols}, ir::DataType::float32(), "beta");
@@ -69,18 +67,9 @@ class LayerNorm : public Operator {
       Expr inv_std = ir::rsqrt(sq(i[0]) * inv_cols + Expr(static_cast<float>(epsilon(s[2]))));
       return (x(i[0], i[1]) - sum(i[0]) * inv_cols) * inv_std * gamma(i[1]) + beta(i[1]);
     }, "Y", {"r", "c"});
-    result.inputs = {x, gamma, beta};
-    result.outputs = {y};
-    result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
-    schedule::Schedule& sch = *result.schedule;
-    schedule::Stage& st = sch[y];
-    // The mean feeds the variance and the output: both reductions run as passes of their own.
-    sum_r.compute_root(sch, cfg.get_bool("parallel"));
-    sq_r.compute_root(sch, cfg.get_bool("parallel"));
-    auto [c_o, c_i] = st.split(st.axis(1), lanes);
-    st.vectorize(c_i);
-    (void)c_o;
-    if (cfg.get_bool("parallel")) st.parallel(st.axis(0));
+    Scheduled result = make_scheduled({x, gamma, beta}, y);
+    // The mean feeds the variance and the output.
+    schedule_after_row_passes(*result.schedule, y, {&sum_r, &sq_r}, lanes, cfg.get_bool("parallel"));
     return result;
   }
 

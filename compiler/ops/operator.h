@@ -62,6 +62,13 @@ class Operator {
                          std::vector<float>* output, std::vector<float>* tolerance) const = 0;
 };
 
+// Shape-name plumbing for ops whose extents are numbered (an axis or an input each):
+// prefix0..prefix{count-1} appended to `names`.
+void append_numbered_names(std::vector<std::string>* names, const std::string& prefix, int count);
+// Throws CompileError naming the first of `named` that is not one of op's shape_names(), and
+// listing them as `extents` (all of them, comma-separated, when empty).
+void reject_unknown_extents(const Operator& op, const std::map<std::string, int64_t>& named, const std::string& extents = "");
+
 // Throws tf::CompileError naming the op and listing the known ones.
 const Operator& find_operator(const std::string& name);
 std::vector<std::string> operator_names();

@@ -86,13 +86,23 @@ void check_workload(const Operator& op, const std::vector<int64_t>& shape) {
   }
 }
 
-std::vector<int64_t> Operator::shape_from_named(const std::map<std::string, int64_t>& named) const {
-  const auto names = shape_names();
+void append_numbered_names(std::vector<std::string>* names, const std::string& prefix, int count) {
+  for (int k = 0; k < count; ++k) names->push_back(prefix + std::to_string(k));
+}
+
+void reject_unknown_extents(const Operator& op, const std::map<std::string, int64_t>& named, const std::string& extents) {
+  const auto names = op.shape_names();
   for (const auto& [name, value] : named) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      throw CompileError("op '" + this->name() + "': unknown extent '" + name + "' (extents: " + join(names) + ")");
+      throw CompileError("op '" + op.name() + "': unknown extent '" + name + "' (extents: " +
+                         (extents.empty() ? join(names) : extents) + ")");
     }
   }
+}
+
+std::vector<int64_t> Operator::shape_from_named(const std::map<std::string, int64_t>& named) const {
+  reject_unknown_extents(*this, named);
+  const auto names = shape_names();
   std::vector<int64_t> shape;
   for (const auto& n : names) {
     auto it = named.find(n);

@@ -4,29 +4,22 @@
 #include <cmath>
 
 #include "compiler/ir/math.h"
-#include "compiler/ops/model_operators.h"
-#include "compiler/ops/row_reduction.h"
+#include "compiler/ops/row_operator.h"
 
 namespace tf::ops {
 namespace {
 
 using ir::Expr;
 
-class Softmax : public Operator {
+class Softmax : public RowOperator {
  public:
   std::string name() const override { return "softmax"; }
   std::string description() const override { return "Y[r,c] = exp(X[r,c] - max_c X[r,:]) / sum_c exp(X[r,c] - max)"; }
-  std::vector<std::string> shape_names() const override { return {"rows", "cols"}; }
   int64_t flops(const std::vector<int64_t>& s) const override { return 5 * s[0] * s[1]; }
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1]}}; }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
-  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
-    return row_config_space(s[0], s[1], t);
-  }
 
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t rows = s[0], cols = s[1], lanes = std::max(1, t.float32_lanes());
-    Scheduled result;
     te::Tensor x = te::placeholder({rows, cols}, ir::DataType::float32(), "X");
     RowReduction max_r(ir::ReduceKind::Max, {rows}, cols, lanes, [&](const te::Indices& r, Expr k) { return x(r[0], k); },
                        "row_max");
@@ -37,19 +30,9 @@ class Softmax : public Operator {
     te::Tensor y = te::compute({rows, cols}, [&](const te::Indices& i) {
       return ir::exp(x(i[0], i[1]) - mx(i[0])) * (Expr(1.0f) / sum(i[0]));
     }, "Y", {"r", "c"});
-    result.inputs = {x};
-    result.outputs = {y};
-    result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
-    schedule::Schedule& sch = *result.schedule;
-    schedule::Stage& st = sch[y];
-    // The max feeds the sum and the output: a stage read by two cannot sit inside one's loop, so
-    // both reductions run as passes of their own (the rows in parallel), then the output.
-    max_r.compute_root(sch, cfg.get_bool("parallel"));
-    sum_r.compute_root(sch, cfg.get_bool("parallel"));
-    auto [c_o, c_i] = st.split(st.axis(1), lanes);
-    st.vectorize(c_i);
-    (void)c_o;
-    if (cfg.get_bool("parallel")) st.parallel(st.axis(0));
+    Scheduled result = make_scheduled({x}, y);
+    // The max feeds the sum and the output.
+    schedule_after_row_passes(*result.schedule, y, {&max_r, &sum_r}, lanes, cfg.get_bool("parallel"));
     return result;
   }
 

@@ -21,17 +21,12 @@ class Transpose : public Operator {
   std::string description() const override { return "out[j] = in[i] with i[perm[k]] = j[k] (rank <= 6)"; }
   std::vector<std::string> shape_names() const override {
     std::vector<std::string> n = {"rank"};
-    for (int k = 0; k < kMaxRank; ++k) n.push_back("d" + std::to_string(k));
-    for (int k = 0; k < kMaxRank; ++k) n.push_back("p" + std::to_string(k));
+    append_numbered_names(&n, "d", kMaxRank);
+    append_numbered_names(&n, "p", kMaxRank);
     return n;
   }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
-    const auto names = shape_names();
-    for (const auto& [n, v] : named) {
-      if (std::find(names.begin(), names.end(), n) == names.end()) {
-        throw CompileError("op 'transpose': unknown extent '" + n + "' (extents: rank, d0..d5, p0..p5)");
-      }
-    }
+    reject_unknown_extents(*this, named, "rank, d0..d5, p0..p5");
     auto it = named.find("rank");
     if (it == named.end()) throw CompileError("op 'transpose': extent rank= is missing (e.g. rank=3,d0=2,d1=3,d2=4,p0=2,p1=0,p2=1)");
     const int64_t rank = it->second;
