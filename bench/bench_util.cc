@@ -97,4 +97,16 @@ void write_results(const std::string& name, const std::string& target, const Jso
   std::fprintf(say, "\nwrote bench/results/%s.json\n", name.c_str());
 }
 
+int bench_main(const char* name, int (*run)(int, char**), int argc, char** argv, int failed_exit) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return failed_exit;
+  }
+}
+
 }  // namespace tf::bench

@@ -41,4 +41,8 @@ Json results_document(const std::string& name, const std::string& target, const 
 void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets,
                    std::FILE* say = stdout);
 
+// A benchmark's main: run(argc, argv)'s exit code, or one line "NAME: what went wrong" on stderr
+// and exit code 2 for bad input (UsageError), `failed_exit` for any other error.
+int bench_main(const char* name, int (*run)(int, char**), int argc, char** argv, int failed_exit);
+
 }  // namespace tf::bench

@@ -233,11 +233,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fleet_bench: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return tf::bench::bench_main("fleet_bench", run, argc, argv, 2); }

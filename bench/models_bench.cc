@@ -180,11 +180,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "models_bench: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return tf::bench::bench_main("models_bench", run, argc, argv, 2); }

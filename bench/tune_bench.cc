@@ -321,14 +321,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const tf::UsageError& e) {
-    std::fprintf(stderr, "tune_bench: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tune_bench: %s\n", e.what());
-    return 3;
-  }
-}
+int main(int argc, char** argv) { return tf::bench::bench_main("tune_bench", run, argc, argv, 3); }
