@@ -1,18 +1,22 @@
 // Checks that points of an op's config space compile and compute the right answer: the default
-// config, optionally the first and last, and `samples` random ones, each against the op's
-// double-precision reference on the same random inputs.
+// config, optionally the first and last, and `samples` random ones (or every config), each against
+// the op's double-precision reference on the same random inputs.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/printer.h"
 
 namespace tf::testing_support {
+
+// `samples` at kEveryConfig checks every point of the space (small spaces) instead of random ones.
+constexpr int kEveryConfig = -1;
 
 inline void expect_configs_correct(const std::string& op, const std::string& shape_text, int samples, uint64_t seed,
                                    bool corners = true) {
@@ -21,8 +25,12 @@ inline void expect_configs_correct(const std::string& op, const std::string& sha
   cli::KernelRunner runner(task.op(), shape, seed);
   std::mt19937_64 rng(seed);
   std::vector<int64_t> indices = {task.space().default_config().index()};
-  if (corners) indices.insert(indices.end(), {0, task.space().size() - 1});
-  for (int i = 0; i < samples; ++i) indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
+  if (samples == kEveryConfig) {
+    for (int64_t i = 0; i < task.space().size(); ++i) indices.push_back(i);
+  } else {
+    if (corners) indices.insert(indices.end(), {0, task.space().size() - 1});
+    for (int i = 0; i < samples; ++i) indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
+  }
   for (int64_t idx : indices) {
     auto cfg = task.space().at(idx);
     SCOPED_TRACE(op + " " + shape_text + " config " + std::to_string(idx) + " " + cfg.str());

@@ -4,39 +4,17 @@
 // configs of batch_matmul's; named shapes and their refusals naming the field.
 #include <gtest/gtest.h>
 
-#include <random>
-
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
-#include "compiler/ir/printer.h"
 #include "runtime/thread_pool.h"
+#include "tests/config_check.h"
 
 namespace tf {
 namespace {
 
 // Default config first, then every config (small spaces) or `samples` random ones.
-void expect_configs_correct(const std::string& op, const std::string& shape_text, int samples = -1, uint64_t seed = 1) {
-  const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
-  compiler::Task task({op, shape}, codegen::host_target());
-  cli::KernelRunner runner(task.op(), shape, seed);
-  std::vector<int64_t> indices = {task.space().default_config().index()};
-  std::mt19937_64 rng(seed);
-  if (samples < 0) {
-    for (int64_t i = 0; i < task.space().size(); ++i) indices.push_back(i);
-  } else {
-    for (int i = 0; i < samples; ++i) indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
-  }
-  for (int64_t idx : indices) {
-    auto cfg = task.space().at(idx);
-    SCOPED_TRACE(op + " " + shape_text + " config " + std::to_string(idx) + " " + cfg.str());
-    auto kernel = task.build_jit(cfg);
-    ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
-    auto check = runner.check();
-    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error
-                            << ", first at flat index " << check.first_mismatch << "\n"
-                            << ir::to_string(task.lower(cfg));
-    if (!check.pass) return;
-  }
+void expect_configs_correct(const std::string& op, const std::string& shape_text,
+                            int samples = testing_support::kEveryConfig, uint64_t seed = 1) {
+  testing_support::expect_configs_correct(op, shape_text, samples, seed, /*corners=*/false);
 }
 
 std::string refusal(const std::string& op, const std::string& shape_text) {
@@ -115,7 +93,7 @@ TEST_F(ModelOps, BatchMatmulSampledConfigs) {
   expect_configs_correct("batch_matmul", "B=3,M=33,N=40,K=64", 6, 12);
   expect_configs_correct("batch_matmul_nt", "B=3,M=5,N=33,K=17,scale_e9=125000000", 6, 13);
   expect_configs_correct("batch_matmul_nt", "B=12,M=16,N=16,K=64,scale_e9=125000000", 4, 14);
-  expect_configs_correct("batch_matmul", "B=1,M=1,N=1,K=1", -1, 15);
+  expect_configs_correct("batch_matmul", "B=1,M=1,N=1,K=1", testing_support::kEveryConfig, 15);
 }
 
 TEST_F(ModelOps, NamedShapesReadBackFromTheirText) {

@@ -8,6 +8,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/passes.h"
+#include "ir_counts.h"
 #include "ir_interpreter.h"
 
 namespace tf {
@@ -17,18 +18,7 @@ using namespace ir;  // NOLINT: tests build IR by hand
 
 Expr V(const Var& v) { return to_expr(v); }
 
-struct Conditionals : IRVisitor {
-  using IRVisitor::visit;
-  int ifs = 0, selects = 0;
-  void visit(const IfThenElseNode* n) override { ++ifs; IRVisitor::visit(n); }
-  void visit(const SelectNode* n) override { ++selects; IRVisitor::visit(n); }
-};
-
-Conditionals conditionals(const Stmt& s) {
-  Conditionals c;
-  c.visit(s);
-  return c;
-}
+using testing::count_nodes;
 
 int64_t extent_of(const Stmt& s) {
   const auto* f = s.as<ForNode>();
@@ -73,8 +63,8 @@ TEST(PassesPartitionHead, PaddedTilesLoseTheirSelectsInTheInterior) {
   }
   ASSERT_TRUE(interior) << to_string(p);
   EXPECT_EQ(extent_of(interior), 8) << to_string(p);
-  EXPECT_EQ(conditionals(interior).selects, 0) << to_string(p);
-  EXPECT_GT(conditionals(p).selects, 0) << "the edge tiles still read the padding\n" << to_string(p);
+  EXPECT_EQ(count_nodes(interior).selects, 0) << to_string(p);
+  EXPECT_GT(count_nodes(p).selects, 0) << "the edge tiles still read the padding\n" << to_string(p);
   expect_same_result(s, p, in, out, 40, 120);
 }
 
@@ -89,7 +79,7 @@ TEST(PassesPartitionHead, GuardThatHoldsFromSomeIterationOnCutsAHead) {
   ASSERT_TRUE(seq) << to_string(p);
   ASSERT_EQ(seq->stmts.size(), 2u) << to_string(p);
   EXPECT_EQ(extent_of(seq->stmts[1]), 7) << "o = 3..9 always passes\n" << to_string(p);
-  EXPECT_EQ(conditionals(seq->stmts[1]).ifs, 0) << to_string(p);
+  EXPECT_EQ(count_nodes(seq->stmts[1]).ifs, 0) << to_string(p);
   expect_same_result(s, p, in, out, 1, 80);
 }
 

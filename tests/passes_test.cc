@@ -8,6 +8,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/passes.h"
+#include "ir_counts.h"
 #include "ir_interpreter.h"
 
 namespace tf {
@@ -17,25 +18,8 @@ using namespace ir;  // NOLINT: tests build IR by hand
 
 Expr V(const Var& v) { return to_expr(v); }
 
-struct Counts : IRVisitor {
-  using IRVisitor::visit;
-  int ifs = 0, fors = 0, stores = 0, ramps = 0, broadcasts = 0, vector_fors = 0;
-  void visit(const IfThenElseNode* n) override { ++ifs; IRVisitor::visit(n); }
-  void visit(const ForNode* n) override {
-    ++fors;
-    if (n->for_kind == ForKind::Vectorized || n->for_kind == ForKind::Unrolled) ++vector_fors;
-    IRVisitor::visit(n);
-  }
-  void visit(const StoreNode* n) override { ++stores; IRVisitor::visit(n); }
-  void visit(const RampNode* n) override { ++ramps; IRVisitor::visit(n); }
-  void visit(const BroadcastNode* n) override { ++broadcasts; IRVisitor::visit(n); }
-};
-
-Counts count(const Stmt& s) {
-  Counts c;
-  c.visit(s);
-  return c;
-}
+using testing::count_nodes;
+using testing::IrCounts;
 
 // ---------------------------------------------------------------- simplify
 
@@ -114,7 +98,7 @@ TEST(PassesPartition, HoistsOverhangGuardOutOfMainLoop) {
   auto* main = seq->stmts[0].as<ForNode>();
   ASSERT_TRUE(main);
   EXPECT_TRUE(is_const_int(main->extent) && main->extent.as<IntImmNode>()->value == 9) << to_string(p);
-  EXPECT_EQ(count(seq->stmts[0]).ifs, 0) << to_string(p);
+  EXPECT_EQ(count_nodes(seq->stmts[0]).ifs, 0) << to_string(p);
   // The tail o = 9 is a single iteration; partitioning its inner loop leaves no guard at all.
   EXPECT_EQ(to_string(seq->stmts[1]), "for (i = 0; i < 3; ++i) {\n  out[(i + 72)] = 1.0f;\n}\n");
 
@@ -137,7 +121,7 @@ TEST(PassesPartition, FusedLoopGuardThroughFloordiv) {
   Stmt p = passes::simplify(passes::partition_loops(s));
   auto* seq = p.as<SeqNode>();
   ASSERT_TRUE(seq) << to_string(p);
-  EXPECT_EQ(count(seq->stmts[0]).ifs, 0) << to_string(p);
+  EXPECT_EQ(count_nodes(seq->stmts[0]).ifs, 0) << to_string(p);
   std::vector<double> a(64, 0), b(64, 0);
   testing::IrInterpreter ia, ib;
   ia.bind(out, &a);
@@ -276,7 +260,7 @@ void expect_lowered_configs_correct(const std::string& op, std::vector<int64_t> 
       ASSERT_EQ(run(task.lower(cfg, lower::LowerStage::Scheduled)), 0);
     }
     LoweredFunc f = task.lower(cfg);
-    EXPECT_EQ(count(f.body).vector_fors, 0) << "vectorized/unrolled loops must not survive the passes";
+    EXPECT_EQ(count_nodes(f.body).vector_fors, 0) << "vectorized/unrolled loops must not survive the passes";
     int bad = run(f);
     EXPECT_EQ(bad, 0) << to_string(f);
     if (bad) return;  // one listing is enough
@@ -297,7 +281,7 @@ TEST(PassesDense, EpilogueVariantsMatchReference) {
 TEST(PassesDense, NoBranchWhenTilesDivide) {
   compiler::Task task({"dense", {64, 64, 64}}, codegen::host_target());
   LoweredFunc f = task.lower(task.parse_config(R"({"mr":4,"nr":16})"));
-  Counts c = count(f.body);
+  IrCounts c = count_nodes(f.body);
   EXPECT_EQ(c.ifs, 0) << to_string(f);
   EXPECT_GT(c.ramps, 0) << to_string(f);
 }
@@ -317,7 +301,7 @@ TEST(PassesDense, MainPartOfOddShapeIsBranchFree) {
   } finder;
   finder.visit(f.body);
   ASSERT_TRUE(finder.main) << to_string(f);
-  Counts c = count(finder.main->body);
+  IrCounts c = count_nodes(finder.main->body);
   EXPECT_EQ(c.ifs, 0) << to_string(f);
   EXPECT_GT(c.ramps, 0) << to_string(f);
   EXPECT_EQ(c.fors, 1) << "only the k loop should remain inside the main column loop\n" << to_string(f);
@@ -330,7 +314,7 @@ TEST(PassesDense, SimplifyShrinksTheNestAndIsIdempotent) {
   auto cfg = task.parse_config(R"({"mr":6,"nr":32,"pack_b":true,"unroll_k":4,"mb":2,"parallel":true})");
   LoweredFunc raw = task.lower(cfg, lower::LowerStage::Scheduled);
   Stmt once = passes::simplify(raw.body);
-  const Counts before = count(raw.body), after = count(once);
+  const IrCounts before = count_nodes(raw.body), after = count_nodes(once);
   EXPECT_LE(after.fors, before.fors) << to_string(once);
   EXPECT_LE(after.stores, before.stores) << to_string(once);
   EXPECT_LE(after.ifs, before.ifs) << to_string(once);
