@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "compiler/ir/printer.h"
-#include "compiler/ir/visitor.h"
 #include "compiler/passes/passes.h"
 #include "ir_counts.h"
 #include "ir_interpreter.h"

@@ -12,6 +12,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/model_operators.h"
+#include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
 namespace {
@@ -49,28 +50,14 @@ class BatchMatmul : public Operator {
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
     const int64_t M = s[1], N = s[2], K = s[3];
     const int64_t lanes = std::max(1, t.float32_lanes());
-    auto capped = [](std::vector<int64_t> options, int64_t extent) {
-      std::vector<Json> out;
-      for (int64_t o : options) {
-        out.emplace_back(o);
-        if (o >= extent) break;
-      }
-      return out;
-    };
+    using space::capped_choices, space::index_of_choice;
     // Defaults of about a dozen accumulator vectors: six rows of two vectors where the shape has them.
-    auto index_of = [](const std::vector<Json>& choices, int64_t want) {
-      size_t best = 0;
-      for (size_t i = 0; i < choices.size(); ++i) {
-        if (choices[i].get<int64_t>() <= want) best = i;
-      }
-      return best;
-    };
     space::ConfigSpace cs;
-    auto mr = capped({1, 2, 4, 6, 8}, M);
-    auto nr = capped({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N);
-    auto uk = capped({1, 2, 4, 8}, K);
-    cs.add_knob("mr", mr, index_of(mr, 6), "rows of the register tile of accumulators");
-    cs.add_knob("nr", nr, index_of(nr, 2 * lanes), "columns of the register tile (multiples of the vector width)");
+    auto mr = capped_choices({1, 2, 4, 6, 8}, M);
+    auto nr = capped_choices({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N);
+    auto uk = capped_choices({1, 2, 4, 8}, K);
+    cs.add_knob("mr", mr, index_of_choice(mr, 6), "rows of the register tile of accumulators");
+    cs.add_knob("nr", nr, index_of_choice(nr, 2 * lanes), "columns of the register tile (multiples of the vector width)");
     cs.add_knob("unroll_k", uk, 0, "unroll depth of the k loop inside a tile");
     cs.add_knob("pack_b", {Json(false), Json(true)}, nt_ ? 1 : 0, "pack B into [b][N/nr][K][nr] panels first");
     cs.add_knob("parallel", {Json(false), Json(true)}, flops(s) >= (1 << 20) ? 1 : 0, "run the batch and tile rows on the thread pool");

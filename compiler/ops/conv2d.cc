@@ -13,6 +13,7 @@
 
 #include "compiler/ops/conv2d_shape.h"
 #include "compiler/ops/registry.h"
+#include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
 namespace {
@@ -91,45 +92,26 @@ class Conv2d : public Operator {
   Epilogue epilogue_;
 };
 
-// Choices beyond the extent only repeat a smaller tile with more guarded overhang; keep the
-// smallest such one so small shapes get a small space.
-std::vector<Json> capped(const std::vector<int64_t>& options, int64_t extent) {
-  std::vector<Json> out;
-  for (int64_t o : options) {
-    out.emplace_back(o);
-    if (o >= extent) break;
-  }
-  return out;
-}
-
-size_t index_of(const std::vector<Json>& choices, int64_t wanted) {
-  size_t best = 0;
-  for (size_t i = 0; i < choices.size(); ++i) {
-    if (choices[i].get<int64_t>() <= wanted) best = i;
-  }
-  return best;
-}
-
 space::ConfigSpace Conv2d::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
   const Conv2dShape sh = Conv2dShape::from_vector(s);
   const int64_t lanes = std::max(1, t.float32_lanes());
   space::ConfigSpace cs;
-  auto kb = capped({1, 2, 4, 6, 8, 12, 16}, sh.k);
+  auto kb = space::capped_choices({1, 2, 4, 6, 8, 12, 16}, sh.k);
   // A whole output row as one tile serves the narrow late layers (7, 14 columns) without overhang.
   std::vector<int64_t> widths = {4, 8, lanes, 2 * lanes, 3 * lanes, 4 * lanes};
   if (sh.ow() <= 4 * lanes) widths.push_back(sh.ow());
   std::sort(widths.begin(), widths.end());
-  auto xw = capped(widths, sh.ow());
+  auto xw = space::capped_choices(widths, sh.ow());
   xw.erase(std::unique(xw.begin(), xw.end()), xw.end());
-  const size_t default_xw = index_of(xw, std::min(sh.ow(), 2 * lanes));
+  const size_t default_xw = space::index_of_choice(xw, std::min(sh.ow(), 2 * lanes));
   const int64_t vectors = (xw[default_xw].get<int64_t>() + lanes - 1) / lanes;
   // About 16 accumulator vectors by default. A depthwise tile's channels share no input, so it
   // takes more rows instead.
   const bool depthwise = sh.c_per_group() == 1;
-  cs.add_knob("kb", kb, index_of(kb, depthwise ? 4 : 16 / vectors), "output channels per register tile");
+  cs.add_knob("kb", kb, space::index_of_choice(kb, depthwise ? 4 : 16 / vectors), "output channels per register tile");
   cs.add_knob("xw", xw, default_xw, "output columns per register tile, vectorized (NCHW's contiguous dimension)");
-  auto yt = capped({1, 2, 4}, sh.oh());
-  cs.add_knob("yt", yt, index_of(yt, depthwise ? 2 : 1), "output rows per register tile");
+  auto yt = space::capped_choices({1, 2, 4}, sh.oh());
+  cs.add_knob("yt", yt, space::index_of_choice(yt, depthwise ? 2 : 1), "output rows per register tile");
   cs.add_knob("order", {Json("crs"), Json("rsc")}, 0,
               "reduction loop order in a tile: channels outermost (crs) or kernel taps outermost (rsc)");
   cs.add_knob("unroll_s", {Json(true), Json(false)}, sh.s <= 7 ? 0 : 1, "unroll the kernel-width loop");

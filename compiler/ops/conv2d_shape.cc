@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "compiler/error.h"
+#include "compiler/ops/window_extents.h"
 
 namespace tf::ops {
 
@@ -36,34 +37,20 @@ std::vector<int64_t> Conv2dShape::to_vector() const {
 Conv2dShape Conv2dShape::from_named(const std::map<std::string, int64_t>& named) {
   static const std::vector<std::string> known = {"n",        "c",      "h",       "w",        "k",          "r",        "s", "stride",
                                                  "dilation", "groups", "pad",     "pad_top",  "pad_left",   "pad_bottom", "pad_right"};
-  for (const auto& [name, value] : named) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw CompileError("conv2d shape: unknown extent '" + name + "' (known: " + list + ")");
-    }
-  }
-  auto get = [&](const std::string& name, std::optional<int64_t> fallback) -> int64_t {
-    if (auto it = named.find(name); it != named.end()) return it->second;
-    if (!fallback) throw CompileError("conv2d shape: " + name + "= is missing (e.g. n=1,c=64,h=56,w=56,k=64,r=3,s=3,stride=1,pad=1)");
-    return *fallback;
-  };
+  const NamedExtents e(named, known, "conv2d", "n=1,c=64,h=56,w=56,k=64,r=3,s=3,stride=1,pad=1");
   Conv2dShape s;
-  s.n = get("n", 1);
-  s.c = get("c", std::nullopt);
-  s.h = get("h", std::nullopt);
-  s.w = get("w", std::nullopt);
-  s.k = get("k", std::nullopt);
-  s.r = get("r", std::nullopt);
-  s.s = get("s", std::nullopt);
-  s.stride = get("stride", 1);
-  s.dilation = get("dilation", 1);
-  s.groups = get("groups", 1);
-  const int64_t pad = get("pad", 0);
-  s.pad_top = get("pad_top", pad);
-  s.pad_left = get("pad_left", pad);
-  s.pad_bottom = get("pad_bottom", pad);
-  s.pad_right = get("pad_right", pad);
+  s.n = e.get("n", 1);
+  s.c = e.get("c", std::nullopt);
+  s.h = e.get("h", std::nullopt);
+  s.w = e.get("w", std::nullopt);
+  s.k = e.get("k", std::nullopt);
+  s.r = e.get("r", std::nullopt);
+  s.s = e.get("s", std::nullopt);
+  s.stride = e.get("stride", 1);
+  s.dilation = e.get("dilation", 1);
+  s.groups = e.get("groups", 1);
+  const NamedExtents::Pads pads = e.pads();
+  s.pad_top = pads.top, s.pad_left = pads.left, s.pad_bottom = pads.bottom, s.pad_right = pads.right;
   return s;
 }
 
@@ -71,18 +58,10 @@ void Conv2dShape::check(const std::string& op) const {
   auto fail = [&](const std::string& field, const std::string& why) {
     throw CompileError(op + " shape " + named() + ": " + field + " " + why);
   };
-  const std::vector<std::pair<const char*, int64_t>> positive = {{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"k", k}, {"r", r}, {"s", s},
-                                                                 {"stride", stride}, {"dilation", dilation}, {"groups", groups}};
-  for (const auto& [field, value] : positive) {
-    if (value <= 0) fail(field, "= " + std::to_string(value) + " must be positive");
-    if (value > (int64_t{1} << 24)) fail(field, "= " + std::to_string(value) + " is absurdly large");
-  }
-  const std::vector<std::pair<const char*, int64_t>> pads = {
-      {"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}};
-  for (const auto& [field, value] : pads) {
-    if (value < 0) fail(field, "= " + std::to_string(value) + " must not be negative");
-    if (value > (int64_t{1} << 16)) fail(field, "= " + std::to_string(value) + " is absurdly large");
-  }
+  check_positive_extents({{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"k", k}, {"r", r}, {"s", s},
+                          {"stride", stride}, {"dilation", dilation}, {"groups", groups}}, fail);
+  check_pads({{"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}},
+             int64_t{1} << 16, fail);
   if (c % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide c = " + std::to_string(c));
   if (k % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide k = " + std::to_string(k));
   if (dilation * (r - 1) + 1 > h + pad_top + pad_bottom) {
@@ -101,13 +80,7 @@ std::string Conv2dShape::named() const {
   if (stride != 1) t += ",stride=" + std::to_string(stride);
   if (dilation != 1) t += ",dilation=" + std::to_string(dilation);
   if (groups != 1) t += ",groups=" + std::to_string(groups);
-  if (pad_top == pad_left && pad_top == pad_bottom && pad_top == pad_right) {
-    if (pad_top) t += ",pad=" + std::to_string(pad_top);
-  } else {
-    t += ",pad_top=" + std::to_string(pad_top) + ",pad_left=" + std::to_string(pad_left) + ",pad_bottom=" + std::to_string(pad_bottom) +
-         ",pad_right=" + std::to_string(pad_right);
-  }
-  return t;
+  return t + pads_text(pad_top, pad_left, pad_bottom, pad_right);
 }
 
 void conv2d_reference(const Conv2dShape& sh, const float* input, const float* weight, const Conv2dEpilogue& ep,

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "compiler/ops/registry.h"
+#include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
 namespace {
@@ -45,41 +46,25 @@ class Dense : public Operator {
     const int64_t M = s[0], N = s[1], K = s[2];
     const int64_t lanes = std::max(1, t.float32_lanes());
     space::ConfigSpace cs;
-    // Choices beyond the extent only repeat a smaller tile with more guarded overhang; keep the
-    // smallest such one so tiny shapes still get a small space.
-    auto capped = [](std::vector<int64_t> options, int64_t extent) {
-      std::vector<Json> out;
-      for (int64_t o : options) {
-        out.emplace_back(o);
-        if (o >= extent) break;
-      }
-      return out;
-    };
+    using space::capped_choices, space::index_of_choice;
     // The default is what an untuned model runs: a packed, parallel register tile of 6 x 2 vectors
     // over K blocks of 256 (about 12 accumulators, B panels that stay in L2), not the smallest tile.
-    auto nearest = [](const std::vector<Json>& choices, int64_t preferred) {
-      size_t best = 0;
-      for (size_t i = 0; i < choices.size(); ++i) {
-        if (choices[i].get<int64_t>() <= preferred) best = i;
-      }
-      return best;
-    };
-    const auto mr = capped({1, 2, 3, 4, 6, 8, 12, 16}, M);
-    cs.add_knob("mr", mr, nearest(mr, 6), "rows of the register tile of accumulators");
-    const auto nr = capped({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N);
-    cs.add_knob("nr", nr, nearest(nr, 2 * lanes),
+    const auto mr = capped_choices({1, 2, 3, 4, 6, 8, 12, 16}, M);
+    cs.add_knob("mr", mr, index_of_choice(mr, 6), "rows of the register tile of accumulators");
+    const auto nr = capped_choices({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N);
+    cs.add_knob("nr", nr, index_of_choice(nr, 2 * lanes),
                 "columns of the register tile (multiples of the vector width) and width of a packed B panel");
     std::vector<Json> kc;
     for (int64_t d = 64; d < K; ++d) {
       if (K % d == 0 && d % 16 == 0) kc.emplace_back(d);
     }
     kc.emplace_back(K);
-    cs.add_knob("kc", kc, K > 512 ? nearest(kc, 256) : kc.size() - 1, "depth of a K block accumulated into C (K itself: no K blocking)");
-    const auto mb = capped({1, 2, 4, 8, 16}, M);
-    cs.add_knob("mb", mb, nearest(mb, 4), "register tiles per M cache block");
+    cs.add_knob("kc", kc, K > 512 ? index_of_choice(kc, 256) : kc.size() - 1, "depth of a K block accumulated into C (K itself: no K blocking)");
+    const auto mb = capped_choices({1, 2, 4, 8, 16}, M);
+    cs.add_knob("mb", mb, index_of_choice(mb, 4), "register tiles per M cache block");
     cs.add_knob("order", {Json("mn"), Json("nm")}, 0, "order of the cache-block loops over M and N");
-    const auto unroll = capped({1, 2, 4, 8}, K);
-    cs.add_knob("unroll_k", unroll, nearest(unroll, 4), "unroll depth of the k loop inside a tile");
+    const auto unroll = capped_choices({1, 2, 4, 8}, K);
+    cs.add_knob("unroll_k", unroll, index_of_choice(unroll, 4), "unroll depth of the k loop inside a tile");
     cs.add_knob("vectorize", {Json(true), Json(false)}, 0, "vectorize the tile's columns");
     cs.add_knob("pack_b", {Json(false), Json(true)}, 1, "pack B into [N/nr][K][nr] panels first");
     cs.add_knob("parallel", {Json(false), Json(true)}, 1, "run the outer tile loops on the thread pool");

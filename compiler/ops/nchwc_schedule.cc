@@ -68,14 +68,6 @@ std::vector<Json> ow_tile_choices(int64_t ow) {
   return out;
 }
 
-size_t index_of_choice(const std::vector<Json>& choices, int64_t wanted) {
-  size_t best = 0;
-  for (size_t i = 0; i < choices.size(); ++i) {
-    if (choices[i].get<int64_t>() <= wanted) best = i;
-  }
-  return best;
-}
-
 void add_parallel_knob(space::ConfigSpace& cs, const std::string& default_choice) {
   const std::vector<Json> choices = {Json("y"), Json("nky"), Json("nk"), Json("none")};
   size_t def = 0;

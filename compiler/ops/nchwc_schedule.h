@@ -11,8 +11,11 @@
 #include "compiler/ops/conv2d_shape.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/space/config_space.h"
+#include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
+
+using space::index_of_choice;
 
 // A micro-kernel's accumulators: oc_blocks x oh_tile x ow_tile entries of vectors_per_block vectors.
 struct RegisterTile {
@@ -39,8 +42,6 @@ std::vector<Json> int_choices(const std::vector<int64_t>& options, int64_t exten
 // Output-width tiles for a row of `ow` columns: the usual tile widths up to ow, and the whole row
 // when it is narrower than the widest.
 std::vector<Json> ow_tile_choices(int64_t ow);
-// The choice equal to `wanted`, else the largest below it, else the first.
-size_t index_of_choice(const std::vector<Json>& choices, int64_t wanted);
 
 // "parallel": which of the tile loops (n, channel blocks, output rows) the thread pool shares out.
 // A fused loop cannot be cut by partition_loops, so padded edges keep their selects in every tile

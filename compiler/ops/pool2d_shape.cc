@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "compiler/error.h"
+#include "compiler/ops/window_extents.h"
 
 namespace tf::ops {
 
@@ -31,32 +32,18 @@ std::vector<int64_t> Pool2dShape::to_vector(bool with_count) const {
 Pool2dShape Pool2dShape::from_named(const std::map<std::string, int64_t>& named, bool with_count, const std::string& op) {
   std::vector<std::string> known = names(with_count);
   known.push_back("pad");
-  for (const auto& [name, value] : named) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw CompileError(op + " shape: unknown extent '" + name + "' (known: " + list + ")");
-    }
-  }
-  auto get = [&](const std::string& name, std::optional<int64_t> fallback) -> int64_t {
-    if (auto it = named.find(name); it != named.end()) return it->second;
-    if (!fallback) throw CompileError(op + " shape: " + name + "= is missing (e.g. n=1,c=64,h=112,w=112,r=3,s=3,stride=2,pad=1)");
-    return *fallback;
-  };
+  const NamedExtents e(named, known, op, "n=1,c=64,h=112,w=112,r=3,s=3,stride=2,pad=1");
   Pool2dShape p;
-  p.n = get("n", 1);
-  p.c = get("c", std::nullopt);
-  p.h = get("h", std::nullopt);
-  p.w = get("w", std::nullopt);
-  p.r = get("r", std::nullopt);
-  p.s = get("s", std::nullopt);
-  p.stride = get("stride", 1);
-  const int64_t pad = get("pad", 0);
-  p.pad_top = get("pad_top", pad);
-  p.pad_left = get("pad_left", pad);
-  p.pad_bottom = get("pad_bottom", pad);
-  p.pad_right = get("pad_right", pad);
-  if (with_count) p.count_include_pad = get("count_include_pad", 0);
+  p.n = e.get("n", 1);
+  p.c = e.get("c", std::nullopt);
+  p.h = e.get("h", std::nullopt);
+  p.w = e.get("w", std::nullopt);
+  p.r = e.get("r", std::nullopt);
+  p.s = e.get("s", std::nullopt);
+  p.stride = e.get("stride", 1);
+  const NamedExtents::Pads pads = e.pads();
+  p.pad_top = pads.top, p.pad_left = pads.left, p.pad_bottom = pads.bottom, p.pad_right = pads.right;
+  if (with_count) p.count_include_pad = e.get("count_include_pad", 0);
   return p;
 }
 
@@ -64,17 +51,9 @@ void Pool2dShape::check(const std::string& op, bool with_count) const {
   auto fail = [&](const std::string& field, const std::string& why) {
     throw CompileError(op + " shape " + named(with_count) + ": " + field + " " + why);
   };
-  const std::vector<std::pair<const char*, int64_t>> positive = {{"n", n}, {"c", c}, {"h", h}, {"w", w},
-                                                                 {"r", r}, {"s", s}, {"stride", stride}};
-  for (const auto& [field, value] : positive) {
-    if (value <= 0) fail(field, "= " + std::to_string(value) + " must be positive");
-    if (value > (int64_t{1} << 24)) fail(field, "= " + std::to_string(value) + " is absurdly large");
-  }
-  const std::vector<std::pair<const char*, int64_t>> pads = {
-      {"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}};
-  for (const auto& [field, value] : pads) {
-    if (value < 0) fail(field, "= " + std::to_string(value) + " must not be negative");
-  }
+  check_positive_extents({{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"r", r}, {"s", s}, {"stride", stride}}, fail);
+  check_pads({{"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}},
+             std::nullopt, fail);
   // A window that could sit on padding alone has no input to pool (max of nothing).
   if (pad_top >= r || pad_bottom >= r) fail(pad_top >= r ? "pad_top" : "pad_bottom", "must be smaller than the window height r = " + std::to_string(r));
   if (pad_left >= s || pad_right >= s) fail(pad_left >= s ? "pad_left" : "pad_right", "must be smaller than the window width s = " + std::to_string(s));
@@ -89,12 +68,7 @@ std::string Pool2dShape::named(bool with_count) const {
   std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) + ",w=" + std::to_string(w) +
                   ",r=" + std::to_string(r) + ",s=" + std::to_string(s);
   if (stride != 1) t += ",stride=" + std::to_string(stride);
-  if (pad_top == pad_left && pad_top == pad_bottom && pad_top == pad_right) {
-    if (pad_top) t += ",pad=" + std::to_string(pad_top);
-  } else {
-    t += ",pad_top=" + std::to_string(pad_top) + ",pad_left=" + std::to_string(pad_left) + ",pad_bottom=" + std::to_string(pad_bottom) +
-         ",pad_right=" + std::to_string(pad_right);
-  }
+  t += pads_text(pad_top, pad_left, pad_bottom, pad_right);
   if (with_count && count_include_pad) t += ",count_include_pad=1";
   return t;
 }
