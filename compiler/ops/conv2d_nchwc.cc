@@ -64,13 +64,13 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   space::ConfigSpace cs;
   const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, lanes);
   auto kb = int_choices({1, 2}, sh.k_blocks());
-  cs.add_knob("oc_blocks", kb, index_of_choice(kb, def.oc_blocks),
+  cs.add_knob("oc_blocks", kb, space::index_of_choice(kb, def.oc_blocks),
               "output-channel blocks (of ob) per micro-kernel: each shares one broadcast input value");
   auto ow = ow_tile_choices(c.ow());
-  cs.add_knob("ow_tile", ow, index_of_choice(ow, def.ow_tile), "output columns per micro-kernel (the register tile's width)");
+  cs.add_knob("ow_tile", ow, space::index_of_choice(ow, def.ow_tile), "output columns per micro-kernel (the register tile's width)");
   if (row_tiles) {
     auto oh = int_choices({1, 2, 4}, c.oh());
-    cs.add_knob("oh_tile", oh, index_of_choice(oh, def.oh_tile), "output rows per micro-kernel (1x1 kernels and narrow rows)");
+    cs.add_knob("oh_tile", oh, space::index_of_choice(oh, def.oh_tile), "output rows per micro-kernel (1x1 kernels and narrow rows)");
   }
   if (c.s > 1) {
     // Unrolled, neighbouring taps read the same inputs and LLVM keeps their broadcasts live across

@@ -62,9 +62,9 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   const bool unrolled = c.r * c.s <= 25;
   const int64_t columns = c.ow() <= 16 ? c.ow() : default_ow_tile(c.ow(), rows * vectors_per_block, 8 * vectors_per_block);
   auto ow = ow_tile_choices(c.ow());
-  cs.add_knob("ow_tile", ow, index_of_choice(ow, columns), "output columns per micro-kernel");
+  cs.add_knob("ow_tile", ow, space::index_of_choice(ow, columns), "output columns per micro-kernel");
   auto oh = int_choices({1, 2, 4}, c.oh());
-  cs.add_knob("oh_tile", oh, index_of_choice(oh, rows), "output rows per micro-kernel");
+  cs.add_knob("oh_tile", oh, space::index_of_choice(oh, rows), "output rows per micro-kernel");
   cs.add_knob("unroll_kernel", {Json(true), Json(false)}, unrolled ? 0 : 1,
               "unroll the kernel taps, so neighbouring taps share the input vectors they load");
   if (c.padded()) {

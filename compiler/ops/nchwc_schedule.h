@@ -15,8 +15,6 @@
 
 namespace tf::ops {
 
-using space::index_of_choice;
-
 // A micro-kernel's accumulators: oc_blocks x oh_tile x ow_tile entries of vectors_per_block vectors.
 struct RegisterTile {
   int64_t oc_blocks = 1, oh_tile = 1, ow_tile = 1;
