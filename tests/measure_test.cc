@@ -13,6 +13,7 @@
 #include "db/database.h"
 #include "runtime/measure_worker.h"
 #include "runtime/random_fill.h"
+#include "tuner/features.h"
 #include "tuner/tune_job.h"
 #include "tests/test_kernels.h"
 
@@ -68,6 +69,36 @@ TEST(Measure, EveryOutcomeIsClassifiedAndTheWorkerSurvives) {
   auto again = worker.measure(lib, "tf_ok", quick());
   EXPECT_EQ(again.status, runtime::MeasureStatus::Ok) << again.error;
   EXPECT_GE(worker.restarts(), restarts_before + 2);
+}
+
+// The db keeps one cost model per op and target; a conv whose loop nest gives rows of another
+// length must retrain from the history, not hand the stored model rows it would misread (XGBoost
+// refuses them, and the job died).
+TEST(TuneJob, AStoredModelOfAnotherLoopNestIsRetrainedNotMisread) {
+  const std::string path = "/tmp/tf-tune-job-model-test.db";
+  std::remove(path.c_str());
+  const auto target = codegen::host_target();
+  compiler::Task first({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=16,h=9,w=9,k=16,r=3,s=3,pad=1")}, target);
+  compiler::Task second({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=32,h=14,w=14,k=32,r=1,s=1,stride=2")}, target);
+  const auto rows_of = [](const compiler::Task& t) { return tuner::candidate_features(t, t.space().default_config()).size(); };
+  ASSERT_NE(rows_of(first), rows_of(second)) << "the test needs two loop nests of different feature lengths";
+  // XGBoost reads shorter rows than a model's and refuses longer ones: store the shorter model first.
+  const bool swap = rows_of(first) > rows_of(second);
+  const compiler::Task& shorter = swap ? second : first;
+  const compiler::Task& longer = swap ? first : second;
+  tuner::TuneOptions opts;
+  opts.tuner = "xgb";
+  opts.trials = 24;
+  opts.batch = 8;
+  opts.worker_path = TF_MEASURE_WORKER;
+  opts.measure = quick();
+  db::Database database(path);
+  auto a = tuner::tune(shorter, opts, &database, {});
+  ASSERT_TRUE(a.best.has_value());
+  auto b = tuner::tune(longer, opts, &database, {});
+  EXPECT_EQ(b.trials, 24);
+  EXPECT_TRUE(b.best.has_value());
+  std::remove(path.c_str());
 }
 
 TEST(TuneJob, RecordsEveryTrialAndFindsAPassingBest) {

@@ -85,7 +85,7 @@ std::string start_from_history(const compiler::Task& task, const TuneOptions& op
   if (!db) return source;
   if (auto stored = db->load_model(task.workload().op, task.target().str(), opts.device_key, kFeatureVersion)) {
     try {
-      xgb.model().load(stored->bytes);
+      xgb.model().load(stored->bytes, static_cast<int>(candidate_features(task, task.space().default_config()).size()));
     } catch (const std::exception&) {
       // A model XGBoost cannot read is retrained from the history instead.
     }

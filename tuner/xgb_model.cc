@@ -82,12 +82,25 @@ std::vector<uint8_t> XgbModel::save() const {
   return std::vector<uint8_t>(data, data + n);
 }
 
-void XgbModel::load(const std::vector<uint8_t>& bytes) {
+int XgbModel::num_features() const {
+  if (!booster_) return 0;
+  bst_ulong n = 0;
+  check(XGBoosterGetNumFeature(booster_, &n), "number of features");
+  return static_cast<int>(n);
+}
+
+void XgbModel::load(const std::vector<uint8_t>& bytes, int expected_features) {
   BoosterHandle b = make_booster(nullptr, 0);
   if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0) {
     std::string err = XGBGetLastError();
     XGBoosterFree(b);
     throw std::runtime_error("xgboost load: " + err);
+  }
+  bst_ulong n = 0;
+  if (expected_features >= 0 && (XGBoosterGetNumFeature(b, &n) != 0 || static_cast<int>(n) != expected_features)) {
+    XGBoosterFree(b);
+    throw std::runtime_error("xgboost load: the model reads " + std::to_string(n) + " features, this workload has " +
+                             std::to_string(expected_features));
   }
   if (booster_) XGBoosterFree(booster_);
   booster_ = b;

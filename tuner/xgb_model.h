@@ -24,7 +24,10 @@ class XgbModel {
   bool trained() const { return booster_ != nullptr; }
 
   std::vector<uint8_t> save() const;           // XGBoost's JSON model format
-  void load(const std::vector<uint8_t>& bytes);  // throws on a bad model
+  // Throws on a bad model, and on one trained on rows of another length than `expected_features`
+  // (when given): a model of another workload's loop nest would misread every row.
+  void load(const std::vector<uint8_t>& bytes, int expected_features = -1);
+  int num_features() const;  // of the trained or loaded model; 0 when there is none
 
  private:
   void* booster_ = nullptr;

@@ -51,6 +51,9 @@ int64_t XgbTuner::batch_limit() const {
 }
 
 void XgbTuner::retrain() {
+  // The row length is this workload's: priors of other shapes whose loop nests give other lengths
+  // are left out, never the other way round.
+  if (num_features_ == 0 && space_.size() > 0) features_of(0);
   const bool use_priors = observed_.size() < kPriorUntil;
   if (observed_.size() + (use_priors ? prior_count_ : 0) < kWarmup) return;
   if (model_.trained() && observed_.size() == trained_on_) return;
