@@ -11,6 +11,7 @@
 #include "compiler/ops/nchwc_shape.h"
 #include "runtime/thread_pool.h"
 #include "tests/config_check.h"
+#include "tests/conv2d_layers.h"
 
 namespace tf {
 namespace {
@@ -22,30 +23,19 @@ class NchwcSpace : public ::testing::Test {
   void SetUp() override { runtime::set_num_threads(2); }
 };
 
+using testing_support::kMobilenetDepthwiseLayers;
+using testing_support::kResnet18Layers;
+
 // ResNet-18's layers at batch 1: the default config and one random one each (their double
 // references dominate the run time on a 2-core machine).
-const std::vector<std::string> kResnetLayers = {
-    "c=3,h=224,w=224,k=64,r=7,s=7,stride=2,pad=3",   "c=64,h=56,w=56,k=64,r=3,s=3,pad=1",
-    "c=64,h=56,w=56,k=64,r=1,s=1",                    "c=64,h=56,w=56,k=128,r=3,s=3,stride=2,pad=1",
-    "c=64,h=56,w=56,k=128,r=1,s=1,stride=2",          "c=128,h=28,w=28,k=128,r=3,s=3,pad=1",
-    "c=128,h=28,w=28,k=256,r=3,s=3,stride=2,pad=1",   "c=128,h=28,w=28,k=256,r=1,s=1,stride=2",
-    "c=256,h=14,w=14,k=256,r=3,s=3,pad=1",            "c=256,h=14,w=14,k=512,r=3,s=3,stride=2,pad=1",
-    "c=256,h=14,w=14,k=512,r=1,s=1,stride=2",         "c=512,h=7,w=7,k=512,r=3,s=3,pad=1",
-};
-const std::vector<std::string> kMobilenetDepthwise = {
-    "c=32,h=112,w=112,k=32,r=3,s=3,pad=1,groups=32",
-    "c=64,h=112,w=112,k=64,r=3,s=3,stride=2,pad=1,groups=64",
-    "c=512,h=14,w=14,k=512,r=3,s=3,pad=1,groups=512",
-};
-
 TEST_F(NchwcSpace, ResnetLayers) {
   uint64_t seed = 200;
-  for (const auto& layer : kResnetLayers) expect_configs_correct("conv2d_nchwc", layer + ",ib=16,ob=16", 1, ++seed, false);
+  for (const auto& layer : kResnet18Layers) expect_configs_correct("conv2d_nchwc", layer + ",ib=16,ob=16", 1, ++seed, false);
 }
 
 TEST_F(NchwcSpace, MobilenetDepthwiseLayers) {
   uint64_t seed = 300;
-  for (const auto& layer : kMobilenetDepthwise) expect_configs_correct("depthwise_nchwc", layer + ",b=16", 3, ++seed, false);
+  for (const auto& layer : kMobilenetDepthwiseLayers) expect_configs_correct("depthwise_nchwc", layer + ",b=16", 3, ++seed, false);
 }
 
 TEST_F(NchwcSpace, ConvOddShapes) {

@@ -10,6 +10,7 @@
 #include "compiler/ops/conv2d_shape.h"
 #include "runtime/thread_pool.h"
 #include "tests/config_check.h"
+#include "tests/conv2d_layers.h"
 
 namespace tf {
 namespace {
@@ -23,20 +24,15 @@ class Conv2dSpace : public ::testing::Test {
 
 // The layers of ../shared/workloads/conv2d.json (ResNet-18 and MobileNet depthwise, batch 1). They
 // are big for a 2-core CI machine: the default config and two random ones each.
-const std::vector<std::string> kBenchLayers = {
-    "c=3,h=224,w=224,k=64,r=7,s=7,stride=2,pad=3",   "c=64,h=56,w=56,k=64,r=3,s=3,pad=1",
-    "c=64,h=56,w=56,k=64,r=1,s=1",                    "c=64,h=56,w=56,k=128,r=3,s=3,stride=2,pad=1",
-    "c=64,h=56,w=56,k=128,r=1,s=1,stride=2",          "c=128,h=28,w=28,k=128,r=3,s=3,pad=1",
-    "c=128,h=28,w=28,k=256,r=3,s=3,stride=2,pad=1",   "c=128,h=28,w=28,k=256,r=1,s=1,stride=2",
-    "c=256,h=14,w=14,k=256,r=3,s=3,pad=1",            "c=256,h=14,w=14,k=512,r=3,s=3,stride=2,pad=1",
-    "c=256,h=14,w=14,k=512,r=1,s=1,stride=2",         "c=512,h=7,w=7,k=512,r=3,s=3,pad=1",
-    "c=32,h=112,w=112,k=32,r=3,s=3,pad=1,groups=32",  "c=64,h=112,w=112,k=64,r=3,s=3,stride=2,pad=1,groups=64",
-    "c=512,h=14,w=14,k=512,r=3,s=3,pad=1,groups=512",
-};
+std::vector<std::string> bench_layers() {
+  std::vector<std::string> all = testing_support::kResnet18Layers;
+  all.insert(all.end(), testing_support::kMobilenetDepthwiseLayers.begin(), testing_support::kMobilenetDepthwiseLayers.end());
+  return all;
+}
 
 TEST_F(Conv2dSpace, BenchmarkLayers) {
   uint64_t seed = 100;
-  for (const auto& layer : kBenchLayers) expect_configs_correct("conv2d", layer, 2, ++seed, false);
+  for (const auto& layer : bench_layers()) expect_configs_correct("conv2d", layer, 2, ++seed, false);
 }
 
 TEST_F(Conv2dSpace, PrimeChannels) { expect_configs_correct("conv2d", "c=7,h=11,w=13,k=11,r=3,s=3,pad=1", 40, 1); }
