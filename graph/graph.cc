@@ -4,16 +4,13 @@
 #include <set>
 
 #include "compiler/error.h"
+#include "compiler/ops/operator.h"
 
 namespace tf::graph {
 
 const char* dtype_name(DType t) { return t == DType::Float32 ? "float32" : "int64"; }
 
-int64_t element_count(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
+int64_t element_count(const Shape& s) { return ops::element_count(s); }
 
 std::string shape_str(const Shape& s) {
   std::string t = "[";

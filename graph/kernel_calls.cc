@@ -48,10 +48,9 @@ std::vector<std::string> with_output(std::vector<std::string> inputs, const Node
   return inputs;
 }
 
+// The extents before the last `drop_last` ones, multiplied: the rows a kernel sees.
 int64_t leading_product(const Shape& s, size_t drop_last) {
-  int64_t p = 1;
-  for (size_t i = 0; i + drop_last < s.size(); ++i) p *= s[i];
-  return p;
+  return element_count(Shape(s.begin(), s.end() - static_cast<std::ptrdiff_t>(std::min(drop_last, s.size()))));
 }
 
 // conv2d* and dense* from fuse_epilogues: the workload node_kernel() gives. A dense of two computed

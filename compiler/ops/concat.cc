@@ -87,9 +87,7 @@ class Concat : public Operator {
     return t;
   }
   int64_t flops(const std::vector<int64_t>& s) const override {
-    int64_t n = 1;
-    for (int64_t d : output_shape(s)) n *= d;
-    return n;  // elements moved
+    return element_count(output_shape(s));  // elements moved
   }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     std::vector<std::vector<int64_t>> in;

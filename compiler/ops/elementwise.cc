@@ -83,9 +83,7 @@ std::string ElementwiseOperator::shape_text(const std::vector<int64_t>& s) const
 }
 
 int64_t ElementwiseOperator::flops(const std::vector<int64_t>& s) const {
-  int64_t n = 1;
-  for (int64_t d : output_shape(s)) n *= d;
-  return n * std::max<int64_t>(1, count_ops(*expr_));
+  return element_count(output_shape(s)) * std::max<int64_t>(1, count_ops(*expr_));
 }
 
 space::ConfigSpace ElementwiseOperator::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {

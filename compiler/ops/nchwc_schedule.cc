@@ -114,9 +114,12 @@ te::Tensor padded_copy(const te::Tensor& data, const Conv2dShape& c, const Padde
 }
 
 void schedule_padded_copy(schedule::Stage& st, const std::string& parallel, int64_t block, int64_t lanes) {
-  ir::IterVar nc = st.fuse(st.axis(0), st.axis(1));
-  if (parallel != "none") st.parallel(nc);
-  if (lanes > 1 && block <= lanes) st.vectorize(st.axis(4));
+  // Rows, not just (n, channel blocks): a first layer's few input channels make one block, and a
+  // copy parallel over blocks alone would run on one thread.
+  const ir::IterVar lane = st.axis(4);
+  const ir::IterVar rows = st.fuse(st.fuse(st.axis(0), st.axis(1)), st.axis(2));
+  if (parallel != "none") st.parallel(rows);
+  if (lanes > 1 && block <= lanes) st.vectorize(lane);
 }
 
 NchwcInput nchwc_input(const te::Tensor& data, const Conv2dShape& c, bool copy) {

@@ -79,6 +79,9 @@ void check_workload(const Workload& w);
 // The same for an operator that need not be in the registry.
 void check_workload(const Operator& op, const std::vector<int64_t>& shape);
 
+// The number of elements of a tensor of these extents (1 for a scalar).
+int64_t element_count(const std::vector<int64_t>& extents);
+
 // A shape as typed: comma-separated extents in shape_names() order ("512,512,512") or named ones
 // ("n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1"); the op decides defaults. Throws CompileError.
 std::vector<int64_t> parse_shape(const std::string& op, const std::string& text);

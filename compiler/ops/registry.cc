@@ -168,4 +168,10 @@ std::vector<int64_t> parse_shape(const std::string& op_name, const std::string& 
   return op.shape_from_named(values);
 }
 
+int64_t element_count(const std::vector<int64_t>& extents) {
+  int64_t n = 1;
+  for (int64_t d : extents) n *= d;
+  return n;
+}
+
 }  // namespace tf::ops

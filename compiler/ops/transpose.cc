@@ -71,9 +71,7 @@ class Transpose : public Operator {
     return t;
   }
   int64_t flops(const std::vector<int64_t>& s) const override {
-    int64_t n = 1;
-    for (int64_t d : output_shape(s)) n *= d;
-    return n;  // elements moved
+    return element_count(output_shape(s));  // elements moved
   }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     return {std::vector<int64_t>(s.begin() + 1, s.begin() + 1 + s[0])};
