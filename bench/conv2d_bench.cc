@@ -249,6 +249,7 @@ class Conv2dBench {
       if (auto best = tuned_db_->best(v.op, task.workload().shape, task.target().str(), key)) {
         t.config = best->config;
         t.gflops_in_job = static_cast<double>(task.op().flops(task.workload().shape)) / best->mean_s() * 1e-9;
+        if (best->job_id) note_tuning_job(w, *best->job_id, t);
       } else {
         add_skipped(w, v, threads, "no tuned config for device key " + key + " and target " + task.target().str() + " in " + o_.tuned_db);
       }
@@ -284,6 +285,17 @@ class Conv2dBench {
     }
     if (w.model() == "resnet18" && w.shape.r == 3 && w.shape.s == 3) targets_in_.resnet18_3x3_trials_per_min.push_back(t.trials_per_min);
     return t;
+  }
+
+  // The tuning job that found a config read from a db: its trials and how long it ran, as the db
+  // recorded them (first to last write of the job).
+  void note_tuning_job(const Conv2dWorkload& w, int64_t job_id, Tuned& t) {
+    const auto job = tuned_db_->job(job_id);
+    if (!job) return;
+    t.trials = static_cast<int64_t>(tuned_db_->job_measurements(job_id).size());
+    t.seconds = static_cast<double>(job->updated_ms - job->created_ms) / 1000;
+    t.trials_per_min = t.seconds > 0 ? static_cast<double>(t.trials) * 60 / t.seconds : 0;
+    if (w.model() == "resnet18" && w.shape.r == 3 && w.shape.s == 3) targets_in_.resnet18_3x3_trials_per_min.push_back(t.trials_per_min);
   }
 
   std::pair<double, std::string> measure_onednn(const Conv2dWorkload& w, int threads) {

@@ -1,9 +1,10 @@
-// The models benchmark: ResNet-18, MobileNetV2 and the BERT-base layer built with default configs,
-// timed as `tunefarm model bench` times them (runtime/model/timing.h) against ONNX Runtime's CPU
-// build (bench/ort/ort_run.js) on the same inputs, at the same thread count, in the same run and
-// interleaved: rounds of ours, then ORT's. Prints a markdown table and writes
-// bench/results/NAME.json. With default schedules there is no speed target yet: the ratios are
-// reported; the target is that every output agrees with ORT's within 1e-3.
+// The models benchmark: ResNet-18, MobileNetV2 and the BERT-base layer timed as `tunefarm model
+// bench` times them (runtime/model/timing.h) against ONNX Runtime's CPU build (bench/ort/ort_run.js)
+// on the same inputs, at the same thread count, in the same run and interleaved: rounds of ours,
+// then ORT's. Built with default configs, and with --tune N after tuning each model's kernels as one
+// job of N trials at each thread count (as `tunefarm model tune` does); --compare-schedulers MODEL
+// tunes one model twice from empty dbs, with the gradient and the even scheduler, and plots latency
+// against trials. Prints a markdown table and writes bench/results/NAME.json.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,8 +16,11 @@
 #include <memory>
 
 #include "bench/bench_util.h"
+#include "bench/model_tuning.h"
 #include "bench/ort_peer.h"
+#include "bench/scheduler_compare.h"
 #include "compiler/codegen/target.h"
+#include "db/database.h"
 #include "graph/build.h"
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
@@ -42,6 +46,12 @@ struct Options {
   std::string models_dir = TF_MODELS_DIR, name = "models", target = "llvm -mcpu=native";
   std::string lock_file = tf::runtime::MeasureOptions{}.timing_lock;
   int runs = 20, rounds = 2;
+  int64_t tune = 0;  // trials per model and thread count; 0: default configs only
+  std::string db = std::string(TF_BINARY_DIR) + "/models-tuning.db";
+  double tune_min_ms = 10;
+  std::string compare_schedulers;  // a model name: gradient vs even on it
+  int compare_threads = 1;
+  int64_t checkpoint = 200;
   bool no_save = false;
 };
 
@@ -52,12 +62,12 @@ struct Built {
   std::map<std::string, std::vector<float>> outputs;  // ours, on those inputs
 };
 
-Built build(const std::string& onnx, const Options& o, const std::string& dir) {
+// The model built with the db's best configs for `threads` (defaults without a db), its random
+// inputs written for ORT, and our outputs on them.
+Built build(const tf::graph::Graph& planned, const Options& o, const std::string& dir, int threads, tf::db::Database* db) {
   const auto start = std::chrono::steady_clock::now();
-  tf::graph::BuildOptions options;
-  options.target = tf::codegen::parse_target(o.target);
   Built b;
-  b.exec = std::make_unique<model::Executor>(tf::graph::build_model(tf::graph::plan_graph(tf::graph::import_onnx_file(onnx)), options));
+  b.exec = build_from_db(planned, o.target, threads, db);
   b.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto inputs = model::fill_random_inputs(*b.exec);
   for (const auto& in : b.exec->inputs()) {
@@ -114,27 +124,134 @@ Json time_model_against_ort(Built& b, const std::string& onnx, int threads, cons
 }
 
 void print_table(const Json& rows) {
-  std::printf("\n| model | threads | tunefarm min / median ms | ORT min / median ms | ratio (median) | peak activations MiB | build s | max rel diff |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("\n| model | threads | configs | tunefarm min / median ms | ORT min / median ms | ratio (median) | peak activations MiB | build s | max rel diff |\n");
+  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
+    if (r.value("what", "model") != "model") continue;
     if (r.contains("error")) {
-      std::printf("| %s | | build failed: %s | | | | | |\n", r["model"].get<std::string>().c_str(), r["error"].get<std::string>().c_str());
+      std::printf("| %s | | | failed: %s | | | | | |\n", r["model"].get<std::string>().c_str(), r["error"].get<std::string>().c_str());
       continue;
     }
-    std::printf("| %s | %d | %.2f / %.2f | %.2f / %.2f | %.2f | %.1f | %.1f | %.2g |\n", r["model"].get<std::string>().c_str(),
-                r["threads"].get<int>(), r["tunefarm"]["min_ms"].get<double>(), r["tunefarm"]["median_ms"].get<double>(),
+    std::string configs = r["configs"].get<std::string>();
+    if (r.contains("trials")) configs += " (" + std::to_string(r["trials"].get<int64_t>()) + " trials)";
+    std::printf("| %s | %d | %s | %.2f / %.2f | %.2f / %.2f | %.2f | %.1f | %.1f | %.2g |\n", r["model"].get<std::string>().c_str(),
+                r["threads"].get<int>(), configs.c_str(), r["tunefarm"]["min_ms"].get<double>(), r["tunefarm"]["median_ms"].get<double>(),
                 r["onnxruntime"]["min_ms"].get<double>(), r["onnxruntime"]["median_ms"].get<double>(), r["ratio_median"].get<double>(),
                 r["peak_activation_bytes"].get<double>() / 1048576.0, r["build_s"].get<double>(), r["max_relative_difference"].get<double>());
   }
 }
 
+// Our median latency of a built model, under the host lock: what the scheduler comparison plots.
+double median_ms(model::Executor& exec, const Options& o) {
+  tf::runtime::HostLock lock(o.lock_file);
+  model::fill_random_inputs(exec);
+  return model::time_model(exec, 0, 0.5, 5).median_ms();
+}
+
+class ModelsBench {
+ public:
+  explicit ModelsBench(const Options& o) : o_(o), work_(std::filesystem::temp_directory_path().string() + "/models_bench_" + std::to_string(::getpid())) {
+    if (o.tune > 0) db_ = std::make_unique<tf::db::Database>(o.db);
+  }
+  ~ModelsBench() { std::filesystem::remove_all(work_); }
+
+  void run_model(const std::string& name) {
+    const std::string onnx = o_.models_dir + "/" + name + ".onnx", dir = work_ + "/" + name;
+    std::filesystem::create_directories(dir);
+    std::fprintf(stderr, "models_bench: %s\n", name.c_str());
+    double worst = 0;
+    try {
+      const tf::graph::Graph planned = tf::graph::plan_graph(tf::graph::import_onnx_file(onnx));
+      Built defaults = build(planned, o_, dir, 1, nullptr);
+      for (const auto& t : split(o_.threads)) {
+        const int threads = std::stoi(t);
+        worst = std::max(worst, timed_row(defaults, onnx, dir, name, threads, "default", Json::object()));
+        if (o_.tune <= 0) continue;
+        ModelTuneSettings s;
+        s.target = o_.target;
+        s.threads = threads;
+        s.trials = o_.tune;
+        s.min_repeat_ms = o_.tune_min_ms;
+        std::fprintf(stderr, "models_bench: tuning %s at %d thread(s): %lld trials, gradient scheduler, into %s\n", name.c_str(), threads,
+                     static_cast<long long>(o_.tune), o_.db.c_str());
+        const ModelTuneRun tuned = tune_model_tasks(planned, s, *db_);
+        Built b = build(planned, o_, dir, threads, db_.get());
+        const Json extra = {{"trials", tuned.trials}, {"tuning_seconds", tuned.seconds}, {"estimated_ms", tuned.estimated_ms}};
+        worst = std::max(worst, timed_row(b, onnx, dir, name, threads, "tuned", extra));
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "models_bench: %s: %s\n", name.c_str(), e.what());
+      rows_.push_back(Json{{"what", "model"}, {"model", name}, {"error", e.what()}});
+      worst = INFINITY;
+    }
+    targets_.add(name + ": outputs agree with ONNX Runtime (max|a-b|/max|b|)", worst, "<= 1e-3", worst <= kAgreement);
+  }
+
+  void compare(const std::string& name) {
+    SchedulerComparison c;
+    c.model = name;
+    c.threads = o_.compare_threads;
+    c.trials = o_.tune > 0 ? o_.tune : 2000;
+    c.checkpoint = o_.checkpoint;
+    c.target = o_.target;
+    c.min_repeat_ms = o_.tune_min_ms;
+    c.work_dir = work_ + "/schedulers";
+    c.svg_path = std::string(TF_SOURCE_DIR) + "/bench/results/" + o_.name + "-schedulers.svg";
+    const tf::graph::Graph planned = tf::graph::plan_graph(tf::graph::import_onnx_file(o_.models_dir + "/" + name + ".onnx"));
+    tf::runtime::set_num_threads(c.threads);
+    compare_schedulers(planned, c, [this](model::Executor& e) { return median_ms(e, o_); }, rows_, targets_);
+  }
+
+  void finish() {
+    print_table(rows_);
+    if (!o_.no_save) write_results(o_.name, tf::codegen::parse_target(o_.target).str(), rows_, targets_);
+  }
+
+ private:
+  // Times one build against ORT and adds its row; returns its disagreement with ORT.
+  double timed_row(Built& b, const std::string& onnx, const std::string& dir, const std::string& name, int threads,
+                   const std::string& configs, const Json& extra) {
+    std::fprintf(stderr, "models_bench: timing %s (%s configs) at %d thread(s)\n", name.c_str(), configs.c_str(), threads);
+    Json row = time_model_against_ort(b, onnx, threads, o_, dir);
+    row["what"] = "model";
+    row["model"] = name;
+    row["configs"] = configs;
+    row["peak_activation_bytes"] = b.exec->arena_bytes();
+    row["build_s"] = b.build_s;
+    for (const auto& [k, v] : extra.items()) row[k] = v;
+    const double ratio = row["ratio_median"].get<double>();
+    const std::string what = name + " " + std::to_string(threads) + "-thread latency / ONNX Runtime's (median), " + configs + " configs";
+    // Tuned within the 2000-trial budget, the CNNs are to run within 1.1x of ORT; the rest is reported.
+    if (configs == "tuned" && name != "bert_layer" && o_.tune <= 2000) targets_.add(what, ratio, "<= 1.1", ratio <= 1.1);
+    else targets_.report(what, ratio);
+    rows_.push_back(row);
+    return row["max_relative_difference"].get<double>();
+  }
+
+  const Options& o_;
+  const std::string work_;
+  std::unique_ptr<tf::db::Database> db_;
+  Json rows_ = Json::array();
+  Targets targets_;
+};
+
 int run(int argc, char** argv) {
   Options o;
-  auto app = tf::make_app("models_bench", "Time whole models (default configs) against ONNX Runtime on the same inputs.");
+  auto app = tf::make_app("models_bench", "Time whole models (default and tuned configs) against ONNX Runtime on the same inputs.");
   app->add_option("--models", o.models, "model names in --models-dir (NAME.onnx)")->type_name("LIST");
   app->add_option("--threads", o.threads, "thread counts")->type_name("LIST");
   app->add_option("--runs", o.runs, "timed runs per model, thread count and runtime")->check(CLI::Range(1, 100000));
   app->add_option("--rounds", o.rounds, "our runs and ORT's alternate in this many rounds")->check(CLI::Range(1, 1000));
+  app->add_option("--tune", o.tune, "tune each model's kernels as one job of N trials per thread count first (0: defaults only)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+  app->add_option("--db", o.db, "where tuning records go (delete it for a cold start)")->type_name("PATH");
+  app->add_option("--tune-min-ms", o.tune_min_ms, "each timing of a tuning trial lasts at least this long")->check(CLI::Range(0.1, 10000.0));
+  app->add_option("--compare-schedulers", o.compare_schedulers, "tune this model from empty dbs with the gradient and the even "
+                                                                "scheduler (--tune trials, default 2000) and plot both")
+      ->type_name("MODEL");
+  app->add_option("--compare-threads", o.compare_threads, "the thread count of the scheduler comparison")->check(CLI::Range(1, 1024));
+  app->add_option("--checkpoint", o.checkpoint, "the comparison builds and times the model every N trials")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   app->add_option("--models-dir", o.models_dir, "where the .onnx files are (scripts/make-models.py)")->type_name("DIR");
   app->add_option("--target", o.target, "target string")->type_name("TARGET");
   app->add_option("--lock-file", o.lock_file, "the host-wide timing lock boards and tuning jobs share")->type_name("PATH");
@@ -143,38 +260,10 @@ int run(int argc, char** argv) {
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;
   if (const std::string problem = ort_setup_problem(); !problem.empty()) throw std::runtime_error(problem);
 
-  const std::string work = std::filesystem::temp_directory_path().string() + "/models_bench_" + std::to_string(::getpid());
-  Json rows = Json::array();
-  Targets targets;
-  for (const auto& name : split(o.models)) {
-    const std::string onnx = o.models_dir + "/" + name + ".onnx", dir = work + "/" + name;
-    std::filesystem::create_directories(dir);
-    std::fprintf(stderr, "models_bench: building %s\n", name.c_str());
-    Built b;
-    try {
-      b = build(onnx, o, dir);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "models_bench: %s: %s\n", name.c_str(), e.what());
-      rows.push_back(Json{{"model", name}, {"error", e.what()}});
-      targets.add(name + ": outputs agree with ONNX Runtime (max|a-b|/max|b|)", INFINITY, "<= 1e-3", false);
-      continue;
-    }
-    double worst = 0;
-    for (const auto& t : split(o.threads)) {
-      std::fprintf(stderr, "models_bench: timing %s at %s thread(s)\n", name.c_str(), t.c_str());
-      Json row = time_model_against_ort(b, onnx, std::stoi(t), o, dir);
-      row["model"] = name;
-      row["peak_activation_bytes"] = b.exec->arena_bytes();
-      row["build_s"] = b.build_s;
-      worst = std::max(worst, row["max_relative_difference"].get<double>());
-      targets.report(name + " " + t + "-thread latency / ONNX Runtime's (median)", row["ratio_median"].get<double>());
-      rows.push_back(row);
-    }
-    targets.add(name + ": outputs agree with ONNX Runtime (max|a-b|/max|b|)", worst, "<= 1e-3", worst <= kAgreement);
-  }
-  std::filesystem::remove_all(work);
-  print_table(rows);
-  if (!o.no_save) write_results(o.name, tf::codegen::parse_target(o.target).str(), rows, targets);
+  ModelsBench bench(o);
+  for (const auto& name : split(o.models)) bench.run_model(name);
+  if (!o.compare_schedulers.empty()) bench.compare(o.compare_schedulers);
+  bench.finish();
   return 0;
 }
 

@@ -34,6 +34,14 @@ std::string job_line(const v1::Job& j) {
                 fleet::job_state_name(j.state()), j.owner().c_str(), j.spec().device_key().c_str(), j.spec().tuner().c_str(),
                 j.elapsed_s());
   std::string line = buf;
+  if (!j.spec().scheduler().empty()) {
+    int64_t done = 0;
+    for (const auto& p : j.workloads()) done += p.trials_done();
+    std::snprintf(buf, sizeof buf, "  model %s: %lld/%lld trials (%s), estimated %.2f ms", j.spec().model().c_str(),
+                  static_cast<long long>(done), static_cast<long long>(j.spec().trials()), j.spec().scheduler().c_str(),
+                  j.estimated_ms());
+    line += buf;
+  }
   if (j.state() == v1::RUNNING && j.eta_s() > 0) line += "  ETA " + std::to_string(static_cast<int64_t>(j.eta_s())) + " s";
   return line;
 }
@@ -55,49 +63,36 @@ int follow(TrackerClient& client, int64_t id, bool json) {
   int drawn = 0;
   std::map<std::string, std::string> last_printed;  // per workload: its state and trials done
   std::string last_message;
-  grpc::Status s;
-  // A tracker that restarts resumes the job; the watch follows it there, for up to a minute of
-  // absence.
-  for (int attempt = 0;; ++attempt) {
-    auto ctx = client.context(0);
-    v1::GetJobRequest req;
-    req.set_job_id(id);
-    auto reader = client.stub().WatchJob(ctx.get(), req);
-    while (reader->Read(&job)) {
-      any = true;
-      attempt = 0;
-      if (json) {
-        std::printf("%s\n", fleet::job_to_json(job).dump().c_str());
-      } else if (tty) {
-        if (drawn > 0) std::printf("\033[%dA", drawn);
-        drawn = 0;
-        std::printf("\033[2K%s\n", job_line(job).c_str());
+  const grpc::Status s = watch_job(client, id, [&](const v1::Job& snapshot) {
+    job = snapshot;
+    any = true;
+    if (json) {
+      std::printf("%s\n", fleet::job_to_json(job).dump().c_str());
+    } else if (tty) {
+      if (drawn > 0) std::printf("\033[%dA", drawn);
+      drawn = 0;
+      std::printf("\033[2K%s\n", job_line(job).c_str());
+      ++drawn;
+      for (const auto& p : job.workloads()) {
+        std::printf("\033[2K%s\n", workload_line(p).c_str());
         ++drawn;
-        for (const auto& p : job.workloads()) {
-          std::printf("\033[2K%s\n", workload_line(p).c_str());
-          ++drawn;
-        }
-        std::printf("\033[2K  %s\n", job.message().c_str());
-        ++drawn;
-      } else {
-        for (const auto& p : job.workloads()) {
-          const std::string now = p.state() + "/" + std::to_string(p.trials_done());
-          auto& seen = last_printed[p.workload_key()];
-          if (now != seen) std::printf("job %lld %s\n", static_cast<long long>(job.id()), workload_line(p).substr(2).c_str());
-          seen = now;
-        }
-        if (job.message() != last_message && !job.message().empty()) {
-          std::printf("job %lld: %s\n", static_cast<long long>(job.id()), job.message().c_str());
-        }
-        last_message = job.message();
       }
-      std::fflush(stdout);
+      std::printf("\033[2K  %s\n", job.message().c_str());
+      ++drawn;
+    } else {
+      for (const auto& p : job.workloads()) {
+        const std::string now = p.state() + "/" + std::to_string(p.trials_done());
+        auto& seen = last_printed[p.workload_key()];
+        if (now != seen) std::printf("job %lld %s\n", static_cast<long long>(job.id()), workload_line(p).substr(2).c_str());
+        seen = now;
+      }
+      if (job.message() != last_message && !job.message().empty()) {
+        std::printf("job %lld: %s\n", static_cast<long long>(job.id()), job.message().c_str());
+      }
+      last_message = job.message();
     }
-    s = reader->Finish();
-    if (s.error_code() != grpc::StatusCode::UNAVAILABLE || attempt >= 60) break;
-    if (attempt == 0 && !json) std::fprintf(stderr, "tunefarm status: lost the tracker (%s); waiting for it\n", s.error_message().c_str());
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
+    std::fflush(stdout);
+  }, json ? "" : "tunefarm status");
   if (!s.ok()) return client.fail("tunefarm status", s);
   if (!any) return 1;
   if (!json) {

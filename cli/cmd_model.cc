@@ -105,7 +105,8 @@ int inspect_command(const InspectOptions& o) {
 }  // namespace
 
 void add_model(CLI::App& tunefarm, Commands& commands) {
-  CLI::App* model = tunefarm.add_subcommand("model", "whole models: inspect and build an ONNX model; run and time a compiled one (.tfm)");
+  CLI::App* model = tunefarm.add_subcommand("model", "whole models: inspect, tune and build an ONNX model; run and time a compiled one (.tfm)");
+  add_model_tune(*model, commands);
   add_model_build(*model, commands);
   add_model_run(*model, commands);
   model->require_subcommand(1);

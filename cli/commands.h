@@ -43,6 +43,8 @@ void add_model(CLI::App& tunefarm, Commands& commands);
 void add_model_run(CLI::App& model, Commands& commands);
 // `model build` (cmd_model_build.cc): ONNX -> .tfm.
 void add_model_build(CLI::App& model, Commands& commands);
+// `model tune` (cmd_model_tune.cc): a model's kernels as one tuning job.
+void add_model_tune(CLI::App& model, Commands& commands);
 
 struct TrackerArgs;
 // `tunefarm best --key KEY [--tracker HOST:PORT]`, answered by the tracker.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "proto/channel.h"
 #include "proto/tokens.h"
@@ -60,6 +61,27 @@ int TrackerClient::fail(const std::string& cmd, const grpc::Status& s) const {
       std::fprintf(stderr, "%s: the tracker failed: %s\n", cmd.c_str(), s.error_message().c_str());
       return 1;
   }
+}
+
+grpc::Status watch_job(TrackerClient& client, int64_t id, const std::function<void(const v1::Job&)>& on_update,
+                       const std::string& who) {
+  grpc::Status s;
+  for (int attempt = 0;; ++attempt) {
+    auto ctx = client.context(0);
+    v1::GetJobRequest req;
+    req.set_job_id(id);
+    auto reader = client.stub().WatchJob(ctx.get(), req);
+    v1::Job job;
+    while (reader->Read(&job)) {
+      attempt = 0;
+      on_update(job);
+    }
+    s = reader->Finish();
+    if (s.error_code() != grpc::StatusCode::UNAVAILABLE || attempt >= 60) break;
+    if (attempt == 0 && !who.empty()) std::fprintf(stderr, "%s: lost the tracker (%s); waiting for it\n", who.c_str(), s.error_message().c_str());
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  return s;
 }
 
 }  // namespace tf::cli

@@ -3,6 +3,7 @@
 // 1 for everything else).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,5 +38,11 @@ class TrackerClient {
   std::string address_, token_;
   std::unique_ptr<v1::Tuning::Stub> stub_;
 };
+
+// Watches job `id` until it ends, handing every snapshot to `on_update`. A tracker that restarts
+// resumes the job, and the watch follows it there for up to a minute of absence (saying so on
+// stderr as `who`, unless empty). Returns how the watch ended (OK: the job ended).
+grpc::Status watch_job(TrackerClient& client, int64_t id, const std::function<void(const v1::Job&)>& on_update,
+                       const std::string& who);
 
 }  // namespace tf::cli

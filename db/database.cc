@@ -421,6 +421,20 @@ void Database::update_job(int64_t id, const std::string& state, const Json& prog
   t.commit();
 }
 
+bool Database::adopt_job(int64_t id) {
+  const auto j = job(id);  // marks it failed first when its process died
+  if (!j || j->state != "failed") return false;
+  Transaction t(conn_);
+  const ProcessIdentity self = ProcessIdentity::self();
+  Statement s(conn_.handle(),
+              "UPDATE jobs SET state = 'running', updated_ms = ?, process_host = ?, process_pid = ?, process_start = ? "
+              "WHERE id = ? AND state = 'failed'");
+  s.bind(1, now_ms()).bind(2, self.host).bind(3, self.pid).bind(4, self.start).bind(5, id).run();
+  const bool adopted = conn_.changes() == 1;
+  t.commit();
+  return adopted;
+}
+
 std::vector<Job> Database::jobs() { return read_jobs(std::nullopt); }
 
 std::optional<Job> Database::job(int64_t id) {

@@ -117,6 +117,10 @@ class Database {
   // the next reader sees it "failed" with progress.error saying so, and a writer stores that.
   int64_t create_job(const Json& spec, const std::string& owner, const std::string& state = "running");
   void update_job(int64_t id, const std::string& state, const Json& progress);
+  // Takes over a job that failed (its process died, or it ended failed) to run it again in this
+  // process: "running" again, owned by this process. False when it is not failed (a live process
+  // runs it, or it ended otherwise).
+  bool adopt_job(int64_t id);
   std::optional<Job> job(int64_t id);
   // Measurements of one job, oldest first.
   std::vector<Measurement> job_measurements(int64_t job_id);

@@ -68,7 +68,7 @@ v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
 }  // namespace
 
 v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
-  check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure"});
+  check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure", "scheduler", "model"});
   v1::JobSpec spec;
   const Json* workloads = member(v, "workloads");
   if (!workloads) throw SpecError("workloads: missing (a list of {\"op\": ..., \"shape\": [...]})");
@@ -76,7 +76,7 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
   for (size_t i = 0; i < workloads->size(); ++i) {
     const std::string where = "workloads[" + std::to_string(i) + "]";
     const Json& w = (*workloads)[i];
-    check_fields(w, where, {"op", "shape", "dtype"});
+    check_fields(w, where, {"op", "shape", "dtype", "calls"});
     v1::Workload* out = spec.add_workloads();
     const Json* op = member(w, "op");
     if (!op) throw SpecError(where + ".op: missing");
@@ -96,7 +96,16 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
       }
     }
     if (const auto* dt = member(w, "dtype")) out->set_dtype(get_string(*dt, where + ".dtype"));
+    if (const auto* c = member(w, "calls")) {
+      while (spec.calls_size() < static_cast<int>(i)) spec.add_calls(1);
+      spec.add_calls(get_int(*c, where + ".calls"));
+    }
   }
+  if (spec.calls_size() > 0) {
+    while (spec.calls_size() < spec.workloads_size()) spec.add_calls(1);
+  }
+  if (const auto* f = member(v, "scheduler")) spec.set_scheduler(get_string(*f, "scheduler"));
+  if (const auto* f = member(v, "model")) spec.set_model(get_string(*f, "model"));
   const Json* key = member(v, "key");
   if (!key) key = member(v, "device_key");
   if (key) spec.set_device_key(get_string(*key, "key"));
@@ -132,7 +141,13 @@ Json workload_to_json(const v1::Workload& w) {
 Json job_spec_to_json(const v1::JobSpec& spec) {
   Json o = Json::object();
   o["workloads"] = Json::array();
-  for (const auto& w : spec.workloads()) o["workloads"].push_back(workload_to_json(w));
+  for (int i = 0; i < spec.workloads_size(); ++i) {
+    Json w = workload_to_json(spec.workloads(i));
+    if (i < spec.calls_size()) w["calls"] = spec.calls(i);
+    o["workloads"].push_back(w);
+  }
+  if (!spec.scheduler().empty()) o["scheduler"] = spec.scheduler();
+  if (!spec.model().empty()) o["model"] = spec.model();
   o["key"] = spec.device_key();
   o["trials"] = spec.trials();
   o["tuner"] = spec.tuner();
@@ -200,6 +215,7 @@ Json job_to_json(const v1::Job& job) {
   o["updated_ms"] = job.updated_ms();
   o["elapsed_s"] = job.elapsed_s();
   o["eta_s"] = job.eta_s();
+  if (!job.spec().scheduler().empty()) o["estimated_ms"] = job.estimated_ms();
   return o;
 }
 

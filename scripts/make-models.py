@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Writes the test models into a folder: ResNet-18, MobileNetV2 and one BERT-base encoder layer,
 with their real structure (as PyTorch exports them, batch normalization kept as its own node) and
-random weights. Uses Debian's python3-onnx and numpy only; run with /usr/bin/python3.
+random weights; and a small CNN (ResNet's stem and one block at 32x32) that tunes in seconds.
+Uses Debian's python3-onnx and numpy only; run with /usr/bin/python3.
 
-    scripts/make-models.py DIR      -> DIR/resnet18.onnx, DIR/mobilenetv2.onnx, DIR/bert_layer.onnx
+    scripts/make-models.py DIR      -> DIR/resnet18.onnx, DIR/mobilenetv2.onnx, DIR/bert_layer.onnx,
+                                       DIR/small_cnn.onnx
 
 The batch extent of every input is symbolic ("N"), as exporters write it; tunefarm fixes it at import.
 The same seed gives the same files.
@@ -97,6 +99,18 @@ def resnet18():
     return b.model("resnet18", [inp], (x, ["N", 1000]), 13)
 
 
+def small_cnn():
+    b = Builder(7)
+    x = b.node("Relu", [b.batchnorm(b.conv("input", 3, 16, 3), 16)])
+    y = b.node("Relu", [b.batchnorm(b.conv(x, 16, 32, 3, stride=2), 32)])
+    y = b.batchnorm(b.conv(y, 32, 32, 3), 32)
+    x = b.node("Relu", [b.node("Add", [y, b.batchnorm(b.conv(x, 16, 32, 1, stride=2), 32)])])
+    x = b.node("Flatten", [b.node("GlobalAveragePool", [x])], axis=1)
+    x = b.linear(x, 32, 10)
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", 3, 32, 32])
+    return b.model("small_cnn", [inp], (x, ["N", 10]), 13)
+
+
 def mobilenetv2():
     b = Builder(2)
     x = b.relu6(b.batchnorm(b.conv("input", 3, 32, 3, stride=2), 32))
@@ -164,7 +178,7 @@ def main():
     parser.add_argument("dir", help="folder to write the .onnx files into (created if missing)")
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
-    for name, make in [("resnet18", resnet18), ("mobilenetv2", mobilenetv2), ("bert_layer", bert_layer)]:
+    for name, make in [("resnet18", resnet18), ("mobilenetv2", mobilenetv2), ("bert_layer", bert_layer), ("small_cnn", small_cnn)]:
         path = os.path.join(args.dir, name + ".onnx")
         tmp = path + ".tmp"
         onnx.save(make(), tmp)

@@ -8,6 +8,7 @@
 #include "proto/measure_wire.h"
 #include "support/workload_key.h"
 #include "tracker/fleet_measurer.h"
+#include "tracker/job_run.h"
 #include "tracker/job_spec.h"
 #include "tuner/tune_job.h"
 
@@ -31,6 +32,7 @@ Json progress_to_json(const v1::Job& job) {
   for (const auto& p : job.workloads()) o["workloads"].push_back(fleet::workload_progress_to_json(p));
   o["message"] = job.message();
   o["elapsed_s"] = job.elapsed_s();
+  if (!job.spec().scheduler().empty()) o["estimated_ms"] = job.estimated_ms();
   return o;
 }
 
@@ -39,6 +41,7 @@ void progress_from_json(const Json& o, v1::Job* job) {
   if (!o.is_object()) return;
   if (auto m = o.find("message"); m != o.end() && m->is_string()) job->set_message(m->get<std::string>());
   if (auto e = o.find("elapsed_s"); e != o.end() && e->is_number()) job->set_elapsed_s(e->get<double>());
+  if (auto e = o.find("estimated_ms"); e != o.end() && e->is_number()) job->set_estimated_ms(e->get<double>());
   const auto ws = o.find("workloads");
   if (ws == o.end() || !ws->is_array()) return;
   for (size_t i = 0; i < ws->size() && static_cast<int>(i) < job->workloads_size(); ++i) {
@@ -65,41 +68,18 @@ void init_progress(v1::Job* job) {
     auto* p = job->add_workloads();
     *p->mutable_workload() = w;
     p->set_workload_key(workload_key(w.op(), {w.shape().begin(), w.shape().end()}, w.dtype()));
-    p->set_trials(job->spec().trials());
+    // A scheduled job's workloads get what the scheduler gives them: their trials grow as they go.
+    p->set_trials(job->spec().scheduler().empty() ? job->spec().trials() : 0);
     p->set_state("queued");
   }
 }
 
 }  // namespace
 
-struct JobManager::Run {
-  v1::Job job;  // guarded by JobManager::mu_
-  uint64_t version = 1;
-  bool finished = false;
-  bool final_state_stored = false;  // the db holds how it ended: it may be forgotten here
-  bool cancelled = false;
-  std::atomic<bool> stop{false};
-  std::thread thread;
-  Clock::time_point started = Clock::now();
-  Clock::time_point persisted;
-  int64_t trials_at_start = 0;
-};
-
 JobManager::JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder)
     : db_path_(std::move(db_path)), dispatcher_(dispatcher), builder_(builder), db_(db_path_) {}
 
 JobManager::~JobManager() { shutdown(); }
-
-template <typename F>
-void JobManager::change(const std::shared_ptr<Run>& run, F&& f) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    f(run->job);
-    run->job.set_updated_ms(db::now_ms());
-    ++run->version;
-  }
-  changed_.notify_all();
-}
 
 void JobManager::persist(db::Database& db, const std::shared_ptr<Run>& run, bool force) {
   const auto now = Clock::now();
@@ -171,6 +151,98 @@ void JobManager::start(std::shared_ptr<Run> run) {
   run->thread = std::thread([this, run] { run_job(run); });
 }
 
+std::string JobManager::wait_for_target(const std::shared_ptr<Run>& run, const std::string& key) {
+  // A job needs a board of its key: candidates are built for the boards' target.
+  std::string target;
+  while (!run->stop && (target = dispatcher_.target_of_key(key)).empty()) {
+    // What the job says meanwhile ("waiting for a board ...") is tick()'s to keep.
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait_for(lock, std::chrono::milliseconds(200), [&] { return run->stop.load(); });
+  }
+  return target;
+}
+
+tuner::TuneOptions JobManager::tune_options(const std::shared_ptr<Run>& run, const v1::JobSpec& spec, int64_t id) {
+  tuner::TuneOptions opts;
+  opts.tuner = spec.tuner();
+  opts.trials = spec.trials();
+  opts.batch = spec.batch();
+  opts.seed = spec.seed();
+  opts.device_key = spec.device_key();
+  opts.measure = fleet::from_wire(spec.measure());
+  opts.builder = &builder_;
+  opts.job_id = id;
+  opts.resume = true;
+  opts.stop = &run->stop;
+  return opts;
+}
+
+// One workload after another, `trials` each.
+void JobManager::run_in_turn(const std::shared_ptr<Run>& run, db::Database& db, const v1::JobSpec& spec, int64_t id) {
+  const std::string& key = spec.device_key();
+  // A resumed job shows its stored progress until tune() has replayed each workload's
+  // measurements and reports the exact counts.
+  for (int i = 0; i < spec.workloads_size() && !run->stop; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const auto& p = run->job.workloads(i);
+      if (p.state() == "done" || p.state() == "failed") continue;
+    }
+    const std::string target = wait_for_target(run, key);
+    if (run->stop) break;
+    const v1::Workload& w = spec.workloads(i);
+    compiler::Task task(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}, codegen::parse_target(target));
+    FleetMeasurer measurer(dispatcher_, id, spec.priority(), key, task.workload().str());
+    tuner::TuneOptions opts = tune_options(run, spec, id);
+    opts.measurer = &measurer;
+    const int64_t trials = std::min<int64_t>(spec.trials(), task.space().size());
+    change(run, [&](v1::Job& j) {
+      j.set_state(v1::RUNNING);
+      j.set_message("");
+      j.mutable_workloads(i)->set_state("running");
+      j.mutable_workloads(i)->set_trials(trials);
+    });
+    persist(db, run, true);
+    const auto workload_start = Clock::now();
+    int64_t done_before = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_before = run->job.workloads(i).trials_done();
+    }
+    tuner::TuneResult r = tuner::tune(task, opts, &db, [&](const tuner::Progress& p) {
+      if (p.outcome == "replayed") done_before = p.trial;  // measured before a restart
+      change(run, [&](v1::Job& j) {
+        auto* wp = j.mutable_workloads(i);
+        wp->set_trials_done(p.trial);
+        wp->set_ok(p.ok);
+        wp->set_failed(p.failed);
+        wp->set_best_gflops(p.best_gflops);
+        if (!p.best_config.is_null()) wp->set_best_config_json(p.best_config.dump());
+        const double elapsed = std::chrono::duration<double>(Clock::now() - run->started).count();
+        j.set_elapsed_s(elapsed);
+        // The rate of this workload so far, applied to every trial left in the job.
+        const double per_trial = std::chrono::duration<double>(Clock::now() - workload_start).count() /
+                                 static_cast<double>(std::max<int64_t>(1, p.trial - done_before));
+        int64_t left = 0;
+        for (const auto& q : j.workloads()) left += std::max<int64_t>(0, q.trials() - q.trials_done());
+        j.set_eta_s(per_trial * static_cast<double>(left));
+      });
+      persist(db, run, false);
+    });
+    change(run, [&](v1::Job& j) { set_outcome(j.mutable_workloads(i), r); });
+    persist(db, run, true);
+  }
+}
+
+void JobManager::set_outcome(v1::WorkloadProgress* wp, const tuner::TuneResult& r) {
+  wp->set_trials_done(r.trials);
+  wp->set_ok(r.ok);
+  wp->set_failed(r.failed);
+  wp->set_best_gflops(r.best_gflops);
+  if (r.best) wp->set_best_config_json(r.best->config.dump());
+  if (!r.stopped) wp->set_state(r.ok > 0 ? "done" : "failed");
+}
+
 void JobManager::run_job(const std::shared_ptr<Run>& run) {
   std::unique_ptr<db::Database> db;
   v1::JobSpec spec;
@@ -180,7 +252,6 @@ void JobManager::run_job(const std::shared_ptr<Run>& run) {
     spec = run->job.spec();
     id = run->job.id();
   }
-  const std::string& key = spec.device_key();
   auto finish = [&](v1::JobState state, const std::string& message) {
     change(run, [&](v1::Job& j) {
       j.set_state(state);
@@ -197,82 +268,8 @@ void JobManager::run_job(const std::shared_ptr<Run>& run) {
   };
   try {
     db = std::make_unique<db::Database>(db_path_);
-    // A resumed job shows its stored progress until tune() has replayed each workload's
-    // measurements and reports the exact counts.
-    for (int i = 0; i < spec.workloads_size() && !run->stop; ++i) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        const auto& p = run->job.workloads(i);
-        if (p.state() == "done" || p.state() == "failed") continue;
-      }
-      // A job needs a board of its key: candidates are built for the boards' target.
-      std::string target;
-      while (!run->stop && (target = dispatcher_.target_of_key(key)).empty()) {
-        // What the job says meanwhile ("waiting for a board ...") is tick()'s to keep.
-        std::unique_lock<std::mutex> lock(mu_);
-        changed_.wait_for(lock, std::chrono::milliseconds(200), [&] { return run->stop.load(); });
-      }
-      if (run->stop) break;
-      const v1::Workload& w = spec.workloads(i);
-      compiler::Task task(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}, codegen::parse_target(target));
-      FleetMeasurer measurer(dispatcher_, id, spec.priority(), key, task.workload().str());
-      tuner::TuneOptions opts;
-      opts.tuner = spec.tuner();
-      opts.trials = spec.trials();
-      opts.batch = spec.batch();
-      opts.seed = spec.seed();
-      opts.device_key = key;
-      opts.measure = fleet::from_wire(spec.measure());
-      opts.builder = &builder_;
-      opts.measurer = &measurer;
-      opts.job_id = id;
-      opts.resume = true;
-      opts.stop = &run->stop;
-      const int64_t trials = std::min<int64_t>(spec.trials(), task.space().size());
-      change(run, [&](v1::Job& j) {
-        j.set_state(v1::RUNNING);
-        j.set_message("");
-        j.mutable_workloads(i)->set_state("running");
-        j.mutable_workloads(i)->set_trials(trials);
-      });
-      persist(*db, run, true);
-      const auto workload_start = Clock::now();
-      int64_t done_before = 0;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        done_before = run->job.workloads(i).trials_done();
-      }
-      tuner::TuneResult r = tuner::tune(task, opts, db.get(), [&](const tuner::Progress& p) {
-        if (p.outcome == "replayed") done_before = p.trial;  // measured before a restart
-        change(run, [&](v1::Job& j) {
-          auto* wp = j.mutable_workloads(i);
-          wp->set_trials_done(p.trial);
-          wp->set_ok(p.ok);
-          wp->set_failed(p.failed);
-          wp->set_best_gflops(p.best_gflops);
-          if (!p.best_config.is_null()) wp->set_best_config_json(p.best_config.dump());
-          const double elapsed = std::chrono::duration<double>(Clock::now() - run->started).count();
-          j.set_elapsed_s(elapsed);
-          // The rate of this workload so far, applied to every trial left in the job.
-          const double per_trial = std::chrono::duration<double>(Clock::now() - workload_start).count() /
-                                   static_cast<double>(std::max<int64_t>(1, p.trial - done_before));
-          int64_t left = 0;
-          for (const auto& q : j.workloads()) left += std::max<int64_t>(0, q.trials() - q.trials_done());
-          j.set_eta_s(per_trial * static_cast<double>(left));
-        });
-        persist(*db, run, false);
-      });
-      change(run, [&](v1::Job& j) {
-        auto* wp = j.mutable_workloads(i);
-        wp->set_trials_done(r.trials);
-        wp->set_ok(r.ok);
-        wp->set_failed(r.failed);
-        wp->set_best_gflops(r.best_gflops);
-        if (r.best) wp->set_best_config_json(r.best->config.dump());
-        if (!r.stopped) wp->set_state(r.ok > 0 ? "done" : "failed");
-      });
-      persist(*db, run, true);
-    }
+    if (spec.scheduler().empty()) run_in_turn(run, *db, spec, id);
+    else run_scheduled(run, *db, spec, id);
     if (run->cancelled) return finish(v1::CANCELLED, "cancelled");
     if (run->stop) {
       // The tracker is shutting down: the job stays unfinished in the db and resumes next start.

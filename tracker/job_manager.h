@@ -1,6 +1,7 @@
 // Tuning jobs as the tracker runs them: each job on its own thread runs the tuning loop
-// (tuner/tune_job.h) once per workload, with the tracker's builder pool and the boards of the job's
-// key in place of a local worker. Every measurement goes to the db as it arrives, and the job's
+// (tuner/tune_job.h) once per workload, or, for a model's job with a scheduler, every workload
+// under one budget (tuner/tune_tasks.h), with the tracker's builder pool and the boards of the
+// job's key in place of a local worker. Every measurement goes to the db as it arrives, and the job's
 // state and progress too, so a tracker killed at any moment resumes every unfinished job from the
 // db when it starts again (the tuner relearns from the recorded measurements).
 #pragma once
@@ -22,6 +23,7 @@
 #include "tracker/auth.h"
 #include "tracker/dispatcher.h"
 #include "tuner/builder.h"
+#include "tuner/tune_job.h"
 
 namespace tf::tracker {
 
@@ -54,6 +56,12 @@ class JobManager {
   struct Run;
   void start(std::shared_ptr<Run> run);
   void run_job(const std::shared_ptr<Run>& run);
+  // The board's target once a board of `key` is connected; empty when the job was stopped first.
+  std::string wait_for_target(const std::shared_ptr<Run>& run, const std::string& key);
+  tuner::TuneOptions tune_options(const std::shared_ptr<Run>& run, const v1::JobSpec& spec, int64_t id);
+  void run_in_turn(const std::shared_ptr<Run>& run, db::Database& db, const v1::JobSpec& spec, int64_t id);
+  void run_scheduled(const std::shared_ptr<Run>& run, db::Database& db, const v1::JobSpec& spec, int64_t id);
+  static void set_outcome(v1::WorkloadProgress* wp, const tuner::TuneResult& r);
   template <typename F>
   void change(const std::shared_ptr<Run>& run, F&& f);
   void persist(db::Database& db, const std::shared_ptr<Run>& run, bool force);

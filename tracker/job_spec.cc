@@ -53,6 +53,19 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
       return invalid(where + ".shape", msg.str());
     }
   }
+  if (spec->calls_size() != 0 && spec->calls_size() != spec->workloads_size()) {
+    return invalid("calls", std::to_string(spec->calls_size()) + " given for " + std::to_string(spec->workloads_size()) +
+                                " workloads (one per workload, or none)");
+  }
+  for (int i = 0; i < spec->calls_size(); ++i) {
+    if (spec->calls(i) < 1 || spec->calls(i) > 1000000) {
+      return invalid("workloads[" + std::to_string(i) + "].calls", "must be 1 to 1000000, got " + std::to_string(spec->calls(i)));
+    }
+  }
+  if (!spec->scheduler().empty() && spec->scheduler() != "gradient" && spec->scheduler() != "even") {
+    return invalid("scheduler", "'" + fleet::printable(spec->scheduler()) + "' is none of gradient, even (or empty: one workload after another)");
+  }
+  if (spec->model().size() > 256) return invalid("model", "at most 256 bytes, got " + std::to_string(spec->model().size()));
   if (spec->device_key().empty()) return invalid("key", "missing: which boards should measure (see `tunefarm devices`)");
   if (!valid_device_key(spec->device_key())) {
     return invalid("key", "'" + fleet::printable(spec->device_key()) + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
@@ -61,7 +74,10 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
     return invalid("key", "no board has ever registered with key '" + spec->device_key() + "' (see `tunefarm devices`)");
   }
   if (spec->trials() <= 0) return invalid("trials", "must be positive, got " + std::to_string(spec->trials()));
-  if (spec->trials() > 1000000) return invalid("trials", "at most 1000000 per workload, got " + std::to_string(spec->trials()));
+  if (spec->trials() > 1000000) {
+    return invalid("trials", "at most 1000000 " + std::string(spec->scheduler().empty() ? "per workload" : "per job") + ", got " +
+                                 std::to_string(spec->trials()));
+  }
   if (spec->tuner().empty()) spec->set_tuner("xgb");
   if (spec->tuner() != "xgb" && spec->tuner() != "random" && spec->tuner() != "grid" && spec->tuner() != "ga") {
     return invalid("tuner", "unknown tuner '" + spec->tuner() + "' (tuners: xgb, random, grid, ga)");

@@ -158,14 +158,14 @@ Json job_spec_json(const compiler::Task& task, const TuneOptions& opts) {
 
 }  // namespace
 
-namespace {
 
-// One job's state along its path; tune() below calls its phases in order.
+// One job's state along its path; tune() below calls its phases in order, TaskTuning one batch at
+// a time.
 class TuneRun {
  public:
   TuneRun(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
-          const std::function<void(const Progress&)>& on_progress)
-      : task_(task), opts_(opts), db_(db), on_progress_(on_progress), start_(Clock::now()),
+          std::function<void(const Progress&)> on_progress)
+      : task_(task), opts_(opts), db_(db), on_progress_(std::move(on_progress)), start_(Clock::now()),
         flops_(static_cast<double>(task.op().flops(task.workload().shape))) {
     tuner_ = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed,
                         [&task](const space::Config& c) { return candidate_features(task, c); });
@@ -180,10 +180,13 @@ class TuneRun {
   void replay();
   void wire();
   void search();
+  bool step(int max_batch);
   void confirm_best();
   void finish_job();
   void save_model();
   TuneResult summary();
+  const TuneResult& result() const { return result_; }
+  bool exhausted() const { return tuner_->done(); }
 
  private:
   bool stop_requested() const { return opts_.stop && opts_.stop->load(); }
@@ -198,9 +201,9 @@ class TuneRun {
   }
 
   const compiler::Task& task_;
-  const TuneOptions& opts_;
+  const TuneOptions opts_;
   db::Database* db_;
-  const std::function<void(const Progress&)>& on_progress_;
+  const std::function<void(const Progress&)> on_progress_;
   const Clock::time_point start_;
   const double flops_;
   std::unique_ptr<Tuner> tuner_;
@@ -297,16 +300,25 @@ void TuneRun::wire() {
 
 // The loop: the tuner proposes a batch, the batch is built and measured, the tuner learns.
 void TuneRun::search() {
-  trial_start_ = Clock::now();
-  while (!tuner_->done() && !stop_requested()) {
-    const auto search_start = Clock::now();
-    std::vector<space::Config> batch = tuner_->next_batch(std::max(opts_.batch, measurer_->capacity()));
-    search_ms_ += ms_between(search_start, Clock::now());
-    if (batch.empty()) break;
-    run_batch(batch);
-    if (own_job_) record_job_state("running");
+  while (step(std::max(opts_.batch, measurer_->capacity()))) {
   }
+}
+
+// One batch of at most `max_batch` candidates; false when there was nothing left to do.
+bool TuneRun::step(int max_batch) {
+  if (tuner_->done() || stop_requested()) {
+    result_.stopped = stop_requested();
+    return false;
+  }
+  const auto search_start = Clock::now();
+  trial_start_ = search_start;
+  std::vector<space::Config> batch = tuner_->next_batch(std::max(1, max_batch));
+  search_ms_ += ms_between(search_start, Clock::now());
+  if (batch.empty()) return false;
+  run_batch(batch);
+  if (own_job_) record_job_state("running");
   result_.stopped = stop_requested();
+  return !result_.stopped;
 }
 
 // Builds run ahead, builder->width() at a time, in proposal order; up to capacity() built
@@ -447,7 +459,6 @@ TuneResult TuneRun::summary() {
   return result_;
 }
 
-}  // namespace
 
 TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
                 const std::function<void(const Progress&)>& on_progress) {
@@ -460,5 +471,28 @@ TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Databas
   run.save_model();
   return run.summary();
 }
+
+TaskTuning::TaskTuning(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
+                       std::function<void(const Progress&)> on_progress)
+    : run_(std::make_unique<TuneRun>(task, opts, db, std::move(on_progress))) {}
+
+TaskTuning::~TaskTuning() = default;
+
+void TaskTuning::start() {
+  run_->replay();
+  run_->wire();
+}
+
+bool TaskTuning::step(int max_batch) { return run_->step(max_batch); }
+
+void TaskTuning::finish() {
+  run_->confirm_best();
+  run_->finish_job();
+  run_->save_model();
+}
+
+TuneResult TaskTuning::summary() { return run_->summary(); }
+const TuneResult& TaskTuning::result() const { return run_->result(); }
+bool TaskTuning::exhausted() const { return run_->exhausted(); }
 
 }  // namespace tf::tuner

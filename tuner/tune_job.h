@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,6 +87,30 @@ struct TuneResult {
 // tuner and std::runtime_error when the worker cannot be started.
 TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
                 const std::function<void(const Progress&)>& on_progress = {});
+
+class TuneRun;
+
+// One task's tuning taken a batch at a time: the phases tune() runs start to finish, for a job that
+// interleaves many tasks (tuner/task_jobs.h). `task` must outlive it.
+class TaskTuning {
+ public:
+  TaskTuning(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
+             std::function<void(const Progress&)> on_progress = {});
+  ~TaskTuning();
+  // Replays a resumed job's measurements of this workload, computes the reference, starts the worker.
+  void start();
+  // One batch of at most max_batch candidates; false when the budget or space is spent or the job
+  // was stopped.
+  bool step(int max_batch);
+  // Measures the fastest again, ends a job of its own, saves the cost model.
+  void finish();
+  TuneResult summary();
+  const TuneResult& result() const;  // so far
+  bool exhausted() const;            // every config proposed, or the budget spent
+
+ private:
+  std::unique_ptr<TuneRun> run_;
+};
 
 // The device key of local measurements with `threads` threads: "local" for one, "local-Nt" for N.
 // A kernel's speed at 2 threads says little about it at 1, so each thread count is its own device:

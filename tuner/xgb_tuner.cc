@@ -129,6 +129,24 @@ std::vector<int64_t> XgbTuner::warmup_batch(int n) {
 }
 
 std::vector<int64_t> XgbTuner::propose(int n) {
+  // The template's default config goes first: a job should never end with a best slower than what
+  // an untuned build runs, and a search that misses the default's region learns where it is.
+  if (!default_offered_) {
+    default_offered_ = true;
+    const int64_t d = space_.default_config().index();
+    if (!seen(d)) {
+      std::vector<int64_t> out = {d};
+      if (n > 1) {
+        const auto rest = search(n - 1);
+        out.insert(out.end(), rest.begin(), rest.end());
+      }
+      return out;
+    }
+  }
+  return search(n);
+}
+
+std::vector<int64_t> XgbTuner::search(int n) {
   retrain();
   if (!model_.trained()) return warmup_batch(n);  // repeats are topped up at random by the base class
   // Chains start from the best measured configs and from random ones.

@@ -34,6 +34,7 @@ class XgbTuner : public Tuner {
   const std::vector<float>& features_of(int64_t index);
   void retrain();
   std::vector<int64_t> warmup_batch(int n);
+  std::vector<int64_t> search(int n);
   int64_t neighbour(int64_t index);
 
   FeatureFn features_fn_;
@@ -48,6 +49,7 @@ class XgbTuner : public Tuner {
   size_t prior_count_ = 0;
   size_t trained_on_ = 0;
   int num_features_ = 0;
+  bool default_offered_ = false;
 };
 
 }  // namespace tf::tuner

@@ -1,0 +1,73 @@
+#include "bench/model_tuning.h"
+
+#include <cstdio>
+
+#include "compiler/codegen/target.h"
+#include "compiler/compiler.h"
+#include "graph/build.h"
+#include "graph/tasks.h"
+#include "tuner/tune_tasks.h"
+
+namespace tf::bench {
+
+std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& planned, const std::string& target, int threads,
+                                                        db::Database* db) {
+  graph::BuildOptions options;
+  options.target = codegen::parse_target(target);
+  options.threads = threads;
+  const std::string target_text = options.target.str(), key = tuner::local_device_key(threads);
+  if (db) {
+    options.config_for = [db, target_text, key](const ops::Workload& w) -> std::optional<std::string> {
+      auto best = db->best(w.op, w.shape, target_text, key);
+      if (!best) return std::nullopt;
+      return best->config.dump();
+    };
+  }
+  return std::make_unique<runtime::model::Executor>(graph::build_model(planned, options));
+}
+
+ModelTuneRun tune_model_tasks(const graph::Graph& planned, const ModelTuneSettings& s, db::Database& db) {
+  const codegen::Target target = codegen::parse_target(s.target);
+  std::vector<std::unique_ptr<compiler::Task>> compiled;
+  std::vector<tuner::TaskToTune> to_tune;
+  for (const auto& t : graph::tunable_tasks(planned)) {
+    compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
+    to_tune.push_back({compiled.back().get(), static_cast<double>(t.count)});
+  }
+  tuner::TuneTasksOptions o;
+  o.trials = s.trials;
+  o.scheduler = s.scheduler;
+  o.each.tuner = "xgb";
+  o.each.threads = s.threads;
+  o.each.device_key = tuner::local_device_key(s.threads);
+  o.each.measure.min_repeat_ms = s.min_repeat_ms;
+  o.each.job_id = db.create_job(Json{{"kind", "model"}, {"bench", "models_bench"}, {"trials", s.trials}}, "models_bench");
+
+  ModelTuneRun run;
+  int64_t next_checkpoint = s.checkpoint;
+  const int64_t every = std::max<int64_t>(1, s.trials / 10);
+  int64_t next_line = every;
+  auto progress = [&](const tuner::TasksProgress& p) {
+    ModelTuneRun::Point point{p.trials, p.estimated_s * 1e3, 0};
+    if (s.checkpoint > 0 && s.measure && p.trials >= next_checkpoint) {
+      auto exec = build_from_db(planned, s.target, s.threads, &db);
+      point.measured_ms = s.measure(*exec);
+      while (next_checkpoint <= p.trials) next_checkpoint += s.checkpoint;
+    }
+    run.curve.push_back(point);
+    if (p.trials >= next_line) {
+      std::fprintf(stderr, "    %s: %lld/%lld trials, estimated %.2f ms%s  %.0f s\n", tuner::scheduler_policy_name(s.scheduler),
+                   static_cast<long long>(p.trials), static_cast<long long>(p.budget), point.estimated_ms,
+                   point.measured_ms > 0 ? (", measured " + std::to_string(point.measured_ms) + " ms").c_str() : "", p.elapsed_s);
+      while (next_line <= p.trials) next_line += every;
+    }
+  };
+  const tuner::TuneTasksResult r = tuner::tune_tasks(to_tune, o, &db, progress);
+  db.update_job(*o.each.job_id, r.stopped ? "cancelled" : "done", Json{{"trials", r.trials}, {"estimated_ms", r.estimated_s * 1e3}});
+  run.trials = r.trials;
+  run.seconds = r.seconds;
+  run.estimated_ms = r.estimated_s * 1e3;
+  return run;
+}
+
+}  // namespace tf::bench

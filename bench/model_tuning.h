@@ -1,0 +1,50 @@
+// What the models benchmark does with tuning: a model's tasks tuned as `tunefarm model tune` tunes
+// them on this host (tuner/tune_tasks.h), the model built from a db's best configs, and the
+// measured latency along the way.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/database.h"
+#include "graph/graph.h"
+#include "runtime/model/executor.h"
+#include "tuner/task_scheduler.h"
+
+namespace tf::bench {
+
+// The model built with the db's best config of each kernel for this target and thread count (the
+// default where the db has none): what `tunefarm model build --db` builds.
+std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& planned, const std::string& target, int threads,
+                                                        db::Database* db);
+
+struct ModelTuneRun {
+  int64_t trials = 0;
+  double seconds = 0;        // tuning wall time
+  double estimated_ms = 0;   // sum of calls x best kernel time at the end
+  struct Point {
+    int64_t trials = 0;
+    double estimated_ms = 0;
+    double measured_ms = 0;  // the model built then and timed; 0 where it was not
+  };
+  std::vector<Point> curve;  // after each batch
+};
+
+struct ModelTuneSettings {
+  std::string target = "llvm -mcpu=native";
+  int threads = 1;
+  int64_t trials = 2000;
+  tuner::SchedulerPolicy scheduler = tuner::SchedulerPolicy::Gradient;
+  double min_repeat_ms = 20;
+  // Every this many trials (0: never), the model is built from the db and `measure` times it
+  // (median ms); the tuning waits meanwhile, so nothing else runs while it is timed.
+  int64_t checkpoint = 0;
+  std::function<double(runtime::model::Executor&)> measure;
+};
+
+ModelTuneRun tune_model_tasks(const graph::Graph& planned, const ModelTuneSettings& s, db::Database& db);
+
+}  // namespace tf::bench

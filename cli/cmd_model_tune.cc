@@ -1,0 +1,243 @@
+// `tunefarm model tune M.onnx --trials N`: a model's distinct kernels tuned as one job with one budget
+// (tuner/tune_tasks.h), on this host or on a fleet (model_tune_fleet.cc). The task scheduler puts
+// each batch where it cuts the model's estimated latency most; the progress shows that estimate and
+// where the trials went. A job killed midway is resumed by running the same command again.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/model_tune.h"
+#include "cli/workload_args.h"
+#include "db/database.h"
+#include "graph/onnx_import.h"
+#include "graph/pipeline.h"
+#include "runtime/measure.h"
+#include "tuner/tune_tasks.h"
+
+namespace tf::cli {
+namespace {
+
+double ms(double seconds) { return std::isfinite(seconds) ? seconds * 1e3 : 0; }
+
+Json model_job_spec(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, const std::string& target) {
+  Json list = Json::array();
+  for (const auto& t : tasks) list.push_back({{"op", t.workload.op}, {"shape", t.workload.shape}, {"calls", t.count}});
+  return {{"kind", "model"},
+          {"model", a.model_path},
+          {"batch", a.batch},
+          {"tasks", list},
+          {"trials", a.measure.trials},
+          {"scheduler", a.scheduler},
+          {"tuner", a.measure.tuner},
+          {"threads", a.threads},
+          {"target", target},
+          {"device_key", device_key_of(a.threads)},
+          {"seed", a.measure.seed}};
+}
+
+// The newest job of this db that tuned the same tasks with the same settings and did not finish:
+// its measurements count, and only the rest of the budget is spent. The model's path may differ.
+std::optional<int64_t> unfinished_job(db::Database& db, const Json& spec) {
+  Json want = spec;
+  want.erase("model");
+  const auto jobs = db.jobs();
+  for (auto it = jobs.rbegin(); it != jobs.rend(); ++it) {
+    if (it->state != "failed" || !it->spec.is_object() || it->spec.value("kind", "") != "model") continue;
+    Json have = it->spec;
+    have.erase("model");
+    if (have == want) return it->id;
+  }
+  return std::nullopt;
+}
+
+Json progress_json(const tuner::TasksProgress& p, const std::vector<graph::Task>& tasks) {
+  Json per_task = Json::array();
+  for (size_t i = 0; i < p.tasks.size(); ++i) {
+    per_task.push_back({{"workload", tasks[i].workload.str()}, {"trials", p.tasks[i].trials}, {"best_ms", ms(p.tasks[i].best_s())}});
+  }
+  return {{"trials", p.trials}, {"budget", p.budget}, {"estimated_ms", ms(p.estimated_s)}, {"tasks", per_task}};
+}
+
+void print_progress(const tuner::TasksProgress& p, const std::vector<graph::Task>& tasks, bool tty) {
+  const graph::Task& t = tasks[p.task];
+  const tuner::TaskProgress& tp = p.tasks[p.task];
+  std::string untuned = p.missing ? " (" + std::to_string(p.missing) + " tasks not yet measured)" : "";
+  if (p.replayed) {
+    std::fprintf(stderr, "model tune: resumed with %lld of %lld trials measured before; estimated %.3g ms%s\n",
+                 static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s), untuned.c_str());
+    return;
+  }
+  std::fprintf(stderr, "%s[%5lld/%lld] estimated %.3g ms%s  task %zu %s x%lld: %lld trials, best %.3f ms  %5.0f s%s",
+               tty ? "\r\033[K" : "", static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s),
+               untuned.c_str(), p.task + 1, t.workload.op.c_str(), static_cast<long long>(t.count),
+               static_cast<long long>(tp.trials), ms(tp.best_s()), p.elapsed_s, tty ? "" : "\n");
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials) {
+  ModelTuneResult::TaskRow row;
+  row.op = t.workload.op;
+  row.shape_text = t.shape_text;
+  row.workload = t.workload.str();
+  row.calls = t.count;
+  row.trials = trials;
+  return row;
+}
+
+std::vector<graph::Task> model_tasks(const ModelTuneArgs& a) {
+  graph::ImportOptions import;
+  import.batch = a.batch;
+  const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(a.model_path, import));
+  auto tasks = graph::tunable_tasks(planned);
+  if (tasks.empty()) throw UsageError(a.model_path + ": the model has no tunable kernels (no convolution or matrix product)");
+  return tasks;
+}
+
+void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
+  if (as_json) {
+    Json list = Json::array();
+    for (const auto& t : r.tasks) {
+      list.push_back({{"op", t.op}, {"shape", t.shape_text}, {"workload", t.workload}, {"calls", t.calls}, {"trials", t.trials},
+                      {"best_ms", t.best_ms}, {"best_gflops", t.best_gflops}, {"best_config", t.best_config}});
+    }
+    Json curve = Json::array();
+    for (const auto& [trials, est_ms] : r.curve) curve.push_back({trials, est_ms});
+    Json out = {{"model", r.model},       {"job_id", r.job_id}, {"where", r.where},       {"scheduler", r.scheduler},
+                {"trials", r.trials},     {"budget", r.budget}, {"estimated_ms", r.estimated_ms},
+                {"seconds", r.seconds},   {"state", r.state},   {"tasks", list},          {"curve", curve}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  std::printf("%s: job %lld %s, %lld of %lld trials (%s scheduler) on %s in %.0f s\n", r.model.c_str(), static_cast<long long>(r.job_id),
+              r.state.c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.budget), r.scheduler.c_str(), r.where.c_str(),
+              r.seconds);
+  std::printf("estimated latency of the tuned kernels: %.3g ms per run\n", r.estimated_ms);
+  std::printf("  %-3s %-28s %-58s %5s %6s %9s %7s\n", "#", "op", "shape", "calls", "trials", "best ms", "share");
+  for (size_t i = 0; i < r.tasks.size(); ++i) {
+    const auto& t = r.tasks[i];
+    const double share = r.estimated_ms > 0 ? 100 * t.best_ms * static_cast<double>(t.calls) / r.estimated_ms : 0;
+    std::printf("  %-3zu %-28s %-58s %5lld %6lld %9.3f %6.1f%%\n", i + 1, t.op.c_str(), t.shape_text.c_str(),
+                static_cast<long long>(t.calls), static_cast<long long>(t.trials), t.best_ms, share);
+  }
+}
+
+ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks) {
+  const codegen::Target target = codegen::parse_target(a.target);
+  std::vector<std::unique_ptr<compiler::Task>> compiled;
+  std::vector<tuner::TaskToTune> to_tune;
+  for (const auto& t : tasks) {
+    compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
+    to_tune.push_back({compiled.back().get(), static_cast<double>(t.count)});
+  }
+  tuner::TuneTasksOptions o;
+  o.trials = a.measure.trials;
+  o.scheduler = tuner::parse_scheduler_policy(a.scheduler);
+  o.each.tuner = a.measure.tuner;
+  o.each.threads = a.threads;
+  o.each.device_key = device_key_of(a.threads);
+  o.each.seed = a.measure.seed;
+  o.each.measure.min_repeat_ms = a.measure.min_ms;
+  o.each.measure.repeat = a.measure.repeat;
+  o.each.measure.timeout_s = a.measure.timeout_s;
+  if (std::string bad = runtime::measure_options_error(o.each.measure); !bad.empty()) throw UsageError("measure options: " + bad);
+
+  db::Database database(a.db_path);
+  const Json spec = model_job_spec(a, tasks, target.str());
+  ModelTuneResult r;
+  if (auto old = unfinished_job(database, spec); old && database.adopt_job(*old)) {
+    r.job_id = *old;
+    o.each.resume = true;
+  } else {
+    r.job_id = database.create_job(spec, "local");
+  }
+  o.each.job_id = r.job_id;
+
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  std::fprintf(stderr, "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s; recorded in %s\n",
+               static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials), a.scheduler.c_str(), a.threads,
+               a.threads == 1 ? "" : "s", a.db_path.c_str());
+  auto progress = [&](const tuner::TasksProgress& p) {
+    if (!a.quiet) print_progress(p, tasks, tty);
+    database.update_job(r.job_id, "running", progress_json(p, tasks));
+  };
+  const tuner::TuneTasksResult done = tuner::tune_tasks(to_tune, o, &database, progress);
+  if (tty && !a.quiet) std::fprintf(stderr, "\n");
+
+  r.model = a.model_path;
+  r.where = "this host (" + device_key_of(a.threads) + ")";
+  r.scheduler = a.scheduler;
+  r.trials = done.trials;
+  r.budget = a.measure.trials;
+  r.estimated_ms = ms(done.estimated_s);
+  r.seconds = done.seconds;
+  for (const auto& p : done.curve) r.curve.emplace_back(p.trials, ms(p.estimated_s));
+  bool any_ok = false;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const tuner::TuneResult& t = done.tasks[i];
+    ModelTuneResult::TaskRow row = task_row(tasks[i], t.trials);
+    if (t.best) {
+      row.best_ms = ms(t.best->mean_s());
+      row.best_gflops = t.best_gflops;
+      row.best_config = t.best->config;
+      any_ok = true;
+    }
+    r.tasks.push_back(row);
+  }
+  r.state = done.stopped ? "cancelled" : any_ok ? "done" : "failed";
+  Json final_progress = {{"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms}};
+  database.update_job(r.job_id, r.state, final_progress);
+  return r;
+}
+
+namespace {
+
+int model_tune_command(const ModelTuneArgs& a) {
+  if (a.key.empty() && a.tracker.address_option && a.tracker.address_option->count()) {
+    throw UsageError("--tracker needs --key: which of its boards should measure (see tunefarm devices)");
+  }
+  const std::vector<graph::Task> tasks = model_tasks(a);
+  ModelTuneResult r;
+  if (a.key.empty()) {
+    r = tune_model_locally(a, tasks);
+  } else if (int code = tune_model_on_fleet(a, tasks, &r); code != 0) {
+    return code;
+  }
+  print_model_tune_result(r, a.as_json);
+  if (!a.as_json && r.state == "done") {
+    std::printf("next: tunefarm model build %s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(),
+                a.key.empty() ? a.db_path.c_str() : "<the tracker's db>", a.threads);
+  }
+  return r.state == "done" ? 0 : 1;
+}
+
+}  // namespace
+
+void add_model_tune(CLI::App& model_cmd, Commands& commands) {
+  auto a = std::make_shared<ModelTuneArgs>();
+  CLI::App* cmd = model_cmd.add_subcommand("tune", "tune every distinct kernel of an ONNX model as one job with one trial budget");
+  cmd->footer("--trials is the budget of the whole model. The gradient scheduler gives each batch of trials to the kernel whose\n"
+              "tuning is expected to cut the model's latency most (calls x time, after a round that tries every kernel once);\n"
+              "--scheduler even splits the budget evenly. On this host by default (--threads, --db); with --key the job runs on\n"
+              "the tracker's boards of that key and shows in `tunefarm status` (cancel it there). Run the same command again\n"
+              "after a kill to resume an unfinished local job. Then: tunefarm model build M.onnx --db F --threads T -o M.tfm");
+  cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
+  add_measure_options(*cmd, a->measure, kTuning);
+  cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
+  cmd->add_option("--batch", a->batch, "the batch a symbolic first extent of an input becomes")->check(CLI::PositiveNumber);
+  add_threads_option(*cmd, a->threads, "threads of the kernels under measurement (this host; a board uses its own)");
+  cmd->add_option("--target", a->target, "\"llvm -mtriple=... -mcpu=... -mattr=...\" (this host; a fleet builds for its boards)")
+      ->type_name("TARGET");
+  cmd->add_option("--db", a->db_path, "tuning database (created when missing; this host)")->type_name("PATH");
+  add_tracker_options(*cmd, a->tracker);
+  cmd->add_option("--key", a->key, "tune on the tracker's boards of this key instead of this host")->type_name("KEY");
+  cmd->add_option("--priority", a->priority, "the job's share of the key's boards against other jobs (fleet)")->check(CLI::Range(1, 100));
+  cmd->add_flag("--json", a->as_json, "print the result as JSON (progress stays on stderr)");
+  cmd->add_flag("-q,--quiet", a->quiet, "no progress lines");
+  commands.on(cmd, [a] { return model_tune_command(*a); });
+}
+
+}  // namespace tf::cli

@@ -1,0 +1,58 @@
+// `tunefarm model tune`: what its two halves share. On this host (cmd_model_tune.cc) the job runs
+// in this process; on a fleet (model_tune_fleet.cc) it is one job of the tracker's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/tracker_client.h"
+#include "graph/tasks.h"
+#include "support/measure_args.h"
+#include "support/json.h"
+
+namespace tf::cli {
+
+struct ModelTuneArgs {
+  std::string model_path;
+  MeasureArgs measure = [] {
+    MeasureArgs m;
+    m.trials = 2000;  // for the whole model
+    return m;
+  }();
+  std::string scheduler = "gradient";
+  int64_t batch = 1;      // the model's batch
+  int threads = 1;        // on this host: the kernels' threads
+  std::string target = "llvm -mcpu=native";
+  std::string db_path = "tunefarm.db";
+  TrackerArgs tracker;    // with --key: tune on the fleet
+  std::string key;        // the boards' key
+  int priority = 1;
+  bool as_json = false, quiet = false;
+};
+
+struct ModelTuneResult {
+  struct TaskRow {
+    std::string op, shape_text, workload;
+    int64_t calls = 1, trials = 0;
+    double best_ms = 0, best_gflops = 0;  // per call; 0: nothing correct
+    Json best_config;
+  };
+  std::string model, where, scheduler, state;
+  int64_t job_id = 0, trials = 0, budget = 0;
+  double estimated_ms = 0, seconds = 0;
+  std::vector<TaskRow> tasks;
+  std::vector<std::pair<int64_t, double>> curve;  // (trials, estimated ms) after each batch
+};
+
+// A task's row before its best is known.
+ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials);
+// The model's tunable tasks after the graph passes; UsageError when it has none.
+std::vector<graph::Task> model_tasks(const ModelTuneArgs& a);
+ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks);
+// 0, or the exit code of a call the tracker refused or could not answer (the message printed).
+int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, ModelTuneResult* out);
+void print_model_tune_result(const ModelTuneResult& r, bool as_json);
+
+}  // namespace tf::cli

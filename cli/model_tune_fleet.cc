@@ -1,0 +1,111 @@
+// `tunefarm model tune M.onnx --key K [--tracker H:P]`: the model's tasks as one job of the
+// tracker's (JobSpec with a scheduler and each workload's calls per run), followed to its end. The
+// job is the tracker's: `tunefarm status` shows it, `tunefarm cancel` ends it, and a tracker
+// restarted midway resumes it while this command waits.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/model_tune.h"
+#include "proto/json_convert.h"
+#include "proto/utf8.h"
+#include "support/args.h"
+
+namespace tf::cli {
+namespace {
+
+v1::SubmitJobRequest model_job_request(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks) {
+  v1::SubmitJobRequest req;
+  v1::JobSpec* spec = req.mutable_spec();
+  for (const auto& t : tasks) {
+    auto* w = spec->add_workloads();
+    w->set_op(t.workload.op);
+    for (int64_t d : t.workload.shape) w->add_shape(d);
+    spec->add_calls(t.count);
+  }
+  spec->set_scheduler(a.scheduler);
+  spec->set_model(std::filesystem::path(a.model_path).filename().string());
+  spec->set_device_key(a.key);
+  spec->set_trials(a.measure.trials);
+  spec->set_tuner(a.measure.tuner);
+  spec->set_priority(a.priority);
+  spec->set_seed(a.measure.seed);
+  spec->mutable_measure()->set_min_repeat_ms(a.measure.min_ms);
+  spec->mutable_measure()->set_repeat(a.measure.repeat);
+  spec->mutable_measure()->set_timeout_s(a.measure.timeout_s);
+  return req;
+}
+
+int64_t trials_of(const v1::Job& job) {
+  int64_t n = 0;
+  for (const auto& p : job.workloads()) n += p.trials_done();
+  return n;
+}
+
+ModelTuneResult result_of(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, const v1::Job& job, const std::string& where,
+                          double seconds) {
+  ModelTuneResult r;
+  r.model = a.model_path;
+  r.job_id = job.id();
+  r.where = where;
+  r.scheduler = a.scheduler;
+  r.state = fleet::job_state_name(job.state());
+  r.trials = trials_of(job);
+  r.budget = job.spec().trials();
+  r.estimated_ms = job.estimated_ms();
+  r.seconds = seconds;
+  for (int i = 0; i < job.workloads_size() && i < static_cast<int>(tasks.size()); ++i) {
+    const auto& p = job.workloads(i);
+    const graph::Task& t = tasks[static_cast<size_t>(i)];
+    ModelTuneResult::TaskRow row = task_row(t, p.trials_done());
+    if (p.best_gflops() > 0) {
+      row.best_gflops = p.best_gflops();
+      row.best_ms = static_cast<double>(t.flops) / static_cast<double>(t.count) / (p.best_gflops() * 1e9) * 1e3;
+      if (!p.best_config_json().empty()) row.best_config = parse_json(p.best_config_json());
+    }
+    r.tasks.push_back(row);
+  }
+  return r;
+}
+
+}  // namespace
+
+int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, ModelTuneResult* out) {
+  TrackerClient client(a.tracker);
+  const v1::SubmitJobRequest req = model_job_request(a, tasks);
+  if (std::string bad = fleet::invalid_utf8_field(req); !bad.empty()) throw UsageError(bad);
+  v1::Job job;
+  auto ctx = client.context();
+  const auto start = std::chrono::steady_clock::now();
+  if (grpc::Status s = client.stub().SubmitJob(ctx.get(), req, &job); !s.ok()) {
+    return client.fail("tunefarm model tune", s);
+  }
+  std::fprintf(stderr, "model tune: job %lld on %s, key %s: %zu tasks, %lld trials, %s scheduler (tunefarm status %lld; cancel %lld)\n",
+               static_cast<long long>(job.id()), client.address().c_str(), a.key.c_str(), tasks.size(),
+               static_cast<long long>(a.measure.trials), a.scheduler.c_str(), static_cast<long long>(job.id()),
+               static_cast<long long>(job.id()));
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  int64_t last_trials = -1;
+  std::string last_message;
+  const grpc::Status s = watch_job(client, job.id(), [&](const v1::Job& snapshot) {
+    job = snapshot;
+    const int64_t done = trials_of(job);
+    if (!a.quiet && (done != last_trials || job.message() != last_message)) {
+      std::fprintf(stderr, "%s[%5lld/%lld] estimated %.3g ms  %s  %.0f s%s%s%s", tty ? "\r\033[K" : "", static_cast<long long>(done),
+                   static_cast<long long>(job.spec().trials()), job.estimated_ms(), fleet::job_state_name(job.state()), job.elapsed_s(),
+                   job.message().empty() ? "" : "  ", job.message().c_str(), tty ? "" : "\n");
+      std::fflush(stderr);
+    }
+    last_trials = done;
+    last_message = job.message();
+  }, "tunefarm model tune");
+  if (tty && !a.quiet) std::fprintf(stderr, "\n");
+  if (!s.ok()) return client.fail("tunefarm model tune", s);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  *out = result_of(a, tasks, job, "key " + a.key + " via " + client.address(), seconds);
+  return 0;
+}
+
+}  // namespace tf::cli

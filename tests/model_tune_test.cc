@@ -1,0 +1,189 @@
+// `tunefarm model tune` as a user runs it: a small CNN's kernels tuned as one job on this host and
+// on a fleet of real processes, killed midway and resumed, then built with what it found.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "db/database.h"
+#include "support/json.h"
+#include "tests/cli_runner.h"
+#include "tests/fleet_harness.h"
+
+namespace tf {
+namespace {
+
+using fleet_test::eventually;
+namespace v1 = ::tunefarm::v1;
+
+std::string small_cnn() { return std::string(TF_MODELS_DIR) + "/small_cnn.onnx"; }
+
+std::string scratch(const std::string& name) {
+  const std::string dir = testing::TempDir() + "tf-model-tune-" + name + "-" + std::to_string(::getpid());
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  return dir;
+}
+
+// Every measurement of the job: how many, each config once per workload.
+size_t measured_once(const std::string& db_path, int64_t job_id, std::map<std::string, int64_t>* per_workload = nullptr) {
+  db::Database db(db_path, db::Database::Open::Existing);
+  std::set<std::pair<std::string, int64_t>> seen;
+  const auto ms = db.job_measurements(job_id);
+  for (const auto& m : ms) {
+    EXPECT_TRUE(seen.insert({m.workload_key(), m.config_index}).second) << m.workload_key() << " config " << m.config_index << " twice";
+    if (per_workload) ++(*per_workload)[m.workload_key()];
+  }
+  return ms.size();
+}
+
+// Measured quickly: the kernels are small and only outcomes and counts are checked.
+const std::string kQuick = " --min-ms 1 --repeat 1";
+
+TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound) {
+  const std::string dir = scratch("local");
+  const std::string db = dir + "/t.db";
+  Result r = run_cli("model tune " + small_cnn() + " --trials 64 --db " + db + kQuick + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = parse_json(r.out);
+  EXPECT_EQ(j.at("state"), "done");
+  EXPECT_EQ(j.at("trials"), 64);
+  EXPECT_EQ(j.at("scheduler"), "gradient");
+  const Json& tasks = j.at("tasks");
+  ASSERT_EQ(tasks.size(), 5u);
+  double estimate = 0;
+  int64_t trials = 0;
+  for (const auto& t : tasks) {
+    EXPECT_GE(t.at("trials").get<int64_t>(), 8) << t.dump() << ": every kernel gets a warm-up batch";
+    EXPECT_GT(t.at("best_ms").get<double>(), 0) << t.dump();
+    estimate += t.at("best_ms").get<double>() * t.at("calls").get<double>();
+    trials += t.at("trials").get<int64_t>();
+  }
+  EXPECT_EQ(trials, 64);
+  EXPECT_NEAR(j.at("estimated_ms").get<double>(), estimate, 1e-6 * estimate);
+  // The estimate after each batch: what the trials bought, ending where the job ended.
+  const Json& curve = j.at("curve");
+  ASSERT_FALSE(curve.empty());
+  EXPECT_EQ(curve.back()[0], 64);
+  std::map<std::string, int64_t> per_workload;
+  EXPECT_EQ(measured_once(db, j.at("job_id").get<int64_t>(), &per_workload), 64u);
+  EXPECT_EQ(per_workload.size(), 5u);
+  // Progress said where the job stood.
+  EXPECT_NE(r.err.find("estimated"), std::string::npos) << r.err;
+
+  Result build = run_cli("model build " + small_cnn() + " --db " + db + " -o " + dir + "/m.tfm --json -q");
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  EXPECT_EQ(parse_json(build.out).at("tuned_kernels"), 5) << build.out;
+}
+
+TEST(ModelTune, AKilledLocalJobResumesWhereItStoppedWhenRunAgain) {
+  const std::string dir = scratch("resume");
+  const std::string db = dir + "/t.db";
+  const std::vector<std::string> argv = {TF_CLI, "model", "tune", small_cnn(), "--trials", "72", "--db", db, "--min-ms", "1",
+                                         "--repeat", "1", "--scheduler", "even"};
+  {
+    Subprocess first(argv, dir + "/first.log");
+    ASSERT_TRUE(eventually([&] {
+      try {
+        db::Database d(db, db::Database::Open::ReadOnly);
+        return d.count_measurements() >= 24;
+      } catch (const std::exception&) {
+        return false;
+      }
+    })) << first.output();
+    first.kill(SIGKILL);
+  }
+  const size_t before = measured_once(db, 1);
+  ASSERT_GE(before, 24u);
+  ASSERT_LT(before, 72u);
+  Result again = run_cli("model tune " + small_cnn() + " --trials 72 --db " + db + kQuick + " --scheduler even --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("resumed with " + std::to_string(before) + " of 72 trials"), std::string::npos) << again.err;
+  const Json j = parse_json(again.out);
+  EXPECT_EQ(j.at("job_id"), 1);
+  EXPECT_EQ(j.at("trials"), 72);
+  EXPECT_EQ(measured_once(db, 1), 72u);
+  // The even split: 72 trials over 5 kernels.
+  for (const auto& t : j.at("tasks")) EXPECT_NEAR(t.at("trials").get<double>(), 14.4, 8) << t.dump();
+}
+
+TEST(ModelTune, BadRequestsAreOneLineErrors) {
+  Result r = run_cli("model tune " + small_cnn() + " --scheduler fair");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--scheduler"), std::string::npos) << r.err;
+  r = run_cli("model tune " + small_cnn() + " --tracker 127.0.0.1:1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--tracker needs --key"), std::string::npos) << r.err;
+  r = run_cli("model tune /nonexistent.onnx");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nonexistent.onnx"), std::string::npos) << r.err;
+}
+
+TEST(ModelTuneFleet, OneJobOnTheBoardsThatSurvivesATrackerKill) {
+  fleet_test::Fleet fleet("model-tune");
+  fleet.start_tracker();
+  fleet.start_board("test-x86");
+  const std::vector<std::string> argv = {TF_CLI, "model", "tune", small_cnn(), "--key", "test-x86", "--tracker", fleet.address(),
+                                         "--trials", "56", "--min-ms", "1", "--repeat", "1"};
+  Subprocess cli(argv, fleet.dir() + "/cli.log");
+  auto stub = fleet.client();
+  auto trials_done = [&](v1::Job* out = nullptr) -> int64_t {
+    v1::GetJobRequest req;
+    req.set_job_id(1);
+    v1::Job job;
+    auto ctx = fleet_test::context("", 5);
+    if (!stub->GetJob(ctx.get(), req, &job).ok()) return 0;
+    if (out) *out = job;
+    int64_t n = 0;
+    for (const auto& w : job.workloads()) n += w.trials_done();
+    return n;
+  };
+  ASSERT_TRUE(eventually([&] { return trials_done() >= 16; })) << cli.output() << fleet.tracker().output();
+  // One job of the tracker's, with the model's workloads under one budget.
+  v1::Job job;
+  trials_done(&job);
+  EXPECT_EQ(job.spec().scheduler(), "gradient");
+  EXPECT_EQ(job.spec().model(), "small_cnn.onnx");
+  EXPECT_EQ(job.workloads_size(), 5);
+  EXPECT_EQ(job.spec().calls_size(), 5);
+
+  fleet.kill_tracker();
+  fleet.start_tracker();
+  stub = fleet.client();
+  ASSERT_NE(cli.wait_exit(std::chrono::seconds(300)), -1) << cli.output();
+  const std::string out = cli.output();
+  EXPECT_NE(out.find("job 1 done, 56 of 56 trials"), std::string::npos) << out << fleet.tracker().output();
+  EXPECT_NE(out.find("lost the tracker"), std::string::npos) << out;
+  EXPECT_EQ(measured_once(fleet.db(), 1), 56u);
+  EXPECT_NE(fleet.tracker().output().find("resumed 1 unfinished job"), std::string::npos) << fleet.tracker().output();
+
+  // `tunefarm status` shows it as one job with its estimate.
+  Result status = run_cli("status 1 --tracker " + fleet.address());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("model small_cnn.onnx: 56/56 trials (gradient), estimated"), std::string::npos) << status.out;
+}
+
+TEST(ModelTuneFleet, CancellingTheJobEndsTheCommand) {
+  fleet_test::Fleet fleet("model-cancel");
+  fleet.start_tracker();
+  fleet.start_board("test-x86");
+  const std::vector<std::string> argv = {TF_CLI, "model", "tune", small_cnn(), "--key", "test-x86", "--tracker", fleet.address(),
+                                         "--trials", "2000", "--min-ms", "1", "--repeat", "1"};
+  Subprocess cli(argv, fleet.dir() + "/cli.log");
+  ASSERT_TRUE(eventually([&] {
+    try {
+      db::Database d(fleet.db(), db::Database::Open::ReadOnly);
+      return d.count_measurements() >= 8;
+    } catch (const std::exception&) {
+      return false;
+    }
+  })) << cli.output();
+  Result cancel = run_cli("cancel 1 --tracker " + fleet.address());
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  const int status = cli.wait_exit(std::chrono::seconds(60));
+  ASSERT_NE(status, -1) << cli.output();
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(cli.output().find("job 1 cancelled"), std::string::npos) << cli.output();
+}
+
+}  // namespace
+}  // namespace tf

@@ -1,0 +1,140 @@
+// The task scheduler on simulated tasks: each task's best time follows a known curve of its trials,
+// so where the trials go and what they buy is exact, with no kernel timed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "support/args.h"
+#include "tuner/task_scheduler.h"
+
+namespace tf::tuner {
+namespace {
+
+// A kernel whose best time after t trials is base x (1 - gain x (1 - exp(-t / pace))): tuning can
+// remove `gain` of its time, about two thirds of that in its first `pace` trials.
+struct SimulatedTask {
+  double calls, base_s, gain, pace;
+  double best_after(int64_t trials) const {
+    return base_s * (1 - gain * (1 - std::exp(-static_cast<double>(trials) / pace)));
+  }
+};
+
+// A model in which a few kernels dominate, as in a CNN: the big ones have much to gain, the small
+// ones little, and one kernel runs many times.
+std::vector<SimulatedTask> cnn_like_model() {
+  return {
+      {1, 4.0e-3, 0.75, 150}, {1, 3.0e-3, 0.7, 120}, {4, 0.4e-3, 0.5, 80}, {1, 0.2e-3, 0.3, 60},  {1, 0.1e-3, 0.3, 60},
+      {2, 0.1e-3, 0.2, 40},   {1, 0.05e-3, 0.2, 40}, {1, 0.05e-3, 0.1, 40}, {1, 0.02e-3, 0.1, 40}, {3, 0.02e-3, 0.1, 40},
+  };
+}
+
+struct Simulation {
+  std::vector<TaskProgress> tasks;
+  std::vector<std::pair<int64_t, double>> curve;  // (trials, estimated seconds) after each batch
+  std::vector<int64_t> order;                     // the task of each batch
+};
+
+Simulation simulate(SchedulerPolicy policy, const std::vector<SimulatedTask>& model, int64_t budget, int64_t batch = 16,
+                    std::vector<int64_t> space_sizes = {}) {
+  TaskScheduler scheduler(policy);
+  Simulation sim;
+  for (const auto& t : model) {
+    TaskProgress p;
+    p.calls = t.calls;
+    sim.tasks.push_back(p);
+  }
+  int64_t used = 0;
+  while (used < budget) {
+    const auto pick = scheduler.next(sim.tasks);
+    if (!pick) break;
+    TaskProgress& p = sim.tasks[*pick];
+    int64_t n = std::min(batch, budget - used);
+    if (!space_sizes.empty()) n = std::min(n, space_sizes[*pick] - p.trials);
+    p.after_batch(p.trials + n, model[*pick].best_after(p.trials + n));
+    if (!space_sizes.empty() && p.trials >= space_sizes[*pick]) p.exhausted = true;
+    used += n;
+    sim.order.push_back(static_cast<int64_t>(*pick));
+    sim.curve.emplace_back(used, TaskScheduler::estimated_seconds(sim.tasks));
+  }
+  return sim;
+}
+
+TEST(TaskScheduler, EvenSplitsTheBudgetEvenly) {
+  const auto sim = simulate(SchedulerPolicy::Even, cnn_like_model(), 1600);
+  for (const auto& t : sim.tasks) EXPECT_EQ(t.trials, 160);
+}
+
+TEST(TaskScheduler, GradientTriesEveryTaskOnceBeforeChoosing) {
+  const auto sim = simulate(SchedulerPolicy::Gradient, cnn_like_model(), 1600);
+  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(sim.order[static_cast<size_t>(i)], i) << "batch " << i;
+}
+
+TEST(TaskScheduler, GradientSpendsWhereTheLatencyIs) {
+  const auto sim = simulate(SchedulerPolicy::Gradient, cnn_like_model(), 1600);
+  // The two kernels that are most of the model's time, with most to gain, get most of the budget;
+  // the smallest get little more than their warm-up batch.
+  EXPECT_GT(sim.tasks[0].trials + sim.tasks[1].trials, 800);
+  EXPECT_LT(sim.tasks[8].trials, 64);
+  EXPECT_LT(sim.tasks[9].trials, 64);
+  // Every task was tried.
+  for (const auto& t : sim.tasks) EXPECT_GE(t.trials, 16);
+}
+
+TEST(TaskScheduler, GradientReachesTheEvenSplitsLatencyWithFarFewerTrials) {
+  const int64_t budget = 2000;
+  const auto even = simulate(SchedulerPolicy::Even, cnn_like_model(), budget);
+  const auto gradient = simulate(SchedulerPolicy::Gradient, cnn_like_model(), budget);
+  const double even_final = even.curve.back().second;
+  int64_t needed = -1;
+  for (const auto& [trials, est] : gradient.curve) {
+    if (est <= even_final) {
+      needed = trials;
+      break;
+    }
+  }
+  ASSERT_GT(needed, 0) << "the gradient scheduler never reached the even split's " << even_final * 1e3 << " ms";
+  EXPECT_LE(needed, budget * 6 / 10) << "gradient needed " << needed << " trials";
+  EXPECT_LT(gradient.curve.back().second, even_final);
+}
+
+TEST(TaskScheduler, ATaskWhoseSpaceIsSpentGetsNoMore) {
+  std::vector<SimulatedTask> model = {{1, 4e-3, 0.8, 100}, {1, 1e-4, 0.1, 10}};
+  const auto sim = simulate(SchedulerPolicy::Gradient, model, 1000, 16, {40, 1000});
+  EXPECT_EQ(sim.tasks[0].trials, 40);
+  EXPECT_EQ(sim.tasks[1].trials, 960);
+  // Everything spent: nothing left to schedule.
+  TaskScheduler scheduler(SchedulerPolicy::Gradient);
+  std::vector<TaskProgress> spent(2);
+  spent[0].exhausted = spent[1].exhausted = true;
+  EXPECT_FALSE(scheduler.next(spent).has_value());
+}
+
+TEST(TaskScheduler, ATaskWithNoCorrectConfigGoesFirstThenIsGivenUp) {
+  TaskScheduler scheduler(SchedulerPolicy::Gradient);
+  std::vector<TaskProgress> tasks(2);
+  tasks[0].after_batch(16, 1e-3);
+  tasks[1].after_batch(16, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(scheduler.next(tasks), 1u);
+  tasks[1].after_batch(SchedulerOptions{}.give_up_after, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(scheduler.next(tasks), 0u);
+}
+
+TEST(TaskScheduler, EstimateIsCallsTimesBestAndCountsTheMissing) {
+  std::vector<TaskProgress> tasks(3);
+  tasks[0].calls = 2;
+  tasks[0].after_batch(8, 1e-3);
+  tasks[1].after_batch(8, 3e-3);
+  int missing = 0;
+  EXPECT_DOUBLE_EQ(TaskScheduler::estimated_seconds(tasks, &missing), 5e-3);
+  EXPECT_EQ(missing, 1);
+}
+
+TEST(TaskScheduler, PoliciesByName) {
+  EXPECT_EQ(parse_scheduler_policy("gradient"), SchedulerPolicy::Gradient);
+  EXPECT_EQ(parse_scheduler_policy("even"), SchedulerPolicy::Even);
+  EXPECT_THROW(parse_scheduler_policy("fair"), UsageError);
+}
+
+}  // namespace
+}  // namespace tf::tuner

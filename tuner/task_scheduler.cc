@@ -1,0 +1,82 @@
+#include "tuner/task_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "support/args.h"
+
+namespace tf::tuner {
+
+SchedulerPolicy parse_scheduler_policy(const std::string& name) {
+  if (name == "gradient") return SchedulerPolicy::Gradient;
+  if (name == "even") return SchedulerPolicy::Even;
+  throw UsageError("scheduler '" + name + "': expected gradient (trials where they cut the model's latency most) or even");
+}
+
+const char* scheduler_policy_name(SchedulerPolicy p) { return p == SchedulerPolicy::Gradient ? "gradient" : "even"; }
+
+void TaskProgress::after_batch(int64_t trials_now, double best_s_now) {
+  trials = trials_now;
+  history.push_back({trials_now, best_s_now});
+}
+
+TaskScheduler::TaskScheduler(SchedulerPolicy policy, SchedulerOptions options) : policy_(policy), options_(options) {}
+
+bool TaskScheduler::can_take(const TaskProgress& t) const {
+  if (t.exhausted) return false;
+  return std::isfinite(t.best_s()) || t.trials < options_.give_up_after;
+}
+
+double TaskScheduler::score(const TaskProgress& t) const {
+  const double best = t.best_s();
+  // No correct config yet: the task's share of the latency is unknown and its kernel would run
+  // untuned; it goes first (until give_up_after).
+  if (!std::isfinite(best)) return std::numeric_limits<double>::infinity();
+  const double forward = best / static_cast<double>(std::max<int64_t>(1, t.trials));
+  double backward = 0;
+  const auto& h = t.history;
+  if (h.size() >= 2) {
+    const size_t back = std::min<size_t>(static_cast<size_t>(options_.backward_window), h.size() - 1);
+    const TaskProgress::Point& then = h[h.size() - 1 - back];
+    const int64_t spent = h.back().trials - then.trials;
+    if (std::isfinite(then.best_s) && spent > 0) backward = (then.best_s - best) / static_cast<double>(spent);
+  }
+  return t.calls * (options_.alpha * backward + (1 - options_.alpha) * forward);
+}
+
+std::optional<size_t> TaskScheduler::next(const std::vector<TaskProgress>& tasks) const {
+  std::optional<size_t> pick;
+  // Warm-up, and the whole of the even policy: the task that has had the fewest trials (the first
+  // of equals), so every task gets a batch in turn.
+  auto fewest_trials = [&]() -> std::optional<size_t> {
+    std::optional<size_t> p;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (can_take(tasks[i]) && (!p || tasks[i].trials < tasks[*p].trials)) p = i;
+    }
+    return p;
+  };
+  if (policy_ == SchedulerPolicy::Even) return fewest_trials();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (can_take(tasks[i]) && tasks[i].history.empty()) return i;
+  }
+  double best_score = -1;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!can_take(tasks[i])) continue;
+    const double s = score(tasks[i]);
+    if (!pick || s > best_score) pick = i, best_score = s;
+  }
+  return pick;
+}
+
+double TaskScheduler::estimated_seconds(const std::vector<TaskProgress>& tasks, int* missing) {
+  double total = 0;
+  int none = 0;
+  for (const auto& t : tasks) {
+    if (std::isfinite(t.best_s())) total += t.calls * t.best_s();
+    else ++none;
+  }
+  if (missing) *missing = none;
+  return total;
+}
+
+}  // namespace tf::tuner

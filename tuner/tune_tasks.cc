@@ -1,0 +1,162 @@
+// The path of a job of many tasks:
+//   1. every task started (a resumed job replays each task's measurements first)
+//   2. loop until the budget is spent: the scheduler picks a task, the task runs one batch
+//   3. every task's fastest configs measured again, its cost model saved
+#include "tuner/tune_tasks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+#include "tuner/measurer.h"
+
+namespace tf::tuner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double best_seconds(const TuneResult& r) {
+  if (!r.best || r.best->mean_s() <= 0) return std::numeric_limits<double>::infinity();
+  return r.best->mean_s();
+}
+
+class TasksRun {
+ public:
+  TasksRun(const std::vector<TaskToTune>& tasks, const TuneTasksOptions& o, db::Database* db,
+           const std::function<void(const TasksProgress&)>& on_progress)
+      : tasks_(tasks), o_(o), db_(db), on_progress_(on_progress), scheduler_(o.scheduler, o.scheduler_options),
+        start_(Clock::now()) {}
+
+  void start();
+  void search();
+  TaskTuning& tuning(size_t i);
+  void finish();
+  TuneTasksResult summary();
+
+ private:
+  bool stopped() const { return o_.each.stop && o_.each.stop->load(); }
+  void note_estimate();
+  void report(size_t task, bool replayed);
+
+  const std::vector<TaskToTune>& tasks_;
+  const TuneTasksOptions& o_;
+  db::Database* db_;
+  const std::function<void(const TasksProgress&)>& on_progress_;
+  TaskScheduler scheduler_;
+  const Clock::time_point start_;
+  std::vector<std::unique_ptr<Measurer>> measurers_;
+  std::vector<std::unique_ptr<TaskTuning>> tunings_;
+  std::vector<TaskProgress> progress_;
+  int64_t used_ = 0;
+  TuneTasksResult result_;
+};
+
+// A task's tuning starts when it first gets a batch, so that it transfers from the measurements of
+// the tasks of the same op before it (tune_job.h: history of the op on this target). A resumed job
+// starts every task at once: each replays what it measured before.
+TaskTuning& TasksRun::tuning(size_t i) {
+  if (tunings_[i]) return *tunings_[i];
+  const TaskToTune& t = tasks_[i];
+  TuneOptions opts = o_.each;
+  opts.trials = std::max<int64_t>(1, std::min(o_.trials, t.task->space().size()));
+  if (o_.make_measurer) {
+    measurers_[i] = o_.make_measurer(*t.task);
+    opts.measurer = measurers_[i].get();
+  }
+  tunings_[i] = std::make_unique<TaskTuning>(*t.task, opts, db_);
+  tunings_[i]->start();
+  const TuneResult& r = tunings_[i]->result();
+  TaskProgress& p = progress_[i];
+  if (r.trials > 0) p.after_batch(r.trials, best_seconds(r));
+  p.exhausted = tunings_[i]->exhausted();
+  used_ += r.trials;
+  return *tunings_[i];
+}
+
+void TasksRun::start() {
+  measurers_.resize(tasks_.size());
+  tunings_.resize(tasks_.size());
+  for (const TaskToTune& t : tasks_) {
+    TaskProgress p;
+    p.calls = t.calls;
+    progress_.push_back(p);
+  }
+  if (!o_.each.resume) return;
+  for (size_t i = 0; i < tasks_.size(); ++i) tuning(i);
+  if (used_ > 0) {
+    note_estimate();
+    report(0, true);
+  }
+}
+
+void TasksRun::search() {
+  const int batch = std::max(1, o_.each.batch);
+  while (used_ < o_.trials && !stopped()) {
+    const auto pick = scheduler_.next(progress_);
+    if (!pick) break;
+    TaskTuning& task = tuning(*pick);
+    const int64_t before = task.result().trials;
+    task.step(static_cast<int>(std::min<int64_t>(batch, o_.trials - used_)));
+    const TuneResult& r = task.result();
+    used_ += r.trials - before;
+    TaskProgress& p = progress_[*pick];
+    p.after_batch(r.trials, best_seconds(r));
+    // A batch that ran nothing (the tuner had nothing left to propose) would be picked forever.
+    p.exhausted = task.exhausted() || (r.trials == before && !stopped());
+    note_estimate();
+    report(*pick, false);
+  }
+  result_.stopped = stopped();
+}
+
+void TasksRun::finish() {
+  if (result_.stopped) return;
+  for (size_t i = 0; i < tunings_.size() && !stopped(); ++i) {
+    if (!tunings_[i]) continue;  // never given a batch
+    tunings_[i]->finish();
+    // The confirmed best (measured again) is what the estimate should say.
+    const TuneResult& r = tunings_[i]->result();
+    if (r.trials > 0) progress_[i].history.back().best_s = best_seconds(r);
+  }
+  note_estimate();
+  result_.stopped = stopped();
+}
+
+void TasksRun::note_estimate() {
+  result_.estimated_s = TaskScheduler::estimated_seconds(progress_, &result_.missing);
+  result_.curve.push_back({used_, result_.estimated_s});
+}
+
+void TasksRun::report(size_t task, bool replayed) {
+  if (!on_progress_) return;
+  TasksProgress p;
+  p.trials = used_;
+  p.budget = o_.trials;
+  p.task = task;
+  p.tasks = progress_;
+  p.estimated_s = result_.estimated_s;
+  p.missing = result_.missing;
+  p.elapsed_s = std::chrono::duration<double>(Clock::now() - start_).count();
+  p.replayed = replayed;
+  on_progress_(p);
+}
+
+TuneTasksResult TasksRun::summary() {
+  for (auto& t : tunings_) result_.tasks.push_back(t ? t->summary() : TuneResult{});
+  result_.trials = used_;
+  result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+  return result_;
+}
+
+}  // namespace
+
+TuneTasksResult tune_tasks(const std::vector<TaskToTune>& tasks, const TuneTasksOptions& options, db::Database* db,
+                           const std::function<void(const TasksProgress&)>& on_progress) {
+  TasksRun run(tasks, options, db, on_progress);
+  run.start();
+  run.search();
+  run.finish();
+  return run.summary();
+}
+
+}  // namespace tf::tuner

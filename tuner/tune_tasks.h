@@ -1,0 +1,66 @@
+// A job of many tasks with one budget: a model's distinct kernels tuned together. Each task is
+// tuned as tune() tunes one (tune_job.h's TaskTuning), a batch at a time; the task scheduler
+// (task_scheduler.h) says which task the next batch goes to. Locally and in the tracker alike.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "db/database.h"
+#include "tuner/task_scheduler.h"
+#include "tuner/tune_job.h"
+
+namespace tf::tuner {
+
+struct TaskToTune {
+  const compiler::Task* task = nullptr;  // outlives the job
+  double calls = 1;                      // kernel calls per model run
+};
+
+struct TuneTasksOptions {
+  int64_t trials = 2000;  // for all tasks together
+  SchedulerPolicy scheduler = SchedulerPolicy::Gradient;
+  SchedulerOptions scheduler_options;
+  // Every task's options: tuner, threads, batch, measurement, seed, device key, the job to record
+  // under (job_id, resume), stop. `trials` is set per task (the job's budget, capped by its space),
+  // `measurer` by make_measurer.
+  TuneOptions each;
+  // A measurer per task (the fleet's, bound to the task's workload); empty: a worker process on
+  // this host per task.
+  std::function<std::unique_ptr<Measurer>(const compiler::Task&)> make_measurer;
+};
+
+struct TasksProgress {
+  int64_t trials = 0, budget = 0;
+  size_t task = 0;                  // the task the last batch went to
+  std::vector<TaskProgress> tasks;  // per task: trials, best seconds per call
+  double estimated_s = 0;           // sum of calls x best over the tasks with a correct config
+  int missing = 0;                  // tasks without one
+  double elapsed_s = 0;
+  bool replayed = false;            // the first report of a resumed job
+};
+
+struct TuneTasksResult {
+  std::vector<TuneResult> tasks;
+  int64_t trials = 0;
+  double estimated_s = 0;
+  int missing = 0;
+  // The estimate after each batch: what the scheduler bought with the trials.
+  struct Point {
+    int64_t trials = 0;
+    double estimated_s = 0;
+  };
+  std::vector<Point> curve;
+  double seconds = 0;
+  bool stopped = false;
+};
+
+// Runs the job; every measurement goes to `db` under each.job_id when given.
+TuneTasksResult tune_tasks(const std::vector<TaskToTune>& tasks, const TuneTasksOptions& options, db::Database* db,
+                           const std::function<void(const TasksProgress&)>& on_progress = {});
+
+}  // namespace tf::tuner
