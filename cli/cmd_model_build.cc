@@ -23,6 +23,7 @@ struct BuildArgs {
   std::string db_path;
   std::string target = "llvm -mcpu=native";
   int threads = 1;
+  std::string key;  // the device key the configs were measured under; empty: this host's (local, local-Nt)
   int64_t batch = 1;
   bool as_json = false;
   bool quiet = false;
@@ -46,7 +47,7 @@ int build_command(const BuildArgs& args) {
   graph::BuildOptions options;
   options.target = codegen::parse_target(args.target);
   options.threads = args.threads;
-  const std::string device = device_key_of(args.threads);
+  const std::string device = args.key.empty() ? device_key_of(args.threads) : args.key;
   const std::string target_text = options.target.str();
   if (database) {
     options.config_for = [&](const ops::Workload& w) -> std::optional<std::string> {
@@ -92,13 +93,16 @@ int build_command(const BuildArgs& args) {
 void add_model_build(CLI::App& model_cmd, Commands& commands) {
   auto a = std::make_shared<BuildArgs>();
   CLI::App* cmd = model_cmd.add_subcommand("build", "compile an ONNX model into one file (.tfm) a board runs with the runtime alone");
-  cmd->footer("Every kernel uses the database's best config for its workload on this target and thread count (--db), the\n"
-              "default config elsewhere. Shapes are static: the batch is fixed at --batch.");
+  cmd->footer("Every kernel uses the database's best config for its workload on this target and thread count (--db), or\n"
+              "under the boards' --key, the default config elsewhere. Shapes are static: the batch is fixed at --batch.");
   cmd->add_option("model", a->onnx_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   cmd->add_option("-o,--output", a->out_path, "the compiled model to write")->required()->type_name("M.tfm");
   cmd->add_option("--db", a->db_path, "tuning database whose best configs the kernels use")->type_name("PATH");
   cmd->add_option("--threads", a->threads, "the thread count the configs were tuned for (the database's device key)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--key", a->key, "use the configs measured by the boards of this key (a fleet's db; give --target the boards' "
+                                   "target, as `tunefarm devices` shows it)")
+      ->type_name("KEY");
   cmd->add_option("--target", a->target, "\"llvm -mtriple=... -mcpu=... -mattr=...\"")->type_name("TARGET");
   cmd->add_option("--batch", a->batch, "the batch a symbolic first extent of an input becomes")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->as_json, "print JSON");

@@ -106,9 +106,9 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
     }
     Json curve = Json::array();
     for (const auto& [trials, est_ms] : r.curve) curve.push_back({trials, est_ms});
-    Json out = {{"model", r.model},       {"job_id", r.job_id}, {"where", r.where},       {"scheduler", r.scheduler},
-                {"trials", r.trials},     {"budget", r.budget}, {"estimated_ms", r.estimated_ms},
-                {"seconds", r.seconds},   {"state", r.state},   {"tasks", list},          {"curve", curve}};
+    Json out = {{"model", r.model},   {"job_id", r.job_id},   {"where", r.where},     {"target", r.target},
+                {"scheduler", r.scheduler}, {"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms},
+                {"seconds", r.seconds}, {"state", r.state},     {"tasks", list},        {"curve", curve}};
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
@@ -169,6 +169,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<gra
 
   r.model = a.model_path;
   r.where = "this host (" + device_key_of(a.threads) + ")";
+  r.target = target.str();
   r.scheduler = a.scheduler;
   r.trials = done.trials;
   r.budget = a.measure.trials;
@@ -208,8 +209,12 @@ int model_tune_command(const ModelTuneArgs& a) {
   }
   print_model_tune_result(r, a.as_json);
   if (!a.as_json && r.state == "done") {
-    std::printf("next: tunefarm model build %s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(),
-                a.key.empty() ? a.db_path.c_str() : "<the tracker's db>", a.threads);
+    if (a.key.empty()) {
+      std::printf("next: tunefarm model build %s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(), a.db_path.c_str(), a.threads);
+    } else {
+      std::printf("next: tunefarm model build %s --db TRACKER_DB --key %s --target '%s' -o MODEL.tfm\n", a.model_path.c_str(),
+                  a.key.c_str(), r.target.empty() ? "<the boards' target: tunefarm devices>" : r.target.c_str());
+    }
   }
   return r.state == "done" ? 0 : 1;
 }

@@ -40,6 +40,7 @@ struct ModelTuneResult {
     Json best_config;
   };
   std::string model, where, scheduler, state;
+  std::string target;  // the kernels were built for
   int64_t job_id = 0, trials = 0, budget = 0;
   double estimated_ms = 0, seconds = 0;
   std::vector<TaskRow> tasks;

@@ -70,6 +70,17 @@ ModelTuneResult result_of(const ModelTuneArgs& a, const std::vector<graph::Task>
   return r;
 }
 
+// The target the key's boards build for (what `model build --target` takes to use their configs);
+// empty when no board of the key is connected now.
+std::string target_of_key(TrackerClient& client, const std::string& key) {
+  v1::ListDevicesRequest req;
+  req.set_device_key(key);
+  v1::ListDevicesResponse resp;
+  auto ctx = client.context();
+  if (!client.stub().ListDevices(ctx.get(), req, &resp).ok() || resp.devices_size() == 0) return "";
+  return resp.devices(0).target();
+}
+
 }  // namespace
 
 int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, ModelTuneResult* out) {
@@ -105,6 +116,7 @@ int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& 
   if (!s.ok()) return client.fail("tunefarm model tune", s);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   *out = result_of(a, tasks, job, "key " + a.key + " via " + client.address(), seconds);
+  out->target = target_of_key(client, a.key);
   return 0;
 }
 

@@ -156,6 +156,15 @@ TEST(ModelTuneFleet, OneJobOnTheBoardsThatSurvivesATrackerKill) {
   EXPECT_EQ(measured_once(fleet.db(), 1), 56u);
   EXPECT_NE(fleet.tracker().output().find("resumed 1 unfinished job"), std::string::npos) << fleet.tracker().output();
 
+  // What the boards found builds the model: the command says how (their key and target).
+  const size_t at = out.find("--target '");
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string target = out.substr(at + 10, out.find('\'', at + 10) - at - 10);
+  Result build = run_cli("model build " + small_cnn() + " --db " + fleet.db() + " --key test-x86 --target '" + target + "' -o " +
+                         fleet.dir() + "/m.tfm --json -q");
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  EXPECT_EQ(parse_json(build.out).at("tuned_kernels"), 5) << build.out;
+
   // `tunefarm status` shows it as one job with its estimate.
   Result status = run_cli("status 1 --tracker " + fleet.address());
   ASSERT_EQ(status.exit_code, 0) << status.err;
