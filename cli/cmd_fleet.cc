@@ -153,14 +153,7 @@ v1::SubmitJobRequest request_from_options(const SubmitOptions& o) {
   auto* w = spec->add_workloads();
   w->set_op(o.op);
   for (int64_t d : parse_shape_option(o.op, o.shape)) w->add_shape(d);
-  spec->set_device_key(o.key);
-  spec->set_trials(o.measure.trials);
-  spec->set_tuner(o.measure.tuner);
-  spec->set_priority(o.priority);
-  spec->set_seed(o.measure.seed);
-  spec->mutable_measure()->set_min_repeat_ms(o.measure.min_ms);
-  spec->mutable_measure()->set_repeat(o.measure.repeat);
-  spec->mutable_measure()->set_timeout_s(o.measure.timeout_s);
+  set_job_settings(spec, o.key, o.measure, o.priority);
   return req;
 }
 

@@ -27,14 +27,7 @@ v1::SubmitJobRequest model_job_request(const ModelTuneArgs& a, const std::vector
   }
   spec->set_scheduler(a.scheduler);
   spec->set_model(std::filesystem::path(a.model_path).filename().string());
-  spec->set_device_key(a.key);
-  spec->set_trials(a.measure.trials);
-  spec->set_tuner(a.measure.tuner);
-  spec->set_priority(a.priority);
-  spec->set_seed(a.measure.seed);
-  spec->mutable_measure()->set_min_repeat_ms(a.measure.min_ms);
-  spec->mutable_measure()->set_repeat(a.measure.repeat);
-  spec->mutable_measure()->set_timeout_s(a.measure.timeout_s);
+  set_job_settings(spec, a.key, a.measure, a.priority);
   return req;
 }
 

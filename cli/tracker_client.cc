@@ -63,6 +63,17 @@ int TrackerClient::fail(const std::string& cmd, const grpc::Status& s) const {
   }
 }
 
+void set_job_settings(v1::JobSpec* spec, const std::string& key, const MeasureArgs& measure, int priority) {
+  spec->set_device_key(key);
+  spec->set_trials(measure.trials);
+  spec->set_tuner(measure.tuner);
+  spec->set_priority(priority);
+  spec->set_seed(measure.seed);
+  spec->mutable_measure()->set_min_repeat_ms(measure.min_ms);
+  spec->mutable_measure()->set_repeat(measure.repeat);
+  spec->mutable_measure()->set_timeout_s(measure.timeout_s);
+}
+
 grpc::Status watch_job(TrackerClient& client, int64_t id, const std::function<void(const v1::Job&)>& on_update,
                        const std::string& who) {
   grpc::Status s;

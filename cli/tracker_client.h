@@ -9,6 +9,7 @@
 
 #include "proto/tunefarm.grpc.pb.h"
 #include "support/args.h"
+#include "support/measure_args.h"
 
 namespace tf::cli {
 
@@ -38,6 +39,9 @@ class TrackerClient {
   std::string address_, token_;
   std::unique_ptr<v1::Tuning::Stub> stub_;
 };
+
+// A job's key, trials, tuner, priority, seed and measurement options, as the command line gave them.
+void set_job_settings(v1::JobSpec* spec, const std::string& key, const MeasureArgs& measure, int priority);
 
 // Watches job `id` until it ends, handing every snapshot to `on_update`. A tracker that restarts
 // resumes the job, and the watch follows it there for up to a minute of absence (saying so on

@@ -36,6 +36,16 @@ size_t measured_once(const std::string& db_path, int64_t job_id, std::map<std::s
   return ms.size();
 }
 
+// Measurements in a db another process is writing; 0 until the file holds a schema.
+int64_t measurements_in(const std::string& db_path) {
+  try {
+    db::Database d(db_path, db::Database::Open::ReadOnly);
+    return d.count_measurements();
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 // Measured quickly: the kernels are small and only outcomes and counts are checked.
 const std::string kQuick = " --min-ms 1 --repeat 1";
 
@@ -82,14 +92,7 @@ TEST(ModelTune, AKilledLocalJobResumesWhereItStoppedWhenRunAgain) {
                                          "--repeat", "1", "--scheduler", "even"};
   {
     Subprocess first(argv, dir + "/first.log");
-    ASSERT_TRUE(eventually([&] {
-      try {
-        db::Database d(db, db::Database::Open::ReadOnly);
-        return d.count_measurements() >= 24;
-      } catch (const std::exception&) {
-        return false;
-      }
-    })) << first.output();
+    ASSERT_TRUE(eventually([&] { return measurements_in(db) >= 24; })) << first.output();
     first.kill(SIGKILL);
   }
   const size_t before = measured_once(db, 1);
@@ -178,14 +181,7 @@ TEST(ModelTuneFleet, CancellingTheJobEndsTheCommand) {
   const std::vector<std::string> argv = {TF_CLI, "model", "tune", small_cnn(), "--key", "test-x86", "--tracker", fleet.address(),
                                          "--trials", "2000", "--min-ms", "1", "--repeat", "1"};
   Subprocess cli(argv, fleet.dir() + "/cli.log");
-  ASSERT_TRUE(eventually([&] {
-    try {
-      db::Database d(fleet.db(), db::Database::Open::ReadOnly);
-      return d.count_measurements() >= 8;
-    } catch (const std::exception&) {
-      return false;
-    }
-  })) << cli.output();
+  ASSERT_TRUE(eventually([&] { return measurements_in(fleet.db()) >= 8; })) << cli.output();
   Result cancel = run_cli("cancel 1 --tracker " + fleet.address());
   ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
   const int status = cli.wait_exit(std::chrono::seconds(60));
