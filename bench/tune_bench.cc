@@ -14,6 +14,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/peers.h"
+#include "bench/search_runs.h"
 #include "support/args.h"
 #include "support/measure_args.h"
 #include "compiler/compiler.h"
@@ -41,32 +42,20 @@ Shape find_workload(const Json& workloads, const std::string& name) {
   throw tf::UsageError("workload '" + name + "' is not in the workloads file");
 }
 
-int64_t trials_to_reach(const std::vector<double>& curve, double level) {
-  for (size_t i = 0; i < curve.size(); ++i) {
-    if (curve[i] >= level) return static_cast<int64_t>(i + 1);
-  }
-  return static_cast<int64_t>(curve.size()) + 1;  // never: counts as one past the budget
-}
-
 // One tuning run in a database of its own: empty, or a copy of `start_db` (a farm's history).
 tf::tuner::TuneResult run_job(const tf::compiler::Task& task, const std::string& tuner, int64_t trials, uint64_t seed,
                               int threads, double min_ms, const std::string& db_path, const std::string& start_db = "",
                               bool seed_records = true) {
-  std::remove(db_path.c_str());
-  std::remove((db_path + "-wal").c_str());
-  std::remove((db_path + "-shm").c_str());
-  if (!start_db.empty()) std::filesystem::copy_file(start_db, db_path);
-  tf::db::Database db(db_path);
-  tf::tuner::TuneOptions o;
-  o.tuner = tuner;
-  o.trials = trials;
-  o.seed = seed;
-  o.threads = threads;
-  o.device_key = tf::tuner::local_device_key(threads);
-  o.measure.min_repeat_ms = min_ms;
-  o.measure.repeat = 3;
-  o.seed_records = seed_records;
-  return tf::tuner::tune(task, o, &db);
+  SearchRun run;
+  run.tuner = tuner;
+  run.trials = trials;
+  run.seed = seed;
+  run.threads = threads;
+  run.min_repeat_ms = min_ms;
+  run.db_path = db_path;
+  run.start_db = start_db;
+  run.seed_records = seed_records;
+  return run_search(task, run);
 }
 
 // The GFLOPS of a config measured again on its own: in 3 fresh worker processes, median of 7

@@ -17,6 +17,9 @@
 #   scripts/bench.sh models [OPTIONS]   ResNet-18, MobileNetV2 and the BERT layer against ONNX Runtime
 #                                       at 1 and 2 threads -> bench/results/models.json
 #                                       (build/bench/models_bench --help)
+#   scripts/bench.sh costmodel [OPTIONS] the cost model on ResNet-18 and MobileNet layers: xgb cold and
+#                                       with history against random and ga, held-out prediction quality
+#                                       -> bench/results/costmodel.json (build/bench/costmodel_bench --help)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -25,6 +28,13 @@ if [[ "${1:-}" == models ]]; then
   "$root/scripts/setup.sh"
   "$root/scripts/build.sh" models_bench
   exec "$root/build/bench/models_bench" --name models "$@"
+fi
+
+if [[ "${1:-}" == costmodel ]]; then
+  shift
+  "$root/scripts/setup.sh"
+  "$root/scripts/build.sh" costmodel_bench tunefarm-measure-worker
+  exec "$root/build/bench/costmodel_bench" "$@"
 fi
 
 if [[ "${1:-}" != conv2d ]]; then

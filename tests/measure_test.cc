@@ -14,6 +14,7 @@
 #include "runtime/measure_worker.h"
 #include "runtime/random_fill.h"
 #include "tuner/features.h"
+#include "tuner/xgb_model.h"
 #include "tuner/tune_job.h"
 #include "tests/test_kernels.h"
 
@@ -74,30 +75,39 @@ TEST(Measure, EveryOutcomeIsClassifiedAndTheWorkerSurvives) {
 // The db keeps one cost model per op and target; a conv whose loop nest gives rows of another
 // length must retrain from the history, not hand the stored model rows it would misread (XGBoost
 // refuses them, and the job died).
-TEST(TuneJob, AStoredModelOfAnotherLoopNestIsRetrainedNotMisread) {
+TEST(TuneJob, AStoredModelOfAnotherRowLengthIsRetrainedNotMisread) {
   const std::string path = "/tmp/tf-tune-job-model-test.db";
   std::remove(path.c_str());
   const auto target = codegen::host_target();
-  compiler::Task first({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=16,h=9,w=9,k=16,r=3,s=3,pad=1")}, target);
-  compiler::Task second({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=32,h=14,w=14,k=32,r=1,s=1,stride=2")}, target);
-  const auto rows_of = [](const compiler::Task& t) { return tuner::candidate_features(t, t.space().default_config()).size(); };
-  ASSERT_NE(rows_of(first), rows_of(second)) << "the test needs two loop nests of different feature lengths";
-  // XGBoost reads shorter rows than a model's and refuses longer ones: store the shorter model first.
-  const bool swap = rows_of(first) > rows_of(second);
-  const compiler::Task& shorter = swap ? second : first;
-  const compiler::Task& longer = swap ? first : second;
+  compiler::Task task({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=16,h=9,w=9,k=16,r=3,s=3,pad=1")}, target);
+  const int width = static_cast<int>(tuner::candidate_features(task, task.space().default_config()).size());
+  // A model of the job's op, target and feature version that reads rows of another length (written
+  // by a build whose features had another layout): loading it must fail and the job retrain.
+  tuner::XgbModel stray;
+  const int stray_width = width + 3;
+  std::vector<float> rows(static_cast<size_t>(stray_width) * 16), labels(16);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<float>((i * 7) % 13);
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<float>(i) / 16.0f;
+  stray.train(rows, stray_width, labels, 1);
+  db::Database database(path);
+  db::CostModel m;
+  m.feature_version = tuner::kFeatureVersion;
+  m.training_size = 16;
+  m.bytes = stray.save();
+  database.save_model(task.workload().op, task.target().str(), "local", m);
   tuner::TuneOptions opts;
   opts.tuner = "xgb";
   opts.trials = 24;
   opts.batch = 8;
   opts.worker_path = TF_MEASURE_WORKER;
   opts.measure = quick();
-  db::Database database(path);
-  auto a = tuner::tune(shorter, opts, &database, {});
-  ASSERT_TRUE(a.best.has_value());
-  auto b = tuner::tune(longer, opts, &database, {});
-  EXPECT_EQ(b.trials, 24);
-  EXPECT_TRUE(b.best.has_value());
+  auto r = tuner::tune(task, opts, &database, {});
+  EXPECT_EQ(r.trials, 24);
+  EXPECT_TRUE(r.best.has_value());
+  const auto saved = database.load_model(task.workload().op, task.target().str(), "local", tuner::kFeatureVersion);
+  ASSERT_TRUE(saved.has_value());
+  tuner::XgbModel reread;
+  EXPECT_NO_THROW(reread.load(saved->bytes, width)) << "the job saves a model of its own rows";
   std::remove(path.c_str());
 }
 

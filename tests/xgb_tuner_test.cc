@@ -101,7 +101,7 @@ TEST(XgbTuner, ModelRoundTripsThroughBytes) {
     labels.push_back(static_cast<float>(fitness(c) / 100));
   }
   XgbModel m;
-  m.train(rows, nf, labels, 20, 1);
+  m.train(rows, nf, labels, 1);
   auto before = m.predict(rows, nf);
   XgbModel copy;
   copy.load(m.save());

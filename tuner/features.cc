@@ -16,6 +16,7 @@ class NestSummary : public ir::IRVisitor {
  public:
   double vector_lanes_stored = 0, scalar_stores = 0, loads = 0, guards = 0, stack_bytes = 0, heap_bytes = 0;
   double parallel_extent = 0, innermost_extent_sum = 0, innermost_loops = 0, statements = 0;
+  double selects = 0, float_ops = 0;  // executed, one per lane (a vectorized loop's lanes are its trips)
   int max_depth = 0;
   double max_lanes = 1;
 
@@ -61,6 +62,14 @@ class NestSummary : public ir::IRVisitor {
     loads += trip();
     ir::IRVisitor::visit(n);
   }
+  void visit(const ir::SelectNode* n) override {
+    selects += trip();
+    ir::IRVisitor::visit(n);
+  }
+  void visit(const ir::BinaryNode* n) override {
+    if (n->type.is_float()) float_ops += trip();
+    ir::IRVisitor::visit(n);
+  }
   void visit(const ir::IfThenElseNode* n) override {
     guards += trip();
     ir::IRVisitor::visit(n);
@@ -100,10 +109,11 @@ std::vector<float> knob_features(const space::Config& cfg) {
 }
 
 constexpr size_t kLoopNestFeatures = 12;
+constexpr size_t kWorkFeatures = 4;
 
-std::vector<float> loop_nest_features(const ir::LoweredFunc& func) {
-  NestSummary s;
-  s.visit(func.body);
+namespace {
+
+std::vector<float> summary_features(const NestSummary& s) {
   const double total = s.vector_lanes_stored + s.scalar_stores;
   return {log2p(s.vector_lanes_stored),
           log2p(s.scalar_stores),
@@ -119,17 +129,58 @@ std::vector<float> loop_nest_features(const ir::LoweredFunc& func) {
           log2p(s.statements)};
 }
 
-std::vector<float> candidate_features(const compiler::Task& task, const space::Config& cfg) {
-  std::vector<float> f = knob_features(cfg);
-  const size_t knobs = f.size();
+// The work the kernel does against the work the operator needs: redundant arithmetic (tiles past a
+// ragged edge computed and thrown away), guarded reads (padding read through a select), and loads
+// per operation, all relative, so they mean the same on every shape.
+std::vector<float> work_features(const NestSummary& s, double op_flops) {
+  const double flops = std::max(1.0, s.float_ops);
+  return {static_cast<float>(s.float_ops / std::max(1.0, op_flops)),
+          static_cast<float>(s.selects / flops),
+          log2p(s.selects),
+          static_cast<float>(s.loads / flops)};
+}
+
+}  // namespace
+
+std::vector<float> loop_nest_features(const ir::LoweredFunc& func) {
+  NestSummary s;
+  s.visit(func.body);
+  return summary_features(s);
+}
+
+std::string feature_set_name(FeatureSet set) {
+  switch (set) {
+    case FeatureSet::Knobs: return "v1 knobs";
+    case FeatureSet::LoopNest: return "v2 knobs + loop nest + footprints";
+    case FeatureSet::Program: return "v3 program only (loop nest, footprints, work)";
+  }
+  return "v" + std::to_string(static_cast<int64_t>(set));
+}
+
+std::vector<FeatureSet> all_feature_sets() { return {FeatureSet::Knobs, FeatureSet::LoopNest, FeatureSet::Program}; }
+
+std::vector<float> candidate_features(const compiler::Task& task, const space::Config& cfg, FeatureSet set) {
+  std::vector<float> f = set == FeatureSet::Program ? std::vector<float>{} : knob_features(cfg);
+  if (set == FeatureSet::Knobs) return f;
+  const size_t width = f.size() + kLoopNestFeatures + static_cast<size_t>(access_feature_count()) +
+                       (set == FeatureSet::Program ? kWorkFeatures : 0);
   try {
     const ir::LoweredFunc func = task.lower(cfg, lower::LowerStage::Rolled);
-    std::vector<float> nest = loop_nest_features(func);
-    std::vector<float> access = access_features(func);
+    NestSummary s;
+    s.visit(func.body);
+    const std::vector<float> nest = summary_features(s), access = access_features(func);
     f.insert(f.end(), nest.begin(), nest.end());
     f.insert(f.end(), access.begin(), access.end());
+    if (set == FeatureSet::Program) {
+      const std::vector<float> work = work_features(s, static_cast<double>(task.op().flops(task.workload().shape)));
+      f.insert(f.end(), work.begin(), work.end());
+    }
   } catch (const std::exception&) {
-    f.resize(knobs + kLoopNestFeatures + static_cast<size_t>(access_feature_count()), 0.0f);
+    f.assign(width, 0.0f);
+    if (set != FeatureSet::Program) {
+      const std::vector<float> knobs = knob_features(cfg);
+      std::copy(knobs.begin(), knobs.end(), f.begin());
+    }
   }
   return f;
 }

@@ -170,6 +170,7 @@ class TuneRun {
     tuner_ = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed,
                         [&task](const space::Config& c) { return candidate_features(task, c); });
     xgb_ = dynamic_cast<XgbTuner*>(tuner_.get());
+    if (xgb_ && !opts.default_first) xgb_->skip_default();
     if (xgb_) result_.transfer = start_from_history(task, opts, db, *xgb_);
     job_id_ = opts.job_id;
     own_job_ = db && !job_id_;

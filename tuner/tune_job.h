@@ -33,6 +33,10 @@ struct TuneOptions {
   // The xgb tuner of a job whose db holds no history of its op and target starts from the records
   // shipped with tunefarm (tuner/seed_records.h); false: from nothing.
   bool seed_records = true;
+  // The xgb tuner measures the template's default config first, so a job never ends below an
+  // untuned build; false leaves the first trials to the search alone (how benchmarks compare
+  // search strategies rather than the template's default).
+  bool default_first = true;
   // At the end, the fastest few configs are measured again (in a fresh worker process when local)
   // and ranked on both measurements; 0: the job's best is its fastest single measurement.
   int confirm_top = 3;    // empty: runtime::MeasureWorker::default_path()

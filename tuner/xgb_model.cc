@@ -23,38 +23,46 @@ struct Matrix {
   }
 };
 
-BoosterHandle make_booster(DMatrixHandle train, uint64_t seed) {
+bool is_ranking(const XgbParams& p) { return p.objective.rfind("rank:", 0) == 0; }
+
+BoosterHandle make_booster(DMatrixHandle train, uint64_t seed, const XgbParams& p) {
   BoosterHandle b = nullptr;
   check(XGBoosterCreate(train ? &train : nullptr, train ? 1 : 0, &b), "booster");
-  // Ranking, not regression: what the search needs is which candidate is faster.
   const std::pair<const char*, std::string> params[] = {
-      {"objective", "rank:pairwise"}, {"max_depth", "6"}, {"eta", "0.3"}, {"gamma", "0.0001"},
-      {"min_child_weight", "1"},      {"subsample", "1"}, {"nthread", "1"}, {"verbosity", "0"},
-      {"seed", std::to_string(seed % 1000000)}};
+      {"objective", p.objective}, {"max_depth", std::to_string(p.max_depth)}, {"eta", std::to_string(p.eta)},
+      {"gamma", "0.0001"},        {"min_child_weight", "1"},                  {"subsample", "1"},
+      {"nthread", "1"},           {"verbosity", "0"},                         {"seed", std::to_string(seed % 1000000)}};
   for (const auto& [k, v] : params) check(XGBoosterSetParam(b, k, v.c_str()), k);
   return b;
 }
 
 }  // namespace
 
-XgbModel::XgbModel() = default;
+XgbModel::XgbModel(XgbParams params) : params_(std::move(params)) {}
 
 XgbModel::~XgbModel() {
   if (booster_) XGBoosterFree(booster_);
 }
 
-void XgbModel::train(const std::vector<float>& rows, int num_features, const std::vector<float>& labels, int rounds,
-                     uint64_t seed, const std::vector<unsigned>& group_sizes, const std::vector<float>& group_weights) {
+void XgbModel::train(const std::vector<float>& rows, int num_features, const std::vector<float>& labels, uint64_t seed,
+                     const std::vector<unsigned>& group_sizes, const std::vector<float>& group_weights) {
   Matrix m(rows, num_features);
   check(XGDMatrixSetFloatInfo(m.h, "label", labels.data(), labels.size()), "labels");
   const std::vector<unsigned> groups = group_sizes.empty() ? std::vector<unsigned>{static_cast<unsigned>(labels.size())} : group_sizes;
-  check(XGDMatrixSetUIntInfo(m.h, "group", groups.data(), groups.size()), "group");
-  if (!group_weights.empty()) {
-    // For ranking objectives XGBoost takes one weight per group.
+  // Groups are what a ranking objective compares within; a regression's labels are relative to
+  // their group's best already, and its weights are per row.
+  if (is_ranking(params_)) check(XGDMatrixSetUIntInfo(m.h, "group", groups.data(), groups.size()), "group");
+  if (!group_weights.empty() && is_ranking(params_)) {
+    // For ranking objectives XGBoost takes one weight per group, for the others one per row.
     check(XGDMatrixSetFloatInfo(m.h, "weight", group_weights.data(), group_weights.size()), "weights");
+  } else if (!group_weights.empty()) {
+    std::vector<float> per_row;
+    for (size_t g = 0; g < groups.size() && g < group_weights.size(); ++g) per_row.insert(per_row.end(), groups[g], group_weights[g]);
+    per_row.resize(labels.size(), 1.0f);
+    check(XGDMatrixSetFloatInfo(m.h, "weight", per_row.data(), per_row.size()), "weights");
   }
-  BoosterHandle b = make_booster(m.h, seed);
-  for (int i = 0; i < rounds; ++i) {
+  BoosterHandle b = make_booster(m.h, seed, params_);
+  for (int i = 0; i < params_.rounds; ++i) {
     if (XGBoosterUpdateOneIter(b, i, m.h) != 0) {
       std::string err = XGBGetLastError();
       XGBoosterFree(b);
@@ -90,7 +98,7 @@ int XgbModel::num_features() const {
 }
 
 void XgbModel::load(const std::vector<uint8_t>& bytes, int expected_features) {
-  BoosterHandle b = make_booster(nullptr, 0);
+  BoosterHandle b = make_booster(nullptr, 0, params_);
   if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0) {
     std::string err = XGBGetLastError();
     XGBoosterFree(b);

@@ -88,7 +88,7 @@ void XgbTuner::retrain() {
     }
   }
   if (num_features_ == 0 || labels.size() < 2) return;
-  model_.train(rows, num_features_, labels, 40, rng_(), groups, weights);
+  model_.train(rows, num_features_, labels, rng_(), groups, weights);
   trained_on_ = observed_.size();
 }
 

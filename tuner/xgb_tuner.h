@@ -22,6 +22,8 @@ class XgbTuner : public Tuner {
   // speed relative to the best of its own workload (0..1]. Priors of one `workload` rank among
   // themselves, beside the job's own results, while the job has few results of its own.
   void add_prior(const std::string& workload, std::vector<float> features, double relative_speed);
+  // The first batch is the search's alone: no default config measured first.
+  void skip_default() { default_offered_ = true; }
   const XgbModel& model() const { return model_; }
   XgbModel& model() { return model_; }
 

@@ -58,26 +58,29 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t vectors_per_block = ceil_div(sh.ob, lanes);
-  // Rows of a tile share weight vectors: worth a knob for 1x1 kernels, and for narrow rows (the
-  // late layers' 7 or 14 columns) whose one-row tile leaves registers unused.
+  // Rows of a tile share weight vectors: the default stacks rows for 1x1 kernels, and for narrow
+  // rows (the late layers' 7 or 14 columns) whose one-row tile leaves registers unused.
   const bool row_tiles = rows_tiled(c);
   space::ConfigSpace cs;
   const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, lanes);
-  auto kb = int_choices({1, 2}, sh.k_blocks());
+  // The register tile spans every shape the micro-kernel can take, spilling ones included: which
+  // fits best depends on the layer and the board, and telling them apart is the cost model's job.
+  auto kb = int_choices({1, 2, 4}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, space::index_of_choice(kb, def.oc_blocks),
               "output-channel blocks (of ob) per micro-kernel: each shares one broadcast input value");
   auto ow = ow_tile_choices(c.ow());
   cs.add_knob("ow_tile", ow, space::index_of_choice(ow, def.ow_tile), "output columns per micro-kernel (the register tile's width)");
-  if (row_tiles) {
-    auto oh = int_choices({1, 2, 4}, c.oh());
-    cs.add_knob("oh_tile", oh, space::index_of_choice(oh, def.oh_tile), "output rows per micro-kernel (1x1 kernels and narrow rows)");
-  }
+  auto oh = int_choices({1, 2, 4}, c.oh());
+  cs.add_knob("oh_tile", oh, space::index_of_choice(oh, def.oh_tile),
+              "output rows per micro-kernel: rows share the weight vectors (1x1 kernels, narrow rows)");
   if (c.s > 1) {
     // Unrolled, neighbouring taps read the same inputs and LLVM keeps their broadcasts live across
     // the taps: with a full register tile that spills, so the default keeps kw a loop.
     cs.add_knob("unroll_kw", {Json(false), Json(true)}, 0,
                 "keep the kernel width a loop outside the input-channel block (kw, ic_inner) or unroll it inside (ic_inner, kw)");
   }
+  cs.add_knob("unroll_ic", divisor_choices({1, 2, 4}, std::min(sh.ib, c.c)), 0,
+              "input channels of a block unrolled together around the micro-kernel (more independent loads in flight, longer code)");
   cs.add_knob("order", {Json("ic_kh"), Json("kh_ic")}, 0,
               "reduction loops outside the micro-kernel: input-channel blocks then kernel rows (ic_kh) or kernel rows first (kh_ic)");
   if (c.padded()) {
@@ -99,7 +102,7 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t kb = cfg.get_int("oc_blocks"), xt = cfg.get_int("ow_tile");
-  const int64_t yt = rows_tiled(c) ? cfg.get_int("oh_tile") : 1;
+  const int64_t yt = cfg.get_int("oh_tile"), ic_unroll = cfg.get_int("unroll_ic");
   const bool unroll_kw = c.s > 1 && cfg.get_bool("unroll_kw");
   const bool kh_outer = cfg.get_string("order") == "kh_ic";
   const bool pad_copy = c.padded() && cfg.get_string("pad") == "copy";
@@ -134,12 +137,14 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
   IterVar tn = r.axis(0), tk = r.axis(1), ty = r.axis(2), tx = r.axis(3), tl = r.axis(4);
   auto [rc_o, rc_i] = r.split(r.reduce_axis(0), std::min(sh.ib, c.c));
   IterVar tr = r.reduce_axis(1), ts = r.reduce_axis(2);
+  auto [rc_i_o, rc_i_u] = r.split(rc_i, ic_unroll);
   std::vector<IterVar> order = kh_outer ? std::vector<IterVar>{tn, tr, rc_o} : std::vector<IterVar>{tn, rc_o, tr};
-  if (unroll_kw) order.insert(order.end(), {rc_i, ts});
-  else order.insert(order.end(), {ts, rc_i});
+  if (unroll_kw) order.insert(order.end(), {rc_i_o, rc_i_u, ts});
+  else order.insert(order.end(), {ts, rc_i_o, rc_i_u});
   order.insert(order.end(), {ty, tx, tk, tl});
   r.reorder(order);
   if (unroll_kw) r.unroll(ts);
+  if (ic_unroll > 1) r.unroll(rc_i_u);
   r.unroll(ty);
   r.unroll(tx);
   r.unroll(tk);

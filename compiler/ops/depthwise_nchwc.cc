@@ -54,7 +54,7 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t vectors_per_block = ceil_div(sh.b, lanes);
   space::ConfigSpace cs;
-  auto kb = int_choices({1, 2}, sh.k_blocks());
+  auto kb = int_choices({1, 2, 4}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, 0, "channel blocks per micro-kernel (independent channels: more work in flight, no reuse)");
   // One row of about 8 columns (a narrow row whole): a depthwise layer is bound by memory more
   // than by FMAs, and wider tiles measured slower while they compile longer.

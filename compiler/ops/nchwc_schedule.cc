@@ -57,6 +57,14 @@ std::vector<Json> int_choices(const std::vector<int64_t>& options, int64_t exten
   return out;
 }
 
+std::vector<Json> divisor_choices(const std::vector<int64_t>& options, int64_t extent) {
+  std::vector<Json> out;
+  for (int64_t o : options) {
+    if ((o > 0 && extent % o == 0) || out.empty()) out.emplace_back(o);
+  }
+  return out;
+}
+
 std::vector<Json> ow_tile_choices(int64_t ow) {
   std::vector<int64_t> widths;
   for (int64_t t : kOwTiles) {

@@ -37,6 +37,8 @@ int64_t default_ow_tile(int64_t ow, int64_t vectors_per_column, int64_t budget);
 
 // The choices of `options` up to `extent` (at least the first), as knob choices.
 std::vector<Json> int_choices(const std::vector<int64_t>& options, int64_t extent);
+// The choices of `options` that divide `extent` (at least the first), as knob choices.
+std::vector<Json> divisor_choices(const std::vector<int64_t>& options, int64_t extent);
 // Output-width tiles for a row of `ow` columns: the usual tile widths up to ow, and the whole row
 // when it is narrower than the widest.
 std::vector<Json> ow_tile_choices(int64_t ow);
