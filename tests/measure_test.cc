@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 
 #include "compiler/compiler.h"
@@ -108,6 +109,38 @@ TEST(TuneJob, AStoredModelOfAnotherRowLengthIsRetrainedNotMisread) {
   ASSERT_TRUE(saved.has_value());
   tuner::XgbModel reread;
   EXPECT_NO_THROW(reread.load(saved->bytes, width)) << "the job saves a model of its own rows";
+  std::remove(path.c_str());
+}
+
+// A job learns from the history of its op on its target and device, any shape (a 1x1 layer's
+// records for a 3x3 one: their features mean the same), never from another op's or device's.
+TEST(TuneJob, TransfersFromOtherShapesOfItsOpOnItsDeviceOnly) {
+  const std::string path = "/tmp/tf-tune-job-transfer-test.db";
+  std::remove(path.c_str());
+  const auto target = codegen::host_target();
+  auto task = [&](const std::string& op, const std::string& shape) {
+    return std::make_unique<compiler::Task>(ops::Workload{op, ops::parse_shape(op, shape)}, target);
+  };
+  const auto one_by_one = task("conv2d_nchwc", "n=1,c=32,h=14,w=14,k=32,r=1,s=1,stride=2");
+  const auto depthwise = task("depthwise_nchwc", "n=1,c=32,h=14,w=14,k=32,r=3,s=3,pad=1,groups=32");
+  const auto three_by_three = task("conv2d_nchwc", "n=1,c=16,h=9,w=9,k=16,r=3,s=3,pad=1");
+  db::Database database(path);
+  auto run = [&](const compiler::Task& t, const std::string& tuner, int64_t trials, const std::string& device) {
+    tuner::TuneOptions opts;
+    opts.tuner = tuner;
+    opts.trials = trials;
+    opts.batch = 8;
+    opts.device_key = device;
+    opts.worker_path = TF_MEASURE_WORKER;
+    opts.measure = quick();
+    return tuner::tune(t, opts, &database, {});
+  };
+  run(*one_by_one, "random", 8, "local");
+  run(*one_by_one, "random", 5, "board-a");  // another device key: not this job's history
+  run(*depthwise, "random", 6, "local");     // another op
+  const auto r = run(*three_by_three, "xgb", 8, "local");
+  EXPECT_EQ(r.trials, 8);
+  EXPECT_EQ(r.transfer.rfind("8 records of conv2d_nchwc from the db", 0), 0u) << r.transfer;
   std::remove(path.c_str());
 }
 
