@@ -304,8 +304,10 @@ void report_predictions(const Options& o, const std::vector<Layer>& layers, Json
     p.objective = objective;
     variants.emplace_back(tf::tuner::kFeatureSet, p);
   }
+  std::map<tf::tuner::FeatureSet, LayerFeatures> features;
   for (const auto& [set, params] : variants) {
-    for (const auto& q : evaluate_predictions(samples, set, params, static_cast<int>(o.folds), 7)) {
+    if (!features.count(set)) features[set] = layer_features(samples, set);
+    for (const auto& q : evaluate_predictions(samples, features[set], set, params, static_cast<int>(o.folds), 7)) {
       std::printf("| %s | %lld | %s | %s | %.3f | %.2f | %.3f | %.2f |\n", q.layer.c_str(), static_cast<long long>(q.samples),
                   tf::tuner::feature_set_name(set).c_str(), q.objective.c_str(), q.spearman, q.top10_recall, q.transfer_spearman,
                   q.transfer_top10_recall);

@@ -112,13 +112,18 @@ LayerSamples layer_samples(db::Database& db, const std::string& name, std::share
   return s;
 }
 
-std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSamples>& layers, tuner::FeatureSet features,
-                                                    const tuner::XgbParams& params, int folds, uint64_t seed) {
-  std::vector<std::vector<std::vector<float>>> rows(layers.size());
+LayerFeatures layer_features(const std::vector<LayerSamples>& layers, tuner::FeatureSet features) {
+  LayerFeatures rows(layers.size());
   for (size_t l = 0; l < layers.size(); ++l) {
     const auto& task = *layers[l].task;
     for (int64_t index : layers[l].config_indices) rows[l].push_back(tuner::candidate_features(task, task.space().at(index), features));
   }
+  return rows;
+}
+
+std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSamples>& layers, const LayerFeatures& rows,
+                                                    tuner::FeatureSet features, const tuner::XgbParams& params, int folds,
+                                                    uint64_t seed) {
   auto pointers = [&](size_t l, const std::vector<size_t>& which) {
     std::vector<const std::vector<float>*> out;
     for (size_t i : which) out.push_back(&rows[l][i]);

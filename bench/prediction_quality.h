@@ -40,10 +40,17 @@ struct PredictionQuality {
   double transfer_spearman = 0, transfer_top10_recall = 0;
 };
 
-// One row per layer. Layers of another op than a layer's never train its model, nor do layers whose
-// rows have another length under `features` (the tuner leaves such priors out too).
-std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSamples>& layers, tuner::FeatureSet features,
-                                                    const tuner::XgbParams& params, int folds, uint64_t seed);
+// Each layer's rows under `features`, one per sample: lowering every config is the costly part, done
+// once per feature set however many objectives read them.
+using LayerFeatures = std::vector<std::vector<std::vector<float>>>;
+LayerFeatures layer_features(const std::vector<LayerSamples>& layers, tuner::FeatureSet features);
+
+// One row per layer; `rows` are layer_features(layers, features). Layers of another op than a
+// layer's never train its model, nor do layers whose rows have another length under `features`
+// (the tuner leaves such priors out too).
+std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSamples>& layers, const LayerFeatures& rows,
+                                                    tuner::FeatureSet features, const tuner::XgbParams& params, int folds,
+                                                    uint64_t seed);
 
 // Spearman's rank correlation (ties share their mean rank); 0 when either side is constant.
 double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);

@@ -130,7 +130,7 @@ int run(int argc, char** argv) {
   std::string history_db;
   if (std::find(tuners.begin(), tuners.end(), "xgb+history") != tuners.end()) {
     history_db = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + "-history.db";
-    std::remove(history_db.c_str());
+    remove_db(history_db);
     for (const std::string& hname : split(o.history_workloads)) {
       Shape s = find_workload(workloads, hname);
       tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
@@ -271,8 +271,8 @@ int run(int argc, char** argv) {
       rows.push_back(row);
     }
   }
-  std::remove(scratch.c_str());
-  if (!history_db.empty()) std::remove(history_db.c_str());
+  remove_db(scratch);
+  if (!history_db.empty()) remove_db(history_db);
 
   std::printf("\n## Overhead per trial (median over the xgb runs of each run's median)\n\n");
   std::printf("| part | ms per trial |\n|---|---|\n");
