@@ -139,7 +139,7 @@ std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSampl
     PredictionQuality q;
     q.layer = layers[l].name;
     q.features = features;
-    q.objective = params.objective;
+    q.objective = tuner::describe(params);
     q.samples = static_cast<int64_t>(layers[l].gflops.size());
     if (layers[l].gflops.size() < static_cast<size_t>(folds) * 10) {
       out.push_back(q);
@@ -167,7 +167,7 @@ std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSampl
     for (int f = 0; f < folds; ++f) {
       std::vector<size_t> test, train;
       for (size_t i = 0; i < shuffled.size(); ++i) (static_cast<int>(i % static_cast<size_t>(folds)) == f ? test : train).push_back(shuffled[i]);
-      Training t = others;
+      Training t;
       t.add_group(pointers(l, train), values(l, train));
       const Scored s = score_held_out(t, pointers(l, test), values(l, test), params, seed + static_cast<uint64_t>(f));
       rho.push_back(s.spearman);

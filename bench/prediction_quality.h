@@ -34,7 +34,8 @@ struct PredictionQuality {
   tuner::FeatureSet features;
   std::string objective;
   int64_t samples = 0;
-  // k-fold over the layer's samples: trained on the other folds and on the other layers of its op.
+  // k-fold over the layer's samples: trained on the other folds, as the tuner trains once a job has
+  // results of its own (it drops the other shapes' records then).
   double spearman = 0, top10_recall = 0;
   // Trained on the other layers of its op alone (what a new layer's first batch is chosen by).
   double transfer_spearman = 0, transfer_top10_recall = 0;

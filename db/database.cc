@@ -385,11 +385,25 @@ std::vector<Measurement> Database::history(const std::string& op, const std::vec
 
 std::vector<Measurement> Database::op_history(const std::string& op, const std::string& target, const std::string& device_key,
                                               int64_t limit) {
-  auto rows = query("WHERE w.op = ? AND t.target = ? AND t.device_key = ? AND m.outcome = 'ok' ORDER BY m.id DESC LIMIT " +
-                        std::to_string(std::max<int64_t>(0, limit)),
-                    {op, target, device_key});
-  std::reverse(rows.begin(), rows.end());
-  return rows;
+  static const std::string kOfOp =
+      "FROM measurements m2 JOIN workloads w2 ON w2.id = m2.workload_id JOIN targets t2 ON t2.id = m2.target_id "
+      "WHERE w2.op = ? AND t2.target = ? AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL";
+  Statement count(conn_.handle(), "SELECT COUNT(DISTINCT m2.workload_id) " + kOfOp);
+  count.bind(1, op).bind(2, target).bind(3, device_key);
+  count.step();
+  const int64_t shapes = count.column_int(0);
+  if (shapes == 0 || limit <= 0) return {};
+  // Every shape gets its share: its fastest records (where the search will want to be) and an even
+  // spread over the rest (so the model also learns what is slow), never the newest job's alone.
+  const int64_t per_shape = std::max<int64_t>(limit / shapes, 16);
+  const int64_t fast = per_shape / 2, spread = per_shape - fast;
+  const std::string f = std::to_string(fast), step = "MAX(1, (n - " + f + ") / " + std::to_string(spread) + ")";
+  return query("WHERE m.id IN (SELECT id FROM (SELECT m2.id AS id, "
+               "ROW_NUMBER() OVER (PARTITION BY m2.workload_id ORDER BY m2.mean_s, m2.id) AS r, "
+               "COUNT(*) OVER (PARTITION BY m2.workload_id) AS n " + kOfOp + ") "
+               "WHERE r <= " + f + " OR ((r - " + f + ") % " + step + " = 0 AND (r - " + f + ") / " + step + " <= " +
+                   std::to_string(spread) + ")) ORDER BY m.id",
+               {op, target, device_key});
 }
 
 std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }

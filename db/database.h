@@ -107,8 +107,9 @@ class Database {
   // Oldest first.
   std::vector<Measurement> history(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
                                    const std::string& device_key = "local");
-  // The newest `limit` successful measurements of an op on a target, any shape, oldest first: what
-  // a new job of that op transfers from.
+  // About `limit` successful measurements of an op on a target, oldest first: what a new job of that
+  // op transfers from. Each shape measured gets an equal share (at least 16): its fastest records
+  // and an even spread over its slower ones.
   std::vector<Measurement> op_history(const std::string& op, const std::string& target, const std::string& device_key,
                                       int64_t limit);
   std::vector<Measurement> all_measurements();

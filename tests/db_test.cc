@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
+#include <map>
 
 #include "db/database.h"
 #include "db/schema.h"
@@ -55,6 +57,31 @@ TEST(Database, RecordsRoundTripAndBestIsTheFastestOk) {
   ASSERT_EQ(hist.size(), 3u);
   EXPECT_EQ(hist[2].outcome, Outcome::WrongAnswer);
   EXPECT_FALSE(db.best("dense", {32, 32, 32}, sample(0, 0, 0).target).has_value());
+}
+
+TEST(Database, OpHistoryGivesEveryShapeItsShareFastestFirst) {
+  Database db(fresh_path("op_history"));
+  // A shape with many records written last, and one with few written first: a newest-first cut
+  // would return only the first shape's.
+  for (int i = 0; i < 10; ++i) {
+    Measurement m = sample(1e-3 * (i + 1), i, 10 + i);
+    m.shape = {32, 32, 32};
+    db.record(m);
+  }
+  for (int i = 0; i < 200; ++i) db.record(sample(1e-3 * (200 - i), i, 1000 + i));  // the fastest last
+  const auto prior = db.op_history("dense", sample(0, 0, 0).target, "local", 80);
+  std::map<std::vector<int64_t>, std::vector<double>> by_shape;
+  for (const auto& m : prior) by_shape[m.shape].push_back(m.mean_s());
+  ASSERT_EQ(by_shape.size(), 2u);
+  const std::vector<int64_t> small_shape = {32, 32, 32}, big_shape = {64, 64, 64};
+  EXPECT_EQ(by_shape[small_shape].size(), 10u);  // all it has
+  auto& big = by_shape[big_shape];
+  EXPECT_LE(big.size(), 41u);
+  EXPECT_GE(big.size(), 35u);
+  std::sort(big.begin(), big.end());
+  // Its 20 fastest, then a spread reaching its slow end.
+  for (int i = 0; i < 20; ++i) EXPECT_NEAR(big[static_cast<size_t>(i)], 1e-3 * (i + 1), 1e-9);
+  EXPECT_GT(big.back(), 0.15);
 }
 
 TEST(Database, ExportRecordsParseBack) {

@@ -114,6 +114,23 @@ TEST(ConfigSpace, BadConfigsNameTheKnob) {
   EXPECT_NE(msg("99999999999999999999999").find("outside the space"), std::string::npos);
 }
 
+TEST(ConfigSpace, NearestMapsAnotherShapesConfigKnobByKnob) {
+  space::ConfigSpace here;
+  here.add_knob("tile", {Json(4), Json(8), Json(16), Json(64)}, 1, "");
+  here.add_knob("order", {Json("ab"), Json("ba")}, 0, "");
+  here.add_knob("unroll", {Json(true), Json(false)}, 1, "");
+  // 48 is nearer 64 than 16 on a log scale; a string and a boolean match exactly.
+  auto c = here.nearest(parse_json(R"({"tile": 48, "order": "ba", "unroll": true})"));
+  EXPECT_EQ(c.get_int("tile"), 64);
+  EXPECT_EQ(c.get_string("order"), "ba");
+  EXPECT_TRUE(c.get_bool("unroll"));
+  EXPECT_EQ(here.nearest(parse_json(R"({"tile": 5})")).get_int("tile"), 4);
+  // Knobs the other config lacks, values no choice matches and knobs this space lacks: defaults, no throw.
+  c = here.nearest(parse_json(R"({"order": "cd", "unroll": 1, "pad": "copy"})"));
+  EXPECT_EQ(c.index(), here.default_config().index());
+  EXPECT_EQ(here.nearest(parse_json("[1, 2]")).index(), here.default_config().index());
+}
+
 TEST(ConfigSpace, SmallShapesGetSmallSpaces) {
   auto tiny = dense_task(1, 1, 1);
   EXPECT_EQ(tiny.space().knob("mr").choices.size(), 1u);

@@ -89,6 +89,34 @@ TEST(XgbTuner, NeverRepeatsAndRespectsTheBudget) {
   EXPECT_EQ(seen.size(), 200u);
 }
 
+// Another shape's best configs, mapped into this space, lead the first batch of a job with history:
+// half of it at most, the one the prior-trained model rates higher first; the rest is the model's.
+TEST(XgbTuner, FirstBatchWithHistoryLeadsWithTheMappedBestConfigs) {
+  space::ConfigSpace s = landscape_space();
+  XgbTuner t(s, 100, 3, [](const space::Config& c) { return knob_features(c); });
+  t.skip_default();
+  for (int64_t i = 0; i < 64; ++i) {
+    const auto c = s.at(i * 509 % s.size());
+    t.add_prior("other-shape", knob_features(c), fitness(c) / 100);
+  }
+  const int64_t good = s.from_choices({5, 2, 6, 2, 0}).index(), poor = s.from_choices({0, 7, 0, 7, 0}).index();
+  std::vector<int64_t> starts = {poor, good, s.from_choices({4, 2, 6, 3, 1}).index(), s.from_choices({5, 3, 5, 3, 2}).index(),
+                                 s.from_choices({5, 2, 5, 3, 4}).index()};
+  for (int64_t p : starts) t.add_start_point(p);
+  t.add_start_point(good);  // once is enough
+  const auto batch = t.next_batch(8);
+  ASSERT_EQ(batch.size(), 8u);
+  std::vector<int64_t> first_half;
+  for (size_t i = 0; i < 4; ++i) first_half.push_back(batch[i].index());
+  for (int64_t i : first_half) EXPECT_NE(std::find(starts.begin(), starts.end(), i), starts.end()) << s.at(i).str();
+  EXPECT_NE(std::find(first_half.begin(), first_half.end(), good), first_half.end());
+  EXPECT_EQ(std::find(first_half.begin(), first_half.end(), poor), first_half.end()) << "the model ranks it last of five";
+  // The other half is not the start points again.
+  std::set<int64_t> distinct;
+  for (const auto& c : batch) distinct.insert(c.index());
+  EXPECT_EQ(distinct.size(), 8u);
+}
+
 TEST(XgbTuner, ModelRoundTripsThroughBytes) {
   space::ConfigSpace s = landscape_space();
   std::vector<float> rows, labels;

@@ -68,8 +68,17 @@ std::string start_from_history(const compiler::Task& task, const TuneOptions& op
   if (prior.empty()) source = "nothing (no history of " + task.workload().op + " on this target)";
   std::map<std::vector<int64_t>, std::unique_ptr<compiler::Task>> tasks;
   std::map<std::vector<int64_t>, double> best_of_shape;
+  std::map<std::vector<int64_t>, std::vector<const db::Measurement*>> by_shape;
   for (const auto& m : prior) {
-    if (m.mean_s() > 0) best_of_shape[m.shape] = std::max(best_of_shape[m.shape], 1.0 / m.mean_s());
+    if (m.mean_s() <= 0) continue;
+    best_of_shape[m.shape] = std::max(best_of_shape[m.shape], 1.0 / m.mean_s());
+    by_shape[m.shape].push_back(&m);
+  }
+  // Each shape's fastest configs, mapped into this space, are where the search starts.
+  constexpr size_t kStartsPerShape = 2;
+  for (auto& [shape, list] : by_shape) {
+    std::sort(list.begin(), list.end(), [](const auto* a, const auto* b) { return a->mean_s() < b->mean_s(); });
+    for (size_t i = 0; i < list.size() && i < kStartsPerShape; ++i) xgb.add_start_point(task.space().nearest(list[i]->config).index());
   }
   for (const auto& m : prior) {
     if (m.mean_s() <= 0) continue;

@@ -2,6 +2,9 @@
 
 #include <xgboost/c_api.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace tf::tuner {
@@ -31,12 +34,19 @@ BoosterHandle make_booster(DMatrixHandle train, uint64_t seed, const XgbParams& 
   const std::pair<const char*, std::string> params[] = {
       {"objective", p.objective}, {"max_depth", std::to_string(p.max_depth)}, {"eta", std::to_string(p.eta)},
       {"gamma", "0.0001"},        {"min_child_weight", "1"},                  {"subsample", "1"},
-      {"nthread", "1"},           {"verbosity", "0"},                         {"seed", std::to_string(seed % 1000000)}};
+      {"nthread", "1"},           {"verbosity", "0"}, {"tree_method", "hist"},                         {"seed", std::to_string(seed % 1000000)}};
   for (const auto& [k, v] : params) check(XGBoosterSetParam(b, k, v.c_str()), k);
   return b;
 }
 
 }  // namespace
+
+std::string describe(const XgbParams& params) {
+  if (is_ranking(params)) return params.objective;
+  char power[32];
+  std::snprintf(power, sizeof power, "%g", params.label_power);
+  return params.objective + " on speed^" + power;
+}
 
 XgbModel::XgbModel(XgbParams params) : params_(std::move(params)) {}
 
@@ -47,7 +57,10 @@ XgbModel::~XgbModel() {
 void XgbModel::train(const std::vector<float>& rows, int num_features, const std::vector<float>& labels, uint64_t seed,
                      const std::vector<unsigned>& group_sizes, const std::vector<float>& group_weights) {
   Matrix m(rows, num_features);
-  check(XGDMatrixSetFloatInfo(m.h, "label", labels.data(), labels.size()), "labels");
+  std::vector<float> target = labels;
+  if (!is_ranking(params_) && params_.label_power != 1)
+    for (float& t : target) t = static_cast<float>(std::pow(std::max(0.0f, t), params_.label_power));
+  check(XGDMatrixSetFloatInfo(m.h, "label", target.data(), target.size()), "labels");
   const std::vector<unsigned> groups = group_sizes.empty() ? std::vector<unsigned>{static_cast<unsigned>(labels.size())} : group_sizes;
   // Groups are what a ranking objective compares within; a regression's labels are relative to
   // their group's best already, and its weights are per row.

@@ -33,6 +33,10 @@ void XgbTuner::add_prior(const std::string& workload, std::vector<float> feature
   ++prior_count_;
 }
 
+void XgbTuner::add_start_point(int64_t config_index) {
+  if (std::find(start_points_.begin(), start_points_.end(), config_index) == start_points_.end()) start_points_.push_back(config_index);
+}
+
 const std::vector<float>& XgbTuner::features_of(int64_t index) {
   auto it = feature_cache_.find(index);
   if (it != feature_cache_.end()) return it->second;
@@ -146,32 +150,61 @@ std::vector<int64_t> XgbTuner::propose(int n) {
   return search(n);
 }
 
+std::vector<float> XgbTuner::score(const std::vector<int64_t>& indices) {
+  std::vector<float> rows;
+  for (int64_t i : indices) {
+    const auto& f = features_of(i);
+    rows.insert(rows.end(), f.begin(), f.end());
+  }
+  return model_.predict(rows, num_features_);
+}
+
+std::vector<int64_t> XgbTuner::chain_starts() {
+  // From the best measured configs (or, before any, the other shapes' best mapped here) and from
+  // random ones.
+  std::vector<int64_t> points;
+  if (observed_.empty()) {
+    for (int64_t p : start_points_) {
+      if (points.size() < static_cast<size_t>(kChains / 2)) points.push_back(p);
+    }
+  }
+  std::vector<std::pair<int64_t, double>> by_speed = observed_;
+  std::sort(by_speed.begin(), by_speed.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (size_t i = 0; i < by_speed.size() && points.size() < kChains / 2; ++i) points.push_back(by_speed[i].first);
+  while (points.size() < static_cast<size_t>(kChains)) points.push_back(static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size())));
+  return points;
+}
+
 std::vector<int64_t> XgbTuner::search(int n) {
   retrain();
   if (!model_.trained()) return warmup_batch(n);  // repeats are topped up at random by the base class
-  // Chains start from the best measured configs and from random ones.
-  std::vector<std::pair<int64_t, double>> by_speed = observed_;
-  std::sort(by_speed.begin(), by_speed.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::vector<int64_t> points;
-  for (size_t i = 0; i < by_speed.size() && points.size() < kChains / 2; ++i) points.push_back(by_speed[i].first);
-  while (points.size() < static_cast<size_t>(kChains)) points.push_back(static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size())));
-
-  auto score_all = [&](const std::vector<int64_t>& idx) {
-    std::vector<float> rows;
-    for (int64_t i : idx) {
-      const auto& f = features_of(i);
-      rows.insert(rows.end(), f.begin(), f.end());
+  std::vector<int64_t> out;
+  std::set<int64_t> picked;
+  if (observed_.empty() && !start_points_.empty()) {
+    // What was fastest on the other shapes, mapped here, is a better bet than any one model score;
+    // the model orders them and the annealing fills the other half.
+    std::vector<int64_t> unseen;
+    for (int64_t p : start_points_) {
+      if (!seen(p)) unseen.push_back(p);
     }
-    return model_.predict(rows, num_features_);
-  };
-  std::vector<float> scores = score_all(points);
+    const std::vector<float> s = score(unseen);
+    std::vector<size_t> order(unseen.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s[a] > s[b]; });
+    for (size_t i = 0; i < order.size() && static_cast<int>(out.size()) < n / 2; ++i) {
+      out.push_back(unseen[order[i]]);
+      picked.insert(unseen[order[i]]);
+    }
+  }
+  std::vector<int64_t> points = chain_starts();
+  std::vector<float> scores = score(points);
   // Best unseen candidates met on the way, by predicted score. A tree model scores whole regions
   // alike; ties go to a random draw, not to the config index (which would favour one knob's last
   // choice).
   std::set<std::tuple<float, uint64_t, int64_t>, std::greater<>> top;
   std::set<int64_t> in_top;
   auto remember = [&](int64_t idx, float s) {
-    if (seen(idx) || in_top.count(idx)) return;
+    if (seen(idx) || in_top.count(idx) || picked.count(idx)) return;
     top.emplace(s, rng_(), idx);
     in_top.insert(idx);
     if (top.size() > static_cast<size_t>(n) * 2) {
@@ -185,7 +218,7 @@ std::vector<int64_t> XgbTuner::search(int n) {
     const double t = kT0 + (kT1 - kT0) * step / kSteps;
     std::vector<int64_t> next;
     for (int64_t p : points) next.push_back(neighbour(p));
-    std::vector<float> next_scores = score_all(next);
+    std::vector<float> next_scores = score(next);
     for (size_t i = 0; i < points.size(); ++i) {
       remember(next[i], next_scores[i]);
       const double delta = next_scores[i] - scores[i];
@@ -195,9 +228,7 @@ std::vector<int64_t> XgbTuner::search(int n) {
       }
     }
   }
-  std::vector<int64_t> out;
   const int exploit = std::max(1, static_cast<int>(std::lround(n * (1.0 - kEpsilon))));
-  std::set<int64_t> picked;
   for (const auto& [s, tie, idx] : top) {
     if (static_cast<int>(out.size()) >= exploit) break;
     if (picked.insert(idx).second) out.push_back(idx);

@@ -22,6 +22,10 @@ class XgbTuner : public Tuner {
   // speed relative to the best of its own workload (0..1]. Priors of one `workload` rank among
   // themselves, beside the job's own results, while the job has few results of its own.
   void add_prior(const std::string& workload, std::vector<float> features, double relative_speed);
+  // A config of this space close to what was fastest on another shape (ConfigSpace::nearest): the
+  // first model-guided batch gives up to half its places to these, best-scored first, and the
+  // annealing starts from them while the job has no results of its own.
+  void add_start_point(int64_t config_index);
   // The first batch is the search's alone: no default config measured first.
   void skip_default() { default_offered_ = true; }
   const XgbModel& model() const { return model_; }
@@ -37,6 +41,8 @@ class XgbTuner : public Tuner {
   void retrain();
   std::vector<int64_t> warmup_batch(int n);
   std::vector<int64_t> search(int n);
+  std::vector<int64_t> chain_starts();
+  std::vector<float> score(const std::vector<int64_t>& indices);
   int64_t neighbour(int64_t index);
 
   FeatureFn features_fn_;
@@ -48,6 +54,7 @@ class XgbTuner : public Tuner {
     double relative_speed;
   };
   std::map<std::string, std::vector<Prior>> prior_;  // by workload
+  std::vector<int64_t> start_points_;
   size_t prior_count_ = 0;
   size_t trained_on_ = 0;
   int num_features_ = 0;

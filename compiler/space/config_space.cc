@@ -1,5 +1,8 @@
 #include "compiler/space/config_space.h"
 
+#include <cmath>
+#include <limits>
+
 #include "compiler/error.h"
 
 namespace tf::space {
@@ -97,6 +100,32 @@ Config ConfigSpace::at(int64_t index) const {
 Config ConfigSpace::default_config() const {
   std::vector<size_t> choices;
   for (const auto& k : knobs_) choices.push_back(k.default_choice);
+  return from_choices(choices);
+}
+
+Config ConfigSpace::nearest(const Json& v) const {
+  std::vector<size_t> choices;
+  for (const auto& k : knobs_) {
+    size_t pick = k.default_choice;
+    const auto it = v.is_object() ? v.find(k.name) : v.end();
+    if (v.is_object() && it != v.end()) {
+      double best_distance = std::numeric_limits<double>::infinity();
+      for (size_t c = 0; c < k.choices.size(); ++c) {
+        const Json& choice = k.choices[c];
+        double distance = std::numeric_limits<double>::infinity();
+        if (choice == *it) {
+          distance = -1;
+        } else if (choice.is_number_integer() && it->is_number_integer() && choice.get<int64_t>() > 0 && it->get<int64_t>() > 0) {
+          distance = std::abs(std::log(static_cast<double>(choice.get<int64_t>()) / static_cast<double>(it->get<int64_t>())));
+        }
+        if (distance < best_distance) {
+          best_distance = distance;
+          pick = c;
+        }
+      }
+    }
+    choices.push_back(pick);
+  }
   return from_choices(choices);
 }
 

@@ -56,6 +56,11 @@ class ConfigSpace {
   // From {"knob": value}: knobs left out take their default; an unknown knob or a value that is not
   // one of the knob's choices is a CompileError naming the knob and listing what is allowed.
   Config from_json(const Json& v) const;
+  // The config of this space closest to `v`, a config of another space of the same template (another
+  // shape, whose knobs offer other choices): each knob takes the choice equal to v's value or, for
+  // integers, the nearest on a log scale (a tile of 48 maps to 32 or 64, not to 4); knobs v lacks or
+  // whose value fits no choice take their default. Never throws on a JSON object.
+  Config nearest(const Json& v) const;
   Json to_json() const;  // the knobs and their choices, and "size"
 
  private:
