@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -43,6 +44,9 @@ class XgbTuner : public Tuner {
   std::vector<int64_t> search(int n);
   std::vector<int64_t> chain_starts();
   std::vector<float> score(const std::vector<int64_t>& indices);
+  // The best-scored config one knob away from the best measured one that is neither measured nor
+  // in `taken`; -1 when there is none.
+  int64_t best_unmeasured_neighbour_of_best(const std::set<int64_t>& taken);
   int64_t neighbour(int64_t index);
 
   FeatureFn features_fn_;
