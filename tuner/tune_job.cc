@@ -66,29 +66,25 @@ std::string start_from_history(const compiler::Task& task, const TuneOptions& op
     source = std::to_string(prior.size()) + " shipped seed records of " + task.workload().op + " (" + task.target().cpu + ")";
   }
   if (prior.empty()) source = "nothing (no history of " + task.workload().op + " on this target)";
-  std::map<std::vector<int64_t>, std::unique_ptr<compiler::Task>> tasks;
-  std::map<std::vector<int64_t>, double> best_of_shape;
+  // Per shape, fastest first: its first records are where the search starts (mapped into this
+  // space) and the speed every record of the shape is labelled against.
   std::map<std::vector<int64_t>, std::vector<const db::Measurement*>> by_shape;
   for (const auto& m : prior) {
-    if (m.mean_s() <= 0) continue;
-    best_of_shape[m.shape] = std::max(best_of_shape[m.shape], 1.0 / m.mean_s());
-    by_shape[m.shape].push_back(&m);
+    if (m.mean_s() > 0) by_shape[m.shape].push_back(&m);
   }
-  // Each shape's fastest configs, mapped into this space, are where the search starts.
   constexpr size_t kStartsPerShape = 2;
   for (auto& [shape, list] : by_shape) {
     std::sort(list.begin(), list.end(), [](const auto* a, const auto* b) { return a->mean_s() < b->mean_s(); });
     for (size_t i = 0; i < list.size() && i < kStartsPerShape; ++i) xgb.add_start_point(task.space().nearest(list[i]->config).index());
-  }
-  for (const auto& m : prior) {
-    if (m.mean_s() <= 0) continue;
-    try {
-      auto& t = tasks[m.shape];
-      if (!t) t = std::make_unique<compiler::Task>(ops::Workload{m.op, m.shape}, task.target());
-      xgb.add_prior(m.workload_key(), candidate_features(*t, t->space().from_json(m.config)),
-                    (1.0 / m.mean_s()) / best_of_shape[m.shape]);
-    } catch (const std::exception&) {
-      // A record from an older space (a knob since renamed) simply does not transfer.
+    std::unique_ptr<compiler::Task> shape_task;
+    for (const auto* m : list) {
+      try {
+        if (!shape_task) shape_task = std::make_unique<compiler::Task>(ops::Workload{m->op, shape}, task.target());
+        xgb.add_prior(m->workload_key(), candidate_features(*shape_task, shape_task->space().from_json(m->config)),
+                      list.front()->mean_s() / m->mean_s());
+      } catch (const std::exception&) {
+        // A record from an older space (a knob since renamed) simply does not transfer.
+      }
     }
   }
   if (!db) return source;

@@ -32,9 +32,16 @@ BoosterHandle make_booster(DMatrixHandle train, uint64_t seed, const XgbParams& 
   BoosterHandle b = nullptr;
   check(XGBoosterCreate(train ? &train : nullptr, train ? 1 : 0, &b), "booster");
   const std::pair<const char*, std::string> params[] = {
-      {"objective", p.objective}, {"max_depth", std::to_string(p.max_depth)}, {"eta", std::to_string(p.eta)},
-      {"gamma", "0.0001"},        {"min_child_weight", "1"},                  {"subsample", "1"},
-      {"nthread", "1"},           {"verbosity", "0"}, {"tree_method", "hist"},                         {"seed", std::to_string(seed % 1000000)}};
+      {"objective", p.objective},
+      {"max_depth", std::to_string(p.max_depth)},
+      {"eta", std::to_string(p.eta)},
+      {"gamma", "0.0001"},
+      {"min_child_weight", "1"},
+      {"subsample", "1"},
+      {"tree_method", "hist"},
+      {"nthread", "1"},
+      {"verbosity", "0"},
+      {"seed", std::to_string(seed % 1000000)}};
   for (const auto& [k, v] : params) check(XGBoosterSetParam(b, k, v.c_str()), k);
   return b;
 }
