@@ -252,6 +252,10 @@ int devices_command(const DevicesOptions& o) {
     std::printf("%-16s %-28s %-8s %d thread(s)  done %lld  %s\n    target %s\n    %s\n", d.device_key().c_str(), d.board_id().c_str(),
                 d.state().c_str(), d.threads(), static_cast<long long>(d.items_done()), d.cpu_name().c_str(), d.target().c_str(),
                 d.timing_isolation().c_str());
+    if (d.emulated()) {
+      std::printf("    EMULATED (qemu-user): its timings are kept under key '%s' only, never compared with real boards\n",
+                  d.device_key().c_str());
+    }
   }
   return 0;
 }
@@ -317,6 +321,7 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
     o["target"] = resp.target();
     o["device"] = resp.device();
     o["job_id"] = resp.job_id();
+    o["emulated"] = resp.emulated();
     Json costs = Json::array();
     for (double c : resp.costs()) costs.push_back(c);
     o["costs"] = costs;
@@ -324,6 +329,10 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
   } else {
     std::printf("%s  %.1f GFLOPS  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(), key.c_str(),
                 resp.device().c_str(), resp.config_json().c_str());
+    if (resp.emulated()) {
+      std::printf("note: key %s has emulated boards (qemu-user): the config is checked, its speed is not a real board's\n",
+                  key.c_str());
+    }
   }
   return 0;
 }

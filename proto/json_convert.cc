@@ -231,6 +231,7 @@ Json device_to_json(const v1::Device& d) {
           {"memory_bytes", d.memory_bytes()},
           {"runtime_version", d.runtime_version()},
           {"timing_isolation", d.timing_isolation()},
+          {"emulated", d.emulated()},
           {"peer", d.peer()},
           {"connected_ms", d.connected_ms()},
           {"last_heartbeat_ms", d.last_heartbeat_ms()},

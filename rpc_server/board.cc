@@ -245,6 +245,7 @@ int run_board(const BoardOptions& opts) {
   info.set_timing_isolation(timing_isolation(opts));
   runtime::MeasureWorker worker(opts.worker_path.empty() ? runtime::MeasureWorker::default_path() : opts.worker_path,
                                 opts.cpus, info.threads());
+  worker.set_launcher(opts.worker_launcher);
   auto channel = fleet::open_channel(opts.tracker, opts.tls_ca);
   auto stub = v1::Boards::NewStub(channel);
 

@@ -23,6 +23,7 @@ struct BoardOptions {
   int threads = 0;               // threads per kernel (0: one per CPU it may use)
   std::string timing_lock = "/tmp/tunefarm-timing.lock";  // empty: none
   std::string worker_path;       // empty: next to this executable
+  std::vector<std::string> worker_launcher;  // runs the worker under this command (an emulator); empty: directly
   int max_backoff_ms = 5000;
   // Test mode for the tracker's capacity benchmark: open this many board connections and answer
   // every item at once with a synthetic timing, running no code. Never for real measurements.

@@ -1,6 +1,8 @@
 // tunefarm-rpc-server: the board daemon. Runs on each target board, dials out to the tracker,
 // registers its device key and measures the kernels it is sent. Links the small runtime, not LLVM.
 #include <cstdio>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,6 +37,15 @@ int main(int argc, char** argv) {
                                                      "none: no lock")
       ->type_name("PATH|none");
   app->add_option("--worker", opts.worker_path, "the measuring worker executable (default: next to this one)")->type_name("PATH");
+  app->add_option_function<std::string>(
+         "--worker-launcher",
+         [&opts](const std::string& command) {
+           std::istringstream words(command);
+           opts.worker_launcher.assign(std::istream_iterator<std::string>(words), std::istream_iterator<std::string>());
+         },
+         "start the worker under this command, for an emulated board on a host without binfmt "
+         "(e.g. 'qemu-aarch64-static')")
+      ->type_name("COMMAND");
   app->add_option("--max-backoff-ms", opts.max_backoff_ms, "longest wait between dials when the tracker is away")
       ->type_name("MS")
       ->check(CLI::Range(100, 600000));

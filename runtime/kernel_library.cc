@@ -1,6 +1,7 @@
 #include "runtime/kernel_library.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -26,6 +27,44 @@ bool write_all(int fd, const uint8_t* data, size_t size) {
     size -= static_cast<size_t>(n);
   }
   return true;
+}
+
+std::string machine_name(uint16_t machine) {
+  switch (machine) {
+    case EM_X86_64: return "x86_64";
+    case EM_AARCH64: return "aarch64";
+    case EM_386: return "i386";
+    case EM_ARM: return "arm";
+    case EM_RISCV: return "riscv";
+    default: return "ELF machine " + std::to_string(machine);
+  }
+}
+
+#if defined(__x86_64__)
+constexpr uint16_t kThisMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr uint16_t kThisMachine = EM_AARCH64;
+#else
+#error "tunefarm's runtime knows x86_64 and aarch64"
+#endif
+
+// A library for another architecture is refused by name before dlopen sees it: dlopen's own
+// message ("wrong ELF class") does not say which board or which target went wrong.
+void check_elf_header(const uint8_t* header, size_t size, const std::string& symbol) {
+  static const uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
+  if (size < sizeof(Elf64_Ehdr) || std::memcmp(header, kElfMagic, 4) != 0) {
+    fail(symbol, "not an ELF shared object (" + std::to_string(size) + " bytes)");
+  }
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, header, sizeof eh);
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+    fail(symbol, "not a 64-bit little-endian ELF library");
+  }
+  if (eh.e_machine != kThisMachine) {
+    fail(symbol, "built for " + machine_name(eh.e_machine) + ", but this machine is " + machine_name(kThisMachine) +
+                     ": the kernel was compiled for another target's triple");
+  }
+  if (eh.e_type != ET_DYN) fail(symbol, "an ELF file, but not a shared library");
 }
 
 }  // namespace
@@ -56,10 +95,7 @@ std::unique_ptr<KernelLibrary> KernelLibrary::open(const std::string& path, cons
 }
 
 std::unique_ptr<KernelLibrary> KernelLibrary::load(const std::vector<uint8_t>& bytes, const std::string& entry_symbol) {
-  static const uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
-  if (bytes.size() < 64 || std::memcmp(bytes.data(), kElfMagic, 4) != 0) {
-    fail(entry_symbol, "not an ELF shared object (" + std::to_string(bytes.size()) + " bytes)");
-  }
+  check_elf_header(bytes.data(), bytes.size(), entry_symbol);
   // An anonymous in-memory file: nothing on disk to clean up, even when the process is killed.
   int fd = static_cast<int>(::memfd_create(("tf-" + entry_symbol).c_str(), MFD_CLOEXEC));
   std::string path;
@@ -98,7 +134,12 @@ std::unique_ptr<KernelLibrary> KernelLibrary::load(const std::vector<uint8_t>& b
 }
 
 std::unique_ptr<KernelLibrary> KernelLibrary::load_file(const std::string& path, const std::string& entry_symbol) {
-  if (::access(path.c_str(), R_OK) != 0) fail(entry_symbol, "cannot read " + path + ": " + std::strerror(errno));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(entry_symbol, "cannot read " + path + ": " + std::strerror(errno));
+  uint8_t header[sizeof(Elf64_Ehdr)];
+  const ssize_t got = ::pread(fd, header, sizeof header, 0);
+  ::close(fd);
+  check_elf_header(header, got > 0 ? static_cast<size_t>(got) : 0, entry_symbol);
   return open(path, entry_symbol);
 }
 

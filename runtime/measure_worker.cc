@@ -170,7 +170,8 @@ void MeasureWorker::start() {
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   std::string cpu_list;
   for (int c : cpus_) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
-  std::vector<std::string> argv_s = {path_};
+  std::vector<std::string> argv_s = launcher_;
+  argv_s.push_back(path_);
   if (!cpu_list.empty()) argv_s.push_back("--cpus=" + cpu_list);
   if (threads_ > 0) argv_s.push_back("--threads=" + std::to_string(threads_));
   std::vector<char*> argv;
@@ -180,7 +181,7 @@ void MeasureWorker::start() {
   std::vector<char*> env;
   for (auto& e : env_s) env.push_back(e.data());
   env.push_back(nullptr);
-  int rc = posix_spawn(&pid_, path_.c_str(), &actions, nullptr, argv.data(), env.data());
+  int rc = posix_spawnp(&pid_, argv_s.front().c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);
   ::close(out[1]);
@@ -188,7 +189,7 @@ void MeasureWorker::start() {
     ::close(in[1]);
     ::close(out[0]);
     pid_ = -1;
-    throw std::runtime_error("measure worker: cannot start " + path_ + ": " + std::strerror(rc));
+    throw std::runtime_error("measure worker: cannot start " + argv_s.front() + ": " + std::strerror(rc));
   }
   to_worker_ = in[1];
   from_worker_ = out[0];

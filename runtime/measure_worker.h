@@ -28,6 +28,9 @@ class MeasureWorker {
   // Never throws for anything the kernel does: crashes, hangs and wrong answers are statuses.
   // opts.timeout_s bounds the worker's own time; its wait for the timing lock is not counted.
   MeasureResult measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& opts);
+  // A command the worker runs under, e.g. an emulator for a board built for another architecture
+  // on a host without binfmt ({"qemu-aarch64-static"}). Searched on PATH.
+  void set_launcher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }
   int restarts() const { return restarts_; }
   pid_t pid() const { return pid_; }  // -1 while no worker runs
 
@@ -42,6 +45,7 @@ class MeasureWorker {
   std::string path_;
   std::vector<int> cpus_;
   int threads_ = 0;
+  std::vector<std::string> launcher_;
   std::optional<WorkloadSetup> setup_;
   bool setup_sent_ = false;
   pid_t pid_ = -1;

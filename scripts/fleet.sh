@@ -2,7 +2,12 @@
 # A local fleet on 127.0.0.1: a tracker and N boards, state in ./.fleet (pid and log files), the
 # SQLite file in the working directory.
 #   scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--db PATH] [--token-file FILE]
+#                          [--arch x86_64|aarch64] [--tracker HOST:PORT]
 #   scripts/fleet.sh stop | status
+# --arch aarch64 starts boards built for 64-bit ARM (scripts/build.sh --arch aarch64) under qemu-user:
+# they report themselves as emulated, and their key (default local-aarch64-emulated) keeps their
+# timings apart from real boards'. --tracker adds the boards to a tracker already running (this
+# fleet's or another's) instead of starting one.
 # Boards that share a host must never time kernels at the same moment: each board's kernels are
 # pinned to a CPU of their own (board i to CPU i mod CPUs), and every board holds the host-wide
 # timing lock while it times, so timings never overlap even when boards outnumber CPUs. The
@@ -13,18 +18,44 @@ bin="$root/build"
 state="${TUNEFARM_FLEET_DIR:-$PWD/.fleet}"
 cmd="${1:-}"
 [ $# -gt 0 ] && shift
-boards=2 key="local-fleet" port=9190 db="$PWD/tunefarm.db" token_file=""
+host_arch="$(uname -m)"
+boards=2 key="" port=9190 db="$PWD/tunefarm.db" token_file="" arch="$host_arch" tracker=""
 while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || { echo "fleet.sh: $1 needs a value (see the top of $0)" >&2; exit 2; }
   case "$1" in
     --boards) boards="$2"; shift 2 ;;
     --key) key="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --db) db="$2"; shift 2 ;;
     --token-file) token_file="$2"; shift 2 ;;
+    --arch) arch="$2"; shift 2 ;;
+    --tracker) tracker="$2"; shift 2 ;;
     *) echo "fleet.sh: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
   esac
 done
 case "$boards" in ''|*[!0-9]*) echo "fleet.sh: --boards needs a number" >&2; exit 2 ;; esac
+case "$arch" in
+  x86_64|aarch64) ;;
+  *) echo "fleet.sh: --arch $arch: known are x86_64 and aarch64" >&2; exit 2 ;;
+esac
+
+# The board binary for --arch, and what runs it here: directly on its own architecture; under
+# qemu-user otherwise, through binfmt when the host has it registered, or named explicitly (and
+# then for the measure worker the board starts, too).
+board_bin="$bin/rpc_server/tunefarm-rpc-server"
+board_runner=()
+worker_launcher=()
+emulated=0
+if [ "$arch" != "$host_arch" ]; then
+  [ "$arch" = aarch64 ] || { echo "fleet.sh: boards for $arch run only on an $arch host" >&2; exit 2; }
+  emulated=1
+  board_bin="$root/build-aarch64/rpc_server/tunefarm-rpc-server"
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    board_runner=(qemu-aarch64-static)
+    worker_launcher=(--worker-launcher "qemu-aarch64-static")
+  fi
+fi
+[ -n "$key" ] || { [ "$emulated" = 1 ] && key="local-$arch-emulated" || key="local-fleet"; }
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
@@ -42,39 +73,54 @@ stop_pidfile() {  # SIGTERM (boards drain, the tracker stops its jobs for a late
 
 case "$cmd" in
   start)
-    if alive "$state/tracker.pid"; then echo "fleet.sh: a fleet is running already ($state); stop it first" >&2; exit 1; fi
-    if [ ! -x "$bin/tracker/tunefarm-tracker" ] || [ ! -x "$bin/rpc_server/tunefarm-rpc-server" ]; then
+    if [ -z "$tracker" ] && alive "$state/tracker.pid"; then
+      echo "fleet.sh: a fleet is running already ($state); stop it first, or add boards with --tracker" >&2; exit 1
+    fi
+    if [ "$emulated" = 1 ]; then
+      [ -x "$board_bin" ] || "$root/scripts/build.sh" --arch "$arch"
+    elif [ ! -x "$bin/tracker/tunefarm-tracker" ] || [ ! -x "$board_bin" ]; then
       "$root/scripts/build.sh" tunefarm tunefarm-tracker tunefarm-rpc-server
     fi
     mkdir -p "$state"
-    rm -f "$state/port"
-    token_args=()
-    [ -n "$token_file" ] && token_args=(--token-file "$token_file")
-    "$bin/tracker/tunefarm-tracker" --listen "127.0.0.1:$port" --db "$db" --port-file "$state/port" "${token_args[@]}" \
-      > "$state/tracker.log" 2>&1 &
-    echo $! > "$state/tracker.pid"
-    for _ in $(seq 300); do [ -f "$state/port" ] && break; alive "$state/tracker.pid" || break; sleep 0.1; done
-    if [ ! -f "$state/port" ]; then
-      echo "fleet.sh: the tracker did not start; its log:" >&2; cat "$state/tracker.log" >&2; rm -f "$state/tracker.pid"; exit 1
+    if [ -z "$tracker" ]; then
+      rm -f "$state/port"
+      token_args=()
+      [ -n "$token_file" ] && token_args=(--token-file "$token_file")
+      "$bin/tracker/tunefarm-tracker" --listen "127.0.0.1:$port" --db "$db" --port-file "$state/port" "${token_args[@]}" \
+        > "$state/tracker.log" 2>&1 &
+      echo $! > "$state/tracker.pid"
+      for _ in $(seq 300); do [ -f "$state/port" ] && break; alive "$state/tracker.pid" || break; sleep 0.1; done
+      if [ ! -f "$state/port" ]; then
+        echo "fleet.sh: the tracker did not start; its log:" >&2; cat "$state/tracker.log" >&2; rm -f "$state/tracker.pid"; exit 1
+      fi
+      tracker="127.0.0.1:$port"
+      echo "fleet: tracker on $tracker (pid $(cat "$state/tracker.pid")), db $db, logs in $state"
     fi
     cpus="$(nproc)"
-    for i in $(seq 0 $((boards - 1))); do
+    first=0
+    while [ -e "$state/board-$first.pid" ]; do first=$((first + 1)); done
+    started=()
+    for i in $(seq "$first" $((first + boards - 1))); do
       cpu=$((i % cpus))
-      "$bin/rpc_server/tunefarm-rpc-server" --tracker "127.0.0.1:$port" --key "$key" --cpus "$cpu" --threads 1 \
+      rm -f "$state/board-$i.log"
+      "${board_runner[@]}" "$board_bin" --tracker "$tracker" --key "$key" --cpus "$cpu" --threads 1 "${worker_launcher[@]}" \
         ${TUNEFARM_BOARD_TOKEN_FILE:+--token-file "$TUNEFARM_BOARD_TOKEN_FILE"} > "$state/board-$i.log" 2>&1 &
       echo $! > "$state/board-$i.pid"
+      started+=("$state/board-$i.log")
     done
-    # Ready when every board has registered.
-    for _ in $(seq 300); do
-      n="$(grep -l "registered with" "$state"/board-*.log 2>/dev/null | wc -l || true)"
+    # Ready when every board started here has registered (an emulated one takes a few seconds).
+    n=0
+    for _ in $(seq 600); do
+      n="$(grep -l "registered with" "${started[@]}" 2>/dev/null | wc -l || true)"
       [ "$n" -ge "$boards" ] && break
       sleep 0.1
     done
-    echo "fleet: tracker on 127.0.0.1:$port (pid $(cat "$state/tracker.pid")), db $db, logs in $state"
-    echo "fleet: $boards board(s) with key '$key', each pinned to its own CPU (board i -> CPU i mod $cpus), 1 thread per kernel;"
+    what="$arch"
+    [ "$emulated" = 1 ] && what="$arch, EMULATED by qemu-user: its timings are its key's alone"
+    echo "fleet: $boards board(s) ($what) with key '$key' dialing $tracker, each pinned to its own CPU (board i -> CPU i mod $cpus), 1 thread per kernel;"
     echo "fleet: every board holds the host-wide timing lock /tmp/tunefarm-timing.lock while timing; the tracker builds on CPUs"
     echo "fleet: no board uses, or, when the boards use every CPU, takes turns with their timings (the lock held shared)"
-    if [ "${n:-0}" -lt "$boards" ]; then echo "fleet.sh: only $n of $boards boards registered; see $state/board-*.log" >&2; exit 1; fi
+    if [ "$n" -lt "$boards" ]; then echo "fleet.sh: only $n of $boards boards registered; see $state/board-*.log" >&2; exit 1; fi
     ;;
   stop)
     for f in "$state"/board-*.pid; do [ -e "$f" ] && stop_pidfile "$f"; done
@@ -96,7 +142,7 @@ case "$cmd" in
     if alive "$state/tracker.pid"; then "$bin/cli/tunefarm" devices --tracker "127.0.0.1:$(cat "$state/port")" || true; fi
     ;;
   *)
-    echo "usage: scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--db PATH] [--token-file FILE] | stop | status" >&2
+    echo "usage: scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--db PATH] [--token-file FILE] [--arch ARCH] [--tracker HOST:PORT] | stop | status" >&2
     exit 2
     ;;
 esac

@@ -43,15 +43,19 @@ install_debian_packages() {
     echo "setup: all ${#PACKAGES[@]} packages are installed"
     return
   fi
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
-    sudo="sudo"
-  fi
+  local sudo
+  sudo="$(root_prefix "${missing[*]}")"
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# "sudo" when not root (and sudo exists), "" as root; exits naming what needed root otherwise.
+root_prefix() {
+  [ "$(id -u)" -eq 0 ] && return
+  command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${1:-packages}" >&2; exit 1; }
+  echo sudo
 }
 
 # --ignore-scripts: the package's install script fetches GPU binaries from elsewhere and fails here;
@@ -67,5 +71,29 @@ install_onnxruntime() {
   (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 }
 
-install_debian_packages
-install_onnxruntime
+# The packages an AArch64 board build needs (scripts/build.sh --arch aarch64): Debian's cross
+# toolchain, the arm64 builds of the board's libraries (multiarch: they install beside the host's)
+# and qemu-user to run the board on this host.
+AARCH64_PACKAGES=(
+  crossbuild-essential-arm64 qemu-user-static
+  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libboost-dev:arm64
+)
+
+enable_arm64_packages() {
+  dpkg --print-foreign-architectures | grep -qx arm64 && return
+  echo "setup: adding arm64 as a foreign architecture (dpkg --add-architecture arm64)"
+  local sudo
+  sudo="$(root_prefix "the arm64 architecture")"
+  $sudo dpkg --add-architecture arm64
+}
+
+case "${1:-}" in
+  "") install_debian_packages; install_onnxruntime ;;
+  --arch)
+    [[ "${2:-}" == aarch64 ]] || { echo "setup: --arch '${2:-}': the one cross target is aarch64" >&2; exit 2; }
+    enable_arm64_packages
+    PACKAGES=("${AARCH64_PACKAGES[@]}")
+    install_debian_packages
+    ;;
+  *) echo "setup: unknown option '$1' (setup.sh [--arch aarch64])" >&2; exit 2 ;;
+esac

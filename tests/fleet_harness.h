@@ -42,6 +42,18 @@ inline bool eventually(const std::function<bool()>& ok, std::chrono::millisecond
   return poll_until(ok, timeout);
 }
 
+// The board daemon and measure worker cross-built for 64-bit ARM (scripts/build.sh --arch aarch64,
+// which the README's test command runs), and the qemu-user command that runs them on this host.
+inline std::string aarch64_board() { return std::string(TF_SOURCE_DIR) + "/build-aarch64/rpc_server/tunefarm-rpc-server"; }
+inline std::string aarch64_worker() { return std::string(TF_SOURCE_DIR) + "/build-aarch64/runtime/tunefarm-measure-worker"; }
+inline std::vector<std::string> aarch64_emulator() { return {"/usr/bin/qemu-aarch64-static"}; }
+inline std::string aarch64_missing() {
+  for (const std::string& f : {aarch64_board(), aarch64_worker(), aarch64_emulator().front()}) {
+    if (::access(f.c_str(), X_OK) != 0) return f + " is missing: scripts/build.sh --arch aarch64 installs and builds it";
+  }
+  return "";
+}
+
 // One tracker, any number of boards, in a scratch directory.
 class Fleet {
  public:
@@ -76,10 +88,27 @@ class Fleet {
 
   // Starts a board of `key`, pinned to CPU (index mod CPUs); waits for its registration unless told not to.
   Process& start_board(const std::string& key, const std::vector<std::string>& extra = {}, bool wait = true) {
+    return start_board_from({TF_RPC_SERVER}, key, extra, wait);
+  }
+  // An AArch64 board, emulated by qemu-user, as scripts/fleet.sh start --arch aarch64 starts one.
+  Process& start_aarch64_board(const std::string& key, const std::vector<std::string>& extra = {}, bool wait = true) {
+    std::vector<std::string> command = aarch64_emulator();
+    command.push_back(aarch64_board());
+    std::string launcher;
+    for (const auto& w : aarch64_emulator()) launcher += (launcher.empty() ? "" : " ") + w;
+    std::vector<std::string> options = {"--worker-launcher", launcher};
+    options.insert(options.end(), extra.begin(), extra.end());
+    return start_board_from(command, key, options, wait);
+  }
+  Process& start_board_from(const std::vector<std::string>& command, const std::string& key, const std::vector<std::string>& extra,
+                            bool wait) {
     const int index = static_cast<int>(boards_.size());
     const int cpu = index % static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::string> argv = {TF_RPC_SERVER, "--tracker", address(), "--key", key, "--cpus", std::to_string(cpu),
-                                     "--threads", "1", "--max-backoff-ms", "500"};
+    std::vector<std::string> argv = command;
+    for (const std::string& a : {std::string("--tracker"), address(), std::string("--key"), key, std::string("--cpus"), std::to_string(cpu),
+                                 std::string("--threads"), std::string("1"), std::string("--max-backoff-ms"), std::string("500")}) {
+      argv.push_back(a);
+    }
     argv.insert(argv.end(), extra.begin(), extra.end());
     boards_.push_back(std::make_unique<Process>(argv, dir_ + "/board-" + std::to_string(index) + ".log"));
     Process& b = *boards_.back();
@@ -125,6 +154,17 @@ inline v1::JobSpec dense_job(const std::string& key, std::vector<int64_t> shape,
   spec.mutable_measure()->set_min_repeat_ms(2);
   spec.mutable_measure()->set_repeat(2);
   return spec;
+}
+
+// Submits a job; its id (0, with a test failure, when the tracker refuses it).
+inline int64_t submit(v1::Tuning::Stub& stub, const v1::JobSpec& spec) {
+  v1::SubmitJobRequest req;
+  *req.mutable_spec() = spec;
+  v1::Job job;
+  auto ctx = context();
+  grpc::Status s = stub.SubmitJob(ctx.get(), req, &job);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return job.id();
 }
 
 // Watches a job until it ends; returns its last state. A stream broken by a tracker restart is

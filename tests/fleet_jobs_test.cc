@@ -23,16 +23,6 @@ size_t measured_once(const std::string& db_path, int64_t job_id, std::set<std::s
   return ms.size();
 }
 
-int64_t submit(v1::Tuning::Stub& stub, const v1::JobSpec& spec) {
-  v1::SubmitJobRequest req;
-  *req.mutable_spec() = spec;
-  v1::Job job;
-  auto ctx = context();
-  grpc::Status s = stub.SubmitJob(ctx.get(), req, &job);
-  EXPECT_TRUE(s.ok()) << s.error_message();
-  return job.id();
-}
-
 int64_t trials_done(v1::Tuning::Stub& stub, int64_t id) {
   v1::GetJobRequest req;
   req.set_job_id(id);

@@ -58,6 +58,13 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
                         "key '" + info.device_key() + "' has boards with target '" + key_target + "', this board is '" +
                             target + "'; give it a key of its own");
   }
+  // An emulator's timings say nothing about the real board: the two never share a key, so their
+  // records, models and bests never meet.
+  if (auto emulated = dispatcher_.key_emulated(info.device_key()); emulated && *emulated != info.emulated()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "key '" + info.device_key() + "' has " + (*emulated ? "emulated" : "native") + " boards, this board is " +
+                            (info.emulated() ? "emulated (qemu-user)" : "native") + "; give it a key of its own");
+  }
   try {
     db::Database db(db_path_);
     db::DeviceRecord rec;
@@ -68,7 +75,8 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
                 {"cores", info.cores()},
                 {"threads", info.threads()},
                 {"memory_bytes", info.memory_bytes()},
-                {"runtime_version", info.runtime_version()}};
+                {"runtime_version", info.runtime_version()},
+                {"emulated", info.emulated()}};
     db.record_device(rec);
   } catch (const std::exception& e) {
     return grpc::Status(grpc::StatusCode::INTERNAL, std::string("recording the board: ") + e.what());
@@ -80,8 +88,8 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   hello.mutable_registered()->set_tracker_version(TUNEFARM_VERSION);
   if (!stream->Write(hello)) return grpc::Status(grpc::StatusCode::CANCELLED, "the board left while registering");
 
-  std::fprintf(stderr, "tracker: board %s connected (key %s, %d threads, target %s, from %s)\n", board_id.c_str(),
-               info.device_key().c_str(), info.threads(), target.c_str(), ctx->peer().c_str());
+  std::fprintf(stderr, "tracker: board %s connected (key %s, %d threads, target %s%s, from %s)\n", board_id.c_str(),
+               info.device_key().c_str(), info.threads(), target.c_str(), info.emulated() ? ", EMULATED" : "", ctx->peer().c_str());
   BoardLink link;
   link.send = [stream](const v1::TrackerMessage& m) { return stream->Write(m); };
   link.disconnect = [ctx] { ctx->TryCancel(); };

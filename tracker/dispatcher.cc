@@ -275,6 +275,7 @@ std::vector<v1::Device> Dispatcher::devices(const std::string& key) const {
     d.set_items_done(b->items_done);
     d.set_in_flight(static_cast<int32_t>(b->in_flight.size()));
     d.set_timing_isolation(b->info.timing_isolation());
+    d.set_emulated(b->info.emulated());
     out.push_back(d);
   }
   return out;
@@ -305,6 +306,14 @@ std::string Dispatcher::target_of_key(const std::string& key) const {
     if (b->key == key) return b->target;
   }
   return "";
+}
+
+std::optional<bool> Dispatcher::key_emulated(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, b] : boards_) {
+    if (b->key == key) return b->info.emulated();
+  }
+  return std::nullopt;
 }
 
 std::future<tuner::Measured> Dispatcher::submit(int64_t job_id, int priority, const std::string& key,

@@ -91,8 +91,10 @@ grpc::Status TuningService::GetBest(grpc::ServerContext* ctx, const v1::GetBestR
   // Boards of a key share one target; any target the key was measured on counts.
   std::lock_guard<std::mutex> lock(db_mu_);
   std::optional<db::Measurement> best;
+  bool emulated = false;
   for (const auto& d : db_.devices()) {
     if (d.device_key != req->device_key()) continue;
+    emulated = emulated || d.info.value("emulated", false);
     auto m = db_.best(w.op(), shape, d.target, req->device_key());
     if (m && (!best || m->mean_s() < best->mean_s())) best = m;
   }
@@ -104,6 +106,7 @@ grpc::Status TuningService::GetBest(grpc::ServerContext* ctx, const v1::GetBestR
   for (double c : best->costs) out->add_costs(c);
   out->set_target(best->target);
   out->set_device(best->device);
+  out->set_emulated(emulated);
   if (best->job_id) out->set_job_id(*best->job_id);
   return grpc::Status::OK;
 }

@@ -73,6 +73,33 @@ int detect_vector_bits(const llvm::Triple& triple, const llvm::MCSubtargetInfo& 
   return 128;
 }
 
+int detect_vector_registers(const llvm::Triple& triple, const llvm::MCSubtargetInfo& sti) {
+  if (triple.isX86()) return sti.checkFeatures("+avx512f") ? 32 : 16;
+  if (triple.isAArch64()) return 32;
+  return 16;
+}
+
+// Features Linux's cpuinfo (or, on AArch64, its HWCAP names) spells differently from LLVM.
+const std::map<std::string, std::string>& cpuinfo_aliases(const llvm::Triple& triple) {
+  static const std::map<std::string, std::string> x86 = {
+      {"abm", "lzcnt"}, {"pclmulqdq", "pclmul"}, {"rdrand", "rdrnd"}, {"sha_ni", "sha"}, {"3dnowprefetch", "prfchw"}};
+  static const std::map<std::string, std::string> aarch64 = {
+      {"fp", "fp-armv8"},     {"asimd", "neon"},       {"crc32", "crc"},     {"atomics", "lse"},
+      {"fphp", "fullfp16"},   {"asimdhp", "fullfp16"}, {"asimdrdm", "rdm"},  {"jscvt", "jsconv"},
+      {"fcma", "complxnum"},  {"lrcpc", "rcpc"},       {"dcpop", "ccpp"},    {"asimddp", "dotprod"},
+      {"asimdfhm", "fp16fml"}, {"sha1", "sha2"},       {"pmull", "aes"}};
+  static const std::map<std::string, std::string> none;
+  if (triple.isX86()) return x86;
+  if (triple.isAArch64()) return aarch64;
+  return none;
+}
+
+// Flags that never become part of a target. The templates emit fixed-width NEON vectors on AArch64,
+// so SVE's scalable registers would change no kernel, only split one kind of board into two keys.
+bool ignored_cpu_flag(const llvm::Triple& triple, const std::string& flag) {
+  return triple.isAArch64() && flag.rfind("sve", 0) == 0;
+}
+
 }  // namespace
 
 std::string Target::str() const {
@@ -150,6 +177,7 @@ Target parse_target(const std::string& text) {
   t.cpu = cpu;
   t.features = features;
   t.vector_bits = detect_vector_bits(triple, *sti);
+  t.vector_registers = detect_vector_registers(triple, *sti);
   return t;
 }
 
@@ -168,10 +196,11 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
     std::lock_guard<std::mutex> lock(memo_mu);
     if (auto it = memo.find(memo_key); it != memo.end()) return it->second;
   }
-  std::set<std::string> have(flags.begin(), flags.end());
-  // cpuinfo names some features differently from LLVM.
-  for (const auto& [cpuinfo_name, llvm_name] : std::map<std::string, std::string>{
-           {"abm", "lzcnt"}, {"pclmulqdq", "pclmul"}, {"rdrand", "rdrnd"}, {"sha_ni", "sha"}, {"3dnowprefetch", "prfchw"}}) {
+  std::set<std::string> have;
+  for (const std::string& f : flags) {
+    if (!ignored_cpu_flag(triple, f)) have.insert(f);
+  }
+  for (const auto& [cpuinfo_name, llvm_name] : cpuinfo_aliases(triple)) {
     if (have.count(cpuinfo_name)) have.insert(llvm_name);
   }
   auto covers = [&](std::initializer_list<const char*> needed) {
@@ -206,7 +235,9 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
   t.triple = triple.str();
   t.cpu = cpu;
   for (const auto& f : extra) t.features += (t.features.empty() ? "" : ",") + f;
-  t.vector_bits = detect_vector_bits(triple, *subtarget(*backend, t.triple, t.cpu, t.features));
+  std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget(*backend, t.triple, t.cpu, t.features);
+  t.vector_bits = detect_vector_bits(triple, *sti);
+  t.vector_registers = detect_vector_registers(triple, *sti);
   std::lock_guard<std::mutex> lock(memo_mu);
   memo[memo_key] = t;
   return t;

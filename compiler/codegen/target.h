@@ -12,6 +12,9 @@ struct Target {
   std::string features;  // comma list, e.g. +avx2,+fma,-avx512f
   // Natural vector width in bits for float32 (256 for AVX2, 512 for AVX-512), for templates.
   int vector_bits = 128;
+  // Architectural vector registers (AVX-512 and AArch64: 32; AVX2 and SSE: 16): how many
+  // accumulators a register tile may hold beside the operands it loads.
+  int vector_registers = 16;
 
   std::string str() const;  // canonical "llvm -mtriple=... -mcpu=... -mattr=..."
   int float32_lanes() const { return vector_bits / 32; }

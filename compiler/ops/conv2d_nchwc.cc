@@ -62,7 +62,7 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   // rows (the late layers' 7 or 14 columns) whose one-row tile leaves registers unused.
   const bool row_tiles = rows_tiled(c);
   space::ConfigSpace cs;
-  const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, lanes);
+  const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, t.vector_registers);
   // The register tile spans every shape the micro-kernel can take, spilling ones included: which
   // fits best depends on the layer and the board, and telling them apart is the cost model's job.
   auto kb = int_choices({1, 2, 4}, sh.k_blocks());

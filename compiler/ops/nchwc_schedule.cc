@@ -6,7 +6,7 @@
 
 namespace tf::ops {
 
-int64_t accumulator_budget(int64_t lanes) { return lanes >= 16 ? 28 : 12; }
+int64_t accumulator_budget(int64_t vector_registers) { return vector_registers - 4; }
 
 namespace {
 
@@ -34,8 +34,8 @@ int64_t default_ow_tile(int64_t ow, int64_t vectors_per_column, int64_t budget) 
 }
 
 RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool row_tiles,
-                                   int64_t lanes) {
-  const int64_t budget = accumulator_budget(lanes);
+                                   int64_t vector_registers) {
+  const int64_t budget = accumulator_budget(vector_registers);
   RegisterTile tile;
   tile.oc_blocks = k_blocks >= 2 && 2 * vectors_per_block * 4 <= budget ? 2 : 1;
   const int64_t per_column = tile.oc_blocks * vectors_per_block;

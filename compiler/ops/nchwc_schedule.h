@@ -20,16 +20,16 @@ struct RegisterTile {
   int64_t oc_blocks = 1, oh_tile = 1, ow_tile = 1;
 };
 
-// How many accumulator vectors a micro-kernel may keep on a target with `lanes` float lanes: the
-// register file less the weight vectors and the broadcast value (AVX-512: 28 of 32 zmm; AVX2: 12
-// of 16 ymm).
-int64_t accumulator_budget(int64_t lanes);
+// How many accumulator vectors a micro-kernel may keep on a target with `vector_registers`
+// registers: the register file less the weight vectors and the broadcast value (AVX-512 and
+// AArch64: 28 of 32; AVX2: 12 of 16).
+int64_t accumulator_budget(int64_t vector_registers);
 
 // The default tile of a dense NCHWc conv: two channel blocks when there are two, then the widest
 // output-width tile that fits the budget and wastes least of a row, and when `row_tiles` as many
 // rows as still fit and divide oh.
 RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool row_tiles,
-                                   int64_t lanes);
+                                   int64_t vector_registers);
 
 // The output-width tile that wastes least of a row of `ow` columns among those whose
 // accumulators (vectors_per_column each) fit `budget`.
