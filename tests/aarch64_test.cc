@@ -113,6 +113,19 @@ TEST(Aarch64Board, DenseAndConv2dKernelsPassTheirChecksThere) {
   EXPECT_EQ(worker.restarts(), 1) << "one worker start, never replaced";
 }
 
+// The arm64 board and worker are AArch64 executables that need no LLVM: a board runs kernels, it
+// does not compile them.
+TEST(Aarch64Board, TheBoardIsAnArm64ProgramWithoutLlvm) {
+  ASSERT_EQ(fleet_test::aarch64_missing(), "");
+  for (const std::string& path : {fleet_test::aarch64_board(), fleet_test::aarch64_worker()}) {
+    const std::string bytes = fleet_test::read_all(path);
+    EXPECT_EQ(elf_machine(std::vector<uint8_t>(bytes.begin(), bytes.begin() + std::min<size_t>(bytes.size(), 64))), EM_AARCH64) << path;
+    EXPECT_EQ(bytes.find("libLLVM"), std::string::npos) << path << " names libLLVM";
+  }
+  // Where the check looks: the board's dynamic dependencies are named in it.
+  EXPECT_NE(fleet_test::read_all(fleet_test::aarch64_board()).find("libgrpc++.so"), std::string::npos);
+}
+
 // A library built for the other architecture fails its trial with a message naming both, on
 // either kind of board, and the worker lives on.
 TEST(Aarch64Board, AWrongTripleLibraryIsRefusedByName) {

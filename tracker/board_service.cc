@@ -51,7 +51,10 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   } catch (const CompileError& e) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string("target: ") + e.what());
   }
-  // Every board of a key runs the same candidates, so they must be the same kind of machine.
+  // Every board of a key runs the same candidates, so they must be the same kind of machine. The
+  // check and the board's joining are one step: two boards of different kinds registering at once
+  // must not both pass the check of an empty key.
+  std::unique_lock<std::mutex> joining(join_mu_);
   const std::string key_target = dispatcher_.target_of_key(info.device_key());
   if (!key_target.empty() && key_target != target) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
@@ -94,6 +97,7 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   link.send = [stream](const v1::TrackerMessage& m) { return stream->Write(m); };
   link.disconnect = [ctx] { ctx->TryCancel(); };
   dispatcher_.add_board(board_id, info, target, ctx->peer(), std::move(link));
+  joining.unlock();
 
   v1::BoardMessage msg;
   std::string why = "stream closed";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
 #include <string>
 
 #include "proto/tunefarm.grpc.pb.h"
@@ -27,6 +28,7 @@ class BoardService final : public v1::Boards::Service {
   std::string db_path_;
   int heartbeat_interval_ms_;
   std::atomic<int64_t> connections_{0};
+  std::mutex join_mu_;  // a board's kind checked against its key's, and the board added, as one step
 };
 
 // The target string candidates for a board are built for, from what it registered. Throws
