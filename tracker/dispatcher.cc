@@ -44,6 +44,7 @@ struct Dispatcher::Item {
   std::string only_device;  // measured on this board or not at all (empty: any board of the key)
   std::chrono::milliseconds time_limit{0};  // from dispatch to answer, when first in the board's line
   std::string board_id;  // while in flight
+  std::chrono::steady_clock::time_point sent_at;  // while in flight
   std::string lost_on;   // boards it was lost with, for the error message
 };
 
@@ -122,6 +123,7 @@ void Dispatcher::remove_board(const std::string& board_id, const std::string& wh
       auto item = item_it->second;
       item->board_id.clear();
       item->lost_on += (item->lost_on.empty() ? "" : ", ") + board_id + " (" + why + ")";
+      metrics_.answered(board->key, "lost", -1);
       if (!item->only_device.empty()) {
         finish_locked(item, board_gone(board->device, why));
         continue;
@@ -208,6 +210,8 @@ void Dispatcher::on_result(const std::string& board_id, const v1::WorkResult& r)
           m.result.costs.clear();
         }
       }
+      const double seconds = std::chrono::duration<double>(Clock::now() - item_it->second->sent_at).count();
+      metrics_.answered(board.key, runtime::measure_status_name(m.result.status), seconds);
       finish_locked(item_it->second, m);
     }
     pump_locked(board.key, &out);
@@ -388,6 +392,17 @@ std::chrono::milliseconds Dispatcher::time_limit(const v1::WorkItem& work) const
   return std::chrono::milliseconds(static_cast<int64_t>(2000 * (timeout_s + cooldown_s))) + opts_.item_grace;
 }
 
+std::map<std::string, int64_t> Dispatcher::queued_per_key() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, int64_t> out;
+  for (const auto& [key, kq] : queues_) {
+    int64_t n = 0;
+    for (const auto& [job, jq] : kq.jobs) n += static_cast<int64_t>(jq.items.size());
+    out[key] = n;
+  }
+  return out;
+}
+
 void Dispatcher::finish_locked(std::shared_ptr<Item> item, tuner::Measured m) {  // by value: erasing frees the map's copy
   if (items_.erase(item->id) == 0) return;
   item->done.set_value(std::move(m));
@@ -445,6 +460,8 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
     board->references.push_back(ref);
     board->pending.push_back(item->message);
     ++dispatched_;
+    item->sent_at = Clock::now();
+    metrics_.dispatched(key);
     if (std::find(out->begin(), out->end(), board) == out->end()) {
       out->push_back(board);
     }

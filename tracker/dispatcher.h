@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "proto/tunefarm.pb.h"
+#include "tracker/metrics.h"
 #include "tuner/measurer.h"
 
 namespace tf::tracker {
@@ -90,6 +91,10 @@ class Dispatcher {
   void shutdown();  // cancels everything; submit() afterwards answers cancelled
 
   int64_t dispatched() const;
+  // Items waiting for a board, by key.
+  std::map<std::string, int64_t> queued_per_key() const;
+  // Counters and the measurement latency histogram, for /metrics.
+  Metrics& metrics() { return metrics_; }
   int slots_per_board() const { return opts_.slots_per_board; }
 
  private:
@@ -114,6 +119,7 @@ class Dispatcher {
   bool board_connected_locked(const std::string& key, const std::string& device) const;  // with mu_ held
 
   DispatcherOptions opts_;
+  Metrics metrics_;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Board>> boards_;  // by id
   std::map<std::string, KeyQueue> queues_;

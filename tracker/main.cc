@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
                                                          "the item goes to another")
       ->type_name("MS")
       ->check(CLI::Range(100, 3600000));
+  app->add_option("--http", opts.http_listen, "serve the dashboard and Prometheus /metrics here, behind the same tokens "
+                                              "(and TLS) as gRPC")
+      ->type_name("HOST:PORT");
   app->add_option("--port-file", port_file, "write the port served on here once listening (for scripts and tests)")->type_name("FILE");
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;
   if (opts.build_lock == "none") opts.build_lock.clear();
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
   std::printf("tunefarm-tracker: builds run on CPUs that boards on this host leave free; when they leave none, %s\n",
               opts.build_lock.empty() ? "anywhere (--build-lock none)"
                                       : ("builds hold the timing lock " + opts.build_lock + " shared and wait while a board times").c_str());
+  if (!tracker->dashboard_url().empty()) std::printf("tunefarm-tracker: dashboard on %s (metrics: %smetrics)\n", tracker->dashboard_url().c_str(), tracker->dashboard_url().c_str());
   if (tracker->resumed_jobs() > 0) std::printf("tunefarm-tracker: resumed %d unfinished job(s) from the db\n", tracker->resumed_jobs());
   std::fflush(stdout);
   if (!port_file.empty()) {

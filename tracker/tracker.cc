@@ -34,6 +34,10 @@ Tracker::Tracker(const TrackerOptions& opts)
   parse_listen(opts.listen);
   if (!opts.token_file.empty()) {
     auth_ = Authenticator(fleet::read_token_file(opts.token_file));
+  } else if (!opts.http_listen.empty() && !is_loopback(opts.http_listen)) {
+    throw OptionError("refusing to serve the dashboard on " + opts.http_listen +
+                      " without --token-file: anyone who reaches it could read and cancel every job. "
+                      "Serve it on 127.0.0.1, or give a token file");
   } else if (!is_loopback(opts.listen)) {
     throw OptionError("refusing to listen on " + opts.listen +
                              " without --token-file: anyone who reaches it could run code on your boards. "
@@ -52,11 +56,13 @@ Tracker::Tracker(const TrackerOptions& opts)
   boards_ = std::make_unique<BoardService>(dispatcher_, auth_, opts.db_path, opts.heartbeat_interval_ms);
 
   std::shared_ptr<grpc::ServerCredentials> creds;
+  std::string key, cert;
   if (opts.tls_cert.empty()) {
     creds = grpc::InsecureServerCredentials();
   } else {
     grpc::SslServerCredentialsOptions ssl;
-    const std::string key = fleet::read_text_file(opts.tls_key), cert = fleet::read_text_file(opts.tls_cert);
+    key = fleet::read_text_file(opts.tls_key);
+    cert = fleet::read_text_file(opts.tls_cert);
     check_pem("--tls-cert", opts.tls_cert, cert, false);
     check_pem("--tls-key", opts.tls_key, key, true);
     ssl.pem_key_cert_pairs.push_back({key, cert});
@@ -75,6 +81,10 @@ Tracker::Tracker(const TrackerOptions& opts)
   if (!server_ || port_ == 0) {
     throw std::runtime_error("cannot listen on " + opts.listen + " (in use, or not an address here" +
                              (opts.tls_cert.empty() ? ")" : "; or --tls-key is not the key of --tls-cert)"));
+  }
+  if (!opts.http_listen.empty()) {
+    dashboard_ = std::make_unique<http::Dashboard>(auth_, dispatcher_, *jobs_, opts.db_path, !cert.empty());
+    http_ = std::make_unique<http::Server>(opts.http_listen, cert, key, [this](const http::Request& r) { return dashboard_->handle(r); });
   }
   resumed_ = jobs_->resume_unfinished();
   maintenance_ = std::thread([this] {
@@ -129,6 +139,13 @@ std::string Tracker::auth_summary() const {
   return s;
 }
 
+std::string Tracker::dashboard_url() const {
+  if (!http_) return "";
+  std::string host = opts_.http_listen.substr(0, opts_.http_listen.rfind(':'));
+  if (host == "0.0.0.0" || host == "[::]") host = hostname_;
+  return std::string(http_->tls() ? "https" : "http") + "://" + host + ":" + std::to_string(http_->port()) + "/";
+}
+
 void Tracker::wait() {
   if (server_) server_->Wait();
 }
@@ -137,6 +154,7 @@ void Tracker::shutdown() {
   if (stopping_.exchange(true)) return;
   if (maintenance_.joinable()) maintenance_.join();
   jobs_->shutdown();
+  if (http_) http_->shutdown();
   // Streams of boards and watchers end now rather than after their next message.
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
 }

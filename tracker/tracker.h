@@ -16,6 +16,8 @@
 #include "tracker/auth.h"
 #include "tracker/board_service.h"
 #include "tracker/dispatcher.h"
+#include "tracker/http/dashboard.h"
+#include "tracker/http/http_server.h"
 #include "tracker/job_manager.h"
 #include "tracker/listen_address.h"
 #include "tracker/tuning_service.h"
@@ -35,6 +37,7 @@ struct TrackerOptions {
   int heartbeat_timeout_ms = 5000;
   int slots_per_board = 2;
   int item_grace_ms = 10000;  // beyond an item's own time limit, before its board is dropped
+  std::string http_listen;    // the dashboard and /metrics (HOST:PORT); empty: none
 };
 
 class Tracker {
@@ -45,6 +48,8 @@ class Tracker {
   explicit Tracker(const TrackerOptions& opts);
   ~Tracker();
   int port() const { return port_; }
+  // The dashboard's address, "http://127.0.0.1:9191/" (https with TLS); empty without --http.
+  std::string dashboard_url() const;
   int resumed_jobs() const { return resumed_; }
   std::string auth_summary() const;
   void wait();      // until shutdown()
@@ -59,6 +64,8 @@ class Tracker {
   std::unique_ptr<TuningService> tuning_;
   std::unique_ptr<BoardService> boards_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<http::Dashboard> dashboard_;
+  std::unique_ptr<http::Server> http_;
   std::thread maintenance_;
   std::atomic<bool> stopping_{false};
   int port_ = 0;

@@ -1,0 +1,178 @@
+#include "tracker/http/dashboard.h"
+
+#include <sys/stat.h>
+
+#include "proto/json_convert.h"
+#include "support/json.h"
+
+namespace tf::tracker::http {
+namespace {
+
+Response text(int status, const std::string& body) {
+  Response r;
+  r.status = status;
+  r.body = body + "\n";
+  return r;
+}
+
+Response json(const Json& j, int status = 200) {
+  Response r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return r;
+}
+
+Response redirect(const std::string& to) {
+  Response r;
+  r.status = 303;
+  r.headers.push_back({"Location", to});
+  return r;
+}
+
+int64_t file_bytes(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
+}
+
+int http_status(const grpc::Status& s) {
+  switch (s.error_code()) {
+    case grpc::StatusCode::UNAUTHENTICATED: return 401;
+    case grpc::StatusCode::PERMISSION_DENIED: return 403;
+    case grpc::StatusCode::NOT_FOUND: return 404;
+    case grpc::StatusCode::INVALID_ARGUMENT: return 400;
+    case grpc::StatusCode::FAILED_PRECONDITION: return 409;
+    default: return 500;
+  }
+}
+
+// "/api/jobs/12" with prefix "/api/jobs/" -> 12; -1 when the rest is not a job id.
+int64_t id_after(const std::string& path, const std::string& prefix, std::string* rest) {
+  if (path.compare(0, prefix.size(), prefix) != 0) return -1;
+  const std::string tail = path.substr(prefix.size());
+  size_t used = 0;
+  int64_t id = -1;
+  try {
+    id = std::stoll(tail, &used);
+  } catch (const std::exception&) {
+    return -1;
+  }
+  *rest = tail.substr(used);
+  return id > 0 ? id : -1;
+}
+
+const char* const kLoginPage = R"html(<!doctype html>
+<html><head><meta charset="utf-8"><title>tunefarm: sign in</title></head>
+<body><h1>tunefarm tracker</h1><p>%MESSAGE%</p>
+<form method="post" action="/login"><label>Token <input type="password" name="token" autofocus></label>
+<button type="submit">Sign in</button></form></body></html>
+)html";
+
+}  // namespace
+
+Dashboard::Dashboard(const Authenticator& auth, Dispatcher& dispatcher, JobManager& jobs, std::string db_path, bool tls)
+    : auth_(auth), dispatcher_(dispatcher), jobs_(jobs), db_path_(std::move(db_path)), tls_(tls) {}
+
+std::optional<Principal> Dashboard::caller(const Request& req, Response* denied) {
+  Principal who;
+  const std::string header = req.header("authorization");
+  if (header.rfind("Bearer ", 0) == 0) {
+    const std::string token = header.substr(7);
+    const grpc::Status s = auth_.check_token(&token, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
+    if (s.ok()) return who;
+    *denied = text(http_status(s), s.error_message());
+    return std::nullopt;
+  }
+  if (auto session = sessions_.find(cookie_value(req.header("cookie"), Sessions::kCookie))) return session;
+  const grpc::Status s = auth_.check_token(nullptr, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
+  if (s.ok()) return who;  // no tokens on this tracker
+  *denied = text(401, s.error_message());
+  denied->headers.push_back({"WWW-Authenticate", "Bearer"});
+  return std::nullopt;
+}
+
+Response Dashboard::login(const Request& req) {
+  auto page = [](int status, const std::string& message) {
+    Response r;
+    r.status = status;
+    r.content_type = "text/html; charset=utf-8";
+    r.body = kLoginPage;
+    r.body.replace(r.body.find("%MESSAGE%"), 9, message);
+    return r;
+  };
+  // The token from the form, or once from the URL; either way it becomes a session cookie.
+  const std::string token = req.method == "POST" ? parse_form(req.body)["token"] : req.query.count("token") ? req.query.at("token") : "";
+  if (token.empty()) return page(req.method == "POST" ? 401 : 200, "Sign in with a client or admin token (tunefarm token new).");
+  Principal who;
+  const grpc::Status s = auth_.check_token(&token, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
+  if (!s.ok()) return page(http_status(s), "Refused: that token is not a client or admin token of this tracker.");
+  Response r = redirect(req.method == "GET" && req.path != "/login" ? req.path : "/");
+  r.headers.push_back({"Set-Cookie", std::string(Sessions::kCookie) + "=" + sessions_.open(who) +
+                                         "; Path=/; HttpOnly; SameSite=Strict" + (tls_ ? "; Secure" : "")});
+  return r;
+}
+
+Response Dashboard::handle(const Request& req) {
+  if (req.path == "/login" || (req.method == "GET" && req.query.count("token"))) return login(req);
+  Response denied;
+  const std::optional<Principal> who = caller(req, &denied);
+  if (!who) {
+    // A person at a browser gets the sign-in form; a scraper or script the status.
+    if (req.method == "GET" && req.path.rfind("/api/", 0) != 0 && req.path != "/metrics" &&
+        req.header("accept").find("text/html") != std::string::npos) {
+      Response r = login(Request{});
+      r.status = denied.status;
+      return r;
+    }
+    return denied;
+  }
+  if (req.path == "/metrics" && req.method == "GET") return metrics();
+  if (req.path == "/api/devices" && req.method == "GET") return devices();
+  if (req.path == "/api/jobs" && req.method == "GET") return jobs();
+  std::string rest;
+  if (const int64_t id = id_after(req.path, "/api/jobs/", &rest); id > 0) {
+    if (rest.empty() && req.method == "GET") return job(id);
+    if (rest == "/cancel" && req.method == "POST") return cancel(id, *who);
+  }
+  return text(404, "no such page: " + req.method + " " + req.path);
+}
+
+Response Dashboard::metrics() {
+  Metrics::Gauges g;
+  for (const v1::Device& d : dispatcher_.devices()) ++g.boards[{d.device_key(), d.state()}];
+  g.queued = dispatcher_.queued_per_key();
+  for (const v1::Job& j : jobs_.list(false, 1 << 30)) ++g.jobs[fleet::job_state_name(j.state())];
+  g.db_bytes = file_bytes(db_path_) + file_bytes(db_path_ + "-wal");
+  Response r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = dispatcher_.metrics().exposition(g);
+  return r;
+}
+
+Response Dashboard::devices() {
+  Json all = Json::array();
+  for (const v1::Device& d : dispatcher_.devices()) all.push_back(fleet::device_to_json(d));
+  return json(all);
+}
+
+Response Dashboard::jobs() {
+  Json all = Json::array();
+  for (const v1::Job& j : jobs_.list(false, 200)) all.push_back(fleet::job_to_json(j));
+  return json(all);
+}
+
+Response Dashboard::job(int64_t id) {
+  v1::Job j;
+  const grpc::Status s = jobs_.get(id, &j);
+  if (!s.ok()) return text(http_status(s), s.error_message());
+  return json(fleet::job_to_json(j));
+}
+
+Response Dashboard::cancel(int64_t id, const Principal& who) {
+  v1::Job j;
+  const grpc::Status s = jobs_.cancel(id, who, &j);
+  if (!s.ok()) return text(http_status(s), s.error_message());
+  return json(fleet::job_to_json(j));
+}
+
+}  // namespace tf::tracker::http
