@@ -236,6 +236,8 @@ Json device_to_json(const v1::Device& d) {
           {"connected_ms", d.connected_ms()},
           {"last_heartbeat_ms", d.last_heartbeat_ms()},
           {"items_done", d.items_done()},
+          {"items_failed", d.items_failed()},
+          {"utilization_1h", d.utilization_1h()},
           {"in_flight", d.in_flight()}};
 }
 

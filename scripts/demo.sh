@@ -26,6 +26,7 @@ port="${TUNEFARM_DEMO_PORT:-9190}"
 
 "$root/scripts/fleet.sh" start --boards 2 --key "$key" --port "$port"
 trap '"$root/scripts/fleet.sh" stop' EXIT
+echo "== watch the fleet and the jobs live while this runs: http://127.0.0.1:$((port + 1))/ (metrics: /metrics)"
 job="$(mktemp /tmp/tunefarm-demo-job.XXXXXX.json)"
 cat > "$job" <<JOB
 {"workloads": [{"op": "dense", "shape": [512, 512, 512]},

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A local fleet on 127.0.0.1: a tracker and N boards, state in ./.fleet (pid and log files), the
 # SQLite file in the working directory.
-#   scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--db PATH] [--token-file FILE]
+#   scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--http PORT] [--db PATH] [--token-file FILE]
 #                          [--arch x86_64|aarch64] [--tracker HOST:PORT]
+# The tracker serves its dashboard and Prometheus /metrics on 127.0.0.1, port --http (default: the
+# gRPC port + 1; 0: none).
 #   scripts/fleet.sh stop | status
 # --arch aarch64 starts boards built for 64-bit ARM (scripts/build.sh --arch aarch64) under qemu-user:
 # they report themselves as emulated, and their key (default local-aarch64-emulated) keeps their
@@ -19,13 +21,14 @@ state="${TUNEFARM_FLEET_DIR:-$PWD/.fleet}"
 cmd="${1:-}"
 [ $# -gt 0 ] && shift
 host_arch="$(uname -m)"
-boards=2 key="" port=9190 db="$PWD/tunefarm.db" token_file="" arch="$host_arch" tracker=""
+boards=2 key="" port=9190 http_port="" db="$PWD/tunefarm.db" token_file="" arch="$host_arch" tracker=""
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "fleet.sh: $1 needs a value (see the top of $0)" >&2; exit 2; }
   case "$1" in
     --boards) boards="$2"; shift 2 ;;
     --key) key="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
+    --http) http_port="$2"; shift 2 ;;
     --db) db="$2"; shift 2 ;;
     --token-file) token_file="$2"; shift 2 ;;
     --arch) arch="$2"; shift 2 ;;
@@ -84,9 +87,11 @@ case "$cmd" in
     mkdir -p "$state"
     if [ -z "$tracker" ]; then
       rm -f "$state/port"
-      token_args=()
-      [ -n "$token_file" ] && token_args=(--token-file "$token_file")
-      "$bin/tracker/tunefarm-tracker" --listen "127.0.0.1:$port" --db "$db" --port-file "$state/port" "${token_args[@]}" \
+      tracker_args=()
+      [ -n "$token_file" ] && tracker_args=(--token-file "$token_file")
+      [ -n "$http_port" ] || http_port=$((port + 1))
+      [ "$http_port" = 0 ] || tracker_args+=(--http "127.0.0.1:$http_port")
+      "$bin/tracker/tunefarm-tracker" --listen "127.0.0.1:$port" --db "$db" --port-file "$state/port" "${tracker_args[@]}" \
         > "$state/tracker.log" 2>&1 &
       echo $! > "$state/tracker.pid"
       for _ in $(seq 300); do [ -f "$state/port" ] && break; alive "$state/tracker.pid" || break; sleep 0.1; done
@@ -95,6 +100,7 @@ case "$cmd" in
       fi
       tracker="127.0.0.1:$port"
       echo "fleet: tracker on $tracker (pid $(cat "$state/tracker.pid")), db $db, logs in $state"
+      [ "$http_port" = 0 ] || echo "fleet: dashboard on http://127.0.0.1:$http_port/ (Prometheus metrics: http://127.0.0.1:$http_port/metrics)"
     fi
     cpus="$(nproc)"
     first=0

@@ -22,6 +22,8 @@ PACKAGES=(
   libcli11-dev
   # tests
   libgtest-dev libgmock-dev openssl
+  # the dashboard's browser test (headless)
+  chromium
   # benchmark peers
   libopenblas-dev libdnnl-dev
   # ONNX models: protobuf messages and libonnx_proto (graph/), the Python package that writes the

@@ -7,6 +7,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <filesystem>
 #include <regex>
 
 #include "proto/tokens.h"
@@ -110,12 +111,8 @@ TEST_F(Dashboard, MetricsNeedATokenParseAndCountAJob) {
   EXPECT_GT(m0["tunefarm_db_bytes"], 0);
 
   auto stub = fleet.client();
-  v1::SubmitJobRequest req;
-  *req.mutable_spec() = dense_job("test-x86", {64, 64, 64}, 10);
-  v1::Job job;
-  auto ctx = context(token_of(alice_line));
-  ASSERT_TRUE(stub->SubmitJob(ctx.get(), req, &job).ok());
-  EXPECT_EQ(follow(*stub, job.id(), token_of(alice_line)).state(), v1::DONE);
+  const int64_t id = submit(*stub, dense_job("test-x86", {64, 64, 64}, 10), token_of(alice_line));
+  EXPECT_EQ(follow(*stub, id, token_of(alice_line)).state(), v1::DONE);
 
   auto m1 = parse_exposition(get(http_port, "/metrics", token_of(alice_line)).body);
   EXPECT_GE(m1["tunefarm_dispatches_total{key=\"test-x86\"}"], 10);
@@ -136,16 +133,14 @@ TEST_F(Dashboard, MetricsNeedATokenParseAndCountAJob) {
 TEST_F(Dashboard, ATokenInTheUrlBecomesASessionAndOnlyTheOwnerCancels) {
   Fleet fleet("dashboard-session");
   start(fleet);
-  // No board: the job waits, so it is still there to cancel.
-  auto stub = fleet.client();
-  v1::SubmitJobRequest req;
-  *req.mutable_spec() = dense_job("nobody-yet", {16, 16, 16}, 4);
-  v1::Job job;
-  auto ctx = context(token_of(alice_line));
-  // A key no board ever had is refused; make it known by a board that registers and leaves.
+  // No board: the job waits, so it is still there to cancel. A key no board ever had is refused,
+  // so one registers and leaves first.
   Process& board = fleet.start_board("nobody-yet", {"--token-file", fleet.dir() + "/board.token"});
   board.kill(SIGKILL);
-  ASSERT_TRUE(stub->SubmitJob(ctx.get(), req, &job).ok());
+  ASSERT_TRUE(eventually([&] { return get(http_port, "/api/devices", token_of(alice_line)).body == "[]\n"; }));
+  auto stub = fleet.client();
+  v1::Job job;
+  job.set_id(submit(*stub, dense_job("nobody-yet", {16, 16, 16}, 4), token_of(alice_line)));
 
   const Reply refused = request(http_port, bhttp::verb::get, "/?token=tf_wrong", {{"Accept", "text/html"}});
   EXPECT_EQ(refused.status, 401);
@@ -166,8 +161,63 @@ TEST_F(Dashboard, ATokenInTheUrlBecomesASessionAndOnlyTheOwnerCancels) {
   EXPECT_EQ(by_bob.status, 403) << by_bob.body;
   const Reply by_alice = request(http_port, bhttp::verb::post, cancel, {{"Authorization", "Bearer " + token_of(alice_line)}});
   EXPECT_EQ(by_alice.status, 200) << by_alice.body;
-  EXPECT_NE(by_alice.body.find("cancelled"), std::string::npos) << by_alice.body;
+  EXPECT_TRUE(eventually([&] {
+    return get(http_port, "/api/jobs/" + std::to_string(job.id()), token_of(alice_line)).body.find("\"state\": \"cancelled\"") !=
+           std::string::npos;
+  })) << get(http_port, "/api/jobs/" + std::to_string(job.id()), token_of(alice_line)).body;
   EXPECT_EQ(get(http_port, "/api/jobs/999999", token_of(alice_line)).status, 404);
+}
+
+// Headless Chromium (Debian's, installed by the README's commands) with a fresh profile and
+// nothing that reaches beyond this machine; `args` then the URL.
+std::string chromium(const std::string& dir, const std::vector<std::string>& args, const std::string& url) {
+  std::vector<std::string> argv = {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                                   "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                                   "--disable-sync", "--user-data-dir=" + dir + "/chromium-profile", "--virtual-time-budget=8000"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back(url);
+  Process browser(argv, dir + "/chromium.log");
+  EXPECT_EQ(browser.wait_exit(std::chrono::seconds(120)), 0) << browser.output();
+  return browser.output();
+}
+
+TEST_F(Dashboard, ChromiumShowsTheBoardsAndTheJobAndRefusesAWrongToken) {
+  ASSERT_EQ(::access("/usr/bin/chromium", X_OK), 0) << "chromium is missing: scripts/setup.sh installs it";
+  Fleet fleet("dashboard-browser");
+  start(fleet);
+  fleet.start_board("test-x86", {"--token-file", fleet.dir() + "/board.token"});
+  auto stub = fleet.client();
+  v1::Job job;
+  job.set_id(submit(*stub, dense_job("test-x86", {48, 48, 48}, 6), token_of(alice_line)));
+  ASSERT_EQ(follow(*stub, job.id(), token_of(alice_line)).state(), v1::DONE);
+
+  const std::string base = "http://127.0.0.1:" + std::to_string(http_port);
+  // The page as the browser built it, after the script's first poll.
+  const std::string dom = chromium(fleet.dir(), {"--dump-dom"}, base + "/?token=" + token_of(alice_line));
+  EXPECT_NE(dom.find("data-job=\"" + std::to_string(job.id()) + "\""), std::string::npos) << dom;
+  EXPECT_NE(dom.find("data-key=\"test-x86\""), std::string::npos) << dom;
+  EXPECT_NE(dom.find("updated "), std::string::npos) << "the script polled the API: " << dom;
+
+  const std::string job_dom = chromium(fleet.dir(), {"--dump-dom"}, base + "/jobs/" + std::to_string(job.id()) + "?token=" + token_of(alice_line));
+  EXPECT_NE(job_dom.find("Job " + std::to_string(job.id()) + " (done)"), std::string::npos) << job_dom;
+  EXPECT_NE(job_dom.find("best so far"), std::string::npos) << job_dom;
+
+  const std::string refused = chromium(fleet.dir(), {"--dump-dom"}, base + "/?token=tf_not_a_token");
+  EXPECT_NE(refused.find("Refused"), std::string::npos) << refused;
+  EXPECT_EQ(refused.find("data-key="), std::string::npos) << refused;
+
+  // A picture for whoever reads the test's output.
+  const std::string shot = (std::filesystem::current_path() / "dashboard-fleet.png").string();
+  std::remove(shot.c_str());
+  chromium(fleet.dir(), {"--window-size=1400,900", "--screenshot=" + shot}, base + "/?token=" + token_of(alice_line));
+  EXPECT_TRUE(std::ifstream(shot).good()) << "no screenshot at " << shot;
+  const std::string job_shot = (std::filesystem::current_path() / "dashboard-job.png").string();
+  std::remove(job_shot.c_str());
+  chromium(fleet.dir(), {"--window-size=1400,900", "--screenshot=" + job_shot},
+           base + "/jobs/" + std::to_string(job.id()) + "?token=" + token_of(alice_line));
+  EXPECT_TRUE(std::ifstream(job_shot).good()) << "no screenshot at " << job_shot;
+  RecordProperty("screenshot", shot);
+  std::printf("dashboard screenshots: %s %s\n", shot.c_str(), job_shot.c_str());
 }
 
 }  // namespace

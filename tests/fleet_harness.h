@@ -157,11 +157,11 @@ inline v1::JobSpec dense_job(const std::string& key, std::vector<int64_t> shape,
 }
 
 // Submits a job; its id (0, with a test failure, when the tracker refuses it).
-inline int64_t submit(v1::Tuning::Stub& stub, const v1::JobSpec& spec) {
+inline int64_t submit(v1::Tuning::Stub& stub, const v1::JobSpec& spec, const std::string& token = "") {
   v1::SubmitJobRequest req;
   *req.mutable_spec() = spec;
   v1::Job job;
-  auto ctx = context();
+  auto ctx = context(token);
   grpc::Status s = stub.SubmitJob(ctx.get(), req, &job);
   EXPECT_TRUE(s.ok()) << s.error_message();
   return job.id();

@@ -58,7 +58,22 @@ struct Dispatcher::Board {
   Clock::time_point last_heartbeat = Clock::now();
   int64_t connected_ms = wall_ms(), last_heartbeat_ms = wall_ms();
   bool draining = false;
-  int64_t items_done = 0;
+  int64_t items_done = 0, items_failed = 0;
+  // When it held work: intervals of the last hour, and since when it holds work now.
+  Clock::time_point connected_at = Clock::now(), busy_since;
+  std::deque<std::pair<Clock::time_point, Clock::time_point>> busy;
+  void became_idle(Clock::time_point now) {
+    busy.emplace_back(busy_since, now);
+    while (!busy.empty() && busy.front().second < now - std::chrono::hours(1)) busy.pop_front();
+  }
+  double utilization(Clock::time_point now, bool working) const {
+    const auto from = std::max(connected_at, now - std::chrono::hours(1));
+    double held = 0;
+    for (const auto& [a, b] : busy) held += std::chrono::duration<double>(b - std::max(a, from)).count() * (b > from);
+    if (working) held += std::chrono::duration<double>(now - std::max(busy_since, from)).count();
+    const double window = std::chrono::duration<double>(now - from).count();
+    return window > 0 ? std::clamp(held / window, 0.0, 1.0) : 0.0;
+  }
   // Messages decided for this board and not yet written, in decision order (guarded by mu_);
   // whoever holds send_mu writes them, so two threads never reorder or interleave them.
   std::deque<std::shared_ptr<const v1::TrackerMessage>> pending;
@@ -194,6 +209,7 @@ void Dispatcher::on_result(const std::string& board_id, const v1::WorkResult& r)
     // after a heartbeat timeout) is dropped: the item completes once.
     if (board.in_flight.erase(r.item_id()) == 0) return;
     ++board.items_done;
+    if (board.in_flight.empty()) board.became_idle(Clock::now());
     auto item_it = items_.find(r.item_id());
     if (item_it != items_.end()) {
       tuner::Measured m;
@@ -210,6 +226,7 @@ void Dispatcher::on_result(const std::string& board_id, const v1::WorkResult& r)
           m.result.costs.clear();
         }
       }
+      if (m.result.status != runtime::MeasureStatus::Ok) ++board.items_failed;
       const double seconds = std::chrono::duration<double>(Clock::now() - item_it->second->sent_at).count();
       metrics_.answered(board.key, runtime::measure_status_name(m.result.status), seconds);
       finish_locked(item_it->second, m);
@@ -277,6 +294,8 @@ std::vector<v1::Device> Dispatcher::devices(const std::string& key) const {
     d.set_connected_ms(b->connected_ms);
     d.set_last_heartbeat_ms(b->last_heartbeat_ms);
     d.set_items_done(b->items_done);
+    d.set_items_failed(b->items_failed);
+    d.set_utilization_1h(b->utilization(Clock::now(), !b->in_flight.empty()));
     d.set_in_flight(static_cast<int32_t>(b->in_flight.size()));
     d.set_timing_isolation(b->info.timing_isolation());
     d.set_emulated(b->info.emulated());
@@ -445,6 +464,7 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
     item->board_id = board->id;
     // The board measures its items in the order sent: this one starts when the last one ends.
     Clock::time_point start = Clock::now();
+    if (board->in_flight.empty()) board->busy_since = start;
     for (const auto& [id, due] : board->in_flight) start = std::max(start, due);
     board->in_flight[item->id] = start + item->time_limit;
     const uint64_t ref = item->reference->reference_id();

@@ -2,8 +2,11 @@
 
 #include <sys/stat.h>
 
+#include "compiler/ops/operator.h"
+#include "db/database.h"
 #include "proto/json_convert.h"
 #include "support/json.h"
+#include "tracker/http/assets.h"
 
 namespace tf::tracker::http {
 namespace {
@@ -59,6 +62,21 @@ int64_t id_after(const std::string& path, const std::string& prefix, std::string
   }
   *rest = tail.substr(used);
   return id > 0 ? id : -1;
+}
+
+Response asset(const std::string& name) {
+  for (const Asset& a : dashboard_assets()) {
+    if (name != a.name) continue;
+    Response r;
+    const std::string ext = name.substr(name.rfind('.') + 1);
+    r.content_type = ext == "html" ? "text/html; charset=utf-8"
+                     : ext == "js" ? "text/javascript; charset=utf-8"
+                     : ext == "css" ? "text/css; charset=utf-8"
+                                    : "application/octet-stream";
+    r.body = a.text;
+    return r;
+  }
+  return text(404, "no such asset: " + name);
 }
 
 const char* const kLoginPage = R"html(<!doctype html>
@@ -126,12 +144,19 @@ Response Dashboard::handle(const Request& req) {
     }
     return denied;
   }
+  if (req.method == "GET") {
+    if (req.path == "/" || req.path == "/index.html") return asset("index.html");
+    if (req.path.rfind("/assets/", 0) == 0) return asset(req.path.substr(8));
+    std::string tail;
+    if (id_after(req.path, "/jobs/", &tail) > 0 && tail.empty()) return asset("job.html");
+  }
   if (req.path == "/metrics" && req.method == "GET") return metrics();
   if (req.path == "/api/devices" && req.method == "GET") return devices();
   if (req.path == "/api/jobs" && req.method == "GET") return jobs();
   std::string rest;
   if (const int64_t id = id_after(req.path, "/api/jobs/", &rest); id > 0) {
     if (rest.empty() && req.method == "GET") return job(id);
+    if (rest == "/records" && req.method == "GET") return records(id);
     if (rest == "/cancel" && req.method == "POST") return cancel(id, *who);
   }
   return text(404, "no such page: " + req.method + " " + req.path);
@@ -166,6 +191,28 @@ Response Dashboard::job(int64_t id) {
   const grpc::Status s = jobs_.get(id, &j);
   if (!s.ok()) return text(http_status(s), s.error_message());
   return json(fleet::job_to_json(j));
+}
+
+Response Dashboard::records(int64_t id) {
+  v1::Job j;
+  const grpc::Status s = jobs_.get(id, &j);
+  if (!s.ok()) return text(http_status(s), s.error_message());
+  db::Database db(db_path_);
+  Json all = Json::array();
+  for (const db::Measurement& m : db.job_measurements(id)) {
+    double gflops = 0;
+    if (m.outcome == db::Outcome::Ok && m.mean_s() > 0) {
+      try {
+        gflops = static_cast<double>(ops::find_operator(m.op).flops(m.shape)) / m.mean_s() * 1e-9;
+      } catch (const std::exception&) {
+        // An op this tracker does not know (a record from a newer one) shows without GFLOPS.
+      }
+    }
+    all.push_back({{"workload", m.workload_key()}, {"config_index", m.config_index}, {"config", m.config},
+                   {"outcome", db::outcome_name(m.outcome)}, {"error", m.error}, {"gflops", gflops}, {"mean_s", m.mean_s()},
+                   {"device", m.device}, {"created_ms", m.created_ms}});
+  }
+  return json(all);
 }
 
 Response Dashboard::cancel(int64_t id, const Principal& who) {

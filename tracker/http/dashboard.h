@@ -27,6 +27,7 @@ class Dashboard {
   Response devices();
   Response jobs();
   Response job(int64_t id);
+  Response records(int64_t id);  // every measurement of the job, oldest first, with its GFLOPS
   Response cancel(int64_t id, const Principal& who);
 
   const Authenticator& auth_;
