@@ -4,8 +4,10 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <filesystem>
 #include <regex>
@@ -166,6 +168,44 @@ TEST_F(Dashboard, ATokenInTheUrlBecomesASessionAndOnlyTheOwnerCancels) {
            std::string::npos;
   })) << get(http_port, "/api/jobs/" + std::to_string(job.id()), token_of(alice_line)).body;
   EXPECT_EQ(get(http_port, "/api/jobs/999999", token_of(alice_line)).status, 404);
+}
+
+// GET over TLS, trusting only `ca_file`; the status, or -1 when the TLS handshake fails.
+int get_tls(int port, const std::string& target, const std::string& ca_file) {
+  boost::asio::io_context io;
+  boost::asio::ssl::context ssl(boost::asio::ssl::context::tls_client);
+  ssl.load_verify_file(ca_file);
+  ssl.set_verify_mode(boost::asio::ssl::verify_peer);
+  boost::beast::ssl_stream<boost::beast::tcp_stream> stream(io, ssl);
+  boost::asio::ip::tcp::resolver resolver(io);
+  boost::beast::get_lowest_layer(stream).connect(resolver.resolve("127.0.0.1", std::to_string(port)));
+  boost::beast::error_code ec;
+  stream.handshake(boost::asio::ssl::stream_base::client, ec);
+  if (ec) return -1;
+  bhttp::request<bhttp::string_body> req{bhttp::verb::get, target, 11};
+  req.set(bhttp::field::host, "localhost");
+  bhttp::write(stream, req);
+  boost::beast::flat_buffer buffer;
+  bhttp::response<bhttp::string_body> res;
+  bhttp::read(stream, buffer, res);
+  return static_cast<int>(res.result_int());
+}
+
+TEST(DashboardTls, ATlsTrackerServesItsDashboardOverTlsOnly) {
+  Fleet fleet("dashboard-tls");
+  std::string cert, key;
+  ASSERT_NO_FATAL_FAILURE(make_throwaway_certificate(fleet.dir(), &cert, &key));
+  const int http_port = free_port();
+  fleet.start_tracker({"--tls-cert", cert, "--tls-key", key, "--http", "127.0.0.1:" + std::to_string(http_port)});
+  EXPECT_NE(fleet.tracker().output().find("dashboard on https://"), std::string::npos) << fleet.tracker().output();
+  EXPECT_EQ(get_tls(http_port, "/metrics", cert), 200);
+  int plain_status = 0;
+  try {
+    plain_status = get(http_port, "/metrics").status;
+  } catch (const std::exception&) {
+    plain_status = -1;  // the TLS server hung up on a plaintext request
+  }
+  EXPECT_NE(plain_status, 200) << "plaintext HTTP to a TLS dashboard must not be served";
 }
 
 // Headless Chromium (Debian's, installed by the README's commands) with a fresh profile and

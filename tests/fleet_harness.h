@@ -156,6 +156,15 @@ inline v1::JobSpec dense_job(const std::string& key, std::vector<int64_t> shape,
   return spec;
 }
 
+// A self-signed certificate for localhost and 127.0.0.1 and its key, written into `dir`.
+inline void make_throwaway_certificate(const std::string& dir, std::string* cert, std::string* key) {
+  *cert = dir + "/cert.pem";
+  *key = dir + "/key.pem";
+  const std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -keyout " + *key + " -out " + *cert +
+                          " -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
 // Submits a job; its id (0, with a test failure, when the tracker refuses it).
 inline int64_t submit(v1::Tuning::Stub& stub, const v1::JobSpec& spec, const std::string& token = "") {
   v1::SubmitJobRequest req;
