@@ -83,7 +83,10 @@ async function fleetPage() {
       el("td", { class: "num" }, el("a", { href: "/jobs/" + j.id }, j.id)), el("td", { class: "state-" + j.state }, j.state),
       el("td", {}, j.spec.key), el("td", {}, j.owner),
       el("td", {}, j.spec.model || j.workloads.map(workloadName).join(", ")),
-      el("td", {}, bar(p.total ? p.done / p.total : 0), " " + p.done + "/" + p.total),
+      el("td", {}, el("div", {}, bar(p.total ? p.done / p.total : 0), " " + p.done + "/" + p.total),
+        ...(j.workloads.length > 1 && j.workloads.length <= 8 ? j.workloads.map((w) =>
+          el("div", { class: "muted" }, bar(w.trials ? w.trials_done / w.trials : 0), " " + workloadName(w) + " " + w.trials_done +
+             (w.trials ? "/" + w.trials : "") + ", best " + (w.best_gflops || 0).toFixed(1))) : [])),
       el("td", { class: "num" }, p.best.toFixed(1)),
       el("td", {}, j.state === "running" ? duration(j.eta_s) : ""));
   }), 8);
