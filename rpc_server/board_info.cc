@@ -13,16 +13,6 @@
 namespace tf::board {
 namespace {
 
-std::string host_triple() {
-#if defined(__x86_64__)
-  return "x86_64-pc-linux-gnu";
-#elif defined(__aarch64__)
-  return "aarch64-unknown-linux-gnu";
-#else
-  return "unknown-unknown-linux-gnu";
-#endif
-}
-
 std::string compiled_arch() {
 #if defined(__x86_64__)
   return "x86_64";
@@ -31,6 +21,11 @@ std::string compiled_arch() {
 #else
   return "unknown";
 #endif
+}
+
+std::string host_triple() {
+  const std::string arch = compiled_arch();
+  return arch + (arch == "x86_64" ? "-pc-linux-gnu" : "-unknown-linux-gnu");
 }
 
 std::string trim(const std::string& s) {
