@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -30,12 +32,15 @@ struct Stats {
 };
 
 // Keeps a connection's context where the stopping thread can cancel it, for as long as it lives.
+// A connection made after the stop began is cancelled at once, so its thread cannot outlive it.
 class Registered {
  public:
-  Registered(std::vector<grpc::ClientContext*>& all, std::mutex& mu, size_t index, grpc::ClientContext* ctx)
+  Registered(std::vector<grpc::ClientContext*>& all, std::mutex& mu, const std::atomic<bool>& stopping, size_t index,
+             grpc::ClientContext* ctx)
       : all_(all), mu_(mu), index_(index) {
     std::lock_guard<std::mutex> lock(mu_);
     all_[index_] = ctx;
+    if (stopping) ctx->TryCancel();
   }
   ~Registered() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -48,15 +53,48 @@ class Registered {
   size_t index_;
 };
 
-void one_board(const BoardOptions& opts, int index, std::shared_ptr<grpc::Channel> channel, Stats& stats,
-               std::vector<grpc::ClientContext*>& contexts, std::mutex& contexts_mu) {
+// Heartbeats at the interval the tracker asked for, so an idle connection is not dropped as
+// silent; writes share the stream with the results, so they take turns under `write_mu`.
+class Heartbeats {
+ public:
+  Heartbeats(grpc::ClientReaderWriter<v1::BoardMessage, v1::TrackerMessage>& stream, std::mutex& write_mu, int interval_ms)
+      : thread_([this, &stream, &write_mu, interval_ms] {
+          std::unique_lock<std::mutex> lock(mu_);
+          while (!cv_.wait_for(lock, std::chrono::milliseconds(std::max(100, interval_ms)), [&] { return done_; })) {
+            v1::BoardMessage hb;
+            hb.mutable_heartbeat()->set_queued(0);
+            std::lock_guard<std::mutex> write(write_mu);
+            if (!stream.Write(hb)) return;
+          }
+        }) {}
+  ~Heartbeats() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+// One connection, from registration until the stream ends. True when it registered.
+bool one_connection(const BoardOptions& opts, int index, const std::shared_ptr<grpc::Channel>& channel, Stats& stats,
+                    std::vector<grpc::ClientContext*>& contexts, std::mutex& contexts_mu, const std::atomic<bool>& stopping) {
   auto stub = v1::Boards::NewStub(channel);
   grpc::ClientContext ctx;
   fleet::add_token(ctx, opts.token);
-  Registered cancellable(contexts, contexts_mu, static_cast<size_t>(index), &ctx);
+  Registered cancellable(contexts, contexts_mu, stopping, static_cast<size_t>(index), &ctx);
   auto stream = stub->Connect(&ctx);
   v1::BoardMessage reg;
   v1::BoardInfo info = detect_board(opts.key, {}, 1);
+  // It loads no library at all, so it may share a key with sandboxed boards.
+  info.set_sandboxed(true);
   info.set_hostname(info.hostname() + "-loadtest");
   info.set_pid(info.pid() * 1000 + index);
   info.set_timing_isolation("load test: synthetic timings, no code runs");
@@ -64,9 +102,11 @@ void one_board(const BoardOptions& opts, int index, std::shared_ptr<grpc::Channe
   v1::TrackerMessage msg;
   if (!stream->Write(reg) || !stream->Read(&msg) || !msg.has_registered()) {
     grpc::Status s = stream->Finish();
-    std::fprintf(stderr, "load test board %d: not registered: %s\n", index, s.error_message().c_str());
-    return;
+    if (!stopping) std::fprintf(stderr, "load test board %d: not registered: %s\n", index, s.error_message().c_str());
+    return false;
   }
+  std::mutex write_mu;
+  auto heartbeats = std::make_unique<Heartbeats>(*stream, write_mu, msg.registered().heartbeat_interval_ms());
   std::vector<double> latency;
   int64_t items = 0;
   Clock::time_point first{}, last{}, result_sent{};
@@ -86,8 +126,10 @@ void one_board(const BoardOptions& opts, int index, std::shared_ptr<grpc::Channe
     result_sent = Clock::now();
     last = result_sent;
     ++items;
+    std::lock_guard<std::mutex> write(write_mu);
     if (!stream->Write(out)) break;
   }
+  heartbeats.reset();  // no write may race the stream's end
   stream->Finish();
   std::lock_guard<std::mutex> lock(stats.mu);
   stats.latency_ms.insert(stats.latency_ms.end(), latency.begin(), latency.end());
@@ -95,6 +137,18 @@ void one_board(const BoardOptions& opts, int index, std::shared_ptr<grpc::Channe
   if (items > 0) {
     if (stats.first == Clock::time_point{} || first < stats.first) stats.first = first;
     if (last > stats.last) stats.last = last;
+  }
+  return true;
+}
+
+// A connection dialled again, as a real board does, while the tracker restarts (a soak kills it).
+void one_board(const BoardOptions& opts, int index, std::shared_ptr<grpc::Channel> channel, Stats& stats,
+               std::vector<grpc::ClientContext*>& contexts, std::mutex& contexts_mu, const std::atomic<bool>& stopping) {
+  int backoff_ms = 100;
+  while (!stopping) {
+    if (one_connection(opts, index, channel, stats, contexts, contexts_mu, stopping)) backoff_ms = 100;
+    for (int waited = 0; waited < backoff_ms && !stopping; waited += 50) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    backoff_ms = std::min(opts.max_backoff_ms, backoff_ms * 2);
   }
 }
 
@@ -118,10 +172,11 @@ int run_load_test(const BoardOptions& opts) {
   Stats stats;
   std::vector<grpc::ClientContext*> contexts(static_cast<size_t>(opts.load_test_boards), nullptr);
   std::mutex contexts_mu;
+  std::atomic<bool> stopping{false};
   std::vector<std::thread> boards;
   for (int i = 0; i < opts.load_test_boards; ++i) {
     boards.emplace_back(one_board, std::cref(opts), i, channels[static_cast<size_t>(i / 16)], std::ref(stats), std::ref(contexts),
-                        std::ref(contexts_mu));
+                        std::ref(contexts_mu), std::cref(stopping));
   }
   std::printf("load test: %d synthetic boards with key %s connecting to %s (no code runs)\n", opts.load_test_boards,
               opts.key.c_str(), opts.tracker.c_str());
@@ -130,6 +185,7 @@ int run_load_test(const BoardOptions& opts) {
   sigwait(&stop, &sig);
   {
     std::lock_guard<std::mutex> lock(contexts_mu);
+    stopping = true;
     for (auto* c : contexts) {
       if (c) c->TryCancel();
     }
