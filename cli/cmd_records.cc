@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/open_db.h"
 #include "cli/record_check.h"
+#include "cli/record_line.h"
 #include "cli/tracker_client.h"
 #include "cli/svg_chart.h"
 #include "cli/workload_args.h"
@@ -142,20 +143,13 @@ int import_command(const FileOptions& o) {
   std::string line;
   while (std::getline(in, line)) {
     ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    db::Measurement m;
-    try {
-      m = db::Measurement::from_json(parse_json(line));
-    } catch (const std::exception& e) {
-      reject(&bad, std::string("unreadable: ") + e.what());
-      continue;
+    const RecordLine read = read_record_line(line, checker);
+    switch (read.verdict) {
+      case RecordLine::Verdict::Blank: break;
+      case RecordLine::Verdict::Unreadable: reject(&bad, read.why); break;
+      case RecordLine::Verdict::Refused: reject(&refused, read.why); break;
+      case RecordLine::Verdict::Ok: (database.record(read.record) ? added : present)++; break;
     }
-    const std::string why = checker.problem(m);
-    if (!why.empty()) {
-      reject(&refused, "refused: " + why);
-      continue;
-    }
-    (database.record(m) ? added : present)++;
   }
   if (o.json) {
     Json out = Json::object();

@@ -4,6 +4,9 @@
 #   scripts/build.sh --arch aarch64       installs what is missing (cross toolchain, arm64 libraries,
 #                                         qemu-user) and cross-builds the board daemon and its measure
 #                                         worker for 64-bit ARM into build-aarch64/
+#   scripts/build.sh --fuzz               installs what is missing (clang, libFuzzer) and builds the
+#                                         fuzz targets (fuzz/, docs/fuzzing.md) with ASan and UBSan
+#                                         into build-fuzz/; `ctest --test-dir build-fuzz` runs each briefly
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="${TUNEFARM_JOBS:-$(nproc)}"
@@ -18,6 +21,21 @@ if [[ "${1:-}" == --arch ]]; then
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" > "$root/build-aarch64.log" 2>&1 || {
     cat "$root/build-aarch64.log" >&2; echo "build: cmake configure for aarch64 failed (log above)" >&2; exit 1; }
   ninja -C "$out" -j "$jobs" tunefarm-rpc-server tunefarm-measure-worker "$@"
+  exit 0
+fi
+
+if [[ "${1:-}" == --fuzz ]]; then
+  shift
+  "$root/scripts/setup.sh"
+  out="$root/build-fuzz"
+  # -O1 and line tables only: the instrumented libraries build in a few minutes on 2 cores and
+  # reports still name file and line.
+  cmake -S "$root" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNEFARM_FUZZ=ON \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+    > "$root/build-fuzz.log" 2>&1 || {
+    cat "$root/build-fuzz.log" >&2; echo "build: cmake configure for the fuzz targets failed (log above)" >&2; exit 1; }
+  ninja -C "$out" -j "$jobs" fuzz-all "$@"
   exit 0
 fi
 

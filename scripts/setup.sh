@@ -22,6 +22,8 @@ PACKAGES=(
   libcli11-dev
   # tests
   libgtest-dev libgmock-dev openssl
+  # fuzz targets (scripts/build.sh --fuzz): clang and its libFuzzer, ASan and UBSan runtimes
+  clang libclang-rt-dev
   # the dashboard's browser test (headless)
   chromium
   # benchmark peers

@@ -3,20 +3,10 @@
 #include <cstdio>
 #include <mutex>
 
-#include "compiler/codegen/target.h"
-#include "compiler/error.h"
 #include "db/database.h"
-#include "proto/utf8.h"
-#include "tracker/job_spec.h"
+#include "tracker/request_checks.h"
 
 namespace tf::tracker {
-
-constexpr int kProtocolVersion = 1;
-
-std::string board_target(const v1::BoardInfo& info) {
-  std::vector<std::string> flags(info.cpu_features().begin(), info.cpu_features().end());
-  return codegen::target_from_cpu_flags(info.target_triple(), flags).str();
-}
 
 BoardService::BoardService(Dispatcher& dispatcher, const Authenticator& auth, std::string db_path, int heartbeat_interval_ms)
     : dispatcher_(dispatcher), auth_(auth), db_path_(std::move(db_path)), heartbeat_interval_ms_(heartbeat_interval_ms) {}
@@ -33,24 +23,8 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "a board's first message must be Register");
   }
   const v1::BoardInfo& info = first.register_().info();
-  if (info.protocol_version() != kProtocolVersion) {
-    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        "board speaks protocol " + std::to_string(info.protocol_version()) + ", this tracker " +
-                            std::to_string(kProtocolVersion) + "; upgrade the older side");
-  }
-  if (!valid_device_key(info.device_key())) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "key: '" + fleet::printable(info.device_key()) + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
-  }
-  if (info.threads() < 1 || info.threads() > 1024) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "threads: must be 1 to 1024");
-  }
   std::string target;
-  try {
-    target = board_target(info);
-  } catch (const CompileError& e) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string("target: ") + e.what());
-  }
+  if (auto s = check_board_info(info, &target); !s.ok()) return s;
   // Every board of a key runs the same candidates, so they must be the same kind of machine. The
   // check and the board's joining are one step: two boards of different kinds registering at once
   // must not both pass the check of an empty key.

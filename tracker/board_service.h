@@ -31,8 +31,4 @@ class BoardService final : public v1::Boards::Service {
   std::mutex join_mu_;  // a board's kind checked against its key's, and the board added, as one step
 };
 
-// The target string candidates for a board are built for, from what it registered. Throws
-// tf::CompileError when LLVM cannot build for it.
-std::string board_target(const v1::BoardInfo& info);
-
 }  // namespace tf::tracker

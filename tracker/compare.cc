@@ -6,6 +6,7 @@
 #include "compiler/ops/operator.h"
 #include "proto/measure_wire.h"
 #include "tracker/fleet_measurer.h"
+#include "tracker/request_checks.h"
 #include "tuner/interleave.h"
 #include "tuner/tune_job.h"
 
@@ -16,32 +17,14 @@ namespace {
 std::atomic<int64_t> next_compare_id{-1};
 // Ahead of tuning jobs on the key: a CI run waits for its answer, a tuning job hardly notices.
 constexpr int kComparePriority = 100;
-constexpr int kMaxKernels = 16;
-
-grpc::Status invalid(const std::string& what) { return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, what); }
 
 }  // namespace
 
 grpc::Status compare_kernels(Dispatcher& dispatcher, const v1::CompareRequest& req, v1::CompareResponse* out,
                              const std::function<bool()>& cancelled) {
-  if (req.device_key().empty()) return invalid("device_key: missing");
+  if (auto s = check_compare_request(req); !s.ok()) return s;
   const ops::Workload workload{req.workload().op(), {req.workload().shape().begin(), req.workload().shape().end()}};
-  try {
-    ops::check_workload(workload);
-  } catch (const std::exception& e) {
-    return invalid(std::string("workload: ") + e.what());
-  }
-  if (req.kernels_size() < 1 || req.kernels_size() > kMaxKernels) {
-    return invalid("kernels: " + std::to_string(req.kernels_size()) + " given, 1.." + std::to_string(kMaxKernels) + " allowed");
-  }
-  for (int k = 0; k < req.kernels_size(); ++k) {
-    const auto& kernel = req.kernels(k);
-    if (kernel.library().empty()) return invalid("kernels[" + std::to_string(k) + "].library: empty");
-    if (kernel.entry_symbol().empty()) return invalid("kernels[" + std::to_string(k) + "].entry_symbol: empty");
-  }
-  if (req.rounds() < 1 || req.rounds() > 1000) return invalid("rounds: " + std::to_string(req.rounds()) + " (1..1000)");
   const runtime::MeasureOptions measure = fleet::from_wire(req.measure());
-  if (std::string bad = runtime::measure_options_error(measure); !bad.empty()) return invalid("measure." + bad);
   const std::string target = dispatcher.target_of_key(req.device_key());
   if (target.empty()) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no board with key " + req.device_key() + " is connected");
