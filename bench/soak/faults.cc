@@ -51,8 +51,10 @@ std::vector<Event> make_schedule(double duration_s, uint64_t seed) {
   every(events, rng, Action::BoardKill9, 25, 5, duration_s);
   every(events, rng, Action::BoardTerm, 35, 5, duration_s);
   every(events, rng, Action::SyntheticKill9, 40, 5, duration_s);
-  // The tracker: once early even in a short soak, then every 50-90 s until 60% of the duration.
-  for (double t = duration_s * uniform(rng, 0.15, 0.3); t < 0.6 * duration_s; t += uniform(rng, 50, 90)) {
+  // The tracker: early even in a short soak, then every 50-90 s (a fifth of a short soak) until 60%
+  // of the duration.
+  const double gap_s = std::min(50.0, 0.2 * duration_s);
+  for (double t = duration_s * uniform(rng, 0.15, 0.3); t < 0.6 * duration_s; t += uniform(rng, gap_s, gap_s + 40)) {
     events.push_back({t, Action::TrackerKill9, rng()});
   }
   std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.at_s < b.at_s; });
