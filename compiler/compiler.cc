@@ -44,7 +44,9 @@ space::Config Task::parse_config(const std::string& spec) const {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
   if (s.empty() || s == "default") return space_.default_config();
-  if (s.find_first_not_of("-0123456789") == std::string::npos) {
+  // An index is digits with an optional sign; anything else ("--2", "1-2") is read as JSON below.
+  const size_t digits_from = s[0] == '-' ? 1 : 0;
+  if (s.size() > digits_from && s.find_first_not_of("0123456789", digits_from) == std::string::npos) {
     if (s.size() > 18) throw CompileError("config index '" + s + "' is outside the space [0, " + std::to_string(space_.size()) + ")");
     return space_.at(std::stoll(s));
   }

@@ -89,6 +89,20 @@ Value& Graph::value(const std::string& name) {
   return it->second;
 }
 
+const Value& Graph::input_of(const Node& n, size_t i) const {
+  if (i >= n.inputs.size()) {
+    throw CompileError(n.describe() + ": input " + std::to_string(i) + " is missing (the node has " + std::to_string(n.inputs.size()) + ")");
+  }
+  return value(n.inputs[i]);
+}
+
+const Value& Graph::output_of(const Node& n, size_t i) const {
+  if (i >= n.outputs.size()) {
+    throw CompileError(n.describe() + ": output " + std::to_string(i) + " is missing (the node has " + std::to_string(n.outputs.size()) + ")");
+  }
+  return value(n.outputs[i]);
+}
+
 const Tensor* Graph::constant(const std::string& name) const {
   auto it = values_.find(name);
   return it == values_.end() ? nullptr : it->second.data.get();

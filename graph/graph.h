@@ -83,8 +83,9 @@ class Graph {
   const Value& value(const std::string& name) const;  // CompileError when unknown
   Value& value(const std::string& name);
   const std::map<std::string, Value>& values() const { return values_; }
-  const Value& input_of(const Node& n, size_t i) const { return value(n.inputs.at(i)); }
-  const Value& output_of(const Node& n, size_t i = 0) const { return value(n.outputs.at(i)); }
+  // CompileError naming the node when it has no input (output) i: a model may leave any out.
+  const Value& input_of(const Node& n, size_t i) const;
+  const Value& output_of(const Node& n, size_t i = 0) const;
   bool input_present(const Node& n, size_t i) const { return i < n.inputs.size() && !n.inputs[i].empty(); }
   const Tensor* constant(const std::string& name) const;  // nullptr unless a constant
 

@@ -56,10 +56,17 @@ Shape checked_dims(const google::protobuf::RepeatedField<int64_t>& dims, const s
   double total = 1;
   for (int64_t d : dims) {
     if (d < 0) throw CompileError(what + ": negative extent " + std::to_string(d));
-    total *= static_cast<double>(d);
+    // A zero extent is skipped: an empty tensor of extents [2^40, 2^40, 0] would still overflow
+    // every element count multiplied in order.
+    if (d != 0) total *= static_cast<double>(d);
     s.push_back(d);
   }
-  if (total > static_cast<double>(kMaxElements)) throw CompileError(what + ": " + std::to_string(static_cast<int64_t>(total)) + " elements is too many");
+  if (total > static_cast<double>(kMaxElements)) {
+    // The count may be beyond any integer type: printed as the double it was computed in.
+    std::ostringstream msg;
+    msg << what << ": " << total << " elements is too many (at most " << kMaxElements << ")";
+    throw CompileError(msg.str());
+  }
   return s;
 }
 

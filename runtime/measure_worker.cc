@@ -56,10 +56,11 @@ WorkloadSetup decode_setup(const std::vector<uint8_t>& b) {
   size_t bytes = 0;
   const uint8_t* p = r.blob(&bytes);
   s.expected.resize(bytes / sizeof(float));
-  std::memcpy(s.expected.data(), p, s.expected.size() * sizeof(float));
+  // An empty vector's data() may be null, which memcpy must never get, even for 0 bytes.
+  if (!s.expected.empty()) std::memcpy(s.expected.data(), p, s.expected.size() * sizeof(float));
   p = r.blob(&bytes);
   s.tolerance.resize(bytes / sizeof(float));
-  std::memcpy(s.tolerance.data(), p, s.tolerance.size() * sizeof(float));
+  if (!s.tolerance.empty()) std::memcpy(s.tolerance.data(), p, s.tolerance.size() * sizeof(float));
   return s;
 }
 

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace tf::runtime::wire {
 namespace {
 
@@ -43,8 +45,16 @@ bool write_frame(int fd, uint32_t kind, const std::vector<uint8_t>& payload) {
 bool read_frame(int fd, uint32_t* kind, std::vector<uint8_t>* payload) {
   uint64_t n = 0;
   if (!read_all(fd, kind, sizeof *kind) || !read_all(fd, &n, sizeof n) || n > kMaxFrame) return false;
-  payload->resize(static_cast<size_t>(n));
-  return read_all(fd, payload->data(), payload->size());
+  // Grown as the bytes arrive, not to the length the header claims: a header alone must not make
+  // the reader allocate gigabytes.
+  constexpr size_t kChunk = size_t{1} << 20;
+  payload->clear();
+  while (payload->size() < n) {
+    const size_t at = payload->size(), step = std::min<size_t>(kChunk, static_cast<size_t>(n) - at);
+    payload->resize(at + step);
+    if (!read_all(fd, payload->data() + at, step)) return false;
+  }
+  return true;
 }
 
 }  // namespace tf::runtime::wire

@@ -1,0 +1,110 @@
+// What the fuzz targets (fuzz/, docs/fuzzing.md) found, each as the smallest input that did it and
+// the clear refusal (or the clean result) expected now. The same inputs are in the fuzz corpora
+// (fuzz/corpus/TARGET/regress-*), where the sanitizers check them on every short run.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <functional>
+#include <string>
+
+#include "compiler/compiler.h"
+#include "compiler/error.h"
+#include "graph/onnx_import.h"
+#include "onnx_model_builder.h"
+#include "runtime/measure_worker.h"
+#include "runtime/wire.h"
+
+namespace tf {
+namespace {
+
+std::string refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+// config_json_fuzz: "--2" passed the index check (only digits and '-') and std::stoll threw
+// std::invalid_argument("stoll"), a message that names nothing.
+TEST(FuzzRegression, ConfigThatLooksLikeAnIndexIsReadAsJson) {
+  const compiler::Task task(ops::Workload{"dense", {64, 48, 32}}, codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v3"));
+  for (const char* spec : {"--2", "1-2", "-", "2-"}) {
+    const std::string why = refusal([&] { task.parse_config(spec); });
+    EXPECT_EQ(why.rfind("config: invalid JSON", 0), 0u) << spec << " -> " << why;
+  }
+  EXPECT_NE(refusal([&] { task.parse_config("-3"); }).find("config index -3 is outside the space"), std::string::npos);
+  EXPECT_EQ(task.parse_config(" 12 ").index(), 12);
+}
+
+// onnx_import_fuzz: an initializer of extents whose product is beyond int64 was refused, but the
+// message converted the product (a double) to int64 first: undefined behaviour (UBSan).
+TEST(FuzzRegression, OnnxTensorWithTooManyElementsIsRefusedByName) {
+  graph::testing::OnnxModelBuilder b;
+  b.input("x", {1, 4}).floats("huge_weight", {int64_t{1} << 40, int64_t{1} << 40}, {});
+  b.node("MatMul", {"x", "huge_weight"}, {"y"}, "matmul1");
+  b.output("y");
+  const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
+  EXPECT_NE(why.find("huge_weight"), std::string::npos) << why;
+  EXPECT_NE(why.find("1.20893e+24 elements is too many (at most 2147483648)"), std::string::npos) << why;
+}
+
+// onnx_import_fuzz: with a zero extent the product was 0 and passed the check, but multiplying
+// the extents in order overflowed int64 before reaching the 0: undefined behaviour (UBSan).
+TEST(FuzzRegression, OnnxEmptyTensorWithHugeExtentsIsRefused) {
+  graph::testing::OnnxModelBuilder b;
+  b.input("x", {1, 4}).floats("empty_weight", {int64_t{1} << 40, int64_t{1} << 40, 0}, {});
+  b.node("MatMul", {"x", "empty_weight"}, {"y"}, "matmul1");
+  b.output("y");
+  const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
+  EXPECT_NE(why.find("empty_weight"), std::string::npos) << why;
+  EXPECT_NE(why.find("elements is too many"), std::string::npos) << why;
+}
+
+// onnx_import_fuzz: a Softmax node without inputs reached Graph::input_of, whose vector::at threw
+// std::out_of_range ("vector::_M_range_check"), which names neither the node nor the input.
+TEST(FuzzRegression, OnnxNodeWithoutItsInputIsRefusedByName) {
+  graph::testing::OnnxModelBuilder b;
+  b.input("x", {1, 4});
+  b.node("Softmax", {}, {"y"}, "softmax1");
+  b.output("y");
+  const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
+  EXPECT_NE(why.find("node 'softmax1' (Softmax): input 0 is missing (the node has 0)"), std::string::npos) << why;
+}
+
+// worker_frames_fuzz: a frame header announcing 2 GiB made read_frame allocate all of it before
+// reading a byte (libFuzzer: out-of-memory); now the buffer grows only with the bytes that come.
+TEST(FuzzRegression, FrameHeaderAloneAllocatesNothingLarge) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const uint32_t kind = 1;
+  const uint64_t claimed = uint64_t{1} << 31;
+  ASSERT_EQ(::write(fds[1], &kind, sizeof kind), static_cast<ssize_t>(sizeof kind));
+  ASSERT_EQ(::write(fds[1], &claimed, sizeof claimed), static_cast<ssize_t>(sizeof claimed));
+  ::close(fds[1]);
+  uint32_t got_kind = 0;
+  std::vector<uint8_t> payload;
+  EXPECT_FALSE(runtime::wire::read_frame(fds[0], &got_kind, &payload));
+  EXPECT_LE(payload.capacity(), size_t{1} << 20);
+  ::close(fds[0]);
+}
+
+// worker_frames_fuzz: a setup frame with no expected output or no tolerances (empty blobs) made
+// decode_setup call memcpy with a null destination: undefined behaviour (UBSan).
+TEST(FuzzRegression, WorkerSetupWithEmptyBlobsDecodes) {
+  runtime::WorkloadSetup s;
+  runtime::TensorSpec vector2;
+  vector2.shape = {2};
+  s.args = {vector2, vector2};
+  s.num_inputs = 1;
+  s.expected = {1.0f, 2.0f};
+  const runtime::WorkloadSetup back = runtime::worker_protocol::decode_setup(runtime::worker_protocol::encode_setup(s));
+  EXPECT_EQ(back.expected, s.expected);
+  EXPECT_TRUE(back.tolerance.empty());
+  s.expected.clear();
+  EXPECT_TRUE(runtime::worker_protocol::decode_setup(runtime::worker_protocol::encode_setup(s)).expected.empty());
+}
+
+}  // namespace
+}  // namespace tf
