@@ -110,8 +110,9 @@ Shape reshape_shape(const Graph& g, const Node& n) {
       infer_at = static_cast<int>(i);
     } else if (d < 0) {
       fail(n, "target extent " + std::to_string(d) + " is negative");
-    } else {
-      known *= d;
+    } else if (__builtin_mul_overflow(known, d, &known)) {
+      // No input holds that many elements: the product alone says the shapes cannot match.
+      fail(n, "target extents of " + shape_str(spec->i64) + " multiply beyond any tensor of " + shape_str(x.shape));
     }
     out.push_back(d);
   }
@@ -144,6 +145,7 @@ Shape transpose_shape(const Graph& g, const Node& n) {
 Shape concat_shape(const Graph& g, const Node& n) {
   if (n.inputs.empty()) fail(n, "has no inputs");
   Shape out = in(g, n, 0).shape;
+  if (out.empty()) fail(n, "input 0 is a scalar; Concat joins tensors of rank 1 or more");
   const int64_t axis = normalize_axis(n.attr_int("axis", 0), static_cast<int64_t>(out.size()), n, "axis");
   for (size_t i = 1; i < n.inputs.size(); ++i) {
     const Shape& s = in(g, n, i).shape;

@@ -26,6 +26,15 @@ std::string refusal(const std::function<void()>& f) {
   return "(accepted)";
 }
 
+// The refusal of a model of one node, "node1": `op` on `inputs`, among them the model's input x
+// [1,4] and what `b` holds.
+std::string one_node_refusal(graph::testing::OnnxModelBuilder& b, const std::string& op, const std::vector<std::string>& inputs) {
+  b.input("x", {1, 4});
+  b.node(op, inputs, {"y"}, "node1");
+  b.output("y");
+  return refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
+}
+
 // config_json_fuzz: "--2" passed the index check (only digits and '-') and std::stoll threw
 // std::invalid_argument("stoll"), a message that names nothing.
 TEST(FuzzRegression, ConfigThatLooksLikeAnIndexIsReadAsJson) {
@@ -42,10 +51,8 @@ TEST(FuzzRegression, ConfigThatLooksLikeAnIndexIsReadAsJson) {
 // message converted the product (a double) to int64 first: undefined behaviour (UBSan).
 TEST(FuzzRegression, OnnxTensorWithTooManyElementsIsRefusedByName) {
   graph::testing::OnnxModelBuilder b;
-  b.input("x", {1, 4}).floats("huge_weight", {int64_t{1} << 40, int64_t{1} << 40}, {});
-  b.node("MatMul", {"x", "huge_weight"}, {"y"}, "matmul1");
-  b.output("y");
-  const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
+  b.floats("huge_weight", {int64_t{1} << 40, int64_t{1} << 40}, {});
+  const std::string why = one_node_refusal(b, "MatMul", {"x", "huge_weight"});
   EXPECT_NE(why.find("huge_weight"), std::string::npos) << why;
   EXPECT_NE(why.find("1.20893e+24 elements is too many (at most 2147483648)"), std::string::npos) << why;
 }
@@ -54,10 +61,8 @@ TEST(FuzzRegression, OnnxTensorWithTooManyElementsIsRefusedByName) {
 // the extents in order overflowed int64 before reaching the 0: undefined behaviour (UBSan).
 TEST(FuzzRegression, OnnxEmptyTensorWithHugeExtentsIsRefused) {
   graph::testing::OnnxModelBuilder b;
-  b.input("x", {1, 4}).floats("empty_weight", {int64_t{1} << 40, int64_t{1} << 40, 0}, {});
-  b.node("MatMul", {"x", "empty_weight"}, {"y"}, "matmul1");
-  b.output("y");
-  const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
+  b.floats("empty_weight", {int64_t{1} << 40, int64_t{1} << 40, 0}, {});
+  const std::string why = one_node_refusal(b, "MatMul", {"x", "empty_weight"});
   EXPECT_NE(why.find("empty_weight"), std::string::npos) << why;
   EXPECT_NE(why.find("elements is too many"), std::string::npos) << why;
 }
@@ -66,11 +71,27 @@ TEST(FuzzRegression, OnnxEmptyTensorWithHugeExtentsIsRefused) {
 // std::out_of_range ("vector::_M_range_check"), which names neither the node nor the input.
 TEST(FuzzRegression, OnnxNodeWithoutItsInputIsRefusedByName) {
   graph::testing::OnnxModelBuilder b;
-  b.input("x", {1, 4});
-  b.node("Softmax", {}, {"y"}, "softmax1");
-  b.output("y");
-  const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
-  EXPECT_NE(why.find("node 'softmax1' (Softmax): input 0 is missing (the node has 0)"), std::string::npos) << why;
+  const std::string why = one_node_refusal(b, "Softmax", {});
+  EXPECT_NE(why.find("node 'node1' (Softmax): input 0 is missing (the node has 0)"), std::string::npos) << why;
+}
+
+// onnx_import_fuzz: a Reshape's constant target extents were multiplied into an int64 unchecked
+// (2^58 x (2^32 - 1)): undefined behaviour (UBSan).
+TEST(FuzzRegression, OnnxReshapeToExtentsBeyondInt64IsRefused) {
+  graph::testing::OnnxModelBuilder b;
+  b.ints("target", {2}, {int64_t{1} << 58, (int64_t{1} << 32) - 1});
+  const std::string why = one_node_refusal(b, "Reshape", {"x", "target"});
+  EXPECT_NE(why.find("node 'node1' (Reshape)"), std::string::npos) << why;
+  EXPECT_NE(why.find("multiply beyond any tensor of [1,4]"), std::string::npos) << why;
+}
+
+// onnx_import_fuzz: a Concat of scalars passed the axis check (axis 0 is allowed at rank 0) and
+// indexed past the end of the empty shape (UBSan).
+TEST(FuzzRegression, OnnxConcatOfScalarsIsRefused) {
+  graph::testing::OnnxModelBuilder b;
+  b.ints("scalar", {}, {3});
+  const std::string why = one_node_refusal(b, "Concat", {"scalar", "scalar"});
+  EXPECT_NE(why.find("node 'node1' (Concat): input 0 is a scalar"), std::string::npos) << why;
 }
 
 // worker_frames_fuzz: a frame header announcing 2 GiB made read_frame allocate all of it before
