@@ -257,6 +257,14 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const Node& n, const std::str
 void infer_node_shapes(Graph& g, const Node& n) {
   const std::string& op = n.op;
   auto same_as_input = [&] { set_out(g, n, 0, in(g, n, 0).dtype, in(g, n, 0).shape); };
+  if (op == "Clip") {
+    // Its bounds are scalars (ONNX); a bound of more elements would be read past its end.
+    for (size_t i = 1; i <= 2; ++i) {
+      if (g.input_present(n, i) && element_count(in(g, n, i).shape) != 1) {
+        fail(n, "input " + std::to_string(i) + (i == 1 ? " (min)" : " (max)") + " must be a scalar, got " + shape_str(in(g, n, i).shape));
+      }
+    }
+  }
   if (is_elementwise_binary(op)) {
     set_out(g, n, 0, in(g, n, 0).dtype, broadcast_shapes(in(g, n, 0).shape, in(g, n, 1).shape, n));
   } else if (op == "Relu" || op == "Sigmoid" || op == "Erf" || op == "Tanh" || op == "Sqrt" || op == "Identity" || op == "Clip" ||

@@ -94,6 +94,15 @@ TEST(FuzzRegression, OnnxConcatOfScalarsIsRefused) {
   EXPECT_NE(why.find("node 'node1' (Concat): input 0 is a scalar"), std::string::npos) << why;
 }
 
+// onnx_import_fuzz: a Clip of constants whose min had 3 elements was folded reading min as if
+// broadcast to the output [3,4]: a heap-buffer-overflow (ASan).
+TEST(FuzzRegression, OnnxClipBoundThatIsNoScalarIsRefused) {
+  graph::testing::OnnxModelBuilder b;
+  b.floats("w", {3, 4}, std::vector<float>(12, 1.0f)).floats("lo", {3}, {0, 0, 0});
+  const std::string why = one_node_refusal(b, "Clip", {"w", "lo"});
+  EXPECT_NE(why.find("node 'node1' (Clip): input 1 (min) must be a scalar, got [3]"), std::string::npos) << why;
+}
+
 // worker_frames_fuzz: a frame header announcing 2 GiB made read_frame allocate all of it before
 // reading a byte (libFuzzer: out-of-memory); now the buffer grows only with the bytes that come.
 TEST(FuzzRegression, FrameHeaderAloneAllocatesNothingLarge) {
