@@ -3,18 +3,28 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 namespace tf::db {
 namespace {
 
+// What the code means to an operator, with the system's own reason behind a failed write or open
+// ("No space left on device", "File too large"): " (...)", or "" when there is nothing to add.
+std::string explain(sqlite3* db, int code) {
+  std::string meaning = describe_sqlite_code(code);
+  const int primary = code & 0xff;
+  const int system = db ? sqlite3_system_errno(db) : 0;
+  if (system != 0 && (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
+    meaning += (meaning.empty() ? "" : ": ") + std::string(std::strerror(system));
+  }
+  return meaning.empty() ? "" : " (" + meaning + ")";
+}
+
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
   if (!db) throw DbError(what + ": out of memory", SQLITE_NOMEM);
   const int code = sqlite3_extended_errcode(db);
-  std::string msg = what + ": " + sqlite3_errmsg(db);
-  const std::string meaning = describe_sqlite_code(code);
-  if (!meaning.empty()) msg += " (" + meaning + ")";
-  throw DbError(msg, code);
+  throw DbError(what + ": " + sqlite3_errmsg(db) + explain(db, code), code);
 }
 
 bool readable(sqlite3* db) {
@@ -30,6 +40,7 @@ bool readable(sqlite3* db) {
 std::string describe_sqlite_code(int code) {
   switch (code & 0xff) {
     case SQLITE_FULL: return "the disk is full";
+    case SQLITE_BUSY: return "another connection or process holds its write lock (waited " + std::to_string(kBusyTimeoutMs / 1000) + " s)";
     case SQLITE_READONLY: return "the database is read-only: its file, directory or file system cannot be written";
     case SQLITE_NOTADB: return "the file is not a SQLite database";
     case SQLITE_CANTOPEN: return "the file cannot be opened: missing, or no permission";
@@ -120,7 +131,7 @@ Connection::Connection(const std::string& path, Access access) : path_(path), ac
     const std::string meaning = describe_sqlite_code(code);
     throw DbError("cannot open database '" + path + "': " + msg + (meaning.empty() ? "" : " (" + meaning + ")"), code);
   }
-  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   sqlite3_extended_result_codes(db_, 1);
   if (access == Access::ReadOnly && !readable(db_)) open_immutable();
   if (access != Access::ReadOnly && sqlite3_db_readonly(db_, "main") == 1) {
@@ -162,8 +173,7 @@ void Connection::exec(const std::string& sql) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
     const int code = sqlite3_extended_errcode(db_);
-    const std::string meaning = describe_sqlite_code(code);
-    throw DbError("database '" + path_ + "': " + msg + (meaning.empty() ? "" : " (" + meaning + ")"), code);
+    throw DbError("database '" + path_ + "': " + msg + explain(db_, code), code);
   }
 }
 
@@ -171,13 +181,15 @@ int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(db
 int Connection::changes() const { return sqlite3_changes(db_); }
 
 Transaction::Transaction(Connection& c) : c_(c) {
-  // The busy timeout covers most contention; a deadlock-avoidance SQLITE_BUSY at BEGIN is retried.
+  // The busy timeout covers most contention; a deadlock-avoidance SQLITE_BUSY at BEGIN is retried,
+  // but a lock another process held through the whole timeout is reported, not waited out again.
+  const auto start = std::chrono::steady_clock::now();
   for (int attempt = 0;; ++attempt) {
     try {
       c_.exec("BEGIN IMMEDIATE");
       return;
     } catch (const DbError&) {
-      if (attempt >= 50) throw;
+      if (attempt >= 50 || std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(kBusyTimeoutMs)) throw;
       std::this_thread::sleep_for(std::chrono::milliseconds(20 + attempt * 10));
     }
   }

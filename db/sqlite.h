@@ -23,6 +23,9 @@ class DbError : public std::runtime_error {
   int code_ = 0;
 };
 
+// How long a connection waits for another's write lock before its statement fails with SQLITE_BUSY.
+constexpr int kBusyTimeoutMs = 10000;
+
 // What a SQLite result code means for the user: "the disk is full", "the file is read-only", ...
 std::string describe_sqlite_code(int code);
 

@@ -83,6 +83,8 @@ Shape pool_shape(const Graph& g, const Node& n) {
   require_rank(n, x, 4, "input");
   const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
   if (k.size() != 2) fail(n, "attribute 'kernel_shape' must have 2 extents");
+  if (strides.size() != 2) fail(n, "attribute 'strides' must have 2 extents, got " + std::to_string(strides.size()));
+  if (pads.size() != 4) fail(n, "attribute 'pads' must have 4 extents, got " + std::to_string(pads.size()));
   const bool ceil = n.attr_int("ceil_mode", 0) != 0;
   const int64_t oh = window_output(x.shape[2], k[0], strides[0], 1, pads[0], pads[2], ceil);
   const int64_t ow = window_output(x.shape[3], k[1], strides[1], 1, pads[1], pads[3], ceil);

@@ -246,6 +246,19 @@ int run_board(const BoardOptions& opts) {
   runtime::MeasureWorker worker(opts.worker_path.empty() ? runtime::MeasureWorker::default_path() : opts.worker_path,
                                 opts.cpus, info.threads());
   worker.set_launcher(opts.worker_launcher);
+  worker.set_sandbox(opts.sandbox, opts.worker_memory_mb);
+  if (opts.sandbox) {
+    if (std::string why = worker.sandbox_problem(); !why.empty()) {
+      std::fprintf(stderr,
+                   "tunefarm-rpc-server: the measure worker cannot confine kernels on this host: %s\n"
+                   "  Kernels from the network would run unconfined. --no-sandbox runs them so (for a board under an\n"
+                   "  emulator without system-call filtering, such as qemu-user); the tracker then lets only admins\n"
+                   "  send the board libraries of their own.\n",
+                   why.c_str());
+      return 2;
+    }
+  }
+  info.set_sandboxed(opts.sandbox);
   auto channel = fleet::open_channel(opts.tracker, opts.tls_ca);
   auto stub = v1::Boards::NewStub(channel);
 

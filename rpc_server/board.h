@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/measure_worker.h"
+
 namespace tf::board {
 
 struct BoardOptions {
@@ -24,6 +26,8 @@ struct BoardOptions {
   std::string timing_lock = "/tmp/tunefarm-timing.lock";  // empty: none
   std::string worker_path;       // empty: next to this executable
   std::vector<std::string> worker_launcher;  // runs the worker under this command (an emulator); empty: directly
+  bool sandbox = true;           // the worker confines kernels (runtime/sandbox.h); off only under an emulator
+  uint64_t worker_memory_mb = runtime::kDefaultWorkerMemoryMb;
   int max_backoff_ms = 5000;
   // Test mode for the tracker's capacity benchmark: open this many board connections and answer
   // every item at once with a synthetic timing, running no code. Never for real measurements.

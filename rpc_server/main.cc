@@ -46,6 +46,12 @@ int main(int argc, char** argv) {
          "start the worker under this command, for an emulated board on a host without binfmt "
          "(e.g. 'qemu-aarch64-static')")
       ->type_name("COMMAND");
+  app->add_flag("--no-sandbox", [&opts](int64_t) { opts.sandbox = false; },
+                "run kernels without the measure worker's sandbox: only for a board under an emulator that cannot "
+                "filter system calls (qemu-user); the tracker then takes libraries for it from admins only");
+  app->add_option("--worker-memory-mb", opts.worker_memory_mb, "address-space limit of the measure worker")
+      ->type_name("MB")
+      ->check(CLI::Range(64, 1 << 24));
   app->add_option("--max-backoff-ms", opts.max_backoff_ms, "longest wait between dials when the tracker is away")
       ->type_name("MS")
       ->check(CLI::Range(100, 600000));

@@ -11,7 +11,10 @@ namespace tf::runtime {
 
 HostLock::HostLock(const std::string& path, Mode mode) {
   if (path.empty()) return;
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  // Read-only is enough for flock, and all a sandboxed measure worker may open: the file exists
+  // once anyone created it (MeasureWorker does before each measurement).
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0 && errno == ENOENT) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     error_ = "cannot open the host-wide timing lock " + path + ": " + std::strerror(errno);
     return;
@@ -24,6 +27,11 @@ HostLock::HostLock(const std::string& path, Mode mode) {
     return;
   }
   held_ = true;
+}
+
+void HostLock::create_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (fd >= 0) ::close(fd);
 }
 
 HostLock::~HostLock() {

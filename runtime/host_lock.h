@@ -19,6 +19,10 @@ class HostLock {
   HostLock(const HostLock&) = delete;
   HostLock& operator=(const HostLock&) = delete;
 
+  // Creates the lock file if it is missing, for a process that may not create files itself (a
+  // sandboxed measure worker). Failures are left for the holder's open to report.
+  static void create_file(const std::string& path);
+
   bool held() const { return held_; }
   const std::string& error() const { return error_; }
 

@@ -4,14 +4,18 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
+#include "runtime/host_lock.h"
+#include "runtime/sandbox.h"
 #include "runtime/timing_check.h"
 #include "runtime/wire.h"
 
@@ -124,6 +128,90 @@ MeasureResult decode_result(const std::vector<uint8_t>& b) {
 
 }  // namespace worker_protocol
 
+namespace {
+
+// posix_spawnp's status (0: started) for `argv_s`, run with the worker's short environment.
+int spawn_with_worker_environment(std::vector<std::string> argv_s, const posix_spawn_file_actions_t* actions, pid_t* pid) {
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_s = worker_environment(environ);
+  std::vector<char*> env;
+  for (auto& e : env_s) env.push_back(e.data());
+  env.push_back(nullptr);
+  return posix_spawnp(pid, argv_s.front().c_str(), actions, nullptr, argv.data(), env.data());
+}
+
+std::string sandbox_violation_message(const std::vector<uint8_t>& payload) {
+  uint32_t nr = 0;
+  if (payload.size() >= sizeof nr) std::memcpy(&nr, payload.data(), sizeof nr);
+  std::string name(payload.begin() + std::min<size_t>(payload.size(), sizeof nr), payload.end());
+  if (name.empty()) name = "system call " + std::to_string(nr);
+  return "the measure worker's sandbox stopped the kernel: it called " + name + " (system call " + std::to_string(nr) +
+         "); kernels may not use the network, start processes, write files or signal other processes";
+}
+
+// CPU seconds the process has used, from /proc (its children's are not counted: it has none).
+double cpu_seconds_used(pid_t pid) {
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f) return 0;
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  // Fields after the command (which may hold spaces) start after its closing parenthesis;
+  // utime and stime are fields 14 and 15.
+  const char* p = std::strrchr(buf, ')');
+  unsigned long long utime = 0, stime = 0;
+  if (!p || std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return 0;
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
+
+std::string MeasureWorker::sandbox_problem() const {
+  int err[2];
+  if (::pipe2(err, O_CLOEXEC) != 0) return std::string("cannot create a pipe: ") + std::strerror(errno);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  std::vector<std::string> argv_s = launcher_;
+  argv_s.push_back(path_);
+  argv_s.push_back("--check-sandbox");
+  pid_t pid = -1;
+  const int rc = spawn_with_worker_environment(argv_s, &actions, &pid);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(err[1]);
+  std::string said;
+  char buf[512];
+  for (ssize_t n; rc == 0 && (n = ::read(err[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    said.append(buf, static_cast<size_t>(n));
+  }
+  ::close(err[0]);
+  if (rc != 0) return "cannot start " + argv_s.front() + ": " + std::strerror(rc);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  while (!said.empty() && said.back() == '\n') said.pop_back();
+  return said.empty() ? "the worker's sandbox check failed without a message" : said;
+}
+
+void MeasureWorker::limit_cpu_time(double timeout_s) {
+  // A kernel may use every CPU it is pinned to for its whole wall-clock budget, plus slack for
+  // loading; beyond that it spins where the wall-clock timeout cannot see it (a kernel that forges
+  // the worker's "waiting for the timing lock" frame stops the parent's clock). The worker cannot
+  // raise the limit: the sandbox refuses it.
+  if (pid_ < 0) return;
+  const long cpus = cpus_.empty() ? ::sysconf(_SC_NPROCESSORS_ONLN) : static_cast<long>(cpus_.size());
+  const double budget_s = std::clamp(timeout_s, 0.001, kMaxTimeoutS) * static_cast<double>(std::max(1L, cpus)) + 2;
+  const auto limit = static_cast<rlim_t>(std::ceil(cpu_seconds_used(pid_) + budget_s));
+  const rlimit cpu{limit, limit + 5};
+  ::prlimit(pid_, RLIMIT_CPU, &cpu, nullptr);
+}
+
 std::string MeasureWorker::default_path() {
   if (const char* env = std::getenv("TUNEFARM_MEASURE_WORKER"); env && *env) return env;
   char self[4096];
@@ -175,14 +263,8 @@ void MeasureWorker::start() {
   argv_s.push_back(path_);
   if (!cpu_list.empty()) argv_s.push_back("--cpus=" + cpu_list);
   if (threads_ > 0) argv_s.push_back("--threads=" + std::to_string(threads_));
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_s = worker_environment(environ);
-  std::vector<char*> env;
-  for (auto& e : env_s) env.push_back(e.data());
-  env.push_back(nullptr);
-  int rc = posix_spawnp(&pid_, argv_s.front().c_str(), &actions, nullptr, argv.data(), env.data());
+  argv_s.push_back(sandbox_ ? "--memory-mb=" + std::to_string(memory_mb_) : "--no-sandbox");
+  int rc = spawn_with_worker_environment(argv_s, &actions, &pid_);
   posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);
   ::close(out[1]);
@@ -208,7 +290,15 @@ std::string MeasureWorker::reap(bool kill_first) {
   if (from_worker_ >= 0) ::close(from_worker_);
   to_worker_ = from_worker_ = -1;
   if (WIFSIGNALED(status)) {
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    const int sig = WTERMSIG(status);
+    std::string how = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    if (sig == SIGXCPU) how += ": the kernel used up its CPU-time limit";
+    if (sig == SIGSYS) how += ": the sandbox stopped a forbidden system call";
+    return how;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerCannotSandbox) {
+    return "could not enter its sandbox (its message is in the log; a board under an emulator without "
+           "system-call filtering needs --no-sandbox)";
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
@@ -247,6 +337,8 @@ MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const 
     }
     setup_sent_ = true;
   }
+  if (!opts.timing_lock.empty()) HostLock::create_file(opts.timing_lock);
+  limit_cpu_time(opts.timeout_s);
   if (!wire::write_frame(to_worker_, worker_protocol::kMeasure, worker_protocol::encode_measure(library, entry, opts))) {
     result.status = MeasureStatus::RuntimeError;
     result.error = "measure worker " + reap(true) + " while receiving the kernel";
@@ -285,6 +377,11 @@ MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const 
       waiting_for_lock = true;
     } else if (kind == worker_protocol::kLockHeld) {
       waiting_for_lock = false;
+    } else if (kind == worker_protocol::kSandboxViolation) {
+      reap(true);
+      result.status = MeasureStatus::RuntimeError;
+      result.error = sandbox_violation_message(payload);
+      return result;
     } else {
       got_result = kind == worker_protocol::kResult;
       break;

@@ -4,6 +4,8 @@
 #   scripts/build.sh --arch aarch64       installs what is missing (cross toolchain, arm64 libraries,
 #                                         qemu-user) and cross-builds the board daemon and its measure
 #                                         worker for 64-bit ARM into build-aarch64/
+#   scripts/build.sh --sanitize address,undefined   the same with sanitizers, into build-asan/
+#   scripts/build.sh --sanitize thread              (or build-tsan/); scripts/test.sh --sanitize runs them
 #   scripts/build.sh --fuzz               installs what is missing (clang, libFuzzer) and builds the
 #                                         fuzz targets (fuzz/, docs/fuzzing.md) with ASan and UBSan
 #                                         into build-fuzz/; `ctest --test-dir build-fuzz` runs each briefly
@@ -36,6 +38,20 @@ if [[ "${1:-}" == --fuzz ]]; then
     > "$root/build-fuzz.log" 2>&1 || {
     cat "$root/build-fuzz.log" >&2; echo "build: cmake configure for the fuzz targets failed (log above)" >&2; exit 1; }
   ninja -C "$out" -j "$jobs" fuzz-all "$@"
+  exit 0
+fi
+
+if [[ "${1:-}" == --sanitize ]]; then
+  sanitizers="${2:-}"
+  shift $(( $# >= 2 ? 2 : 1 ))
+  case "$sanitizers" in
+    address,undefined|address|undefined) out="$root/build-asan" ;;
+    thread) out="$root/build-tsan" ;;
+    *) echo "build: --sanitize '$sanitizers': address,undefined (or one of them) or thread" >&2; exit 2 ;;
+  esac
+  cmake -S "$root" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNEFARM_SANITIZE="$sanitizers" \
+    > "$out.log" 2>&1 || { cat "$out.log" >&2; echo "build: cmake configure with $sanitizers failed (log above)" >&2; exit 1; }
+  ninja -C "$out" -j "$jobs" "$@"
   exit 0
 fi
 

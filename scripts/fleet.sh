@@ -47,15 +47,17 @@ esac
 # then for the measure worker the board starts, too).
 board_bin="$bin/rpc_server/tunefarm-rpc-server"
 board_runner=()
-worker_launcher=()
+worker_options=()
 emulated=0
 if [ "$arch" != "$host_arch" ]; then
   [ "$arch" = aarch64 ] || { echo "fleet.sh: boards for $arch run only on an $arch host" >&2; exit 2; }
   emulated=1
+  # qemu-user cannot filter system calls, so the worker cannot confine kernels (docs/threat-model.md).
+  worker_options=(--no-sandbox)
   board_bin="$root/build-aarch64/rpc_server/tunefarm-rpc-server"
   if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
     board_runner=(qemu-aarch64-static)
-    worker_launcher=(--worker-launcher "qemu-aarch64-static")
+    worker_options+=(--worker-launcher "qemu-aarch64-static")
   fi
 fi
 [ -n "$key" ] || { [ "$emulated" = 1 ] && key="local-$arch-emulated" || key="local-fleet"; }
@@ -109,7 +111,7 @@ case "$cmd" in
     for i in $(seq "$first" $((first + boards - 1))); do
       cpu=$((i % cpus))
       rm -f "$state/board-$i.log"
-      "${board_runner[@]}" "$board_bin" --tracker "$tracker" --key "$key" --cpus "$cpu" --threads 1 "${worker_launcher[@]}" \
+      "${board_runner[@]}" "$board_bin" --tracker "$tracker" --key "$key" --cpus "$cpu" --threads 1 "${worker_options[@]}" \
         ${TUNEFARM_BOARD_TOKEN_FILE:+--token-file "$TUNEFARM_BOARD_TOKEN_FILE"} > "$state/board-$i.log" 2>&1 &
       echo $! > "$state/board-$i.pid"
       started+=("$state/board-$i.log")

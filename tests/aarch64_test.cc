@@ -96,6 +96,7 @@ TEST(Aarch64Board, DenseAndConv2dKernelsPassTheirChecksThere) {
   const codegen::Target t = codegen::parse_target(kAarch64Target);
   runtime::MeasureWorker worker(fleet_test::aarch64_worker(), {}, 1);
   worker.set_launcher(fleet_test::aarch64_emulator());
+  worker.set_sandbox(false, 0);  // qemu-user cannot filter system calls
   for (const ops::Workload& w : {ops::Workload{"dense", {48, 40, 36}},
                                  ops::Workload{"conv2d", ops::parse_shape("conv2d", "n=1,c=8,h=10,w=10,k=16,r=3,s=3,stride=1,pad=1")}}) {
     compiler::Task task(w, t);
@@ -138,6 +139,7 @@ TEST(Aarch64Board, AWrongTripleLibraryIsRefusedByName) {
 
   runtime::MeasureWorker emulated(fleet_test::aarch64_worker(), {}, 1);
   emulated.set_launcher(fleet_test::aarch64_emulator());
+  emulated.set_sandbox(false, 0);
   emulated.setup(tuner::make_workload_setup(arm, 3));
   const runtime::MeasureResult refused = emulated.measure(x86_lib.bytes, x86_lib.entry_symbol, quick());
   EXPECT_EQ(refused.status, runtime::MeasureStatus::LoadError);

@@ -96,7 +96,8 @@ class Fleet {
     command.push_back(aarch64_board());
     std::string launcher;
     for (const auto& w : aarch64_emulator()) launcher += (launcher.empty() ? "" : " ") + w;
-    std::vector<std::string> options = {"--worker-launcher", launcher};
+    // qemu-user cannot filter system calls: an emulated board runs kernels unconfined.
+    std::vector<std::string> options = {"--worker-launcher", launcher, "--no-sandbox"};
     options.insert(options.end(), extra.begin(), extra.end());
     return start_board_from(command, key, options, wait);
   }

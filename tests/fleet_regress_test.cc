@@ -5,10 +5,12 @@
 
 #include <fstream>
 
+#include "compiler/compiler.h"
 #include "proto/tokens.h"
 #include "support/json.h"
 #include "tests/cli_runner.h"
 #include "tests/fleet_harness.h"
+#include "tests/test_kernels.h"
 
 namespace tf::fleet_test {
 namespace {
@@ -86,31 +88,67 @@ TEST(FleetRegress, CompareRejectsBadRequestsNamingTheField) {
   EXPECT_EQ(s.error_message(), "no board with key k is connected");
 }
 
-TEST(FleetRegress, CompareIsForAdminsOnly) {
+// Compare loads libraries the caller built. A client may send them to sandboxed boards, where a
+// library that reaches for the network fails its trial and the board measures on; boards started
+// --no-sandbox take them from admins only.
+TEST(FleetRegress, ClientsCompareOnSandboxedBoardsOnly) {
   Fleet fleet("compare-auth");
+  const std::string board_line = fleet::new_token_line(fleet::Role::Board, "board");
   const std::string client_line = fleet::new_token_line(fleet::Role::Client, "ci");
   const std::string admin_line = fleet::new_token_line(fleet::Role::Admin, "root");
-  const std::string tokens = fleet.dir() + "/tokens";
-  std::ofstream(tokens) << client_line << "\n" << admin_line << "\n";
+  const std::string tokens = fleet.dir() + "/tokens", board_file = fleet.dir() + "/board.token";
+  std::ofstream(tokens) << board_line << "\n" << client_line << "\n" << admin_line << "\n";
+  std::ofstream(board_file) << board_line << "\n";
   fleet.start_tracker({"--token-file", tokens});
-  auto stub = fleet.client();
-  v1::CompareRequest req;
-  req.set_device_key("k");
-  req.mutable_workload()->set_op("dense");
-  for (int i = 0; i < 3; ++i) req.mutable_workload()->add_shape(4);
-  auto* kernel = req.add_kernels();
-  kernel->set_library("x");
-  kernel->set_entry_symbol("f");
-  req.set_rounds(3);
-  auto call = [&](const std::string& line) {
-    v1::CompareResponse resp;
-    return stub->Compare(context(line.substr(0, line.find(' '))).get(), req, &resp);
+  fleet.start_board("confined", {"--token-file", board_file});
+  fleet.start_board("open", {"--token-file", board_file, "--no-sandbox"});
+
+  const ops::Workload workload{"dense", {8, 8, 8}};
+  compiler::Task task(workload, codegen::host_target());
+  const codegen::SharedLibrary good = task.build_shared_library(task.space().default_config());
+  const std::vector<uint8_t> escaping = test_kernels::build_test_library(
+      test_kernels::kEscapingKernels, "-DTF_ESCAPE_FILE='\"/tmp/x\"' -DTF_ROOT_FILE='\"/tmp/y\"'");
+  auto request = [&](const std::string& key) {
+    v1::CompareRequest req;
+    req.set_device_key(key);
+    req.mutable_workload()->set_op("dense");
+    for (int64_t d : workload.shape) req.mutable_workload()->add_shape(d);
+    auto* bad = req.add_kernels();
+    bad->set_name("escaping");
+    bad->set_library(std::string(escaping.begin(), escaping.end()));
+    bad->set_entry_symbol("tf_socket");
+    auto* ok = req.add_kernels();
+    ok->set_name("tuned");
+    ok->set_library(std::string(good.bytes.begin(), good.bytes.end()));
+    ok->set_entry_symbol(good.entry_symbol);
+    req.set_rounds(2);
+    req.mutable_measure()->set_repeat(2);
+    req.mutable_measure()->set_min_repeat_ms(1);
+    req.mutable_measure()->set_timeout_s(10);
+    return req;
   };
-  grpc::Status s = call(client_line);
+  auto stub = fleet.client();
+  auto call = [&](const std::string& line, const std::string& key, v1::CompareResponse* resp) {
+    return stub->Compare(context(line.substr(0, line.find(' '))).get(), request(key), resp);
+  };
+
+  v1::CompareResponse resp;
+  grpc::Status s = call(client_line, "confined", &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message() << fleet.tracker().output();
+  ASSERT_EQ(resp.results_size(), 2);
+  EXPECT_NE(resp.results(0).error().find("sandbox stopped the kernel: it called socket"), std::string::npos)
+      << resp.results(0).error();
+  EXPECT_EQ(resp.results(0).status(), v1::MEASURE_RUNTIME_ERROR);
+  EXPECT_EQ(resp.results(1).status(), v1::MEASURE_OK) << "the board measured on: " << resp.results(1).error();
+  EXPECT_EQ(resp.results(1).costs_size(), 4);
+
+  s = call(client_line, "open", &resp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
-  EXPECT_NE(s.error_message().find("needs admin"), std::string::npos) << s.error_message();
-  s = call(admin_line);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << "an admin gets past auth: " << s.error_message();
+  EXPECT_NE(s.error_message().find("without a sandbox (--no-sandbox)"), std::string::npos) << s.error_message();
+  s = call(admin_line, "open", &resp);
+  ASSERT_TRUE(s.ok()) << "an admin vouches for its libraries: " << s.error_message();
+  // Unconfined, the socket opens and the kernel runs (its sum is no dense product).
+  EXPECT_EQ(resp.results(0).status(), v1::MEASURE_WRONG_ANSWER) << resp.results(0).error();
 }
 
 }  // namespace

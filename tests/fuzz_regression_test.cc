@@ -103,6 +103,18 @@ TEST(FuzzRegression, OnnxClipBoundThatIsNoScalarIsRefused) {
   EXPECT_NE(why.find("node 'node1' (Clip): input 1 (min) must be a scalar, got [3]"), std::string::npos) << why;
 }
 
+// onnx_import_fuzz: a MaxPool whose 'strides' attribute is an empty list read past its end (UBSan).
+TEST(FuzzRegression, OnnxPoolWithShortStridesIsRefused) {
+  graph::testing::OnnxModelBuilder b;
+  b.input("x", {1, 2, 4, 4});
+  auto& pool = b.node("MaxPool", {"x"}, {"y"}, "pool1");
+  graph::testing::OnnxModelBuilder::attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
+  graph::testing::OnnxModelBuilder::attr(pool, "strides", std::vector<int64_t>{});
+  b.output("y");
+  const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
+  EXPECT_NE(why.find("node 'pool1' (MaxPool): attribute 'strides' must have 2 extents, got 0"), std::string::npos) << why;
+}
+
 // worker_frames_fuzz: a frame header announcing 2 GiB made read_frame allocate all of it before
 // reading a byte (libFuzzer: out-of-memory); now the buffer grows only with the bytes that come.
 TEST(FuzzRegression, FrameHeaderAloneAllocatesNothingLarge) {

@@ -41,12 +41,57 @@ int32_t tf_hang(const TFBuffer* a, int32_t n) { for (volatile int i = 0;; ) i = 
 int32_t tf_error(const TFBuffer* a, int32_t n) { return TF_ERR_SHAPE; }
 )";
 
-inline std::vector<uint8_t> build_test_library() {
+// Kernels that compute the right answer but first try what the measure worker's sandbox forbids.
+inline const char* const kEscapingKernels = R"(
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "runtime/kernel_abi.h"
+static int32_t add(const TFBuffer* a, int32_t n) {
+  const float *x = a[0].data, *y = a[1].data; float* z = a[2].data;
+  for (int i = 0; i < 64; ++i) z[i] = x[i] + y[i];
+  return TF_OK;
+}
+int32_t tf_socket(const TFBuffer* a, int32_t n) { int fd = socket(AF_INET, SOCK_STREAM, 0); if (fd >= 0) close(fd); return add(a, n); }
+int32_t tf_fork(const TFBuffer* a, int32_t n) { if (fork() == 0) _exit(0); return add(a, n); }
+int32_t tf_write_file(const TFBuffer* a, int32_t n) {
+  int fd = open(TF_ESCAPE_FILE, O_WRONLY | O_CREAT, 0644); if (fd >= 0) close(fd); return add(a, n);
+}
+int32_t tf_signal_parent(const TFBuffer* a, int32_t n) { kill(getppid(), SIGTERM); return add(a, n); }
+/* Succeeds only when it cannot read a file only root may read. */
+int32_t tf_read_root_file(const TFBuffer* a, int32_t n) {
+  int fd = open(TF_ROOT_FILE, O_RDONLY); if (fd >= 0) { close(fd); return TF_ERR_SHAPE; } return add(a, n);
+}
+/* Tells its parent it waits for the timing lock, which stops the parent's clock, then spins. */
+int32_t tf_spin_unseen(const TFBuffer* a, int32_t n) {
+  struct { unsigned kind; unsigned long long len; } __attribute__((packed)) waiting = {4, 0};
+  if (write(1, &waiting, sizeof waiting) < 0) return TF_ERR_SHAPE;
+  for (volatile int i = 0;;) i = i;
+  return add(a, n);
+}
+/* Succeeds only when a large allocation is refused. */
+int32_t tf_allocate_4g(const TFBuffer* a, int32_t n) {
+  void* p = malloc((size_t)4 << 30); if (p) { free(p); return TF_ERR_SHAPE; } return add(a, n);
+}
+)";
+
+// A library whose constructor, run by dlopen before any check could see the kernel, opens a socket.
+inline const char* const kEscapingConstructor = R"(
+#include <sys/socket.h>
+#include <unistd.h>
+#include "runtime/kernel_abi.h"
+__attribute__((constructor)) static void escape(void) { int fd = socket(AF_INET, SOCK_STREAM, 0); if (fd >= 0) close(fd); }
+int32_t tf_ok(const TFBuffer* a, int32_t n) { return TF_OK; }
+)";
+
+inline std::vector<uint8_t> build_test_library(const char* source = kKernels, const std::string& defines = "") {
   char dir[] = "/tmp/tf-measure-test-XXXXXX";
   EXPECT_NE(::mkdtemp(dir), nullptr);
   const std::string src = std::string(dir) + "/k.c", so = std::string(dir) + "/k.so";
-  std::ofstream(src) << kKernels;
-  const std::string cmd = "cc -shared -fPIC -O1 -I" + std::string(TF_SOURCE_DIR) + " -o " + so + " " + src + " 2>&1";
+  std::ofstream(src) << source;
+  const std::string cmd = "cc -shared -fPIC -O1 -I" + std::string(TF_SOURCE_DIR) + " " + defines + " -o " + so + " " + src + " 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(so, std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -37,10 +37,18 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   }
   // An emulator's timings say nothing about the real board: the two never share a key, so their
   // records, models and bests never meet.
-  if (auto emulated = dispatcher_.key_emulated(info.device_key()); emulated && *emulated != info.emulated()) {
+  const std::optional<v1::BoardInfo> peer = dispatcher_.board_of_key(info.device_key());
+  if (peer && peer->emulated() != info.emulated()) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        "key '" + info.device_key() + "' has " + (*emulated ? "emulated" : "native") + " boards, this board is " +
+                        "key '" + info.device_key() + "' has " + (peer->emulated() ? "emulated" : "native") + " boards, this board is " +
                             (info.emulated() ? "emulated (qemu-user)" : "native") + "; give it a key of its own");
+  }
+  // Whether a client may send the key its own libraries (Compare) is a property of the key.
+  if (peer && peer->sandboxed() != info.sandboxed()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "key '" + info.device_key() + "' has " + (peer->sandboxed() ? "sandboxed" : "unsandboxed") +
+                            " boards, this board " + (info.sandboxed() ? "is sandboxed" : "runs --no-sandbox") +
+                            "; give it a key of its own");
   }
   try {
     db::Database db(db_path_);
@@ -53,7 +61,8 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
                 {"threads", info.threads()},
                 {"memory_bytes", info.memory_bytes()},
                 {"runtime_version", info.runtime_version()},
-                {"emulated", info.emulated()}};
+                {"emulated", info.emulated()},
+                {"sandboxed", info.sandboxed()}};
     db.record_device(rec);
   } catch (const std::exception& e) {
     return grpc::Status(grpc::StatusCode::INTERNAL, std::string("recording the board: ") + e.what());

@@ -299,6 +299,7 @@ std::vector<v1::Device> Dispatcher::devices(const std::string& key) const {
     d.set_in_flight(static_cast<int32_t>(b->in_flight.size()));
     d.set_timing_isolation(b->info.timing_isolation());
     d.set_emulated(b->info.emulated());
+    d.set_sandboxed(b->info.sandboxed());
     out.push_back(d);
   }
   return out;
@@ -331,10 +332,10 @@ std::string Dispatcher::target_of_key(const std::string& key) const {
   return "";
 }
 
-std::optional<bool> Dispatcher::key_emulated(const std::string& key) const {
+std::optional<v1::BoardInfo> Dispatcher::board_of_key(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [id, b] : boards_) {
-    if (b->key == key) return b->info.emulated();
+    if (b->key == key) return b->info;
   }
   return std::nullopt;
 }

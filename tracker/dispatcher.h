@@ -74,8 +74,9 @@ class Dispatcher {
   HostCpuUse cpu_use_on(const std::string& hostname) const;
   // The target candidates for `key` are built for: the first connected board's; empty when none.
   std::string target_of_key(const std::string& key) const;
-  // Whether the key's connected boards are emulated; nullopt when none is connected.
-  std::optional<bool> key_emulated(const std::string& key) const;
+  // What one of the key's connected boards said of itself (boards of a key are alike); nullopt
+  // when none is connected.
+  std::optional<v1::BoardInfo> board_of_key(const std::string& key) const;
 
   // Work. The reference is sent to a board once, before the first item that needs it. With
   // `only_device` (a board's "host:pid", as results name it) the item waits for that board alone

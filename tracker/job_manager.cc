@@ -76,8 +76,15 @@ void init_progress(v1::Job* job) {
 
 }  // namespace
 
-JobManager::JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder)
-    : db_path_(std::move(db_path)), dispatcher_(dispatcher), builder_(builder), db_(db_path_) {}
+JobManager::JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder, int max_jobs_per_client)
+    : db_path_(std::move(db_path)), max_jobs_per_client_(max_jobs_per_client), dispatcher_(dispatcher), builder_(builder), db_(db_path_) {}
+
+int JobManager::unfinished_jobs_of(const std::string& owner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int n = 0;
+  for (const auto& [id, run] : runs_) n += !run->finished && run->job.owner() == owner;
+  return n;
+}
 
 JobManager::~JobManager() { shutdown(); }
 
@@ -102,6 +109,12 @@ bool JobManager::key_known(const std::string& key) {
 grpc::Status JobManager::submit(v1::JobSpec spec, const Principal& who, v1::Job* out) {
   grpc::Status ok = check_job_spec(&spec, [this](const std::string& k) { return key_known(k); });
   if (!ok.ok()) return ok;
+  std::lock_guard<std::mutex> one_at_a_time(submit_mu_);
+  if (const int n = unfinished_jobs_of(who.name); n >= max_jobs_per_client_) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "'" + who.name + "' has " + std::to_string(n) + " unfinished jobs, the tracker's limit per client "
+                        "(--max-jobs-per-client); cancel one or wait for one to end");
+  }
   auto run = std::make_shared<Run>();
   run->job.set_state(v1::QUEUED);
   *run->job.mutable_spec() = spec;
@@ -258,11 +271,22 @@ void JobManager::run_job(const std::shared_ptr<Run>& run) {
       j.set_message(message);
       j.set_eta_s(0);
     });
-    if (db) persist(*db, run, true);
+    bool stored = false;
+    if (db) {
+      try {
+        persist(*db, run, true);
+        stored = true;
+      } catch (const std::exception& e) {
+        // The db says the job is unfinished, so the next start resumes it: its committed
+        // measurements stay, and it ends again with the state it could not store now.
+        std::fprintf(stderr, "tracker: job %lld ended but its state could not be stored: %s\n",
+                     static_cast<long long>(run->job.id()), e.what());
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       run->finished = true;
-      run->final_state_stored = db != nullptr;
+      run->final_state_stored = stored;
     }
     changed_.notify_all();
   };
@@ -353,12 +377,14 @@ grpc::Status JobManager::cancel(int64_t id, const Principal& who, v1::Job* out) 
   }
   dispatcher_.cancel_job(id);
   changed_.notify_all();
-  // The job's thread records the end; wait for it briefly so the answer shows it.
+  // The job's thread records the end; wait for it briefly so the answer shows it, and for the end
+  // to be stored, so a tracker killed right after the answer does not resume a cancelled job.
   uint64_t version = 0;
   const auto deadline = Clock::now() + std::chrono::seconds(10);
   while (Clock::now() < deadline) {
     wait_for_change(id, &version, out, std::chrono::milliseconds(100));
-    if (!active(out->state())) break;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!active(out->state()) && run->finished) break;
   }
   return grpc::Status::OK;
 }

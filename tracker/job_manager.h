@@ -29,12 +29,13 @@ namespace tf::tracker {
 
 class JobManager {
  public:
-  JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder);
+  JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder, int max_jobs_per_client = 64);
   ~JobManager();
 
   // Starts every job the db holds as queued or running; returns how many.
   int resume_unfinished();
-  // INVALID_ARGUMENT naming the field for a malformed spec.
+  // INVALID_ARGUMENT naming the field for a malformed spec; RESOURCE_EXHAUSTED when the caller
+  // already has its limit of unfinished jobs.
   grpc::Status submit(v1::JobSpec spec, const Principal& who, v1::Job* out);
   grpc::Status get(int64_t id, v1::Job* out);
   // Blocks until the job changed since `*version` or `timeout` passed; false when there is no such job.
@@ -69,8 +70,11 @@ class JobManager {
   v1::JobSpec spec_of(const db::Job& j);
   void forget_finished();
   bool key_known(const std::string& key);
+  int unfinished_jobs_of(const std::string& owner);
 
   std::string db_path_;
+  int max_jobs_per_client_;
+  std::mutex submit_mu_;  // one submit at a time: the per-client count and the new job agree
   Dispatcher& dispatcher_;
   tuner::Builder& builder_;
   std::mutex db_mu_;

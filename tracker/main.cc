@@ -36,6 +36,15 @@ int main(int argc, char** argv) {
   app->add_option("--http", opts.http_listen, "serve the dashboard and Prometheus /metrics here, behind the same tokens "
                                               "(and TLS) as gRPC")
       ->type_name("HOST:PORT");
+  app->add_option("--build-cache-mb", opts.build_cache_mb, "built candidate libraries kept for boards to fetch again")
+      ->type_name("MB")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app->add_option("--max-jobs-per-client", opts.max_jobs_per_client, "unfinished jobs one token may have at once")
+      ->type_name("N")
+      ->check(CLI::Range(1, 100000));
+  app->add_option("--max-message-mb", opts.max_message_mb, "largest gRPC message the tracker takes or sends")
+      ->type_name("MB")
+      ->check(CLI::Range(1, 2047));
   app->add_option("--port-file", port_file, "write the port served on here once listening (for scripts and tests)")->type_name("FILE");
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;
   if (opts.build_lock == "none") opts.build_lock.clear();
@@ -48,6 +57,9 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+  // A file-size limit reached while writing the db is an error the write reports (a failed job
+  // naming the db, a refused request), not a reason to end the process.
+  ::signal(SIGXFSZ, SIG_IGN);
 
   std::unique_ptr<tf::tracker::Tracker> tracker;
   try {

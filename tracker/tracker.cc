@@ -51,7 +51,7 @@ Tracker::Tracker(const TrackerOptions& opts)
   hostname_ = host;
   builder_ = std::make_unique<tuner::LocalBuilder>(opts.build_threads > 0 ? opts.build_threads : cores, opts.build_lock,
                                                    opts.build_cache_mb << 20, [this] { return build_placement(); });
-  jobs_ = std::make_unique<JobManager>(opts.db_path, dispatcher_, *builder_);
+  jobs_ = std::make_unique<JobManager>(opts.db_path, dispatcher_, *builder_, opts.max_jobs_per_client);
   tuning_ = std::make_unique<TuningService>(*jobs_, dispatcher_, auth_, opts.db_path);
   boards_ = std::make_unique<BoardService>(dispatcher_, auth_, opts.db_path, opts.heartbeat_interval_ms);
 
@@ -73,8 +73,9 @@ Tracker::Tracker(const TrackerOptions& opts)
   // silently take half the boards and clients. One port, one tracker.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(opts.listen, creds, &port_);
-  builder.SetMaxReceiveMessageSize(fleet::kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(fleet::kMaxMessageBytes);
+  // Larger requests are refused by gRPC with RESOURCE_EXHAUSTED before they are read into memory.
+  builder.SetMaxReceiveMessageSize(opts.max_message_mb << 20);
+  builder.SetMaxSendMessageSize(opts.max_message_mb << 20);
   builder.RegisterService(tuning_.get());
   builder.RegisterService(boards_.get());
   server_ = builder.BuildAndStart();

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "proto/channel.h"
 #include "tracker/auth.h"
 #include "tracker/board_service.h"
 #include "tracker/dispatcher.h"
@@ -38,6 +39,8 @@ struct TrackerOptions {
   int slots_per_board = 2;
   int item_grace_ms = 10000;  // beyond an item's own time limit, before its board is dropped
   std::string http_listen;    // the dashboard and /metrics (HOST:PORT); empty: none
+  int max_jobs_per_client = 64;  // unfinished jobs one token (or the anonymous caller) may have
+  int max_message_mb = fleet::kMaxMessageBytes >> 20;  // largest gRPC message taken or sent
 };
 
 class Tracker {

@@ -10,6 +10,23 @@ namespace tf::tracker {
 
 using fleet::Role;
 
+namespace {
+
+// A db locked by another process beyond the busy timeout, full or unwritable fails the one call
+// that needed it, with the db's reason; the tracker and every other call go on.
+template <typename F>
+grpc::Status guarded(const char* call, F&& body) {
+  try {
+    return body();
+  } catch (const db::DbError& e) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(call) + ": " + e.what());
+  } catch (const std::exception& e) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, std::string(call) + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 TuningService::TuningService(JobManager& jobs, Dispatcher& dispatcher, const Authenticator& auth, std::string db_path)
     : jobs_(jobs), dispatcher_(dispatcher), auth_(auth), db_(db_path) {}
 
@@ -32,42 +49,46 @@ grpc::Status TuningService::SubmitJob(grpc::ServerContext* ctx, const v1::Submit
   } else {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "spec: missing (a JobSpec or a job file's JSON)");
   }
-  return jobs_.submit(spec, who, out);
+  return guarded("SubmitJob", [&] { return jobs_.submit(spec, who, out); });
 }
 
 grpc::Status TuningService::GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, v1::Job* out) {
   Principal who;
   if (auto s = reader(ctx, "GetJob", &who); !s.ok()) return s;
-  return jobs_.get(req->job_id(), out);
+  return guarded("GetJob", [&] { return jobs_.get(req->job_id(), out); });
 }
 
 grpc::Status TuningService::WatchJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, grpc::ServerWriter<v1::Job>* writer) {
   Principal who;
   if (auto s = reader(ctx, "WatchJob", &who); !s.ok()) return s;
-  v1::Job job;
-  if (auto s = jobs_.get(req->job_id(), &job); !s.ok()) return s;
-  uint64_t version = 0;
-  while (!ctx->IsCancelled()) {
-    if (!jobs_.wait_for_change(req->job_id(), &version, &job, std::chrono::milliseconds(500))) {
-      return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(req->job_id()));
+  return guarded("WatchJob", [&] {
+    v1::Job job;
+    if (auto s = jobs_.get(req->job_id(), &job); !s.ok()) return s;
+    uint64_t version = 0;
+    while (!ctx->IsCancelled()) {
+      if (!jobs_.wait_for_change(req->job_id(), &version, &job, std::chrono::milliseconds(500))) {
+        return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(req->job_id()));
+      }
+      if (!writer->Write(job)) break;  // the client went away
+      if (job.state() != v1::QUEUED && job.state() != v1::RUNNING) break;
     }
-    if (!writer->Write(job)) break;  // the client went away
-    if (job.state() != v1::QUEUED && job.state() != v1::RUNNING) break;
-  }
-  return grpc::Status::OK;
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status TuningService::CancelJob(grpc::ServerContext* ctx, const v1::CancelJobRequest* req, v1::Job* out) {
   Principal who;
   if (auto s = reader(ctx, "CancelJob", &who); !s.ok()) return s;
-  return jobs_.cancel(req->job_id(), who, out);
+  return guarded("CancelJob", [&] { return jobs_.cancel(req->job_id(), who, out); });
 }
 
 grpc::Status TuningService::ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req, v1::ListJobsResponse* out) {
   Principal who;
   if (auto s = reader(ctx, "ListJobs", &who); !s.ok()) return s;
-  for (auto& j : jobs_.list(req->active_only(), req->limit() > 0 ? req->limit() : 100)) *out->add_jobs() = std::move(j);
-  return grpc::Status::OK;
+  return guarded("ListJobs", [&] {
+    for (auto& j : jobs_.list(req->active_only(), req->limit() > 0 ? req->limit() : 100)) *out->add_jobs() = std::move(j);
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status TuningService::ListDevices(grpc::ServerContext* ctx, const v1::ListDevicesRequest* req, v1::ListDevicesResponse* out) {
@@ -80,6 +101,10 @@ grpc::Status TuningService::ListDevices(grpc::ServerContext* ctx, const v1::List
 grpc::Status TuningService::GetBest(grpc::ServerContext* ctx, const v1::GetBestRequest* req, v1::GetBestResponse* out) {
   Principal who;
   if (auto s = reader(ctx, "GetBest", &who); !s.ok()) return s;
+  return guarded("GetBest", [&] { return best_of(req, out); });
+}
+
+grpc::Status TuningService::best_of(const v1::GetBestRequest* req, v1::GetBestResponse* out) {
   const auto& w = req->workload();
   std::vector<int64_t> shape(w.shape().begin(), w.shape().end());
   try {
@@ -113,9 +138,17 @@ grpc::Status TuningService::GetBest(grpc::ServerContext* ctx, const v1::GetBestR
 
 grpc::Status TuningService::Compare(grpc::ServerContext* ctx, const v1::CompareRequest* req, v1::CompareResponse* out) {
   Principal who;
-  // The boards load libraries the caller supplies, not ones the tracker built: until kernels run
-  // sandboxed, only an admin may make them do so.
-  if (auto s = auth_.check(*ctx, {Role::Admin}, "Compare (runs libraries the caller supplies)", &who); !s.ok()) return s;
+  // The boards load libraries the caller supplies, not ones the tracker built: a client may make
+  // only sandboxed boards do so (docs/threat-model.md); an admin vouches for what it sends.
+  if (auto s = auth_.check(*ctx, {Role::Client, Role::Admin}, "Compare", &who); !s.ok()) return s;
+  if (who.role != Role::Admin) {
+    const std::optional<v1::BoardInfo> board = dispatcher_.board_of_key(req->device_key());
+    if (board && !board->sandboxed()) {
+      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                          "Compare: the boards of key '" + req->device_key() +
+                              "' run kernels without a sandbox (--no-sandbox); only an admin may send them libraries");
+    }
+  }
   return compare_kernels(dispatcher_, *req, out, [ctx] { return ctx->IsCancelled(); });
 }
 

@@ -27,6 +27,7 @@ class TuningService final : public v1::Tuning::Service {
 
  private:
   grpc::Status reader(grpc::ServerContext* ctx, const char* call, Principal* who);
+  grpc::Status best_of(const v1::GetBestRequest* req, v1::GetBestResponse* out);
 
   JobManager& jobs_;
   Dispatcher& dispatcher_;

@@ -15,12 +15,11 @@ namespace {
 constexpr double kShortestJudged_s = 45;
 
 // Memory: what a tracker holds grows for reasons that are not leaks and that level off — SQLite's
-// page cache, a malloc arena per thread that ran a job or served a call, and above all the build
-// cache of compiled candidates, which fills towards its bound (Tracker::Options::build_cache_mb,
-// 256 MB) with every new candidate: a tracker lifetime of four minutes in the 10-minute soak grows
-// by about 150 MB, nearly all of it that cache. Comparing the warmed-up window (not the first
-// sample) with the last, a quarter more plus 48 MB absorbs that growth over a few minutes; a much
-// longer lifetime would need the cache's bound lowered for the soak to keep this check tight.
+// page cache, a malloc arena per thread that ran a job or served a call, and the build cache of
+// compiled candidates, which fills towards its bound. The soak's tracker runs with a 32 MB cache
+// (--build-cache-mb) so that it is full early; comparing the warmed-up window (not the first
+// sample) with the last, a quarter more plus 48 MB absorbs the rest, while a leak that grows with
+// every job or trial exceeds it within minutes.
 constexpr double kRssGrowth = 1.25;
 constexpr double kRssSlack_kb = 48 * 1024;
 // Files: each running job holds its own db connection (file, WAL, shared memory), each board and

@@ -144,7 +144,9 @@ SoakFleet::SoakFleet(FleetOptions opts) : opts_(std::move(opts)), port_(free_loo
       "tracker",
       std::vector<std::string>{TF_TRACKER, "--listen", address(), "--db", db_path(), "--token-file", tokens, "--http",
                                "127.0.0.1:" + std::to_string(http_port_), "--port-file", opts_.dir + "/port", "--build-threads", "1",
-                               "--heartbeat-timeout-ms", "3000", "--item-grace-ms", "5000"},
+                               "--heartbeat-timeout-ms", "3000", "--item-grace-ms", "5000",
+                               // A small build cache reaches its bound early, so a growing RSS after that is a leak.
+                               "--build-cache-mb", "32"},
       opts_.dir + "/tracker");
   for (int i = 0; i < opts_.real_boards; ++i) {
     const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

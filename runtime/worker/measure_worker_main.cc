@@ -1,10 +1,13 @@
 // tunefarm-measure-worker: measures kernels for a parent (local tuning, or a board daemon) in a
 // process of its own, so a kernel that crashes or hangs costs only this process. Reads framed
 // requests on stdin and writes results on stdout (runtime/measure_worker.h). Links only the runtime.
+// It confines itself (runtime/sandbox.h) before reading the first request, so no kernel, nor any
+// library constructor, ever runs unconfined.
 #include <sched.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -12,11 +15,21 @@
 #include "runtime/kernel_library.h"
 #include "runtime/measure.h"
 #include "runtime/measure_worker.h"
+#include "runtime/sandbox.h"
 #include "runtime/thread_pool.h"
 #include "runtime/wire.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+// The leak check at exit runs in a process the sandbox does not let the worker start, and the
+// symbolizer is another; a sanitized worker reports findings unsymbolized instead.
+extern "C" const char* __asan_default_options() { return "detect_leaks=0:symbolize=0"; }
+#endif
+
 int main(int argc, char** argv) {
   using namespace tf::runtime;
+  bool confine = true, check_only = false;
+  sandbox::Limits limits;
+  limits.memory_bytes = kDefaultWorkerMemoryMb << 20;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--cpus=", 7) == 0) {
       cpu_set_t set;
@@ -34,11 +47,24 @@ int main(int argc, char** argv) {
       pin_threads_to_cpus(cpus);
     } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
       set_num_threads(std::atoi(argv[i] + 10));
+    } else if (std::strncmp(argv[i], "--memory-mb=", 12) == 0) {
+      limits.memory_bytes = std::strtoull(argv[i] + 12, nullptr, 10) << 20;
+    } else if (std::strcmp(argv[i], "--no-sandbox") == 0) {
+      confine = false;
+    } else if (std::strcmp(argv[i], "--check-sandbox") == 0) {
+      check_only = true;
     } else {
       std::fprintf(stderr, "tunefarm-measure-worker: unknown option %s\n", argv[i]);
       return 2;
     }
   }
+  if (confine) {
+    if (std::string why = sandbox::enter(limits); !why.empty()) {
+      std::fprintf(stderr, "tunefarm-measure-worker: cannot enter the sandbox: %s\n", why.c_str());
+      return kWorkerCannotSandbox;
+    }
+  }
+  if (check_only) return 0;
   std::unique_ptr<KernelBench> bench;
   uint32_t kind = 0;
   std::vector<uint8_t> payload;
