@@ -38,6 +38,7 @@ bool readable(sqlite3* db) {
 }  // namespace
 
 std::string describe_sqlite_code(int code) {
+  if (code == SQLITE_IOERR_WRITE) return "a write failed: the disk is full, or the file reached a size limit";
   switch (code & 0xff) {
     case SQLITE_FULL: return "the disk is full";
     case SQLITE_BUSY: return "another connection or process holds its write lock (waited " + std::to_string(kBusyTimeoutMs / 1000) + " s)";
@@ -115,7 +116,7 @@ std::vector<uint8_t> Statement::column_blob(int i) const {
 
 bool Statement::column_is_null(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
 
-Connection::Connection(const std::string& path, Access access) : path_(path), access_(access) {
+Connection::Connection(const std::string& path, Access access) : access_(access), path_(path) {
   int flags = SQLITE_OPEN_FULLMUTEX;
   if (access == Access::ReadOnly) {
     flags |= SQLITE_OPEN_READONLY;

@@ -156,6 +156,28 @@ TEST(Aarch64Board, AWrongTripleLibraryIsRefusedByName) {
   EXPECT_EQ(native.restarts(), 1);
 }
 
+// qemu-user cannot filter system calls: the worker says so, and a board that would run kernels
+// unconfined refuses to start unless told --no-sandbox.
+TEST(Aarch64Board, AnEmulatedBoardRefusesToRunKernelsUnconfinedUnlessTold) {
+  ASSERT_EQ(fleet_test::aarch64_missing(), "");
+  runtime::MeasureWorker worker(fleet_test::aarch64_worker(), {}, 1);
+  worker.set_launcher(fleet_test::aarch64_emulator());
+  const std::string why = worker.sandbox_problem();
+  EXPECT_NE(why.find("seccomp"), std::string::npos) << why;
+
+  std::vector<std::string> argv = fleet_test::aarch64_emulator();
+  for (const std::string& a : {fleet_test::aarch64_board(), std::string("--key"), std::string("k"), std::string("--worker-launcher"),
+                               fleet_test::aarch64_emulator().front(), std::string("--tracker"), std::string("127.0.0.1:1")}) {
+    argv.push_back(a);
+  }
+  fleet_test::Process board(argv, "/tmp/tf-aarch64-unconfined-" + std::to_string(::getpid()) + ".log");
+  const int status = board.wait_exit(std::chrono::seconds(60));
+  ASSERT_TRUE(WIFEXITED(status)) << board.output();
+  EXPECT_EQ(WEXITSTATUS(status), 2) << board.output();
+  EXPECT_NE(board.output().find("cannot confine kernels on this host"), std::string::npos) << board.output();
+  EXPECT_NE(board.output().find("--no-sandbox"), std::string::npos) << board.output();
+}
+
 }  // namespace
 
 namespace fleet_test {
