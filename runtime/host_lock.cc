@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runtime/sandbox.h"
+
 namespace tf::runtime {
 
 HostLock::HostLock(const std::string& path, Mode mode) {
@@ -14,7 +16,7 @@ HostLock::HostLock(const std::string& path, Mode mode) {
   // Read-only is enough for flock, and all a sandboxed measure worker may open: the file exists
   // once anyone created it (MeasureWorker does before each measurement).
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0 && errno == ENOENT) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ < 0 && errno == ENOENT && !sandbox::active()) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     error_ = "cannot open the host-wide timing lock " + path + ": " + std::strerror(errno);
     return;

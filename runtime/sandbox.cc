@@ -220,6 +220,12 @@ std::string set_limits(const Limits& limits) {
 
 }  // namespace
 
+namespace {
+bool entered = false;
+}  // namespace
+
+bool active() { return entered; }
+
 bool open_flags_allowed(int flags) { return (static_cast<uint32_t>(flags) & kWriteOpenFlags) == 0; }
 
 std::string syscall_name(uint32_t nr) {
@@ -242,6 +248,7 @@ std::string enter(const Limits& limits) {
   if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog) != 0) {
     return errno_text("seccomp(SECCOMP_SET_MODE_FILTER)");
   }
+  entered = true;
   return "";
 }
 

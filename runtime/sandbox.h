@@ -21,6 +21,9 @@ struct Limits {
 // the caller refuses to measure). Irreversible, and applies to every thread started afterwards.
 std::string enter(const Limits& limits);
 
+// Whether this process has entered the sandbox: what it may no longer do, it should not try.
+bool active();
+
 // The name of a system call of this architecture ("socket"), or "system call N".
 std::string syscall_name(uint32_t nr);
 

@@ -19,7 +19,9 @@ fi
 if [ -n "$sanitize" ]; then
   "$root/scripts/build.sh" --sanitize "$sanitize"
   supp="$root/tests/sanitizers"
-  export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:strict_string_checks=1"
+  # use_sigaltstack=0: lld's crash recovery gives a linking thread an alternate signal stack of
+  # its own, which ASan would otherwise unmap as its own when the thread ends (and abort).
+  export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:strict_string_checks=1:use_sigaltstack=0"
   export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"

@@ -150,7 +150,8 @@ TEST(PassesUnroll, CopiesBodyAndCapsLongLoops) {
   Stmt u = passes::simplify(passes::unroll_loops(s));
   EXPECT_EQ(to_string(u), "out[0] = 0;\nout[2] = 1;\nout[4] = 2;\nout[6] = 3;\n");
   Stmt long_loop = make_for(j, 0, 100, ForKind::Unrolled, make_store(out, V(j), V(j)));
-  auto* f = passes::unroll_loops(long_loop).as<ForNode>();
+  const Stmt unrolled = passes::unroll_loops(long_loop);
+  auto* f = unrolled.as<ForNode>();
   ASSERT_TRUE(f);
   EXPECT_EQ(f->for_kind, ForKind::Serial);
 }
@@ -176,7 +177,8 @@ TEST(PassesVectorize, KeepsIllegalLoopsSerial) {
   Buffer acc = make_buffer("acc", DataType::float32(), {1}, MemoryScope::Stack);
   Buffer x = make_buffer("x", DataType::float32(), {64}, MemoryScope::Arg);
   auto kind_after = [](const Stmt& s) {
-    auto* f = passes::vectorize_loops(s).as<ForNode>();
+    const Stmt vectorized = passes::vectorize_loops(s);
+    auto* f = vectorized.as<ForNode>();
     return f ? f->for_kind : ForKind::Vectorized;
   };
   // A reduction into one element.

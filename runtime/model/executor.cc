@@ -31,7 +31,7 @@ Executor::Executor(ModelFile model) : model_(std::move(model)) {
   }
   arena_ = aligned_floats(model_.arena_bytes);
   constants_ = aligned_floats(static_cast<int64_t>(model_.constants.size()));
-  std::memcpy(constants_, model_.constants.data(), model_.constants.size());
+  if (!model_.constants.empty()) std::memcpy(constants_, model_.constants.data(), model_.constants.size());
   // The bytes now live in aligned memory; the file's copy would only double the footprint.
   model_.constants = {};
   model_.constants.shrink_to_fit();
