@@ -155,8 +155,6 @@ void SoakClient::malformed(uint64_t pick) {
 
 void SoakClient::malformed_board(uint64_t variant) {
   auto stub = v1::Boards::NewStub(channel_);
-  auto ctx = context(variant == 14 ? fleet_.client_token() : fleet_.board_token());
-  auto stream = stub->Connect(ctx.get());
   v1::BoardMessage msg;
   std::string kind;
   if (variant == 14) {
@@ -172,12 +170,19 @@ void SoakClient::malformed_board(uint64_t variant) {
     info->set_protocol_version(1);
     info->set_threads(1);
   }
-  stream->Write(msg);
-  stream->WritesDone();
-  v1::TrackerMessage reply;
-  while (stream->Read(&reply)) {
-  }
-  refused(kind, stream->Finish());
+  // A connection cut by a tracker killed meanwhile is asked again, as for every other request.
+  const grpc::Status s = with_retry(
+      [&](grpc::ClientContext* ctx) {
+        auto stream = stub->Connect(ctx);
+        stream->Write(msg);
+        stream->WritesDone();
+        v1::TrackerMessage reply;
+        while (stream->Read(&reply)) {
+        }
+        return stream->Finish();
+      },
+      variant == 14 ? fleet_.client_token() : fleet_.board_token());
+  refused(kind, s);
 }
 
 void SoakClient::garbage_grpc(uint64_t pick) {
