@@ -141,7 +141,27 @@ bool is_constant_foldable(const std::string& op) {
   return is_elementwise(op) || shape_ops.count(op) != 0;
 }
 
+// Each present input must hold the elements its shape claims, in the dtype the operation reads,
+// and broadcast to the output: a model can say otherwise, and the evaluator indexes by the shape.
+static void check_elementwise_inputs(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape) {
+  const bool ints = inputs[0]->dtype == DType::Int64;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor* t = inputs[i];
+    if (!t) continue;
+    const std::string which = "input " + std::to_string(i);
+    const size_t held = t->dtype == DType::Float32 ? t->f32.size() : t->i64.size();
+    if (static_cast<int64_t>(held) != t->size()) fail(n, which + " holds " + std::to_string(held) + " elements, its shape " + std::to_string(t->size()));
+    if (ints && i < 2 && t->dtype != DType::Int64) fail(n, which + " is not int64 like input 0");
+    if (t->shape.size() > out_shape.size()) fail(n, which + " has more dimensions than the output");
+    for (size_t d = 0; d < t->shape.size(); ++d) {
+      const int64_t have = t->shape[d], want = out_shape[d + out_shape.size() - t->shape.size()];
+      if (have != 1 && have != want) fail(n, which + " does not broadcast to the output's shape");
+    }
+  }
+}
+
 Tensor evaluate_elementwise(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape) {
+  check_elementwise_inputs(n, inputs, out_shape);
   std::vector<Shape> shapes;
   for (const Tensor* t : inputs) shapes.push_back(t ? t->shape : Shape{});
   const bool ints = inputs[0]->dtype == DType::Int64;

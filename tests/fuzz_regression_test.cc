@@ -103,6 +103,19 @@ TEST(FuzzRegression, OnnxClipBoundThatIsNoScalarIsRefused) {
   EXPECT_NE(why.find("node 'node1' (Clip): input 1 (min) must be a scalar, got [3]"), std::string::npos) << why;
 }
 
+// onnx_import_fuzz: a constant Add of an int64 tensor and a float one was folded reading the float
+// input's int64 elements, of which it has none (heap-buffer-overflow, ASan).
+TEST(FuzzRegression, OnnxConstantAddOfMixedTypesIsRefused) {
+  graph::testing::OnnxModelBuilder b;
+  b.input("x", {1, 4});
+  b.ints("a", {2}, {1, 2}).floats("f", {2}, {0.0f, 2.0f});
+  b.node("Add", {"a", "f"}, {"shape"}, "add1");
+  b.node("Reshape", {"x", "shape"}, {"y"}, "reshape1");
+  b.output("y");
+  const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
+  EXPECT_NE(why.find("node 'add1' (Add)"), std::string::npos) << why;
+}
+
 // onnx_import_fuzz: a MaxPool whose 'strides' attribute is an empty list read past its end (UBSan).
 TEST(FuzzRegression, OnnxPoolWithShortStridesIsRefused) {
   graph::testing::OnnxModelBuilder b;

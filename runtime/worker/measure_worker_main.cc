@@ -27,6 +27,11 @@ extern "C" const char* __asan_default_options() {
   return "detect_leaks=0:symbolize=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:use_sigaltstack=0";
 }
 #endif
+#if defined(__SANITIZE_THREAD__)
+extern "C" const char* __tsan_default_options() {
+  return "symbolize=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:use_sigaltstack=0";
+}
+#endif
 
 int main(int argc, char** argv) {
   using namespace tf::runtime;
