@@ -54,7 +54,10 @@ class Session {
   SessionEnd run(v1::Boards::Stub& stub) {
     SessionEnd end;
     fleet::add_token(ctx_, opts_.token);
-    stream_ = stub.Connect(&ctx_);
+    {
+      std::lock_guard<std::mutex> lock(write_mu_);
+      stream_ = stub.Connect(&ctx_);
+    }
     v1::BoardMessage reg;
     *reg.mutable_register_()->mutable_info() = info_;
     v1::TrackerMessage msg;
@@ -65,6 +68,10 @@ class Session {
       return end;
     }
     end.registered = true;
+    {
+      std::lock_guard<std::mutex> lock(write_mu_);
+      open_ = true;
+    }
     std::printf("board: registered with %s as %s (key %s)\n", opts_.tracker.c_str(), msg.registered().board_id().c_str(),
                 info_.device_key().c_str());
     std::fflush(stdout);
@@ -86,6 +93,10 @@ class Session {
       work_ready_.notify_one();
     }
     measurer.join();
+    {
+      std::lock_guard<std::mutex> lock(write_mu_);
+      open_ = false;
+    }
     grpc::Status s = stream_->Finish();
     end.why = s.ok() ? "the tracker closed the stream" : s.error_message();
     return end;
@@ -118,7 +129,7 @@ class Session {
 
   bool write(const v1::BoardMessage& m) {
     std::lock_guard<std::mutex> lock(write_mu_);
-    return !writes_done_ && stream_->Write(m);
+    return open_ && !writes_done_ && stream_->Write(m);
   }
 
   void hold_reference(const v1::Reference& ref) {
@@ -214,6 +225,10 @@ class Session {
   std::unique_ptr<Stream> stream_;
   std::mutex write_mu_;
   bool writes_done_ = false;  // guarded by write_mu_
+  // Registered and not yet finished, guarded by write_mu_: the event loop's heartbeats come at any
+  // time, and a write before the stream exists, before it is registered or after Finish() is
+  // undefined (a heartbeat while a dial failed was a SIGSEGV in the soak).
+  bool open_ = false;
 
   std::mutex mu_;
   std::condition_variable work_ready_;
