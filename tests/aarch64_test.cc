@@ -12,6 +12,7 @@
 #include "db/database.h"
 #include "runtime/measure_worker.h"
 #include "tests/fleet_harness.h"
+#include "tests/test_kernels.h"
 #include "tuner/tune_job.h"
 
 namespace tf {
@@ -80,14 +81,7 @@ TEST(Aarch64Target, DenseAndConv2dSpacesBuildAarch64Libraries) {
   }
 }
 
-runtime::MeasureOptions quick() {
-  runtime::MeasureOptions o;
-  o.repeat = 2;
-  o.min_repeat_ms = 1;
-  o.timeout_s = 60;
-  o.timing_lock = "/tmp/tunefarm-test-timing.lock";
-  return o;
-}
+runtime::MeasureOptions quick() { return test_kernels::quick_measure(2, 60); }
 
 // The arm64 measure worker under qemu-user runs the kernels and checks every output against the
 // reference computed on this host.

@@ -25,14 +25,7 @@ namespace {
 using test_kernels::add_setup;
 using test_kernels::build_test_library;
 
-runtime::MeasureOptions quick() {
-  runtime::MeasureOptions o;
-  o.repeat = 4;
-  o.min_repeat_ms = 1;
-  o.timeout_s = 2;
-  o.timing_lock = "/tmp/tunefarm-test-timing.lock";
-  return o;
-}
+runtime::MeasureOptions quick() { return test_kernels::quick_measure(4, 2); }
 
 TEST(Measure, EveryOutcomeIsClassifiedAndTheWorkerSurvives) {
   const std::vector<uint8_t> lib = build_test_library();

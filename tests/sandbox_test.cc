@@ -23,14 +23,7 @@ using test_kernels::build_test_library;
 const char* const kEscapeFile = "/tmp/tf-sandbox-escape";
 const char* const kRootFile = "/tmp/tf-sandbox-root-only";
 
-runtime::MeasureOptions quick() {
-  runtime::MeasureOptions o;
-  o.repeat = 2;
-  o.min_repeat_ms = 1;
-  o.timeout_s = 5;
-  o.timing_lock = "/tmp/tunefarm-test-timing.lock";
-  return o;
-}
+runtime::MeasureOptions quick() { return test_kernels::quick_measure(2, 5); }
 
 std::vector<uint8_t> escaping_library() {
   return build_test_library(test_kernels::kEscapingKernels, std::string("-DTF_ESCAPE_FILE='\"") + kEscapeFile +

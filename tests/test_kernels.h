@@ -99,6 +99,16 @@ inline std::vector<uint8_t> build_test_library(const char* source = kKernels, co
   return bytes;
 }
 
+// Measure options for tests: few, short timings under the tests' own timing lock.
+inline runtime::MeasureOptions quick_measure(int repeat, double timeout_s) {
+  runtime::MeasureOptions o;
+  o.repeat = repeat;
+  o.min_repeat_ms = 1;
+  o.timeout_s = timeout_s;
+  o.timing_lock = "/tmp/tunefarm-test-timing.lock";
+  return o;
+}
+
 // The workload of the kernels: z[64] = x[64] + y[64].
 inline runtime::WorkloadSetup add_setup() {
   runtime::WorkloadSetup s;
