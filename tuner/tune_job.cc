@@ -331,6 +331,16 @@ bool TuneRun::step(int max_batch) {
 // candidates are being measured at once.
 void TuneRun::run_batch(const std::vector<space::Config>& batch) {
   std::vector<std::future<Built>> builds;
+  // A build refers to task_; when recording a trial fails (the db cannot be written) this run ends
+  // early, and the builds still queued must be done before the job and its task go away.
+  struct WaitForBuilds {
+    std::vector<std::future<Built>>& builds;
+    ~WaitForBuilds() {
+      for (auto& b : builds) {
+        if (b.valid()) b.wait();
+      }
+    }
+  } wait_for_builds{builds};
   std::vector<Built> built(batch.size());
   std::vector<std::future<Measured>> measuring(batch.size());
   size_t submitted = 0;
@@ -385,7 +395,6 @@ void TuneRun::run_batch(const std::vector<space::Config>& batch) {
   for (size_t i = results.size(); i < submitted; ++i) {
     if (measuring[i].valid()) measuring[i].wait();
   }
-  for (size_t i = submitted; i < builds.size(); ++i) builds[i].wait();
   const auto update_start = Clock::now();
   tuner_->update(results);
   search_ms_ += ms_between(update_start, Clock::now());
