@@ -45,7 +45,7 @@ struct Options {
   std::string tuned_db;
   double tune_min_ms = 10;
   int64_t compile_samples = 8;
-  std::string name = "conv2d", target = "llvm -mcpu=native";
+  std::string name = "conv2d", target = "native";
   tf::MeasureArgs measure;
   bool onednn_only = false, json = false, no_save = false;
 };

@@ -27,6 +27,7 @@
 #include "support/args.h"
 #include "support/json.h"
 #include "support/stats.h"
+#include "tuner/legacy_host_target.h"
 
 namespace {
 
@@ -284,6 +285,7 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
 
 void report_predictions(const Options& o, const std::vector<Layer>& layers, Json& rows, Targets& targets) {
   tf::db::Database dataset(o.dataset, tf::db::Database::Open::Existing);
+  tf::tuner::alias_legacy_host_target(dataset);
   std::vector<LayerSamples> samples;
   for (const auto& layer : layers) samples.push_back(layer_samples(dataset, layer.name, layer.task, tf::tuner::local_device_key(1)));
   std::printf("## Prediction quality on held-out measurements\n\n");

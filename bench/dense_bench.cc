@@ -23,6 +23,7 @@
 #include "compiler/compiler.h"
 #include "db/database.h"
 #include "runtime/thread_pool.h"
+#include "tuner/legacy_host_target.h"
 
 namespace {
 
@@ -42,7 +43,7 @@ int run(int argc, char** argv) {
     std::string workloads = "gemm-512,gemm-1024", threads = "1,2";
     std::string workloads_file = std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json";
     std::string configs = std::string(TF_SOURCE_DIR) + "/bench/configs/dense_handpicked.json";
-    std::string name = "dense", target = "llvm -mcpu=native", best_from_db, key = "local";
+    std::string name = "dense", target = "native", best_from_db, key = "local";
     int64_t compile_samples = 20;
     tf::MeasureArgs measure;
     bool no_save = false;
@@ -112,6 +113,7 @@ int run(int argc, char** argv) {
     if (!o.best_from_db.empty()) {
       // The best any board of the key measured, whatever target string its boards had.
       tf::db::Database db(o.best_from_db);
+      tf::tuner::alias_legacy_host_target(db);
       std::optional<tf::db::Measurement> best;
       std::set<std::string> targets_of_key = {target.str()};
       for (const auto& d : db.devices()) {

@@ -34,7 +34,7 @@ struct ModelTuneRun {
 };
 
 struct ModelTuneSettings {
-  std::string target = "llvm -mcpu=native";
+  std::string target = "native";
   int threads = 1;
   int64_t trials = 2000;
   tuner::SchedulerPolicy scheduler = tuner::SchedulerPolicy::Gradient;

@@ -43,7 +43,7 @@ constexpr double kAgreement = 1e-3;
 
 struct Options {
   std::string models = "resnet18,mobilenetv2,bert_layer", threads = "1,2";
-  std::string models_dir = TF_MODELS_DIR, name = "models", target = "llvm -mcpu=native";
+  std::string models_dir = TF_MODELS_DIR, name = "models", target = "native";
   std::string lock_file = tf::runtime::MeasureOptions{}.timing_lock;
   int runs = 20, rounds = 2;
   int64_t tune = 0;  // trials per model and thread count; 0: default configs only

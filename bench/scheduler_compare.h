@@ -18,7 +18,7 @@ struct SchedulerComparison {
   std::string model;
   int threads = 1;
   int64_t trials = 2000, checkpoint = 200;
-  std::string target = "llvm -mcpu=native";
+  std::string target = "native";
   double min_repeat_ms = 20;
   std::string work_dir;  // the two scratch dbs
   std::string svg_path;  // the plot

@@ -21,7 +21,7 @@ struct BuildArgs {
   std::string onnx_path;
   std::string out_path;
   std::string db_path;
-  std::string target = "llvm -mcpu=native";
+  std::string target = "native";
   int threads = 1;
   std::string key;  // the device key the configs were measured under; empty: this host's (local, local-Nt)
   int64_t batch = 1;
@@ -100,10 +100,12 @@ void add_model_build(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("--db", a->db_path, "tuning database whose best configs the kernels use")->type_name("PATH");
   cmd->add_option("--threads", a->threads, "the thread count the configs were tuned for (the database's device key)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--key", a->key, "use the configs measured by the boards of this key (a fleet's db; give --target the boards' "
-                                   "target, as `tunefarm devices` shows it)")
+  cmd->add_option("--key", a->key, "use the configs measured by the boards of this key (a fleet's db; for boards of another "
+                                   "kind of machine, give --target their target, as `tunefarm devices` shows it)")
       ->type_name("KEY");
-  cmd->add_option("--target", a->target, "\"llvm -mtriple=... -mcpu=... -mattr=...\"")->type_name("TARGET");
+  cmd->add_option("--target", a->target,
+                  "native (this host, named as a board on it names itself), or \"llvm -mtriple=... -mcpu=... -mattr=...\"")
+      ->type_name("TARGET");
   cmd->add_option("--batch", a->batch, "the batch a symbolic first extent of an input becomes")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->as_json, "print JSON");
   cmd->add_flag("-q,--quiet", a->quiet, "no progress lines on stderr");

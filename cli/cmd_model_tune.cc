@@ -15,6 +15,7 @@
 #include "graph/pipeline.h"
 #include "runtime/measure.h"
 #include "tuner/tune_tasks.h"
+#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 namespace {
@@ -146,6 +147,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<gra
   if (std::string bad = runtime::measure_options_error(o.each.measure); !bad.empty()) throw UsageError("measure options: " + bad);
 
   db::Database database(a.db_path);
+  tuner::alias_legacy_host_target(database);
   const Json spec = model_job_spec(a, tasks, target.str());
   ModelTuneResult r;
   if (auto old = unfinished_job(database, spec); old && database.adopt_job(*old)) {
@@ -234,7 +236,8 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
   cmd->add_option("--batch", a->batch, "the batch a symbolic first extent of an input becomes")->check(CLI::PositiveNumber);
   add_threads_option(*cmd, a->threads, "threads of the kernels under measurement (this host; a board uses its own)");
-  cmd->add_option("--target", a->target, "\"llvm -mtriple=... -mcpu=... -mattr=...\" (this host; a fleet builds for its boards)")
+  cmd->add_option("--target", a->target,
+                  "native (this host) or \"llvm -mtriple=... -mcpu=... -mattr=...\" (a fleet builds for its boards)")
       ->type_name("TARGET");
   cmd->add_option("--db", a->db_path, "tuning database (created when missing; this host)")->type_name("PATH");
   add_tracker_options(*cmd, a->tracker);

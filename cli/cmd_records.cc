@@ -11,6 +11,7 @@
 #include "cli/svg_chart.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
+#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 namespace {
@@ -132,6 +133,7 @@ int import_command(const FileOptions& o) {
   std::ifstream in(file);
   if (!in) throw UsageError("cannot read " + file);
   db::Database database(o.db);
+  tuner::alias_legacy_host_target(database);
   RecordChecker checker;
   constexpr size_t kReasonsShown = 5;
   int64_t added = 0, present = 0, bad = 0, refused = 0, line_no = 0;

@@ -15,6 +15,7 @@
 #include "regress/regression_run.h"
 #include "regress/report.h"
 #include "tuner/tune_job.h"
+#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 namespace {
@@ -121,8 +122,7 @@ regress::BestConfigFn best_config(db::Database& db, Where& where, int64_t tune_m
     const codegen::Target here = codegen::parse_target(where.comparer->target());
     for (const auto& m : db.best_per_target(w.op, w.shape)) {
       try {
-        const codegen::Target there = codegen::parse_target(m.target);
-        if (there.triple != here.triple || there.cpu != here.cpu) continue;
+        if (!codegen::same_kind(codegen::parse_target(m.target), here)) continue;
       } catch (const std::exception&) {
         continue;  // a target this LLVM does not know is not this machine's kind
       }
@@ -173,6 +173,7 @@ int baseline_save(const SaveOptions& so) {
   const auto settings = settings_from(o, suite);
   Where where = where_from(o, suite);
   db::Database db(o.db);
+  tuner::alias_legacy_host_target(db);
   say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
   auto saved = regress::save_baseline(name, suite, *where.comparer, best_config(db, where, o.tune_missing), db, so.replace,
                                       settings, say);

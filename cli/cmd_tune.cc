@@ -10,6 +10,7 @@
 #include "runtime/measure.h"
 #include "support/measure_args.h"
 #include "tuner/tune_job.h"
+#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 
@@ -105,6 +106,7 @@ int tune_command(TuneCommandOptions& o) {
   if (o.no_timing_lock) opts.measure.timing_lock.clear();
   if (std::string bad = runtime::measure_options_error(opts.measure); !bad.empty()) throw UsageError("measure options: " + bad);
   db::Database database(o.db);
+  tuner::alias_legacy_host_target(database);
 
   const bool json = o.json;
   const bool tty = ::isatty(STDERR_FILENO) != 0;

@@ -24,7 +24,7 @@ struct ModelTuneArgs {
   std::string scheduler = "gradient";
   int64_t batch = 1;      // the model's batch
   int threads = 1;        // on this host: the kernels' threads
-  std::string target = "llvm -mcpu=native";
+  std::string target = "native";
   std::string db_path = "tunefarm.db";
   TrackerArgs tracker;    // with --key: tune on the fleet
   std::string key;        // the boards' key

@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include "support/args.h"
+#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 
 std::unique_ptr<db::Database> open_existing_db(const std::string& path, DbUse use) {
   if (::access(path.c_str(), F_OK) != 0) throw UsageError("no database at " + path + " (--db PATH)");
-  return std::make_unique<db::Database>(path, use == DbUse::Read ? db::Database::Open::ReadOnly : db::Database::Open::Existing);
+  auto db = std::make_unique<db::Database>(path, use == DbUse::Read ? db::Database::Open::ReadOnly : db::Database::Open::Existing);
+  tuner::alias_legacy_host_target(*db);
+  return db;
 }
 
 }  // namespace tf::cli

@@ -14,7 +14,9 @@ void add_workload_options(CLI::App& app, WorkloadArgs& out) {
   out.shape_option = app.add_option("--shape", out.shape,
                                     "extents of the workload: positional (512,512,512) or named (n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1)")
                          ->type_name("SHAPE");
-  app.add_option("--target", out.target, "\"llvm -mtriple=... -mcpu=... -mattr=...\"")->type_name("TARGET");
+  app.add_option("--target", out.target,
+                  "native (this host, named as a board on it names itself), or \"llvm -mtriple=... -mcpu=... -mattr=...\"")
+      ->type_name("TARGET");
 }
 
 CLI::Option* add_threads_option(CLI::App& app, int& out, const std::string& help) {
@@ -28,6 +30,9 @@ void add_config_options(CLI::App& app, ConfigArgs& out) {
                          ->check(CLI::NonNegativeNumber);
   out.index_option->excludes(out.config_option);
   app.add_option("--db", out.db, "tuning database, for --config best")->type_name("PATH");
+  app.add_option("--key", out.key, "--config best from what the boards of this device key measured (a fleet's db), "
+                                   "not from local tuning")
+      ->type_name("KEY");
 }
 
 std::string device_key_of(int threads) { return tuner::local_device_key(threads); }
@@ -51,11 +56,12 @@ space::Config config_from_args(const ConfigArgs& args, const compiler::Task& tas
   if (args.config == "best") {
     auto db_handle = open_existing_db(args.db, DbUse::Read);
     db::Database& database = *db_handle;
-    const std::string device = device_key_of(args.threads);
+    const std::string device = args.key.empty() ? device_key_of(args.threads) : args.key;
     auto best = database.best(task.workload().op, task.workload().shape, task.target().str(), device);
     if (!best) {
       throw UsageError("--config best: " + args.db + " has no successful measurement of " + task.workload().str() + " on " +
-                       task.target().str() + " as device " + device + " (run tunefarm tune first, with the same --threads)");
+                       task.target().str() + " as device " + device +
+                       (args.key.empty() ? " (run tunefarm tune first, with the same --threads)" : " (tune it on that fleet first)"));
     }
     return task.space().from_json(best->config);
   }

@@ -14,7 +14,7 @@ struct WorkloadArgs {
   std::string op = "dense";
   // As typed: positional ("512,512,512") or named ("n=1,c=64,h=56,..."); parsed once the op is known.
   std::string shape;
-  std::string target = "llvm -mcpu=native";
+  std::string target = "native";
   CLI::Option* shape_option = nullptr;
 };
 
@@ -23,6 +23,7 @@ struct ConfigArgs {
   int64_t config_index = 0;
   std::string db = "tunefarm.db";
   int threads = 1;  // the thread count measurements were recorded under (each is tuned apart)
+  std::string key;  // a fleet's device key: its boards' measurements instead of local ones
   CLI::Option* config_option = nullptr;
   CLI::Option* index_option = nullptr;
 };
@@ -30,7 +31,7 @@ struct ConfigArgs {
 void add_workload_options(CLI::App& app, WorkloadArgs& out);
 // --threads N (1..1024).
 CLI::Option* add_threads_option(CLI::App& app, int& out, const std::string& help);
-// --config, --config-index, --db (not --threads: each command says what its threads mean).
+// --config, --config-index, --db, --key (not --threads: each command says what its threads mean).
 void add_config_options(CLI::App& app, ConfigArgs& out);
 // The positional shape of --shape for --op; UsageError naming --shape when it is missing or wrong.
 std::vector<int64_t> parse_shape_option(const std::string& op, const std::string& text);

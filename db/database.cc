@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 
 #include <sqlite3.h>
 
@@ -181,9 +182,27 @@ auto examine(const std::string& path, F check) {
   }
 }
 
+// tf_target(text): the target a stored target string is looked up as (Database::alias_target).
+void target_alias_function(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const auto* aliases = static_cast<const std::map<std::string, std::string>*>(sqlite3_user_data(ctx));
+  const unsigned char* text = sqlite3_value_text(argv[0]);
+  if (!text) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  const std::string stored(reinterpret_cast<const char*>(text));
+  auto it = aliases->find(stored);
+  const std::string& as = it == aliases->end() ? stored : it->second;
+  sqlite3_result_text(ctx, as.c_str(), static_cast<int>(as.size()), SQLITE_TRANSIENT);
+}
+
 }  // namespace
 
 Database::Database(const std::string& path, Open open) : conn_(path, access_of(open)) {
+  if (sqlite3_create_function_v2(conn_.handle(), "tf_target", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &target_aliases_,
+                                 target_alias_function, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    throw DbError("'" + path + "': cannot register the target alias function: " + sqlite3_errmsg(conn_.handle()));
+  }
   bool empty = false;
   // Checked before anything is written: another program's SQLite file is refused unchanged.
   const int version = examine(path, [&] { return check_schema(conn_, &empty); });
@@ -220,6 +239,10 @@ int64_t Database::workload_id(const Measurement& m) {
   q.bind(1, m.workload_key());
   if (!q.step()) throw DbError("workload " + m.workload_key() + " vanished");
   return q.column_int(0);
+}
+
+void Database::alias_target(const std::string& alias, const std::string& target) {
+  if (!alias.empty() && alias != target) target_aliases_[alias] = target;
 }
 
 int64_t Database::target_id(const std::string& target, const std::string& device_key) {
@@ -347,7 +370,7 @@ std::optional<Measurement> Database::best(const std::string& op, const std::vect
   // No LIMIT: a row with a stored bad timing is skipped and the next fastest taken. NULL means
   // (NaN written by older builds) sort first in SQLite and are excluded here.
   std::optional<Measurement> best;
-  each_row("WHERE w.key = ? AND t.target = ? AND t.device_key = ? AND m.outcome = 'ok' AND m.mean_s IS NOT NULL "
+  each_row("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ? AND m.outcome = 'ok' AND m.mean_s IS NOT NULL "
            "ORDER BY m.mean_s ASC, m.id ASC",
            {key.workload_key(), target, device_key}, [&](Measurement& m) {
              best = std::move(m);
@@ -361,7 +384,7 @@ std::vector<Measurement> Database::best_per_target(const std::string& op, const 
   key.op = op;
   key.shape = shape;
   Statement targets(conn_.handle(),
-                    "SELECT DISTINCT t.target, t.device_key FROM measurements m JOIN workloads w ON w.id = m.workload_id "
+                    "SELECT DISTINCT tf_target(t.target), t.device_key FROM measurements m JOIN workloads w ON w.id = m.workload_id "
                     "JOIN targets t ON t.id = m.target_id WHERE w.key = ? AND m.outcome = 'ok' ORDER BY t.id");
   targets.bind(1, key.workload_key());
   std::vector<std::pair<std::string, std::string>> where;
@@ -379,7 +402,7 @@ std::vector<Measurement> Database::history(const std::string& op, const std::vec
   Measurement key;
   key.op = op;
   key.shape = shape;
-  return query("WHERE w.key = ? AND t.target = ? AND t.device_key = ? ORDER BY m.id ASC",
+  return query("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ? ORDER BY m.id ASC",
                {key.workload_key(), target, device_key});
 }
 
@@ -387,7 +410,7 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
                                               int64_t limit) {
   static const std::string kOfOp =
       "FROM measurements m2 JOIN workloads w2 ON w2.id = m2.workload_id JOIN targets t2 ON t2.id = m2.target_id "
-      "WHERE w2.op = ? AND t2.target = ? AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL";
+      "WHERE w2.op = ? AND tf_target(t2.target) = ? AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL";
   Statement count(conn_.handle(), "SELECT COUNT(DISTINCT m2.workload_id) " + kOfOp);
   count.bind(1, op).bind(2, target).bind(3, device_key);
   count.step();
@@ -569,7 +592,7 @@ std::optional<CostModel> Database::load_model(const std::string& op, const std::
                                               const std::string& device_key, int64_t feature_version) {
   Statement q(conn_.handle(),
               "SELECT c.feature_version, c.training_size, c.model FROM cost_models c JOIN targets t ON t.id = c.target_id "
-              "WHERE c.op = ? AND t.target = ? AND t.device_key = ? AND c.feature_version = ? "
+              "WHERE c.op = ? AND tf_target(t.target) = ? AND t.device_key = ? AND c.feature_version = ? "
               "ORDER BY c.created_ms DESC, c.id DESC LIMIT 1");
   q.bind(1, op).bind(2, target).bind(3, device_key).bind(4, feature_version);
   if (!q.step()) return std::nullopt;

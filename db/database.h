@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,6 +143,12 @@ class Database {
   std::vector<Baseline> baselines();
   bool delete_baseline(const std::string& name);  // false: there was none
 
+  // From now on, reads that look up `target` (best, best_per_target, history, op_history,
+  // load_model) also find what was filed under `alias`: another string for the same machine, such
+  // as the one older tunefarm versions used for their host. New records go under `target`; stored
+  // rows are not rewritten, so a read-only file works too.
+  void alias_target(const std::string& alias, const std::string& target);
+
   void save_model(const std::string& op, const std::string& target, const std::string& device_key, const CostModel& m);
   std::optional<CostModel> load_model(const std::string& op, const std::string& target, const std::string& device_key,
                                       int64_t feature_version);
@@ -164,6 +171,7 @@ class Database {
   // Every job, or the one with `id`; marks a local job whose process died as failed.
   std::vector<Job> read_jobs(std::optional<int64_t> id);
 
+  std::map<std::string, std::string> target_aliases_;  // alias -> target; read by SQL's tf_target()
   Connection conn_;
   int opened_at_version_ = 0;
   int64_t invalid_rows_skipped_ = 0;

@@ -79,3 +79,29 @@ TEST(CliReadOnly, ADamagedSchemaVersionIsOneErrorLine) {
 }
 
 }  // namespace
+
+// Databases written before local commands named the host as its boards do hold local records under
+// LLVM's name for this CPU: they are still this host's, for reading commands and for --config best.
+TEST(CliTargets, RecordsFiledUnderLlvmsNameForThisHostAreTheHostsRecords) {
+  const std::string llvm_named = tf::codegen::llvm_named_host_target();
+  ASSERT_FALSE(llvm_named.empty());
+  const std::string lines = temp("legacy.jsonl"), db = temp("legacy.db");
+  {
+    std::ofstream out(lines);
+    out << "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": {\"target\": \"" << llvm_named
+        << "\", \"device_key\": \"local\"}, \"config\": {\"mr\": 3, \"unroll_k\": 2}, \"config_index\": -1, "
+        << "\"costs\": [0.001], \"outcome\": \"ok\", \"time\": 1000}\n";
+  }
+  Result imported = run_cli("import --db " + db + " " + lines);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+
+  Result best = run_cli("best --op dense --shape 32,48,40 --db " + db + " --target native --json");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(tf::parse_json(best.out).at("config").at("mr"), 3) << best.out;
+  Result ran = run_cli("run --op dense --shape 32,48,40 --config best --db " + db + " --min-ms 1 --repeat 1 --json");
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const tf::Json out = tf::parse_json(ran.out);
+  EXPECT_EQ(out.at("config").at("mr"), 3) << ran.out;
+  EXPECT_EQ(out.at("config").at("unroll_k"), 2) << ran.out;
+  EXPECT_EQ(out.at("target"), tf::codegen::host_target().str());
+}

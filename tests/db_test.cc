@@ -102,6 +102,41 @@ TEST(Database, CostModelsAreStoredPerOpTargetAndFeatureVersion) {
   EXPECT_FALSE(db.load_model("dense", "t", "local", 2).has_value());
 }
 
+// Records filed under an older string for a machine are found under its current one once aliased,
+// by every read and in a read-only file, while new records go under the current string.
+TEST(Database, AnAliasedTargetsRecordsAreFoundUnderTheTargetTheyAliasTo) {
+  const std::string path = fresh_path("alias");
+  const std::string old_name = sample(0, 0, 0).target, current = "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v4";
+  {
+    Database db(path);
+    db.record(sample(2e-3, 1, 1000));
+    db.record(sample(1e-3, 2, 1001));
+    db.save_model("dense", old_name, "local", {1, 10, {7}});
+    EXPECT_FALSE(db.best("dense", {64, 64, 64}, current).has_value());
+    db.alias_target(old_name, current);
+    Measurement newer = sample(1.5e-3, 3, 1002);
+    newer.target = current;
+    db.record(newer);
+    auto best = db.best("dense", {64, 64, 64}, current);
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(best->config.at("mr").get<int64_t>(), 2);
+    EXPECT_EQ(db.history("dense", {64, 64, 64}, current).size(), 3u);
+    EXPECT_EQ(db.op_history("dense", current, "local", 100).size(), 3u);
+    ASSERT_TRUE(db.load_model("dense", current, "local", 1).has_value());
+    EXPECT_EQ(db.load_model("dense", current, "local", 1)->training_size, 10);
+    const auto per_target = db.best_per_target("dense", {64, 64, 64});
+    ASSERT_EQ(per_target.size(), 1u);  // one machine, not two
+    EXPECT_EQ(per_target[0].config.at("mr").get<int64_t>(), 2);
+    // A device key is still a device key: the alias joins strings, not boards.
+    EXPECT_FALSE(db.best("dense", {64, 64, 64}, current, "k").has_value());
+  }
+  Database reader(path, Database::Open::ReadOnly);
+  EXPECT_EQ(reader.history("dense", {64, 64, 64}, current).size(), 1u);
+  reader.alias_target(old_name, current);
+  EXPECT_EQ(reader.history("dense", {64, 64, 64}, current).size(), 3u);
+  EXPECT_EQ(reader.history("dense", {64, 64, 64}, old_name).size(), 0u);
+}
+
 TEST(Database, MigratesTheFirstSchemaForward) {
   std::string path = fresh_path("migrate");
   {

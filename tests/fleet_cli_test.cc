@@ -170,5 +170,43 @@ TEST_F(FleetCli, CancelPlainAndJson) {
   }
 }
 
+// One machine, one target: a board and a local command on this host name the CPU with the same
+// string, so what the fleet tuned is what a local run uses, and the other way round.
+TEST_F(FleetCli, ABoardAndALocalRunOnOneHostShareTheirTargetAndTheirBest) {
+  Result devices = cli("devices --json");
+  ASSERT_EQ(devices.exit_code, 0) << devices.err;
+  const std::string board_target = json_of(devices)[0].at("target").get<std::string>();
+  const std::string run_args = std::string("run --op dense --shape ") + kShape + " --min-ms 1 --repeat 1 --json";
+
+  Result native = run_cli(run_args + " --target native");
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  EXPECT_EQ(json_of(native).at("target"), board_target);
+
+  // Fleet to local: the best a job of the board's found is what `run --config best --key` runs here.
+  Result tuned = cli(submit_args(kKey) + " --json --follow");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const std::string last = tuned.out.substr(tuned.out.rfind('\n', tuned.out.size() - 2) + 1);
+  const Json fleet_best = parse_json(last).at("workloads")[0].at("best_config");
+  Result from_fleet = run_cli(run_args + " --target native --config best --key " + kKey + " --db " + fleet_.db());
+  ASSERT_EQ(from_fleet.exit_code, 0) << from_fleet.err;
+  const Json ran = json_of(from_fleet).at("config");
+  for (const auto& [knob, value] : fleet_best.items()) EXPECT_EQ(ran.at(knob), value) << knob << ": " << from_fleet.out;
+
+  // Local to fleet: a config tuned here with --target native is the best for the board's target
+  // string, which this host accepts and runs.
+  const std::string local_db = fleet_.dir() + "/local.db";
+  Result local = run_cli(std::string("tune --op dense --shape ") + kShape + " --trials 4 --tuner random --min-ms 1 --repeat 2 --db " +
+                         local_db + " --target native --json");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  Result best_local = run_cli(std::string("best --op dense --shape ") + kShape + " --db " + local_db + " --json");
+  ASSERT_EQ(best_local.exit_code, 0) << best_local.err;
+  const Json local_best = json_of(best_local).at("config");
+  Result as_board = run_cli(run_args + " --target '" + board_target + "' --config best --db " + local_db);
+  ASSERT_EQ(as_board.exit_code, 0) << as_board.err;
+  EXPECT_EQ(json_of(as_board).at("target"), board_target);
+  const Json ran_local = json_of(as_board).at("config");
+  for (const auto& [knob, value] : local_best.items()) EXPECT_EQ(ran_local.at(knob), value) << knob << ": " << as_board.out;
+}
+
 }  // namespace
 }  // namespace tf::fleet_test

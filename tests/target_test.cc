@@ -12,6 +12,7 @@
 
 #include "compiler/codegen/target.h"
 #include "compiler/error.h"
+#include "runtime/host_cpu.h"
 
 namespace tf {
 namespace {
@@ -32,6 +33,62 @@ TEST(Target, TheHostRoundTripsThroughItsString) {
   EXPECT_EQ(again.str(), host.str());
   EXPECT_EQ(again.vector_bits, host.vector_bits);
   EXPECT_TRUE(codegen::host_can_run(again));
+}
+
+// A board describes its machine by triple and cpuinfo flags; a local command on the same machine
+// must use the very same string, or their records and cost models would be two sets.
+TEST(Target, NativeIsTheTargetABoardOnThisHostRegistersWith) {
+  const runtime::HostCpu& cpu = runtime::host_cpu();
+  const std::string board = codegen::target_from_cpu_flags(cpu.triple, cpu.flags).str();
+  EXPECT_EQ(codegen::parse_target("native").str(), board);
+  EXPECT_EQ(codegen::parse_target("llvm -mcpu=native").str(), board);
+  EXPECT_EQ(codegen::parse_target("llvm").str(), board);
+  EXPECT_EQ(codegen::parse_target("llvm -mtriple=" + cpu.triple + " -mcpu=native").str(), board);
+  std::string why;
+  EXPECT_TRUE(codegen::host_can_run(codegen::parse_target(board), &why)) << why;
+}
+
+// LLVM's name for this CPU brings a tuning model along, not instructions: the string older
+// databases filed local records under runs here too, and is the same kind of machine.
+TEST(Target, TheHostAsLlvmNamesItRunsHereAndIsTheSameKindOnlyWhenItsLevelMatches) {
+  const std::string named = codegen::llvm_named_host_target();
+  ASSERT_FALSE(named.empty());
+  const codegen::Target t = codegen::parse_target(named);
+  std::string why;
+  EXPECT_TRUE(codegen::host_can_run(t, &why)) << why;
+  const codegen::Target host = codegen::host_target();
+  EXPECT_EQ(codegen::same_kind(host, host), true);
+  EXPECT_EQ(codegen::same_kind(t, host), t.cpu == host.cpu);
+  EXPECT_FALSE(codegen::same_kind(host, codegen::parse_target("llvm -mtriple=aarch64-linux-gnu -mcpu=generic")));
+}
+
+// A target that needs instructions the CPU lacks is refused, naming them.
+TEST(Target, ATargetNeedingFeaturesTheHostLacksIsRefusedNamingThem) {
+  const codegen::Target host = codegen::host_target();
+  std::string missing;
+  for (const char* f : {"avx512fp16", "amx-tile", "avx512vp2intersect", "avxvnniint8", "sha512", "sve", "sve2", "sme"}) {
+    std::string attr = host.features.empty() ? std::string("+") + f : host.features + ",+" + f;
+    try {
+      const codegen::Target t = codegen::parse_target("llvm -mtriple=" + host.triple + " -mcpu=" + host.cpu + " -mattr=" + attr);
+      if (!codegen::host_can_run(t)) {
+        missing = f;
+        std::string why;
+        EXPECT_FALSE(codegen::host_can_run(t, &why));
+        EXPECT_NE(why.find(f), std::string::npos) << why;
+        EXPECT_NE(why.find("lacks"), std::string::npos) << why;
+        break;
+      }
+    } catch (const CompileError&) {
+      // Not a feature of this architecture.
+    }
+  }
+  if (missing.empty()) GTEST_SKIP() << "this CPU has every feature tried";
+  std::string why;
+  EXPECT_FALSE(codegen::host_can_run(codegen::parse_target(host.triple.rfind("x86_64", 0) == 0
+                                                               ? "llvm -mtriple=aarch64-linux-gnu -mcpu=generic"
+                                                               : "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64"),
+                                     &why));
+  EXPECT_NE(why.find("cannot run on this"), std::string::npos) << why;
 }
 
 TEST(Target, UnknownCpusAndFeaturesAreNamed) {

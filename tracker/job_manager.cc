@@ -10,6 +10,7 @@
 #include "tracker/fleet_measurer.h"
 #include "tracker/job_run.h"
 #include "tracker/job_spec.h"
+#include "tuner/legacy_host_target.h"
 #include "tuner/tune_job.h"
 
 namespace tf::tracker {
@@ -292,6 +293,7 @@ void JobManager::run_job(const std::shared_ptr<Run>& run) {
   };
   try {
     db = std::make_unique<db::Database>(db_path_);
+    tuner::alias_legacy_host_target(*db);
     if (spec.scheduler().empty()) run_in_turn(run, *db, spec, id);
     else run_scheduled(run, *db, spec, id);
     if (run->cancelled) return finish(v1::CANCELLED, "cancelled");

@@ -5,6 +5,7 @@
 #include "db/database.h"
 #include "proto/json_convert.h"
 #include "tracker/compare.h"
+#include "tuner/legacy_host_target.h"
 
 namespace tf::tracker {
 
@@ -28,7 +29,9 @@ grpc::Status guarded(const char* call, F&& body) {
 }  // namespace
 
 TuningService::TuningService(JobManager& jobs, Dispatcher& dispatcher, const Authenticator& auth, std::string db_path)
-    : jobs_(jobs), dispatcher_(dispatcher), auth_(auth), db_(db_path) {}
+    : jobs_(jobs), dispatcher_(dispatcher), auth_(auth), db_(db_path) {
+  tuner::alias_legacy_host_target(db_);
+}
 
 grpc::Status TuningService::reader(grpc::ServerContext* ctx, const char* call, Principal* who) {
   return auth_.check(*ctx, {Role::Client, Role::Admin}, call, who);

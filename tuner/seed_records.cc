@@ -22,8 +22,7 @@ std::vector<db::Measurement> seed_records(const std::string& op, const codegen::
         if (kind == same_kind.end()) {
           bool same = false;
           try {
-            const codegen::Target measured_on = codegen::parse_target(m.target);
-            same = measured_on.triple == target.triple && measured_on.cpu == target.cpu;
+            same = codegen::same_kind(codegen::parse_target(m.target), target);
           } catch (const std::exception&) {
             // A CPU this LLVM does not know is not this target's kind.
           }

@@ -20,8 +20,8 @@ struct SeedFile {
 // Every shipped file (tuner/seeds/*.jsonl, embedded at build time).
 const std::vector<SeedFile>& shipped_seed_files();
 
-// The shipped successful records of `op` measured on a machine of `target`'s kind: the same triple
-// and CPU (x86-64-v4: AVX-512), where the relative speed of configs carries over. A line that does
+// The shipped successful records of `op` measured on a machine of `target`'s kind
+// (codegen::same_kind), where the relative speed of configs carries over. A line that does
 // not parse is skipped (the file is ours; a test reads every line).
 std::vector<db::Measurement> seed_records(const std::string& op, const codegen::Target& target);
 

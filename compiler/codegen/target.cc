@@ -18,6 +18,7 @@
 
 #include "compiler/codegen/llvm_init.h"
 #include "compiler/error.h"
+#include "runtime/host_cpu.h"
 
 namespace tf::codegen {
 namespace {
@@ -44,8 +45,8 @@ std::unique_ptr<llvm::MCSubtargetInfo> subtarget(const llvm::Target& backend, co
   return std::unique_ptr<llvm::MCSubtargetInfo>(backend.createMCSubtargetInfo(triple, cpu, features));
 }
 
-// The host's features that differ from what its CPU name implies (a hypervisor may hide some):
-// usually none, which keeps the target string short enough to read and to use as a key.
+// The host's features that differ from what `cpu` implies (a hypervisor may hide some), as LLVM
+// sees them: the feature part of llvm_named_host_target().
 std::string host_feature_delta(const llvm::Target& backend, const std::string& triple, const std::string& cpu) {
   llvm::StringMap<bool> map;
   if (!llvm::sys::getHostCPUFeatures(map)) return "";
@@ -110,10 +111,12 @@ std::string Target::str() const {
 
 Target parse_target(const std::string& text) {
   initialize_llvm();
+  if (text == "native") return host_target();
   std::istringstream in(text);
   std::string word;
   if (!(in >> word) || word != "llvm") {
-    throw CompileError("unknown target '" + text + "': a target string starts with 'llvm', e.g. 'llvm -mcpu=native'");
+    throw CompileError("unknown target '" + text + "': a target is 'native' (this host) or a string starting with 'llvm', e.g. "
+                       "'llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v3'");
   }
   std::string triple_str, cpu, features;
   bool have_attr = false;
@@ -131,33 +134,23 @@ Target parse_target(const std::string& text) {
       throw CompileError("target '" + text + "': unknown option '" + word + "' (known: -mtriple=, -mcpu=, -mattr=)");
     }
   }
-  const std::string host_triple = llvm::sys::getProcessTriple();
+  const std::string host_triple = runtime::host_cpu().triple;
   const bool is_host = triple_str.empty() || llvm::Triple(triple_str).normalize() == llvm::Triple(host_triple).normalize();
   if (triple_str.empty()) triple_str = host_triple;
   llvm::Triple triple(llvm::Triple::normalize(triple_str));
   if (cpu.empty()) cpu = is_host ? "native" : "generic";
   if (cpu == "native") {
     if (!is_host) throw CompileError("target '" + text + "': -mcpu=native only makes sense for the host triple " + host_triple);
-    cpu = llvm::sys::getHostCPUName().str();
+    if (!have_attr) return host_target();
+    // The host with features switched on or off: its own list first, so the ones given win.
+    const Target host = host_target();
+    cpu = host.cpu;
+    features = host.features.empty() ? features : features.empty() ? host.features : host.features + "," + features;
   }
 
   std::string error;
   const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple.str(), error);
   if (!backend) throw CompileError("target '" + text + "': no LLVM backend for triple '" + triple.str() + "': " + error);
-  if (is_host && cpu == llvm::sys::getHostCPUName() && !have_attr) {
-    // A hypervisor that hides the CPU model makes LLVM say "generic"; the highest x86-64 level the
-    // host fully supports names the same machine in far fewer words.
-    if (cpu == "generic" && triple.isX86()) {
-      for (const char* level : {"x86-64-v4", "x86-64-v3", "x86-64-v2"}) {
-        std::string delta = host_feature_delta(*backend, triple.str(), level);
-        if ((delta.empty() || delta[0] != '-') && delta.find(",-") == std::string::npos) {
-          cpu = level;
-          break;
-        }
-      }
-    }
-    features = host_feature_delta(*backend, triple.str(), cpu);
-  }
   if (!cpu_known(*backend, triple.str(), cpu)) {
     throw CompileError("target '" + text + "': CPU '" + cpu + "' is unknown to the " + backend->getName() + " backend");
   }
@@ -250,21 +243,62 @@ bool host_can_run(const Target& target, std::string* why) {
     if (why) *why = "code for " + target.triple + " cannot run on this " + host.triple + " host";
     return false;
   }
+  // Asked of the CPU itself (LLVM's view, through cpuid on x86): the instruction set, not the
+  // tuning a CPU name brings, decides whether code runs.
+  llvm::StringMap<bool> present;
+  if (!llvm::sys::getHostCPUFeatures(present)) return true;
   std::string error;
   const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(host.triple, error);
   if (!backend) return false;
-  auto needs = subtarget(*backend, target.triple, target.cpu, target.features)->getFeatureBits();
-  auto has = subtarget(*backend, host.triple, host.cpu, host.features)->getFeatureBits();
-  if ((needs & ~has).any()) {
-    if (why) *why = "target '" + target.str() + "' uses CPU features this host (" + host.cpu + ") lacks";
-    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> wanted = subtarget(*backend, target.triple, target.cpu, target.features);
+  std::vector<std::string> missing;
+  for (const auto& kv : present) {
+    if (!kv.second && wanted->checkFeatures("+" + kv.first().str())) missing.push_back(kv.first().str());
   }
-  return true;
+  if (missing.empty()) return true;
+  std::sort(missing.begin(), missing.end());
+  if (why) {
+    std::string list;
+    for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+    *why = "target '" + target.str() + "' needs CPU features this host (" + host.cpu + ") lacks: " + list;
+  }
+  return false;
+}
+
+bool same_kind(const Target& a, const Target& b) {
+  const llvm::Triple ta(a.triple), tb(b.triple);
+  return ta.getArch() == tb.getArch() && ta.getOS() == tb.getOS() && a.cpu == b.cpu;
 }
 
 Target host_target() {
-  static const Target host = parse_target("llvm -mcpu=native");
+  static const Target host = [] {
+    const runtime::HostCpu& cpu = runtime::host_cpu();
+    return target_from_cpu_flags(cpu.triple, cpu.flags);
+  }();
   return host;
+}
+
+std::string llvm_named_host_target() {
+  initialize_llvm();
+  const std::string triple = llvm::Triple::normalize(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!backend) return "";
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  if (cpu == "generic" && llvm::Triple(triple).isX86()) {
+    for (const char* level : {"x86-64-v4", "x86-64-v3", "x86-64-v2"}) {
+      const std::string delta = host_feature_delta(*backend, triple, level);
+      if ((delta.empty() || delta[0] != '-') && delta.find(",-") == std::string::npos) {
+        cpu = level;
+        break;
+      }
+    }
+  }
+  Target t;
+  t.triple = triple;
+  t.cpu = cpu;
+  t.features = host_feature_delta(*backend, triple, cpu);
+  return t.str();
 }
 
 }  // namespace tf::codegen

@@ -20,11 +20,14 @@ struct Target {
   int float32_lanes() const { return vector_bits / 32; }
 };
 
-// Parses a target string. "llvm" or "llvm -mcpu=native" is the host (triple, CPU name and
-// features detected). Throws tf::CompileError on anything else it cannot honour: an unknown
-// option, a triple LLVM has no backend for, a CPU the backend does not know.
+// Parses a target string. "native", "llvm" and "llvm -mcpu=native" are the host: host_target(),
+// with any -mattr= given applied on top. Throws tf::CompileError on anything else it cannot honour:
+// an unknown option, a triple LLVM has no backend for, a CPU or feature the backend does not know.
 Target parse_target(const std::string& s);
 
+// This machine, described the way a board describes itself (its triple and cpuinfo flags, through
+// target_from_cpu_flags): a board and a local command on one machine use the same target string,
+// so their records, cost models and best configs are one set.
 Target host_target();
 
 // The target for a machine described the way a board without LLVM can describe itself: its triple
@@ -33,8 +36,17 @@ Target host_target();
 // tf::CompileError for a triple LLVM has no backend for.
 Target target_from_cpu_flags(const std::string& triple, const std::vector<std::string>& flags);
 
-// Whether code for `target` can run in this process: same architecture and OS, and no CPU feature
-// the host lacks. When not, `why` says which.
+// Whether code for `target` can run in this process: same architecture and OS, and no instruction
+// set feature the CPU lacks (a CPU name's tuning does not count). When not, `why` names them.
 bool host_can_run(const Target& target, std::string* why = nullptr);
+
+// Machines of one kind: same architecture, OS and CPU (on x86 the x86-64 level, v4 meaning
+// AVX-512), where the relative speed of configs carries over from one to the other.
+bool same_kind(const Target& a, const Target& b);
+
+// This host as LLVM names it (its CPU name plus the features that differ from what the name
+// implies): the string databases written before host_target() took the board's form hold this
+// machine's local records under. Empty when LLVM has no backend for the host.
+std::string llvm_named_host_target();
 
 }  // namespace tf::codegen
