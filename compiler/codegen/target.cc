@@ -253,7 +253,9 @@ bool host_can_run(const Target& target, std::string* why) {
   std::unique_ptr<llvm::MCSubtargetInfo> wanted = subtarget(*backend, target.triple, target.cpu, target.features);
   std::vector<std::string> missing;
   for (const auto& kv : present) {
-    if (!kv.second && wanted->checkFeatures("+" + kv.first().str())) missing.push_back(kv.first().str());
+    const std::string name = kv.first().str();
+    // Only names the backend knows reach checkFeatures, which warns on stderr about any other.
+    if (!kv.second && feature_known(have, name) && wanted->checkFeatures("+" + name)) missing.push_back(name);
   }
   if (missing.empty()) return true;
   std::sort(missing.begin(), missing.end());
