@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/open_db.h"
 #include "cli/commands.h"
 #include "cli/model_tune.h"
 #include "cli/workload_args.h"
@@ -15,7 +16,6 @@
 #include "graph/pipeline.h"
 #include "runtime/measure.h"
 #include "tuner/tune_tasks.h"
-#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 namespace {
@@ -146,8 +146,8 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<gra
   o.each.measure.timeout_s = a.measure.timeout_s;
   if (std::string bad = runtime::measure_options_error(o.each.measure); !bad.empty()) throw UsageError("measure options: " + bad);
 
-  db::Database database(a.db_path);
-  tuner::alias_legacy_host_target(database);
+  auto db_handle = open_or_create_db(a.db_path);
+  db::Database& database = *db_handle;
   const Json spec = model_job_spec(a, tasks, target.str());
   ModelTuneResult r;
   if (auto old = unfinished_job(database, spec); old && database.adopt_job(*old)) {

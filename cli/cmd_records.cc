@@ -11,7 +11,6 @@
 #include "cli/svg_chart.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
-#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 namespace {
@@ -132,8 +131,8 @@ int import_command(const FileOptions& o) {
   const std::string& file = o.file;
   std::ifstream in(file);
   if (!in) throw UsageError("cannot read " + file);
-  db::Database database(o.db);
-  tuner::alias_legacy_host_target(database);
+  auto db_handle = open_or_create_db(o.db);
+  db::Database& database = *db_handle;
   RecordChecker checker;
   constexpr size_t kReasonsShown = 5;
   int64_t added = 0, present = 0, bad = 0, refused = 0, line_no = 0;

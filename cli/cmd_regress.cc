@@ -15,7 +15,6 @@
 #include "regress/regression_run.h"
 #include "regress/report.h"
 #include "tuner/tune_job.h"
-#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 namespace {
@@ -172,8 +171,8 @@ int baseline_save(const SaveOptions& so) {
   const regress::Suite suite = regress::load_suite(o.suite);
   const auto settings = settings_from(o, suite);
   Where where = where_from(o, suite);
-  db::Database db(o.db);
-  tuner::alias_legacy_host_target(db);
+  auto db_handle = open_or_create_db(o.db);
+  db::Database& db = *db_handle;
   say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
   auto saved = regress::save_baseline(name, suite, *where.comparer, best_config(db, where, o.tune_missing), db, so.replace,
                                       settings, say);

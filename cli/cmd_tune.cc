@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "cli/open_db.h"
 #include "cli/commands.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
@@ -10,7 +11,6 @@
 #include "runtime/measure.h"
 #include "support/measure_args.h"
 #include "tuner/tune_job.h"
-#include "tuner/legacy_host_target.h"
 
 namespace tf::cli {
 
@@ -105,8 +105,8 @@ int tune_command(TuneCommandOptions& o) {
   opts.confirm_top = o.confirm;
   if (o.no_timing_lock) opts.measure.timing_lock.clear();
   if (std::string bad = runtime::measure_options_error(opts.measure); !bad.empty()) throw UsageError("measure options: " + bad);
-  db::Database database(o.db);
-  tuner::alias_legacy_host_target(database);
+  auto db_handle = open_or_create_db(o.db);
+  db::Database& database = *db_handle;
 
   const bool json = o.json;
   const bool tty = ::isatty(STDERR_FILENO) != 0;

@@ -14,4 +14,10 @@ std::unique_ptr<db::Database> open_existing_db(const std::string& path, DbUse us
   return db;
 }
 
+std::unique_ptr<db::Database> open_or_create_db(const std::string& path) {
+  auto db = std::make_unique<db::Database>(path, db::Database::Open::Create);
+  tuner::alias_legacy_host_target(*db);
+  return db;
+}
+
 }  // namespace tf::cli

@@ -281,26 +281,30 @@ Target host_target() {
 }
 
 std::string llvm_named_host_target() {
-  initialize_llvm();
-  const std::string triple = llvm::Triple::normalize(llvm::sys::getProcessTriple());
-  std::string error;
-  const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!backend) return "";
-  std::string cpu = llvm::sys::getHostCPUName().str();
-  if (cpu == "generic" && llvm::Triple(triple).isX86()) {
-    for (const char* level : {"x86-64-v4", "x86-64-v3", "x86-64-v2"}) {
-      const std::string delta = host_feature_delta(*backend, triple, level);
-      if ((delta.empty() || delta[0] != '-') && delta.find(",-") == std::string::npos) {
-        cpu = level;
-        break;
+  // Asked of every database a command or the tracker opens: computed once.
+  static const std::string named = [] {
+    initialize_llvm();
+    const std::string triple = llvm::Triple::normalize(llvm::sys::getProcessTriple());
+    std::string error;
+    const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple, error);
+    if (!backend) return std::string();
+    std::string cpu = llvm::sys::getHostCPUName().str();
+    if (cpu == "generic" && llvm::Triple(triple).isX86()) {
+      for (const char* level : {"x86-64-v4", "x86-64-v3", "x86-64-v2"}) {
+        const std::string delta = host_feature_delta(*backend, triple, level);
+        if ((delta.empty() || delta[0] != '-') && delta.find(",-") == std::string::npos) {
+          cpu = level;
+          break;
+        }
       }
     }
-  }
-  Target t;
-  t.triple = triple;
-  t.cpu = cpu;
-  t.features = host_feature_delta(*backend, triple, cpu);
-  return t.str();
+    Target t;
+    t.triple = triple;
+    t.cpu = cpu;
+    t.features = host_feature_delta(*backend, triple, cpu);
+    return t.str();
+  }();
+  return named;
 }
 
 }  // namespace tf::codegen
