@@ -232,6 +232,8 @@ Json device_to_json(const v1::Device& d) {
           {"runtime_version", d.runtime_version()},
           {"timing_isolation", d.timing_isolation()},
           {"emulated", d.emulated()},
+          {"sandboxed", d.sandboxed()},
+          {"peak_gflops", d.peak_gflops()},
           {"peer", d.peer()},
           {"connected_ms", d.connected_ms()},
           {"last_heartbeat_ms", d.last_heartbeat_ms()},

@@ -23,6 +23,7 @@
 #include "rpc_server/board_info.h"
 #include "rpc_server/load_test.h"
 #include "runtime/measure_worker.h"
+#include "runtime/peak_flops.h"
 
 namespace tf::board {
 
@@ -204,7 +205,8 @@ class Session {
         runtime::MeasureOptions mo = fleet::from_wire(q.item.measure());
         mo.timing_lock = opts_.timing_lock;
         std::vector<uint8_t> library(q.item.library().begin(), q.item.library().end());
-        runtime::MeasureResult m = worker_.measure(library, q.item.entry_symbol(), mo);
+        runtime::MeasureResult m = q.item.foreign_library() ? worker_.measure_foreign(library, q.item.entry_symbol(), mo)
+                                                            : worker_.measure(library, q.item.entry_symbol(), mo);
         r->set_status(fleet::to_wire(m.status));
         for (double c : m.costs) r->add_costs(c);
         r->set_number(m.number);
@@ -263,7 +265,7 @@ int run_board(const BoardOptions& opts) {
   worker.set_launcher(opts.worker_launcher);
   worker.set_sandbox(opts.sandbox, opts.worker_memory_mb);
   if (opts.sandbox) {
-    if (std::string why = worker.sandbox_problem(); !why.empty()) {
+    if (std::string why = worker.sandbox_problem(opts.timing_lock); !why.empty()) {
       std::fprintf(stderr,
                    "tunefarm-rpc-server: the measure worker cannot confine kernels on this host: %s\n"
                    "  Kernels from the network would run unconfined. --no-sandbox runs them so (for a board under an\n"
@@ -274,6 +276,10 @@ int run_board(const BoardOptions& opts) {
     }
   }
   info.set_sandboxed(opts.sandbox);
+  // Where its kernels run, under the lock other measurers honour; one thread's peak times the
+  // kernel's threads bounds what any kernel here can reach.
+  const double peak = runtime::measure_peak_gflops(opts.cpus.empty() ? -1 : opts.cpus.front(), opts.timing_lock);
+  info.set_peak_gflops(peak * std::max(1, info.threads()));
   auto channel = fleet::open_channel(opts.tracker, opts.tls_ca);
   auto stub = v1::Boards::NewStub(channel);
 
@@ -309,8 +315,8 @@ int run_board(const BoardOptions& opts) {
   schedule_heartbeat();
   std::thread io_thread([&] { io.run(); });
 
-  std::printf("board: key %s, %d thread(s) per kernel, %s; tracker %s\n", opts.key.c_str(), info.threads(),
-              info.timing_isolation().c_str(), opts.tracker.c_str());
+  std::printf("board: key %s, %d thread(s) per kernel, %s; FP32 FMA peak %.1f GFLOPS; tracker %s\n", opts.key.c_str(),
+              info.threads(), info.timing_isolation().c_str(), info.peak_gflops(), opts.tracker.c_str());
   std::fflush(stdout);
   int exit_code = 0;
   std::mt19937 jitter(static_cast<uint32_t>(info.pid()));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "proto/channel.h"
+#include "proto/measure_wire.h"
 #include "proto/tunefarm.grpc.pb.h"
 #include "rpc_server/board_info.h"
 #include "support/stats.h"
@@ -121,8 +122,10 @@ bool one_connection(const BoardOptions& opts, int index, const std::shared_ptr<g
     r->set_status(v1::MEASURE_OK);
     // A made-up but stable cost per library, so the tuner sees a landscape, not noise.
     const double cost = 1e-3 * (1.0 + static_cast<double>(std::hash<std::string>{}(msg.work().library()) % 1000) / 1000.0);
-    for (int i = 0; i < 3; ++i) r->add_costs(cost);
-    r->set_number(1);
+    // As many timings and runs per timing as the item asks for: the tracker refuses any other count.
+    const runtime::MeasureOptions asked = fleet::from_wire(msg.work().measure());
+    for (int i = 0; i < std::max(1, asked.repeat); ++i) r->add_costs(cost);
+    r->set_number(std::max(1, asked.number));
     result_sent = Clock::now();
     last = result_sent;
     ++items;

@@ -1,6 +1,10 @@
 // tunefarm-rpc-server: the board daemon. Runs on each target board, dials out to the tracker,
 // registers its device key and measures the kernels it is sent. Links the small runtime, not LLVM.
+#include <sys/prctl.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -12,6 +16,24 @@
 #include "rpc_server/board.h"
 #include "rpc_server/board_info.h"
 #include "support/args.h"
+
+extern char** environ;
+
+namespace {
+
+// The board's measure workers run as its user unless it is root; their file rules keep kernels out
+// of /proc (runtime/sandbox.h), and this is the second wall: a process that is not dumpable has
+// its /proc memory, environment and ptrace closed to other processes of the same user. The token's
+// variable, once read, is wiped where the environment block keeps it.
+void keep_secrets_from_kernels() {
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "TUNEFARM_TOKEN=", 15) == 0) std::memset(*e + 15, 0, std::strlen(*e + 15));
+  }
+  ::unsetenv("TUNEFARM_TOKEN");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   auto app = tf::make_app("tunefarm-rpc-server", "A tunefarm board: measures kernels for the tracker it dials.");
@@ -71,5 +93,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tunefarm-rpc-server: %s\n", e.what());
     return 2;
   }
+  keep_secrets_from_kernels();
   return tf::board::run_board(opts);
 }

@@ -6,9 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
-#include "runtime/host_lock.h"
 #include "runtime/random_fill.h"
 
 namespace tf::runtime {
@@ -63,7 +61,7 @@ KernelBench::~KernelBench() {
   for (void* p : data_) std::free(p);
 }
 
-MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts, const std::function<void(LockPhase)>& on_lock) {
+MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
   MeasureResult r;
   const int32_t nargs = static_cast<int32_t>(buffers_.size());
   // The first run is the warm-up and the one that is checked.
@@ -95,14 +93,6 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts, co
     }
   }
   {
-    if (on_lock) on_lock(LockPhase::WaitingForLock);
-    HostLock lock(opts.timing_lock);
-    if (on_lock) on_lock(LockPhase::LockHeld);
-    if (!opts.timing_lock.empty() && !lock.held()) {
-      r.status = MeasureStatus::RuntimeError;
-      r.error = lock.error() + "; not timed without it (measure with no timing lock to time anyway)";
-      return r;
-    }
     int32_t timed_status = TF_OK;
     auto time_runs = [&](int number) {
       const double t0 = now_s();
@@ -119,14 +109,14 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts, co
       const double calibrate_ms = opts.min_repeat_ms / 8;
       number = 1;
       double t = warm_s * 1000 >= calibrate_ms ? warm_s : time_runs(number);
-      while (t * 1000 < calibrate_ms && number < (1 << 24)) {
+      while (t * 1000 < calibrate_ms && number < kMaxNumber) {
         const double scale = t > 0 ? calibrate_ms / (t * 1000) * 1.2 : 10;
-        number = static_cast<int>(std::min<double>(1 << 24, std::max<double>(number * 2, std::ceil(number * scale))));
+        number = static_cast<int>(std::min<double>(kMaxNumber, std::max<double>(number * 2, std::ceil(number * scale))));
         t = time_runs(number);
       }
       if (t * 1000 < opts.min_repeat_ms) {
-        const double scale = t > 0 ? opts.min_repeat_ms / (t * 1000) * 1.05 : 1 << 24;
-        number = static_cast<int>(std::min<double>(1 << 24, std::ceil(number * scale)));
+        const double scale = t > 0 ? opts.min_repeat_ms / (t * 1000) * 1.05 : kMaxNumber;
+        number = static_cast<int>(std::min<double>(kMaxNumber, std::ceil(number * scale)));
       }
     }
     r.number = number;
@@ -144,7 +134,6 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts, co
       return r;
     }
   }
-  if (opts.cooldown_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(opts.cooldown_ms));
   return r;
 }
 

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,6 +55,7 @@ struct MeasureOptions {
 constexpr double kMaxTimeoutS = 3600;
 constexpr double kMaxRepeatMs = 60000;  // min_repeat_ms and cooldown_ms
 constexpr int kMaxRepeat = 1000;
+constexpr int kMaxNumber = 1 << 24;  // runs per timing
 
 // Why `o` cannot be measured with, naming the field ("timeout_s: ..."); empty when every field is
 // in range. Every path on which options arrive from outside calls it (job specs, Compare, `tune`,
@@ -77,10 +77,9 @@ class KernelBench {
   ~KernelBench();
   KernelBench(const KernelBench&) = delete;
   KernelBench& operator=(const KernelBench&) = delete;
-  // Around the wait for the timing lock `on_lock` hears WaitingForLock, then LockHeld (both, even
-  // without a lock): the parent's watchdog does not count the wait as the kernel's time.
-  enum class LockPhase { WaitingForLock, LockHeld };
-  MeasureResult measure(TFKernelFn fn, const MeasureOptions& opts, const std::function<void(LockPhase)>& on_lock = {});
+  // Checks `fn`'s output, then times it. The caller holds the host-wide timing lock (the worker
+  // takes it before it loads the kernel, so no kernel code runs before the lock is held).
+  MeasureResult measure(TFKernelFn fn, const MeasureOptions& opts);
 
  private:
   WorkloadSetup setup_;

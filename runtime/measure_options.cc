@@ -28,6 +28,7 @@ std::string measure_options_error(const MeasureOptions& o) {
     return "repeat: " + std::to_string(o.repeat) + " is out of range (1 to " + std::to_string(kMaxRepeat) + ")";
   }
   if (o.number < 0) return "number: " + std::to_string(o.number) + " must not be negative (0: grown until min_repeat_ms)";
+  if (o.number > kMaxNumber) return "number: " + std::to_string(o.number) + " is out of range (0 to " + std::to_string(kMaxNumber) + ")";
   if (auto e = out_of_range("min_repeat_ms", o.min_repeat_ms, 0, kMaxRepeatMs, " ms"); !e.empty()) return e;
   if (auto e = out_of_range("cooldown_ms", o.cooldown_ms, 0, kMaxRepeatMs, " ms"); !e.empty()) return e;
   if (!(o.timeout_s > 0)) return "timeout_s: " + number_text(o.timeout_s) + " must be positive";

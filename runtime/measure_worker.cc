@@ -1,7 +1,6 @@
 #include "runtime/measure_worker.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -13,125 +12,36 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
 #include "runtime/host_lock.h"
-#include "runtime/sandbox.h"
-#include "runtime/timing_check.h"
-#include "runtime/wire.h"
+#include "runtime/worker_channel.h"
 
 extern char** environ;
 
 namespace tf::runtime {
 
-namespace worker_protocol {
-
-std::vector<uint8_t> encode_setup(const WorkloadSetup& s) {
-  wire::Writer w;
-  w.u32(static_cast<uint32_t>(s.args.size()));
-  for (const auto& a : s.args) {
-    w.u32(static_cast<uint32_t>(a.shape.size()));
-    for (int64_t d : a.shape) w.i64(d);
-    w.i32(a.dtype_code);
-    w.i32(a.dtype_bits);
-  }
-  w.i32(s.num_inputs);
-  w.u64(s.seed);
-  w.blob(s.expected.data(), s.expected.size() * sizeof(float));
-  w.blob(s.tolerance.data(), s.tolerance.size() * sizeof(float));
-  return w.bytes();
-}
-
-WorkloadSetup decode_setup(const std::vector<uint8_t>& b) {
-  wire::Reader r(b.data(), b.size());
-  WorkloadSetup s;
-  const uint32_t n = r.u32();
-  if (n > 64) throw std::runtime_error("setup: too many arguments");
-  for (uint32_t i = 0; i < n; ++i) {
-    TensorSpec t;
-    const uint32_t ndim = r.u32();
-    if (ndim > 8) throw std::runtime_error("setup: too many dimensions");
-    for (uint32_t d = 0; d < ndim; ++d) t.shape.push_back(r.i64());
-    t.dtype_code = r.i32();
-    t.dtype_bits = r.i32();
-    s.args.push_back(t);
-  }
-  s.num_inputs = r.i32();
-  s.seed = r.u64();
-  size_t bytes = 0;
-  const uint8_t* p = r.blob(&bytes);
-  s.expected.resize(bytes / sizeof(float));
-  // An empty vector's data() may be null, which memcpy must never get, even for 0 bytes.
-  if (!s.expected.empty()) std::memcpy(s.expected.data(), p, s.expected.size() * sizeof(float));
-  p = r.blob(&bytes);
-  s.tolerance.resize(bytes / sizeof(float));
-  if (!s.tolerance.empty()) std::memcpy(s.tolerance.data(), p, s.tolerance.size() * sizeof(float));
-  return s;
-}
-
-std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& o) {
-  wire::Writer w;
-  w.blob(library.data(), library.size());
-  w.str(entry);
-  w.i32(o.repeat);
-  w.i32(o.number);
-  w.f64(o.min_repeat_ms);
-  w.i32(o.flush_cache ? 1 : 0);
-  w.f64(o.cooldown_ms);
-  w.f64(o.timeout_s);
-  w.str(o.timing_lock);
-  return w.bytes();
-}
-
-void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library, std::string* entry, MeasureOptions* o) {
-  wire::Reader r(b.data(), b.size());
-  size_t n = 0;
-  const uint8_t* p = r.blob(&n);
-  library->assign(p, p + n);
-  *entry = r.str();
-  o->repeat = r.i32();
-  o->number = r.i32();
-  o->min_repeat_ms = r.f64();
-  o->flush_cache = r.i32() != 0;
-  o->cooldown_ms = r.f64();
-  o->timeout_s = r.f64();
-  o->timing_lock = r.str();
-}
-
-std::vector<uint8_t> encode_result(const MeasureResult& m) {
-  wire::Writer w;
-  w.i32(static_cast<int32_t>(m.status));
-  w.str(m.error);
-  w.i32(m.number);
-  w.u32(static_cast<uint32_t>(m.costs.size()));
-  for (double c : m.costs) w.f64(c);
-  return w.bytes();
-}
-
-MeasureResult decode_result(const std::vector<uint8_t>& b) {
-  wire::Reader r(b.data(), b.size());
-  MeasureResult m;
-  m.status = static_cast<MeasureStatus>(r.i32());
-  m.error = r.str();
-  m.number = r.i32();
-  const uint32_t n = r.u32();
-  for (uint32_t i = 0; i < n && i < 100000; ++i) m.costs.push_back(r.f64());
-  if (m.status == MeasureStatus::Ok) {
-    const std::string why = timing_problem(m.costs);
-    if (!why.empty()) {
-      m.status = MeasureStatus::RuntimeError;
-      m.error = "the measurement produced an unusable timing: " + why;
-      m.costs.clear();
-    }
-  }
-  return m;
-}
-
-}  // namespace worker_protocol
-
 namespace {
 
-// posix_spawnp's status (0: started) for `argv_s`, run with the worker's short environment.
-int spawn_with_worker_environment(std::vector<std::string> argv_s, const posix_spawn_file_actions_t* actions, pid_t* pid) {
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point after_seconds(double s) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// A pipe whose ends are closed on exec; the one the child gets is dup2'ed, which clears that.
+bool make_pipe(int fds[2]) { return ::pipe2(fds, O_CLOEXEC) == 0; }
+
+// Starts `argv_s` with the worker's short environment, its stdin, stdout and stderr on the given
+// descriptors and every other descriptor of this process closed: a worker inherits nothing of the
+// board's (its log, its connections). posix_spawnp's status: 0 when started.
+int spawn_worker(std::vector<std::string> argv_s, int in, int out, int err, pid_t* pid) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (in >= 0) posix_spawn_file_actions_adddup2(&actions, in, STDIN_FILENO);
+  if (out >= 0) posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err, STDERR_FILENO);
+  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -139,13 +49,19 @@ int spawn_with_worker_environment(std::vector<std::string> argv_s, const posix_s
   std::vector<char*> env;
   for (auto& e : env_s) env.push_back(e.data());
   env.push_back(nullptr);
-  return posix_spawnp(pid, argv_s.front().c_str(), actions, nullptr, argv.data(), env.data());
+  const int rc = posix_spawnp(pid, argv_s.front().c_str(), &actions, nullptr, argv.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return rc;
 }
 
 std::string sandbox_violation_message(const std::vector<uint8_t>& payload) {
   uint32_t nr = 0;
   if (payload.size() >= sizeof nr) std::memcpy(&nr, payload.data(), sizeof nr);
-  std::string name(payload.begin() + std::min<size_t>(payload.size(), sizeof nr), payload.end());
+  std::string name;
+  for (size_t i = std::min<size_t>(payload.size(), sizeof nr); i < payload.size() && name.size() < 32; ++i) {
+    const char c = static_cast<char>(payload[i]);
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') name += c;
+  }
   if (name.empty()) name = "system call " + std::to_string(nr);
   return "the measure worker's sandbox stopped the kernel: it called " + name + " (system call " + std::to_string(nr) +
          "); kernels may not use the network, start processes, write files or signal other processes";
@@ -167,30 +83,48 @@ double cpu_seconds_used(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
+const char* const kCouldNotSandbox = "could not enter its sandbox";
+
+std::string with_worker_text(std::string why, const std::string& text) {
+  if (!text.empty()) why += "; the worker wrote: " + text;
+  return why;
+}
+
 }  // namespace
 
-std::string MeasureWorker::sandbox_problem() const {
+std::vector<std::string> MeasureWorker::command(const std::vector<std::string>& options) const {
+  std::vector<std::string> argv = launcher_;
+  argv.push_back(path_);
+  std::string cpu_list;
+  for (int c : cpus_) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
+  if (!cpu_list.empty()) argv.push_back("--cpus=" + cpu_list);
+  if (threads_ > 0) argv.push_back("--threads=" + std::to_string(threads_));
+  argv.push_back(sandbox_ ? "--memory-mb=" + std::to_string(memory_mb_) : "--no-sandbox");
+  argv.insert(argv.end(), options.begin(), options.end());
+  return argv;
+}
+
+std::string MeasureWorker::sandbox_problem(const std::string& timing_lock) const {
   int err[2];
-  if (::pipe2(err, O_CLOEXEC) != 0) return std::string("cannot create a pipe: ") + std::strerror(errno);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-  std::vector<std::string> argv_s = launcher_;
-  argv_s.push_back(path_);
-  argv_s.push_back("--check-sandbox");
+  if (!make_pipe(err)) return std::string("cannot create a pipe: ") + std::strerror(errno);
+  std::vector<std::string> options = {"--check-sandbox"};
+  if (!timing_lock.empty()) {
+    HostLock::create_file(timing_lock);
+    options.push_back("--timing-lock=" + timing_lock);
+  }
+  const std::vector<std::string> argv = command(options);
   pid_t pid = -1;
-  const int rc = spawn_with_worker_environment(argv_s, &actions, &pid);
-  posix_spawn_file_actions_destroy(&actions);
+  const int rc = spawn_worker(argv, -1, -1, err[1], &pid);
   ::close(err[1]);
   std::string said;
   char buf[512];
-  for (ssize_t n; rc == 0 && (n = ::read(err[0], buf, sizeof buf)) != 0;) {
+  for (ssize_t n; rc == 0 && (n = ::read(err[0], buf, sizeof buf)) != 0 && said.size() < 4096;) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
     said.append(buf, static_cast<size_t>(n));
   }
   ::close(err[0]);
-  if (rc != 0) return "cannot start " + argv_s.front() + ": " + std::strerror(rc);
+  if (rc != 0) return "cannot start " + argv.front() + ": " + std::strerror(rc);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -201,9 +135,8 @@ std::string MeasureWorker::sandbox_problem() const {
 
 void MeasureWorker::limit_cpu_time(double timeout_s) {
   // A kernel may use every CPU it is pinned to for its whole wall-clock budget, plus slack for
-  // loading; beyond that it spins where the wall-clock timeout cannot see it (a kernel that forges
-  // the worker's "waiting for the timing lock" frame stops the parent's clock). The worker cannot
-  // raise the limit: the sandbox refuses it.
+  // loading; beyond that it spins where the wall-clock timeout cannot see it (a thread it left
+  // running after its result). The worker cannot raise the limit: the sandbox refuses it.
   if (pid_ < 0) return;
   const long cpus = cpus_.empty() ? ::sysconf(_SC_NPROCESSORS_ONLN) : static_cast<long>(cpus_.size());
   const double budget_s = std::clamp(timeout_s, 0.001, kMaxTimeoutS) * static_cast<double>(std::max(1L, cpus)) + 2;
@@ -250,45 +183,57 @@ MeasureWorker::MeasureWorker(std::string worker_path, std::vector<int> cpus, int
 
 MeasureWorker::~MeasureWorker() { stop(); }
 
-void MeasureWorker::start() {
-  int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("measure worker: cannot create pipes");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  std::string cpu_list;
-  for (int c : cpus_) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
-  std::vector<std::string> argv_s = launcher_;
-  argv_s.push_back(path_);
-  if (!cpu_list.empty()) argv_s.push_back("--cpus=" + cpu_list);
-  if (threads_ > 0) argv_s.push_back("--threads=" + std::to_string(threads_));
-  argv_s.push_back(sandbox_ ? "--memory-mb=" + std::to_string(memory_mb_) : "--no-sandbox");
-  int rc = spawn_with_worker_environment(argv_s, &actions, &pid_);
-  posix_spawn_file_actions_destroy(&actions);
+void MeasureWorker::start(const std::string& timing_lock) {
+  int in[2], out[2], err[2];
+  if (!make_pipe(in)) throw std::runtime_error("measure worker: cannot create pipes");
+  if (!make_pipe(out)) {
+    ::close(in[0]), ::close(in[1]);
+    throw std::runtime_error("measure worker: cannot create pipes");
+  }
+  if (!make_pipe(err)) {
+    ::close(in[0]), ::close(in[1]), ::close(out[0]), ::close(out[1]);
+    throw std::runtime_error("measure worker: cannot create pipes");
+  }
+  std::vector<std::string> options;
+  if (!timing_lock.empty()) {
+    // The worker cannot create files, and may open only those it is told of before it confines itself.
+    HostLock::create_file(timing_lock);
+    options.push_back("--timing-lock=" + timing_lock);
+  }
+  const std::vector<std::string> argv = command(options);
+  const int rc = spawn_worker(argv, in[0], out[1], err[1], &pid_);
   ::close(in[0]);
   ::close(out[1]);
+  ::close(err[1]);
   if (rc != 0) {
-    ::close(in[1]);
-    ::close(out[0]);
+    ::close(in[1]), ::close(out[0]), ::close(err[0]);
     pid_ = -1;
-    throw std::runtime_error("measure worker: cannot start " + argv_s.front() + ": " + std::strerror(rc));
+    throw std::runtime_error("measure worker: cannot start " + argv.front() + ": " + std::strerror(rc));
   }
-  to_worker_ = in[1];
-  from_worker_ = out[0];
+  channel_ = std::make_unique<WorkerChannel>(in[1], out[0], err[0]);
+  timing_lock_ = timing_lock;
   setup_sent_ = false;
 }
 
 std::string MeasureWorker::reap(bool kill_first) {
   if (pid_ < 0) return "not running";
   if (kill_first) ::kill(pid_, SIGKILL);
+  // A worker that closed its pipe is ending, unless a kernel closed it and lives on: a second's
+  // grace, then it is killed.
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  pid_t done = 0;
+  for (int waited_ms = 0;; waited_ms += 5) {
+    done = ::waitpid(pid_, &status, WNOHANG);
+    if (done < 0 && errno == EINTR) continue;
+    if (done != 0 || waited_ms >= 1000) break;
+    ::usleep(5000);
+  }
+  if (done == 0) {
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   pid_ = -1;
-  if (to_worker_ >= 0) ::close(to_worker_);
-  if (from_worker_ >= 0) ::close(from_worker_);
-  to_worker_ = from_worker_ = -1;
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     std::string how = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
@@ -296,16 +241,14 @@ std::string MeasureWorker::reap(bool kill_first) {
     if (sig == SIGSYS) how += ": the sandbox stopped a forbidden system call";
     return how;
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerCannotSandbox) {
-    return "could not enter its sandbox (its message is in the log; a board under an emulator without "
-           "system-call filtering needs --no-sandbox)";
-  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerCannotSandbox) return kCouldNotSandbox;
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
 }
 
 void MeasureWorker::stop() {
   if (pid_ >= 0) reap(true);
+  channel_.reset();
 }
 
 void MeasureWorker::setup(const WorkloadSetup& setup) {
@@ -313,93 +256,118 @@ void MeasureWorker::setup(const WorkloadSetup& setup) {
   setup_sent_ = false;
 }
 
+MeasureResult MeasureWorker::failed(MeasureStatus status, const std::string& why, bool kill) {
+  MeasureResult result;
+  result.status = status;
+  const std::string text = channel_ ? channel_->take_error_text() : "";
+  const std::string ended = pid_ >= 0 ? reap(kill) : "";
+  result.error = with_worker_text(ended == kCouldNotSandbox ? "the measure worker " + ended : why + ended, text);
+  channel_.reset();
+  return result;
+}
+
 MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& opts) {
   MeasureResult result;
+  result.status = MeasureStatus::RuntimeError;
   if (!setup_) {
-    result.status = MeasureStatus::RuntimeError;
     result.error = "measure worker: no workload set up";
     return result;
   }
   if (std::string bad = measure_options_error(opts); !bad.empty()) {
-    result.status = MeasureStatus::RuntimeError;
     result.error = "measure options: " + bad;
     return result;
   }
+  if (pid_ >= 0 && timing_lock_ != opts.timing_lock) stop();
   if (pid_ < 0) {
-    start();
+    start(opts.timing_lock);
     ++restarts_;
   }
+  // Handing the worker the workload and the kernel counts against the candidate's time: a worker
+  // that stops reading its pipe holds the parent no longer than a kernel that hangs.
+  const auto send_by = after_seconds(std::clamp(opts.timeout_s, 0.001, kMaxTimeoutS));
   if (!setup_sent_) {
-    if (!wire::write_frame(to_worker_, worker_protocol::kSetup, worker_protocol::encode_setup(*setup_))) {
-      result.status = MeasureStatus::RuntimeError;
-      result.error = "measure worker " + reap(true) + " before the workload was set up";
-      return result;
+    if (channel_->send(worker_protocol::kSetup, worker_protocol::encode_setup(*setup_), send_by) != WorkerChannel::Outcome::Done) {
+      return failed(MeasureStatus::RuntimeError, "measure worker did not take the workload: ", true);
     }
     setup_sent_ = true;
   }
-  if (!opts.timing_lock.empty()) HostLock::create_file(opts.timing_lock);
   limit_cpu_time(opts.timeout_s);
-  if (!wire::write_frame(to_worker_, worker_protocol::kMeasure, worker_protocol::encode_measure(library, entry, opts))) {
-    result.status = MeasureStatus::RuntimeError;
-    result.error = "measure worker " + reap(true) + " while receiving the kernel";
-    return result;
+  if (channel_->send(worker_protocol::kMeasure, worker_protocol::encode_measure(library, entry, opts), send_by) !=
+      WorkerChannel::Outcome::Done) {
+    return failed(MeasureStatus::RuntimeError, "measure worker did not take the kernel: ", true);
   }
+  return await_result(opts);
+}
+
+MeasureResult MeasureWorker::await_result(const MeasureOptions& opts) {
   // The budget counts the worker's time except its wait for the timing lock: on a busy host a
   // good kernel must not time out while another measurer times. The wait is bounded only
-  // generously, against a lock holder that never lets go.
-  using Clock = std::chrono::steady_clock;
+  // generously, against a lock holder that never lets go. The lock frames come once each and
+  // before the kernel is loaded (runtime/worker_protocol.h); any other order is a kernel writing
+  // to the pipe, and ends the worker.
+  enum class Phase { BeforeLock, WaitingForLock, LockHeld } phase = Phase::BeforeLock;
   const double budget_s = std::clamp(opts.timeout_s, 0.001, kMaxTimeoutS);
   const double max_wait_s = std::max(600.0, 60 * budget_s);
   double used_s = 0;
-  bool waiting_for_lock = false, got_result = false;
   uint32_t kind = 0;
   std::vector<uint8_t> payload;
   for (;;) {
-    const double left_s = waiting_for_lock ? max_wait_s : budget_s - used_s;
-    pollfd p{from_worker_, POLLIN, 0};
+    const bool waiting = phase == Phase::WaitingForLock;
     const auto t0 = Clock::now();
-    int ready = 0;
-    do {
-      ready = ::poll(&p, 1, static_cast<int>(std::max(1.0, left_s * 1000)));
-    } while (ready < 0 && errno == EINTR);
-    const double spent_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (!waiting_for_lock) used_s += spent_s;
-    if (ready == 0) {
-      reap(true);
-      result.status = waiting_for_lock ? MeasureStatus::RuntimeError : MeasureStatus::Timeout;
-      result.error = waiting_for_lock ? "waited " + std::to_string(max_wait_s) + " s for the host-wide timing lock " +
-                                            opts.timing_lock + " without getting it; worker killed"
-                                      : "no result within " + std::to_string(opts.timeout_s) + " s; worker killed";
-      return result;
+    const auto got = channel_->receive(&kind, &payload, worker_protocol::kMaxWorkerFrameBytes,
+                                       after_seconds(waiting ? max_wait_s : budget_s - used_s));
+    if (!waiting) used_s += std::chrono::duration<double>(Clock::now() - t0).count();
+    if (got == WorkerChannel::Outcome::Timeout) {
+      if (waiting) {
+        return failed(MeasureStatus::RuntimeError, "waited " + std::to_string(max_wait_s) + " s for the host-wide timing lock " +
+                                                       opts.timing_lock + " without getting it; worker ",
+                      true);
+      }
+      return failed(MeasureStatus::Timeout, "no result within " + std::to_string(opts.timeout_s) + " s; worker ", true);
     }
-    if (!wire::read_frame(from_worker_, &kind, &payload)) break;
-    if (kind == worker_protocol::kLockWaiting) {
-      waiting_for_lock = true;
-    } else if (kind == worker_protocol::kLockHeld) {
-      waiting_for_lock = false;
-    } else if (kind == worker_protocol::kSandboxViolation) {
-      reap(true);
-      result.status = MeasureStatus::RuntimeError;
-      result.error = sandbox_violation_message(payload);
-      return result;
+    if (got == WorkerChannel::Outcome::Closed) return failed(MeasureStatus::RuntimeError, "the kernel crashed its worker: ", false);
+    if (got == WorkerChannel::Outcome::Malformed) {
+      return failed(MeasureStatus::RuntimeError, "the measure worker sent a frame larger than any result (a kernel writing to its pipe); worker ",
+                    true);
+    }
+    if (kind == worker_protocol::kSandboxViolation) {
+      return failed(MeasureStatus::RuntimeError, sandbox_violation_message(payload) + "; worker ", true);
+    }
+    if (kind == worker_protocol::kLockWaiting && phase == Phase::BeforeLock) {
+      phase = Phase::WaitingForLock;
+    } else if (kind == worker_protocol::kLockHeld && phase == Phase::WaitingForLock) {
+      phase = Phase::LockHeld;
+    } else if (kind == worker_protocol::kResult) {
+      MeasureResult r;
+      try {
+        r = worker_protocol::decode_result(payload, opts);
+      } catch (const std::exception& e) {
+        return failed(MeasureStatus::RuntimeError, std::string("the measure worker sent a bad result (") + e.what() + "); worker ", true);
+      }
+      if (r.status == MeasureStatus::Ok && phase != Phase::LockHeld) {
+        return failed(MeasureStatus::RuntimeError, "the measure worker sent timings without holding the timing lock; worker ", true);
+      }
+      if (r.status != MeasureStatus::Ok) r.error = with_worker_text(r.error, channel_->take_error_text());
+      return r;
     } else {
-      got_result = kind == worker_protocol::kResult;
-      break;
+      return failed(MeasureStatus::RuntimeError,
+                    "the measure worker broke its protocol (frame kind " + std::to_string(kind) +
+                        " out of order: a kernel writing to its pipe); worker ",
+                    true);
     }
   }
-  if (!got_result) {
-    result.status = MeasureStatus::RuntimeError;
-    result.error = "the kernel crashed its worker: " + reap(false);
-    return result;
-  }
-  try {
-    return worker_protocol::decode_result(payload);
-  } catch (const std::exception& e) {
-    reap(true);
-    result.status = MeasureStatus::RuntimeError;
-    result.error = std::string("measure worker sent a bad result: ") + e.what();
-    return result;
-  }
+}
+
+MeasureResult MeasureWorker::measure_foreign(const std::vector<uint8_t>& library, const std::string& entry,
+                                             const MeasureOptions& opts) {
+  MeasureWorker own(path_, cpus_, threads_);
+  own.launcher_ = launcher_;
+  own.sandbox_ = sandbox_;
+  own.memory_mb_ = memory_mb_;
+  own.setup_ = setup_;
+  const MeasureResult r = own.measure(library, entry, opts);
+  restarts_ += own.restarts_;
+  return r;  // `own` is killed as it goes
 }
 
 }  // namespace tf::runtime

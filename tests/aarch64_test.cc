@@ -156,7 +156,7 @@ TEST(Aarch64Board, AnEmulatedBoardRefusesToRunKernelsUnconfinedUnlessTold) {
   ASSERT_EQ(fleet_test::aarch64_missing(), "");
   runtime::MeasureWorker worker(fleet_test::aarch64_worker(), {}, 1);
   worker.set_launcher(fleet_test::aarch64_emulator());
-  const std::string why = worker.sandbox_problem();
+  const std::string why = worker.sandbox_problem("");
   EXPECT_NE(why.find("seccomp"), std::string::npos) << why;
 
   std::vector<std::string> argv = fleet_test::aarch64_emulator();

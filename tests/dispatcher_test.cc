@@ -64,7 +64,8 @@ v1::WorkResult ok_result(uint64_t item_id) {
   v1::WorkResult r;
   r.set_item_id(item_id);
   r.set_status(v1::MEASURE_OK);
-  r.add_costs(1e-3);
+  for (int i = 0; i < 3; ++i) r.add_costs(1e-3);  // the default repeat
+  r.set_number(1);
   return r;
 }
 
@@ -141,14 +142,14 @@ TEST(Dispatcher, AnItemBoundToABoardWaitsForItAndFailsWhenItLeaves) {
   ASSERT_TRUE(x_item.has_value());
   d.add_board("b", board_info("k", 2), "llvm", "peer", b.link());  // device testhost:2, idle
   // Bound to the busy board: it waits for that board and never goes to the idle one.
-  auto y = d.submit(7, 100, "k", ref, v1::WorkItem(), "testhost:1");
+  auto y = d.submit(7, 100, "k", ref, v1::WorkItem(), ItemTerms{"testhost:1"});
   EXPECT_FALSE(b.next_item().has_value()) << "an item bound to testhost:1 went to testhost:2";
   d.on_result("a", ok_result(x_item->item_id()));
   EXPECT_EQ(x.get().device, "testhost:1");
   auto y_item = a.next_item();
   ASSERT_TRUE(y_item.has_value());
   // Queued behind it for the same board, then that board leaves: both fail, neither moves to b.
-  auto w = d.submit(7, 100, "k", ref, v1::WorkItem(), "testhost:1");
+  auto w = d.submit(7, 100, "k", ref, v1::WorkItem(), ItemTerms{"testhost:1"});
   d.remove_board("a", "stream ended");
   for (auto* f : {&y, &w}) {
     ASSERT_EQ(f->wait_for(std::chrono::seconds(1)), std::future_status::ready);
@@ -158,7 +159,7 @@ TEST(Dispatcher, AnItemBoundToABoardWaitsForItAndFailsWhenItLeaves) {
   }
   EXPECT_FALSE(b.next_item().has_value());
   // Bound to a board that is not connected: fails at once.
-  auto nowhere = d.submit(7, 100, "k", ref, v1::WorkItem(), "otherhost:9");
+  auto nowhere = d.submit(7, 100, "k", ref, v1::WorkItem(), ItemTerms{"otherhost:9"});
   ASSERT_EQ(nowhere.wait_for(std::chrono::seconds(1)), std::future_status::ready);
   EXPECT_TRUE(nowhere.get().board_lost);
   // Unbound work still flows to the board that is left.
@@ -238,6 +239,43 @@ TEST(Dispatcher, AnItemsDeadlineCountsFromTheItemAheadOfItOnItsBoard) {
   ASSERT_TRUE(board.next_item().has_value());
   EXPECT_TRUE(d.drop_boards_with_overdue_items().empty()) << "a long time limit is honoured";
   EXPECT_EQ(d.devices("k").size(), 1u);
+}
+
+// A client's library waits for a board that confines kernels. The request was checked while one
+// was connected; the board that registers after it left runs --no-sandbox and must not get it.
+TEST(Dispatcher, AClientsLibraryGoesOnlyToABoardThatConfinesKernels) {
+  Dispatcher d(DispatcherOptions{1, 3});
+  FakeBoard confined, open;
+  auto ref = reference(1);
+  v1::BoardInfo sandboxed = board_info("k", 1);
+  sandboxed.set_sandboxed(true);
+  d.add_board("s", sandboxed, "llvm", "peer", confined.link());
+  // The sandboxed board is busy with a tuning item, so the client's item queues.
+  auto tuning = d.submit(1, 1, "k", ref, v1::WorkItem());
+  ASSERT_TRUE(confined.next_item().has_value());
+  ItemTerms client;
+  client.needs_sandbox = true;
+  auto compare = d.submit(-1, 100, "k", ref, v1::WorkItem(), client);
+  d.remove_board("s", "killed");
+  ASSERT_EQ(compare.wait_for(std::chrono::seconds(1)), std::future_status::ready) << "the item waits for no board that can take it";
+  const tuner::Measured m = compare.get();
+  EXPECT_EQ(m.result.status, runtime::MeasureStatus::RuntimeError);
+  EXPECT_NE(m.result.error.find("confines kernels"), std::string::npos) << m.result.error;
+  d.add_board("o", board_info("k", 2), "llvm", "peer", open.link());
+  auto item = open.next_item();
+  ASSERT_TRUE(item.has_value()) << "the tuning item moves on to the unsandboxed board";
+  EXPECT_FALSE(open.next_item().has_value()) << "the client's library reached a board without a sandbox";
+
+  // With only an unsandboxed board of the key connected, a client's item is refused at once...
+  auto refused = d.submit(-2, 100, "k", ref, v1::WorkItem(), client);
+  ASSERT_EQ(refused.wait_for(std::chrono::seconds(1)), std::future_status::ready);
+  EXPECT_NE(refused.get().result.error.find("confines kernels"), std::string::npos);
+  EXPECT_FALSE(open.next_item().has_value());
+  // ...and an item that may go anywhere (an admin's) still goes to it.
+  d.on_result("o", ok_result(item->item_id()));
+  auto admins = d.submit(-3, 100, "k", ref, v1::WorkItem());
+  EXPECT_TRUE(open.next_item().has_value());
+  d.shutdown();
 }
 
 }  // namespace

@@ -64,12 +64,34 @@ int32_t tf_signal_parent(const TFBuffer* a, int32_t n) { kill(getppid(), SIGTERM
 int32_t tf_read_root_file(const TFBuffer* a, int32_t n) {
   int fd = open(TF_ROOT_FILE, O_RDONLY); if (fd >= 0) { close(fd); return TF_ERR_SHAPE; } return add(a, n);
 }
-/* Tells its parent it waits for the timing lock, which stops the parent's clock, then spins. */
+/* Tells its parent it waits for the timing lock, which would stop the parent's clock, then spins. */
 int32_t tf_spin_unseen(const TFBuffer* a, int32_t n) {
   struct { unsigned kind; unsigned long long len; } __attribute__((packed)) waiting = {4, 0};
   if (write(1, &waiting, sizeof waiting) < 0) return TF_ERR_SHAPE;
   for (volatile int i = 0;;) i = i;
   return add(a, n);
+}
+/* Claims a result frame of a gigabyte, then waits. */
+int32_t tf_giant_frame(const TFBuffer* a, int32_t n) {
+  struct { unsigned kind; unsigned long long len; } __attribute__((packed)) huge = {3, 1ull << 30};
+  if (write(1, &huge, sizeof huge) < 0) return TF_ERR_SHAPE;
+  sleep(60);
+  return add(a, n);
+}
+/* Writes half a frame header, then waits. */
+int32_t tf_stalled_frame(const TFBuffer* a, int32_t n) {
+  unsigned kind = 3;
+  if (write(1, &kind, sizeof kind) < 0) return TF_ERR_SHAPE;
+  sleep(60);
+  return add(a, n);
+}
+/* Writes terminal escapes to its stderr, rewinds it as if to overwrite a log, writes again, fails. */
+int32_t tf_scribble(const TFBuffer* a, int32_t n) {
+  static const char text[] = "\x1b[2J\rscribbled";
+  if (write(2, text, sizeof text - 1) < 0) return TF_ERR_SHAPE;
+  lseek(2, 0, SEEK_SET);
+  if (write(2, text, sizeof text - 1) < 0) return TF_ERR_SHAPE;
+  return TF_ERR_SHAPE;
 }
 /* Succeeds only when a large allocation is refused. */
 int32_t tf_allocate_4g(const TFBuffer* a, int32_t n) {
@@ -84,6 +106,87 @@ inline const char* const kEscapingConstructor = R"(
 #include "runtime/kernel_abi.h"
 __attribute__((constructor)) static void escape(void) { int fd = socket(AF_INET, SOCK_STREAM, 0); if (fd >= 0) close(fd); }
 int32_t tf_ok(const TFBuffer* a, int32_t n) { return TF_OK; }
+)";
+
+// A library whose constructor takes the worker over: it answers its own measurement with a forged
+// 10 ns, then keeps reading the worker's requests and answers every later one the same way.
+inline const char* const kHijackingConstructor = R"(
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "runtime/kernel_abi.h"
+static int get(void* p, unsigned long long n) {
+  for (char* b = p; n > 0;) { ssize_t r = read(0, b, n); if (r <= 0) return 0; b += r; n -= (unsigned long long)r; }
+  return 1;
+}
+static void frame(unsigned kind, const void* p, unsigned long long n) {
+  if (write(1, &kind, 4) < 0 || write(1, &n, 8) < 0 || (n && write(1, p, n) < 0)) _exit(1);
+}
+static void forged_result(int repeat) {
+  unsigned char b[4096];
+  size_t at = 0;
+  int status = 0, number = 1;
+  unsigned long long no_error = 0;
+  unsigned count = (unsigned)repeat;
+  double ten_ns = 1e-8;
+  memcpy(b + at, &status, 4), at += 4;
+  memcpy(b + at, &no_error, 8), at += 8;
+  memcpy(b + at, &number, 4), at += 4;
+  memcpy(b + at, &count, 4), at += 4;
+  for (int i = 0; i < repeat && at + 8 <= sizeof b; ++i) memcpy(b + at, &ten_ns, 8), at += 8;
+  frame(3, b, at);
+}
+__attribute__((constructor)) static void take_over(void) {
+  forged_result(TF_OWN_REPEAT);
+  for (;;) {
+    unsigned kind;
+    unsigned long long size, library, entry;
+    if (!get(&kind, 4) || !get(&size, 8)) _exit(0);
+    unsigned char* p = malloc(size ? size : 1);
+    if (!p || !get(p, size)) _exit(0);
+    if (kind == 2) {  /* kMeasure: the library, the entry's name, then the repeat count */
+      int repeat;
+      memcpy(&library, p, 8);
+      memcpy(&entry, p + 8 + library, 8);
+      memcpy(&repeat, p + 16 + library + entry, 4);
+      frame(4, 0, 0);
+      frame(5, 0, 0);
+      forged_result(repeat);
+    }
+    free(p);
+  }
+}
+int32_t tf_ok(const TFBuffer* a, int32_t n) { return TF_OK; }
+)";
+
+// A kernel that tries to read what a board keeps from kernels: its token file (TF_TOKEN_FILE), its
+// environment and memory through /proc, and the tracker's token file (TF_TRACKER_TOKENS). It
+// returns 99 when it read none of them, otherwise 100 plus a bit for each it read.
+inline const char* const kTokenThief = R"(
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "runtime/kernel_abi.h"
+static int readable(const char* path) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return 0;
+  char c;
+  int got = read(fd, &c, 1) == 1;
+  close(fd);
+  return got;
+}
+int32_t tf_steal(const TFBuffer* a, int32_t n) {
+  char path[64];
+  int leaks = 0;
+  if (readable(TF_TOKEN_FILE)) leaks |= 1;
+  snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
+  if (readable(path)) leaks |= 2;
+  snprintf(path, sizeof path, "/proc/%d/mem", (int)getppid());
+  int mem = open(path, O_RDONLY);
+  if (mem >= 0) leaks |= 4, close(mem);
+  if (readable(TF_TRACKER_TOKENS)) leaks |= 8;
+  return leaks ? 100 + leaks : 99;
+}
 )";
 
 inline std::vector<uint8_t> build_test_library(const char* source = kKernels, const std::string& defines = "") {

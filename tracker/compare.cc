@@ -20,8 +20,8 @@ constexpr int kComparePriority = 100;
 
 }  // namespace
 
-grpc::Status compare_kernels(Dispatcher& dispatcher, const v1::CompareRequest& req, v1::CompareResponse* out,
-                             const std::function<bool()>& cancelled) {
+grpc::Status compare_kernels(Dispatcher& dispatcher, const v1::CompareRequest& req, bool needs_sandbox,
+                             v1::CompareResponse* out, const std::function<bool()>& cancelled) {
   if (auto s = check_compare_request(req); !s.ok()) return s;
   const ops::Workload workload{req.workload().op(), {req.workload().shape().begin(), req.workload().shape().end()}};
   const runtime::MeasureOptions measure = fleet::from_wire(req.measure());
@@ -31,7 +31,8 @@ grpc::Status compare_kernels(Dispatcher& dispatcher, const v1::CompareRequest& r
   }
 
   const int64_t id = next_compare_id--;
-  FleetMeasurer boards(dispatcher, id, kComparePriority, req.device_key(), workload.str());
+  FleetMeasurer boards(dispatcher, id, kComparePriority, req.device_key(), workload);
+  boards.carry_foreign_libraries(needs_sandbox);
   try {
     compiler::Task task(workload, codegen::parse_target(target));
     boards.setup(tuner::make_workload_setup(task, 1));

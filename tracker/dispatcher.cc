@@ -41,7 +41,7 @@ struct Dispatcher::Item {
   std::shared_ptr<const v1::TrackerMessage> message;  // the WorkItem, built once
   std::promise<tuner::Measured> done;
   int attempts = 0;
-  std::string only_device;  // measured on this board or not at all (empty: any board of the key)
+  ItemTerms terms;
   std::chrono::milliseconds time_limit{0};  // from dispatch to answer, when first in the board's line
   std::string board_id;  // while in flight
   std::chrono::steady_clock::time_point sent_at;  // while in flight
@@ -83,6 +83,13 @@ struct Dispatcher::Board {
 
 Dispatcher::Dispatcher(DispatcherOptions opts) : opts_(opts) {}
 
+std::string Dispatcher::result_problem(const Item& item, const Board& board, const runtime::MeasureResult& r) {
+  const runtime::MeasureOptions asked = fleet::from_wire(item.message->work().measure());
+  if (std::string why = runtime::result_problem(r, asked); !why.empty()) return why;
+  const double fastest = *std::min_element(r.costs.begin(), r.costs.end());
+  return runtime::speed_problem(item.terms.flops, fastest, board.info.peak_gflops());
+}
+
 tuner::Measured Dispatcher::board_gone(const std::string& device, const std::string& why) {
   tuner::Measured m;
   m.result.status = runtime::MeasureStatus::RuntimeError;
@@ -97,6 +104,34 @@ bool Dispatcher::board_connected_locked(const std::string& key, const std::strin
     if (b->key == key && b->device == device) return true;
   }
   return false;
+}
+
+bool Dispatcher::sandboxed_board_locked(const std::string& key) const {
+  for (const auto& [id, b] : boards_) {
+    if (b->key == key && b->info.sandboxed()) return true;
+  }
+  return false;
+}
+
+void Dispatcher::fail_unplaceable_locked(const std::string& key, const std::string& why) {
+  if (sandboxed_board_locked(key)) return;
+  auto kq = queues_.find(key);
+  if (kq == queues_.end()) return;
+  for (auto& [job, jq] : kq->second.jobs) {
+    for (auto qi = jq.items.begin(); qi != jq.items.end();) {
+      if (!(*qi)->terms.needs_sandbox) {
+        ++qi;
+        continue;
+      }
+      tuner::Measured m;
+      m.result.status = runtime::MeasureStatus::RuntimeError;
+      m.result.error = "no board of key " + key + " that confines kernels (sandboxed) is connected " + why +
+                       "; a client's library goes to no other";
+      m.board_lost = true;
+      finish_locked(*qi, m);
+      qi = jq.items.erase(qi);
+    }
+  }
 }
 
 Dispatcher::~Dispatcher() { shutdown(); }
@@ -139,7 +174,7 @@ void Dispatcher::remove_board(const std::string& board_id, const std::string& wh
       item->board_id.clear();
       item->lost_on += (item->lost_on.empty() ? "" : ", ") + board_id + " (" + why + ")";
       metrics_.answered(board->key, "lost", -1);
-      if (!item->only_device.empty()) {
+      if (!item->terms.only_device.empty()) {
         finish_locked(item, board_gone(board->device, why));
         continue;
       }
@@ -161,7 +196,7 @@ void Dispatcher::remove_board(const std::string& board_id, const std::string& wh
     if (!board_connected_locked(board->key, board->device)) {
       for (auto& [job, jq] : queues_[board->key].jobs) {
         for (auto qi = jq.items.begin(); qi != jq.items.end();) {
-          if ((*qi)->only_device == board->device) {
+          if ((*qi)->terms.only_device == board->device) {
             finish_locked(*qi, board_gone(board->device, why));
             qi = jq.items.erase(qi);
           } else {
@@ -170,6 +205,7 @@ void Dispatcher::remove_board(const std::string& board_id, const std::string& wh
         }
       }
     }
+    fail_unplaceable_locked(board->key, "(the last one, " + board->device + ", left: " + why + ")");
     pump_locked(board->key, &out);
   }
   {
@@ -219,7 +255,7 @@ void Dispatcher::on_result(const std::string& board_id, const v1::WorkResult& r)
       m.result.error = r.error();
       m.device = board.device;
       if (m.result.status == runtime::MeasureStatus::Ok) {
-        const std::string why = runtime::timing_problem(m.result.costs);
+        const std::string why = result_problem(*item_it->second, board, m.result);
         if (!why.empty()) {
           m.result.status = runtime::MeasureStatus::RuntimeError;
           m.result.error = "board " + board.device + " (key " + board.key + ") sent an unusable timing: " + why;
@@ -300,6 +336,7 @@ std::vector<v1::Device> Dispatcher::devices(const std::string& key) const {
     d.set_timing_isolation(b->info.timing_isolation());
     d.set_emulated(b->info.emulated());
     d.set_sandboxed(b->info.sandboxed());
+    d.set_peak_gflops(b->info.peak_gflops());
     out.push_back(d);
   }
   return out;
@@ -342,7 +379,7 @@ std::optional<v1::BoardInfo> Dispatcher::board_of_key(const std::string& key) co
 
 std::future<tuner::Measured> Dispatcher::submit(int64_t job_id, int priority, const std::string& key,
                                                 std::shared_ptr<const v1::Reference> reference, v1::WorkItem work,
-                                                const std::string& only_device) {
+                                                const ItemTerms& terms) {
   auto item = std::make_shared<Item>();
   std::future<tuner::Measured> result = item->done.get_future();
   Outbox out;
@@ -352,12 +389,20 @@ std::future<tuner::Measured> Dispatcher::submit(int64_t job_id, int priority, co
       item->done.set_value(cancelled_result());
       return result;
     }
-    if (!only_device.empty() && !board_connected_locked(key, only_device)) {
-      item->done.set_value(board_gone(only_device, "not connected with key " + key));
+    if (!terms.only_device.empty() && !board_connected_locked(key, terms.only_device)) {
+      item->done.set_value(board_gone(terms.only_device, "not connected with key " + key));
+      return result;
+    }
+    if (terms.needs_sandbox && !sandboxed_board_locked(key)) {
+      tuner::Measured m;
+      m.result.status = runtime::MeasureStatus::RuntimeError;
+      m.result.error = "no board of key " + key + " that confines kernels (sandboxed) is connected; a client's library goes to no other";
+      m.board_lost = true;
+      item->done.set_value(std::move(m));
       return result;
     }
     item->id = next_item_id_++;
-    item->only_device = only_device;
+    item->terms = terms;
     item->job_id = job_id;
     item->priority = std::max(1, priority);
     item->key = key;
@@ -443,10 +488,11 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
     JobQueue* job = nullptr;
     std::shared_ptr<Board> board;
     for (JobQueue* jq : waiting) {
-      const std::string& only = jq->items.front()->only_device;
+      const ItemTerms& terms = jq->items.front()->terms;
       for (auto& [id, b] : boards_) {
         if (b->key != key || b->draining || static_cast<int>(b->in_flight.size()) >= opts_.slots_per_board) continue;
-        if (!only.empty() && b->device != only) continue;
+        if (!terms.only_device.empty() && b->device != terms.only_device) continue;
+        if (terms.needs_sandbox && !b->info.sandboxed()) continue;
         if (!board || b->in_flight.size() < board->in_flight.size() ||
             (b->in_flight.size() == board->in_flight.size() && b->items_done < board->items_done)) {
           board = b;

@@ -46,6 +46,19 @@ struct DispatcherOptions {
   std::chrono::milliseconds item_grace{10000};
 };
 
+// What a queued item asks of the board that measures it.
+struct ItemTerms {
+  // Measured on this board (a board's "host:pid", as results name it) or not at all; empty: any
+  // board of the key. The item then fails, instead of moving to another board, when that board is
+  // not connected or leaves: what a side-by-side comparison needs.
+  std::string only_device;
+  // A library a client supplied: only a board whose worker confines kernels may get it, checked
+  // for each board the item could go to (a key's boards change while it waits).
+  bool needs_sandbox = false;
+  // FLOPs per run, for refusing timings no board can produce (runtime/timing_check.h); 0: unknown.
+  double flops = 0;
+};
+
 class Dispatcher {
  public:
   explicit Dispatcher(DispatcherOptions opts = {});
@@ -78,13 +91,12 @@ class Dispatcher {
   // when none is connected.
   std::optional<v1::BoardInfo> board_of_key(const std::string& key) const;
 
-  // Work. The reference is sent to a board once, before the first item that needs it. With
-  // `only_device` (a board's "host:pid", as results name it) the item waits for that board alone
-  // and fails, instead of moving to another board, when that board is not connected or leaves:
-  // what a side-by-side comparison needs.
+  // Work. The reference is sent to a board once, before the first item that needs it. A result
+  // whose timings fail runtime/timing_check.h (with the board's measured peak and `terms.flops`)
+  // comes back as a failed trial naming the board.
   std::future<tuner::Measured> submit(int64_t job_id, int priority, const std::string& key,
                                       std::shared_ptr<const v1::Reference> reference, v1::WorkItem item,
-                                      const std::string& only_device = "");
+                                      const ItemTerms& terms = {});
   // Answers every queued and in-flight item of the job at once as cancelled. A board still
   // measuring one keeps its slot until it answers (the answer is dropped, and the slot goes to the
   // next item of the key) or the item's deadline passes.
@@ -117,7 +129,12 @@ class Dispatcher {
   void finish_locked(std::shared_ptr<Item> item, tuner::Measured m);
   std::chrono::milliseconds time_limit(const v1::WorkItem& work) const;
   static tuner::Measured board_gone(const std::string& device, const std::string& why);
+  // Why a board's successful result cannot be true (runtime/timing_check.h); empty when it can.
+  static std::string result_problem(const Item& item, const Board& board, const runtime::MeasureResult& r);
   bool board_connected_locked(const std::string& key, const std::string& device) const;  // with mu_ held
+  bool sandboxed_board_locked(const std::string& key) const;  // one of the key's boards confines kernels (mu_ held)
+  // Fails the key's queued items that only a sandboxed board may take, when none is left (mu_ held).
+  void fail_unplaceable_locked(const std::string& key, const std::string& why);
 
   DispatcherOptions opts_;
   Metrics metrics_;

@@ -11,8 +11,10 @@ std::atomic<uint64_t> next_reference_id{1};
 
 }  // namespace
 
-FleetMeasurer::FleetMeasurer(Dispatcher& dispatcher, int64_t job_id, int priority, std::string key, std::string workload_key)
-    : dispatcher_(dispatcher), job_id_(job_id), priority_(priority), key_(std::move(key)), workload_key_(std::move(workload_key)) {}
+FleetMeasurer::FleetMeasurer(Dispatcher& dispatcher, int64_t job_id, int priority, std::string key, const ops::Workload& workload)
+    : dispatcher_(dispatcher), job_id_(job_id), priority_(priority), key_(std::move(key)), workload_key_(workload.str()) {
+  terms_.flops = static_cast<double>(ops::find_operator(workload.op).flops(workload.shape));
+}
 
 void FleetMeasurer::setup(const runtime::WorkloadSetup& setup) {
   reference_ = std::make_shared<const v1::Reference>(fleet::to_wire(setup, next_reference_id++));
@@ -26,7 +28,8 @@ std::future<tuner::Measured> FleetMeasurer::measure(std::vector<uint8_t> library
   *item.mutable_args() = reference_->args();
   *item.mutable_measure() = fleet::to_wire(opts);
   item.set_workload_key(workload_key_);
-  return dispatcher_.submit(job_id_, priority_, key_, reference_, std::move(item), only_device_);
+  item.set_foreign_library(foreign_);
+  return dispatcher_.submit(job_id_, priority_, key_, reference_, std::move(item), terms_);
 }
 
 int FleetMeasurer::capacity() const {

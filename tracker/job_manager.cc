@@ -206,7 +206,7 @@ void JobManager::run_in_turn(const std::shared_ptr<Run>& run, db::Database& db, 
     if (run->stop) break;
     const v1::Workload& w = spec.workloads(i);
     compiler::Task task(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}, codegen::parse_target(target));
-    FleetMeasurer measurer(dispatcher_, id, spec.priority(), key, task.workload().str());
+    FleetMeasurer measurer(dispatcher_, id, spec.priority(), key, task.workload());
     tuner::TuneOptions opts = tune_options(run, spec, id);
     opts.measurer = &measurer;
     const int64_t trials = std::min<int64_t>(spec.trials(), task.space().size());

@@ -32,7 +32,7 @@ void JobManager::run_scheduled(const std::shared_ptr<Run>& run, db::Database& db
   o.scheduler = tuner::parse_scheduler_policy(spec.scheduler());
   o.each = tune_options(run, spec, id);
   o.make_measurer = [&](const compiler::Task& task) -> std::unique_ptr<tuner::Measurer> {
-    return std::make_unique<FleetMeasurer>(dispatcher_, id, spec.priority(), key, task.workload().str());
+    return std::make_unique<FleetMeasurer>(dispatcher_, id, spec.priority(), key, task.workload());
   };
   change(run, [&](v1::Job& j) {
     j.set_state(v1::RUNNING);

@@ -1,8 +1,9 @@
 // tunefarm-measure-worker: measures kernels for a parent (local tuning, or a board daemon) in a
 // process of its own, so a kernel that crashes or hangs costs only this process. Reads framed
-// requests on stdin and writes results on stdout (runtime/measure_worker.h). Links only the runtime.
-// It confines itself (runtime/sandbox.h) before reading the first request, so no kernel, nor any
-// library constructor, ever runs unconfined.
+// requests on stdin and writes results on stdout (runtime/worker_protocol.h). Links only the
+// runtime. It confines itself (runtime/sandbox.h) before reading the first request, so no kernel,
+// nor any library constructor, ever runs unconfined; and it takes the host-wide timing lock before
+// it loads a kernel, so no kernel code runs before the parent has heard the lock frames.
 #include <sched.h>
 #include <unistd.h>
 
@@ -12,12 +13,17 @@
 #include <memory>
 #include <string>
 
+#include <chrono>
+#include <thread>
+
+#include "runtime/host_lock.h"
 #include "runtime/kernel_library.h"
 #include "runtime/measure.h"
 #include "runtime/measure_worker.h"
 #include "runtime/sandbox.h"
 #include "runtime/thread_pool.h"
 #include "runtime/wire.h"
+#include "runtime/worker_protocol.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 // The leak check at exit runs in a process the sandbox does not let the worker start, and the
@@ -33,8 +39,53 @@ extern "C" const char* __tsan_default_options() {
 }
 #endif
 
+namespace {
+
+using namespace tf::runtime;
+
+// Lost notices only cost the parent's patience; the result frame reports any failure.
+void tell_parent(worker_protocol::Kind kind) { wire::write_frame(STDOUT_FILENO, kind, {}); }
+
+// One kMeasure request: the lock first (announced to the parent), then the kernel loaded, checked
+// and timed while it is held, then the cooldown without it.
+MeasureResult measure_request(KernelBench* bench, const std::vector<uint8_t>& payload) {
+  MeasureResult r;
+  std::vector<uint8_t> library;
+  std::string entry;
+  MeasureOptions opts;
+  try {
+    worker_protocol::decode_measure(payload, &library, &entry, &opts);
+    if (!bench) throw std::runtime_error("no workload set up");
+    {
+      tell_parent(worker_protocol::kLockWaiting);
+      HostLock lock(opts.timing_lock);
+      tell_parent(worker_protocol::kLockHeld);
+      if (!opts.timing_lock.empty() && !lock.held()) {
+        r.status = MeasureStatus::RuntimeError;
+        r.error = lock.error() + "; not timed without it (measure with no timing lock to time anyway)";
+        return r;
+      }
+      std::unique_ptr<KernelLibrary> lib;
+      try {
+        lib = KernelLibrary::load(library, entry);
+      } catch (const std::exception& e) {
+        r.status = MeasureStatus::LoadError;
+        r.error = e.what();
+        return r;
+      }
+      r = bench->measure(lib->entry(), opts);
+    }
+    if (opts.cooldown_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(opts.cooldown_ms));
+  } catch (const std::exception& e) {
+    r.status = MeasureStatus::RuntimeError;
+    r.error = e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace tf::runtime;
   bool confine = true, check_only = false;
   sandbox::Limits limits;
   limits.memory_bytes = kDefaultWorkerMemoryMb << 20;
@@ -57,6 +108,8 @@ int main(int argc, char** argv) {
       set_num_threads(std::atoi(argv[i] + 10));
     } else if (std::strncmp(argv[i], "--memory-mb=", 12) == 0) {
       limits.memory_bytes = std::strtoull(argv[i] + 12, nullptr, 10) << 20;
+    } else if (std::strncmp(argv[i], "--timing-lock=", 14) == 0) {
+      limits.readable_files.push_back(argv[i] + 14);
     } else if (std::strcmp(argv[i], "--no-sandbox") == 0) {
       confine = false;
     } else if (std::strcmp(argv[i], "--check-sandbox") == 0) {
@@ -66,6 +119,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // The board's start-up check asks for everything: file rules included.
+  limits.require_file_rules = check_only;
   if (confine) {
     if (std::string why = sandbox::enter(limits); !why.empty()) {
       std::fprintf(stderr, "tunefarm-measure-worker: cannot enter the sandbox: %s\n", why.c_str());
@@ -82,32 +137,7 @@ int main(int argc, char** argv) {
       continue;
     }
     if (kind != worker_protocol::kMeasure) return 2;
-    MeasureResult r;
-    std::vector<uint8_t> library;
-    std::string entry;
-    MeasureOptions opts;
-    try {
-      worker_protocol::decode_measure(payload, &library, &entry, &opts);
-      if (!bench) throw std::runtime_error("no workload set up");
-      std::unique_ptr<KernelLibrary> lib;
-      try {
-        lib = KernelLibrary::load(library, entry);
-      } catch (const std::exception& e) {
-        r.status = MeasureStatus::LoadError;
-        r.error = e.what();
-      }
-      // Lost notices only cost the parent's patience; the result frame below reports the failure.
-      auto tell_parent = [](KernelBench::LockPhase phase) {
-        wire::write_frame(STDOUT_FILENO,
-                          phase == KernelBench::LockPhase::WaitingForLock ? worker_protocol::kLockWaiting
-                                                                          : worker_protocol::kLockHeld,
-                          {});
-      };
-      if (lib) r = bench->measure(lib->entry(), opts, tell_parent);
-    } catch (const std::exception& e) {
-      r.status = MeasureStatus::RuntimeError;
-      r.error = e.what();
-    }
+    const MeasureResult r = measure_request(bench.get(), payload);
     if (!wire::write_frame(STDOUT_FILENO, worker_protocol::kResult, worker_protocol::encode_result(r))) return 1;
   }
   return 0;
