@@ -13,51 +13,12 @@
 #include <regex>
 
 #include "proto/tokens.h"
+#include "tests/dashboard_client.h"
+#include "tests/dashboard_fleet.h"
 #include "tests/fleet_harness.h"
 
 namespace tf::fleet_test {
 namespace {
-
-namespace bhttp = boost::beast::http;
-
-struct Reply {
-  int status = 0;
-  std::string body;
-  std::map<std::string, std::string> headers;
-  std::string header(const std::string& name) const {
-    auto it = headers.find(name);
-    return it == headers.end() ? "" : it->second;
-  }
-};
-
-Reply request(int port, bhttp::verb verb, const std::string& target, const std::vector<std::pair<std::string, std::string>>& headers = {},
-              const std::string& body = "") {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::resolver resolver(io);
-  boost::beast::tcp_stream stream(io);
-  stream.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
-  bhttp::request<bhttp::string_body> req{verb, target, 11};
-  req.set(bhttp::field::host, "127.0.0.1");
-  for (const auto& [name, value] : headers) req.set(name, value);
-  req.body() = body;
-  req.prepare_payload();
-  bhttp::write(stream, req);
-  boost::beast::flat_buffer buffer;
-  bhttp::response<bhttp::string_body> res;
-  bhttp::read(stream, buffer, res);
-  Reply out;
-  out.status = static_cast<int>(res.result_int());
-  out.body = res.body();
-  for (const auto& f : res) out.headers[std::string(f.name_string())] = std::string(f.value());
-  return out;
-}
-
-Reply get(int port, const std::string& target, const std::string& token = "") {
-  if (token.empty()) return request(port, bhttp::verb::get, target);
-  return request(port, bhttp::verb::get, target, {{"Authorization", "Bearer " + token}});
-}
-
-std::string token_of(const std::string& line) { return line.substr(0, line.find(' ')); }
 
 // Every sample line of a Prometheus text exposition, "name{labels}" -> value; a line that is not a
 // comment, a blank or a well-formed sample fails the test.
@@ -79,22 +40,7 @@ std::map<std::string, double> parse_exposition(const std::string& text) {
   return out;
 }
 
-class Dashboard : public ::testing::Test {
- protected:
-  void start(Fleet& fleet) {
-    const std::string tokens = fleet.dir() + "/tokens";
-    std::ofstream(tokens) << board_line << "\n" << alice_line << "\n" << bob_line << "\n";
-    std::ofstream(fleet.dir() + "/board.token") << board_line << "\n";
-    http_port = free_port();
-    fleet.start_tracker({"--token-file", tokens, "--http", "127.0.0.1:" + std::to_string(http_port)});
-    EXPECT_NE(fleet.tracker().output().find("dashboard on http://127.0.0.1:" + std::to_string(http_port) + "/"), std::string::npos)
-        << fleet.tracker().output();
-  }
-  const std::string board_line = fleet::new_token_line(fleet::Role::Board, "board");
-  const std::string alice_line = fleet::new_token_line(fleet::Role::Client, "alice");
-  const std::string bob_line = fleet::new_token_line(fleet::Role::Client, "bob");
-  int http_port = 0;
-};
+class Dashboard : public DashboardFleet {};
 
 TEST_F(Dashboard, MetricsNeedATokenParseAndCountAJob) {
   Fleet fleet("dashboard-metrics");
