@@ -10,11 +10,50 @@
 namespace tf::fleet_test {
 namespace {
 
+using http_test::headers_named;
 using http_test::RawConnection;
 using http_test::status_of;
 using namespace std::chrono_literals;
 
 class DashboardSecurity : public DashboardFleet {};
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_F(DashboardSecurity, ALineBreakInTheSignInPathWritesNoHeaderAndNoSecondResponse) {
+  Fleet fleet("dashboard-crlf");
+  start(fleet);
+  RawConnection c(http_port);
+  ASSERT_TRUE(c.send("GET /jobs%0D%0ASet-Cookie:%20injected=1%0D%0A%0D%0AHTTP/1.1%20200%20OK%0D%0AX-Injected:%201%0D%0A?token=" +
+                     token_of(alice_line) + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(http_port) +
+                     "\r\nConnection: close\r\n\r\n"));
+  const std::string response = c.read_until_close(10s);
+  EXPECT_EQ(status_of(response), 303) << response;
+  EXPECT_EQ(headers_named(response, "Location"), std::vector<std::string>{"/"}) << response;
+  const auto cookies = headers_named(response, "Set-Cookie");
+  ASSERT_EQ(cookies.size(), 1u) << response;
+  EXPECT_EQ(cookies[0].rfind("tf_session=", 0), 0u) << response;
+  EXPECT_EQ(response.find("injected"), std::string::npos) << response;
+  EXPECT_EQ(response.find("Injected"), std::string::npos) << response;
+  EXPECT_EQ(occurrences(response, "HTTP/1.1 "), 1u) << response;
+}
+
+TEST_F(DashboardSecurity, ASignInRedirectsOnlyWithinTheDashboard) {
+  Fleet fleet("dashboard-redirect");
+  start(fleet);
+  const std::string token = "?token=" + token_of(alice_line);
+  for (const std::string foreign : {"/%2F%2Fevil.example", "/%2F%2Fevil.example/jobs/1", "/%5Cevil.example", "/%2F%5Cevil.example",
+                                    "/%5C%5Cevil.example", "/%09/evil.example"}) {
+    const Reply r = get(http_port, foreign + token);
+    EXPECT_EQ(r.status, 303) << foreign;
+    EXPECT_EQ(r.header("Location"), "/") << foreign;
+  }
+  EXPECT_EQ(get(http_port, "/jobs/7" + token).header("Location"), "/jobs/7");
+  EXPECT_EQ(get(http_port, "/jobs/a%20b" + token).header("Location"), "/jobs/a%20b");
+}
 
 TEST_F(DashboardSecurity, IdleConnectionsByTheHundredDoNotKeepOutAnAuthenticatedRequest) {
   Fleet fleet("dashboard-idle");

@@ -1,6 +1,6 @@
 // The dashboard's HTTP server against a hostile client: deadlines for every phase of a connection,
-// idle connections that make room instead of locking others out, and handlers that do not hold up
-// the network. Deadlines are short here.
+// idle connections that make room instead of locking others out, handlers that do not hold up the
+// network, and headers that cannot carry a line break onto the wire. Deadlines are short here.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -140,6 +140,28 @@ TEST(HttpServer, AConnectionWithARequestUnderWayIsNotClosedToMakeRoom) {
   const std::string slow = busy.read_response(2s);
   EXPECT_EQ(status_of(slow), 200) << slow;
   EXPECT_NE(slow.find("hello /slow"), std::string::npos);
+}
+
+TEST(HttpServer, AHeaderWithALineBreakOrAnInvalidNameIsNeverSent) {
+  Server server("127.0.0.1:0", "", "", [](const Request& req) {
+    Response r;
+    if (req.path == "/value") r.headers.push_back({"Location", "/\r\nSet-Cookie: injected=1"});
+    if (req.path == "/name") r.headers.push_back({"X-A\r\nSet-Cookie: injected", "1"});
+    if (req.path == "/type") r.content_type = "text/html\nSet-Cookie: injected=1";
+    if (req.path == "/nul") r.headers.push_back({"X-A", std::string("a\0b", 3)});
+    return r;
+  });
+  for (const std::string path : {"/value", "/name", "/type", "/nul"}) {
+    RawConnection c(server.port());
+    ASSERT_TRUE(c.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"));
+    const std::string r = c.read_until_close(2s);
+    EXPECT_EQ(status_of(r), 500) << path << ": " << r;
+    EXPECT_EQ(r.find("injected=1\r\n"), std::string::npos) << path << ": " << r;
+    EXPECT_TRUE(headers_named(r, "Set-Cookie").empty()) << path << ": " << r;
+  }
+  RawConnection c(server.port());
+  ASSERT_TRUE(c.send("GET /value HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"));
+  EXPECT_NE(c.read_until_close(2s).find("header Location holds a control character"), std::string::npos) << "the 500 names the header";
 }
 
 TEST(HttpServer, MalformedAndOversizedRequestsAreRefusedBeforeTheHandler) {

@@ -7,6 +7,7 @@
 #include "proto/json_convert.h"
 #include "support/json.h"
 #include "tracker/http/assets.h"
+#include "tracker/http/redirect.h"
 
 namespace tf::tracker::http {
 namespace {
@@ -124,7 +125,7 @@ Response Dashboard::login(const Request& req) {
   Principal who;
   const grpc::Status s = auth_.check_token(&token, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
   if (!s.ok()) return page(http_status(s), "Refused: that token is not a client or admin token of this tracker.");
-  Response r = redirect(req.method == "GET" && req.path != "/login" ? req.path : "/");
+  Response r = redirect(req.method == "GET" && req.path != "/login" ? same_origin_location(req.path) : "/");
   r.headers.push_back({"Set-Cookie", std::string(Sessions::kCookie) + "=" + sessions_.open(who) +
                                          "; Path=/; HttpOnly; SameSite=Strict" + (tls_ ? "; Secure" : "")});
   return r;

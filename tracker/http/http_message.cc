@@ -1,6 +1,8 @@
 #include "tracker/http/http_message.h"
 
 #include <cctype>
+#include <cstdio>
+#include <optional>
 
 namespace tf::tracker::http {
 namespace bhttp = boost::beast::http;
@@ -11,6 +13,53 @@ int hex_value(char c) {
   c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return -1;
+}
+
+bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && c != '\t') || u == 0x7f;
+}
+
+// RFC 9110's token: the characters a field name may have.
+bool is_token(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || std::string("!#$%&'*+-.^_`|~").find(c) != std::string::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool is_field_value(const std::string& s) {
+  for (char c : s) {
+    if (is_control(c)) return false;
+  }
+  return true;
+}
+
+// `s` with control characters shown as \xHH, so naming a bad header cannot itself break a line.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (is_control(c) || c == '\t') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Why the response cannot go on the wire as it is; nullopt when it can.
+std::optional<std::string> unsendable_header(const Response& r) {
+  if (!is_field_value(r.content_type)) return "Content-Type holds a control character";
+  for (const auto& [name, value] : r.headers) {
+    if (!is_token(name)) return "header name '" + printable(name) + "' is not an HTTP token";
+    if (!is_field_value(value)) return "header " + name + " holds a control character (CR, LF or another) in its value";
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -75,6 +124,9 @@ Response plain_response(int status, const std::string& text) {
 }
 
 BeastResponse to_beast(const Response& r, unsigned version, bool keep_alive) {
+  if (const auto refusal = unsendable_header(r)) {
+    return to_beast(plain_response(500, "internal error: the dashboard refused its own response: " + *refusal), version, keep_alive);
+  }
   BeastResponse res{static_cast<bhttp::status>(r.status), version};
   res.set(bhttp::field::server, "tunefarm-tracker");
   res.set(bhttp::field::content_type, r.content_type);

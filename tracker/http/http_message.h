@@ -16,7 +16,9 @@ using BeastResponse = boost::beast::http::response<boost::beast::http::string_bo
 
 Request to_request(const BeastRequest& r);
 
-// The response on the wire.
+// The response on the wire. A header whose name is not an HTTP token, or whose value (or the content
+// type) holds CR, LF or another control character, would let whoever chose its text write headers or
+// a whole response of their own; such a response becomes a 500 naming the header instead.
 BeastResponse to_beast(const Response& r, unsigned version, bool keep_alive);
 
 // A short text/plain response.
