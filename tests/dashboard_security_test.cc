@@ -71,5 +71,14 @@ TEST_F(DashboardSecurity, IdleConnectionsByTheHundredDoNotKeepOutAnAuthenticated
   }
 }
 
+TEST_F(DashboardSecurity, SigningInOverAndOverKeepsOnlyTheNewestSessions) {
+  Fleet fleet("dashboard-session-cap");
+  start(fleet);
+  std::vector<std::string> cookies;
+  for (int i = 0; i < 40; ++i) cookies.push_back(cookie_of(get(http_port, "/?token=" + token_of(bob_line))));
+  EXPECT_EQ(request(http_port, bhttp::verb::get, "/api/jobs", {{"Cookie", cookies.front()}}).status, 401) << "the oldest made room";
+  EXPECT_EQ(request(http_port, bhttp::verb::get, "/api/jobs", {{"Cookie", cookies.back()}}).status, 200);
+}
+
 }  // namespace
 }  // namespace tf::fleet_test

@@ -102,7 +102,7 @@ std::optional<Principal> Dashboard::caller(const Request& req, Response* denied)
     *denied = text(http_status(s), s.error_message());
     return std::nullopt;
   }
-  if (auto session = sessions_.find(cookie_value(req.header("cookie"), Sessions::kCookie))) return session;
+  if (auto session = sessions_.find(cookie_value(req.header("cookie"), Sessions::kCookie))) return session->who;
   const grpc::Status s = auth_.check_token(nullptr, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
   if (s.ok()) return who;  // no tokens on this tracker
   *denied = text(401, s.error_message());
