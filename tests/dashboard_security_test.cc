@@ -3,6 +3,7 @@
 // forged by pages elsewhere, and sessions made without end.
 #include <gtest/gtest.h>
 
+#include "support/json.h"
 #include "tests/dashboard_client.h"
 #include "tests/dashboard_fleet.h"
 #include "tests/raw_http_client.h"
@@ -15,7 +16,15 @@ using http_test::RawConnection;
 using http_test::status_of;
 using namespace std::chrono_literals;
 
-class DashboardSecurity : public DashboardFleet {};
+class DashboardSecurity : public DashboardFleet {
+ protected:
+  std::string own_origin() const { return "http://127.0.0.1:" + std::to_string(http_port); }
+  std::string csrf_token(const std::vector<std::pair<std::string, std::string>>& credentials) {
+    const Reply r = request(http_port, bhttp::verb::get, "/api/session", credentials);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return Json::parse(r.body).at("csrf_token").get<std::string>();
+  }
+};
 
 size_t occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -69,6 +78,85 @@ TEST_F(DashboardSecurity, IdleConnectionsByTheHundredDoNotKeepOutAnAuthenticated
     EXPECT_EQ(status_of(response), 200) << flood << " idle connections: " << response;
     EXPECT_LT(http_test::Clock::now() - start, 1s) << flood << " idle connections";
   }
+}
+
+TEST_F(DashboardSecurity, WithoutTokensOnlyRequestsAddressedToLoopbackAreAnswered) {
+  Fleet fleet("dashboard-rebinding");
+  start_without_tokens(fleet);
+  const std::string port = std::to_string(http_port);
+  for (const std::string& host : std::vector<std::string>{"evil.example", "evil.example:" + port, "127.0.0.1.evil.example:" + port, "localhost.evil.example"}) {
+    for (const std::string path : {"/api/jobs", "/api/session", "/"}) {
+      const Reply r = request(http_port, bhttp::verb::get, path, {{"Host", host}});
+      EXPECT_EQ(r.status, 403) << host << path << ": " << r.body;
+      EXPECT_NE(r.body.find("DNS rebinding"), std::string::npos) << r.body;
+    }
+  }
+  for (const std::string& host : std::vector<std::string>{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port, "127.0.0.1"}) {
+    EXPECT_EQ(request(http_port, bhttp::verb::get, "/api/jobs", {{"Host", host}}).status, 200) << host;
+  }
+}
+
+TEST_F(DashboardSecurity, ABrowsersCancelNeedsItsSessionsCsrfTokenAndTheDashboardsOrigin) {
+  Fleet fleet("dashboard-csrf");
+  start(fleet);
+  const int64_t id = waiting_job(fleet);
+  const std::string cookie = cookie_of(get(http_port, "/?token=" + token_of(alice_line)));
+  const std::string other_cookie = cookie_of(get(http_port, "/?token=" + token_of(alice_line)));
+  const std::string token = csrf_token({{"Cookie", cookie}});
+  const std::string other_token = csrf_token({{"Cookie", other_cookie}});
+  ASSERT_EQ(token.size(), 64u);
+  ASSERT_NE(token, other_token) << "a CSRF token per session";
+  EXPECT_EQ(csrf_token({{"Authorization", "Bearer " + token_of(alice_line)}}), "") << "a script needs none";
+
+  const std::string cancel = "/api/jobs/" + std::to_string(id) + "/cancel";
+  const std::vector<std::vector<std::pair<std::string, std::string>>> forged = {
+      {{"Cookie", cookie}},  // a form on a page of another port: the cookie goes along, nothing else
+      {{"Cookie", cookie}, {"Origin", "http://evil.example"}, {"Content-Type", "application/x-www-form-urlencoded"}},
+      {{"Cookie", cookie}, {"X-CSRF-Token", other_token}, {"Origin", own_origin()}},
+      {{"Cookie", cookie}, {"X-CSRF-Token", ""}, {"Origin", own_origin()}},
+      {{"Cookie", cookie}, {"X-CSRF-Token", token}, {"Origin", "http://127.0.0.1:1"}},
+      {{"Cookie", cookie}, {"X-CSRF-Token", token}, {"Origin", "null"}},
+      {{"Cookie", cookie}, {"X-CSRF-Token", token}, {"Sec-Fetch-Site", "same-site"}},
+      {{"Cookie", cookie}, {"X-CSRF-Token", token}, {"Sec-Fetch-Site", "cross-site"}},
+  };
+  for (const auto& headers : forged) {
+    const Reply r = request(http_port, bhttp::verb::post, cancel, headers);
+    EXPECT_EQ(r.status, 403) << headers.size() << " headers: " << r.body;
+  }
+  EXPECT_EQ(job_state(id), "queued") << "a refused request cancelled the job";
+
+  const Reply by_page = request(http_port, bhttp::verb::post, cancel,
+                                {{"Cookie", cookie}, {"X-CSRF-Token", token}, {"Origin", own_origin()}, {"Sec-Fetch-Site", "same-origin"}});
+  EXPECT_EQ(by_page.status, 200) << by_page.body;
+  EXPECT_TRUE(eventually([&] { return job_state(id) == "cancelled"; })) << job_state(id);
+}
+
+TEST_F(DashboardSecurity, ASignInFormPostedFromAnotherOriginIsRefused) {
+  Fleet fleet("dashboard-login-csrf");
+  start(fleet);
+  const std::string form = "token=" + token_of(alice_line);
+  const Reply forged = request(http_port, bhttp::verb::post, "/login",
+                               {{"Origin", "http://evil.example"}, {"Content-Type", "application/x-www-form-urlencoded"}}, form);
+  EXPECT_EQ(forged.status, 403) << forged.body;
+  EXPECT_EQ(forged.header("Set-Cookie"), "");
+  const Reply own = request(http_port, bhttp::verb::post, "/login",
+                            {{"Origin", own_origin()}, {"Content-Type", "application/x-www-form-urlencoded"}}, form);
+  EXPECT_EQ(own.status, 303) << own.body;
+  EXPECT_NE(own.header("Set-Cookie"), "");
+}
+
+TEST_F(DashboardSecurity, WithoutTokensACancelNeedsTheProcessCsrfToken) {
+  Fleet fleet("dashboard-anonymous-csrf");
+  start_without_tokens(fleet);
+  const int64_t id = waiting_job(fleet);
+  const std::string cancel = "/api/jobs/" + std::to_string(id) + "/cancel";
+  const std::string token = csrf_token({});
+  ASSERT_EQ(token.size(), 64u);
+  EXPECT_EQ(request(http_port, bhttp::verb::post, cancel).status, 403);
+  EXPECT_EQ(request(http_port, bhttp::verb::post, cancel, {{"Origin", "http://127.0.0.1:1"}, {"X-CSRF-Token", token}}).status, 403);
+  EXPECT_EQ(job_state(id), "queued");
+  EXPECT_EQ(request(http_port, bhttp::verb::post, cancel, {{"X-CSRF-Token", token}}).status, 200);
+  EXPECT_TRUE(eventually([&] { return job_state(id) == "cancelled"; })) << job_state(id);
 }
 
 TEST_F(DashboardSecurity, SigningInOverAndOverKeepsOnlyTheNewestSessions) {

@@ -75,6 +75,7 @@ TEST(HttpServer, AKeptAliveConnectionServesAgainThenClosesWhenIdle) {
     const std::string r = c.read_response(2s);
     EXPECT_EQ(status_of(r), 200) << r;
     EXPECT_NE(r.find("hello /again"), std::string::npos) << r;
+    EXPECT_EQ(headers_named(r, "X-Frame-Options"), std::vector<std::string>{"DENY"}) << "no page elsewhere frames the dashboard";
   }
   const auto start = Clock::now();
   EXPECT_TRUE(c.closed_by_server(5s));

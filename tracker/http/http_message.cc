@@ -132,6 +132,9 @@ BeastResponse to_beast(const Response& r, unsigned version, bool keep_alive) {
   res.set(bhttp::field::content_type, r.content_type);
   res.set(bhttp::field::cache_control, "no-store");
   res.set("X-Content-Type-Options", "nosniff");
+  // Framed in a page elsewhere, the dashboard's own buttons could be clicked for that page.
+  res.set("Content-Security-Policy", "frame-ancestors 'none'");
+  res.set("X-Frame-Options", "DENY");
   for (const auto& [name, value] : r.headers) res.insert(name, value);
   res.keep_alive(keep_alive);
   res.body() = r.body;
