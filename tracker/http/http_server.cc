@@ -9,6 +9,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -64,7 +65,8 @@ std::unique_ptr<asio::ssl::context> tls_context(const std::string& listen, const
 // the io_context still hold go before the registry and TLS context they use.
 struct Server::Impl {
   Impl(const Limits& limits, Handler handler)
-      : registry(limits.max_connections, limits.max_connections_per_address), handlers(static_cast<size_t>(limits.handler_threads)) {
+      : registry(std::max(1, limits.max_connections), std::max(1, limits.max_connections_per_address)),
+        handlers(static_cast<size_t>(std::max(1, limits.handler_threads))) {
     context.limits = limits;
     context.handler = std::move(handler);
     context.registry = &registry;
