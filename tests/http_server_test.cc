@@ -3,10 +3,19 @@
 // network, and headers that cannot carry a line break onto the wire. Deadlines are short here.
 #include <gtest/gtest.h>
 
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <future>
 #include <thread>
 
+#include "tests/fleet_harness.h"
 #include "tests/raw_http_client.h"
 #include "tracker/http/http_server.h"
 
@@ -141,6 +150,68 @@ TEST(HttpServer, AConnectionWithARequestUnderWayIsNotClosedToMakeRoom) {
   const std::string slow = busy.read_response(2s);
   EXPECT_EQ(status_of(slow), 200) << slow;
   EXPECT_NE(slow.find("hello /slow"), std::string::npos);
+}
+
+// A TLS client that trusts any certificate: the server's TLS, not its certificate, is under test.
+class TlsClient {
+ public:
+  explicit TlsClient(int port) {
+    ssl_.set_verify_mode(boost::asio::ssl::verify_none);
+    boost::beast::get_lowest_layer(stream_).connect({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+    stream_.handshake(boost::asio::ssl::stream_base::client);
+  }
+  // GET `path` asking the server to close the connection after the answer; the status.
+  int get_and_close(const std::string& path) {
+    namespace bhttp = boost::beast::http;
+    bhttp::request<bhttp::empty_body> req{bhttp::verb::get, path, 11};
+    req.set(bhttp::field::host, "127.0.0.1");
+    req.keep_alive(false);
+    bhttp::write(stream_, req);
+    boost::beast::flat_buffer buffer;
+    bhttp::response<bhttp::string_body> res;
+    bhttp::read(stream_, buffer, res);
+    return static_cast<int>(res.result_int());
+  }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::ssl::context ssl_{boost::asio::ssl::context::tls_client};
+  boost::beast::ssl_stream<boost::beast::tcp_stream> stream_{io_, ssl_};
+};
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(HttpServer, TlsClientsThatNeverFinishClosingMakeRoomForARequest) {
+  const std::string dir = "/tmp/tf-http-server-tls-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::string cert, key;
+  ASSERT_NO_FATAL_FAILURE(fleet_test::make_throwaway_certificate(dir, &cert, &key));
+  Limits limits;
+  limits.max_connections_per_address = 2;
+  limits.header_timeout = 1s;
+  Server server("127.0.0.1:0", file_text(cert), file_text(key), hello, limits);
+  ASSERT_TRUE(server.tls());
+  // Each is answered, then holds the connection: the server's close_notify is never answered.
+  std::vector<std::unique_ptr<TlsClient>> lingering;
+  for (int i = 0; i < 2; ++i) {
+    lingering.push_back(std::make_unique<TlsClient>(server.port()));
+    EXPECT_EQ(lingering.back()->get_and_close("/"), 200);
+  }
+  int status = 0;
+  try {
+    status = TlsClient(server.port()).get_and_close("/after");
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "a third TLS client was turned away: " << e.what();
+  }
+  EXPECT_EQ(status, 200);
+  RawConnection silent(server.port());
+  EXPECT_TRUE(silent.closed_by_server(5s)) << "no TLS handshake, no header: closed at the header deadline";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(HttpServer, AHeaderWithALineBreakOrAnInvalidNameIsNeverSent) {

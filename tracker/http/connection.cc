@@ -140,6 +140,9 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   // the client reads the last answer before the connection goes.
   void finish() {
     if constexpr (kTls) {
+      // A client that never answers close_notify holds the connection until the deadline, but
+      // like an idle one it makes room for a newcomer meanwhile.
+      if (!context_.registry->waiting(id_)) return;
       lowest().expires_after(limits().write_timeout);
       stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) { self->lowest().close(); });
     } else {
