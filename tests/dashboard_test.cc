@@ -13,51 +13,15 @@
 #include <regex>
 
 #include "proto/tokens.h"
+#include "support/json.h"
+#include "tests/dashboard_client.h"
+#include "tests/dashboard_fleet.h"
 #include "tests/fleet_harness.h"
+#include "tests/headless_chromium.h"
+#include "tracker/http/http_server.h"
 
 namespace tf::fleet_test {
 namespace {
-
-namespace bhttp = boost::beast::http;
-
-struct Reply {
-  int status = 0;
-  std::string body;
-  std::map<std::string, std::string> headers;
-  std::string header(const std::string& name) const {
-    auto it = headers.find(name);
-    return it == headers.end() ? "" : it->second;
-  }
-};
-
-Reply request(int port, bhttp::verb verb, const std::string& target, const std::vector<std::pair<std::string, std::string>>& headers = {},
-              const std::string& body = "") {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::resolver resolver(io);
-  boost::beast::tcp_stream stream(io);
-  stream.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
-  bhttp::request<bhttp::string_body> req{verb, target, 11};
-  req.set(bhttp::field::host, "127.0.0.1");
-  for (const auto& [name, value] : headers) req.set(name, value);
-  req.body() = body;
-  req.prepare_payload();
-  bhttp::write(stream, req);
-  boost::beast::flat_buffer buffer;
-  bhttp::response<bhttp::string_body> res;
-  bhttp::read(stream, buffer, res);
-  Reply out;
-  out.status = static_cast<int>(res.result_int());
-  out.body = res.body();
-  for (const auto& f : res) out.headers[std::string(f.name_string())] = std::string(f.value());
-  return out;
-}
-
-Reply get(int port, const std::string& target, const std::string& token = "") {
-  if (token.empty()) return request(port, bhttp::verb::get, target);
-  return request(port, bhttp::verb::get, target, {{"Authorization", "Bearer " + token}});
-}
-
-std::string token_of(const std::string& line) { return line.substr(0, line.find(' ')); }
 
 // Every sample line of a Prometheus text exposition, "name{labels}" -> value; a line that is not a
 // comment, a blank or a well-formed sample fails the test.
@@ -79,22 +43,7 @@ std::map<std::string, double> parse_exposition(const std::string& text) {
   return out;
 }
 
-class Dashboard : public ::testing::Test {
- protected:
-  void start(Fleet& fleet) {
-    const std::string tokens = fleet.dir() + "/tokens";
-    std::ofstream(tokens) << board_line << "\n" << alice_line << "\n" << bob_line << "\n";
-    std::ofstream(fleet.dir() + "/board.token") << board_line << "\n";
-    http_port = free_port();
-    fleet.start_tracker({"--token-file", tokens, "--http", "127.0.0.1:" + std::to_string(http_port)});
-    EXPECT_NE(fleet.tracker().output().find("dashboard on http://127.0.0.1:" + std::to_string(http_port) + "/"), std::string::npos)
-        << fleet.tracker().output();
-  }
-  const std::string board_line = fleet::new_token_line(fleet::Role::Board, "board");
-  const std::string alice_line = fleet::new_token_line(fleet::Role::Client, "alice");
-  const std::string bob_line = fleet::new_token_line(fleet::Role::Client, "bob");
-  int http_port = 0;
-};
+class Dashboard : public DashboardFleet {};
 
 TEST_F(Dashboard, MetricsNeedATokenParseAndCountAJob) {
   Fleet fleet("dashboard-metrics");
@@ -159,8 +108,12 @@ TEST_F(Dashboard, ATokenInTheUrlBecomesASessionAndOnlyTheOwnerCancels) {
   EXPECT_EQ(request(http_port, bhttp::verb::get, "/api/jobs", {{"Cookie", "tf_session=forged"}}).status, 401);
 
   const std::string cancel = "/api/jobs/" + std::to_string(job.id()) + "/cancel";
-  const Reply by_bob = request(http_port, bhttp::verb::post, cancel, {{"Cookie", session}});
+  // Bob's page, with his session's CSRF token: refused because the job is alice's.
+  const std::string bobs_csrf_token =
+      Json::parse(request(http_port, bhttp::verb::get, "/api/session", {{"Cookie", session}}).body).at("csrf_token").get<std::string>();
+  const Reply by_bob = request(http_port, bhttp::verb::post, cancel, {{"Cookie", session}, {"X-CSRF-Token", bobs_csrf_token}});
   EXPECT_EQ(by_bob.status, 403) << by_bob.body;
+  EXPECT_NE(by_bob.body.find("belongs to 'alice'"), std::string::npos) << by_bob.body;
   const Reply by_alice = request(http_port, bhttp::verb::post, cancel, {{"Authorization", "Bearer " + token_of(alice_line)}});
   EXPECT_EQ(by_alice.status, 200) << by_alice.body;
   EXPECT_TRUE(eventually([&] {
@@ -258,6 +211,90 @@ TEST_F(Dashboard, ChromiumShowsTheBoardsAndTheJobAndRefusesAWrongToken) {
   EXPECT_TRUE(std::ifstream(job_shot).good()) << "no screenshot at " << job_shot;
   RecordProperty("screenshot", shot);
   std::printf("dashboard screenshots: %s %s\n", shot.c_str(), job_shot.c_str());
+}
+
+// A page on another port of the dashboard's host: same-site, so a SameSite=Strict cookie goes
+// along with its requests. It posts a cancel as a form and by fetch, and tries to read the CSRF
+// token; `window.attack` says what happened.
+std::string page_of_another_port(int dashboard_port, int64_t job) {
+  const std::string dashboard = "http://127.0.0.1:" + std::to_string(dashboard_port);
+  const std::string cancel = dashboard + "/api/jobs/" + std::to_string(job) + "/cancel";
+  return R"html(<!doctype html><html><body>
+<form id="form" method="post" action=")html" + cancel + R"html(" target="sink"><input name="x" value="1"></form>
+<script>
+window.attack = (async () => {
+  const out = [];
+  const sink = document.createElement("iframe");
+  sink.name = "sink";
+  document.body.append(sink);
+  const loaded = new Promise((done) => { sink.onload = done; });
+  document.getElementById("form").submit();
+  await Promise.race([loaded, new Promise((done) => setTimeout(done, 3000))]);
+  out.push("form posted");
+  try {
+    await fetch(")html" + cancel + R"html(", { method: "POST", mode: "no-cors", credentials: "include" });
+    out.push("fetch posted");
+  } catch (e) {
+    out.push("fetch failed: " + e);
+  }
+  try {
+    const r = await fetch(")html" + dashboard + R"html(/api/session", { credentials: "include" });
+    out.push("session read: " + (await r.text()));
+  } catch (e) {
+    out.push("session unreadable");
+  }
+  return out.join(", ");
+})();
+</script></body></html>
+)html";
+}
+
+// The job page's cancel button: once it shows, a click, then what the page says came of it.
+const char* const kClickCancel = R"js(new Promise((resolve) => {
+  const start = Date.now();
+  (function tick() {
+    const button = document.getElementById("cancel");
+    if (button && !button.hidden) {
+      button.click();
+      (function wait() {
+        const said = document.getElementById("cancel-result").textContent;
+        if (said) resolve(said); else setTimeout(wait, 50);
+      })();
+    } else if (Date.now() - start > 30000) {
+      resolve("the cancel button never showed");
+    } else {
+      setTimeout(tick, 50);
+    }
+  })();
+}))js";
+
+TEST_F(Dashboard, ChromiumCancelsWithItsCsrfTokenWhileAPageOfAnotherPortCannot) {
+  ASSERT_EQ(::access("/usr/bin/chromium", X_OK), 0) << "chromium is missing: scripts/setup.sh installs it";
+  Fleet fleet("dashboard-browser-cancel");
+  start(fleet);
+  const int64_t id = waiting_job(fleet);
+  tracker::http::Server other_port("127.0.0.1:0", "", "", [&](const tracker::http::Request&) {
+    tracker::http::Response r;
+    r.content_type = "text/html; charset=utf-8";
+    r.body = page_of_another_port(http_port, id);
+    return r;
+  });
+  browser_test::HeadlessChromium browser(fleet.dir());
+  const std::string job_path = "/jobs/" + std::to_string(id);
+  // Alice signs in: the browser holds her session cookie from here on.
+  const std::string dashboard = browser.open("http://127.0.0.1:" + std::to_string(http_port) + job_path + "?token=" + token_of(alice_line));
+  ASSERT_TRUE(browser.wait_until(dashboard, "location.pathname === '" + job_path + "' && !document.getElementById('cancel').hidden"))
+      << browser.log();
+
+  const std::string attacker = browser.open("http://127.0.0.1:" + std::to_string(other_port.port()) + "/");
+  ASSERT_TRUE(browser.wait_until(attacker, "window.attack !== undefined")) << browser.log();
+  const std::string attack = browser.evaluate(attacker, "window.attack").get<std::string>();
+  EXPECT_NE(attack.find("form posted, fetch posted"), std::string::npos) << attack;
+  EXPECT_NE(attack.find("session unreadable"), std::string::npos) << attack;
+  EXPECT_EQ(job_state(id), "queued") << "a page of another port cancelled the job: " << attack;
+
+  EXPECT_EQ(browser.evaluate(dashboard, kClickCancel), "cancelled");
+  EXPECT_TRUE(eventually([&] { return job_state(id) == "cancelled"; })) << job_state(id);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 #include "proto/json_convert.h"
 #include "support/json.h"
 #include "tracker/http/assets.h"
+#include "tracker/http/origin_checks.h"
+#include "tracker/http/redirect.h"
+#include "tracker/http/secrets.h"
 
 namespace tf::tracker::http {
 namespace {
@@ -89,24 +92,49 @@ const char* const kLoginPage = R"html(<!doctype html>
 }  // namespace
 
 Dashboard::Dashboard(const Authenticator& auth, Dispatcher& dispatcher, JobManager& jobs, std::string db_path, bool tls)
-    : auth_(auth), dispatcher_(dispatcher), jobs_(jobs), db_path_(std::move(db_path)), tls_(tls) {}
+    : auth_(auth),
+      dispatcher_(dispatcher),
+      jobs_(jobs),
+      db_path_(std::move(db_path)),
+      tls_(tls),
+      anonymous_csrf_token_(random_hex(32)) {}
 
-std::optional<Principal> Dashboard::caller(const Request& req, Response* denied) {
+std::optional<Dashboard::Caller> Dashboard::caller(const Request& req, Response* denied) {
   Principal who;
   const std::string header = req.header("authorization");
   if (header.rfind("Bearer ", 0) == 0) {
     const std::string token = header.substr(7);
     const grpc::Status s = auth_.check_token(&token, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
-    if (s.ok()) return who;
+    if (s.ok()) return Caller{who, Via::Bearer, ""};
     *denied = text(http_status(s), s.error_message());
     return std::nullopt;
   }
-  if (auto session = sessions_.find(cookie_value(req.header("cookie"), Sessions::kCookie))) return session;
+  if (auto session = sessions_.find(cookie_value(req.header("cookie"), Sessions::kCookie))) {
+    return Caller{session->who, Via::Session, session->csrf_token};
+  }
   const grpc::Status s = auth_.check_token(nullptr, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
-  if (s.ok()) return who;  // no tokens on this tracker
+  if (s.ok()) return Caller{who, Via::Anonymous, anonymous_csrf_token_};  // no tokens on this tracker
   *denied = text(401, s.error_message());
   denied->headers.push_back({"WWW-Authenticate", "Bearer"});
   return std::nullopt;
+}
+
+std::optional<Response> Dashboard::refuse_foreign(const Request& req) const {
+  if (!auth_.enabled() && !is_loopback_host(req.header("host"))) {
+    return text(403, "refused: this tracker has no --token-file, so its dashboard answers only requests addressed to localhost, "
+                     "127.0.0.1 or [::1], not to '" + req.header("host") + "' (a page of that name may be reaching it by DNS "
+                     "rebinding); open it as http://127.0.0.1:PORT/, or give the tracker a token file");
+  }
+  if (!is_state_changing(req)) return std::nullopt;
+  if (auto why = cross_site_reason(req, tls_)) return text(403, "refused: " + *why + "; the dashboard changes nothing for another site");
+  return std::nullopt;
+}
+
+std::optional<Response> Dashboard::refuse_without_csrf_token(const Request& req, const Caller& caller) const {
+  if (!is_state_changing(req) || caller.via == Via::Bearer) return std::nullopt;  // a page elsewhere cannot set Authorization
+  if (same_secret(req.header("x-csrf-token"), caller.csrf_token)) return std::nullopt;
+  return text(403, "refused: a change by a browser needs the X-CSRF-Token header the dashboard's pages read from GET /api/session "
+                   "(scripts send Authorization: Bearer TOKEN instead)");
 }
 
 Response Dashboard::login(const Request& req) {
@@ -124,16 +152,17 @@ Response Dashboard::login(const Request& req) {
   Principal who;
   const grpc::Status s = auth_.check_token(&token, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
   if (!s.ok()) return page(http_status(s), "Refused: that token is not a client or admin token of this tracker.");
-  Response r = redirect(req.method == "GET" && req.path != "/login" ? req.path : "/");
+  Response r = redirect(req.method == "GET" && req.path != "/login" ? same_origin_location(req.path) : "/");
   r.headers.push_back({"Set-Cookie", std::string(Sessions::kCookie) + "=" + sessions_.open(who) +
                                          "; Path=/; HttpOnly; SameSite=Strict" + (tls_ ? "; Secure" : "")});
   return r;
 }
 
 Response Dashboard::handle(const Request& req) {
+  if (auto refused = refuse_foreign(req)) return *refused;
   if (req.path == "/login" || (req.method == "GET" && req.query.count("token"))) return login(req);
   Response denied;
-  const std::optional<Principal> who = caller(req, &denied);
+  const std::optional<Caller> who = caller(req, &denied);
   if (!who) {
     // A person at a browser gets the sign-in form; a scraper or script the status.
     if (req.method == "GET" && req.path.rfind("/api/", 0) != 0 && req.path != "/metrics" &&
@@ -144,6 +173,7 @@ Response Dashboard::handle(const Request& req) {
     }
     return denied;
   }
+  if (auto refused = refuse_without_csrf_token(req, *who)) return *refused;
   if (req.method == "GET") {
     if (req.path == "/" || req.path == "/index.html") return asset("index.html");
     if (req.path.rfind("/assets/", 0) == 0) return asset(req.path.substr(8));
@@ -151,15 +181,23 @@ Response Dashboard::handle(const Request& req) {
     if (id_after(req.path, "/jobs/", &tail) > 0 && tail.empty()) return asset("job.html");
   }
   if (req.path == "/metrics" && req.method == "GET") return metrics();
+  if (req.path == "/api/session" && req.method == "GET") return session(*who);
   if (req.path == "/api/devices" && req.method == "GET") return devices();
   if (req.path == "/api/jobs" && req.method == "GET") return jobs();
   std::string rest;
   if (const int64_t id = id_after(req.path, "/api/jobs/", &rest); id > 0) {
     if (rest.empty() && req.method == "GET") return job(id);
     if (rest == "/records" && req.method == "GET") return records(id);
-    if (rest == "/cancel" && req.method == "POST") return cancel(id, *who);
+    if (rest == "/cancel" && req.method == "POST") return cancel(id, who->who);
   }
   return text(404, "no such page: " + req.method + " " + req.path);
+}
+
+// Who the browser is signed in as, and the CSRF token its page sends with a change. A page of
+// another origin cannot read this answer: no CORS header allows it.
+Response Dashboard::session(const Caller& caller) const {
+  const char* via = caller.via == Via::Bearer ? "bearer" : caller.via == Via::Session ? "session" : "anonymous";
+  return json({{"name", caller.who.name}, {"role", fleet::role_name(caller.who.role)}, {"via", via}, {"csrf_token", caller.csrf_token}});
 }
 
 Response Dashboard::metrics() {

@@ -144,9 +144,16 @@ async function jobPage() {
        el("td", {}, r.device), el("td", {}, r.error))), 5);
 }
 
+// The token the tracker asks of every change a browser makes; only the dashboard's own pages can
+// read it, so a page elsewhere cannot make the change.
+async function csrfToken() {
+  return (await getJson("/api/session")).csrf_token;
+}
+
 async function cancelJob() {
   const id = window.location.pathname.split("/").pop();
-  const r = await fetch("/api/jobs/" + id + "/cancel", { method: "POST", credentials: "same-origin" });
+  const r = await fetch("/api/jobs/" + id + "/cancel",
+    { method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": await csrfToken() } });
   document.getElementById("cancel-result").textContent = r.ok ? "cancelled" : "refused: " + (await r.text());
 }
 
