@@ -136,7 +136,12 @@ v1::SubmitJobRequest request_from_job_file(const SubmitOptions& o) {
   options.min_repeat_ms = given(cmd, "--min-ms", o.measure.min_ms);
   options.repeat = given(cmd, "--repeat", o.measure.repeat);
   options.timeout_s = given(cmd, "--timeout", o.measure.timeout_s);
-  const FilledJobFile filled = fill_job_file(text, options);
+  FilledJobFile filled;
+  try {
+    filled = fill_job_file(text, options);
+  } catch (const JsonLimitError& e) {
+    throw UsageError("--job " + o.job_file + ": " + e.what());
+  }
   for (const auto& option : filled.overridden) {
     std::fprintf(stderr, "tunefarm submit: %s not used: %s sets it\n", option.c_str(), o.job_file.c_str());
   }
