@@ -292,9 +292,13 @@ TEST(ModelCli, RunRefusesDamagedNpyInputsWithoutASignal) {
     for (int i = 0; i < 4; ++i) len += static_cast<char>((header.size() >> (8 * i)) & 0xff);
     return std::string("\x93NUMPY\x02\x00", 8) + len + header;
   };
+  write_bytes(dir + "/long.npy", npy("{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (1, 4, 9, 7), }"));
+  Result r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/long.npy -o " + dir + "/out");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(dir + "/long.npy: dtype (a string of 500001 bytes) is not float32"), std::string::npos) << r.err;
   write_bytes(dir + "/long.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 9, 7), 'x': '" +
                                      std::string(500000, 'y') + "', }"));
-  Result r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/long.npy -o " + dir + "/out");
+  r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/long.npy -o " + dir + "/out");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(dir + "/long.npy: damaged .npy header at header byte 64: unknown key 'x'"), std::string::npos) << r.err;
   write_bytes(dir + "/claim.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1024, 1024, 1024), }"));
