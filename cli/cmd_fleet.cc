@@ -19,10 +19,15 @@
 namespace tf::cli {
 namespace {
 
+// Every string below comes from a client, a board or a token file, and is printed in another
+// user's terminal: fleet::printable escapes control characters (and any other byte outside
+// printable ASCII) so that none can move the cursor, retitle the window or fake a line.
+using fleet::printable;
+
 std::string workload_line(const v1::WorkloadProgress& p) {
   char buf[512];
   std::snprintf(buf, sizeof buf, "  %-28s %-8s %5lld/%-5lld trials  ok %-5lld failed %-4lld best %7.1f GFLOPS",
-                p.workload_key().c_str(), p.state().c_str(), static_cast<long long>(p.trials_done()),
+                printable(p.workload_key()).c_str(), printable(p.state()).c_str(), static_cast<long long>(p.trials_done()),
                 static_cast<long long>(p.trials()), static_cast<long long>(p.ok()), static_cast<long long>(p.failed()),
                 p.best_gflops());
   return buf;
@@ -31,14 +36,15 @@ std::string workload_line(const v1::WorkloadProgress& p) {
 std::string job_line(const v1::Job& j) {
   char buf[512];
   std::snprintf(buf, sizeof buf, "job %lld  %-9s owner %s  key %s  tuner %s  elapsed %.0f s", static_cast<long long>(j.id()),
-                fleet::job_state_name(j.state()), j.owner().c_str(), j.spec().device_key().c_str(), j.spec().tuner().c_str(),
+                fleet::job_state_name(j.state()), printable(j.owner()).c_str(), printable(j.spec().device_key()).c_str(),
+                printable(j.spec().tuner()).c_str(),
                 j.elapsed_s());
   std::string line = buf;
   if (!j.spec().scheduler().empty()) {
     int64_t done = 0;
     for (const auto& p : j.workloads()) done += p.trials_done();
-    std::snprintf(buf, sizeof buf, "  model %s: %lld/%lld trials (%s), estimated %.2f ms", j.spec().model().c_str(),
-                  static_cast<long long>(done), static_cast<long long>(j.spec().trials()), j.spec().scheduler().c_str(),
+    std::snprintf(buf, sizeof buf, "  model %s: %lld/%lld trials (%s), estimated %.2f ms", printable(j.spec().model()).c_str(),
+                  static_cast<long long>(done), static_cast<long long>(j.spec().trials()), printable(j.spec().scheduler()).c_str(),
                   j.estimated_ms());
     line += buf;
   }
@@ -49,7 +55,7 @@ std::string job_line(const v1::Job& j) {
 void print_job(const v1::Job& j) {
   std::printf("%s\n", job_line(j).c_str());
   for (const auto& p : j.workloads()) std::printf("%s\n", workload_line(p).c_str());
-  if (!j.message().empty()) std::printf("  %s\n", j.message().c_str());
+  if (!j.message().empty()) std::printf("  %s\n", printable(j.message()).c_str());
 }
 
 int exit_code_of(const v1::Job& j) { return j.state() == v1::DONE ? 0 : 1; }
@@ -77,7 +83,7 @@ int follow(TrackerClient& client, int64_t id, bool json) {
         std::printf("\033[2K%s\n", workload_line(p).c_str());
         ++drawn;
       }
-      std::printf("\033[2K  %s\n", job.message().c_str());
+      std::printf("\033[2K  %s\n", printable(job.message()).c_str());
       ++drawn;
     } else {
       for (const auto& p : job.workloads()) {
@@ -87,7 +93,7 @@ int follow(TrackerClient& client, int64_t id, bool json) {
         seen = now;
       }
       if (job.message() != last_message && !job.message().empty()) {
-        std::printf("job %lld: %s\n", static_cast<long long>(job.id()), job.message().c_str());
+        std::printf("job %lld: %s\n", static_cast<long long>(job.id()), printable(job.message()).c_str());
       }
       last_message = job.message();
     }
@@ -97,7 +103,7 @@ int follow(TrackerClient& client, int64_t id, bool json) {
   if (!any) return 1;
   if (!json) {
     std::printf("job %lld %s%s%s\n", static_cast<long long>(job.id()), fleet::job_state_name(job.state()),
-                job.message().empty() ? "" : ": ", job.message().c_str());
+                job.message().empty() ? "" : ": ", printable(job.message()).c_str());
   }
   return exit_code_of(job);
 }
@@ -136,7 +142,12 @@ v1::SubmitJobRequest request_from_job_file(const SubmitOptions& o) {
   options.min_repeat_ms = given(cmd, "--min-ms", o.measure.min_ms);
   options.repeat = given(cmd, "--repeat", o.measure.repeat);
   options.timeout_s = given(cmd, "--timeout", o.measure.timeout_s);
-  const FilledJobFile filled = fill_job_file(text, options);
+  FilledJobFile filled;
+  try {
+    filled = fill_job_file(text, options);
+  } catch (const JsonLimitError& e) {
+    throw UsageError("--job " + o.job_file + ": " + e.what());
+  }
   for (const auto& option : filled.overridden) {
     std::fprintf(stderr, "tunefarm submit: %s not used: %s sets it\n", option.c_str(), o.job_file.c_str());
   }
@@ -172,8 +183,8 @@ int submit_command(const SubmitOptions& o) {
   }
   if (!json) {
     std::printf("job %lld submitted to %s (key %s, %d workload(s))%s%s\n", static_cast<long long>(job.id()), client.address().c_str(),
-                job.spec().device_key().c_str(), job.spec().workloads_size(), job.message().empty() ? "" : ": ",
-                job.message().c_str());
+                printable(job.spec().device_key()).c_str(), job.spec().workloads_size(), job.message().empty() ? "" : ": ",
+                printable(job.message()).c_str());
     std::fflush(stdout);
   }
   if (!o.follow) return 0;
@@ -249,12 +260,12 @@ int devices_command(const DevicesOptions& o) {
   }
   if (resp.devices_size() == 0) std::printf("no boards connected to %s\n", client.address().c_str());
   for (const auto& d : resp.devices()) {
-    std::printf("%-16s %-28s %-8s %d thread(s)  done %lld  %s\n    target %s\n    %s\n", d.device_key().c_str(), d.board_id().c_str(),
-                d.state().c_str(), d.threads(), static_cast<long long>(d.items_done()), d.cpu_name().c_str(), d.target().c_str(),
-                d.timing_isolation().c_str());
+    std::printf("%-16s %-28s %-8s %d thread(s)  done %lld  %s\n    target %s\n    %s\n", printable(d.device_key()).c_str(),
+                printable(d.board_id()).c_str(), printable(d.state()).c_str(), d.threads(), static_cast<long long>(d.items_done()),
+                printable(d.cpu_name()).c_str(), printable(d.target()).c_str(), printable(d.timing_isolation()).c_str());
     if (d.emulated()) {
       std::printf("    EMULATED (qemu-user): its timings are kept under key '%s' only, never compared with real boards\n",
-                  d.device_key().c_str());
+                  printable(d.device_key()).c_str());
     }
   }
   return 0;
@@ -328,7 +339,7 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
     std::printf("%s\n", o.dump(2).c_str());
   } else {
     std::printf("%s  %.1f GFLOPS  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(), key.c_str(),
-                resp.device().c_str(), resp.config_json().c_str());
+                printable(resp.device()).c_str(), printable(resp.config_json()).c_str());
     if (resp.emulated()) {
       std::printf("note: key %s has emulated boards (qemu-user): the config is checked, its speed is not a real board's\n",
                   key.c_str());

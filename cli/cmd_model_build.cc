@@ -30,7 +30,7 @@ struct BuildArgs {
 };
 
 Json kernel_json(const graph::BuiltKernel& k) {
-  Json j = {{"workload", k.workload}, {"shape", k.shape_text}, {"config", Json::parse(k.config)}, {"tuned", k.tuned},
+  Json j = {{"workload", k.workload}, {"shape", k.shape_text}, {"config", parse_json(k.config)}, {"tuned", k.tuned},
             {"nodes", k.nodes}, {"compile_ms", k.compile_ms}};
   if (!k.note.empty()) j["note"] = k.note;
   return j;

@@ -4,11 +4,14 @@
 #include <thread>
 
 #include "proto/measure_wire.h"
+#include "proto/utf8.h"
 
 namespace tf::cli {
 namespace {
 
-std::string status_text(const grpc::Status& s) { return s.error_message().empty() ? "gRPC code " + std::to_string(s.error_code()) : s.error_message(); }
+std::string status_text(const grpc::Status& s) {
+  return s.error_message().empty() ? "gRPC code " + std::to_string(s.error_code()) : fleet::printable(s.error_message());
+}
 
 v1::Workload to_wire(const ops::Workload& w) {
   v1::Workload out;
@@ -115,7 +118,7 @@ void FleetComparer::tune(const ops::Workload& w, int64_t trials, const std::func
   }
   if (job.state() != v1::DONE) {
     throw regress::RunError("tuning job " + std::to_string(job.id()) + " for " + w.str() + " ended " +
-                            v1::JobState_Name(job.state()) + ": " + job.message());
+                            v1::JobState_Name(job.state()) + ": " + fleet::printable(job.message()));
   }
 }
 

@@ -23,7 +23,9 @@ FilledJobFile fill_job_file(const std::string& text, const JobFileOptions& given
   FilledJobFile out{text, {}};
   Json job;
   try {
-    job = parse_json(text);
+    job = parse_json(text, kJobSpecJsonLimits);
+  } catch (const JsonLimitError&) {
+    throw;
   } catch (const std::exception&) {
     return out;
   }

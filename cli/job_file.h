@@ -24,7 +24,9 @@ struct FilledJobFile {
   std::vector<std::string> overridden;  // options the file sets itself ("--trials"), which it wins
 };
 
-// Text that is not a JSON object goes as it is, for the tracker to say what is wrong with it.
+// Text that is not a JSON object goes as it is, for the tracker to say what is wrong with it. Text
+// beyond kJobSpecJsonLimits (support/json.h), which the tracker would refuse too, throws
+// JsonLimitError.
 FilledJobFile fill_job_file(const std::string& text, const JobFileOptions& given);
 
 }  // namespace tf::cli

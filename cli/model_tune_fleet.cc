@@ -102,7 +102,7 @@ int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& 
     if (!a.quiet && (last_trials < 0 || done >= last_trials + log_step || ended || job.message() != last_message)) {
       std::fprintf(stderr, "%s[%5lld/%lld] estimated %.3g ms  %s  %.0f s%s%s%s", tty ? "\r\033[K" : "", static_cast<long long>(done),
                    static_cast<long long>(job.spec().trials()), job.estimated_ms(), fleet::job_state_name(job.state()), job.elapsed_s(),
-                   job.message().empty() ? "" : "  ", job.message().c_str(), tty ? "" : "\n");
+                   job.message().empty() ? "" : "  ", fleet::printable(job.message()).c_str(), tty ? "" : "\n");
       std::fflush(stderr);
       last_trials = done;
     }

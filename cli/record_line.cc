@@ -8,7 +8,7 @@ RecordLine read_record_line(const std::string& line, RecordChecker& checker) {
   RecordLine out;
   if (line.find_first_not_of(" \t\r") == std::string::npos) return out;
   try {
-    out.record = db::Measurement::from_json(parse_json(line));
+    out.record = db::Measurement::from_json(parse_json(line, kRecordLineJsonLimits));
   } catch (const std::exception& e) {
     out.verdict = RecordLine::Verdict::Unreadable;
     out.why = std::string("unreadable: ") + e.what();

@@ -6,6 +6,7 @@
 
 #include "proto/channel.h"
 #include "proto/tokens.h"
+#include "proto/utf8.h"
 
 namespace tf::cli {
 
@@ -43,7 +44,7 @@ int TrackerClient::fail(const std::string& cmd, const grpc::Status& s) const {
   switch (s.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
       std::fprintf(stderr, "%s: cannot reach the tracker at %s: %s (is it running? scripts/fleet.sh start)\n", cmd.c_str(),
-                   address_.c_str(), s.error_message().c_str());
+                   address_.c_str(), fleet::printable(s.error_message()).c_str());
       return 1;
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       std::fprintf(stderr, "%s: the tracker at %s did not answer in time\n", cmd.c_str(), address_.c_str());
@@ -51,14 +52,14 @@ int TrackerClient::fail(const std::string& cmd, const grpc::Status& s) const {
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::NOT_FOUND:
     case grpc::StatusCode::FAILED_PRECONDITION:
-      std::fprintf(stderr, "%s: %s\n", cmd.c_str(), s.error_message().c_str());
+      std::fprintf(stderr, "%s: %s\n", cmd.c_str(), fleet::printable(s.error_message()).c_str());
       return 2;
     case grpc::StatusCode::UNAUTHENTICATED:
     case grpc::StatusCode::PERMISSION_DENIED:
-      std::fprintf(stderr, "%s: refused: %s\n", cmd.c_str(), s.error_message().c_str());
+      std::fprintf(stderr, "%s: refused: %s\n", cmd.c_str(), fleet::printable(s.error_message()).c_str());
       return 2;
     default:
-      std::fprintf(stderr, "%s: the tracker failed: %s\n", cmd.c_str(), s.error_message().c_str());
+      std::fprintf(stderr, "%s: the tracker failed: %s\n", cmd.c_str(), fleet::printable(s.error_message()).c_str());
       return 1;
   }
 }
@@ -89,7 +90,7 @@ grpc::Status watch_job(TrackerClient& client, int64_t id, const std::function<vo
     }
     s = reader->Finish();
     if (s.error_code() != grpc::StatusCode::UNAVAILABLE || attempt >= 60) break;
-    if (attempt == 0 && !who.empty()) std::fprintf(stderr, "%s: lost the tracker (%s); waiting for it\n", who.c_str(), s.error_message().c_str());
+    if (attempt == 0 && !who.empty()) std::fprintf(stderr, "%s: lost the tracker (%s); waiting for it\n", who.c_str(), fleet::printable(s.error_message()).c_str());
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   return s;

@@ -52,7 +52,7 @@ space::Config Task::parse_config(const std::string& spec) const {
   }
   Json v;
   try {
-    v = parse_json(s);
+    v = parse_json(s, kConfigJsonLimits);
   } catch (const JsonError& e) {
     throw CompileError(std::string("config: ") + e.what());
   }

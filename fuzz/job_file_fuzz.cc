@@ -1,7 +1,7 @@
 // A job file (`tunefarm submit --job F`): the client fills in its command-line options
 // (cli/job_file.h), then the tracker reads the JSON (proto/json_convert.h, with the tracker's named
-// shapes) and checks the spec (tracker/job_spec.h). Refusals are SpecError or a non-OK status, each
-// naming the field.
+// shapes) and checks the spec (tracker/job_spec.h). Refusals are SpecError (JsonLimitError from the
+// client, for text beyond the job-spec limits) or a non-OK status, each naming the field.
 #include "cli/job_file.h"
 #include "compiler/ops/shape_json.h"
 #include "fuzz/fuzz_check.h"
@@ -30,7 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const cli::JobFileOptions given = command_line_options();
   const std::string text = fuzz::as_text(data, size);
   fuzz::expect_refusal_or_success<fleet::SpecError>([&] {
-    const cli::FilledJobFile filled = cli::fill_job_file(text, given);
+    cli::FilledJobFile filled;
+    try {
+      filled = cli::fill_job_file(text, given);
+    } catch (const JsonLimitError& e) {
+      throw fleet::SpecError(e.what());  // the client refuses what the tracker would, with the same message
+    }
     tunefarm::v1::JobSpec spec = fleet::job_spec_from_text(filled.text, ops::shape_from_json);
     const grpc::Status status = tracker::check_job_spec(&spec, [](const std::string& key) { return key != "unknown"; });
     if (!status.ok() && status.error_message().empty()) fuzz::finding("check_job_spec refused without a message");

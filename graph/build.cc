@@ -60,7 +60,7 @@ space::Config choose_config(const compiler::Task& task, const BuildOptions& opti
   const auto given = options.config_for ? options.config_for(task.workload()) : std::nullopt;
   if (!given) return task.space().default_config();
   try {
-    space::Config c = task.space().from_json(Json::parse(*given));
+    space::Config c = task.space().from_json(parse_json(*given, kConfigJsonLimits));
     info->tuned = true;
     return c;
   } catch (const std::exception& e) {

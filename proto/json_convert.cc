@@ -125,7 +125,9 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
 v1::JobSpec job_spec_from_text(const std::string& text, const ShapeReader& read_shape) {
   Json v;
   try {
-    v = parse_json(text);
+    v = parse_json(text, kJobSpecJsonLimits);
+  } catch (const JsonLimitError& e) {
+    throw SpecError(std::string("job spec: ") + e.what());
   } catch (const JsonError& e) {
     throw SpecError(std::string("job file is not JSON: ") + e.what());
   }

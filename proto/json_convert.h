@@ -32,7 +32,8 @@ class SpecError : public std::invalid_argument {
 // The reader returns the positional extents or throws std::exception naming `where`.
 using ShapeReader = std::function<std::vector<int64_t>(const std::string& op, const Json& shape, const std::string& where)>;
 v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape = {});
-// SpecError for text that is not JSON, too.
+// SpecError for text that is not JSON, too, or beyond kJobSpecJsonLimits ("job spec: nesting deeper
+// than 64 levels").
 v1::JobSpec job_spec_from_text(const std::string& text, const ShapeReader& read_shape = {});
 Json job_spec_to_json(const v1::JobSpec& spec);
 

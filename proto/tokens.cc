@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -29,6 +30,7 @@ std::vector<TokenEntry> read_token_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("token file '" + path + "': cannot read it");
   std::vector<TokenEntry> out;
+  std::map<std::string, int> line_of;  // token -> the line that holds it
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -42,6 +44,11 @@ std::vector<TokenEntry> read_token_file(const std::string& path) {
     auto r = parse_role(role);
     if (!r) throw std::runtime_error(where + ": unknown role '" + role + "' (roles: board, client, admin)");
     if (token.size() < 16) throw std::runtime_error(where + ": token is too short (at least 16 characters)");
+    // One token, one role and one name: a second line for it would make which one counts silent.
+    // The message names the lines, never the token.
+    if (auto [first, fresh] = line_of.emplace(token, number); !fresh) {
+      throw std::runtime_error(where + ": the same token as line " + std::to_string(first->second) + " (each token once)");
+    }
     words >> name;
     TokenEntry e;
     e.token = token;
@@ -49,6 +56,8 @@ std::vector<TokenEntry> read_token_file(const std::string& path) {
     e.name = name.empty() ? std::string(role_name(*r)) + "-" + token.substr(token.size() - 6) : name;
     out.push_back(e);
   }
+  // A tracker given no token would refuse every caller; a board or client would send none.
+  if (out.empty()) throw std::runtime_error("token file '" + path + "' holds no token (lines '<token> <role> [name]': tunefarm token new)");
   return out;
 }
 
@@ -65,9 +74,7 @@ std::string new_token_line(Role role, const std::string& name) {
 
 std::string caller_token(const std::string& token_file) {
   if (!token_file.empty()) {
-    auto entries = read_token_file(token_file);
-    if (entries.empty()) throw std::runtime_error("token file '" + token_file + "' holds no token");
-    return entries.front().token;
+    return read_token_file(token_file).front().token;
   }
   // The variable may hold the token alone or its whole token-file line.
   const char* env = std::getenv("TUNEFARM_TOKEN");

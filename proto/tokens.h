@@ -20,7 +20,9 @@ struct TokenEntry {
   std::string name;  // who holds it, for logs and job owners; defaults to "<role>-<first 6 chars>"
 };
 
-// Throws std::runtime_error naming the file and line for a line it cannot read.
+// Throws std::runtime_error naming the file and line for a line it cannot read or a token listed
+// twice (by line numbers: the message never holds a token), and naming the file when it holds no
+// token at all.
 std::vector<TokenEntry> read_token_file(const std::string& path);
 
 // A fresh random token line for a token file: "tf_<32 hex> <role> <name>".

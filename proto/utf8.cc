@@ -52,7 +52,7 @@ std::string utf8_error(const std::string& s) {
 std::string printable(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
+    if (c >= 0x20 && c < 0x7f) {
       out += static_cast<char>(c);
     } else {
       char buf[8];

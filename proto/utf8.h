@@ -15,7 +15,10 @@ namespace tf::fleet {
 // starts no UTF-8 character").
 std::string utf8_error(const std::string& s);
 
-// `s` with every byte outside printable ASCII as \xNN: safe to print or put in any message.
+// `s` with every byte outside printable ASCII as \xNN: safe to print or put in any message, a
+// terminal's included (no control character gets through). A backslash stays as it is, so text
+// escaped once passes through again unchanged: a tracker's message that names a bad key, shown
+// by the client.
 std::string printable(const std::string& s);
 
 // The first string field of `m` (nested messages included) that is not valid UTF-8, as a path

@@ -76,7 +76,9 @@ double Suite::threshold_for(const SuiteWorkload& w, std::optional<double> comman
 Suite parse_suite(const std::string& text, const std::string& path) {
   Json v;
   try {
-    v = parse_json(text);
+    v = parse_json(text, kSuiteJsonLimits);
+  } catch (const JsonLimitError& e) {
+    fail(path, e.what());
   } catch (const JsonError& e) {
     fail(path, std::string("not valid JSON: ") + e.what());
   }

@@ -2,7 +2,7 @@
 # Longer runs of the fuzz targets (fuzz/, docs/fuzzing.md) than the short ones ctest makes.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-targets_all=(job_file job_request suite record_line config_json worker_frames onnx_import)
+targets_all=(job_file job_request suite record_line config_json worker_frames onnx_import npy model_file)
 
 usage() {
   cat <<USAGE

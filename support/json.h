@@ -2,10 +2,9 @@
 // insertion order and what tunefarm writes reads in a stable, meaningful order.
 #pragma once
 
-#include <set>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,48 +18,35 @@ class JsonError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// "an integer", "a string", ...: for messages that say what was found instead of what was expected.
-inline const char* json_kind(const Json& v) {
-  switch (v.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return "a boolean";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "an integer";
-    case Json::value_t::number_float: return "a number";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::object: return "an object";
-    default: return "binary data";
-  }
-}
+// Text refused before parsing for its size or its nesting: "nesting deeper than 64 levels",
+// "80 MB, the limit is 1 MB". The reader prefixes what the text was ("job spec: ...").
+class JsonLimitError : public JsonError {
+ public:
+  using JsonError::JsonError;
+};
 
-// RFC 8259 text, throwing JsonError "invalid JSON at line L, column C: ...". Also refuses a repeated
-// key: in a job file `"trials"` twice is a mistake, and which one wins would be silent.
-inline Json parse_json(const std::string& text) {
-  std::vector<std::set<std::string>> open_objects;
-  auto refuse_repeats = [&](int, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
-    if (event == Json::parse_event_t::object_end) open_objects.pop_back();
-    if (event == Json::parse_event_t::key && !open_objects.back().insert(parsed.get<std::string>()).second) {
-      throw JsonError("invalid JSON: duplicate key " + parsed.dump());
-    }
-    return true;
-  };
-  try {
-    return Json::parse(text, refuse_repeats);
-  } catch (const Json::exception& e) {
-    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 5: ..." or
-    // "[json.exception.out_of_range.406] number overflow parsing '1e999'".
-    std::string what = e.what();
-    // It quotes the text it last read, which may hold bytes that are not UTF-8; this message may
-    // itself end up in JSON.
-    for (char& c : what) {
-      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
-    }
-    what = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
-    if (what.rfind("parse error", 0) == 0) what = what.substr(11);
-    throw JsonError("invalid JSON" + (what.rfind(" at line", 0) == 0 ? what : ": " + what));
-  }
-}
+// What parse_json accepts. Both are checked by one linear scan before any value is built: parsed,
+// a few MB of "[[[[..." become gigabytes of values, and nlohmann's recursive copy and dump
+// overflow the stack on deep ones. No JSON tunefarm reads nests more than a handful of levels.
+struct JsonLimits {
+  size_t max_bytes = size_t{64} << 20;
+  int max_depth = 64;
+};
+
+// The limits of each kind of JSON that comes from outside (docs/threat-model.md), each far beyond
+// a real one: a job of 64 workloads is about 20 KB.
+inline constexpr JsonLimits kJobSpecJsonLimits{size_t{1} << 20};       // job files, SubmitJob's spec_json
+inline constexpr JsonLimits kSuiteJsonLimits{size_t{4} << 20};         // regression suite files
+inline constexpr JsonLimits kRecordLineJsonLimits{size_t{1} << 20};    // a line of `tunefarm import`
+inline constexpr JsonLimits kConfigJsonLimits{size_t{64} << 10};       // --config, a config's knob values
+inline constexpr JsonLimits kModelManifestJsonLimits{size_t{16} << 20};  // a .tfm file's manifest
+
+// "an integer", "a string", ...: for messages that say what was found instead of what was expected.
+const char* json_kind(const Json& v);
+
+// RFC 8259 text, throwing JsonError "invalid JSON at line L, column C: ...", or JsonLimitError for
+// text beyond `limits`. Also refuses a repeated key: in a job file `"trials"` twice is a mistake,
+// and which one wins would be silent.
+Json parse_json(const std::string& text, const JsonLimits& limits = {});
 
 }  // namespace tf

@@ -4,78 +4,202 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <regex>
+#include <set>
 
 namespace tf {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
+// NumPy pads its headers to 64 bytes; a long one means a damaged file, not a big array.
+constexpr uint32_t kMaxHeaderBytes = 1u << 20;
+// NumPy's own limit on dimensions (NPY_MAXDIMS, 64 since NumPy 2).
+constexpr size_t kMaxRank = 64;
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) { throw NpyError(path + ": " + why); }
+[[noreturn]] void fail(const std::string& name, const std::string& why) { throw NpyError(name + ": " + why); }
 
-// The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-std::string dict_value(const std::string& header, const std::string& key, const std::string& path) {
-  const std::regex re("'" + key + "'\\s*:\\s*('[^']*'|True|False|\\([^)]*\\))");
-  std::smatch m;
-  if (!std::regex_search(header, m, re)) fail(path, "the .npy header has no '" + key + "'");
-  return m[1].str();
+// A string from the header as a message quotes it: short printable ones as they are, others by
+// their length (a damaged header's field may be a megabyte of anything).
+std::string quoted(const std::string& s) {
+  bool plain = s.size() <= 32;
+  for (char c : s) plain = plain && c >= 0x20 && c < 0x7f;
+  return plain ? "'" + s + "'" : "(a string of " + std::to_string(s.size()) + " bytes)";
 }
 
-std::vector<int64_t> parse_shape(const std::string& tuple, const std::string& path) {
+struct Header {
+  std::string descr;
+  bool fortran_order = false;
   std::vector<int64_t> shape;
-  const std::string inner = tuple.substr(1, tuple.size() - 2);
-  size_t pos = 0;
-  while (pos < inner.size()) {
-    size_t comma = inner.find(',', pos);
-    if (comma == std::string::npos) comma = inner.size();
-    std::string part = inner.substr(pos, comma - pos);
-    part.erase(0, part.find_first_not_of(" \t"));
-    part.erase(part.find_last_not_of(" \t") + 1);
-    pos = comma + 1;
-    if (part.empty()) continue;
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(part.c_str(), &end, 10);
-    if (*end != '\0' || errno != 0 || v < 0 || v > (int64_t{1} << 40)) fail(path, "shape " + tuple + " has a bad extent '" + part + "'");
-    shape.push_back(v);
+};
+
+// The header is a Python dict literal, as numpy writes it with repr():
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// with exactly these three keys, in any order, and whatever whitespace and trailing commas Python
+// allows. Read by hand: a regular expression over it recursed once per character and overflowed
+// the stack on a long field.
+class HeaderReader {
+ public:
+  HeaderReader(const std::string& text, const std::string& name) : s_(text), name_(name) {}
+
+  Header read() {
+    Header h;
+    std::set<std::string> seen;
+    expect('{');
+    while (!at('}')) {
+      const size_t key_at = pos_;
+      const std::string key = string_literal("a key");
+      if (!seen.insert(key).second) bad_at(key_at, quoted(key) + " appears twice");
+      expect(':');
+      if (key == "descr") {
+        h.descr = string_literal("'descr' (the dtype)");
+      } else if (key == "fortran_order") {
+        h.fortran_order = boolean("'fortran_order'");
+      } else if (key == "shape") {
+        h.shape = tuple();
+      } else {
+        bad_at(key_at, "unknown key " + quoted(key) + " (a .npy header has 'descr', 'fortran_order' and 'shape')");
+      }
+      if (!at('}')) expect(',');
+    }
+    expect('}');
+    skip_space();
+    if (pos_ != s_.size()) bad("text after the closing '}'");
+    for (const char* key : {"descr", "fortran_order", "shape"}) {
+      if (!seen.count(key)) fail(name_, "the .npy header has no '" + std::string(key) + "'");
+    }
+    return h;
   }
-  return shape;
+
+ private:
+  [[noreturn]] void bad(const std::string& why) const { bad_at(pos_, why); }
+  [[noreturn]] void bad_at(size_t at, const std::string& why) const {
+    fail(name_, "damaged .npy header at header byte " + std::to_string(at) + ": " + why);
+  }
+  void skip_space() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
+  }
+  // Skips whitespace; true when the next character is `c` (not consumed).
+  bool at(char c) {
+    skip_space();
+    return pos_ < s_.size() && s_[pos_] == c;
+  }
+  void expect(char c) {
+    if (!at(c)) bad(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  // 'text' or "text"; numpy's keys and dtype strings hold no escapes.
+  std::string string_literal(const std::string& what) {
+    skip_space();
+    if (pos_ >= s_.size() || (s_[pos_] != '\'' && s_[pos_] != '"')) bad(what + " is not a quoted string");
+    const char quote = s_[pos_++];
+    const size_t end = s_.find(quote, pos_);
+    if (end == std::string::npos) bad(what + " has no closing quote");
+    std::string text = s_.substr(pos_, end - pos_);
+    if (text.find('\\') != std::string::npos) bad(what + " holds a backslash");
+    pos_ = end + 1;
+    return text;
+  }
+  bool boolean(const std::string& what) {
+    skip_space();
+    for (const char* word : {"True", "False"}) {
+      if (s_.compare(pos_, std::strlen(word), word) == 0) {
+        pos_ += std::strlen(word);
+        return word[0] == 'T';
+      }
+    }
+    bad(what + " is neither True nor False");
+  }
+  // (), (3,), (2, 3) or (2, 3,): non-negative integers, Python 2's "3L" included.
+  std::vector<int64_t> tuple() {
+    std::vector<int64_t> shape;
+    expect('(');
+    while (!at(')')) {
+      if (shape.size() == kMaxRank) bad("the shape has more than " + std::to_string(kMaxRank) + " extents");
+      shape.push_back(extent());
+      if (!at(')')) expect(',');
+    }
+    ++pos_;
+    return shape;
+  }
+  int64_t extent() {
+    const size_t from = pos_;
+    int64_t v = 0;
+    while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') {
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s_[pos_] - '0', &v)) bad("a shape extent is too large");
+      ++pos_;
+    }
+    if (pos_ == from) bad("a shape extent is not a non-negative integer");
+    if (pos_ < s_.size() && s_[pos_] == 'L') ++pos_;
+    return v;
+  }
+
+  const std::string& s_;
+  const std::string& name_;
+  size_t pos_ = 0;
+};
+
+// The bytes of float32 data `shape` holds, or a refusal when the product overflows.
+uint64_t data_bytes(const std::vector<int64_t>& shape, const std::string& name) {
+  uint64_t n = 4;
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) fail(name, "the shape's extents multiply beyond any file");
+  }
+  return n;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 }  // namespace
 
-NpyArray read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, std::string("cannot read: ") + std::strerror(errno));
+NpyArray read_npy(std::istream& in, uint64_t size, const std::string& name) {
   char magic[8] = {};
   in.read(magic, 8);
-  if (in.gcount() != 8 || std::memcmp(magic, kMagic, 6) != 0) fail(path, "not a NumPy .npy file");
+  if (in.gcount() != 8 || std::memcmp(magic, kMagic, 6) != 0) fail(name, "not a NumPy .npy file");
   const int major = static_cast<unsigned char>(magic[6]);
-  if (major < 1 || major > 3) fail(path, ".npy format version " + std::to_string(major) + " is not known");
-  uint32_t header_len = 0;
+  if (major < 1 || major > 3) fail(name, ".npy format version " + std::to_string(major) + " is not known");
+  const int length_bytes = major == 1 ? 2 : 4;
   unsigned char len_bytes[4] = {};
-  in.read(reinterpret_cast<char*>(len_bytes), major == 1 ? 2 : 4);
-  for (int i = (major == 1 ? 1 : 3); i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
-  if (!in || header_len > (1u << 20)) fail(path, "damaged .npy header");
-  std::string header(header_len, '\0');
-  in.read(header.data(), header_len);
-  if (!in) fail(path, "truncated .npy header");
-  const std::string descr = dict_value(header, "descr", path);
-  if (descr != "'<f4'" && descr != "'=f4'") {
-    fail(path, "dtype " + descr + " is not float32 ('<f4'); convert it with x.astype(numpy.float32)");
+  in.read(reinterpret_cast<char*>(len_bytes), length_bytes);
+  if (in.gcount() != length_bytes) fail(name, "truncated .npy header");
+  uint32_t header_len = 0;
+  for (int i = length_bytes - 1; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
+  const uint64_t data_offset = 8 + length_bytes + uint64_t{header_len};
+  if (header_len > kMaxHeaderBytes) fail(name, "damaged .npy header: it claims " + std::to_string(header_len) + " bytes");
+  if (data_offset > size) {
+    fail(name, "truncated .npy header: it claims " + std::to_string(header_len) + " bytes, the file has " + std::to_string(size));
   }
-  if (dict_value(header, "fortran_order", path) != "False") fail(path, "Fortran order is not supported; save a C-ordered array");
+  std::string text(header_len, '\0');
+  in.read(text.data(), header_len);
+  if (in.gcount() != static_cast<std::streamsize>(header_len)) fail(name, "truncated .npy header");
+  const Header h = HeaderReader(text, name).read();
+  if (h.descr != "<f4" && h.descr != "=f4") {
+    fail(name, "dtype " + quoted(h.descr) + " is not float32 ('<f4'); convert it with x.astype(numpy.float32)");
+  }
+  if (h.fortran_order) fail(name, "Fortran order is not supported; save a C-ordered array");
+  const uint64_t bytes = data_bytes(h.shape, name);
+  if (bytes > size - data_offset) {
+    fail(name, "truncated: shape " + shape_text(h.shape) + " needs " + std::to_string(bytes) + " bytes of data, the file has " +
+                   std::to_string(size - data_offset));
+  }
   NpyArray a;
-  a.shape = parse_shape(dict_value(header, "shape", path), path);
-  int64_t n = 1;
-  for (int64_t d : a.shape) {
-    n *= d;
-    if (n > (int64_t{1} << 34)) fail(path, "the array is too large");
-  }
-  a.data.resize(static_cast<size_t>(n));
-  in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(n * 4));
-  if (in.gcount() != static_cast<std::streamsize>(n * 4)) fail(path, "truncated: the shape needs " + std::to_string(n * 4) + " bytes of data");
+  a.shape = h.shape;
+  a.data.resize(bytes / 4);
+  if (bytes == 0) return a;
+  in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes));
+  if (in.gcount() != static_cast<std::streamsize>(bytes)) fail(name, "truncated: the data ends early");
   return a;
+}
+
+NpyArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) fail(path, std::string("cannot read: ") + std::strerror(errno));
+  const std::streamoff size = in.tellg();
+  if (size < 0) fail(path, "cannot tell its size (not a regular file?)");
+  in.seekg(0);
+  return read_npy(in, static_cast<uint64_t>(size), path);
 }
 
 void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& data) {
@@ -84,10 +208,7 @@ void write_npy(const std::string& path, const std::vector<int64_t>& shape, const
   if (n != static_cast<int64_t>(data.size())) {
     fail(path, "the shape holds " + std::to_string(n) + " elements, the data " + std::to_string(data.size()));
   }
-  std::string tuple = "(";
-  for (size_t i = 0; i < shape.size(); ++i) tuple += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? "," : "");
-  tuple += ")";
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + tuple + ", }";
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
   // Magic (6) + version (2) + length (2) + header + '\n' is a multiple of 64.
   const size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
   header.append(total - 10 - header.size() - 1, ' ');

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,9 +20,12 @@ struct NpyArray {
   std::vector<float> data;
 };
 
-// Throws NpyError naming the path and what is wrong (not .npy, another dtype, Fortran order,
-// truncated). float64 files are refused rather than silently narrowed.
+// Throws NpyError naming the path and what is wrong (not .npy, another dtype, Fortran order, a
+// header or data the file is too short for). float64 files are refused rather than silently
+// narrowed. Nothing is allocated before the file is known to hold it.
 NpyArray read_npy(const std::string& path);
+// The same from `in`, which holds `size` bytes; `name` stands for the file in messages.
+NpyArray read_npy(std::istream& in, uint64_t size, const std::string& name);
 // Writes atomically (a temporary file renamed over the target). Throws NpyError.
 void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& data);
 

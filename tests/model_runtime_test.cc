@@ -81,7 +81,7 @@ TwoConvModel two_conv_model() {
   f.inputs = {x};
   f.outputs = {out};
   f.kernels = {kernel_for("conv2d_bias_relu", m.s1), kernel_for("conv2d_bias_add_relu", m.s2)};
-  f.steps = {{0, {x, w1, b1, y}, "conv1"}, {1, {y, w2, b2, y, out}, "conv2"}};
+  f.steps = {{0, {x, w1, b1, y}, "conv1", {}}, {1, {y, w2, b2, y, out}, "conv2", {}}};
   return m;
 }
 
@@ -276,6 +276,36 @@ TEST(ModelCli, RunWritesEachOutputAsNpyAndRefusesWrongInputsByName) {
   r = run_cli("model run " + dir + "/bad.tfm --input x=" + dir + "/x.npy -o " + dir + "/out");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is not a tunefarm model (.tfm) file"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+// The .npy header was read with a regular expression that recursed once per character: a long
+// field crashed `model run` (signal 11), and a small file claiming gigabytes allocated them.
+TEST(ModelCli, RunRefusesDamagedNpyInputsWithoutASignal) {
+  TwoConvModel m = two_conv_model();
+  const std::string dir = temp_path("cli-npy");
+  fs::create_directories(dir);
+  runtime::model::write_model_file(m.file, dir + "/two.tfm");
+  auto npy = [](const std::string& dict) {  // version 2.0: a 4-byte header length
+    std::string header = dict + std::string(64 - (12 + dict.size() + 1) % 64, ' ') + "\n";
+    std::string len;
+    for (int i = 0; i < 4; ++i) len += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    return std::string("\x93NUMPY\x02\x00", 8) + len + header;
+  };
+  write_bytes(dir + "/long.npy", npy("{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (1, 4, 9, 7), }"));
+  Result r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/long.npy -o " + dir + "/out");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(dir + "/long.npy: dtype (a string of 500001 bytes) is not float32"), std::string::npos) << r.err;
+  write_bytes(dir + "/long.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 9, 7), 'x': '" +
+                                     std::string(500000, 'y') + "', }"));
+  r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/long.npy -o " + dir + "/out");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(dir + "/long.npy: damaged .npy header at header byte 64: unknown key 'x'"), std::string::npos) << r.err;
+  write_bytes(dir + "/claim.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1024, 1024, 1024), }"));
+  r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/claim.npy -o " + dir + "/out");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(dir + "/claim.npy: truncated: shape (1024, 1024, 1024) needs 4294967296 bytes of data, the file has 0"),
+            std::string::npos) << r.err;
   fs::remove_all(dir);
 }
 

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "proto/tokens.h"
 #include "proto/utf8.h"
 #include "tests/cli_runner.h"
 #include "tests/fleet_harness.h"
@@ -104,6 +105,40 @@ TEST(TrackerOptions, AKeyThatIsNotUtf8IsRefusedNamingIt) {
   grpc::Status s = fleet.client()->SubmitJob(ctx.get(), req, &job);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   EXPECT_EQ(fleet::utf8_error(s.error_message()), "") << fleet::printable(s.error_message());
+}
+
+std::string token_file_error(const std::string& path) {
+  try {
+    fleet::read_token_file(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+// A token file with no token started a tracker that refused every caller; a token listed twice
+// was taken, with whichever role came last. Both stop the tracker at start, naming the file and
+// the lines but never the token.
+TEST(TrackerOptions, ATokenFileWithNoTokenOrATokenTwiceIsRefused) {
+  const std::string dir = "/tmp/tf-token-files-" + std::to_string(::getpid());
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const std::string empty = dir + "/empty", comments = dir + "/comments", twice = dir + "/twice";
+  std::ofstream(empty) << "";
+  std::ofstream(comments) << "# the tracker's tokens\n\n   # none yet\n";
+  const std::string token = "tf_0123456789abcdef0123456789abcdef";
+  std::ofstream(twice) << "# tokens\n" << token << " client alice\ntf_fedcba9876543210fedcba9876543210 board b1\n"
+                       << token << " admin mallory\n";
+  EXPECT_EQ(token_file_error(empty), "token file '" + empty + "' holds no token (lines '<token> <role> [name]': tunefarm token new)");
+  EXPECT_EQ(token_file_error(comments).find("token file '" + comments + "' holds no token"), 0u);
+  EXPECT_EQ(token_file_error(twice), "token file '" + twice + "' line 4: the same token as line 2 (each token once)");
+
+  for (const std::string& file : {empty, comments, twice}) {
+    const Exit e = run_tracker("tokens", {"--listen", "127.0.0.1:0", "--token-file", file});
+    EXPECT_EQ(e.code, 2) << e.output;
+    EXPECT_NE(e.output.find("--token-file: token file '" + file + "'"), std::string::npos) << e.output;
+    EXPECT_EQ(e.output.find(token), std::string::npos) << e.output;
+  }
+  std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
   }
   if (spec->tuner().empty()) spec->set_tuner("xgb");
   if (spec->tuner() != "xgb" && spec->tuner() != "random" && spec->tuner() != "grid" && spec->tuner() != "ga") {
-    return invalid("tuner", "unknown tuner '" + spec->tuner() + "' (tuners: xgb, random, grid, ga)");
+    return invalid("tuner", "unknown tuner '" + fleet::printable(spec->tuner()) + "' (tuners: xgb, random, grid, ga)");
   }
   if (spec->priority() == 0) spec->set_priority(1);
   if (spec->priority() < 1 || spec->priority() > 100) return invalid("priority", "must be 1 to 100, got " + std::to_string(spec->priority()));

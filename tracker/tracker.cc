@@ -33,7 +33,11 @@ Tracker::Tracker(const TrackerOptions& opts)
     : opts_(opts), dispatcher_(DispatcherOptions{opts.slots_per_board, 3, std::chrono::milliseconds(opts.item_grace_ms)}) {
   parse_listen(opts.listen);
   if (!opts.token_file.empty()) {
-    auth_ = Authenticator(fleet::read_token_file(opts.token_file));
+    try {
+      auth_ = Authenticator(fleet::read_token_file(opts.token_file));
+    } catch (const std::runtime_error& e) {
+      throw OptionError(std::string("--token-file: ") + e.what());
+    }
   } else if (!opts.http_listen.empty() && !is_loopback(opts.http_listen)) {
     throw OptionError("refusing to serve the dashboard on " + opts.http_listen +
                       " without --token-file: anyone who reaches it could read and cancel every job. "

@@ -16,7 +16,7 @@ std::vector<db::Measurement> seed_records(const std::string& op, const codegen::
     while (std::getline(in, line)) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
-        db::Measurement m = db::Measurement::from_json(parse_json(line));
+        db::Measurement m = db::Measurement::from_json(parse_json(line, kRecordLineJsonLimits));
         if (m.op != op || m.outcome != db::Outcome::Ok || m.mean_s() <= 0) continue;
         auto kind = same_kind.find(m.target);
         if (kind == same_kind.end()) {

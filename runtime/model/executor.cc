@@ -1,5 +1,7 @@
 #include "runtime/model/executor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +13,12 @@ namespace {
 float* aligned_floats(int64_t bytes) {
   const size_t size = static_cast<size_t>((std::max<int64_t>(bytes, 1) + TF_BUFFER_ALIGNMENT - 1) /
                                           TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT);
+  // Zeroing touches every page: refused up front rather than swapping the machine to a halt.
+  const uint64_t memory = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  if (size > memory) {
+    throw ModelFileError("the model needs " + std::to_string(bytes) + " bytes at once, more than this machine's " +
+                         std::to_string(memory) + " bytes of memory");
+  }
   void* p = std::aligned_alloc(TF_BUFFER_ALIGNMENT, size);
   if (!p) throw ModelFileError("cannot allocate " + std::to_string(bytes) + " bytes for the model");
   std::memset(p, 0, size);

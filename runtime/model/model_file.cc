@@ -1,7 +1,10 @@
 #include "runtime/model/model_file.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <type_traits>
 
 #include "runtime/kernel_abi.h"
 #include "support/json.h"
@@ -32,6 +35,25 @@ uint64_t get_le(const uint8_t* p, int bytes) {
 }
 
 const char* storage_name(Storage s) { return s == Storage::Arena ? "arena" : "constant"; }
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// The bytes of a float32 tensor of `shape`, refusing an extent that is not positive or a size no
+// section could hold, before any product can overflow.
+int64_t checked_bytes(const std::vector<int64_t>& shape, const std::string& where) {
+  int64_t bytes = 4;
+  for (int64_t d : shape) {
+    if (d <= 0 || d > (int64_t{1} << 31)) fail(where + ": extent " + std::to_string(d) + " is out of range");
+    if (__builtin_mul_overflow(bytes, d, &bytes) || static_cast<uint64_t>(bytes) > kMaxSectionBytes) {
+      fail(where + ": shape " + shape_text(shape) + " needs more than " + std::to_string(kMaxSectionBytes) + " bytes");
+    }
+  }
+  return bytes;
+}
 
 Json manifest_of(const ModelFile& m, const std::vector<std::pair<int64_t, int64_t>>& kernel_spans,
                  std::pair<int64_t, int64_t> constants_span) {
@@ -66,15 +88,44 @@ Json manifest_of(const ModelFile& m, const std::vector<std::pair<int64_t, int64_
   return j;
 }
 
+// JSON values read strictly: an integer takes integers in its type's range only, where nlohmann
+// would convert 1e300 (undefined behaviour) or 2^64 - 1 (another number) without a word.
+bool read_value(const Json& j, std::string* out) {
+  if (!j.is_string()) return false;
+  *out = j.get<std::string>();
+  return true;
+}
+template <typename Int, typename = std::enable_if_t<std::is_integral_v<Int>>>
+bool read_value(const Json& j, Int* out) {
+  if (j.is_number_unsigned()) {
+    const uint64_t u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<Int>::max())) return false;
+    *out = static_cast<Int>(u);
+    return true;
+  }
+  if (!j.is_number_integer()) return false;
+  const int64_t v = j.get<int64_t>();
+  if (v < std::numeric_limits<Int>::min() || v > std::numeric_limits<Int>::max()) return false;
+  *out = static_cast<Int>(v);
+  return true;
+}
+template <typename T>
+bool read_value(const Json& j, std::vector<T>* out) {
+  if (!j.is_array()) return false;
+  out->assign(j.size(), T{});
+  for (size_t i = 0; i < j.size(); ++i) {
+    if (!read_value(j[i], &(*out)[i])) return false;
+  }
+  return true;
+}
+
 // Reads field `key` of `obj` as T, naming `where` and the key when it is missing or of another kind.
 template <typename T>
 T field(const Json& obj, const char* key, const std::string& where) {
   if (!obj.is_object() || !obj.contains(key)) fail(where + ": missing field '" + key + "'");
-  try {
-    return obj.at(key).get<T>();
-  } catch (const Json::exception&) {
-    fail(where + ": field '" + key + "' is " + json_kind(obj.at(key)) + " of the wrong kind");
-  }
+  T value{};
+  if (!read_value(obj.at(key), &value)) fail(where + ": field '" + key + "' is " + json_kind(obj.at(key)) + " of the wrong kind or range");
+  return value;
 }
 
 ModelFile model_of(const Json& j, const std::vector<uint8_t>& payload) {
@@ -83,11 +134,21 @@ ModelFile model_of(const Json& j, const std::vector<uint8_t>& payload) {
   m.target = field<std::string>(j, "target", "manifest");
   m.threads = field<int>(j, "threads", "manifest");
   m.arena_bytes = field<int64_t>(j, "arena_bytes", "manifest");
+  // Sections never overlap in a file this runtime writes; their sizes adding up to no more than the
+  // payload keeps what they are copied into within the file's own size.
+  uint64_t claimed = 0;
   auto section = [&](const Json& obj, const std::string& where) {
     const auto offset = field<int64_t>(obj, "offset", where), size = field<int64_t>(obj, "size", where);
-    if (offset < 0 || size < 0 || offset % kAlign != 0 || static_cast<uint64_t>(offset + size) > payload.size()) {
+    const uint64_t payload_bytes = payload.size();
+    if (offset < 0 || size < 0 || offset % kAlign != 0 || static_cast<uint64_t>(size) > payload_bytes ||
+        static_cast<uint64_t>(offset) > payload_bytes - static_cast<uint64_t>(size)) {
       fail(where + ": bytes [" + std::to_string(offset) + ", +" + std::to_string(size) + ") are outside the payload (" +
-           std::to_string(payload.size()) + " bytes)");
+           std::to_string(payload_bytes) + " bytes)");
+    }
+    claimed += static_cast<uint64_t>(size);
+    if (claimed > payload_bytes) {
+      fail(where + ": the sections so far claim " + std::to_string(claimed) + " bytes, more than the payload's " +
+           std::to_string(payload_bytes) + " (they overlap)");
     }
     return std::vector<uint8_t>(payload.begin() + offset, payload.begin() + offset + size);
   };
@@ -146,17 +207,25 @@ int64_t Value::elements() const {
 void ModelFile::check() const {
   if (threads < 1) fail("threads = " + std::to_string(threads) + " must be at least 1");
   if (arena_bytes < 0) fail("arena_bytes = " + std::to_string(arena_bytes) + " is negative");
+  // The memory plan overlaps values whose lifetimes do not meet, so the arena is at most all its
+  // values side by side; a larger one is a damaged file asking for memory nothing uses.
+  int64_t side_by_side = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     const Value& v = values[i];
     const std::string where = "value " + std::to_string(i) + " ('" + v.name + "')";
-    for (int64_t d : v.shape) {
-      if (d <= 0 || d > (int64_t{1} << 31)) fail(where + ": extent " + std::to_string(d) + " is out of range");
-    }
+    const int64_t bytes = checked_bytes(v.shape, where);
     const int64_t limit = v.storage == Storage::Arena ? arena_bytes : static_cast<int64_t>(constants.size());
-    if (v.offset < 0 || v.offset % kAlign != 0 || v.bytes() > limit || v.offset > limit - v.bytes()) {
-      fail(where + ": " + std::to_string(v.bytes()) + " bytes at offset " + std::to_string(v.offset) +
+    if (v.offset < 0 || v.offset % kAlign != 0 || bytes > limit || v.offset > limit - bytes) {
+      fail(where + ": " + std::to_string(bytes) + " bytes at offset " + std::to_string(v.offset) +
            " do not fit its " + storage_name(v.storage) + " section of " + std::to_string(limit) + " bytes (or are unaligned)");
     }
+    if (v.storage == Storage::Arena && __builtin_add_overflow(side_by_side, align_up(bytes), &side_by_side)) {
+      fail("the arena values together need more bytes than any machine has");
+    }
+  }
+  if (arena_bytes > side_by_side) {
+    fail("arena_bytes = " + std::to_string(arena_bytes) + " is more than all arena values side by side (" +
+         std::to_string(side_by_side) + " bytes)");
   }
   auto check_id = [&](int id, const std::string& where) {
     if (id < 0 || static_cast<size_t>(id) >= values.size()) {
@@ -182,9 +251,9 @@ void ModelFile::check() const {
     if (steps[i].shapes.size() != steps[i].args.size()) fail(where + ": " + std::to_string(steps[i].shapes.size()) + " shapes for " +
                                                           std::to_string(steps[i].args.size()) + " arguments");
     for (size_t a = 0; a < steps[i].args.size(); ++a) {
-      Value view{"", steps[i].shapes[a]};
-      if (view.elements() != values[steps[i].args[a]].elements()) {
-        fail(where + ": argument " + std::to_string(a) + " is viewed with " + std::to_string(view.elements()) + " elements; value '" +
+      const int64_t viewed = checked_bytes(steps[i].shapes[a], where + ": argument " + std::to_string(a) + "'s view") / 4;
+      if (viewed != values[steps[i].args[a]].elements()) {
+        fail(where + ": argument " + std::to_string(a) + " is viewed with " + std::to_string(viewed) + " elements; value '" +
              values[steps[i].args[a]].name + "' has " + std::to_string(values[steps[i].args[a]].elements()));
       }
     }
@@ -227,38 +296,54 @@ void write_model_file(const ModelFile& model, const std::string& path) {
   if (std::rename(temp.c_str(), path.c_str()) != 0) fail("cannot rename " + temp + " to " + path + ": " + std::strerror(errno));
 }
 
-ModelFile read_model_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read " + path + ": " + std::strerror(errno));
+ModelFile read_model_file(std::istream& in, uint64_t size, const std::string& name) {
   std::vector<uint8_t> header(kHeaderBytes);
   in.read(reinterpret_cast<char*>(header.data()), kHeaderBytes);
   if (in.gcount() != static_cast<std::streamsize>(kHeaderBytes) || std::memcmp(header.data(), kMagic, 8) != 0) {
-    fail(path + " is not a tunefarm model (.tfm) file");
+    fail(name + " is not a tunefarm model (.tfm) file");
   }
   const auto version = static_cast<uint32_t>(get_le(header.data() + 8, 4));
   if (version != kModelFormatVersion) {
-    fail(path + ": model format version " + std::to_string(version) + " (this runtime reads version " +
+    fail(name + ": model format version " + std::to_string(version) + " (this runtime reads version " +
          std::to_string(kModelFormatVersion) + "; rebuild the model with this tunefarm)");
   }
   const uint64_t manifest_bytes = get_le(header.data() + 16, 8), payload_bytes = get_le(header.data() + 24, 8);
-  if (manifest_bytes > kMaxSectionBytes || payload_bytes > kMaxSectionBytes) fail(path + ": damaged header (sizes out of range)");
+  if (manifest_bytes > kMaxSectionBytes || payload_bytes > kMaxSectionBytes) {
+    fail(name + ": damaged header (manifest size " + std::to_string(manifest_bytes) + ", payload size " + std::to_string(payload_bytes) +
+         "; at most " + std::to_string(kMaxSectionBytes) + " each)");
+  }
+  // Both sizes are below 2^36: these sums cannot overflow.
+  const uint64_t payload_at = static_cast<uint64_t>(align_up(static_cast<int64_t>(kHeaderBytes + manifest_bytes)));
+  const uint64_t promised = payload_at + payload_bytes;
+  // Checked against the file before anything is allocated: a 128-byte file may claim gigabytes.
+  if (promised > size) {
+    fail(name + " is truncated (the header promises " + std::to_string(promised) + " bytes, the file has " + std::to_string(size) + ")");
+  }
+  if (promised < size) fail(name + ": damaged header (it accounts for " + std::to_string(promised) + " of the file's " + std::to_string(size) + " bytes)");
   std::string manifest(manifest_bytes, '\0');
   in.read(manifest.data(), static_cast<std::streamsize>(manifest_bytes));
-  const int64_t padding = align_up(static_cast<int64_t>(kHeaderBytes + manifest_bytes)) -
-                          static_cast<int64_t>(kHeaderBytes + manifest_bytes);
-  in.ignore(padding);
+  in.ignore(static_cast<std::streamsize>(payload_at - kHeaderBytes - manifest_bytes));
   std::vector<uint8_t> payload(payload_bytes);
   in.read(reinterpret_cast<char*>(payload.data()), static_cast<std::streamsize>(payload_bytes));
-  if (!in) fail(path + " is truncated (the header promises " + std::to_string(manifest_bytes + payload_bytes) + " bytes more)");
+  if (!in) fail(name + " is truncated (it ends before the " + std::to_string(promised) + " bytes its header promises)");
   try {
-    ModelFile m = model_of(parse_json(manifest), payload);
+    ModelFile m = model_of(parse_json(manifest, kModelManifestJsonLimits), payload);
     m.check();
     return m;
   } catch (const JsonError& e) {
-    fail(path + ": manifest: " + e.what());
+    fail(name + ": manifest: " + e.what());
   } catch (const ModelFileError& e) {
-    fail(path + ": " + e.what());
+    fail(name + ": " + e.what());
   }
+}
+
+ModelFile read_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) fail("cannot read " + path + ": " + std::strerror(errno));
+  const std::streamoff size = in.tellg();
+  if (size < 0) fail("cannot read " + path + ": not a regular file");
+  in.seekg(0);
+  return read_model_file(in, static_cast<uint64_t>(size), path);
 }
 
 }  // namespace tf::runtime::model

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,8 +72,11 @@ struct ModelFile {
   void check() const;
 };
 
-// Throws ModelFileError naming the path and the reason.
+// Throws ModelFileError naming the path and the reason. Every size in the header and the manifest
+// is checked against the file's own size before anything is allocated.
 void write_model_file(const ModelFile& model, const std::string& path);
 ModelFile read_model_file(const std::string& path);
+// The same from `in`, which holds `size` bytes; `name` stands for the file in messages.
+ModelFile read_model_file(std::istream& in, uint64_t size, const std::string& name);
 
 }  // namespace tf::runtime::model

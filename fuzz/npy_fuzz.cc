@@ -1,0 +1,23 @@
+// A .npy file as `tunefarm model run --input NAME=F.npy` reads it (support/npy.h): the header's
+// dict literal, the shape, and the data its shape and dtype need, checked against the file's size.
+// Refusals are NpyError naming the file.
+#include <sstream>
+
+#include "fuzz/fuzz_check.h"
+#include "support/npy.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace tf;
+  fuzz::expect_refusal_or_success<NpyError>([&] {
+    std::istringstream in(fuzz::as_text(data, size));
+    const NpyArray a = read_npy(in, size, "fuzz.npy");
+    // What was accepted holds the elements its shape says, and no more than the file could.
+    uint64_t elements = 1;
+    for (int64_t d : a.shape) {
+      if (d < 0) fuzz::finding("a negative extent was accepted");
+      elements *= static_cast<uint64_t>(d);
+    }
+    if (elements != a.data.size() || a.data.size() * 4 > size) fuzz::finding("the data does not match the shape or the file");
+  });
+  return 0;
+}
