@@ -8,7 +8,8 @@
 namespace tf::runtime {
 
 // GFLOPS of one thread running the widest FMA this CPU has (AVX-512, AVX2+FMA or NEON; SSE
-// multiply and add otherwise), the best of a few ~10 ms runs. `cpu` >= 0 pins the measuring thread
+// multiply and add otherwise), the best of a few runs of ~10 ms of the thread's own CPU time (so a
+// host busy with other work does not lower it). `cpu` >= 0 pins the measuring thread
 // there for the while; `timing_lock` (a path, or empty) is held meanwhile.
 double measure_peak_gflops(int cpu = -1, const std::string& timing_lock = "");
 
