@@ -41,7 +41,7 @@ TEST_F(DataMovementOps, StridedCopySlicesPadsAndTiles) {
            "rank=2,d0=5,d1=37,o0=5,o1=37,s0=4,s1=36,t0=-1,t1=-1",      // reversed
            "rank=3,d0=4,d1=1,d2=20,o0=2,o1=1,o2=7,s0=3,t0=-2,s2=18,t2=-3",
            "rank=2,mode=1,d0=3,d1=17,o0=6,o1=21,s0=-1,s1=-3",         // constant pad
-           "rank=2,mode=1,d0=3,d1=17,o0=2,o1=11,s0=1,s1=4",           // negative pads: a crop
+           "rank=2,mode=1,d0=3,d1=17,o0=2,o1=19,s0=1,s1=-1",          // a crop on one axis, a pad on the other
            "rank=2,mode=2,d0=4,d1=5,o0=9,o1=20,s0=-2,s1=-7",          // edge
            "rank=2,mode=3,d0=4,d1=5,o0=9,o1=20,s0=-2,s1=-9",          // reflect, wider than the input
            "rank=1,mode=3,d0=1,o0=5,s0=-2",                           // reflect of one element
@@ -89,12 +89,14 @@ TEST_F(DataMovementOps, NonsenseShapesAreRefusedNamingTheExtent) {
       {"strided_copy", "rank=2,mode=5,d0=5,d1=2,o0=3,o1=2", "mode"},
       {"strided_copy", "rank=2,d0=5,d1=2,o0=0,o1=2", "o0"},
       {"strided_copy", "rank=2,d0=5,o0=1,o1=2", "d1"},
+      {"strided_copy", "rank=1,mode=1,d0=5,o0=3,s0=1", "mode"},  // constant pads nothing: mode 0
       {"gather", "rows=2,cols=0,count=3", "cols"},
       {"gather_elements", "rows=2,cols=3", "count"},
       {"instance_norm", "c=3,spatial=0", "spatial"},
       {"instance_norm", "c=3,spatial=4,eps_e12=2000000000000", "eps_e12"},
       {"lrn", "c=3,spatial=4,size=0", "size"},
       {"lrn", "c=3,spatial=4,size=3,beta_e9=0", "beta_e9"},
+      {"lrn", "c=3,spatial=4,size=3,bias_e9=0", "bias_e9"},
       {"lrn", "c=3,spatial=4,size=3,alpha_e9=-1", "alpha_e9"},
       {"global_max_pool2d", "c=3,h=0,w=4", "h "},
   };
@@ -200,7 +202,8 @@ TEST_F(DataMovementOps, OnnxNodeTests) {
     const bool elements = c.node.op_type() == "GatherElements";
     const int64_t count = elements ? c.shape(1)[a] : c.inputs[1]->size();
     std::vector<float> idx;
-    for (int64_t v : *c.ints(1)) idx.push_back(static_cast<float>(v));
+    const std::vector<int64_t> indices = *c.ints(1);
+    for (int64_t v : indices) idx.push_back(static_cast<float>(v));
     const std::string shape = "rows=" + std::to_string(testing_support::extent_product(d, 0, a)) + ",cols=" + std::to_string(d[a]) +
                               ",inner=" + std::to_string(testing_support::extent_product(d, a + 1, d.size())) + ",count=" + std::to_string(count);
     check(name, elements ? "gather_elements" : "gather", shape, {c.floats(0), idx}, c.outputs[0]);

@@ -31,7 +31,8 @@ class InstanceNorm : public Operator {
     return Operator::shape_from_named(with_default);
   }
   void check_shape(const std::vector<int64_t>& s) const override {
-    Operator::check_shape(s);
+    Operator::check_shape({s[0], s[1], s[2]});  // names by position: n, c, spatial
+    if (s[3] < 1) throw CompileError("op 'instance_norm': extent eps_e12 = " + std::to_string(s[3]) + " must be positive");
     if (s[3] > 1000000000000) throw CompileError("op 'instance_norm': extent eps_e12 = " + std::to_string(s[3]) + " is an epsilon above 1 (units of 1e-12)");
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {

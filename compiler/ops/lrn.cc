@@ -37,9 +37,14 @@ class Lrn : public Operator {
     return Operator::shape_from_named(d);
   }
   void check_shape(const std::vector<int64_t>& s) const override {
-    Operator::check_shape({s[0], s[1], s[2], s[3], s[5], s[6]});
-    if (s[4] < 0) throw CompileError("op 'lrn': extent alpha_e9 = " + std::to_string(s[4]) + " must not be negative");
-    if (s[3] > 4096) throw CompileError("op 'lrn': extent size = " + std::to_string(s[3]) + " is not a sane window (at most 4096)");
+    const auto names = shape_names();
+    for (size_t k = 0; k < names.size(); ++k) {
+      const int64_t lo = names[k] == "alpha_e9" ? 0 : 1, hi = names[k] == "size" ? 4096 : int64_t{1} << 40;
+      if (s[k] < lo || s[k] > hi) {
+        throw CompileError("op 'lrn': extent " + names[k] + " = " + std::to_string(s[k]) + " is outside [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "]");
+      }
+    }
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {
     const auto names = shape_names();

@@ -4,7 +4,7 @@
 //   Pad (begins b, ends e; < 0 crop) o = d + b + e, s = -b, t = 1, mode constant / edge / reflect / wrap
 //   Tile (repeats r)                 o = d * r, s = 0, t = 1, mode wrap
 // Modes: 0 none (every index must fall inside x: checked), 1 constant (the value is a float input
-// of one element, so one kernel serves every value), 2 edge (clamped), 3 reflect (numpy's, about
+// of one element, so one kernel serves every value; refused where no index falls outside x), 2 edge (clamped), 3 reflect (numpy's, about
 // the edge elements, periodic where the pad is wider than the input: period 2(d-1)), 4 wrap
 // (modulo d). An axis whose indices all fall inside x reads it directly (a contiguous inner axis
 // stays contiguous); the output's last axis is vectorized.
@@ -58,6 +58,7 @@ class StridedCopy : public Operator {
     const int64_t mode = s[1];
     if (mode < kNone || mode > kWrap) fail_extent(*this, "mode", mode, "is not 0 (none), 1 (constant), 2 (edge), 3 (reflect) or 4 (wrap)");
     constexpr int64_t kSane = int64_t{1} << 31;
+    bool reaches_out = false;
     for (int k = 0; k < s[0]; ++k) {
       const int64_t d = at(s, kD, k), o = at(s, kO, k), st = at(s, kS, k), t = at(s, kT, k);
       if (d <= 0 || d > kSane) fail_extent(*this, layout().field(kD, k), d, "must be positive and sane");
@@ -65,12 +66,15 @@ class StridedCopy : public Operator {
       if (t == 0 || t > kSane || t < -kSane) fail_extent(*this, layout().field(kT, k), t, "must be a nonzero sane step");
       if (st > kSane || st < -kSane) fail_extent(*this, layout().field(kS, k), st, "is not a sane start");
       const int64_t last = st + t * (o - 1);
+      reaches_out |= !in_range(st, t, o, d);
       if (mode == kNone && (st < 0 || st >= d || last < 0 || last >= d)) {
         fail_extent(*this, layout().field(kS, k), st, "with o" + std::to_string(k) + " = " + std::to_string(o) + " and t" + std::to_string(k) + " = " +
                     std::to_string(t) + " reads indices " + std::to_string(st) + ".." + std::to_string(last) + " outside [0, " + std::to_string(d) +
                     ") and mode 0 (none) defines nothing there");
       }
     }
+    // The value is an argument only where it is read.
+    if (mode == kConstant && !reaches_out) fail_extent(*this, "mode", mode, "(constant) pads nothing: every index falls inside X (use mode 0)");
   }
   int64_t flops(const std::vector<int64_t>& s) const override { return element_count(output_shape(s)); }  // elements written
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
