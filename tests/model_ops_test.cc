@@ -32,7 +32,9 @@ class ModelOps : public ::testing::Test {
 };
 
 TEST_F(ModelOps, Softmax) {
-  for (const char* s : {"1,1", "3,7", "5,16", "4,33", "2,1000", "130,61"}) expect_configs_correct("softmax", s);
+  for (const char* s : {"rows=1,cols=1", "rows=3,cols=7", "rows=5,cols=16", "rows=4,cols=33", "rows=2,cols=1000", "rows=130,cols=61"}) {
+    expect_configs_correct("softmax", s);
+  }
 }
 
 TEST_F(ModelOps, LayerNorm) {
@@ -43,7 +45,7 @@ TEST_F(ModelOps, LayerNorm) {
 }
 
 TEST_F(ModelOps, ReduceMean) {
-  for (const char* s : {"1,1", "7,3", "5,100", "300,64"}) expect_configs_correct("reduce_mean", s);
+  for (const char* s : {"rows=1,cols=1", "rows=7,cols=3", "rows=5,cols=100", "rows=300,cols=64"}) expect_configs_correct("reduce_mean", s);
 }
 
 TEST_F(ModelOps, MaxPool2d) {
@@ -124,7 +126,7 @@ TEST_F(ModelOps, NonsenseShapesAreRefusedNamingTheField) {
       {"avg_pool2d", "c=3,h=4,w=4,r=3,s=3,count_include_pad=2", "count_include_pad"},
       {"avg_pool2d", "c=3,h=8,w=8,r=3,s=3,pad_left=-1", "pad_left"},
       {"global_avg_pool2d", "c=3,h=0,w=4", "h "},
-      {"softmax", "0,5", "rows"},
+      {"softmax", "rows=0,cols=5", "rows"},
       {"layer_norm", "rows=2,cols=8,eps_e12=2000000000000", "eps_e12"},
       {"transpose", "rank=3,d0=4,d1=6,d2=19,p0=2,p1=2,p2=1", "p1"},
       {"transpose", "rank=2,d0=4,d1=6,p0=2,p1=0", "p0"},

@@ -86,6 +86,7 @@ const char* reduce_kind_name(ReduceKind k) {
     case ReduceKind::Sum: return "sum";
     case ReduceKind::Max: return "max";
     case ReduceKind::Min: return "min";
+    case ReduceKind::Prod: return "prod";
   }
   return "?";
 }

@@ -228,7 +228,7 @@ struct IterVarNode {
 };
 using IterVar = std::shared_ptr<const IterVarNode>;
 
-enum class ReduceKind : uint8_t { Sum, Max, Min };
+enum class ReduceKind : uint8_t { Sum, Max, Min, Prod };
 const char* reduce_kind_name(ReduceKind k);
 
 struct ReduceNode : ExprNode {

@@ -35,6 +35,7 @@ ir::Expr identity_of(ir::ReduceKind k, ir::DataType t) {
     case ir::ReduceKind::Min:
       return t.is_float() ? ir::make_float(std::numeric_limits<double>::infinity(), t)
                           : ir::make_int(std::numeric_limits<int64_t>::max() >> (64 - t.bits), t);
+    case ir::ReduceKind::Prod: return ir::make_const(t, 1);
   }
   return ir::Expr();
 }
@@ -44,6 +45,7 @@ ir::Expr combine(ir::ReduceKind k, ir::Expr acc, ir::Expr v) {
     case ir::ReduceKind::Sum: return acc + v;
     case ir::ReduceKind::Max: return ir::max(acc, v);
     case ir::ReduceKind::Min: return ir::min(acc, v);
+    case ir::ReduceKind::Prod: return acc * v;
   }
   return ir::Expr();
 }

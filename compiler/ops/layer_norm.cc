@@ -76,32 +76,11 @@ class LayerNorm : public Operator {
   void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
                  std::vector<float>* tol) const override {
     const int64_t rows = s[0], cols = s[1];
-    const double eps = static_cast<float>(epsilon(s[2])), u = kUnitRoundoff, n = static_cast<double>(cols);
-    const double gamma_n = summation_bound(n);
     out->assign(static_cast<size_t>(rows * cols), 0.0f);
     tol->assign(static_cast<size_t>(rows * cols), 0.0f);
     for (int64_t r = 0; r < rows; ++r) {
-      const float* x = in[0] + r * cols;
-      double sum = 0, mag = 0, sq = 0;
-      for (int64_t c = 0; c < cols; ++c) sum += x[c], mag += std::fabs(x[c]);
-      const double mean = sum / n;
-      for (int64_t c = 0; c < cols; ++c) sq += (x[c] - mean) * (x[c] - mean);
-      const double inv_std = 1 / std::sqrt(sq / n + eps);
-      // The mean is off by gamma_n * mean|x| (plus a rounding); the variance, a sum of squares of
-      // differences that carry that error, by about 2 gamma_n relative plus the squared mean error;
-      // 1/sqrt halves a relative error and adds its own ulp.
-      const double mean_error = gamma_n * mag / n + 2 * u * std::fabs(mean);
-      const double inv_std_relative = gamma_n + 4 * u + mean_error * mean_error * inv_std * inv_std;
-      for (int64_t c = 0; c < cols; ++c) {
-        const double g = in[1][c], b = in[2][c];
-        const double centred = x[c] - mean;
-        const double y = centred * inv_std * g + b;
-        const double centred_error = mean_error + u * (std::fabs(x[c]) + std::fabs(mean));
-        const double error = std::fabs(g) * inv_std * (centred_error + std::fabs(centred) * (inv_std_relative + 3 * u)) +
-                             u * std::fabs(y) + u * std::fabs(b);
-        (*out)[r * cols + c] = static_cast<float>(y);
-        (*tol)[r * cols + c] = static_cast<float>(2 * error + 1e-37);
-      }
+      normalize_row_reference(in[0] + r * cols, cols, static_cast<float>(epsilon(s[2])), in[1], 1, in[2], 1, out->data() + r * cols,
+                              tol->data() + r * cols);
     }
   }
 };

@@ -8,11 +8,20 @@
 namespace tf::ops {
 
 std::unique_ptr<Operator> make_softmax();
+std::unique_ptr<Operator> make_log_softmax();
+std::unique_ptr<Operator> make_hardmax();
+std::unique_ptr<Operator> make_argmax();
+std::unique_ptr<Operator> make_argmin();
 std::unique_ptr<Operator> make_layer_norm();
-std::unique_ptr<Operator> make_reduce_mean();
 std::unique_ptr<Operator> make_max_pool2d();
 std::unique_ptr<Operator> make_avg_pool2d();
 std::unique_ptr<Operator> make_global_avg_pool2d();
+std::unique_ptr<Operator> make_global_max_pool2d();
+std::unique_ptr<Operator> make_instance_norm();
+std::unique_ptr<Operator> make_lrn();
+std::unique_ptr<Operator> make_strided_copy();
+std::unique_ptr<Operator> make_gather();
+std::unique_ptr<Operator> make_gather_elements();
 std::unique_ptr<Operator> make_transpose();
 std::unique_ptr<Operator> make_concat();
 std::unique_ptr<Operator> make_batch_matmul(bool b_transposed);

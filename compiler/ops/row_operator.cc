@@ -30,3 +30,32 @@ void row_mean_reference(const float* x, int64_t rows, int64_t cols, std::vector<
 }
 
 }  // namespace tf::ops
+
+namespace tf::ops {
+
+void normalize_row_reference(const float* x, int64_t cols, double eps, const float* gamma, int64_t gamma_stride, const float* beta,
+                             int64_t beta_stride, float* out, float* tol) {
+  const double u = kUnitRoundoff, n = static_cast<double>(cols), gamma_n = summation_bound(n);
+  double sum = 0, mag = 0, sq = 0;
+  for (int64_t c = 0; c < cols; ++c) sum += x[c], mag += std::fabs(x[c]);
+  const double mean = sum / n;
+  for (int64_t c = 0; c < cols; ++c) sq += (x[c] - mean) * (x[c] - mean);
+  const double inv_std = 1 / std::sqrt(sq / n + eps);
+  // The mean is off by gamma_n * mean|x| (plus a rounding); the variance, a sum of squares of
+  // differences that carry that error, by about 2 gamma_n relative plus the squared mean error;
+  // 1/sqrt halves a relative error and adds its own ulp.
+  const double mean_error = gamma_n * mag / n + 2 * u * std::fabs(mean);
+  const double inv_std_relative = gamma_n + 4 * u + mean_error * mean_error * inv_std * inv_std;
+  for (int64_t c = 0; c < cols; ++c) {
+    const double g = gamma[c * gamma_stride], b = beta[c * beta_stride];
+    const double centred = x[c] - mean;
+    const double y = centred * inv_std * g + b;
+    const double centred_error = mean_error + u * (std::fabs(x[c]) + std::fabs(mean));
+    const double error = std::fabs(g) * inv_std * (centred_error + std::fabs(centred) * (inv_std_relative + 3 * u)) + u * std::fabs(y) +
+                         u * std::fabs(b);
+    out[c] = static_cast<float>(y);
+    tol[c] = static_cast<float>(2 * error + 1e-37);
+  }
+}
+
+}  // namespace tf::ops

@@ -1,6 +1,6 @@
-// What the row-wise ops on [rows, cols] share (softmax, layer_norm, reduce_mean, and
-// global_avg_pool2d whose rows are planes): the shape and its config space, the schedule of an
-// output computed after row passes, and the reference of a row mean.
+// What the row-wise ops on [rows, cols] share (layer_norm, instance_norm, and the global pools
+// whose rows are planes): the shape and its config space, the schedule of an output computed after
+// row passes, and the references of a row mean and of a normalized row.
 #pragma once
 
 #include <cstdint>
@@ -12,16 +12,6 @@
 
 namespace tf::ops {
 
-// An op on one input X[rows, cols].
-class RowOperator : public Operator {
- public:
-  std::vector<std::string> shape_names() const override { return {"rows", "cols"}; }
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1]}}; }
-  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
-    return row_config_space(s[0], s[1], t);
-  }
-};
-
 // Schedules the output y[rows, cols] after its row reductions, each a pass of its own over all
 // rows (in the order given: a reduction read by another and by y cannot sit inside one's loop),
 // y's columns vectorized; the rows in parallel when `parallel`.
@@ -31,5 +21,11 @@ void schedule_after_row_passes(schedule::Schedule& sch, const te::Tensor& y, con
 // The mean of each row of x[rows, cols] in double precision, and the error a float32 kernel may
 // make (any summation order).
 void row_mean_reference(const float* x, int64_t rows, int64_t cols, std::vector<float>* out, std::vector<float>* tol);
+
+// One row x[cols] normalized: (x - mean) / sqrt(var + eps) * gamma[c * gamma_stride] + beta[...]
+// in double precision, and per element the error a float32 kernel may make (layer_norm's rows,
+// instance_norm's planes with stride 0: one scale and bias per plane).
+void normalize_row_reference(const float* x, int64_t cols, double eps, const float* gamma, int64_t gamma_stride, const float* beta,
+                             int64_t beta_stride, float* out, float* tol);
 
 }  // namespace tf::ops

@@ -1,66 +1,122 @@
-// softmax over the last axis of [rows, cols]: y = exp(x - max) / sum(exp(x - max)): the rows'
-// max, then their sums (vectorized row reductions), then the output, exp recomputed rather than
-// stored.
+// softmax, log_softmax and hardmax over the middle axis of [rows, cols, inner] (any axis of a
+// tensor: rows and inner are the products of the extents before and after it):
+//   softmax     y = exp(x - max) / sum(exp(x - max))
+//   log_softmax y = x - max - log(sum(exp(x - max)))
+//   hardmax     y = 1 at the first maximum along the axis, else 0
+// The max, then the sum (or the first index of the max), as reductions over the axis (vectorized
+// along the row when inner = 1, across inner otherwise), then the output, exp recomputed rather
+// than stored.
 #include <cmath>
 
+#include "compiler/error.h"
 #include "compiler/ir/math.h"
-#include "compiler/ops/row_operator.h"
+#include "compiler/ops/axis_reduction.h"
+#include "compiler/ops/axis_shape.h"
+#include "compiler/ops/model_operators.h"
 
 namespace tf::ops {
 namespace {
 
 using ir::Expr;
 
-class Softmax : public RowOperator {
+enum class Kind { Softmax, LogSoftmax, Hardmax };
+
+class AxisSoftmax : public AxisOperator {
  public:
-  std::string name() const override { return "softmax"; }
-  std::string description() const override { return "Y[r,c] = exp(X[r,c] - max_c X[r,:]) / sum_c exp(X[r,c] - max)"; }
-  int64_t flops(const std::vector<int64_t>& s) const override { return 5 * s[0] * s[1]; }
-  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
+  explicit AxisSoftmax(Kind k) : kind_(k) {}
+  std::string name() const override {
+    return kind_ == Kind::Softmax ? "softmax" : kind_ == Kind::LogSoftmax ? "log_softmax" : "hardmax";
+  }
+  std::string description() const override {
+    const char* f = kind_ == Kind::Softmax      ? "exp(x - max) / sum(exp(x - max))"
+                    : kind_ == Kind::LogSoftmax ? "x - max - log(sum(exp(x - max)))"
+                                                : "1 at the first max, else 0";
+    return std::string("Y = ") + f + " along the middle axis of X[rows, cols, inner]";
+  }
+  int64_t flops(const std::vector<int64_t>& s) const override { return 5 * s[0] * s[1] * s[2]; }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1], s[2]}; }
 
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
-    const int64_t rows = s[0], cols = s[1], lanes = std::max(1, t.float32_lanes());
-    te::Tensor x = te::placeholder({rows, cols}, ir::DataType::float32(), "X");
-    RowReduction max_r(ir::ReduceKind::Max, {rows}, cols, lanes, [&](const te::Indices& r, Expr k) { return x(r[0], k); },
-                       "row_max");
-    const te::Tensor& mx = max_r.result();
-    RowReduction sum_r(ir::ReduceKind::Sum, {rows}, cols, lanes,
-                       [&](const te::Indices& r, Expr k) { return ir::exp(x(r[0], k) - mx(r[0])); }, "row_sum");
-    const te::Tensor& sum = sum_r.result();
-    te::Tensor y = te::compute({rows, cols}, [&](const te::Indices& i) {
-      return ir::exp(x(i[0], i[1]) - mx(i[0])) * (Expr(1.0f) / sum(i[0]));
-    }, "Y", {"r", "c"});
+    const int64_t rows = s[0], cols = s[1], inner = s[2], lanes = std::max(1, t.float32_lanes());
+    te::Tensor x = te::placeholder({rows, cols, inner}, ir::DataType::float32(), "X");
+    AxisReduction max_r(ir::ReduceKind::Max, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) { return x(r, k, i); }, "max");
+    const te::Tensor mx = max_r.result();
+    auto fk = [](Expr k) { return ir::make_cast(ir::DataType::float32(), k); };
+    std::optional<AxisReduction> second;
+    if (kind_ == Kind::Hardmax) {
+      // The first index of the max: the least k where x is the max (cols where it is not).
+      second.emplace(ir::ReduceKind::Min, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) {
+        return ir::make_select(ir::make_binary(ir::BinaryOp::EQ, x(r, k, i), mx(r, i)), fk(k), Expr(static_cast<float>(cols)));
+      }, "first");
+    } else {
+      second.emplace(ir::ReduceKind::Sum, rows, cols, inner, lanes,
+                     [&](Expr r, Expr k, Expr i) { return ir::exp(x(r, k, i) - mx(r, i)); }, "sum");
+    }
+    const te::Tensor sec = second->result();
+    te::Tensor y = te::compute({rows, cols, inner}, [&](const te::Indices& j) {
+      const Expr v = x(j[0], j[1], j[2]), m = mx(j[0], j[2]), r = sec(j[0], j[2]);
+      switch (kind_) {
+        case Kind::Softmax: return ir::exp(v - m) * (Expr(1.0f) / r);
+        case Kind::LogSoftmax: return v - m - ir::log(r);
+        case Kind::Hardmax: return ir::make_select(ir::make_binary(ir::BinaryOp::EQ, fk(j[1]), r), Expr(1.0f), Expr(0.0f));
+      }
+      return Expr();
+    }, "Y", {"r", "c", "i"});
     Scheduled result = make_scheduled({x}, y);
-    // The max feeds the sum and the output.
-    schedule_after_row_passes(*result.schedule, y, {&max_r, &sum_r}, lanes, cfg.get_bool("parallel"));
+    const bool parallel = cfg.get_bool("parallel");
+    // The max feeds the second pass and the output, so each is a pass of its own.
+    max_r.compute_root(*result.schedule, parallel);
+    second->compute_root(*result.schedule, parallel);
+    schedule_axis_output(*result.schedule, y, lanes, parallel);
     return result;
   }
 
   void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
                  std::vector<float>* tol) const override {
-    const int64_t rows = s[0], cols = s[1];
-    out->assign(static_cast<size_t>(rows * cols), 0.0f);
-    tol->assign(static_cast<size_t>(rows * cols), 0.0f);
-    const double u = kUnitRoundoff;
+    const int64_t rows = s[0], cols = s[1], inner = s[2];
+    out->assign(static_cast<size_t>(rows * cols * inner), 0.0f);
+    tol->assign(out->size(), 1e-37f);
+    const double u = kUnitRoundoff, g = summation_bound(static_cast<double>(cols));
     for (int64_t r = 0; r < rows; ++r) {
-      const float* x = in[0] + r * cols;
-      double mx = -INFINITY, sum = 0;
-      for (int64_t c = 0; c < cols; ++c) mx = std::max(mx, static_cast<double>(x[c]));
-      for (int64_t c = 0; c < cols; ++c) sum += std::exp(x[c] - mx);
-      for (int64_t c = 0; c < cols; ++c) {
-        const double y = std::exp(x[c] - mx) / sum;
-        // x - max rounds (its error moves exp by |x - max| u), exp is within 3 ulp, the sum within
-        // summation_bound of the exact one (all terms positive), the reciprocal and product 2 ulp.
-        const double relative = (std::fabs(x[c] - mx) + 3) * u + summation_bound(static_cast<double>(cols)) + 4 * u;
-        (*out)[r * cols + c] = static_cast<float>(y);
-        (*tol)[r * cols + c] = static_cast<float>(2 * relative * y + 1e-37);
+      for (int64_t i = 0; i < inner; ++i) {
+        auto at = [&](int64_t c) { return static_cast<size_t>((r * cols + c) * inner + i); };
+        double mx = -INFINITY, sum = 0, spread = 0;
+        int64_t first = 0;
+        for (int64_t c = 0; c < cols; ++c) {
+          if (in[0][at(c)] > mx) mx = in[0][at(c)], first = c;
+        }
+        for (int64_t c = 0; c < cols; ++c) sum += std::exp(in[0][at(c)] - mx), spread = std::max(spread, mx - in[0][at(c)]);
+        // The sum of exps (terms at most 1, one of them 1) is within this of the exact one,
+        // relative: each exp's argument rounds (|x - max| u), exp within 3 ulp, the sum.
+        const double sum_rel = g + (spread + 3) * u;
+        for (int64_t c = 0; c < cols; ++c) {
+          const double x = in[0][at(c)];
+          double y = 0, e = 0;
+          if (kind_ == Kind::Softmax) {
+            y = std::exp(x - mx) / sum;
+            e = ((mx - x + 3) * u + sum_rel + 4 * u) * y;
+          } else if (kind_ == Kind::LogSoftmax) {
+            const double ls = std::log(sum);
+            y = x - mx - ls;
+            e = u * (mx - x) + 1.01 * sum_rel + 3 * u * ls + 2 * u * std::fabs(y);
+          } else {
+            y = c == first ? 1 : 0;
+          }
+          (*out)[at(c)] = static_cast<float>(y);
+          (*tol)[at(c)] = static_cast<float>(2 * e + 1e-37);
+        }
       }
     }
   }
+
+ private:
+  Kind kind_;
 };
 
 }  // namespace
 
-std::unique_ptr<Operator> make_softmax() { return std::make_unique<Softmax>(); }
+std::unique_ptr<Operator> make_softmax() { return std::make_unique<AxisSoftmax>(Kind::Softmax); }
+std::unique_ptr<Operator> make_log_softmax() { return std::make_unique<AxisSoftmax>(Kind::LogSoftmax); }
+std::unique_ptr<Operator> make_hardmax() { return std::make_unique<AxisSoftmax>(Kind::Hardmax); }
 
 }  // namespace tf::ops
