@@ -316,6 +316,13 @@ TEST(ElementwiseMath, TextOfEveryNewKindReadsBack) {
   EXPECT_THROW(ops::ew_binary(K::Sin, x(0), x(1)), CompileError);
   EXPECT_THROW(ops::ew_binary(K::Where, x(0), x(1)), CompileError);
   EXPECT_THROW(ops::ew_binary(K::Pow, x(0), nullptr), CompileError);
+  EXPECT_THROW(ops::ElementwiseOperator(ops::parse_elementwise("add(x0,x2)"), 1), CompileError);  // x1 unread
+}
+
+// The kernel takes x0, x1, ... in that order whatever order the expression reads them in.
+TEST(ElementwiseMath, ArgumentsInInputOrderWhateverTheReadOrder) {
+  const KernelRun r = run(ops::parse_elementwise("sub(x1,mul(x0,x2))"), {{1, 2}, {10, 20}, {3, 4}});
+  EXPECT_EQ(r.out, (std::vector<float>{7, 12}));
 }
 
 // The ONNX ops elementwise_expr.h recommends as compositions, against their formulas in double:

@@ -228,6 +228,11 @@ llvm::Value* bit_set(llvm::IRBuilder<>& b, llvm::Value* q, int bit) {
   return b.CreateICmpNE(b.CreateAnd(q, int_constant(q->getType(), bit)), int_constant(q->getType(), 0));
 }
 
+// An odd function's value at +-0 is that zero (the polynomial's r + r u p would make -0 into +0).
+llvm::Value* keep_zero(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* result) {
+  return b.CreateSelect(b.CreateFCmpOEQ(x, constant(x, 0.0)), x, result);
+}
+
 // sin (phase 0) or cos (phase 1) of float x: the quadrant picks +-sin r or +-cos r.
 llvm::Value* sin_cos(llvm::IRBuilder<>& b, llvm::Value* x, int phase) {
   llvm::Value* in_range = b.CreateFCmpOLE(unary(b, llvm::Intrinsic::fabs, x), constant(x, kTrigLimit));
@@ -236,7 +241,8 @@ llvm::Value* sin_cos(llvm::IRBuilder<>& b, llvm::Value* x, int phase) {
   llvm::Value* q = b.CreateAdd(red.quadrant, int_constant(red.quadrant->getType(), phase));
   llvm::Value* v = b.CreateSelect(bit_set(b, q, 1), cos_kernel(b, red.r), sin_kernel(b, red.r));
   v = b.CreateSelect(bit_set(b, q, 2), b.CreateFNeg(v), v);
-  return b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN()));
+  llvm::Value* result = b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN()));
+  return phase == 0 ? keep_zero(b, x, result) : result;
 }
 
 }  // namespace
@@ -253,7 +259,7 @@ llvm::Value* tan(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* c = cos_kernel(b, red.r);
   // tan(r + pi/2) = -cos r / sin r; r is never 0 there (no float is a multiple of pi/2).
   llvm::Value* v = b.CreateSelect(bit_set(b, red.quadrant, 1), b.CreateFDiv(b.CreateFNeg(c), s), b.CreateFDiv(s, c));
-  return b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN()));
+  return keep_zero(b, x, b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN())));
 }
 
 llvm::Value* atan(llvm::IRBuilder<>& b, llvm::Value* x) {
