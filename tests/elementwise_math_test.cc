@@ -129,14 +129,14 @@ TEST(ElementwiseMath, UnaryKindsWithinTheirDocumentedUlpAndTheirBound) {
       {K::Asin, [](double v) { return std::asin(v); }, unit, 1},
       {K::Acos, [](double v) { return std::acos(v); }, unit, 1},
       {K::Atan, [](double v) { return std::atan(v); }, wide, 1},
-      {K::Sinh, [](double v) { return std::sinh(v); }, wide_inputs(-90, 90, 3e38, 7), 4},
-      {K::Cosh, [](double v) { return std::cosh(v); }, wide_inputs(-90, 90, 3e38, 8), 3},
-      {K::Asinh, [](double v) { return std::asinh(v); }, wide, 4},
-      {K::Acosh, [](double v) { return std::acosh(v); }, concat(wide_inputs(1, 20, 3e38, 9, false), next_to(1, 3000)), 4},
-      {K::Atanh, [](double v) { return std::atanh(v); }, concat(concat(unit, next_to(1, 3000)), next_to(-1, 3000)), 4},
-      {K::Softplus, softplus, wide_inputs(-100, 100, 3e38, 10), 4},
+      {K::Sinh, [](double v) { return std::sinh(v); }, wide_inputs(-90, 90, 3e38, 7), 2},
+      {K::Cosh, [](double v) { return std::cosh(v); }, wide_inputs(-90, 90, 3e38, 8), 2},
+      {K::Asinh, [](double v) { return std::asinh(v); }, wide, 3},
+      {K::Acosh, [](double v) { return std::acosh(v); }, concat(wide_inputs(1, 20, 3e38, 9, false), next_to(1, 3000)), 3},
+      {K::Atanh, [](double v) { return std::atanh(v); }, concat(concat(unit, next_to(1, 3000)), next_to(-1, 3000)), 3},
+      {K::Softplus, softplus, wide_inputs(-100, 100, 3e38, 10), 3},
       {K::Softsign, softsign, wide, 1.5},
-      {K::Expm1, [](double v) { return std::expm1(v); }, wide_inputs(-20, 89, 3e38, 11), 3},
+      {K::Expm1, [](double v) { return std::expm1(v); }, wide_inputs(-20, 89, 3e38, 11), 2},
   };
   for (const auto& tc : cases) {
     const E e = un(tc.kind, x(0));
@@ -326,8 +326,8 @@ TEST(ElementwiseMath, ArgumentsInInputOrderWhateverTheReadOrder) {
 }
 
 // The ONNX ops elementwise_expr.h recommends as compositions, against their formulas in double:
-// the ulp error the table there gives (where it gives one), and ONNX's node-test tolerance
-// (|got - want| <= 1e-4 |want| + 1e-6) everywhere.
+// the ulp error the table there gives (where it gives one; for results above 1e-30), and ONNX's
+// node-test tolerance (|got - want| <= 1e-4 |want| + 1e-6) everywhere.
 TEST(ElementwiseMath, RecommendedCompositionsMeetTheirTable) {
   const double a = 1.67326319217681884765625, g = 1.05070102214813232421875;  // Selu's defaults
   auto p = [](const char* t) { return ops::parse_elementwise(t); };
@@ -340,15 +340,15 @@ TEST(ElementwiseMath, RecommendedCompositionsMeetTheirTable) {
   } cases[] = {
       {"LeakyRelu", p("where(lt(x0,0),mul(x0,0.01),x0)"), [](double v) { return v < 0 ? v * static_cast<double>(0.01f) : v; }, 0.5},
       {"ThresholdedRelu", p("where(gt(x0,1),x0,0)"), [](double v) { return v > 1 ? v : 0; }, 0},
-      {"Elu", p("where(lt(x0,0),mul(expm1(x0),1),x0)"), [](double v) { return v < 0 ? std::expm1(v) : v; }, 4},
+      {"Elu", p("where(lt(x0,0),mul(expm1(x0),1),x0)"), [](double v) { return v < 0 ? std::expm1(v) : v; }, 1.5},
       {"Selu", selu, [&](double v) { return v > 0 ? static_cast<double>(static_cast<float>(g)) * v
-                                                  : static_cast<double>(static_cast<float>(a * g)) * std::expm1(v); }, 5},
-      {"Celu", p("where(gt(x0,0),x0,mul(expm1(div(x0,2)),2))"), [](double v) { return v > 0 ? v : 2 * std::expm1(v / 2); }, 5},
+                                                  : static_cast<double>(static_cast<float>(a * g)) * std::expm1(v); }, 2.5},
+      {"Celu", p("where(gt(x0,0),x0,mul(expm1(div(x0,2)),2))"), [](double v) { return v > 0 ? v : 2 * std::expm1(v / 2); }, 1.5},
       {"HardSigmoid", p("clip(add(mul(x0,0.2),0.5),0,1)"),
        [](double v) { return std::clamp(v * static_cast<double>(0.2f) + 0.5, 0.0, 1.0); }, -1},
       {"HardSwish", p("mul(x0,clip(add(mul(x0,0.166666672),0.5),0,1))"),
        [](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); }, -1},
-      {"Mish", p("mul(x0,tanh(softplus(x0)))"), [](double v) { return v * std::tanh(softplus(v)); }, 8},
+      {"Mish", p("mul(x0,tanh(softplus(x0)))"), [](double v) { return v * std::tanh(softplus(v)); }, 4.5},
       {"Gelu", p("mul(mul(x0,0.5),add(1,erf(mul(x0,0.707106769))))"),
        [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }, -1},
       {"Gelu(tanh)", p("mul(mul(x0,0.5),add(1,tanh(mul(add(x0,mul(pow(x0,3),0.044715)),0.797884583))))"),
@@ -359,13 +359,17 @@ TEST(ElementwiseMath, RecommendedCompositionsMeetTheirTable) {
     SCOPED_TRACE(std::string(tc.onnx) + " = " + tc.e->text());
     const KernelRun r = run(tc.e, {in});
     double worst_ulp = 0, worst_abs = 0, worst_onnx = 0;
+    float worst_at = 0;
     for (size_t i = 0; i < in.size(); ++i) {
       const double want = tc.exact(in[i]);
-      worst_ulp = std::max(worst_ulp, ulp_error(r.out[i], want));
+      // Ulps where the result is not tiny: below, denormal intermediates (e^-98 in Mish) set the
+      // precision, and the absolute error is below 1e-37.
+      if (std::fabs(want) > 1e-30 && ulp_error(r.out[i], want) > worst_ulp) worst_ulp = ulp_error(r.out[i], want), worst_at = in[i];
       worst_abs = std::max(worst_abs, std::fabs(r.out[i] - want));
       worst_onnx = std::max(worst_onnx, std::fabs(r.out[i] - want) / (1e-4 * std::fabs(want) + 1e-6));
     }
-    std::printf("  %-15s max %.3g ulp, max abs %.3g, %.3g of ONNX's tolerance\n", tc.onnx, worst_ulp, worst_abs, worst_onnx);
+    std::printf("  %-15s max %.3g ulp (x = %.7g), max abs %.3g, %.3g of ONNX's tolerance\n", tc.onnx, worst_ulp, worst_at,
+                worst_abs, worst_onnx);
     if (tc.max_ulp >= 0) {
       EXPECT_LE(worst_ulp, tc.max_ulp);
     }

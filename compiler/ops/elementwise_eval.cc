@@ -143,14 +143,14 @@ Bounded unary_bounded(Kind kind, const Bounded& a, double p) {
     case Kind::Asin: return with([](double x) { return std::asin(x); }, 2);
     case Kind::Acos: return with([](double x) { return std::acos(x); }, 2);
     case Kind::Atan: return with([](double x) { return std::atan(x); }, 2);
-    case Kind::Sinh: return with([](double x) { return std::sinh(x); }, 5);
-    case Kind::Cosh: return with([](double x) { return std::cosh(x); }, 4);
-    case Kind::Asinh: return with([](double x) { return std::asinh(x); }, 5);
-    case Kind::Acosh: return with([](double x) { return std::acosh(x); }, 5);
-    case Kind::Atanh: return with([](double x) { return std::atanh(x); }, 5);
-    case Kind::Softplus: return with(softplus, 5);
+    case Kind::Sinh: return with([](double x) { return std::sinh(x); }, 3);
+    case Kind::Cosh: return with([](double x) { return std::cosh(x); }, 3);
+    case Kind::Asinh: return with([](double x) { return std::asinh(x); }, 4);
+    case Kind::Acosh: return with([](double x) { return std::acosh(x); }, 4);
+    case Kind::Atanh: return with([](double x) { return std::atanh(x); }, 4);
+    case Kind::Softplus: return with(softplus, 4);
     case Kind::Softsign: return with(softsign, 2.5);
-    case Kind::Expm1: return with([](double x) { return std::expm1(x); }, 4);
+    case Kind::Expm1: return with([](double x) { return std::expm1(x); }, 3);
     case Kind::Not: return {a.value == 0 ? 1.0 : 0.0, truth_may_flip(a) ? 1.0 : 0.0};
     case Kind::Pow: {
       const bool by_multiplies = std::fabs(p) <= 64 && 2 * p == std::floor(2 * p);
