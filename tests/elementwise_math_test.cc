@@ -182,6 +182,9 @@ TEST(ElementwiseMath, SpecialValuesAsOnnxAndNumpyDefineThem) {
   expect_values(un(K::Asinh, x(0)), {{kInf, kInf}, {-kInf, -kInf}, {0.0f, 0.0f}});
   expect_values(un(K::Expm1, x(0)), {{-kInf, -1.0f}, {kInf, kInf}, {0.0f, 0.0f}, {-200.0f, -1.0f}});
   expect_values(un(K::Not, x(0)), {{0.0f, 1.0f}, {-0.0f, 1.0f}, {1.0f, 0.0f}, {2.0f, 0.0f}, {kNaN, 0.0f}});
+  // IsNaN and IsInf as the header's table composes them.
+  expect_values(ops::parse_elementwise("not(eq(x0,x0))"), {{kNaN, 1.0f}, {kInf, 0.0f}, {0.0f, 0.0f}, {-3e38f, 0.0f}});
+  expect_values(ops::parse_elementwise("gt(abs(x0),3.40282347e+38)"), {{kNaN, 0.0f}, {kInf, 1.0f}, {-kInf, 1.0f}, {3.4e38f, 0.0f}});
   // sinh and cosh stay finite up to ln(2 FLT_MAX) = 89.4, where exp itself overflows at 88.7.
   const KernelRun big = run(un(K::Sinh, x(0)), {{89.0f, 89.4f}});
   EXPECT_LE(ulp_error(big.out[0], std::sinh(89.0)), 4.0);

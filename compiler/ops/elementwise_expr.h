@@ -29,8 +29,10 @@
 //   Gelu                mul(mul(x,0.5),add(1,erf(mul(x,0.707106769))))     abs 4.4e-7 (1 + erf cancels, x < 0)
 //   Gelu (tanh)         mul(mul(x,0.5),add(1,tanh(mul(add(x,mul(pow(x,3),0.044715)),0.797884583))))
 //                                                                          abs 4.2e-7
-//   Sum, Mean, Min, Max add/max/min chains; Mean multiplies by 1/n
+//   Sum, Mean, Min, Max add/max/min chains; Mean divides the sum by n
 //   Clip (bounds as computed inputs)  min(max(x,lo),hi)
+//   IsNaN               not(eq(x,x))
+//   IsInf               gt(abs(x),3.40282347e+38); one side: gt(x,3.40282347e+38), lt(x,-3.40282347e+38)
 #pragma once
 
 #include <cstdint>
