@@ -79,8 +79,7 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
     const float* got = static_cast<const float*>(data_.back());
     int64_t bad = 0, first = -1;
     for (size_t i = 0; i < setup_.expected.size(); ++i) {
-      const double err = std::fabs(static_cast<double>(got[i]) - setup_.expected[i]);
-      if (!(err <= setup_.tolerance[i])) {
+      if (!matches_reference(got[i], setup_.expected[i], setup_.tolerance[i])) {
         if (first < 0) first = static_cast<int64_t>(i);
         ++bad;
       }

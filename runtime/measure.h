@@ -39,6 +39,13 @@ struct WorkloadSetup {
   std::vector<float> expected, tolerance;  // empty: no check
 };
 
+// Whether a kernel's output element matches the reference: within the tolerance, or the same
+// special value (a NaN where the reference is NaN, as log(-1); an infinity where it is that one).
+inline bool matches_reference(double got, double expected, double tolerance) {
+  const double err = got - expected;
+  return (err <= tolerance && -err <= tolerance) || got == expected || (got != got && expected != expected);
+}
+
 struct MeasureOptions {
   int repeat = 3;
   int number = 0;              // runs per timing; 0: grow until min_repeat_ms

@@ -15,6 +15,7 @@
 #include "compiler/ir/math.h"
 #include "compiler/lower/lower.h"
 #include "compiler/schedule/schedule.h"
+#include "tests/float_accuracy.h"
 
 namespace tf {
 namespace {
@@ -23,21 +24,22 @@ using MathFn = std::function<ir::Expr(ir::Expr)>;
 
 // y[i] = f(x[i]) over n elements, vectorized by the target's width (a scalar tail when n is not a
 // multiple), so both vector and scalar code paths are checked.
-ir::LoweredFunc elementwise_kernel(const MathFn& f, int64_t n) {
+ir::LoweredFunc elementwise_kernel(const MathFn& f, int64_t n, const codegen::Target& target) {
   te::Tensor x = te::placeholder({n}, ir::DataType::float32(), "x");
   te::Tensor y = te::compute({n}, [&](const te::Indices& i) { return f(x(i[0])); }, "y");
   schedule::Schedule s({y});
-  auto [outer, inner] = s[y].split(s[y].axis(0), std::max(1, codegen::host_target().float32_lanes()));
+  auto [outer, inner] = s[y].split(s[y].axis(0), std::max(1, target.float32_lanes()));
   s[y].vectorize(inner);
   (void)outer;
   return lower::lower(s, "tf_math");
 }
 
-std::vector<float> run(const MathFn& f, const std::vector<float>& in, std::string* assembly = nullptr) {
+std::vector<float> run_on(const codegen::Target& target, const MathFn& f, const std::vector<float>& in,
+                          std::string* assembly = nullptr) {
   const int64_t n = static_cast<int64_t>(in.size());
   codegen::CodegenOptions opts;
   opts.keep_assembly = assembly != nullptr;
-  auto kernel = codegen::compile_jit(elementwise_kernel(f, n), codegen::host_target(), opts);
+  auto kernel = codegen::compile_jit(elementwise_kernel(f, n, target), target, opts);
   if (assembly) *assembly = kernel->assembly();
   cli::HostTensor x({n}), y({n});
   std::copy(in.begin(), in.end(), x.data());
@@ -46,16 +48,11 @@ std::vector<float> run(const MathFn& f, const std::vector<float>& in, std::strin
   return std::vector<float>(y.data(), y.data() + n);
 }
 
-// |got - exact| in units of the spacing of floats at the exact value (denormal spacing below).
-double ulp_error(float got, double exact) {
-  if (std::isnan(exact)) return std::isnan(got) ? 0 : INFINITY;
-  if (std::isinf(exact) || std::fabs(exact) > std::numeric_limits<float>::max()) {
-    return got == static_cast<float>(exact) ? 0 : INFINITY;
-  }
-  const float rounded = std::fabs(static_cast<float>(exact));
-  const double spacing = std::max<double>(std::nextafter(rounded, INFINITY) - rounded, std::ldexp(1.0, -149));
-  return std::fabs(static_cast<double>(got) - exact) / spacing;
+std::vector<float> run(const MathFn& f, const std::vector<float>& in, std::string* assembly = nullptr) {
+  return run_on(codegen::host_target(), f, in, assembly);
 }
+
+using accuracy::ulp_error;
 
 struct Accuracy {
   double max_ulp = 0;
@@ -72,25 +69,8 @@ Accuracy measure(const MathFn& f, const std::function<double(double)>& exact, co
   return a;
 }
 
-// Uniform in [lo, hi], log-uniform magnitudes from 1e-38 to `big` (negated too when `negative`),
-// denormals and zeros; an odd count, so the scalar tail runs too.
 std::vector<float> inputs(double lo, double hi, double big, uint64_t seed, bool negative = true) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uni(lo, hi), expo(std::log(1e-38), std::log(big));
-  std::vector<float> v;
-  for (int i = 0; i < 40001; ++i) v.push_back(static_cast<float>(uni(rng)));
-  for (int i = 0; i < 20000; ++i) {
-    const float m = static_cast<float>(std::exp(expo(rng)));
-    v.push_back(m);
-    if (negative) v.push_back(-m);
-  }
-  for (float d : {1e-45f, 3e-42f, 1e-40f, 1.1e-38f}) {
-    v.push_back(d);
-    if (negative) v.push_back(-d);
-  }
-  v.push_back(0.0f);
-  if (negative) v.push_back(-0.0f);
-  return v;
+  return accuracy::wide_inputs(lo, hi, big, seed, negative);
 }
 
 double sigmoid_exact(double x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); }
@@ -199,6 +179,155 @@ TEST(FastMath, VectorizedWithoutCalls) {
   }
   if (codegen::host_target().float32_lanes() > 1) {
     EXPECT_NE(assembly.find("mulps"), std::string::npos) << "no packed float multiplies:\n" << assembly.substr(0, 4000);
+  }
+}
+
+// Floats at and next to multiples of pi/2, where the reduction cancels most: r is tiny and its
+// relative error is what the result's ulp error becomes.
+std::vector<float> near_half_pi_multiples(double limit, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> k_dist(1, limit / M_PI_2);
+  std::vector<float> v;
+  for (int i = 0; i < 30000; ++i) {
+    const double k = i < 2000 ? i + 1 : std::floor(k_dist(rng));
+    const float x = static_cast<float>(k * M_PI_2);
+    for (float y : {std::nextafter(x, -INFINITY), x, std::nextafter(x, INFINITY)}) {
+      v.push_back(y);
+      v.push_back(-y);
+    }
+  }
+  return v;
+}
+
+TEST(FastMath, SinCosTanWithinOneUlpUpToTwoToThe28) {
+  std::vector<float> in = inputs(-10, 10, 2.6e8, 9);
+  const std::vector<float> hard = near_half_pi_multiples(2.6e8, 10);
+  in.insert(in.end(), hard.begin(), hard.end());
+  const struct {
+    const char* name;
+    MathFn f;
+    double (*exact)(double);
+  } fns[] = {{"sin", [](ir::Expr x) { return ir::sin(x); }, [](double x) { return std::sin(x); }},
+             {"cos", [](ir::Expr x) { return ir::cos(x); }, [](double x) { return std::cos(x); }},
+             {"tan", [](ir::Expr x) { return ir::tan(x); }, [](double x) { return std::tan(x); }}};
+  for (const auto& fn : fns) {
+    const auto a = measure(fn.f, fn.exact, in);
+    EXPECT_LE(a.max_ulp, 1.0) << fn.name << " worst at x = " << a.worst_input;
+  }
+}
+
+TEST(FastMath, InverseTrigWithinOneUlp) {
+  const std::vector<float> unit = inputs(-1, 1, 1, 11);
+  const auto s = measure([](ir::Expr x) { return ir::asin(x); }, [](double x) { return std::asin(x); }, unit);
+  EXPECT_LE(s.max_ulp, 1.0) << "asin worst at x = " << s.worst_input;
+  const auto c = measure([](ir::Expr x) { return ir::acos(x); }, [](double x) { return std::acos(x); }, unit);
+  EXPECT_LE(c.max_ulp, 1.0) << "acos worst at x = " << c.worst_input;
+  const auto t = measure([](ir::Expr x) { return ir::atan(x); }, [](double x) { return std::atan(x); },
+                         inputs(-10, 10, 3e38, 12));
+  EXPECT_LE(t.max_ulp, 1.0) << "atan worst at x = " << t.worst_input;
+}
+
+TEST(FastMath, TrigSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> in = {nan, inf, -inf, 0.0f, -0.0f, 3e8f, -268435456.0f, 1.0f, -1.0f, 1.5f};
+  for (const MathFn& f : std::vector<MathFn>{[](ir::Expr x) { return ir::sin(x); }, [](ir::Expr x) { return ir::cos(x); },
+                                             [](ir::Expr x) { return ir::tan(x); }}) {
+    const auto r = run(f, in);
+    EXPECT_TRUE(std::isnan(r[0]) && std::isnan(r[1]) && std::isnan(r[2]));
+    EXPECT_TRUE(std::isnan(r[5])) << "beyond 2^28 the reduction is not exact: NaN, got " << r[5];
+    EXPECT_FALSE(std::isnan(r[6])) << "2^28 itself is in range";
+  }
+  const auto s = run([](ir::Expr x) { return ir::sin(x); }, in);
+  EXPECT_EQ(s[3], 0.0f);
+  EXPECT_TRUE(std::signbit(s[4]));
+  EXPECT_LE(ulp_error(s[6], std::sin(-268435456.0)), 1.0);
+  EXPECT_EQ(run([](ir::Expr x) { return ir::cos(x); }, in)[3], 1.0f);
+  EXPECT_TRUE(std::signbit(run([](ir::Expr x) { return ir::tan(x); }, in)[4]));
+  const auto as = run([](ir::Expr x) { return ir::asin(x); }, in);
+  EXPECT_TRUE(std::isnan(as[0]) && std::isnan(as[1]) && std::isnan(as[9]));
+  EXPECT_EQ(as[7], static_cast<float>(M_PI_2));
+  EXPECT_EQ(as[8], -static_cast<float>(M_PI_2));
+  EXPECT_TRUE(std::signbit(as[4]));
+  const auto ac = run([](ir::Expr x) { return ir::acos(x); }, in);
+  EXPECT_TRUE(std::isnan(ac[0]) && std::isnan(ac[2]) && std::isnan(ac[9]));
+  EXPECT_EQ(ac[7], 0.0f);
+  EXPECT_EQ(ac[8], static_cast<float>(M_PI));
+  EXPECT_EQ(ac[3], static_cast<float>(M_PI_2));
+  const auto at = run([](ir::Expr x) { return ir::atan(x); }, in);
+  EXPECT_TRUE(std::isnan(at[0]));
+  EXPECT_EQ(at[1], static_cast<float>(M_PI_2));
+  EXPECT_EQ(at[2], -static_cast<float>(M_PI_2));
+  EXPECT_TRUE(std::signbit(at[4]));
+  EXPECT_EQ(at[7], static_cast<float>(M_PI_4));
+}
+
+// Halves, both signs of zero, the edges of the integer range (2^23, 2^24), denormals, specials.
+std::vector<float> rounding_inputs() {
+  std::vector<float> v = inputs(-100, 100, 3e38, 13);
+  for (int k = -100; k <= 100; ++k) {
+    for (double f : {0.5, 0.25, 0.75, 0.49999997, 0.50000006}) v.push_back(static_cast<float>(k + f));
+  }
+  for (float x : {8388607.5f, 8388608.0f, 8388609.0f, 16777216.0f, 4194303.5f, 0.49999997f}) {
+    v.push_back(x);
+    v.push_back(-x);
+  }
+  for (float x : {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                  std::numeric_limits<float>::quiet_NaN()}) {
+    v.push_back(x);
+  }
+  return v;
+}
+
+void expect_same_floats(const std::vector<float>& got, const std::vector<float>& in, double (*exact)(double),
+                        const std::string& what) {
+  int wrong = 0;
+  for (size_t i = 0; i < in.size() && wrong < 5; ++i) {
+    const float want = static_cast<float>(exact(in[i]));
+    const bool same = std::isnan(want) ? std::isnan(got[i]) : got[i] == want && std::signbit(got[i]) == std::signbit(want);
+    if (!same) {
+      ++wrong;
+      ADD_FAILURE() << what << "(" << in[i] << ") = " << got[i] << ", want " << want;
+    }
+  }
+}
+
+TEST(FastMath, FloorCeilRoundExactWithAndWithoutARoundingInstruction) {
+  const std::vector<float> in = rounding_inputs();
+  std::vector<codegen::Target> targets = {codegen::host_target()};
+  // x86-64 without SSE4.1 has no roundps: LLVM would call floorf there, so fast_math's own code runs.
+  if (codegen::host_target().triple.rfind("x86_64", 0) == 0) {
+    targets.push_back(codegen::parse_target("llvm -mtriple=" + codegen::host_target().triple + " -mcpu=x86-64"));
+  }
+  for (const auto& target : targets) {
+    SCOPED_TRACE(target.str());
+    std::string assembly;
+    expect_same_floats(run_on(target, [](ir::Expr x) { return ir::floor(x); }, in, &assembly), in,
+                       [](double x) { return std::floor(x); }, "floor");
+    EXPECT_EQ(assembly.find("floorf"), std::string::npos) << assembly.substr(0, 3000);
+    expect_same_floats(run_on(target, [](ir::Expr x) { return ir::ceil(x); }, in, &assembly), in,
+                       [](double x) { return std::ceil(x); }, "ceil");
+    EXPECT_EQ(assembly.find("ceilf"), std::string::npos) << assembly.substr(0, 3000);
+    expect_same_floats(run_on(target, [](ir::Expr x) { return ir::round(x); }, in, &assembly), in,
+                       [](double x) { return std::nearbyint(x); }, "round");
+    EXPECT_EQ(assembly.find("roundevenf"), std::string::npos) << assembly.substr(0, 3000);
+  }
+}
+
+TEST(FastMath, TrigVectorizedWithoutCalls) {
+  std::string assembly;
+  run([](ir::Expr x) {
+    return ir::sin(x) + ir::cos(x) + ir::tan(x) + ir::asin(x) + ir::acos(x) + ir::atan(x) + ir::round(x) + ir::floor(x);
+  }, std::vector<float>(64, 0.5f), &assembly);
+  size_t at = 0;
+  while ((at = assembly.find("call", at)) != std::string::npos) {
+    const std::string line = assembly.substr(at, assembly.find('\n', at) - at);
+    for (const char* f : {"sin", "cos", "tan", "floor", "round", "rint"}) {
+      EXPECT_EQ(line.find(f), std::string::npos) << line;
+    }
+    at += 4;
+  }
+  if (codegen::host_target().float32_lanes() > 1) {
+    EXPECT_NE(assembly.find("mulpd"), std::string::npos) << "no packed double multiplies:\n" << assembly.substr(0, 4000);
   }
 }
 

@@ -156,6 +156,13 @@ IrInterpreter::Value IrInterpreter::eval(const Expr& e) {
           case Intrinsic::Erf: o = std::erf(a); break;
           case Intrinsic::Sigmoid: o = 1.0 / (1.0 + std::exp(-a)); break;
           case Intrinsic::Rsqrt: o = 1.0 / std::sqrt(a); break;
+          case Intrinsic::Round: o = std::nearbyint(a); break;
+          case Intrinsic::Sin: o = std::sin(a); break;
+          case Intrinsic::Cos: o = std::cos(a); break;
+          case Intrinsic::Tan: o = std::tan(a); break;
+          case Intrinsic::Asin: o = std::asin(a); break;
+          case Intrinsic::Acos: o = std::acos(a); break;
+          case Intrinsic::Atan: o = std::atan(a); break;
         }
         r.v[i] = round_to(r.type, o);
       }

@@ -1,6 +1,8 @@
 // Expressions: scalars and vectors, loads (contiguous, broadcast or gathered), intrinsics (the
 // transcendental ones through fast_math.h: no libm calls).
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include <cstdlib>
 #include <numeric>
@@ -33,6 +35,14 @@ int64_t known_pow2_factor(const ir::Expr& e) {
     }
   }
   return 1;
+}
+
+// Whether floor, ceil and roundeven are instructions: x86 has them from SSE4.1 on (before it LLVM
+// calls libm's floorf), AArch64 always.
+bool has_rounding(const llvm::TargetMachine& tm) {
+  const llvm::Triple& triple = tm.getTargetTriple();
+  if (triple.isX86()) return tm.getMCSubtargetInfo()->checkFeatures("+sse4.1");
+  return triple.isAArch64();
 }
 
 bool is_dense_ramp(const ir::Expr& index) {
@@ -223,8 +233,16 @@ llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
     case ir::Intrinsic::Sqrt: return intrinsic(llvm::Intrinsic::sqrt);
     case ir::Intrinsic::Rsqrt: return b_.CreateFDiv(llvm::ConstantFP::get(type, 1.0), intrinsic(llvm::Intrinsic::sqrt));
     case ir::Intrinsic::Fma: return intrinsic(llvm::Intrinsic::fma);
-    case ir::Intrinsic::Floor: return intrinsic(llvm::Intrinsic::floor);
-    case ir::Intrinsic::Ceil: return intrinsic(llvm::Intrinsic::ceil);
+    case ir::Intrinsic::Sin: float32_only(); return fast_math::sin(b_, args[0]);
+    case ir::Intrinsic::Cos: float32_only(); return fast_math::cos(b_, args[0]);
+    case ir::Intrinsic::Tan: float32_only(); return fast_math::tan(b_, args[0]);
+    case ir::Intrinsic::Asin: float32_only(); return fast_math::asin(b_, args[0]);
+    case ir::Intrinsic::Acos: float32_only(); return fast_math::acos(b_, args[0]);
+    case ir::Intrinsic::Atan: float32_only(); return fast_math::atan(b_, args[0]);
+    case ir::Intrinsic::Floor: return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::floor) : fast_math::floor(b_, args[0]);
+    case ir::Intrinsic::Ceil: return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::ceil) : fast_math::ceil(b_, args[0]);
+    case ir::Intrinsic::Round:
+      return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::roundeven) : fast_math::round_even(b_, args[0]);
     case ir::Intrinsic::Abs:
       if (n->type.is_float()) return intrinsic(llvm::Intrinsic::fabs);
       return b_.CreateCall(llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::abs, {type}),

@@ -1,6 +1,8 @@
 // The polynomials: exp and log use Cephes's expf/logf coefficients (Cody-Waite reduction by ln 2);
 // tanh near 0 and erf are Chebyshev fits made for this file (double-precision interpolation at
-// Chebyshev nodes, converted to monomials), each well below float32 rounding on its interval.
+// Chebyshev nodes, converted to monomials), each well below float32 rounding on its interval. The
+// trigonometric ones are Chebyshev fits too, in double, made by scripts/fit-polynomials.py, which
+// prints each one's relative error (all below 3e-13).
 #include "compiler/codegen/fast_math.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -35,6 +37,16 @@ llvm::Value* unary(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, llvm::Value* x)
 }
 
 llvm::Value* is_nan(llvm::IRBuilder<>& b, llvm::Value* x) { return b.CreateFCmpUNO(x, x); }
+
+llvm::Value* copysign(llvm::IRBuilder<>& b, llvm::Value* magnitude, llvm::Value* sign) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
+}
+
+// x's float lanes as double, and back.
+llvm::Value* widen(llvm::IRBuilder<>& b, llvm::Value* x) {
+  return b.CreateFPExt(x, x->getType()->getWithNewType(b.getDoubleTy()));
+}
+llvm::Value* narrow(llvm::IRBuilder<>& b, llvm::Value* d, llvm::Value* like) { return b.CreateFPTrunc(d, like->getType()); }
 
 // 2^k for integer k in [-126, 127], built from the exponent bits.
 llvm::Value* pow2(llvm::IRBuilder<>& b, llvm::Value* k, llvm::Type* float_type) {
@@ -144,6 +156,164 @@ llvm::Value* sigmoid(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* positive = b.CreateFDiv(constant(x, 1.0), denominator);
   llvm::Value* negative = b.CreateFDiv(e, denominator);
   return b.CreateSelect(b.CreateFCmpOGE(x, constant(x, 0.0)), positive, negative);
+}
+
+llvm::Value* round_even(llvm::IRBuilder<>& b, llvm::Value* x) {
+  // |x| + 2^p - 2^p leaves no fraction bits (the sum's ulp is 1) and rounds halves to even; from
+  // 2^p on every value is already an integer (and NaN and inf fail the ordered comparison).
+  const double big = x->getType()->getScalarType()->isDoubleTy() ? 4503599627370496.0 : 8388608.0;
+  llvm::Value* ax = unary(b, llvm::Intrinsic::fabs, x);
+  llvm::Value* r = b.CreateFSub(b.CreateFAdd(ax, constant(x, big)), constant(x, big));
+  return b.CreateSelect(b.CreateFCmpOLT(ax, constant(x, big)), copysign(b, r, x), x);
+}
+
+// A zero result takes x's sign (floor(0.5) = +0, ceil(-0.5) = -0), as every non-zero one already has.
+llvm::Value* floor(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* r = round_even(b, x);
+  return copysign(b, b.CreateSelect(b.CreateFCmpOGT(r, x), b.CreateFSub(r, constant(x, 1.0)), r), x);
+}
+
+llvm::Value* ceil(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* r = round_even(b, x);
+  return copysign(b, b.CreateSelect(b.CreateFCmpOLT(r, x), b.CreateFAdd(r, constant(x, 1.0)), r), x);
+}
+
+namespace {
+
+// x (double) = j pi/2 + r, |r| <= pi/4, for |x| <= 2^28, and j mod 4 as i32 lanes.
+struct Reduced {
+  llvm::Value* r;
+  llvm::Value* quadrant;
+};
+
+// pi/2 = P1 + P2 + P3: P1 and P2 have 25 significant bits, so for |j| < 2^28 the products j P1 and
+// j P2 are exact doubles, x - j P1 is exact (Sterbenz), and r1 - j P2 is a multiple of 2^-50 below
+// 1, exact too. Only j P3 (below 2^-22) rounds: r is within 2^-74 + 2^-53 |r| of x - j pi/2.
+Reduced reduce_half_pi(llvm::IRBuilder<>& b, llvm::Value* xd) {
+  constexpr double kP1 = 1.5707963109016418, kP2 = 1.5893254712295857e-08, kP3 = 6.123233995736766e-17;
+  llvm::Value* magic = constant(xd, 6755399441055744.0);  // 1.5 * 2^52: rounds a double below 2^51
+  llvm::Value* j = b.CreateFSub(b.CreateFAdd(b.CreateFMul(xd, constant(xd, 0.6366197723675814)), magic), magic);
+  llvm::Value* r = b.CreateFSub(xd, b.CreateFMul(j, constant(xd, kP1)));
+  r = b.CreateFSub(r, b.CreateFMul(j, constant(xd, kP2)));
+  r = b.CreateFSub(r, b.CreateFMul(j, constant(xd, kP3)));
+  llvm::Type* it = xd->getType()->getWithNewType(b.getInt32Ty());
+  return {r, b.CreateAnd(b.CreateFPToSI(j, it), int_constant(it, 3))};
+}
+
+// sin(r) and cos(r) for |r| <= pi/4, in double.
+llvm::Value* sin_kernel(llvm::IRBuilder<>& b, llvm::Value* r) {
+  llvm::Value* u = b.CreateFMul(r, r);
+  llvm::Value* p = polynomial(b, u, {-0.16666666666663885, 0.008333333331079206, -0.0001984126691696846,
+                                     2.7555990924268847e-06, -2.4805635751240042e-08});
+  return b.CreateFAdd(r, b.CreateFMul(b.CreateFMul(r, u), p));
+}
+
+llvm::Value* cos_kernel(llvm::IRBuilder<>& b, llvm::Value* r) {
+  llvm::Value* u = b.CreateFMul(r, r);
+  llvm::Value* p = polynomial(b, u, {0.04166666666666468, -0.001388888888727733, 2.4801585210977996e-05,
+                                     -2.755636969178534e-07, 2.0700600132589564e-09});
+  return b.CreateFAdd(b.CreateFSub(constant(r, 1.0), b.CreateFMul(u, constant(r, 0.5))), b.CreateFMul(b.CreateFMul(u, u), p));
+}
+
+// asin(v) for |v| <= 0.5, in double.
+llvm::Value* asin_kernel(llvm::IRBuilder<>& b, llvm::Value* v) {
+  llvm::Value* u = b.CreateFMul(v, v);
+  llvm::Value* p = polynomial(b, u, {0.16666666666738633, 0.07499999953429712, 0.044642906474584965,
+                                     0.030379945210024933, 0.022412417726695433, 0.016902683886393575,
+                                     0.01686409027396012, 0.001067506315036312, 0.02834674523183333});
+  return b.CreateFAdd(v, b.CreateFMul(b.CreateFMul(v, u), p));
+}
+
+llvm::Value* bit_set(llvm::IRBuilder<>& b, llvm::Value* q, int bit) {
+  return b.CreateICmpNE(b.CreateAnd(q, int_constant(q->getType(), bit)), int_constant(q->getType(), 0));
+}
+
+// An odd function's value at +-0 is that zero (the polynomial's r + r u p would make -0 into +0).
+llvm::Value* keep_zero(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* result) {
+  return b.CreateSelect(b.CreateFCmpOEQ(x, constant(x, 0.0)), x, result);
+}
+
+// sin (phase 0) or cos (phase 1) of float x: the quadrant picks +-sin r or +-cos r.
+llvm::Value* sin_cos(llvm::IRBuilder<>& b, llvm::Value* x, int phase) {
+  llvm::Value* in_range = b.CreateFCmpOLE(unary(b, llvm::Intrinsic::fabs, x), constant(x, kTrigLimit));
+  llvm::Value* xd = widen(b, b.CreateSelect(in_range, x, constant(x, 0.0)));
+  Reduced red = reduce_half_pi(b, xd);
+  llvm::Value* q = b.CreateAdd(red.quadrant, int_constant(red.quadrant->getType(), phase));
+  llvm::Value* v = b.CreateSelect(bit_set(b, q, 1), cos_kernel(b, red.r), sin_kernel(b, red.r));
+  v = b.CreateSelect(bit_set(b, q, 2), b.CreateFNeg(v), v);
+  llvm::Value* result = b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN()));
+  return phase == 0 ? keep_zero(b, x, result) : result;
+}
+
+}  // namespace
+
+llvm::Value* sin(llvm::IRBuilder<>& b, llvm::Value* x) { return sin_cos(b, x, 0); }
+
+llvm::Value* cos(llvm::IRBuilder<>& b, llvm::Value* x) { return sin_cos(b, x, 1); }
+
+llvm::Value* tan(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* in_range = b.CreateFCmpOLE(unary(b, llvm::Intrinsic::fabs, x), constant(x, kTrigLimit));
+  llvm::Value* xd = widen(b, b.CreateSelect(in_range, x, constant(x, 0.0)));
+  Reduced red = reduce_half_pi(b, xd);
+  llvm::Value* s = sin_kernel(b, red.r);
+  llvm::Value* c = cos_kernel(b, red.r);
+  // tan(r + pi/2) = -cos r / sin r; r is never 0 there (no float is a multiple of pi/2).
+  llvm::Value* v = b.CreateSelect(bit_set(b, red.quadrant, 1), b.CreateFDiv(b.CreateFNeg(c), s), b.CreateFDiv(s, c));
+  return keep_zero(b, x, b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN())));
+}
+
+llvm::Value* atan(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* xd = widen(b, x);
+  llvm::Value* a = unary(b, llvm::Intrinsic::fabs, xd);
+  // atan a = pi/2 + atan(-1/a) above tan(3pi/8), pi/4 + atan((a-1)/(a+1)) above tan(pi/8): the
+  // argument left is below tan(pi/8) in magnitude. NaN fails both comparisons and stays NaN.
+  llvm::Value* far = b.CreateFCmpOGT(a, constant(a, 2.414213562373095));
+  llvm::Value* mid = b.CreateFCmpOGT(a, constant(a, 0.41421356237309503));
+  llvm::Value* t = b.CreateSelect(mid, b.CreateFDiv(b.CreateFSub(a, constant(a, 1.0)), b.CreateFAdd(a, constant(a, 1.0))), a);
+  t = b.CreateSelect(far, b.CreateFDiv(constant(a, -1.0), a), t);
+  llvm::Value* base = b.CreateSelect(far, constant(a, 1.5707963267948966), b.CreateSelect(mid, constant(a, 0.7853981633974483), constant(a, 0.0)));
+  llvm::Value* u = b.CreateFMul(t, t);
+  llvm::Value* p = polynomial(b, u, {-0.33333333333266196, 0.19999999949854147, -0.14285708110293044,
+                                     0.11110819714143265, -0.09084101847894814, 0.07604799605256801,
+                                     -0.06027305443163367, 0.03295675933201312});
+  llvm::Value* v = b.CreateFAdd(base, b.CreateFAdd(t, b.CreateFMul(b.CreateFMul(t, u), p)));
+  return copysign(b, narrow(b, v, x), x);
+}
+
+namespace {
+
+// asin of |x| <= 0.5 directly; above, asin a = pi/2 - 2 asin(sqrt((1 - a) / 2)). `v` is the
+// argument asin_kernel gets, `small` whether it is x itself. |x| > 1 makes the sqrt NaN.
+struct AsinArgument {
+  llvm::Value* small;
+  llvm::Value* v;
+};
+
+AsinArgument asin_argument(llvm::IRBuilder<>& b, llvm::Value* xd) {
+  llvm::Value* a = unary(b, llvm::Intrinsic::fabs, xd);
+  llvm::Value* small = b.CreateFCmpOLE(a, constant(a, 0.5));
+  llvm::Value* s = unary(b, llvm::Intrinsic::sqrt, b.CreateFSub(constant(a, 0.5), b.CreateFMul(a, constant(a, 0.5))));
+  return {small, b.CreateSelect(small, xd, s)};
+}
+
+}  // namespace
+
+llvm::Value* asin(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* xd = widen(b, x);
+  AsinArgument arg = asin_argument(b, xd);
+  llvm::Value* p = asin_kernel(b, arg.v);
+  llvm::Value* far = copysign(b, b.CreateFSub(constant(p, 1.5707963267948966), b.CreateFAdd(p, p)), xd);
+  return narrow(b, b.CreateSelect(arg.small, p, far), x);
+}
+
+llvm::Value* acos(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* xd = widen(b, x);
+  AsinArgument arg = asin_argument(b, xd);
+  llvm::Value* p = asin_kernel(b, arg.v);
+  // acos x = pi/2 - asin x; above 0.5, 2 asin(sqrt((1 - x) / 2)); below -0.5, pi minus that.
+  llvm::Value* twice = b.CreateFAdd(p, p);
+  llvm::Value* far = b.CreateSelect(b.CreateFCmpOLT(xd, constant(xd, 0.0)), b.CreateFSub(constant(p, 3.141592653589793), twice), twice);
+  return narrow(b, b.CreateSelect(arg.small, b.CreateFSub(constant(p, 1.5707963267948966), p), far), x);
 }
 
 }  // namespace tf::codegen::fast_math

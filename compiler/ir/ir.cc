@@ -77,6 +77,13 @@ const char* intrinsic_name(Intrinsic f) {
     case Intrinsic::Erf: return "erf";
     case Intrinsic::Sigmoid: return "sigmoid";
     case Intrinsic::Rsqrt: return "rsqrt";
+    case Intrinsic::Round: return "round";
+    case Intrinsic::Sin: return "sin";
+    case Intrinsic::Cos: return "cos";
+    case Intrinsic::Tan: return "tan";
+    case Intrinsic::Asin: return "asin";
+    case Intrinsic::Acos: return "acos";
+    case Intrinsic::Atan: return "atan";
   }
   return "?";
 }

@@ -165,9 +165,14 @@ struct CastNode : ExprNode {
   CastNode(DataType t, Expr v) : ExprNode(kKind, t), value(std::move(v)) {}
 };
 
-// Float transcendentals (exp, log, tanh, erf, sigmoid) become polynomials in codegen
-// (codegen/fast_math.h): kernels call no libm. sqrt is an instruction; rsqrt is 1 / sqrt.
-enum class Intrinsic : uint8_t { Exp, Log, Sqrt, Fma, Abs, Floor, Ceil, Tanh, Erf, Sigmoid, Rsqrt };
+// Float transcendentals (exp, log, tanh, erf, sigmoid, the trigonometric functions) become
+// polynomials in codegen (codegen/fast_math.h): kernels call no libm. sqrt is an instruction; rsqrt
+// is 1 / sqrt; floor, ceil and round (half to even) are instructions where the target has them and
+// integer tricks where it does not.
+enum class Intrinsic : uint8_t {
+  Exp, Log, Sqrt, Fma, Abs, Floor, Ceil, Tanh, Erf, Sigmoid, Rsqrt,
+  Round, Sin, Cos, Tan, Asin, Acos, Atan,
+};
 const char* intrinsic_name(Intrinsic f);
 
 struct CallNode : ExprNode {

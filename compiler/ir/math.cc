@@ -29,6 +29,15 @@ Expr tanh(Expr x) { return make_call(Intrinsic::Tanh, {std::move(x)}); }
 Expr erf(Expr x) { return make_call(Intrinsic::Erf, {std::move(x)}); }
 Expr sigmoid(Expr x) { return make_call(Intrinsic::Sigmoid, {std::move(x)}); }
 Expr abs(Expr x) { return make_call(Intrinsic::Abs, {std::move(x)}); }
+Expr floor(Expr x) { return make_call(Intrinsic::Floor, {std::move(x)}); }
+Expr ceil(Expr x) { return make_call(Intrinsic::Ceil, {std::move(x)}); }
+Expr round(Expr x) { return make_call(Intrinsic::Round, {std::move(x)}); }
+Expr sin(Expr x) { return make_call(Intrinsic::Sin, {std::move(x)}); }
+Expr cos(Expr x) { return make_call(Intrinsic::Cos, {std::move(x)}); }
+Expr tan(Expr x) { return make_call(Intrinsic::Tan, {std::move(x)}); }
+Expr asin(Expr x) { return make_call(Intrinsic::Asin, {std::move(x)}); }
+Expr acos(Expr x) { return make_call(Intrinsic::Acos, {std::move(x)}); }
+Expr atan(Expr x) { return make_call(Intrinsic::Atan, {std::move(x)}); }
 
 Expr pow_const(Expr x, double p) {
   if (!std::isfinite(p)) throw CompileError("pow: the exponent must be finite, got " + std::to_string(p));

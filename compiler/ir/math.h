@@ -14,6 +14,17 @@ Expr tanh(Expr x);
 Expr erf(Expr x);
 Expr sigmoid(Expr x);
 Expr abs(Expr x);
+Expr floor(Expr x);
+Expr ceil(Expr x);
+Expr round(Expr x);  // to the nearest integer, halves to even (ONNX Round, numpy.round)
+// The trigonometric functions: within 1 ulp. sin, cos and tan are NaN for |x| > 2^28, where the
+// kernel's reduction by pi/2 would no longer be exact (codegen/fast_math.h).
+Expr sin(Expr x);
+Expr cos(Expr x);
+Expr tan(Expr x);
+Expr asin(Expr x);
+Expr acos(Expr x);
+Expr atan(Expr x);
 
 // x^p for a constant p, as numpy's float32 power computes it (NaN for a negative x and a
 // non-integer p): integer p with |p| <= 64 by repeated squaring (a reciprocal for p < 0, one

@@ -18,6 +18,11 @@ int64_t count_ops(const ElementwiseExpr& e) {
   return n;
 }
 
+void mark_inputs(const ElementwiseExpr& e, std::vector<bool>* read) {
+  if (e.kind == ElementwiseKind::Input) (*read)[static_cast<size_t>(e.input)] = true;
+  for (const auto& a : e.args) mark_inputs(*a, read);
+}
+
 // Parallel loops pay a wake-up of the thread pool (microseconds); below this many elements a
 // default kernel stays on one thread.
 constexpr int64_t kParallelElements = 1 << 15;
@@ -29,6 +34,11 @@ ElementwiseOperator::ElementwiseOperator(ElementwiseExprPtr expr, int rank) : ex
   if (rank_ < 1 || rank_ > 6) throw CompileError("elementwise " + expr_->text() + ": rank " + std::to_string(rank_) + " is outside [1, 6]");
   num_inputs_ = expr_->num_inputs();
   if (num_inputs_ == 0) throw CompileError("elementwise " + expr_->text() + ": reads no input");
+  std::vector<bool> read(static_cast<size_t>(num_inputs_), false);
+  mark_inputs(*expr_, &read);
+  for (int i = 0; i < num_inputs_; ++i) {
+    if (!read[i]) throw CompileError("elementwise " + expr_->text() + ": reads x" + std::to_string(num_inputs_ - 1) + " but not x" + std::to_string(i));
+  }
 }
 
 std::string ElementwiseOperator::description() const {
@@ -116,6 +126,8 @@ Scheduled ElementwiseOperator::schedule(const std::vector<int64_t>& s, const spa
   }, "out");
   result.outputs = {out};
   result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
+  // Arguments come as x0, x1, ...; the expression may read them in another order.
+  result.schedule->set_input_order(result.inputs);
   schedule::Stage& st = (*result.schedule)[out];
   const int64_t width = lanes * cfg.get_int("vectors");
   auto [col_o, col_i] = st.split(st.axis(rank_ - 1), width);

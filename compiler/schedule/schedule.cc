@@ -228,11 +228,23 @@ std::vector<const Stage*> Schedule::consumers_of(const te::OperationNode* op) co
 }
 
 std::vector<Tensor> Schedule::inputs() const {
+  if (!input_order_.empty()) return input_order_;
   std::vector<Tensor> in;
   for (const auto& s : stages_) {
     if (s->is_placeholder()) in.emplace_back(s->op_);
   }
   return in;
+}
+
+void Schedule::set_input_order(std::vector<Tensor> inputs) {
+  std::vector<Tensor> read = this->inputs();
+  for (const auto& t : inputs) {
+    auto it = std::find_if(read.begin(), read.end(), [&](const Tensor& r) { return r.op() == t.op(); });
+    if (it == read.end()) throw CompileError("schedule: input '" + t.name() + "' is not read, or named twice");
+    read.erase(it);
+  }
+  if (!read.empty()) throw CompileError("schedule: input '" + read.front().name() + "' is read but has no place among the arguments");
+  input_order_ = std::move(inputs);
 }
 
 Tensor Schedule::cache_write(const Tensor& t) {

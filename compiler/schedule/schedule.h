@@ -126,8 +126,11 @@ class Schedule {
   // Producers before consumers.
   const std::vector<std::unique_ptr<Stage>>& stages() const { return stages_; }
   const std::vector<Tensor>& outputs() const { return outputs_; }
-  // Placeholders, in the order the computation first reads them.
+  // Placeholders in kernel argument order: the order the computation first reads them, unless
+  // set_input_order gave another (an elementwise expression may read x1 before x0).
   std::vector<Tensor> inputs() const;
+  // Throws CompileError unless `inputs` are this schedule's placeholders, each once.
+  void set_input_order(std::vector<Tensor> inputs);
 
   // Stages whose body reads `op`.
   std::vector<const Stage*> consumers_of(const te::OperationNode* op) const;
@@ -136,6 +139,7 @@ class Schedule {
   friend class Stage;
   std::vector<Tensor> outputs_;
   std::vector<std::unique_ptr<Stage>> stages_;
+  std::vector<Tensor> input_order_;  // empty: first-read order
 };
 
 }  // namespace tf::schedule
