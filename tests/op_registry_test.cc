@@ -314,3 +314,30 @@ TEST(OpRegistry, DropoutIsTheIdentityInInferenceAndRefusesTrainingByName) {
 
 }  // namespace
 }  // namespace tf::graph
+
+namespace tf::graph {
+namespace {
+
+// A fused chain whose last node reads an earlier node's value second: w - x * y. The kernel's
+// arguments must be the values its expression reads, in the order it numbers them.
+TEST(OpRegistry, AFusedChainReadingAnEarlierValueSecondGetsItsArgumentsInOrder) {
+  OnnxModelBuilder b(13);
+  b.input("x", {2, 8}).input("y", {2, 8}).input("w", {2, 8}).output("out");
+  b.node("Mul", {"x", "y"}, {"m"}, "mul");
+  b.node("Sub", {"w", "m"}, {"out"}, "sub");
+  BuildOptions options;
+  options.target = codegen::host_target();
+  const Graph planned = plan_graph(import_onnx_bytes(b.bytes(), "chain.onnx"));
+  EXPECT_EQ(count_ops(planned), (std::map<std::string, int>{{kFusedElementwise, 1}}));
+  runtime::model::Executor exec(build_model(planned, options));
+  const std::vector<float> x = iota_floats(16, 1.0f), y = iota_floats(16, 2.0f), w = iota_floats(16, 3.0f);
+  std::vector<float> x2(16), y2(16), w2(16);
+  for (int i = 0; i < 16; ++i) x2[i] = x[(i + 3) % 16], y2[i] = y[(i + 7) % 16] + 0.5f, w2[i] = w[(i + 5) % 16] - 1.0f;
+  const auto got = exec.run({{"x", x2}, {"y", y2}, {"w", w2}}).at("out");
+  std::vector<double> want(16);
+  for (int i = 0; i < 16; ++i) want[i] = double(w2[i]) - double(x2[i]) * y2[i];
+  expect_near_all(got, want, 1e-6);
+}
+
+}  // namespace
+}  // namespace tf::graph

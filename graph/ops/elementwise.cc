@@ -47,6 +47,28 @@ class ExpressionBuilder : public ElementwiseArgs {
   std::vector<std::string> args_;
 };
 
+// The expression with its inputs numbered in the order its text first reads them (pre-order, left
+// to right), and `args` permuted to match: the compiled kernel takes its arguments in that order,
+// so a chain whose later node reads an earlier value second (w - x * y) would otherwise run on
+// swapped operands.
+ops::ElementwiseExprPtr renumber(const ops::ElementwiseExprPtr& e, std::map<int, int>& order) {
+  using K = ops::ElementwiseKind;
+  switch (e->kind) {
+    case K::Input: {
+      auto [it, fresh] = order.try_emplace(e->input, static_cast<int>(order.size()));
+      return ops::ew_input(it->second);
+    }
+    case K::Constant: return e;
+    case K::Pow: return ops::ew_pow(renumber(e->args.at(0), order), e->value);
+    case K::Clip: return ops::ew_clip(renumber(e->args.at(0), order), e->value, e->value2);
+    default: break;
+  }
+  if (e->args.size() == 1) return ops::ew_unary(e->kind, renumber(e->args[0], order));
+  auto a = renumber(e->args.at(0), order);
+  auto b = renumber(e->args.at(1), order);
+  return ops::ew_binary(e->kind, a, b);
+}
+
 // Row-major strides of `shape`, with 0 for broadcast dimensions when seen from `out` (right-aligned).
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
   std::vector<int64_t> strides(out.size(), 0);
@@ -156,8 +178,10 @@ NodeLowering lower(const Graph& g, const Node& n) {
   }
   const Shape& out = g.output_of(n).shape;
   if (out.empty() || out.size() > 6) fail(n, "output rank " + std::to_string(out.size()) + " is outside the elementwise kernel's 1..6");
-  std::vector<std::string> args = b.args();
-  ops::ElementwiseExprPtr expr = b.value(n.outputs.at(0));
+  std::map<int, int> order;  // builder's input number -> number in reading order
+  ops::ElementwiseExprPtr expr = renumber(b.value(n.outputs.at(0)), order);
+  std::vector<std::string> args(order.size());
+  for (const auto& [built, read] : order) args[read] = b.args().at(built);
   if (args.empty()) fail(n, "computes a constant that constant folding should have removed");
   std::vector<int64_t> shape;
   for (const auto& a : args) {

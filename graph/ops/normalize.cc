@@ -38,13 +38,15 @@ void infer_batch_norm(Graph& g, const Node& n) {
   rules::same_as_input(g, n);
 }
 
-// (x - mean) / sqrt(var + epsilon) * scale + B, the parameters seen as [1, C, 1, ...].
+// (x - mean) / sqrt(var + epsilon) * scale + B, the parameters seen as [1, C, 1, ...]. The kernel
+// numbers its inputs in the order the expression's text first reads them, so the arguments follow
+// that order: x, mean, var, scale, B.
 NodeLowering lower_batch_norm(const Graph& g, const Node& n) {
   const Shape& x = g.input_of(n, 0).shape;
   if (x.size() > 6) fail(n, "input rank " + std::to_string(x.size()) + " is beyond the elementwise kernel's 6");
   auto in = [](int i) { return ops::ew_input(i); };
-  auto e = ops::ew_binary(K::Div, ops::ew_binary(K::Sub, in(0), in(3)), ops::ew_unary(K::Sqrt, ops::ew_binary(K::Add, in(4), ops::ew_constant(n.attr_float("epsilon", 1e-5)))));
-  e = ops::ew_binary(K::Add, ops::ew_binary(K::Mul, e, in(1)), in(2));
+  auto e = ops::ew_binary(K::Div, ops::ew_binary(K::Sub, in(0), in(1)), ops::ew_unary(K::Sqrt, ops::ew_binary(K::Add, in(2), ops::ew_constant(n.attr_float("epsilon", 1e-5)))));
+  e = ops::ew_binary(K::Add, ops::ew_binary(K::Mul, e, in(3)), in(4));
   std::vector<int64_t> shape = x;
   for (int i = 1; i < 5; ++i) {
     Shape per_channel(x.size(), 1);
@@ -52,7 +54,7 @@ NodeLowering lower_batch_norm(const Graph& g, const Node& n) {
     shape.insert(shape.end(), per_channel.begin(), per_channel.end());
   }
   auto op = std::make_shared<ops::ElementwiseOperator>(e, static_cast<int>(x.size()));
-  return lowering::call(lowering::make_call(n, op, shape, lowering::with_output({n.inputs.begin(), n.inputs.begin() + 5}, n)));
+  return lowering::call(lowering::make_call(n, op, shape, lowering::with_output({n.inputs[0], n.inputs[3], n.inputs[4], n.inputs[1], n.inputs[2]}, n)));
 }
 
 NodeLowering lower_layer_norm(const Graph& g, const Node& n) {
