@@ -1,5 +1,6 @@
 #include "graph/ops/elementwise.h"
 
+#include <algorithm>
 #include <map>
 
 #include "compiler/error.h"
@@ -155,7 +156,9 @@ Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const S
   out.shape = out_shape;
   if (ints) out.i64.resize(element_count(out_shape));
   else out.f32.resize(element_count(out_shape));
-  std::vector<double> args(inputs.size());
+  // Absent trailing optional inputs read as their defaults.
+  std::vector<double> args(std::max(inputs.size(), spec.defaults.size()));
+  for (size_t i = inputs.size(); i < args.size(); ++i) args[i] = spec.defaults[i];
   std::vector<int64_t> int_args(inputs.size());
   for_each_broadcast(out_shape, shapes, [&](int64_t e, const std::vector<int64_t>& offs) {
     if (ints) {
