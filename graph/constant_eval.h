@@ -1,7 +1,8 @@
 // Evaluating a node whose inputs are all constants, at planning time: shape arithmetic
 // (Shape -> Gather -> Unsqueeze -> Concat -> Reshape), constant casts and elementwise arithmetic on
-// weights. Not a runtime interpreter: the heavy operators (Conv, MatMul, pooling, normalization)
-// are not here, so nothing folds into an unexpected slow path.
+// weights, each by its op's registry entry (OpDef::fold). Not a runtime interpreter: the heavy
+// operators (Conv, MatMul, pooling, normalization) have no fold, so nothing folds into an
+// unexpected slow path.
 #pragma once
 
 #include <vector>
@@ -10,9 +11,9 @@
 
 namespace tf::graph {
 
-// The ops evaluate_constant_node can compute.
+// The ops evaluate_constant_node can compute (their entry has a fold).
 bool is_constant_foldable(const std::string& op);
-// Elementwise ops (one output element from the same-position elements of broadcast inputs).
+// Elementwise ops a fused chain may absorb (their entry says so).
 bool is_elementwise(const std::string& op);
 
 // The node's outputs from its inputs' data (inputs[i] may be null for an absent optional input).
@@ -25,8 +26,6 @@ std::vector<Tensor> evaluate_constant_node(const Graph& g, const Node& n, const 
 // is never folded away, nor an output of more than 2^31 elements. Returns whether it folded.
 bool fold_if_constant(Graph& g, const Node& n);
 
-// An elementwise op over broadcast float inputs into `out_shape` (also used by the test evaluator).
-Tensor evaluate_elementwise(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape);
 // Data movement: a permutation of axes.
 Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm);
 

@@ -33,7 +33,8 @@ struct NodeLowering {
   std::string alias_of;            // the value whose bytes the output is, for an alias
 };
 
-// Throws CompileError naming the node, its op and what no kernel covers (an axis, an attribute).
+// The node's op entry lowers it (graph/ops/registry.h). Throws CompileError naming the node, its op
+// and what no kernel covers (an axis, an attribute).
 NodeLowering lower_node(const Graph& g, const Node& n);
 
 }  // namespace tf::graph

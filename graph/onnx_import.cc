@@ -170,7 +170,9 @@ std::vector<std::string> refusals(const onnx::GraphProto& graph, int64_t opset) 
   std::vector<std::string> out;
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& p = graph.node(i);
-    if (auto why = onnx_import::refuse_node(p, opset)) out.push_back(where(node_name(p, i), p.op_type(), opset) + ": " + *why);
+    const std::string name = node_name(p, i);
+    OpVersion version;
+    if (auto why = onnx_import::refuse_node(p, onnx_import::convert_node(p, name), opset, &version)) out.push_back(where(name, p.op_type(), opset) + ": " + *why);
   }
   return out;
 }
@@ -206,22 +208,24 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
   }
   std::vector<Node> kept;
   std::map<std::string, std::string> alias;  // an Identity's output -> its input
-  for (Node& n : g.nodes) {
-    for (auto& in : n.inputs) {
+  for (Node& imported : g.nodes) {
+    for (auto& in : imported.inputs) {
       if (auto it = alias.find(in); it != alias.end()) in = it->second;
     }
     try {
-      onnx_import::normalize_node(g, n, opset);
-      infer_node_shapes(g, n);
-      if (n.op == "Identity" && !g.is_output(n.outputs[0])) {
-        alias[n.outputs[0]] = n.inputs[0];
-        continue;
+      const OpVersion version{opset, onnx_since_version(imported.op, opset)};
+      for (Node& n : onnx_import::normalize_node(g, std::move(imported), version)) {
+        infer_node_shapes(g, n);
+        if (n.op == "Identity" && !g.is_output(n.outputs[0])) {
+          alias[n.outputs[0]] = n.inputs[0];
+          continue;
+        }
+        if (fold_if_constant(g, n)) continue;
+        kept.push_back(std::move(n));
       }
-      if (fold_if_constant(g, n)) continue;
     } catch (const CompileError& e) {
       throw CompileError(what + " (opset " + std::to_string(opset) + "): " + e.what());
     }
-    kept.push_back(std::move(n));
   }
   g.nodes = std::move(kept);
   for (const auto& out : g.outputs) {

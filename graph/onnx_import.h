@@ -1,4 +1,5 @@
-// ONNX models (opsets 11-17, the default domain) into the graph IR. Everything refused - an op, an
+// ONNX models (opsets 7-21, the default domain) into the graph IR, op by op through the op
+// registry (graph/ops/registry.h). Everything refused - an op, an
 // attribute value, a dtype, a symbolic extent other than the batch - is a tf::CompileError naming
 // the file, node, op, attribute and opset; a truncated or garbage file is an error, never a crash.
 #pragma once
@@ -12,8 +13,8 @@
 
 namespace tf::graph {
 
-inline constexpr int64_t kMinOpset = 11;
-inline constexpr int64_t kMaxOpset = 17;
+inline constexpr int64_t kMinOpset = 7;
+inline constexpr int64_t kMaxOpset = 21;
 
 struct ImportOptions {
   // A symbolic (or unknown) first extent of a model input becomes this: shapes are static, so a

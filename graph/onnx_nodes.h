@@ -1,32 +1,33 @@
-// The ONNX operators the importer takes, one check and one normalization each (onnx_nodes.cc):
-// internal to graph/onnx_import.cc and graph/onnx_summary.cc.
+// ONNX nodes into graph nodes through the op registry (graph/ops/registry.h): the refusals that
+// need no shapes, the conversion of attributes, and the normalization into each op's canonical
+// form. Internal to graph/onnx_import.cc.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 // onnx_pb.h defines ONNX_API and includes onnx-ml.pb.h (ONNX_ML is set by graph/CMakeLists.txt).
 #include <onnx/onnx_pb.h>
 
 #include "graph/graph.h"
+#include "graph/ops/registry.h"
 
 namespace tf::graph::onnx_import {
 
 // "node 'conv1' (Conv, opset 13)": the prefix of every refusal about a node.
 std::string where(const std::string& node, const std::string& op, int64_t opset);
 
-// Why the node cannot be imported at this opset (op, domain, attribute name or value, output
-// count), or nullopt. Checks what needs no shapes.
-std::optional<std::string> refuse_node(const onnx::NodeProto& p, int64_t opset);
-
 // The node with its attributes converted (tensor-valued attributes excepted: Constant is read by the
-// importer). refuse_node must have passed.
+// importer).
 Node convert_node(const onnx::NodeProto& p, const std::string& name);
 
-// Brings a node into the form the rest of graph/ reads, now that its inputs' shapes are known:
-// defaults written out (Conv/pool strides, pads, dilations, kernel_shape, group), SAME padding
-// resolved, axes given as inputs (Unsqueeze/Squeeze at opset 13+) turned into attributes, Softmax
-// of opsets 11-12 checked to mean the same as at 13. Throws CompileError naming node and attribute.
-void normalize_node(Graph& g, Node& n, int64_t opset);
+// Why the node cannot be imported at this opset (op and version, domain, attribute name or value,
+// output), or nullopt; sets *version when it can.
+std::optional<std::string> refuse_node(const onnx::NodeProto& p, const Node& n, int64_t opset, OpVersion* version);
+
+// The nodes in canonical form that replace `n`, now that its inputs' shapes are known. Throws
+// CompileError naming node and attribute.
+std::vector<Node> normalize_node(Graph& g, Node n, const OpVersion& version);
 
 }  // namespace tf::graph::onnx_import

@@ -170,40 +170,39 @@ TEST(OnnxImport, UnsupportedAttributesAreNamed) {
   e = conv_model([](onnx::NodeProto& n) { OnnxModelBuilder::attr(n, "kernel_shape", std::vector<int64_t>{5, 5}); });
   EXPECT_NE(e.find("attribute 'kernel_shape' = [5,5] differs from the weight"), std::string::npos) << e;
 
-  OnnxModelBuilder gemm(13);
-  gemm.input("a", {2, 3}).output("y").floats("b", {3, 4}, std::vector<float>(12, 1.0f));
-  auto& n = gemm.node("Gemm", {"a", "b"}, {"y"}, "fc");
-  auto* alpha = n.add_attribute();
-  alpha->set_name("alpha");
-  alpha->set_type(onnx::AttributeProto::FLOAT);
-  alpha->set_f(0.5f);
-  e = import_error(gemm);
-  EXPECT_NE(e.find("node 'fc' (Gemm, opset 13): attribute 'alpha' = 0.5"), std::string::npos) << e;
+  OnnxModelBuilder pool(13);
+  pool.input("x", {1, 2, 8, 8}).output("y");
+  auto& mp = pool.node("MaxPool", {"x"}, {"y"}, "pool");
+  OnnxModelBuilder::attr(mp, "kernel_shape", std::vector<int64_t>{2, 2});
+  OnnxModelBuilder::attr(mp, "storage_order", int64_t{1});
+  e = import_error(pool);
+  EXPECT_NE(e.find("node 'pool' (MaxPool, opset 13): attribute 'storage_order' = 1 is not supported"), std::string::npos) << e;
 }
 
-TEST(OnnxImport, OpsetsOutsideElevenToSeventeenAndLateOpsAreRefused) {
-  for (int64_t opset : {10, 18}) {
+TEST(OnnxImport, OpsetsOutsideSevenToTwentyOneAndLateOpsAreRefused) {
+  for (int64_t opset : {6, 22}) {
     OnnxModelBuilder b(opset);
     b.input("x", {1, 4}).output("y");
     b.node("Relu", {"x"}, {"y"});
-    EXPECT_NE(import_error(b).find("opset " + std::to_string(opset) + " is not supported (opsets 11-17)"), std::string::npos) << opset;
+    EXPECT_NE(import_error(b).find("opset " + std::to_string(opset) + " is not supported (opsets 7-21)"), std::string::npos) << opset;
   }
   OnnxModelBuilder ln(13);
   ln.input("x", {1, 4}).output("y").floats("s", {4}, {1, 1, 1, 1});
   ln.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
-  EXPECT_NE(import_error(ln).find("node 'ln' (LayerNormalization, opset 13): op LayerNormalization needs opset 17"), std::string::npos);
+  EXPECT_NE(import_error(ln).find("node 'ln' (LayerNormalization, opset 13): op LayerNormalization is not in opset 13 (ONNX has it since opset 17)"),
+            std::string::npos)
+      << import_error(ln);
 
   OnnxModelBuilder custom(13);
   custom.input("x", {1, 4}).output("y");
   custom.node("FastGelu", {"x"}, {"y"}, "g").set_domain("com.microsoft");
   EXPECT_NE(import_error(custom).find("domain 'com.microsoft' is not supported"), std::string::npos);
 
+  // Softmax of opset 11 on a middle axis: softmax over the input coerced to 2-D at the axis.
   OnnxModelBuilder softmax(11);
   softmax.input("x", {2, 3, 4}).output("y");
   OnnxModelBuilder::attr(softmax.node("Softmax", {"x"}, {"y"}, "sm"), "axis", int64_t{1});
-  const std::string e = import_error(softmax);
-  EXPECT_NE(e.find("opset 11"), std::string::npos) << e;
-  EXPECT_NE(e.find("node 'sm' (Softmax): attribute 'axis' = 1"), std::string::npos) << e;
+  EXPECT_EQ(import_error(softmax), "");
 }
 
 TEST(OnnxImport, DtypesAndDynamicShapesAreRefusedByName) {

@@ -80,6 +80,12 @@ class OnnxModelBuilder {
     a->set_type(onnx::AttributeProto::INTS);
     for (int64_t x : v) a->add_ints(x);
   }
+  static void float_attr(onnx::NodeProto& n, const std::string& name, float v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
   static void attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
     auto* a = n.add_attribute();
     a->set_name(name);

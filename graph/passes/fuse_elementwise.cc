@@ -8,7 +8,7 @@ namespace tf::graph::passes {
 namespace {
 
 bool fusible(const Graph& g, const Node& n) {
-  return is_elementwise(n.op) && n.op != "Identity" && n.outputs.size() == 1 && g.value(n.outputs[0]).dtype == DType::Float32;
+  return is_elementwise(n.op) && n.outputs.size() == 1 && g.value(n.outputs[0]).dtype == DType::Float32;
 }
 
 // The chain starting at node `first`: each next node is the sole reader of the previous output and

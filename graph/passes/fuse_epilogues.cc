@@ -2,13 +2,21 @@
 #include <set>
 
 #include "graph/constant_eval.h"
-
+#include "graph/ops/registry.h"
 #include "graph/passes/passes.h"
 
 namespace tf::graph::passes {
 namespace {
 
 std::shared_ptr<const Tensor> share(Tensor t) { return std::make_shared<const Tensor>(std::move(t)); }
+
+// What the op's registry entry lets an epilogue do with the node.
+FusionRole role(const Node& n) {
+  const OpDef* def = find_op_def(n.op);
+  return def ? def->fusion : FusionRole{};
+}
+
+bool absorbs_as(const Graph& g, int node, Epilogue e) { return node >= 0 && role(g.nodes[node]).epilogue == e; }
 
 // The node that alone reads `value` (once), when the value is not a graph output; else -1.
 int sole_reader(const Graph& g, const std::string& value, const std::set<size_t>& taken) {
@@ -60,19 +68,19 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
   const std::string& out = conv.outputs[0];
   const int next = sole_reader(g, out, taken);
   const Node* n = next >= 0 ? &g.nodes[next] : nullptr;
-  if (n && n->op == "Relu") {
+  if (absorbs_as(g, next, Epilogue::Relu)) {
     ensure_bias();
     return Fusion{"conv2d_bias_relu", f.inputs, {size_t(next)}, n->outputs};
   }
-  if (n && n->op == "Clip" && is_scalar_constant(g, n->inputs.size() > 1 ? n->inputs[1] : "", 0) &&
+  if (absorbs_as(g, next, Epilogue::Clip) && is_scalar_constant(g, n->inputs.size() > 1 ? n->inputs[1] : "", 0) &&
       is_scalar_constant(g, n->inputs.size() > 2 ? n->inputs[2] : "", 6)) {
     ensure_bias();
     return Fusion{"conv2d_bias_clip", f.inputs, {size_t(next)}, n->outputs};
   }
-  if (n && n->op == "Add" && n->inputs.size() == 2 && n->inputs[0] != n->inputs[1]) {
+  if (absorbs_as(g, next, Epilogue::Add) && n->inputs.size() == 2 && n->inputs[0] != n->inputs[1]) {
     const std::string& residual = other_operand(*n, out);
     const int relu = sole_reader(g, n->outputs[0], taken);
-    if (!g.constant(residual) && g.value(residual).shape == g.value(out).shape && relu >= 0 && g.nodes[relu].op == "Relu") {
+    if (!g.constant(residual) && g.value(residual).shape == g.value(out).shape && absorbs_as(g, relu, Epilogue::Relu)) {
       ensure_bias();
       f.inputs.push_back(residual);
       return Fusion{"conv2d_bias_add_relu", f.inputs, {size_t(next), size_t(relu)}, g.nodes[relu].outputs};
@@ -89,7 +97,7 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
 std::string dense_weight(Graph& g, const Node& n) {
   const Tensor* b = g.constant(n.inputs[1]);
   if (!b || b->dtype != DType::Float32 || b->shape.size() != 2) return "";
-  if (n.op == "MatMul" || n.attr_int("transB", 0) == 0) return n.inputs[1];
+  if (n.attr_int("transB", 0) == 0) return n.inputs[1];
   const std::string name = g.unique_name(n.inputs[1] + ".kn");
   Tensor t = transpose(*b, {1, 0});
   const Shape s = t.shape;
@@ -103,12 +111,12 @@ Fusion dense_fusion(Graph& g, const Node& mm, const std::set<size_t>& taken) {
   const int64_t width = g.value(weight).shape[1];
   Fusion f{"dense", {mm.inputs[0], weight}, {}, mm.outputs};
   std::string bias;
-  if (mm.op == "Gemm" && g.input_present(mm, 2)) {
+  if (g.input_present(mm, 2)) {
     bias = dense_bias(g, mm.inputs[2], width, mm.name);
     if (bias.empty()) return Fusion{};  // a C the dense kernels cannot add
   }
   int next = sole_reader(g, f.outputs[0], taken);
-  if (bias.empty() && next >= 0 && g.nodes[next].op == "Add" && g.nodes[next].inputs.size() == 2) {
+  if (bias.empty() && absorbs_as(g, next, Epilogue::Add) && g.nodes[next].inputs.size() == 2) {
     const Node& add = g.nodes[next];
     bias = dense_bias(g, other_operand(add, f.outputs[0]), width, mm.name);
     if (!bias.empty() && g.value(add.outputs[0]).shape == g.value(f.outputs[0]).shape) {
@@ -122,7 +130,7 @@ Fusion dense_fusion(Graph& g, const Node& mm, const std::set<size_t>& taken) {
   if (bias.empty()) return f;
   f.inputs.push_back(bias);
   f.op = "dense_bias";
-  if (next >= 0 && g.nodes[next].op == "Relu") {
+  if (absorbs_as(g, next, Epilogue::Relu)) {
     f.op = "dense_bias_relu";
     f.absorbed.push_back(next);
     f.outputs = g.nodes[next].outputs;
@@ -147,9 +155,11 @@ Graph fuse_epilogues(const Graph& in) {
     if (absorbed.count(i)) continue;
     const Node& n = g.nodes[i];
     Fusion f;
-    if (n.op == "Conv") f = conv_fusion(g, n, absorbed);
-    else if (n.op == "Gemm" || n.op == "MatMul") f = dense_fusion(g, n, absorbed);
-    if (f.op.empty() && n.op == "MatMul") f = batched_dense(g, n);
+    const Anchor anchor = role(n).anchor;
+    if (anchor == Anchor::Conv) f = conv_fusion(g, n, absorbed);
+    else if (anchor == Anchor::Dense) f = dense_fusion(g, n, absorbed);
+    // A product of computed operands (no C, B as it is): one dense per matrix.
+    if (f.op.empty() && anchor == Anchor::Dense && !g.input_present(n, 2) && n.attr_int("transB", 0) == 0) f = batched_dense(g, n);
     if (f.op.empty()) continue;
     Node& fused = g.nodes[i];
     if (f.op.rfind("dense", 0) == 0) fused.attrs.clear();

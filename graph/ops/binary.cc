@@ -1,0 +1,86 @@
+// Elementwise ops of two or more inputs, broadcast numpy-style: Add, Sub, Mul, Div, Pow, and the
+// variadic Max, Min, Sum, Mean.
+#include <algorithm>
+#include <cmath>
+
+#include "graph/ops/elementwise.h"
+#include "graph/ops/rules.h"
+
+namespace tf::graph {
+namespace {
+
+using K = ops::ElementwiseKind;
+
+elementwise::Spec binary(const std::string& name, std::vector<int> versions, K kind, double (*f)(double, double)) {
+  elementwise::Spec s;
+  s.name = name;
+  s.versions = std::move(versions);
+  s.min_inputs = s.max_inputs = 2;
+  s.f = [f](const std::vector<double>& a) { return f(a[0], a[1]); };
+  s.expression = [kind](ElementwiseArgs& args, const Graph&, const Node& n) {
+    // Apart: the order a call evaluates its arguments in is unspecified, and value() numbers the
+    // kernel's arguments as it first meets them.
+    auto a = args.value(n.inputs.at(0));
+    auto b = args.value(n.inputs.at(1));
+    return ops::ew_binary(kind, a, b);
+  };
+  return s;
+}
+
+// Max, Min, Sum, Mean: one input or more, folded left to right (Mean then scaled).
+elementwise::Spec variadic(const std::string& name, std::vector<int> versions, K kind, bool mean) {
+  elementwise::Spec s;
+  s.name = name;
+  s.versions = std::move(versions);
+  s.max_inputs = 1024;
+  s.f = [kind, mean](const std::vector<double>& a) {
+    double acc = a[0];
+    for (size_t i = 1; i < a.size(); ++i) acc = kind == K::Max ? std::max(acc, a[i]) : kind == K::Min ? std::min(acc, a[i]) : acc + a[i];
+    return mean ? acc / static_cast<double>(a.size()) : acc;
+  };
+  s.expression = [kind, mean](ElementwiseArgs& args, const Graph&, const Node& n) {
+    auto acc = args.value(n.inputs.at(0));
+    for (size_t i = 1; i < n.inputs.size(); ++i) acc = ops::ew_binary(kind, acc, args.value(n.inputs[i]));
+    if (mean) acc = ops::ew_binary(K::Mul, acc, ops::ew_constant(1.0 / static_cast<double>(n.inputs.size())));
+    return acc;
+  };
+  return s;
+}
+
+double add_(double a, double b) { return a + b; }
+double sub_(double a, double b) { return a - b; }
+double mul_(double a, double b) { return a * b; }
+double div_(double a, double b) { return a / b; }
+double pow_(double a, double b) { return std::pow(a, b); }
+
+int64_t int_div(const Node& n, int64_t a, int64_t b) {
+  if (b == 0) rules::fail(n, "integer division by zero in a constant");
+  return a / b;
+}
+
+}  // namespace
+
+void add_binary_ops(std::vector<OpDef>& ops) {
+  elementwise::Spec a = binary("Add", {7, 13, 14}, K::Add, add_);
+  a.i = [](const Node&, const std::vector<int64_t>& v) { return v[0] + v[1]; };
+  a.epilogue = Epilogue::Add;
+  elementwise::Spec s = binary("Sub", {7, 13, 14}, K::Sub, sub_);
+  s.i = [](const Node&, const std::vector<int64_t>& v) { return v[0] - v[1]; };
+  elementwise::Spec m = binary("Mul", {7, 13, 14}, K::Mul, mul_);
+  m.i = [](const Node&, const std::vector<int64_t>& v) { return v[0] * v[1]; };
+  elementwise::Spec d = binary("Div", {7, 13, 14}, K::Div, div_);
+  d.i = [](const Node& n, const std::vector<int64_t>& v) { return int_div(n, v[0], v[1]); };
+  elementwise::Spec p = binary("Pow", {7, 12, 13, 15}, K::Pow, pow_);
+  p.expression = [](ElementwiseArgs& args, const Graph&, const Node& n) {
+    const auto exponent = args.scalar_constant(n.inputs.at(1));
+    if (!exponent) rules::fail(n, "Pow with a computed or non-scalar exponent has no kernel (the exponent must be one constant)");
+    return ops::ew_pow(args.value(n.inputs.at(0)), *exponent);
+  };
+  for (const auto& spec : {a, s, m, d, p}) ops.push_back(elementwise::make_op(spec));
+  ops.push_back(elementwise::make_op(variadic("Max", {6, 8, 12, 13}, K::Max, false)));
+  ops.push_back(elementwise::make_op(variadic("Min", {6, 8, 12, 13}, K::Min, false)));
+  ops.push_back(elementwise::make_op(variadic("Sum", {6, 8, 13}, K::Add, false)));
+  ops.push_back(elementwise::make_op(variadic("Mean", {6, 8, 13}, K::Add, true)));
+}
+
+}  // namespace tf::graph

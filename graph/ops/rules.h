@@ -1,0 +1,39 @@
+// What the op families share: errors naming the node, reading inputs and writing output shapes,
+// attributes that became inputs, helper nodes and constants a normalization adds.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace tf::graph::rules {
+
+[[noreturn]] void fail(const Node& n, const std::string& why);
+std::string ints_text(const std::vector<int64_t>& v);  // "[1,2]"
+
+// Input i, which must be present.
+const Value& in(const Graph& g, const Node& n, size_t i);
+// Sets output i's dtype and shape (an absent output is skipped); a negative extent is an error.
+void set_out(Graph& g, const Node& n, size_t i, DType t, Shape s);
+void same_as_input(Graph& g, const Node& n);
+void require_rank(const Node& n, const Value& v, size_t rank, const std::string& what);
+
+// An int64 input read as a list (axes, a shape): it must be a constant, since shapes are static.
+std::vector<int64_t> constant_ints(const Graph& g, const Node& n, size_t i, const std::string& what);
+// An attribute that later versions take as input i: read from the input when present (which is
+// then dropped), else from the attribute; written to the attribute either way when known.
+void input_to_attribute(Graph& g, Node& n, size_t i, const std::string& attr);
+// A float32 attribute that later versions take as input i: becomes a scalar constant input.
+void attribute_to_input(Graph& g, Node& n, const std::string& attr, size_t i);
+
+// A new constant value named after `stem`; returns its name.
+std::string add_constant(Graph& g, const std::string& stem, Tensor t);
+// A new node of `op` reading `inputs`, writing a new value named after `stem`.
+Node helper_node(Graph& g, const std::string& op, std::vector<std::string> inputs, const std::string& stem);
+
+// Refusals of a check: an output beyond the first `count` that the model reads.
+std::optional<std::string> extra_output(const Node& n, size_t count, const std::string& what);
+
+}  // namespace tf::graph::rules

@@ -1,0 +1,78 @@
+// Elementwise ops of one input: Relu, Sigmoid, Erf, Tanh, Sqrt, Neg, Exp, and Clip (whose bounds
+// are attributes before opset 11 and scalar inputs from it on).
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "graph/ops/elementwise.h"
+#include "graph/ops/rules.h"
+
+namespace tf::graph {
+namespace {
+
+using K = ops::ElementwiseKind;
+
+elementwise::Spec unary(const std::string& name, std::vector<int> versions, K kind, double (*f)(double)) {
+  elementwise::Spec s;
+  s.name = name;
+  s.versions = std::move(versions);
+  s.f = [f](const std::vector<double>& a) { return f(a[0]); };
+  s.expression = [kind](ElementwiseArgs& args, const Graph&, const Node& n) { return ops::ew_unary(kind, args.value(n.inputs.at(0))); };
+  return s;
+}
+
+double relu(double a) { return a > 0 ? a : 0; }
+double sigmoid(double a) { return 1 / (1 + std::exp(-a)); }
+double negate(double a) { return -a; }
+double erf_(double a) { return std::erf(a); }
+double tanh_(double a) { return std::tanh(a); }
+double sqrt_(double a) { return std::sqrt(a); }
+double exp_(double a) { return std::exp(a); }
+
+OpDef clip() {
+  elementwise::Spec s;
+  s.name = "Clip";
+  s.versions = {6, 11, 12, 13};
+  s.max_inputs = 3;
+  s.defaults = {0, -INFINITY, INFINITY};
+  s.f = [](const std::vector<double>& a) { return std::min(std::max(a[0], a[1]), a[2]); };
+  s.expression = [](ElementwiseArgs& args, const Graph& scope, const Node& n) {
+    auto bound = [&](size_t i, double fallback) {
+      if (!scope.input_present(n, i)) return fallback;
+      const auto c = args.scalar_constant(n.inputs[i]);
+      if (!c) rules::fail(n, "Clip with a computed bound has no kernel (input " + std::to_string(i) + " must be a constant)");
+      return *c;
+    };
+    return ops::ew_clip(args.value(n.inputs.at(0)), bound(1, -FLT_MAX), bound(2, FLT_MAX));
+  };
+  s.epilogue = Epilogue::Clip;
+  OpDef d = elementwise::make_op(s);
+  d.attributes = {"min", "max"};
+  // Canonical: bounds as inputs 1 and 2 (absent: unbounded), as from opset 11.
+  d.normalize = [](Graph& g, Node n, const OpVersion&) {
+    rules::attribute_to_input(g, n, "min", 1);
+    rules::attribute_to_input(g, n, "max", 2);
+    return std::vector<Node>{std::move(n)};
+  };
+  return d;
+}
+
+}  // namespace
+
+void add_unary_ops(std::vector<OpDef>& ops) {
+  elementwise::Spec r = unary("Relu", {6, 13, 14}, K::Relu, relu);
+  r.i = [](const Node&, const std::vector<int64_t>& a) { return std::max<int64_t>(a[0], 0); };
+  r.epilogue = Epilogue::Relu;
+  ops.push_back(elementwise::make_op(r));
+  ops.push_back(elementwise::make_op(unary("Sigmoid", {6, 13}, K::Sigmoid, sigmoid)));
+  ops.push_back(elementwise::make_op(unary("Erf", {9, 13}, K::Erf, erf_)));
+  ops.push_back(elementwise::make_op(unary("Tanh", {6, 13}, K::Tanh, tanh_)));
+  ops.push_back(elementwise::make_op(unary("Sqrt", {6, 13}, K::Sqrt, sqrt_)));
+  ops.push_back(elementwise::make_op(unary("Exp", {6, 13}, K::Exp, exp_)));
+  elementwise::Spec neg = unary("Neg", {6, 13}, K::Neg, negate);
+  neg.i = [](const Node&, const std::vector<int64_t>& a) { return -a[0]; };
+  ops.push_back(elementwise::make_op(neg));
+  ops.push_back(clip());
+}
+
+}  // namespace tf::graph
