@@ -49,7 +49,8 @@ struct PhaseAxis {
     }
     taps = (kernel + sp - 1) / sp;
     const int64_t m_max = analysis::floor_div((taps * sp - 1) * dilation, stride);
-    const int64_t m_min = stride > 1 ? -1 : 0;
+    // A phase without taps (g > 1) reads one index past the others through its clamped tap.
+    const int64_t m_min = g > 1 ? -1 : 0;
     const int64_t q_min = analysis::floor_div(pad, stride), q_max = analysis::floor_div(stride - 1 + pad, stride);
     lo = q_min - m_max;
     span = (periods - 1 + q_max - m_min) - lo + 1;
@@ -123,7 +124,12 @@ space::ConfigSpace Conv2dTranspose::config_space(const std::vector<int64_t>& s, 
   const int64_t vectors = (xw[default_xw].get<int64_t>() + lanes - 1) / lanes;
   // About 16 accumulator vectors: every phase of the tile is one set of them.
   const int64_t phases = sh.stride_h * sh.stride_w;
-  auto kb = space::capped_choices({1, 2, 4, 8, 16}, sh.k);
+  // Tiles beyond 32 accumulator sets only spill and take long to compile.
+  std::vector<int64_t> kb_options;
+  for (int64_t b : {1, 2, 4, 8, 16}) {
+    if (b == 1 || b * phases <= 32) kb_options.push_back(b);
+  }
+  auto kb = space::capped_choices(kb_options, sh.k);
   cs.add_knob("kb", kb, space::index_of_choice(kb, std::max<int64_t>(1, 16 / (phases * vectors))),
               "output channels per register tile");
   cs.add_knob("xw", xw, default_xw, "column periods (stride_w output columns each) per tile, vectorized");
@@ -131,6 +137,8 @@ space::ConfigSpace Conv2dTranspose::config_space(const std::vector<int64_t>& s, 
   cs.add_knob("yt", yt, 0, "row periods (stride_h output rows each) per tile");
   cs.add_knob("order", {Json("crs"), Json("rsc")}, 0,
               "reduction order in a tile: input channels outermost (crs) or kernel taps outermost (rsc)");
+  cs.add_knob("pack_weight", {Json(true), Json(false)}, 0,
+              "repack the weight per call so a tile's weights are contiguous ([k/kb][c/group][r][s][kb])");
   cs.add_knob("unroll_taps", {Json(true), Json(false)}, 0, "unroll the taps of a phase along the width");
   cs.add_knob("parallel", {Json("nky"), Json("nk"), Json("none")}, 0,
               "loops the thread pool shares out: batch x channel blocks x row tiles, batch x channel blocks, none");
@@ -143,6 +151,7 @@ Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::
   const int64_t kb = cfg.get_int("kb"), xw = cfg.get_int("xw"), yt = cfg.get_int("yt");
   const bool taps_outer = cfg.get_string("order") == "rsc", unroll_taps = cfg.get_bool("unroll_taps");
   const std::string parallel = cfg.get_string("parallel");
+  const bool pack = cfg.get_bool("pack_weight");
   const int64_t OH = sh.oh(), OW = sh.ow(), CG = sh.c_per_group(), KG = sh.k_per_group();
   const int64_t SH = sh.stride_h, SW = sh.stride_w, YT = yt * SH, XT = xw * SW;
   // The phase planes cover whole tiles, so a tile never reads past them.
@@ -172,18 +181,36 @@ Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::
     source = [&](Expr n, Expr c, Expr y, Expr x) { return padded(n, c, y, x); };
   }
 
+  // ONNX's weight walks the input channels outermost: a tile reading its kb channels of one
+  // input channel strides k * r * s floats per step, every step on a new page. Packed as
+  // [k / kb][c / group][r][s][kb] the tile's weights are one contiguous stream.
+  Tensor packed;
+  std::function<Expr(Expr, Expr, Expr, Expr)> weight_at = [&](Expr oc, Expr ic, Expr ky, Expr kx) {
+    Expr c = sh.group > 1 ? ir::floordiv(oc, Expr(KG)) * Expr(CG) + ic : ic;
+    return weight(c, sh.group > 1 ? ir::floormod(oc, Expr(KG)) : oc, ky, kx);
+  };
+  if (pack) {
+    packed = te::compute({(sh.k + kb - 1) / kb, CG, sh.r, sh.s, kb}, [&](const te::Indices& i) {
+      Expr oc = i[0] * Expr(kb) + i[4];
+      Expr v = weight_at(ir::min(oc, Expr(sh.k - 1)), i[1], i[2], i[3]);
+      return sh.k % kb == 0 ? v : ir::make_select(oc < Expr(sh.k), v, Expr(0.0f));
+    }, "weight.packed", {"ko", "c", "r", "s", "ki"});
+    weight_at = [&](Expr oc, Expr ic, Expr ky, Expr kx) {
+      return packed(ir::floordiv(oc, Expr(kb)), ic, ky, kx, ir::floormod(oc, Expr(kb)));
+    };
+  }
+
   IterVar rc = te::reduce_axis(CG, "rc"), ry = te::reduce_axis(ay.taps, "ry"), rx = te::reduce_axis(ax.taps, "rx");
   Tensor phases = te::compute({sh.n, sh.k, U, SH, SW, UX}, [&](const te::Indices& i) {
     Expr jy = ir::to_expr(ry->var), jx = ir::to_expr(rx->var), ic = ir::to_expr(rc->var);
     Expr c = sh.group > 1 ? ir::floordiv(i[1], Expr(KG)) * Expr(CG) + ic : ic;
-    Expr oc = sh.group > 1 ? ir::floormod(i[1], Expr(KG)) : i[1];
     Expr ky = ay.tap(i[3], jy), kx = ax.tap(i[4], jx);
     Expr w;
     if (ay.exact() && ax.exact()) {
-      w = weight(c, oc, ky, kx);
+      w = weight_at(i[1], ic, ky, kx);
     } else {
       Expr valid = ir::logical_and(ay.valid(i[3], jy), ax.valid(i[4], jx));
-      w = ir::make_select(valid, weight(c, oc, ir::min(ky, Expr(sh.r - 1)), ir::min(kx, Expr(sh.s - 1))), Expr(0.0f));
+      w = ir::make_select(valid, weight_at(i[1], ic, ir::min(ky, Expr(sh.r - 1)), ir::min(kx, Expr(sh.s - 1))), Expr(0.0f));
     }
     Expr x = source(i[0], c, ay.input(i[2], i[3], jy), ax.input(i[5], i[4], jx));
     return te::sum(x * w, {rc, ry, rx});
@@ -236,6 +263,10 @@ Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::
   p.unroll(pvx);
   vectorize_inner(p, pux, xw);
 
+  if (packed.op()) {
+    schedule::Stage& wp = sch[packed];
+    if (parallel != "none") wp.parallel(wp.axis(0));
+  }
   if (padded.op()) {
     schedule::Stage& pc = sch[padded];
     if (parallel != "none") pc.parallel(pc.fuse(pc.axis(0), pc.axis(1)));
