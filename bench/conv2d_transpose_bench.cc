@@ -20,6 +20,7 @@
 
 namespace {
 
+using tf::Json;
 using tf::bench::Targets;
 
 struct Options {

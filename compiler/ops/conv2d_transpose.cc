@@ -7,7 +7,8 @@
 // The template computes a tile of "phase planes" P[k, u, v, vx, ux] (output row u * stride_h + v,
 // column ux * stride_w + vx) in registers: for each input channel and tap it broadcasts one weight
 // per (channel, phase) into FMAs over contiguous input vectors along ux, as conv2d does. The
-// output stage interleaves the phases (a strided store when stride_w > 1) and adds the bias. Row
+// output stage interleaves the column phases (shuffles, or a strided store: the `interleave`
+// knob) and adds the bias. The weight is repacked per call into the tile's order. Row
 // and column phases are unrolled, so every tap index, validity test and input offset folds to a
 // constant. Tiles are aligned to whole phase periods, so no phase is computed twice.
 #include <algorithm>
@@ -139,6 +140,10 @@ space::ConfigSpace Conv2dTranspose::config_space(const std::vector<int64_t>& s, 
               "reduction order in a tile: input channels outermost (crs) or kernel taps outermost (rsc)");
   cs.add_knob("pack_weight", {Json(true), Json(false)}, 0,
               "repack the weight per call so a tile's weights are contiguous ([k/kb][c/group][r][s][kb])");
+  if (sh.stride_w > 1) {
+    cs.add_knob("interleave", {Json("shuffle"), Json("scatter")}, 0,
+                "how the column phases reach the output: per-column copies LLVM turns into shuffles, or strided vector stores");
+  }
   cs.add_knob("unroll_taps", {Json(true), Json(false)}, 0, "unroll the taps of a phase along the width");
   cs.add_knob("parallel", {Json("nky"), Json("nk"), Json("none")}, 0,
               "loops the thread pool shares out: batch x channel blocks x row tiles, batch x channel blocks, none");
@@ -152,6 +157,7 @@ Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::
   const bool taps_outer = cfg.get_string("order") == "rsc", unroll_taps = cfg.get_bool("unroll_taps");
   const std::string parallel = cfg.get_string("parallel");
   const bool pack = cfg.get_bool("pack_weight");
+  const std::string interleave = sh.stride_w > 1 ? cfg.get_string("interleave") : "scatter";
   const int64_t OH = sh.oh(), OW = sh.ow(), CG = sh.c_per_group(), KG = sh.k_per_group();
   const int64_t SH = sh.stride_h, SW = sh.stride_w, YT = yt * SH, XT = xw * SW;
   // The phase planes cover whole tiles, so a tile never reads past them.
@@ -242,11 +248,19 @@ Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::
   auto [x_o, x_i] = o.split(o.axis(3), XT);
   IterVar n = o.axis(0);
   auto [x_q, x_p] = o.split(x_i, SW);
-  o.reorder({n, k_o, y_o, x_o, k_i, y_i, x_p, x_q});
   o.unroll(k_i);
   o.unroll(y_i);
-  if (SW > 1) o.unroll(x_p);
-  vectorize_inner(o, x_q, xw);
+  if (SW > 1 && interleave == "shuffle") {
+    // Columns in output order, every one a scalar copy from the tile's registers: LLVM's SLP
+    // vectorizer makes the copies of a row one interleaving shuffle and contiguous stores.
+    o.reorder({n, k_o, y_o, x_o, k_i, y_i, x_q, x_p});
+    o.unroll(x_q);
+    o.unroll(x_p);
+  } else {
+    o.reorder({n, k_o, y_o, x_o, k_i, y_i, x_p, x_q});
+    if (SW > 1) o.unroll(x_p);
+    vectorize_inner(o, x_q, xw);
+  }
   sch[phases].compute_at(o, x_o);
   if (parallel == "nky") o.parallel(o.fuse(o.fuse(n, k_o), y_o));
   if (parallel == "nk") o.parallel(o.fuse(n, k_o));
