@@ -6,9 +6,11 @@
 // The output size is ONNX's with explicit pads:
 //   oh = stride_h * (h - 1) + output_padding_h + (r - 1) * dilation_h + 1 - pad_top - pad_bottom
 // (ow the same with w, s, stride_w, dilation_w, pad_left, pad_right, output_padding_w). An
-// importer resolves ONNX's output_shape and auto_pad to pads first: with total = stride * (in - 1)
-// + output_padding + (kernel - 1) * dilation + 1 - out, SAME_UPPER (and output_shape) put
-// total / 2 at the start and the rest at the end, SAME_LOWER the rest at the start.
+// importer resolves ONNX's output_shape and auto_pad to pads first: with out = output_shape (or
+// in * stride for SAME_*), total = stride * (in - 1) + output_padding + (kernel - 1) * dilation +
+// 1 - out and half = floor(total / 2) (total may be negative): SAME_UPPER pads half at the start
+// and total - half at the end; SAME_LOWER and NOTSET-with-output_shape the reverse. Pads may be
+// negative (an output_shape beyond the natural one), as ONNX's node tests check.
 #pragma once
 
 #include <cstdint>
