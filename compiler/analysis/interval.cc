@@ -164,6 +164,15 @@ class Evaluator {
     const ir::DataType t = e.type();
     auto bound = [&](const AffineForm& f) {
       if (auto c = f.as_constant()) return AffineForm::constant(floor_div(*c, k));
+      // Terms that are multiples of k leave the division exactly: the rows [o*4, o*4 + 3] of a
+      // stride-2 phase split are [o*2, o*2 + 1], a constant extent.
+      AffineForm quotient = AffineForm::constant(floor_div(f.constant_part(), k));
+      bool exact = true;
+      for (const auto& term : f.terms()) {
+        if (term.coeff % k != 0) exact = false;
+        quotient.add(AffineForm::atom(term.atom), term.coeff / k);
+      }
+      if (exact) return quotient;
       return AffineForm::atom(ir::floordiv(f.to_expr(t), ir::make_int(k, t)));
     };
     return Interval{bound(x->lo), bound(x->hi)};

@@ -23,6 +23,8 @@ const Registry& registry() {
     register_conv2d_operators(reg);
     register_model_operators(reg);
     register_conv2d_nchwc_operators(reg);
+    register_conv2d_transpose_operators(reg);
+    register_resize_operators(reg);
     return reg;
   }();
   return r;

@@ -23,5 +23,8 @@ void register_conv2d_operators(Registry& r);  // plain NCHW / OIHW
 // transpose, concat, batch_matmul (compiler/ops/model_operators.cc).
 void register_model_operators(Registry& r);
 void register_conv2d_nchwc_operators(Registry& r);  // blocked NCHWc convolutions and layout ops
+// ONNX ConvTranspose and Resize/Upsample (conv2d_transpose.cc, resize2d.cc).
+void register_conv2d_transpose_operators(Registry& r);
+void register_resize_operators(Registry& r);
 
 }  // namespace tf::ops
