@@ -43,8 +43,9 @@ void add_input_shape_options(CLI::App& cmd, InputShapeArgs& a) {
       ->expected(1)
       ->allow_extra_args(false)  // one value per flag: `--input-shape a=1,2 m.onnx` leaves the model file positional
       ->take_all();
-  cmd.add_option("--batch", a.batch, "extent 0 of every input not given by --input-shape, when symbolic (default 1)")
+  cmd.add_option("--batch", a.batch, "extent 0 of every input not given by --input-shape, when symbolic")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->default_str("1")  // shown; a.batch stays 0 (not given) unless typed, so that a conflict with --input-shape shows
       ->type_name("N");
 }
 
