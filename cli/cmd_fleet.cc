@@ -47,6 +47,7 @@ std::string job_line(const v1::Job& j) {
                   static_cast<long long>(done), static_cast<long long>(j.spec().trials()), printable(j.spec().scheduler()).c_str(),
                   j.estimated_ms());
     line += buf;
+    if (!j.spec().input_shapes().empty()) line += "  inputs " + printable(j.spec().input_shapes());
   }
   if (j.state() == v1::RUNNING && j.eta_s() > 0) line += "  ETA " + std::to_string(static_cast<int64_t>(j.eta_s())) + " s";
   return line;

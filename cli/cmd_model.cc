@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/input_shape_args.h"
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
 #include "graph/tasks.h"
@@ -14,7 +15,7 @@ namespace {
 
 struct InspectOptions {
   std::string file;
-  int64_t batch = 1;
+  InputShapeArgs shapes;
   bool json = false;
 };
 
@@ -22,6 +23,25 @@ Json tensors_json(const std::vector<graph::OnnxSummary::Tensor>& ts) {
   Json out = Json::array();
   for (const auto& t : ts) out.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
   return out;
+}
+
+// Each input's symbolic extents and the shape they were bound to (null when binding failed).
+Json inputs_json(const std::vector<graph::OnnxSummary::Tensor>& ts) {
+  Json out = tensors_json(ts);
+  for (size_t i = 0; i < ts.size(); ++i) {
+    Json symbolic = Json::array();
+    for (const auto& d : ts[i].symbolic) symbolic.push_back({{"extent", d.index}, {"name", d.name}});
+    out[i]["symbolic"] = symbolic;
+    out[i]["bound"] = ts[i].bound.empty() ? Json(nullptr) : Json(ts[i].bound);
+  }
+  return out;
+}
+
+// "N (extent 0), H (extent 2)": what --input-shape binds.
+std::string symbolic_text(const std::vector<graph::SymbolicExtent>& dims) {
+  std::string s;
+  for (const auto& d : dims) s += (s.empty() ? "" : ", ") + (d.name.empty() ? std::string("?") : d.name) + " (extent " + std::to_string(d.index) + ")";
+  return s;
 }
 
 Json counts_json(const std::map<std::string, int>& counts) {
@@ -45,11 +65,19 @@ std::string counts_text(const std::map<std::string, int>& counts) {
   return s;
 }
 
-void print_plain(const std::string& file, const graph::OnnxSummary& s, int64_t batch, const graph::Graph* planned,
-                 const std::vector<graph::Task>& tasks) {
+void print_inputs(const graph::OnnxSummary& s) {
+  std::printf("inputs (symbolic extents bound by --input-shape NAME=LIST, extent 0 by --batch):\n");
+  for (const auto& t : s.inputs) {
+    std::string line = t.shape;
+    if (!t.bound.empty()) line += " -> " + graph::shape_str(t.bound);
+    if (!t.symbolic.empty()) line += "  symbolic: " + symbolic_text(t.symbolic);
+    std::printf("  %-24s %-8s %s\n", t.name.c_str(), t.dtype.c_str(), line.c_str());
+  }
+}
+
+void print_plain(const std::string& file, const graph::OnnxSummary& s, const graph::Graph* planned, const std::vector<graph::Task>& tasks) {
   std::printf("%s: opset %lld, from %s\n", file.c_str(), static_cast<long long>(s.opset), s.producer.empty() ? "?" : s.producer.c_str());
-  std::printf("inputs (a symbolic batch is fixed at %lld):\n", static_cast<long long>(batch));
-  for (const auto& t : s.inputs) std::printf("  %-24s %-8s %s\n", t.name.c_str(), t.dtype.c_str(), t.shape.c_str());
+  print_inputs(s);
   std::printf("outputs:\n");
   for (const auto& t : s.outputs) std::printf("  %-24s %-8s %s\n", t.name.c_str(), t.dtype.c_str(), t.shape.c_str());
   int total = 0;
@@ -70,15 +98,16 @@ void print_plain(const std::string& file, const graph::OnnxSummary& s, int64_t b
     std::printf("unsupported nodes (%zu):\n", s.unsupported.size());
     for (const auto& u : s.unsupported) std::printf("  %s\n", u.c_str());
   }
+  if (!s.binding_error.empty()) std::printf("unbound inputs: %s\n", s.binding_error.c_str());
 }
 
 int inspect_command(const InspectOptions& o) {
-  const graph::OnnxSummary summary = graph::summarize_onnx_file(o.file);
+  const graph::ImportOptions options = import_options(o.shapes);
+  const graph::OnnxSummary summary = graph::summarize_onnx_file(o.file, options);
   std::optional<graph::Graph> planned;
   std::vector<graph::Task> tasks;
-  if (summary.unsupported.empty()) {
-    graph::ImportOptions options;
-    options.batch = o.batch;
+  const bool importable = summary.unsupported.empty() && summary.binding_error.empty();
+  if (importable) {
     planned = graph::plan_graph(graph::import_onnx_file(o.file, options));
     tasks = graph::tunable_tasks(*planned);
   }
@@ -87,19 +116,22 @@ int inspect_command(const InspectOptions& o) {
     out["file"] = o.file;
     out["opset"] = summary.opset;
     out["producer"] = summary.producer;
-    out["batch"] = o.batch;
-    out["inputs"] = tensors_json(summary.inputs);
+    out["batch"] = options.batch.value_or(1);
+    out["inputs"] = inputs_json(summary.inputs);
+    out["input_shapes"] = planned ? bound_inputs_json(*planned) : Json(nullptr);
     out["outputs"] = tensors_json(summary.outputs);
     out["nodes"] = counts_json(summary.ops);
     out["planned_nodes"] = planned ? counts_json(graph::count_ops(*planned)) : Json(nullptr);
     out["tasks"] = tasks_json(tasks);
     out["unsupported"] = summary.unsupported;
+    out["binding_error"] = summary.binding_error.empty() ? Json(nullptr) : Json(summary.binding_error);
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    print_plain(o.file, summary, o.batch, planned ? &*planned : nullptr, tasks);
+    print_plain(o.file, summary, planned ? &*planned : nullptr, tasks);
   }
-  // A model with nodes tunefarm cannot import fails the check: nothing of it can be built.
-  return summary.unsupported.empty() ? 0 : 1;
+  // A model with nodes tunefarm cannot import, or inputs left symbolic, fails the check: nothing of
+  // it can be built as it stands.
+  return importable ? 0 : 1;
 }
 
 }  // namespace
@@ -112,10 +144,12 @@ void add_model(CLI::App& tunefarm, Commands& commands) {
   model->require_subcommand(1);
   auto o = std::make_shared<InspectOptions>();
   CLI::App* cmd = model->add_subcommand("inspect", "an ONNX model's inputs, outputs, nodes by op, tunable tasks and unsupported nodes");
-  cmd->footer("Shapes are static: a symbolic batch extent is fixed at --batch, any other symbolic extent is refused.\n"
-              "Exit 1 when the model has nodes tunefarm cannot import (they are listed), 2 when the file is not a usable model.");
+  cmd->footer("Shapes are static: each input's symbolic extents are listed and bound by --input-shape NAME=1,3,640,640\n"
+              "(once per input; a symbolic name bound there binds it in every input) and extent 0 by --batch.\n"
+              "Exit 1 when the model has nodes tunefarm cannot import or extents left symbolic (they are listed), 2 when the\n"
+              "file is not a usable model or a given shape does not fit it.");
   cmd->add_option("model", o->file, "the .onnx file")->required()->type_name("M.onnx");
-  cmd->add_option("--batch", o->batch, "the batch a symbolic first extent of an input becomes")->check(CLI::PositiveNumber)->default_val(1);
+  add_input_shape_options(*cmd, o->shapes);
   cmd->add_flag("--json", o->json, "print JSON");
   commands.on(cmd, [o] { return inspect_command(*o); });
 }

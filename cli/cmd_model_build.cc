@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/input_shape_args.h"
 #include "cli/open_db.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
@@ -24,7 +25,7 @@ struct BuildArgs {
   std::string target = "native";
   int threads = 1;
   std::string key;  // the device key the configs were measured under; empty: this host's (local, local-Nt)
-  int64_t batch = 1;
+  InputShapeArgs shapes;
   bool as_json = false;
   bool quiet = false;
 };
@@ -38,8 +39,7 @@ Json kernel_json(const graph::BuiltKernel& k) {
 
 int build_command(const BuildArgs& args) {
   const auto start = std::chrono::steady_clock::now();
-  graph::ImportOptions import;
-  import.batch = args.batch;
+  const graph::ImportOptions import = import_options(args.shapes);
   const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(args.onnx_path, import));
 
   std::unique_ptr<db::Database> database;
@@ -75,7 +75,7 @@ int build_command(const BuildArgs& args) {
     Json kernels = Json::array();
     for (const auto& k : report.kernels) kernels.push_back(kernel_json(k));
     Json out = {{"model", args.onnx_path}, {"output", args.out_path}, {"target", target_text}, {"threads", args.threads},
-                {"batch", args.batch}, {"steps", report.steps}, {"aliases", report.aliases}, {"kernels", kernels},
+                {"batch", import.batch.value_or(1)}, {"input_shapes", bound_inputs_json(planned)}, {"steps", report.steps}, {"aliases", report.aliases}, {"kernels", kernels},
                 {"tuned_kernels", tuned}, {"peak_activation_bytes", report.arena_bytes}, {"constant_bytes", report.constant_bytes},
                 {"seconds", seconds}};
     std::printf("%s\n", out.dump(2).c_str());
@@ -83,6 +83,7 @@ int build_command(const BuildArgs& args) {
   }
   std::printf("%s -> %s: %zu steps, %zu kernels (%zu tuned from the database, the rest default), %zu aliases\n", args.onnx_path.c_str(),
               args.out_path.c_str(), report.steps, report.kernels.size(), tuned, report.aliases);
+  std::printf("inputs %s\n", bound_inputs_text(planned).c_str());
   std::printf("peak activation memory %.2f MiB, constants %.2f MiB, built in %.1f s\n", report.arena_bytes / 1048576.0,
               report.constant_bytes / 1048576.0, seconds);
   return 0;
@@ -94,7 +95,8 @@ void add_model_build(CLI::App& model_cmd, Commands& commands) {
   auto a = std::make_shared<BuildArgs>();
   CLI::App* cmd = model_cmd.add_subcommand("build", "compile an ONNX model into one file (.tfm) a board runs with the runtime alone");
   cmd->footer("Every kernel uses the database's best config for its workload on this target and thread count (--db), or\n"
-              "under the boards' --key, the default config elsewhere. Shapes are static: the batch is fixed at --batch.");
+              "under the boards' --key, the default config elsewhere. Shapes are static: symbolic input extents are bound by\n"
+              "--input-shape NAME=1,3,640,640 (once per input) and extent 0 by --batch, as they were for `model tune`.");
   cmd->add_option("model", a->onnx_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   cmd->add_option("-o,--output", a->out_path, "the compiled model to write")->required()->type_name("M.tfm");
   cmd->add_option("--db", a->db_path, "tuning database whose best configs the kernels use")->type_name("PATH");
@@ -106,7 +108,7 @@ void add_model_build(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("--target", a->target,
                   "native (this host, named as a board on it names itself), or \"llvm -mtriple=... -mcpu=... -mattr=...\"")
       ->type_name("TARGET");
-  cmd->add_option("--batch", a->batch, "the batch a symbolic first extent of an input becomes")->check(CLI::PositiveNumber);
+  add_input_shape_options(*cmd, a->shapes);
   cmd->add_flag("--json", a->as_json, "print JSON");
   cmd->add_flag("-q,--quiet", a->quiet, "no progress lines on stderr");
   commands.on(cmd, [a] { return build_command(*a); });

@@ -22,12 +22,12 @@ namespace {
 
 double ms(double seconds) { return std::isfinite(seconds) ? seconds * 1e3 : 0; }
 
-Json model_job_spec(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, const std::string& target) {
+Json model_job_spec(const ModelTuneArgs& a, const ModelTasks& m, const std::string& target) {
   Json list = Json::array();
-  for (const auto& t : tasks) list.push_back({{"op", t.workload.op}, {"shape", t.workload.shape}, {"calls", t.count}});
+  for (const auto& t : m.tasks) list.push_back({{"op", t.workload.op}, {"shape", t.workload.shape}, {"calls", t.count}});
   return {{"kind", "model"},
           {"model", a.model_path},
-          {"batch", a.batch},
+          {"input_shapes", m.input_shapes},
           {"tasks", list},
           {"trials", a.measure.trials},
           {"scheduler", a.scheduler},
@@ -89,13 +89,11 @@ ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials) {
   return row;
 }
 
-std::vector<graph::Task> model_tasks(const ModelTuneArgs& a) {
-  graph::ImportOptions import;
-  import.batch = a.batch;
-  const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(a.model_path, import));
-  auto tasks = graph::tunable_tasks(planned);
-  if (tasks.empty()) throw UsageError(a.model_path + ": the model has no tunable kernels (no convolution or matrix product)");
-  return tasks;
+ModelTasks model_tasks(const ModelTuneArgs& a) {
+  const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(a.model_path, import_options(a.shapes)));
+  ModelTasks m{graph::tunable_tasks(planned), bound_inputs_json(planned), bound_inputs_text(planned)};
+  if (m.tasks.empty()) throw UsageError(a.model_path + ": the model has no tunable kernels (no convolution or matrix product)");
+  return m;
 }
 
 void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
@@ -107,7 +105,7 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
     }
     Json curve = Json::array();
     for (const auto& [trials, est_ms] : r.curve) curve.push_back({trials, est_ms});
-    Json out = {{"model", r.model},   {"job_id", r.job_id},   {"where", r.where},     {"target", r.target},
+    Json out = {{"model", r.model},   {"input_shapes", r.input_shapes}, {"job_id", r.job_id},   {"where", r.where},     {"target", r.target},
                 {"scheduler", r.scheduler}, {"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms},
                 {"seconds", r.seconds}, {"state", r.state},     {"tasks", list},        {"curve", curve}};
     std::printf("%s\n", out.dump(2).c_str());
@@ -116,6 +114,7 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
   std::printf("%s: job %lld %s, %lld of %lld trials (%s scheduler) on %s in %.0f s\n", r.model.c_str(), static_cast<long long>(r.job_id),
               r.state.c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.budget), r.scheduler.c_str(), r.where.c_str(),
               r.seconds);
+  std::printf("inputs %s\n", r.inputs_text.c_str());
   std::printf("estimated latency of the tuned kernels: %.3g ms per run\n", r.estimated_ms);
   std::printf("  %-3s %-28s %-58s %5s %6s %9s %7s\n", "#", "op", "shape", "calls", "trials", "best ms", "share");
   for (size_t i = 0; i < r.tasks.size(); ++i) {
@@ -126,7 +125,8 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
   }
 }
 
-ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks) {
+ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) {
+  const std::vector<graph::Task>& tasks = m.tasks;
   const codegen::Target target = codegen::parse_target(a.target);
   std::vector<std::unique_ptr<compiler::Task>> compiled;
   std::vector<tuner::TaskToTune> to_tune;
@@ -148,7 +148,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<gra
 
   auto db_handle = open_or_create_db(a.db_path);
   db::Database& database = *db_handle;
-  const Json spec = model_job_spec(a, tasks, target.str());
+  const Json spec = model_job_spec(a, m, target.str());
   ModelTuneResult r;
   if (auto old = unfinished_job(database, spec); old && database.adopt_job(*old)) {
     r.job_id = *old;
@@ -170,6 +170,8 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<gra
   if (tty && !a.quiet) std::fprintf(stderr, "\n");
 
   r.model = a.model_path;
+  r.input_shapes = m.input_shapes;
+  r.inputs_text = m.inputs_text;
   r.where = "this host (" + device_key_of(a.threads) + ")";
   r.target = target.str();
   r.scheduler = a.scheduler;
@@ -202,20 +204,23 @@ int model_tune_command(const ModelTuneArgs& a) {
   if (a.key.empty() && a.tracker.address_option && a.tracker.address_option->count()) {
     throw UsageError("--tracker needs --key: which of its boards should measure (see tunefarm devices)");
   }
-  const std::vector<graph::Task> tasks = model_tasks(a);
+  const ModelTasks m = model_tasks(a);
   ModelTuneResult r;
   if (a.key.empty()) {
-    r = tune_model_locally(a, tasks);
-  } else if (int code = tune_model_on_fleet(a, tasks, &r); code != 0) {
+    r = tune_model_locally(a, m);
+  } else if (int code = tune_model_on_fleet(a, m, &r); code != 0) {
     return code;
   }
   print_model_tune_result(r, a.as_json);
   if (!a.as_json && r.state == "done") {
+    // The build must bind the inputs as the tuning did, or its kernels are other workloads.
+    const std::string shapes = shape_flags(a.shapes);
     if (a.key.empty()) {
-      std::printf("next: tunefarm model build %s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(), a.db_path.c_str(), a.threads);
+      std::printf("next: tunefarm model build %s%s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(), shapes.c_str(),
+                  a.db_path.c_str(), a.threads);
     } else {
-      std::printf("next: tunefarm model build %s --db TRACKER_DB --key %s --target '%s' -o MODEL.tfm\n", a.model_path.c_str(),
-                  a.key.c_str(), r.target.empty() ? "<the boards' target: tunefarm devices>" : r.target.c_str());
+      std::printf("next: tunefarm model build %s%s --db TRACKER_DB --key %s --target '%s' -o MODEL.tfm\n", a.model_path.c_str(),
+                  shapes.c_str(), a.key.c_str(), r.target.empty() ? "<the boards' target: tunefarm devices>" : r.target.c_str());
     }
   }
   return r.state == "done" ? 0 : 1;
@@ -230,11 +235,13 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
               "tuning is expected to cut the model's latency most (calls x time, after a round that tries every kernel once);\n"
               "--scheduler even splits the budget evenly. On this host by default (--threads, --db); with --key the job runs on\n"
               "the tracker's boards of that key and shows in `tunefarm status` (cancel it there). Run the same command again\n"
-              "after a kill to resume an unfinished local job. Then: tunefarm model build M.onnx --db F --threads T -o M.tfm");
+              "after a kill to resume an unfinished local job. Then: tunefarm model build M.onnx --db F --threads T -o M.tfm, with the\n"
+              "same --input-shape and --batch: the input shapes are part of the job, and a model tuned at one shape is another\n"
+              "job (and other kernels) than at another.");
   cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   add_measure_options(*cmd, a->measure, kTuning);
   cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
-  cmd->add_option("--batch", a->batch, "the batch a symbolic first extent of an input becomes")->check(CLI::PositiveNumber);
+  add_input_shape_options(*cmd, a->shapes);
   add_threads_option(*cmd, a->threads, "threads of the kernels under measurement (this host; a board uses its own)");
   cmd->add_option("--target", a->target,
                   "native (this host) or \"llvm -mtriple=... -mcpu=... -mattr=...\" (a fleet builds for its boards)")

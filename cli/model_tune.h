@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/input_shape_args.h"
 #include "cli/tracker_client.h"
 #include "graph/tasks.h"
 #include "support/measure_args.h"
@@ -22,7 +23,7 @@ struct ModelTuneArgs {
     return m;
   }();
   std::string scheduler = "gradient";
-  int64_t batch = 1;      // the model's batch
+  InputShapeArgs shapes;  // the model's input shapes
   int threads = 1;        // on this host: the kernels' threads
   std::string target = "native";
   std::string db_path = "tunefarm.db";
@@ -40,6 +41,8 @@ struct ModelTuneResult {
     Json best_config;
   };
   std::string model, where, scheduler, state;
+  Json input_shapes;        // the inputs as bound: {"image": [1,3,640,640]}
+  std::string inputs_text;  // the same as --input-shape takes it
   std::string target;  // the kernels were built for
   int64_t job_id = 0, trials = 0, budget = 0;
   double estimated_ms = 0, seconds = 0;
@@ -49,11 +52,18 @@ struct ModelTuneResult {
 
 // A task's row before its best is known.
 ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials);
-// The model's tunable tasks after the graph passes; UsageError when it has none.
-std::vector<graph::Task> model_tasks(const ModelTuneArgs& a);
-ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks);
+// What is tuned: the model's tunable tasks after the graph passes, and its inputs as bound (part of
+// what identifies the job: a model tuned at 640x640 is another job than at 320x320).
+struct ModelTasks {
+  std::vector<graph::Task> tasks;
+  Json input_shapes;        // {"image": [1,3,640,640]}
+  std::string inputs_text;  // "image=1,3,640,640"
+};
+// UsageError when the model has no tunable task.
+ModelTasks model_tasks(const ModelTuneArgs& a);
+ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m);
 // 0, or the exit code of a call the tracker refused or could not answer (the message printed).
-int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, ModelTuneResult* out);
+int tune_model_on_fleet(const ModelTuneArgs& a, const ModelTasks& m, ModelTuneResult* out);
 void print_model_tune_result(const ModelTuneResult& r, bool as_json);
 
 }  // namespace tf::cli

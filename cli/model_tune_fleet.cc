@@ -16,10 +16,10 @@
 namespace tf::cli {
 namespace {
 
-v1::SubmitJobRequest model_job_request(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks) {
+v1::SubmitJobRequest model_job_request(const ModelTuneArgs& a, const ModelTasks& m) {
   v1::SubmitJobRequest req;
   v1::JobSpec* spec = req.mutable_spec();
-  for (const auto& t : tasks) {
+  for (const auto& t : m.tasks) {
     auto* w = spec->add_workloads();
     w->set_op(t.workload.op);
     for (int64_t d : t.workload.shape) w->add_shape(d);
@@ -27,6 +27,7 @@ v1::SubmitJobRequest model_job_request(const ModelTuneArgs& a, const std::vector
   }
   spec->set_scheduler(a.scheduler);
   spec->set_model(std::filesystem::path(a.model_path).filename().string());
+  spec->set_input_shapes(m.inputs_text);
   set_job_settings(spec, a.key, a.measure, a.priority);
   return req;
 }
@@ -37,10 +38,12 @@ int64_t trials_of(const v1::Job& job) {
   return n;
 }
 
-ModelTuneResult result_of(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, const v1::Job& job, const std::string& where,
+ModelTuneResult result_of(const ModelTuneArgs& a, const ModelTasks& m, const v1::Job& job, const std::string& where,
                           double seconds) {
   ModelTuneResult r;
   r.model = a.model_path;
+  r.input_shapes = m.input_shapes;
+  r.inputs_text = m.inputs_text;
   r.job_id = job.id();
   r.where = where;
   r.scheduler = a.scheduler;
@@ -49,9 +52,9 @@ ModelTuneResult result_of(const ModelTuneArgs& a, const std::vector<graph::Task>
   r.budget = job.spec().trials();
   r.estimated_ms = job.estimated_ms();
   r.seconds = seconds;
-  for (int i = 0; i < job.workloads_size() && i < static_cast<int>(tasks.size()); ++i) {
+  for (int i = 0; i < job.workloads_size() && i < static_cast<int>(m.tasks.size()); ++i) {
     const auto& p = job.workloads(i);
-    const graph::Task& t = tasks[static_cast<size_t>(i)];
+    const graph::Task& t = m.tasks[static_cast<size_t>(i)];
     ModelTuneResult::TaskRow row = task_row(t, p.trials_done());
     if (p.best_gflops() > 0) {
       row.best_gflops = p.best_gflops();
@@ -76,9 +79,9 @@ std::string target_of_key(TrackerClient& client, const std::string& key) {
 
 }  // namespace
 
-int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& tasks, ModelTuneResult* out) {
+int tune_model_on_fleet(const ModelTuneArgs& a, const ModelTasks& m, ModelTuneResult* out) {
   TrackerClient client(a.tracker);
-  const v1::SubmitJobRequest req = model_job_request(a, tasks);
+  const v1::SubmitJobRequest req = model_job_request(a, m);
   if (std::string bad = fleet::invalid_utf8_field(req); !bad.empty()) throw UsageError(bad);
   v1::Job job;
   auto ctx = client.context();
@@ -87,7 +90,7 @@ int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& 
     return client.fail("tunefarm model tune", s);
   }
   std::fprintf(stderr, "model tune: job %lld on %s, key %s: %zu tasks, %lld trials, %s scheduler (tunefarm status %lld; cancel %lld)\n",
-               static_cast<long long>(job.id()), client.address().c_str(), a.key.c_str(), tasks.size(),
+               static_cast<long long>(job.id()), client.address().c_str(), a.key.c_str(), m.tasks.size(),
                static_cast<long long>(a.measure.trials), a.scheduler.c_str(), static_cast<long long>(job.id()),
                static_cast<long long>(job.id()));
   const bool tty = ::isatty(STDERR_FILENO) != 0;
@@ -111,7 +114,7 @@ int tune_model_on_fleet(const ModelTuneArgs& a, const std::vector<graph::Task>& 
   if (tty && !a.quiet) std::fprintf(stderr, "\n");
   if (!s.ok()) return client.fail("tunefarm model tune", s);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  *out = result_of(a, tasks, job, "key " + a.key + " via " + client.address(), seconds);
+  *out = result_of(a, m, job, "key " + a.key + " via " + client.address(), seconds);
   out->target = target_of_key(client, a.key);
   return 0;
 }

@@ -7,12 +7,14 @@
 
 #include "compiler/error.h"
 #include "graph/constant_eval.h"
+#include "graph/onnx_inputs.h"
 #include "graph/onnx_nodes.h"
 #include "graph/shape_inference.h"
 
 namespace tf::graph {
 namespace {
 
+using onnx_import::dims_text;
 using onnx_import::where;
 
 // Constants folded at import are shape arithmetic and small weights; a broadcast that would make
@@ -124,42 +126,16 @@ Tensor constant_attribute(const onnx::NodeProto& p, const std::string& what) {
   throw CompileError(what + ": no value");
 }
 
-std::string dims_text(const onnx::ValueInfoProto& v) {
-  if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return "?";
-  std::string s = "[";
-  const auto& dims = v.type().tensor_type().shape().dim();
-  for (int i = 0; i < dims.size(); ++i) {
-    s += i ? "," : "";
-    s += dims[i].has_dim_value() ? std::to_string(dims[i].dim_value()) : dims[i].dim_param().empty() ? "?" : dims[i].dim_param();
-  }
-  return s + "]";
-}
-
-// A model input with static extents; the first may be symbolic (the batch).
-Value input_value(const onnx::ValueInfoProto& v, const ImportOptions& options, const std::string& what) {
+// A model input with its shape bound (onnx_inputs.cc).
+Value input_value(const onnx_import::BoundInput& in, const std::string& what) {
+  const onnx::ValueInfoProto& v = *in.info;
   const std::string w = what + ": input '" + v.name() + "'";
-  if (!v.type().has_tensor_type()) throw CompileError(w + " is not a tensor");
-  const auto& tt = v.type().tensor_type();
+  const int32_t elem_type = v.type().tensor_type().elem_type();
   DType dtype;
-  if (tt.elem_type() == onnx::TensorProto::FLOAT) dtype = DType::Float32;
-  else if (tt.elem_type() == onnx::TensorProto::INT64) dtype = DType::Int64;
-  else throw CompileError(w + ": dtype " + dtype_text(tt.elem_type()) + " is not supported (float32, int64)");
-  if (!tt.has_shape()) throw CompileError(w + " has no shape: tunefarm plans static shapes");
-  Shape shape;
-  const auto& dims = tt.shape().dim();
-  for (int i = 0; i < dims.size(); ++i) {
-    if (dims[i].has_dim_value() && dims[i].dim_value() > 0) {
-      shape.push_back(dims[i].dim_value());
-    } else if (i == 0) {
-      shape.push_back(options.batch);  // the batch, fixed at import
-    } else {
-      const std::string name = dims[i].dim_param().empty() ? "?" : "'" + dims[i].dim_param() + "'";
-      throw CompileError(w + " " + dims_text(v) + ": extent " + std::to_string(i) + " (" + name +
-                         ") is not static; tunefarm plans static shapes and fixes only the batch (extent 0) at import");
-    }
-  }
-  checked_dims(google::protobuf::RepeatedField<int64_t>(shape.begin(), shape.end()), w);
-  return Value{v.name(), dtype, shape, nullptr};
+  if (elem_type == onnx::TensorProto::FLOAT) dtype = DType::Float32;
+  else if (elem_type == onnx::TensorProto::INT64) dtype = DType::Int64;
+  else throw CompileError(w + ": dtype " + dtype_text(elem_type) + " is not supported (float32, int64)");
+  return Value{v.name(), dtype, checked_dims(google::protobuf::RepeatedField<int64_t>(in.shape.begin(), in.shape.end()), w), nullptr};
 }
 
 std::string node_name(const onnx::NodeProto& p, int index) {
@@ -181,10 +157,9 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
   const auto& gp = model.graph();
   Graph g;
   for (const auto& init : gp.initializer()) g.set_value(constant_value(init.name(), convert_tensor(init, what + ": initializer '" + init.name() + "'")));
-  for (const auto& in : gp.input()) {
-    if (g.has_value(in.name())) continue;  // an initializer listed as an input (IR version 3)
-    g.set_value(input_value(in, options, what));
-    g.inputs.push_back(in.name());
+  for (const auto& in : onnx_import::bind_inputs(gp, options, what)) {
+    g.set_value(input_value(in, what));
+    g.inputs.push_back(in.info->name());
   }
   for (const auto& out : gp.output()) g.outputs.push_back(out.name());
   std::set<std::string> written;
@@ -238,7 +213,7 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
 
 }  // namespace
 
-OnnxSummary summarize_onnx_file(const std::string& path) {
+OnnxSummary summarize_onnx_file(const std::string& path, const ImportOptions& options) {
   const onnx::ModelProto model = parse_model(read_file(path), path);
   OnnxSummary s;
   s.opset = default_opset(model, path);
@@ -247,10 +222,18 @@ OnnxSummary summarize_onnx_file(const std::string& path) {
   for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
   auto info = [](const onnx::ValueInfoProto& v) {
     const int32_t t = v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0;
-    return OnnxSummary::Tensor{v.name(), t == onnx::TensorProto::FLOAT ? "float32" : t == onnx::TensorProto::INT64 ? "int64" : dtype_text(t), dims_text(v)};
+    return OnnxSummary::Tensor{v.name(), t == onnx::TensorProto::FLOAT ? "float32" : t == onnx::TensorProto::INT64 ? "int64" : dtype_text(t),
+                               dims_text(v), onnx_import::symbolic_extents(v), {}};
   };
   for (const auto& in : model.graph().input()) {
     if (!initializers.count(in.name())) s.inputs.push_back(info(in));
+  }
+  onnx_import::check_input_options(model.graph(), options, path);
+  try {
+    const auto bound = onnx_import::bind_inputs(model.graph(), options, path);
+    for (size_t i = 0; i < bound.size() && i < s.inputs.size(); ++i) s.inputs[i].bound = bound[i].shape;
+  } catch (const CompileError& e) {
+    s.binding_error = e.what();
   }
   for (const auto& out : model.graph().output()) s.outputs.push_back(info(out));
   for (const auto& n : model.graph().node()) ++s.ops[n.op_type()];
@@ -259,7 +242,6 @@ OnnxSummary summarize_onnx_file(const std::string& path) {
 }
 
 Graph import_onnx_bytes(const std::string& bytes, const std::string& what, const ImportOptions& options) {
-  if (options.batch <= 0) throw CompileError(what + ": batch " + std::to_string(options.batch) + " must be positive");
   const onnx::ModelProto model = parse_model(bytes, what);
   const int64_t opset = default_opset(model, what);
   const auto refused = refusals(model.graph(), opset);

@@ -1,11 +1,12 @@
 // ONNX models (opsets 7-21, the default domain) into the graph IR, op by op through the op
-// registry (graph/ops/registry.h). Everything refused - an op, an
-// attribute value, a dtype, a symbolic extent other than the batch - is a tf::CompileError naming
-// the file, node, op, attribute and opset; a truncated or garbage file is an error, never a crash.
+// registry (graph/ops/registry.h). Everything refused - an op, an attribute value, a dtype, a
+// symbolic extent left unbound - is a tf::CompileError naming the file, node, op, attribute and
+// opset; a truncated or garbage file is an error, never a crash.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,22 @@ namespace tf::graph {
 inline constexpr int64_t kMinOpset = 7;
 inline constexpr int64_t kMaxOpset = 21;
 
+// Shapes are static: a model is imported, planned and tuned for one shape of each input, so every
+// symbolic extent of an input is bound here (the CLI's --input-shape and --batch).
 struct ImportOptions {
-  // A symbolic (or unknown) first extent of a model input becomes this: shapes are static, so a
-  // model is imported, planned and tuned for one batch size.
-  int64_t batch = 1;
+  // Full shapes by input name. Each must name an input, have its rank and agree with every static
+  // extent it declares. A symbolic extent's name (dim_param) bound here binds the same name in the
+  // other inputs too, as ONNX means it.
+  std::map<std::string, Shape> input_shapes;
+  // Extent 0 of every input not in input_shapes, when symbolic and its name is not bound there;
+  // 1 when unset. Set, it must agree with a symbolic extent 0 given in input_shapes.
+  std::optional<int64_t> batch;
+};
+
+// An extent a model input declares symbolic: its index and name (dim_param; "" when unnamed).
+struct SymbolicExtent {
+  int index = 0;
+  std::string name;
 };
 
 // What a model file declares, read without building the graph: for `tunefarm model inspect`, which
@@ -29,17 +42,22 @@ struct OnnxSummary {
     std::string name;
     std::string dtype;
     std::string shape;  // "[N,3,224,224]": symbolic extents by name
+    std::vector<SymbolicExtent> symbolic;
+    Shape bound;  // inputs: the shape the options bind (empty when binding failed)
   };
   int64_t opset = 0;
   std::string producer;
   std::vector<Tensor> inputs, outputs;
   std::map<std::string, int> ops;        // node count by op type
   std::vector<std::string> unsupported;  // one line per refused node: node, op, attribute, opset
+  std::string binding_error;             // the inputs' extents left symbolic; "" when all are bound
 };
 
 // Reads and checks the file; throws CompileError on a file that is not an ONNX model or whose opset
-// is outside kMinOpset..kMaxOpset.
-OnnxSummary summarize_onnx_file(const std::string& path);
+// is outside kMinOpset..kMaxOpset, and when `options` do not fit the model's inputs (a shape for an
+// unknown input, of another rank, disagreeing with a static extent). Extents `options` leave
+// symbolic are binding_error.
+OnnxSummary summarize_onnx_file(const std::string& path, const ImportOptions& options = {});
 
 // The graph, shapes inferred, constant shape computations folded (Shape, Gather, Unsqueeze, Cast,
 // Concat on constants), Constant and Identity nodes gone. Throws CompileError listing every

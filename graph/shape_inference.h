@@ -1,6 +1,6 @@
-// Static shapes. Every value's extents are known at import: a symbolic batch dimension of a model
-// input is fixed then (ImportOptions::batch), and any other symbolic extent is refused. A model
-// imported at batch 1 is planned, tuned and built for batch 1.
+// Static shapes. Every value's extents are known at import: each symbolic extent of a model input
+// is bound then (ImportOptions: --input-shape, --batch), and one left unbound is refused. A model
+// imported at one shape is planned, tuned and built for that shape.
 #pragma once
 
 #include "graph/graph.h"

@@ -68,7 +68,7 @@ v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
 }  // namespace
 
 v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
-  check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure", "scheduler", "model"});
+  check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure", "scheduler", "model", "input_shapes"});
   v1::JobSpec spec;
   const Json* workloads = member(v, "workloads");
   if (!workloads) throw SpecError("workloads: missing (a list of {\"op\": ..., \"shape\": [...]})");
@@ -106,6 +106,7 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
   }
   if (const auto* f = member(v, "scheduler")) spec.set_scheduler(get_string(*f, "scheduler"));
   if (const auto* f = member(v, "model")) spec.set_model(get_string(*f, "model"));
+  if (const auto* f = member(v, "input_shapes")) spec.set_input_shapes(get_string(*f, "input_shapes"));
   const Json* key = member(v, "key");
   if (!key) key = member(v, "device_key");
   if (key) spec.set_device_key(get_string(*key, "key"));
@@ -150,6 +151,7 @@ Json job_spec_to_json(const v1::JobSpec& spec) {
   }
   if (!spec.scheduler().empty()) o["scheduler"] = spec.scheduler();
   if (!spec.model().empty()) o["model"] = spec.model();
+  if (!spec.input_shapes().empty()) o["input_shapes"] = spec.input_shapes();
   o["key"] = spec.device_key();
   o["trials"] = spec.trials();
   o["tuner"] = spec.tuner();

@@ -80,6 +80,19 @@ TEST(JsonConvert, JobFilesNameTheFieldThatIsWrong) {
   EXPECT_DOUBLE_EQ(spec.measure().min_repeat_ms(), 5);
 }
 
+// A model's job carries its inputs as bound through the tracker's database (spec JSON) and back.
+TEST(JsonConvert, AModelJobKeepsItsInputShapes) {
+  v1::JobSpec spec = finished_job().spec();
+  spec.set_model("fpn.onnx");
+  spec.set_input_shapes("image=1,3,640,640");
+  const Json j = job_spec_to_json(spec);
+  EXPECT_EQ(j.at("input_shapes"), "image=1,3,640,640");
+  const v1::JobSpec back = job_spec_from_json(j);
+  EXPECT_EQ(back.input_shapes(), "image=1,3,640,640");
+  EXPECT_EQ(back.model(), "fpn.onnx");
+  EXPECT_FALSE(job_spec_to_json(finished_job().spec()).contains("input_shapes"));
+}
+
 TEST(JsonConvert, ADeviceKeepsItsIntegerFields) {
   v1::Device d;
   d.set_device_key("x86");

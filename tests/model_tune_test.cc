@@ -146,6 +146,7 @@ TEST(ModelTuneFleet, OneJobOnTheBoardsThatSurvivesATrackerKill) {
   trials_done(&job);
   EXPECT_EQ(job.spec().scheduler(), "gradient");
   EXPECT_EQ(job.spec().model(), "small_cnn.onnx");
+  EXPECT_EQ(job.spec().input_shapes(), "input=1,3,32,32");  // what tells this job from the model at another shape
   EXPECT_EQ(job.workloads_size(), 5);
   EXPECT_EQ(job.spec().calls_size(), 5);
 
@@ -172,6 +173,7 @@ TEST(ModelTuneFleet, OneJobOnTheBoardsThatSurvivesATrackerKill) {
   Result status = run_cli("status 1 --tracker " + fleet.address());
   ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_NE(status.out.find("model small_cnn.onnx: 56/56 trials (gradient), estimated"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("  inputs input=1,3,32,32"), std::string::npos) << status.out;
 }
 
 TEST(ModelTuneFleet, CancellingTheJobEndsTheCommand) {

@@ -35,6 +35,22 @@ class OnnxModelBuilder {
     return *this;
   }
 
+  // An input with its extents as a model declares them: digits are static, anything else a
+  // symbolic extent of that name ("" unnamed).
+  OnnxModelBuilder& input_dims(const std::string& name, const std::vector<std::string>& dims, int elem_type = onnx::TensorProto::FLOAT) {
+    auto* v = model_.mutable_graph()->add_input();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem_type);
+    auto* s = t->mutable_shape();
+    for (const auto& d : dims) {
+      auto* dim = s->add_dim();
+      if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) dim->set_dim_value(std::stoll(d));
+      else if (!d.empty()) dim->set_dim_param(d);
+    }
+    return *this;
+  }
+
   OnnxModelBuilder& output(const std::string& name) {
     model_.mutable_graph()->add_output()->set_name(name);
     return *this;

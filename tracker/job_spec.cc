@@ -66,6 +66,9 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
     return invalid("scheduler", "'" + fleet::printable(spec->scheduler()) + "' is none of gradient, even (or empty: one workload after another)");
   }
   if (spec->model().size() > 256) return invalid("model", "at most 256 bytes, got " + std::to_string(spec->model().size()));
+  if (spec->input_shapes().size() > 4096) {
+    return invalid("input_shapes", "at most 4096 bytes, got " + std::to_string(spec->input_shapes().size()));
+  }
   if (spec->device_key().empty()) return invalid("key", "missing: which boards should measure (see `tunefarm devices`)");
   if (!valid_device_key(spec->device_key())) {
     return invalid("key", "'" + fleet::printable(spec->device_key()) + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
