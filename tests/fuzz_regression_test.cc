@@ -72,7 +72,7 @@ TEST(FuzzRegression, OnnxEmptyTensorWithHugeExtentsIsRefused) {
 TEST(FuzzRegression, OnnxNodeWithoutItsInputIsRefusedByName) {
   graph::testing::OnnxModelBuilder b;
   const std::string why = one_node_refusal(b, "Softmax", {});
-  EXPECT_NE(why.find("node 'node1' (Softmax): input 0 is missing (the node has 0)"), std::string::npos) << why;
+  EXPECT_NE(why.find("node 'node1' (Softmax): input 0 is missing"), std::string::npos) << why;
 }
 
 // onnx_import_fuzz: a Reshape's constant target extents were multiplied into an int64 unchecked

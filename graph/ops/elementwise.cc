@@ -132,7 +132,8 @@ void infer(const Spec& spec, Graph& g, const Node& n) {
     // read past its end.
     for (size_t i = 1; i < n.inputs.size(); ++i) {
       if (g.input_present(n, i) && element_count(g.input_of(n, i).shape) != 1) {
-        fail(n, "input " + std::to_string(i) + " must be a scalar, got " + shape_str(g.input_of(n, i).shape));
+        const std::string named = i < spec.input_names.size() ? " (" + spec.input_names[i] + ")" : "";
+        fail(n, "input " + std::to_string(i) + named + " must be a scalar, got " + shape_str(g.input_of(n, i).shape));
       }
     }
     rules::set_out(g, n, 0, x.dtype, x.shape);

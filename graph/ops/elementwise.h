@@ -22,6 +22,7 @@ struct Spec {
   std::vector<int> versions;
   size_t min_inputs = 1, max_inputs = 1;  // variadic ops: max_inputs large
   std::vector<double> defaults;           // the value of an absent optional input i (Clip's bounds)
+  std::vector<std::string> input_names;   // ONNX's names of the inputs, where messages need them
   FloatFn f;
   IntFn i;
   std::function<ops::ElementwiseExprPtr(ElementwiseArgs& args, const Graph& scope, const Node& n)> expression;

@@ -35,6 +35,7 @@ OpDef clip() {
   s.versions = {6, 11, 12, 13};
   s.max_inputs = 3;
   s.defaults = {0, -INFINITY, INFINITY};
+  s.input_names = {"input", "min", "max"};
   s.f = [](const std::vector<double>& a) { return std::min(std::max(a[0], a[1]), a[2]); };
   s.expression = [](ElementwiseArgs& args, const Graph& scope, const Node& n) {
     auto bound = [&](size_t i, double fallback) {
