@@ -7,6 +7,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ir/math.h"
+#include "compiler/ops/tensor_dtype.h"
 
 namespace tf::ops {
 namespace {
@@ -23,6 +24,7 @@ constexpr KindName kKinds[] = {
     {Kind::Max, "max", 2},         {Kind::Min, "min", 2},   {Kind::Neg, "neg", 1},   {Kind::Relu, "relu", 1},
     {Kind::Sigmoid, "sigmoid", 1}, {Kind::Erf, "erf", 1},   {Kind::Tanh, "tanh", 1}, {Kind::Sqrt, "sqrt", 1},
     {Kind::Exp, "exp", 1},         {Kind::Pow, "pow", 1},   {Kind::Clip, "clip", 1},
+    {Kind::Cast, "cast", 1},
 };
 
 const KindName* find_kind(Kind k) {
@@ -63,6 +65,18 @@ double spread(const std::function<double(double)>& f, double v, double e) {
   return worst;
 }
 
+// A cast's value and error: an integer result may be off by what the operand's error can move
+// it across; a float one rounds once (int64 beyond 2^24).
+ElementwiseExpr::Bounded cast_bounded(ElementwiseExpr::Bounded a, DType to) {
+  std::function<double(double)> f;
+  switch (to) {
+    case DType::Float32: return {to_float(a.value), a.error + kUnit * 2 * std::fabs(a.value)};
+    case DType::Bool: f = [](double x) { return x != 0 ? 1.0 : 0.0; }; break;
+    default: f = [](double x) { return std::trunc(x); }; break;
+  }
+  return {f(a.value), a.error > 0 ? spread(f, a.value, a.error) : 0};
+}
+
 double sigmoid(double x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); }
 
 }  // namespace
@@ -77,6 +91,7 @@ std::string ElementwiseExpr::text() const {
   for (size_t i = 0; i < args.size(); ++i) t += (i ? "," : "") + args[i]->text();
   if (kind == Kind::Pow) t += "," + constant_text(value);
   if (kind == Kind::Clip) t += "," + constant_text(value) + "," + constant_text(value2);
+  if (kind == Kind::Cast) t += std::string(",") + dtype_name(to);
   return t + ")";
 }
 
@@ -107,6 +122,7 @@ ir::Expr ElementwiseExpr::to_ir(const std::function<ir::Expr(int)>& load) const 
     case Kind::Exp: return ir::exp(arg(0));
     case Kind::Pow: return ir::pow_const(arg(0), value);
     case Kind::Clip: return ir::min(ir::max(arg(0), ir::make_float(value, f32)), ir::make_float(value2, f32));
+    case Kind::Cast: return ir::make_cast(to == DType::Bool ? ir::DataType::boolean() : kernel_type(to), arg(0));
   }
   throw CompileError("elementwise: unknown kind");
 }
@@ -131,6 +147,7 @@ ElementwiseExpr::Bounded ElementwiseExpr::evaluate(const std::vector<double>& in
     case Kind::Tanh: return unary([](double x) { return std::tanh(x); }, 4);
     case Kind::Sqrt: return unary([](double x) { return std::sqrt(x); }, 1);
     case Kind::Exp: return unary([](double x) { return std::exp(x); }, 3);
+    case Kind::Cast: return cast_bounded(a, to);
     case Kind::Pow: {
       const double p = to_float(value);
       const bool by_multiplies = std::fabs(p) <= 64 && 2 * p == std::floor(2 * p);
@@ -188,10 +205,19 @@ ElementwiseExprPtr ew_binary(Kind kind, ElementwiseExprPtr a, ElementwiseExprPtr
 
 ElementwiseExprPtr ew_unary(Kind kind, ElementwiseExprPtr a) {
   const KindName* kn = find_kind(kind);
-  if (!kn || kn->arity != 1 || kind == Kind::Pow || kind == Kind::Clip) throw CompileError("elementwise: not a plain unary op");
+  if (!kn || kn->arity != 1 || kind == Kind::Pow || kind == Kind::Clip || kind == Kind::Cast) throw CompileError("elementwise: not a plain unary op");
   if (!a) throw CompileError(std::string("elementwise: ") + kn->name + " of a null operand");
   auto e = std::make_shared<ElementwiseExpr>();
   e->kind = kind;
+  e->args = {std::move(a)};
+  return e;
+}
+
+ElementwiseExprPtr ew_cast(ElementwiseExprPtr a, DType to) {
+  if (!a) throw CompileError("elementwise: cast of a null operand");
+  auto e = std::make_shared<ElementwiseExpr>();
+  e->kind = Kind::Cast;
+  e->to = to;
   e->args = {std::move(a)};
   return e;
 }
@@ -278,6 +304,16 @@ class Parser {
     if (kn->kind == Kind::Pow) {
       expect(',');
       e = ew_pow(operands[0], number());
+    } else if (kn->kind == Kind::Cast) {
+      expect(',');
+      const size_t at = pos_;
+      while (pos_ < t_.size() && std::isalnum(static_cast<unsigned char>(t_[pos_]))) ++pos_;
+      const auto to = dtype_from_name(t_.substr(at, pos_ - at));
+      if (!to) {
+        pos_ = at;
+        fail("expected a dtype (float32, int64, int32, bool)");
+      }
+      e = ew_cast(operands[0], *to);
     } else if (kn->kind == Kind::Clip) {
       expect(',');
       const double lo = number();
