@@ -145,10 +145,10 @@ TEST(ModelDtypes, ATypedGraphBuildsAndRunsWithEachValuesDtype) {
 // an int64 [2,3] 48; everything live at once here fits in a few slots, never 4 bytes an element.
 TEST(ModelDtypes, TheArenaIsSizedByEachValuesElementWidth) {
   const runtime::model::ModelFile file = build_typed();
-  for (const auto& v : file.values) {
-    if (v.name == "above") EXPECT_EQ(v.bytes(), 6);
-    if (v.name == "shifted") EXPECT_EQ(v.bytes(), 48);
-  }
+  std::map<std::string, int64_t> bytes;
+  for (const auto& v : file.values) bytes[v.name] = v.bytes();
+  EXPECT_EQ(bytes.at("above"), 6);
+  EXPECT_EQ(bytes.at("shifted"), 48);
   EXPECT_LE(file.arena_bytes, 6 * 64);
 }
 
@@ -160,7 +160,7 @@ TEST(ModelDtypes, AKernelArgumentOfAnotherTypeIsRefusedNamingTheNode) {
     build_model(typed_graph(), options);
     FAIL() << "built";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 'score': value 'ids' is int64 but kernel elementwise[add(cast(x0,float32),x1)] takes "
+    EXPECT_NE(std::string(e.what()).find("node 'score': value 'ids' is int64 but kernel elementwise[add(cast(x0,float32),x1)][2,3,2,3] takes "
                                          "float32 as its input 0"),
               std::string::npos)
         << e.what();
