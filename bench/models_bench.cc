@@ -59,7 +59,7 @@ struct Built {
   std::unique_ptr<model::Executor> exec;
   double build_s = 0;
   std::map<std::string, std::string> input_files;  // the .npy files ORT reads
-  std::map<std::string, std::vector<float>> outputs;  // ours, on those inputs
+  model::HostTensors outputs;  // ours, on those inputs
 };
 
 // The model built with the db's best configs for `threads` (defaults without a db), its random
@@ -72,7 +72,7 @@ Built build(const tf::graph::Graph& planned, const Options& o, const std::string
   const auto inputs = model::fill_random_inputs(*b.exec);
   for (const auto& in : b.exec->inputs()) {
     const std::string file = dir + "/input_" + std::to_string(b.input_files.size()) + ".npy";
-    tf::write_npy(file, in.shape, inputs.at(in.name));
+    tf::write_npy(file, inputs.at(in.name));
     b.input_files[in.name] = file;
   }
   b.outputs = b.exec->run(inputs);
@@ -86,9 +86,9 @@ double worst_difference(const Built& b, const OrtResult& ort) {
   for (const auto& [name, ours] : b.outputs) {
     auto it = ort.output_files.find(name);
     if (it == ort.output_files.end()) return INFINITY;
-    const tf::NpyArray theirs = tf::read_npy(it->second);
-    if (theirs.data.size() != ours.size()) return INFINITY;
-    worst = std::max(worst, max_relative_difference(ours, theirs.data));
+    const tf::HostTensor theirs = tf::read_npy(it->second);
+    if (theirs.dtype != ours.dtype || theirs.elements() != ours.elements()) return INFINITY;
+    worst = std::max(worst, max_relative_difference(ours, theirs));
   }
   return worst;
 }

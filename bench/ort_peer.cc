@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -77,15 +78,35 @@ OrtResult run_ort(const OrtOptions& o) {
   return r;
 }
 
-double max_relative_difference(const std::vector<float>& got, const std::vector<float>& want) {
-  if (got.size() != want.size()) throw std::invalid_argument("max_relative_difference: sizes differ");
+namespace {
+
+template <typename Get>
+double relative_difference(size_t n, const Get& got, const Get& want) {
   double diff = 0, scale = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    diff = std::max(diff, std::abs(double(got[i]) - want[i]));
-    scale = std::max(scale, std::abs(double(want[i])));
+  for (size_t i = 0; i < n; ++i) {
+    diff = std::max(diff, std::abs(got(i) - want(i)));
+    scale = std::max(scale, std::abs(want(i)));
   }
   if (std::isnan(diff)) return diff;
   return scale > 0 ? diff / scale : diff;
+}
+
+}  // namespace
+
+double max_relative_difference(const std::vector<float>& got, const std::vector<float>& want) {
+  if (got.size() != want.size()) throw std::invalid_argument("max_relative_difference: sizes differ");
+  using Get = std::function<double(size_t)>;
+  return relative_difference(got.size(), Get([&](size_t i) { return double(got[i]); }), Get([&](size_t i) { return double(want[i]); }));
+}
+
+double max_relative_difference(const HostTensor& got, const HostTensor& want) {
+  if (got.dtype != want.dtype) {
+    throw std::invalid_argument(std::string("max_relative_difference: ") + dtype_name(got.dtype) + " against " + dtype_name(want.dtype));
+  }
+  if (got.elements() != want.elements()) throw std::invalid_argument("max_relative_difference: sizes differ");
+  using Get = std::function<double(size_t)>;
+  return relative_difference(static_cast<size_t>(got.elements()), Get([&](size_t i) { return got.at(static_cast<int64_t>(i)); }),
+                             Get([&](size_t i) { return want.at(static_cast<int64_t>(i)); }));
 }
 
 }  // namespace tf::bench

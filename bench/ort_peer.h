@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "support/host_tensor.h"
+
 namespace tf::bench {
 
 // Why ONNX Runtime cannot run here (node not on PATH, bench/ort/node_modules missing), each ending
@@ -36,5 +38,8 @@ OrtResult run_ort(const OrtOptions& options);
 // max|got - want| / max|want|: how a model's output is compared with the peer's (one number per
 // output, insensitive to where the values are small). Sizes must agree.
 double max_relative_difference(const std::vector<float>& got, const std::vector<float>& want);
+// The same for tensors of any dtype, compared as values; std::invalid_argument when their dtypes
+// or sizes differ.
+double max_relative_difference(const HostTensor& got, const HostTensor& want);
 
 }  // namespace tf::bench

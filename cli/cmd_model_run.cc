@@ -1,5 +1,6 @@
 // `tunefarm model run` and `tunefarm model bench`: a compiled model (.tfm) loaded and run with the
-// model runtime alone, as a board runs it. Inputs and outputs are NumPy .npy files.
+// model runtime alone, as a board runs it. Inputs and outputs are NumPy .npy files of the values'
+// dtypes (float32, int64, int32, bool).
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -62,26 +63,30 @@ struct RunArgs {
   bool as_json = false;
 };
 
-std::map<std::string, std::vector<float>> read_inputs(const model::Executor& exec, const std::vector<std::string>& specs) {
-  std::map<std::string, std::vector<float>> inputs;
+model::HostTensors read_inputs(const model::Executor& exec, const std::vector<std::string>& specs) {
+  model::HostTensors inputs;
   for (const auto& spec : specs) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
       throw UsageError("--input '" + spec + "': expected NAME=file.npy");
     }
     const std::string name = spec.substr(0, eq);
-    NpyArray array = refusing_bad_files(spec, [&] { return read_npy(spec.substr(eq + 1)); });
+    HostTensor array = refusing_bad_files(spec, [&] { return read_npy(spec.substr(eq + 1)); });
     bool known = false;
     for (const auto& in : exec.inputs()) {
       if (in.name != name) continue;
       known = true;
+      if (in.dtype != array.dtype) {
+        throw UsageError("--input " + name + ": " + spec.substr(eq + 1) + " holds " + dtype_name(array.dtype) +
+                         "; the model takes " + dtype_name(in.dtype));
+      }
       if (in.shape != array.shape) {
         throw UsageError("--input " + name + ": " + spec.substr(eq + 1) + " holds " + shape_text(array.shape) +
                          "; the model takes " + shape_text(in.shape));
       }
     }
     if (!known) throw UsageError("--input " + name + ": the model has no input of that name");
-    inputs[name] = std::move(array.data);
+    inputs[name] = std::move(array);
   }
   for (const auto& in : exec.inputs()) {
     if (!inputs.count(in.name)) throw UsageError("input '" + in.name + "' is not given (--input " + in.name + "=file.npy)");
@@ -98,11 +103,11 @@ int run_command(const RunArgs& args) {
   for (const auto& out : exec->outputs()) {
     const std::string path = (std::filesystem::path(args.out_dir) / file_name_for(out.name)).string();
     refusing_bad_files(path, [&] {
-      write_npy(path, out.shape, outputs.at(out.name));
+      write_npy(path, outputs.at(out.name));
       return 0;
     });
-    written.push_back(Json{{"name", out.name}, {"shape", out.shape}, {"file", path}});
-    if (!args.as_json) std::printf("%s [%s] -> %s\n", out.name.c_str(), shape_text(out.shape).c_str(), path.c_str());
+    written.push_back(Json{{"name", out.name}, {"shape", out.shape}, {"dtype", dtype_name(out.dtype)}, {"file", path}});
+    if (!args.as_json) std::printf("%s [%s] %s -> %s\n", out.name.c_str(), shape_text(out.shape).c_str(), dtype_name(out.dtype), path.c_str());
   }
   if (args.as_json) std::printf("%s\n", Json{{"model", args.model_path}, {"outputs", written}}.dump(2).c_str());
   return 0;

@@ -80,6 +80,15 @@ std::string Task::kernel_name() const {
   return name;
 }
 
+std::vector<ir::DataType> Task::argument_types() const {
+  // Placeholders do not depend on the config: any one schedules the same arguments.
+  const ops::Scheduled s = op_->schedule(workload_.shape, space_.default_config(), target_);
+  std::vector<ir::DataType> types;
+  for (const auto& t : s.inputs) types.push_back(t.dtype());
+  for (const auto& t : s.outputs) types.push_back(t.dtype());
+  return types;
+}
+
 ir::LoweredFunc Task::lower(const space::Config& cfg, lower::LowerStage stage, BuildTimes* times) const {
   auto t0 = std::chrono::steady_clock::now();
   ops::Scheduled s = op_->schedule(workload_.shape, cfg, target_);

@@ -43,6 +43,9 @@ class Task {
   // The kernel's symbol: "tf_dense_512x512x512"; an op name that is no identifier
   // ("elementwise[relu(x0)]") is replaced by its stem and a hash: "tf_elementwise_1f0c..._4x16".
   std::string kernel_name() const;
+  // The kernel's argument types (inputs, then the output), as its placeholders declare them and its
+  // entry checks them.
+  std::vector<ir::DataType> argument_types() const;
 
   ir::LoweredFunc lower(const space::Config& cfg, lower::LowerStage stage = lower::LowerStage::Full,
                         BuildTimes* times = nullptr) const;

@@ -29,8 +29,24 @@ def tfm(manifest, payload):
     return out + b"\0" * ((len(out) + 63) // 64 * 64 - len(out)) + payload
 
 
-def value(name, shape, storage, offset):
-    return {"name": name, "shape": shape, "dtype": "float32", "storage": storage, "offset": offset}
+def value(name, shape, storage, offset, dtype="float32"):
+    return {"name": name, "shape": shape, "dtype": dtype, "storage": storage, "offset": offset}
+
+
+def typed_model():
+    """int64 ids [2,3] and an int32 constant [3] -> a cast kernel writing a bool mask [2,3]: every
+    dtype a value may hold, each sized by its own element width."""
+    library = b"\x7fELF\x02\x01\x01" + b"\0" * 57
+    limits = struct.pack("<3i", 1, 2, 3)
+    return tfm({
+        "format": "tunefarm-model", "target": "t", "threads": 1, "arena_bytes": 128,
+        "values": [value("ids", [2, 3], "arena", 0, "int64"), value("limit", [3], "constant", 0, "int32"),
+                   value("mask", [2, 3], "arena", 64, "bool"), value("score", [2, 3], "arena", 0, "float32")],
+        "inputs": [0], "outputs": [2, 3],
+        "kernels": [{"workload": "elementwise[w]", "config": "{}", "entry": "tf_w", "offset": 0, "size": 64}],
+        "steps": [{"kernel": 0, "args": [0, 1, 2], "node": "less"}],
+        "constants": {"offset": 64, "size": len(limits)},
+    }, library + limits)
 
 
 def two_step_model():
@@ -77,7 +93,11 @@ def main():
         "npy/empty.npy": npy("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4), }", b""),
         "npy/version2_reordered.npy": npy("{\"shape\": (1L, 2L), \"descr\": \"=f4\", \"fortran_order\": False}", floats(1, 2), 2),
         "npy/float64.npy": npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", struct.pack("<d", 1.0)),
+        "npy/int64.npy": npy("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", struct.pack("<2q", -1, 1 << 40)),
+        "npy/int32.npy": npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 1), }", struct.pack("<2i", 7, -7)),
+        "npy/bool.npy": npy("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", bytes([0, 1, 1])),
         "model_file/two_steps.tfm": two_step_model(),
+        "model_file/typed_values.tfm": typed_model(),
         "model_file/no_steps.tfm": tfm({
             "format": "tunefarm-model", "target": "t", "threads": 1, "arena_bytes": 64,
             "values": [value("x", [4], "arena", 0)], "inputs": [0], "outputs": [0], "kernels": [], "steps": [],

@@ -2,10 +2,13 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "compiler/compiler.h"
 #include "compiler/error.h"
+#include "compiler/ops/tensor_dtype.h"
 #include "graph/kernel_calls.h"
 #include "graph/memory_plan.h"
 #include "runtime/kernel_abi.h"
@@ -34,10 +37,10 @@ struct Lowered {
   }
 };
 
-Lowered lower_graph(const Graph& g) {
+Lowered lower_graph(const Graph& g, const BuildOptions& options) {
   Lowered l;
   for (const Node& n : g.nodes) {
-    NodeLowering nl = lower_node(g, n);
+    NodeLowering nl = options.lower ? options.lower(g, n) : lower_node(g, n);
     if (!nl.call) {
       l.root[n.outputs.at(0)] = l.root_of(nl.alias_of);
       ++l.aliases;
@@ -70,7 +73,33 @@ space::Config choose_config(const compiler::Task& task, const BuildOptions& opti
   }
 }
 
-CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options) {
+using DTypeOf = std::function<DType(const std::string&)>;
+
+// Every value a step hands its kernel holds the type the kernel's placeholder declares (the
+// kernel's entry would refuse it at run time with TF_ERR_DTYPE): refused here, naming the node.
+void check_argument_types(const compiler::Task& task, const PlannedStep& step, const DTypeOf& dtype_of) {
+  const std::vector<ir::DataType> types = task.argument_types();
+  if (types.size() != step.call.args.size()) {
+    throw CompileError("node '" + step.node + "': kernel " + task.workload().str() + " takes " + std::to_string(types.size()) +
+                       " arguments; the call passes " + std::to_string(step.call.args.size()));
+  }
+  for (size_t a = 0; a < types.size(); ++a) {
+    const std::string& value = step.call.args[a];
+    const std::optional<DType> want = ops::model_dtype(types[a]);
+    const bool is_output = a + 1 == types.size();
+    const std::string which = is_output ? "output" : "input " + std::to_string(a);
+    if (!want) {
+      throw CompileError("node '" + step.node + "': kernel " + task.workload().str() + "'s " + which + " is " + types[a].str() +
+                         ", which no model value holds");
+    }
+    if (dtype_of(value) != *want) {
+      throw CompileError("node '" + step.node + "': value '" + value + "' is " + dtype_name(dtype_of(value)) + " but kernel " +
+                         task.workload().str() + " takes " + dtype_name(*want) + " as its " + which);
+    }
+  }
+}
+
+CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options, const DTypeOf& dtype_of) {
   CompiledKernels out;
   std::map<std::string, int> index_of;  // workload key -> kernel
   std::vector<const KernelCall*> firsts;
@@ -89,6 +118,9 @@ CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options) {
     BuiltKernel& info = out.built[i];
     const auto start = std::chrono::steady_clock::now();
     compiler::Task task(call.op, call.shape, options.target);
+    for (size_t s = 0; s < l.steps.size(); ++s) {
+      if (out.of_step[s] == static_cast<int>(i)) check_argument_types(task, l.steps[s], dtype_of);
+    }
     const space::Config cfg = choose_config(task, options, &info);
     codegen::SharedLibrary lib;
     try {
@@ -104,6 +136,23 @@ CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options) {
     if (options.on_kernel) options.on_kernel(i, firsts.size(), info);
   }
   return out;
+}
+
+// A constant's elements as the kernels read them: float32, int64, int32 or one byte per bool.
+void append_elements(const Tensor& t, uint8_t* out) {
+  switch (t.dtype) {
+    case DType::Float32: std::memcpy(out, t.f32.data(), t.f32.size() * 4); return;
+    case DType::Int64: std::memcpy(out, t.i64.data(), t.i64.size() * 8); return;
+    case DType::Int32:
+      for (size_t i = 0; i < t.i64.size(); ++i) {
+        const auto v = static_cast<int32_t>(t.i64[i]);
+        std::memcpy(out + 4 * i, &v, 4);
+      }
+      return;
+    case DType::Bool:
+      for (size_t i = 0; i < t.i64.size(); ++i) out[i] = t.i64[i] != 0;
+      return;
+  }
 }
 
 int64_t aligned(int64_t n) { return (n + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT; }
@@ -142,12 +191,15 @@ class ValueTable {
     file_->arena_bytes = plan.arena_bytes;
   }
 
+  DType dtype_of(const std::string& v) const { return l_.extra_constants.count(v) ? l_.extra_constants.at(v).dtype : g_.value(v).dtype; }
+
   int id(const std::string& v) {
     if (auto it = ids_.find(v); it != ids_.end()) return it->second;
     const std::string& r = l_.root_of(v);
     model::Value mv;
     mv.name = v;
     mv.shape = shape_of(v);
+    mv.dtype = dtype_of(v);
     if (is_constant(r)) {
       mv.storage = model::Storage::Constant;
       mv.offset = constant_offset(r);
@@ -166,19 +218,19 @@ class ValueTable {
     return it != l_.extra_constants.end() ? it->second : *g_.constant(v);
   }
   Shape shape_of(const std::string& v) const { return l_.extra_constants.count(v) ? l_.extra_constants.at(v).shape : g_.value(v).shape; }
-  int64_t bytes_of(const std::string& v) const {
-    if (g_.value(v).dtype != DType::Float32) throw CompileError("value '" + v + "' is " + dtype_name(g_.value(v).dtype) + "; kernels take float32");
-    return element_count(shape_of(v)) * 4;
-  }
+  int64_t bytes_of(const std::string& v) const { return element_count(shape_of(v)) * dtype_bytes(dtype_of(v)); }
 
   int64_t constant_offset(const std::string& v) {
     if (auto it = constant_offset_.find(v); it != constant_offset_.end()) return it->second;
     const Tensor& t = constant(v);
-    if (t.dtype != DType::Float32) throw CompileError("constant '" + v + "' is " + dtype_name(t.dtype) + "; kernels take float32");
+    const size_t held = t.dtype == DType::Float32 ? t.f32.size() : t.i64.size();
+    if (static_cast<int64_t>(held) != t.size()) {
+      throw CompileError("constant '" + v + "' holds " + std::to_string(held) + " values for shape " + shape_str(t.shape));
+    }
     auto& bytes = file_->constants;
     const int64_t offset = aligned(static_cast<int64_t>(bytes.size()));
-    bytes.resize(static_cast<size_t>(offset) + t.f32.size() * 4);
-    std::memcpy(bytes.data() + offset, t.f32.data(), t.f32.size() * 4);
+    bytes.resize(static_cast<size_t>(offset) + static_cast<size_t>(t.size() * dtype_bytes(t.dtype)));
+    append_elements(t, bytes.data() + offset);
     return constant_offset_[v] = offset;
   }
 
@@ -192,7 +244,7 @@ class ValueTable {
 }  // namespace
 
 model::ModelFile build_model(const Graph& planned, const BuildOptions& options, BuildReport* report) {
-  const Lowered lowered = lower_graph(planned);
+  const Lowered lowered = lower_graph(planned, options);
   model::ModelFile file;
   file.target = options.target.str();
   file.threads = options.threads;
@@ -201,7 +253,7 @@ model::ModelFile build_model(const Graph& planned, const BuildOptions& options, 
   for (const auto& in : planned.inputs) file.inputs.push_back(values.id(in));
   for (const auto& out : planned.outputs) file.outputs.push_back(values.id(out));
 
-  CompiledKernels compiled = compile_kernels(lowered, options);
+  CompiledKernels compiled = compile_kernels(lowered, options, [&](const std::string& v) { return values.dtype_of(v); });
   for (size_t s = 0; s < lowered.steps.size(); ++s) {
     const PlannedStep& p = lowered.steps[s];
     model::Step step;

@@ -12,6 +12,7 @@
 #include "compiler/codegen/target.h"
 #include "compiler/ops/operator.h"
 #include "graph/graph.h"
+#include "graph/kernel_calls.h"
 #include "runtime/model/model_file.h"
 
 namespace tf::graph {
@@ -33,6 +34,8 @@ struct BuildOptions {
   std::function<std::optional<std::string>(const ops::Workload&)> config_for;
   // Called after each distinct kernel is compiled (i of n), for progress lines.
   std::function<void(size_t i, size_t n, const BuiltKernel&)> on_kernel;
+  // How a node becomes a kernel call or an alias; unset: lower_node (kernel_calls.h).
+  std::function<NodeLowering(const Graph&, const Node&)> lower;
 };
 
 struct BuildReport {
@@ -42,7 +45,7 @@ struct BuildReport {
 };
 
 // Throws CompileError naming the node (and its op) that has no kernel or whose workload is
-// invalid.
+// invalid, or whose kernel takes another element type than a value it is given holds.
 runtime::model::ModelFile build_model(const Graph& planned, const BuildOptions& options, BuildReport* report = nullptr);
 
 }  // namespace tf::graph

@@ -8,8 +8,6 @@
 
 namespace tf::graph {
 
-const char* dtype_name(DType t) { return t == DType::Float32 ? "float32" : "int64"; }
-
 int64_t element_count(const Shape& s) { return ops::element_count(s); }
 
 std::string shape_str(const Shape& s) {
@@ -26,9 +24,14 @@ Tensor Tensor::floats(Shape shape, std::vector<float> data) {
   return t;
 }
 
-Tensor Tensor::ints(Shape shape, std::vector<int64_t> data) {
+Tensor Tensor::ints(Shape shape, std::vector<int64_t> data, DType dtype) {
+  if (dtype == DType::Float32) throw CompileError("Tensor::ints: float32 data belongs in Tensor::floats");
+  for (int64_t v : data) {
+    if (dtype == DType::Int32 && (v < INT32_MIN || v > INT32_MAX)) throw CompileError("int32 tensor: value " + std::to_string(v) + " is out of range");
+    if (dtype == DType::Bool && v != 0 && v != 1) throw CompileError("bool tensor: value " + std::to_string(v) + " is neither 0 nor 1");
+  }
   Tensor t;
-  t.dtype = DType::Int64;
+  t.dtype = dtype;
   t.shape = std::move(shape);
   t.i64 = std::move(data);
   return t;

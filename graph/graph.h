@@ -14,16 +14,20 @@
 #include <variant>
 #include <vector>
 
+#include "support/dtype.h"
+
 namespace tf::graph {
 
-enum class DType { Float32, Int64 };
-const char* dtype_name(DType t);
+// Float32, Int64, Int32 or Bool: the element types the compiled model and its executor share.
+using DType = tf::DType;
+using tf::dtype_name;
 
 using Shape = std::vector<int64_t>;
 int64_t element_count(const Shape& s);
 std::string shape_str(const Shape& s);  // "[1,3,224,224]"
 
-// Constant data in row-major order: `f32` for Float32, `i64` for Int64 (the other stays empty).
+// Constant data in row-major order: `f32` for Float32, `i64` for the integer types and Bool (each
+// element's value: an Int32 in range, a Bool 0 or 1); the other stays empty.
 struct Tensor {
   DType dtype = DType::Float32;
   Shape shape;
@@ -31,7 +35,9 @@ struct Tensor {
   std::vector<int64_t> i64;
 
   static Tensor floats(Shape shape, std::vector<float> data);
-  static Tensor ints(Shape shape, std::vector<int64_t> data);
+  // Int64, Int32 or Bool; CompileError for Float32, an Int32 value out of range or a Bool other
+  // than 0 or 1.
+  static Tensor ints(Shape shape, std::vector<int64_t> data, DType dtype = DType::Int64);
   int64_t size() const { return element_count(shape); }
   // Element i as double whatever the dtype (for shape arithmetic and the evaluator).
   double at(int64_t i) const { return dtype == DType::Float32 ? f32[i] : static_cast<double>(i64[i]); }

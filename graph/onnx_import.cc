@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -53,6 +54,17 @@ std::string dtype_text(int32_t elem_type) {
   return onnx::TensorProto::DataType_IsValid(elem_type) ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type)) : "unknown";
 }
 
+// The element types tensors of a model may hold here; nullopt for the others (float16, strings...).
+std::optional<DType> dtype_of(int32_t elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT: return DType::Float32;
+    case onnx::TensorProto::INT64: return DType::Int64;
+    case onnx::TensorProto::INT32: return DType::Int32;
+    case onnx::TensorProto::BOOL: return DType::Bool;
+    default: return std::nullopt;
+  }
+}
+
 Shape checked_dims(const google::protobuf::RepeatedField<int64_t>& dims, const std::string& what) {
   Shape s;
   double total = 1;
@@ -100,12 +112,22 @@ Tensor convert_tensor(const onnx::TensorProto& t, const std::string& what) {
       check_count(static_cast<int64_t>(v.size()));
       return Tensor::ints(shape, std::move(v));
     }
-    case onnx::TensorProto::INT32: {  // shape arithmetic in some exporters; read as int64
+    case onnx::TensorProto::INT32: {
       std::vector<int32_t> v32 = t.has_raw_data() ? raw_values<int32_t>(t.raw_data(), count, what) : std::vector<int32_t>(t.int32_data().begin(), t.int32_data().end());
       check_count(static_cast<int64_t>(v32.size()));
-      return Tensor::ints(shape, std::vector<int64_t>(v32.begin(), v32.end()));
+      return Tensor::ints(shape, std::vector<int64_t>(v32.begin(), v32.end()), DType::Int32);
     }
-    default: throw CompileError(what + ": dtype " + dtype_text(t.data_type()) + " is not supported (float32, int64)");
+    case onnx::TensorProto::BOOL: {  // one byte per element in raw data, else one int32 each
+      std::vector<int64_t> v;
+      if (t.has_raw_data()) {
+        for (uint8_t b : raw_values<uint8_t>(t.raw_data(), count, what)) v.push_back(b != 0);
+      } else {
+        for (int32_t b : t.int32_data()) v.push_back(b != 0);
+      }
+      check_count(static_cast<int64_t>(v.size()));
+      return Tensor::ints(shape, std::move(v), DType::Bool);
+    }
+    default: throw CompileError(what + ": dtype " + dtype_text(t.data_type()) + " is not supported (float32, int64, int32, bool)");
   }
 }
 
@@ -131,11 +153,9 @@ Value input_value(const onnx_import::BoundInput& in, const std::string& what) {
   const onnx::ValueInfoProto& v = *in.info;
   const std::string w = what + ": input '" + v.name() + "'";
   const int32_t elem_type = v.type().tensor_type().elem_type();
-  DType dtype;
-  if (elem_type == onnx::TensorProto::FLOAT) dtype = DType::Float32;
-  else if (elem_type == onnx::TensorProto::INT64) dtype = DType::Int64;
-  else throw CompileError(w + ": dtype " + dtype_text(elem_type) + " is not supported (float32, int64)");
-  return Value{v.name(), dtype, checked_dims(google::protobuf::RepeatedField<int64_t>(in.shape.begin(), in.shape.end()), w), nullptr};
+  const std::optional<DType> dtype = dtype_of(elem_type);
+  if (!dtype) throw CompileError(w + ": dtype " + dtype_text(elem_type) + " is not supported (float32, int64, int32, bool)");
+  return Value{v.name(), *dtype, checked_dims(google::protobuf::RepeatedField<int64_t>(in.shape.begin(), in.shape.end()), w), nullptr};
 }
 
 std::string node_name(const onnx::NodeProto& p, int index) {
@@ -222,8 +242,8 @@ OnnxSummary summarize_onnx_file(const std::string& path, const ImportOptions& op
   for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
   auto info = [](const onnx::ValueInfoProto& v) {
     const int32_t t = v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0;
-    return OnnxSummary::Tensor{v.name(), t == onnx::TensorProto::FLOAT ? "float32" : t == onnx::TensorProto::INT64 ? "int64" : dtype_text(t),
-                               dims_text(v), onnx_import::symbolic_extents(v), {}};
+    const std::optional<DType> dtype = dtype_of(t);
+    return OnnxSummary::Tensor{v.name(), dtype ? dtype_name(*dtype) : dtype_text(t), dims_text(v), onnx_import::symbolic_extents(v), {}};
   };
   for (const auto& in : model.graph().input()) {
     if (!initializers.count(in.name())) s.inputs.push_back(info(in));

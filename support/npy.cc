@@ -137,9 +137,54 @@ class HeaderReader {
   size_t pos_ = 0;
 };
 
-// The bytes of float32 data `shape` holds, or a refusal when the product overflows.
-uint64_t data_bytes(const std::vector<int64_t>& shape, const std::string& name) {
-  uint64_t n = 4;
+// The .npy dtype strings read and written, per element type; '=' is the host's order, and a
+// little-endian host is the only one this runs on.
+struct Descr {
+  const char* text;
+  DType dtype;
+};
+constexpr Descr kDescrs[] = {{"<f4", DType::Float32}, {"=f4", DType::Float32}, {"<i8", DType::Int64}, {"=i8", DType::Int64},
+                             {"<i4", DType::Int32},   {"=i4", DType::Int32},   {"|b1", DType::Bool}};
+
+const char* descr_of(DType t) {
+  for (const auto& d : kDescrs) {
+    if (d.dtype == t) return d.text;
+  }
+  return "?";
+}
+
+// What a dtype string names, for a refusal: "'<f8' (float64)", "'>f4' (big-endian float32)".
+std::string describe_descr(const std::string& descr) {
+  static const struct { char kind; const char* name; } kKinds[] = {
+      {'f', "float"}, {'i', "int"}, {'u', "uint"}, {'b', "bool"}, {'c', "complex"}, {'U', "unicode string"}, {'S', "byte string"}, {'O', "object"}};
+  std::string named;
+  if (descr.size() >= 3 && descr.size() <= 4 && std::strchr("<>|=", descr[0])) {
+    for (const auto& k : kKinds) {
+      if (descr[1] != k.kind) continue;
+      const std::string digits = descr.substr(2);
+      if (digits.find_first_not_of("0123456789") != std::string::npos) break;
+      const int size = std::stoi(digits);
+      named = k.kind == 'b' ? std::string("bool of ") + digits + " byte(s)"
+              : std::strchr("fiuc", k.kind) ? k.name + std::to_string(size * 8)
+                                            : k.name;
+      if (descr[0] == '>') named = "big-endian " + named;
+    }
+  }
+  return quoted(descr) + (named.empty() ? "" : " (" + named + ")");
+}
+
+DType dtype_of_descr(const std::string& descr, const std::string& name) {
+  for (const auto& d : kDescrs) {
+    if (descr == d.text) return d.dtype;
+  }
+  fail(name, "dtype " + describe_descr(descr) +
+                 " is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1'); convert it with x.astype(...)");
+}
+
+// The bytes of data of `shape` with elements of `element` bytes, or a refusal when the product
+// overflows.
+uint64_t data_bytes(const std::vector<int64_t>& shape, int element, const std::string& name) {
+  uint64_t n = static_cast<uint64_t>(element);
   for (int64_t d : shape) {
     if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) fail(name, "the shape's extents multiply beyond any file");
   }
@@ -154,7 +199,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-NpyArray read_npy(std::istream& in, uint64_t size, const std::string& name) {
+HostTensor read_npy(std::istream& in, uint64_t size, const std::string& name) {
   char magic[8] = {};
   in.read(magic, 8);
   if (in.gcount() != 8 || std::memcmp(magic, kMagic, 6) != 0) fail(name, "not a NumPy .npy file");
@@ -175,25 +220,28 @@ NpyArray read_npy(std::istream& in, uint64_t size, const std::string& name) {
   in.read(text.data(), header_len);
   if (in.gcount() != static_cast<std::streamsize>(header_len)) fail(name, "truncated .npy header");
   const Header h = HeaderReader(text, name).read();
-  if (h.descr != "<f4" && h.descr != "=f4") {
-    fail(name, "dtype " + quoted(h.descr) + " is not float32 ('<f4'); convert it with x.astype(numpy.float32)");
-  }
+  const DType dtype = dtype_of_descr(h.descr, name);
   if (h.fortran_order) fail(name, "Fortran order is not supported; save a C-ordered array");
-  const uint64_t bytes = data_bytes(h.shape, name);
+  const uint64_t bytes = data_bytes(h.shape, dtype_bytes(dtype), name);
   if (bytes > size - data_offset) {
     fail(name, "truncated: shape " + shape_text(h.shape) + " needs " + std::to_string(bytes) + " bytes of data, the file has " +
                    std::to_string(size - data_offset));
   }
-  NpyArray a;
+  HostTensor a;
+  a.dtype = dtype;
   a.shape = h.shape;
-  a.data.resize(bytes / 4);
+  a.bytes.resize(bytes);
   if (bytes == 0) return a;
-  in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes));
+  in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(bytes));
   if (in.gcount() != static_cast<std::streamsize>(bytes)) fail(name, "truncated: the data ends early");
+  // Kernels read a bool as one byte, 0 or 1; NumPy writes nothing else, a hand-made file might.
+  if (dtype == DType::Bool) {
+    for (uint8_t& b : a.bytes) b = b != 0;
+  }
   return a;
 }
 
-NpyArray read_npy(const std::string& path) {
+HostTensor read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) fail(path, std::string("cannot read: ") + std::strerror(errno));
   const std::streamoff size = in.tellg();
@@ -202,13 +250,13 @@ NpyArray read_npy(const std::string& path) {
   return read_npy(in, static_cast<uint64_t>(size), path);
 }
 
-void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& data) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  if (n != static_cast<int64_t>(data.size())) {
-    fail(path, "the shape holds " + std::to_string(n) + " elements, the data " + std::to_string(data.size()));
+void write_npy(const std::string& path, const HostTensor& t) {
+  const int64_t n = t.elements();
+  if (static_cast<uint64_t>(n) * static_cast<uint64_t>(dtype_bytes(t.dtype)) != t.bytes.size()) {
+    fail(path, "the shape holds " + std::to_string(n) + " " + dtype_name(t.dtype) + " elements, the data " +
+                   std::to_string(t.bytes.size()) + " bytes");
   }
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
+  std::string header = std::string("{'descr': '") + descr_of(t.dtype) + "', 'fortran_order': False, 'shape': " + shape_text(t.shape) + ", }";
   // Magic (6) + version (2) + length (2) + header + '\n' is a multiple of 64.
   const size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
   header.append(total - 10 - header.size() - 1, ' ');
@@ -223,10 +271,19 @@ void write_npy(const std::string& path, const std::vector<int64_t>& shape, const
     const char len[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
     out.write(len, 2);
     out << header;
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
+    out.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
     if (!out) fail(temp, std::string("cannot write: ") + std::strerror(errno));
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) fail(path, std::string("cannot replace: ") + std::strerror(errno));
+}
+
+void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& data) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n != static_cast<int64_t>(data.size())) {
+    fail(path, "the shape holds " + std::to_string(n) + " elements, the data " + std::to_string(data.size()));
+  }
+  write_npy(path, HostTensor::floats(shape, data));
 }
 
 }  // namespace tf

@@ -132,7 +132,7 @@ void expect_built_model_matches_evaluator(const std::string& onnx, const std::st
   EXPECT_GT(report.arena_bytes, 0);
   std::map<std::string, std::vector<float>> feeds;
   for (const auto& [name, t] : inputs) feeds[name] = t.f32;
-  const auto got = exec.run(feeds);
+  const auto got = exec.run_floats(feeds);
   ASSERT_EQ(static_cast<int>(got.size()), expected_outputs);
   for (const auto& [name, data] : got) {
     const Tensor& w = want.at(name);

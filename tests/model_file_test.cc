@@ -32,9 +32,9 @@ std::string tfm_bytes(const std::string& manifest, const std::string& payload, u
 
 // One value "x" of `shape` in an arena of `arena_bytes`, and `kernels` and `steps` as JSON lists.
 std::string manifest(const std::string& shape = "[4]", int64_t arena_bytes = 64, const std::string& kernels = "[]",
-                     const std::string& steps = "[]") {
+                     const std::string& steps = "[]", const std::string& dtype = "float32") {
   return R"({"format":"tunefarm-model","target":"t","threads":1,"arena_bytes":)" + std::to_string(arena_bytes) +
-         R"(,"values":[{"name":"x","shape":)" + shape + R"(,"dtype":"float32","storage":"arena","offset":0}],"inputs":[0],)" +
+         R"(,"values":[{"name":"x","shape":)" + shape + R"(,"dtype":")" + dtype + R"(","storage":"arena","offset":0}],"inputs":[0],)" +
          R"("outputs":[0],"kernels":)" + kernels + R"(,"steps":)" + steps + R"(,"constants":{"offset":0,"size":0}})";
 }
 
@@ -97,6 +97,48 @@ TEST(ModelFile, ShapesAndTheArenaAreCheckedForOverflowAndSize) {
   const std::string steps = R"([{"kernel":0,"args":[0],"node":"n","shapes":[[-2,-2]]}])";
   EXPECT_EQ(error_of(tfm_bytes(manifest("[4]", 64, "[" + kernel(0, 64) + "]", steps), std::string(64, 'k'))),
             "m.tfm: step 0 (node 'n'): argument 0's view: extent -2 is out of range");
+}
+
+TEST(ModelFile, EachDtypeRoundTripsAndIsSizedByItsWidth) {
+  ModelFile m;
+  m.target = "t";
+  m.arena_bytes = 256;
+  const std::vector<DType> dtypes = {DType::Float32, DType::Int64, DType::Int32, DType::Bool};
+  for (size_t i = 0; i < dtypes.size(); ++i) m.values.push_back({"v" + std::to_string(i), {2, 4}, Storage::Arena, int64_t(64 * i), dtypes[i]});
+  m.values.push_back({"c", {3}, Storage::Constant, 0, DType::Int64});
+  m.constants.assign(24, 1);
+  m.inputs = {0, 1};
+  m.outputs = {2, 3};
+  const std::string path = testing::TempDir() + "tf-dtypes-" + std::to_string(::getpid()) + ".tfm";
+  write_model_file(m, path);
+  const ModelFile back = read_model_file(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(back.values.size(), 5u);
+  for (size_t i = 0; i < dtypes.size(); ++i) EXPECT_EQ(back.values[i].dtype, dtypes[i]) << i;
+  EXPECT_EQ(back.values[4].dtype, DType::Int64);
+  EXPECT_EQ(back.values[0].bytes(), 32);
+  EXPECT_EQ(back.values[1].bytes(), 64);
+  EXPECT_EQ(back.values[2].bytes(), 32);
+  EXPECT_EQ(back.values[3].bytes(), 8);
+
+  // A constant of 3 int64 needs 24 bytes: one fewer in the section is refused.
+  m.constants.resize(23);
+  EXPECT_THROW(m.check(), ModelFileError);
+  // Sizes are checked by width: 64 bools or 8 int64 fit a 64-byte arena, 9 int64 do not.
+  EXPECT_EQ(read_bytes(tfm_bytes(manifest("[64]", 64, "[]", "[]", "bool"), "")).values[0].dtype, DType::Bool);
+  EXPECT_EQ(read_bytes(tfm_bytes(manifest("[8]", 64, "[]", "[]", "int64"), "")).values[0].bytes(), 64);
+  EXPECT_EQ(error_of(tfm_bytes(manifest("[9]", 64, "[]", "[]", "int64"), "")),
+            "m.tfm: value 0 ('x'): 72 bytes at offset 0 do not fit its arena section of 64 bytes (or are unaligned)");
+  EXPECT_EQ(error_of(tfm_bytes(manifest("[4]", 64, "[]", "[]", "float16"), "")),
+            "m.tfm: value 0 ('x'): dtype 'float16' is not supported (float32, int64, int32, bool)");
+  EXPECT_EQ(error_of(tfm_bytes(manifest("[4]", 64, "[]", "[]", std::string(100, 'q')), "")),
+            "m.tfm: value 0 ('x'): dtype (a string of 100 bytes) is not supported (float32, int64, int32, bool)");
+  // A step's view keeps the value's element count whatever the width.
+  const std::string steps = R"([{"kernel":0,"args":[0],"node":"n","shapes":[[2,4]]}])";
+  EXPECT_EQ(read_bytes(tfm_bytes(manifest("[8]", 64, "[" + kernel(0, 64) + "]", steps, "int64"), std::string(64, 'k'))).steps.size(), 1u);
+  const std::string bad_view = R"([{"kernel":0,"args":[0],"node":"n","shapes":[[2,8]]}])";
+  EXPECT_EQ(error_of(tfm_bytes(manifest("[8]", 64, "[" + kernel(0, 64) + "]", bad_view, "int64"), std::string(64, 'k'))),
+            "m.tfm: step 0 (node 'n'): argument 0 is viewed with 16 elements; value 'x' has 8");
 }
 
 // A consistent model may still ask for more memory than the machine has; it is refused, not zeroed.

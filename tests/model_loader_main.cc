@@ -19,16 +19,16 @@ int main(int argc, char** argv) {
   }
   try {
     tf::runtime::model::Executor model(tf::runtime::model::read_model_file(argv[1]));
-    std::map<std::string, std::vector<float>> inputs;
+    tf::runtime::model::HostTensors inputs;
     for (int i = 3; i < argc; ++i) {
       const std::string arg = argv[i];
       const auto eq = arg.find('=');
       if (eq == std::string::npos) throw std::runtime_error("'" + arg + "' is not NAME=FILE.npy");
-      inputs[arg.substr(0, eq)] = tf::read_npy(arg.substr(eq + 1)).data;
+      inputs[arg.substr(0, eq)] = tf::read_npy(arg.substr(eq + 1));
     }
     auto outputs = model.run(inputs);
     for (const auto& spec : model.outputs()) {
-      tf::write_npy(std::string(argv[2]) + "/" + spec.name + ".npy", spec.shape, outputs.at(spec.name));
+      tf::write_npy(std::string(argv[2]) + "/" + spec.name + ".npy", outputs.at(spec.name));
     }
   } catch (const std::exception& e) {
     std::cerr << "tf_model_loader: " << e.what() << "\n";

@@ -48,7 +48,7 @@ void expect_model_matches_ort(const std::string& model) {
   ort.work_dir = dir + "/ort";
   for (const auto& in : exec.inputs()) {
     const std::string file = dir + "/input_" + std::to_string(ort.inputs.size()) + ".npy";
-    write_npy(file, in.shape, inputs.at(in.name));
+    write_npy(file, inputs.at(in.name));
     ort.inputs[in.name] = file;
   }
   const auto ours = exec.run(inputs);
@@ -57,9 +57,10 @@ void expect_model_matches_ort(const std::string& model) {
   ASSERT_EQ(theirs.output_files.size(), exec.outputs().size()) << model;
   for (const auto& out : exec.outputs()) {
     ASSERT_TRUE(theirs.output_files.count(out.name)) << model << ": ONNX Runtime gives no output " << out.name;
-    const NpyArray want = read_npy(theirs.output_files.at(out.name));
+    const HostTensor want = read_npy(theirs.output_files.at(out.name));
     ASSERT_EQ(want.shape, out.shape) << model << " output " << out.name;
-    const double diff = bench::max_relative_difference(ours.at(out.name), want.data);
+    ASSERT_EQ(dtype_name(want.dtype), dtype_name(out.dtype)) << model << " output " << out.name;
+    const double diff = bench::max_relative_difference(ours.at(out.name), want);
     std::printf("%s output %s: max|a-b|/max|b| = %.3g (built in %.1f s)\n", model.c_str(), out.name.c_str(), diff, build_s);
     EXPECT_LE(diff, kTolerance) << model << " output " << out.name;
   }

@@ -22,7 +22,7 @@ std::string npy_bytes(const std::string& dict, const std::string& data, int majo
 
 std::string floats(const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4); }
 
-NpyArray read_bytes(const std::string& bytes) {
+HostTensor read_bytes(const std::string& bytes) {
   std::istringstream in(bytes);
   return read_npy(in, bytes.size(), "in.npy");
 }
@@ -42,19 +42,19 @@ TEST(Npy, HeadersAsPythonWritesThemAreRead) {
                                  "{'shape': (2, 3), 'fortran_order': False, 'descr': '<f4'}",
                                  "{ \"descr\" : \"<f4\" ,\n 'fortran_order':False,'shape':( 2 , 3 , ) , }",
                                  "{'descr': '=f4', 'fortran_order': False, 'shape': (2L, 3L)}"}) {
-    const NpyArray a = read_bytes(npy_bytes(dict, six));
+    const HostTensor a = read_bytes(npy_bytes(dict, six));
     EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3})) << dict;
-    EXPECT_EQ(a.data, (std::vector<float>{1, 2, 3, 4, 5, 6})) << dict;
+    EXPECT_EQ(a.as_floats(), (std::vector<float>{1, 2, 3, 4, 5, 6})) << dict;
   }
   EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", six)).shape, (std::vector<int64_t>{6}));
-  const NpyArray scalar = read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", floats({7})));
+  const HostTensor scalar = read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", floats({7})));
   EXPECT_TRUE(scalar.shape.empty());
-  EXPECT_EQ(scalar.data, std::vector<float>{7});
-  const NpyArray empty = read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", ""));
+  EXPECT_EQ(scalar.as_floats(), std::vector<float>{7});
+  const HostTensor empty = read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", ""));
   EXPECT_EQ(empty.shape, (std::vector<int64_t>{0, 3}));
-  EXPECT_TRUE(empty.data.empty());
+  EXPECT_TRUE(empty.bytes.empty());
   // Version 2.0: a 4-byte header length.
-  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", six, 2)).data.size(), 6u);
+  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", six, 2)).elements(), 6);
 }
 
 // A regular expression read the header before, recursing once per character: a long field
@@ -62,7 +62,8 @@ TEST(Npy, HeadersAsPythonWritesThemAreRead) {
 TEST(Npy, AHeaderWithALongFieldIsRefusedNotACrash) {
   const std::string long_descr = "{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (2,), }";
   EXPECT_EQ(error_of(npy_bytes(long_descr, floats({1, 2}), 2)),
-            "in.npy: dtype (a string of 500001 bytes) is not float32 ('<f4'); convert it with x.astype(numpy.float32)");
+            "in.npy: dtype (a string of 500001 bytes) is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1'); "
+            "convert it with x.astype(...)");
   const std::string long_shape = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::string(500000, ' ') + "2,), }";
   EXPECT_EQ(read_bytes(npy_bytes(long_shape, floats({1, 2}), 2)).shape, std::vector<int64_t>{2});
 }
@@ -87,6 +88,39 @@ TEST(Npy, DamagedHeadersAreRefusedSayingWhere) {
   std::string rank65 = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
   for (int i = 0; i < 65; ++i) rank65 += "1,";
   EXPECT_NE(header_error(rank65 + ")}").find("more than 64 extents"), std::string::npos);
+}
+
+TEST(Npy, EachModelDtypeRoundTripsAndOthersAreRefusedByName) {
+  const std::string path = ::testing::TempDir() + "/npy-dtypes.npy";
+  const std::vector<HostTensor> tensors = {HostTensor::floats({2}, {1.5f, -2}), HostTensor::int64s({3}, {-1, 0, int64_t{1} << 40}),
+                                           HostTensor::int32s({1, 2}, {7, -7}), HostTensor::bools({2, 2}, {true, false, false, true})};
+  for (const HostTensor& t : tensors) {
+    write_npy(path, t);
+    const HostTensor back = read_npy(path);
+    EXPECT_EQ(back.dtype, t.dtype) << dtype_name(t.dtype);
+    EXPECT_EQ(back.shape, t.shape) << dtype_name(t.dtype);
+    EXPECT_EQ(back.bytes, t.bytes) << dtype_name(t.dtype);
+  }
+  // NumPy's own headers for these dtypes.
+  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", std::string("\x05\0\0\0\0\0\0\0", 8))).as_int64s(),
+            std::vector<int64_t>{5});
+  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", std::string("\xff\xff\xff\xff", 4))).as_int32s(),
+            std::vector<int32_t>{-1});
+  // A bool byte other than 0 reads as 1: kernels take 0 or 1.
+  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", std::string("\0\x01\x07", 3))).bytes,
+            (std::vector<uint8_t>{0, 1, 1}));
+  EXPECT_EQ(error_of(npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", std::string(15, '\0'))),
+            "in.npy: truncated: shape (2,) needs 16 bytes of data, the file has 15");
+  auto refusal = [](const std::string& descr) {
+    return error_of(npy_bytes("{'descr': '" + descr + "', 'fortran_order': False, 'shape': (1,), }", std::string(16, '\0')));
+  };
+  EXPECT_NE(refusal("<f8").find("dtype '<f8' (float64) is not supported"), std::string::npos) << refusal("<f8");
+  EXPECT_NE(refusal("<f2").find("dtype '<f2' (float16) is not supported"), std::string::npos);
+  EXPECT_NE(refusal("|u1").find("dtype '|u1' (uint8) is not supported"), std::string::npos);
+  EXPECT_NE(refusal(">f4").find("dtype '>f4' (big-endian float32) is not supported"), std::string::npos);
+  EXPECT_NE(refusal("<U3").find("dtype '<U3' (unicode string) is not supported"), std::string::npos);
+  EXPECT_NE(refusal("|O").find("dtype '|O' is not supported"), std::string::npos);
+  EXPECT_THROW(write_npy(path, HostTensor{DType::Int64, {2}, std::vector<uint8_t>(8)}), NpyError);
 }
 
 // A small file may claim any size: the claims are checked against the file's bytes first.

@@ -21,6 +21,7 @@
 #include "compiler/codegen/target.h"
 #include "compiler/error.h"
 #include "graph/build.h"
+#include "graph/host_tensors.h"
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
 #include "runtime/model/executor.h"
@@ -53,11 +54,12 @@ struct Outcome {
 };
 
 // "" when `got` is ONNX's expected output within the tolerance; else the first difference.
-std::string compare(const std::string& out, const Shape& shape, const std::vector<float>& got, const Tensor& expected) {
-  if (shape != expected.shape) return out + ": shape " + shape_str(shape) + ", expected " + shape_str(expected.shape);
-  if (static_cast<int64_t>(got.size()) != expected.size()) return out + ": " + std::to_string(got.size()) + " elements";
+std::string compare(const std::string& out, const HostTensor& got, const Tensor& expected) {
+  if (got.shape != expected.shape) return out + ": shape " + shape_str(got.shape) + ", expected " + shape_str(expected.shape);
+  if (got.dtype != expected.dtype) return out + ": dtype " + dtype_name(got.dtype) + ", expected " + dtype_name(expected.dtype);
+  if (got.elements() != expected.size()) return out + ": " + std::to_string(got.elements()) + " elements";
   for (int64_t i = 0; i < expected.size(); ++i) {
-    const double e = expected.at(i), a = got[i];
+    const double e = expected.at(i), a = got.at(i);
     if (std::isnan(e) && std::isnan(a)) continue;
     if (std::isinf(e) && a == e) continue;
     if (!(std::abs(a - e) <= kRelative * std::abs(e) + kAbsolute)) {
@@ -73,17 +75,12 @@ std::string run_compiled(const std::string& name, const NodeTest& t) {
   BuildOptions options;
   options.target = codegen::host_target();
   runtime::model::Executor exec(build_model(planned, options));
-  std::map<std::string, std::vector<float>> feeds;
-  for (const auto& [input, tensor] : t.inputs) {
-    if (tensor.dtype != DType::Float32) throw CompileError(name + ": input '" + input + "' is int64; compiled models take float32 inputs");
-    feeds[input] = tensor.f32;
-  }
+  runtime::model::HostTensors feeds;
+  for (const auto& [input, tensor] : t.inputs) feeds[input] = to_host_tensor(tensor);
   const auto got = exec.run(feeds);
-  std::map<std::string, Shape> shapes;
-  for (const auto& spec : exec.outputs()) shapes[spec.name] = spec.shape;
   for (const auto& [out, bytes] : t.expected) {
     if (!got.count(out)) return out + ": the compiled model has no such output";
-    const std::string diff = compare(out, shapes.at(out), got.at(out), import_onnx_tensor(bytes, name + " output " + out));
+    const std::string diff = compare(out, got.at(out), import_onnx_tensor(bytes, name + " output " + out));
     if (!diff.empty()) return diff;
   }
   return "";

@@ -20,7 +20,7 @@ class OnnxModelBuilder {
     model_.mutable_graph()->set_name("test");
   }
 
-  // A float input; an extent of -1 is symbolic (named "N" for the first, "S" otherwise).
+  // An input (float unless told); an extent of -1 is symbolic (named "N" for the first, "S" otherwise).
   OnnxModelBuilder& input(const std::string& name, const std::vector<int64_t>& shape, int elem_type = onnx::TensorProto::FLOAT) {
     auto* v = model_.mutable_graph()->add_input();
     v->set_name(name);
@@ -72,6 +72,15 @@ class OnnxModelBuilder {
     for (int64_t d : shape) t->add_dims(d);
     for (int64_t v : data) t->add_int64_data(v);
     return *this;
+  }
+
+  // An initializer of any element type, its data left to the caller.
+  onnx::TensorProto& initializer(const std::string& name, int elem_type, const std::vector<int64_t>& shape) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(elem_type);
+    for (int64_t d : shape) t->add_dims(d);
+    return *t;
   }
 
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,

@@ -1,15 +1,21 @@
-// NumPy .npy files (format versions 1-3, little-endian, C order) for the dtypes ONNX models take
-// as inputs here: float32, int64, int32.
+// NumPy .npy files (format versions 1-3, little-endian, C order) for the dtypes models take and
+// give here: float32, int64, int32 and bool, as onnxruntime-node holds them (int64 in a
+// BigInt64Array, bool one byte per element in a Uint8Array).
 'use strict';
 
 const fs = require('fs');
 
 class NpyError extends Error {}
 
+// The first name of each dtype is the one written; '=' is the (little-endian) host's order.
 const DTYPES = {
   '<f4': { ort: 'float32', Array: Float32Array },
+  '=f4': { ort: 'float32', Array: Float32Array },
   '<i8': { ort: 'int64', Array: BigInt64Array },
+  '=i8': { ort: 'int64', Array: BigInt64Array },
   '<i4': { ort: 'int32', Array: Int32Array },
+  '=i4': { ort: 'int32', Array: Int32Array },
+  '|b1': { ort: 'bool', Array: Uint8Array },
 };
 const MAGIC = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]);  // \x93NUMPY
 
@@ -35,7 +41,7 @@ function read(file) {
   const header = bytes.toString('latin1', headerStart, headerStart + headerLength);
   const descr = field(header, 'descr', file).replace(/'/g, '');
   const dtype = DTYPES[descr];
-  if (!dtype) throw new NpyError(`${file}: dtype ${descr} is not supported (float32, int64 or int32)`);
+  if (!dtype) throw new NpyError(`${file}: dtype '${descr}' is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1')`);
   if (field(header, 'fortran_order', file) !== 'False') throw new NpyError(`${file}: Fortran order is not supported`);
   const shape = field(header, 'shape', file).slice(1, -1).split(',').map((s) => s.trim()).filter((s) => s.length)
     .map((s) => {
@@ -51,6 +57,7 @@ function read(file) {
   // Copy into an aligned buffer: typed arrays need their element alignment.
   const data = new dtype.Array(count);
   Buffer.from(data.buffer).set(bytes.subarray(dataStart, dataStart + need));
+  if (dtype.ort === 'bool') for (let i = 0; i < count; ++i) data[i] = data[i] ? 1 : 0;
   return { dtype: dtype.ort, shape, data };
 }
 
@@ -66,7 +73,10 @@ function write(file, ortType, shape, data) {
   prefix[6] = 1;
   prefix[7] = 0;
   prefix.writeUInt16LE(header.length, 8);
-  const body = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  // onnxruntime-node gives a bool tensor's data as a Uint8Array; a plain array of booleans is
+  // taken too.
+  const typed = ortType === 'bool' && !(data instanceof Uint8Array) ? Uint8Array.from(data, (b) => (b ? 1 : 0)) : data;
+  const body = Buffer.from(typed.buffer, typed.byteOffset, typed.byteLength);
   const partial = `${file}.partial`;
   fs.writeFileSync(partial, Buffer.concat([prefix, Buffer.from(header, 'latin1'), body]));
   fs.renameSync(partial, file);

@@ -19,7 +19,7 @@ std::string DataType::str() const {
 bool DataType::parse(const std::string& s, DataType* out) {
   static const struct { const char* name; DataType t; } kTypes[] = {
       {"float32", float32()}, {"float16", float16()}, {"int64", int64()}, {"int32", int32()},
-      {"int8", int8()},       {"bool", boolean()},
+      {"int8", int8()},       {"uint8", uint8()},     {"bool", boolean()},
   };
   for (const auto& e : kTypes) {
     if (s == e.name) {

@@ -22,6 +22,7 @@ struct DataType {
   static constexpr DataType float32(int lanes = 1) { return {Float, 32, lanes}; }
   static constexpr DataType float16(int lanes = 1) { return {Float, 16, lanes}; }
   static constexpr DataType int8(int lanes = 1) { return {Int, 8, lanes}; }
+  static constexpr DataType uint8(int lanes = 1) { return {UInt, 8, lanes}; }
   // Booleans are one-bit unsigned integers, as in LLVM.
   static constexpr DataType boolean(int lanes = 1) { return {UInt, 1, lanes}; }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "compiler/error.h"
+#include "compiler/ops/tensor_dtype.h"
 
 namespace tf::ops {
 namespace {
@@ -29,7 +30,8 @@ constexpr int64_t kParallelElements = 1 << 15;
 
 }  // namespace
 
-ElementwiseOperator::ElementwiseOperator(ElementwiseExprPtr expr, int rank) : expr_(std::move(expr)), rank_(rank) {
+ElementwiseOperator::ElementwiseOperator(ElementwiseExprPtr expr, int rank, std::vector<DType> input_dtypes, DType output_dtype)
+    : expr_(std::move(expr)), rank_(rank), input_dtypes_(std::move(input_dtypes)), output_dtype_(output_dtype) {
   if (!expr_) throw CompileError("elementwise: null expression");
   if (rank_ < 1 || rank_ > 6) throw CompileError("elementwise " + expr_->text() + ": rank " + std::to_string(rank_) + " is outside [1, 6]");
   num_inputs_ = expr_->num_inputs();
@@ -39,6 +41,23 @@ ElementwiseOperator::ElementwiseOperator(ElementwiseExprPtr expr, int rank) : ex
   for (int i = 0; i < num_inputs_; ++i) {
     if (!read[i]) throw CompileError("elementwise " + expr_->text() + ": reads x" + std::to_string(num_inputs_ - 1) + " but not x" + std::to_string(i));
   }
+  if (input_dtypes_.empty()) input_dtypes_.assign(static_cast<size_t>(num_inputs_), DType::Float32);
+  if (static_cast<int>(input_dtypes_.size()) != num_inputs_) {
+    throw CompileError("elementwise " + expr_->text() + ": " + std::to_string(input_dtypes_.size()) + " input types for " +
+                       std::to_string(num_inputs_) + " inputs");
+  }
+}
+
+std::string ElementwiseOperator::name() const {
+  std::string types;
+  bool all_float = output_dtype_ == DType::Float32;
+  for (DType t : input_dtypes_) {
+    types += (types.empty() ? "" : ",") + std::string(dtype_name(t));
+    all_float = all_float && t == DType::Float32;
+  }
+  // The all-float32 name predates types: tuning records of those chains keep matching.
+  if (all_float) return "elementwise[" + expr_->text() + "]";
+  return "elementwise[" + expr_->text() + "|" + types + "->" + dtype_name(output_dtype_) + "]";
 }
 
 std::string ElementwiseOperator::description() const {
@@ -109,20 +128,29 @@ space::ConfigSpace ElementwiseOperator::config_space(const std::vector<int64_t>&
   return cs;
 }
 
+ir::Expr ElementwiseOperator::stored_result(const ir::Expr& value) const {
+  const ir::DataType want = output_dtype_ == DType::Bool ? ir::DataType::boolean() : kernel_type(output_dtype_);
+  if (value.type() != want) {
+    throw CompileError("op '" + name() + "': the expression is " + value.type().str() + "; the output is " + dtype_name(output_dtype_));
+  }
+  return output_dtype_ == DType::Bool ? ir::make_cast(kernel_type(DType::Bool), value) : value;
+}
+
 Scheduled ElementwiseOperator::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
   const int64_t lanes = std::max(1, t.float32_lanes());
   const auto out_shape = output_shape(s);
   const auto in_shapes = input_shapes(s);
   Scheduled result;
   for (int i = 0; i < num_inputs_; ++i) {
-    result.inputs.push_back(te::placeholder(in_shapes[i], ir::DataType::float32(), "x" + std::to_string(i)));
+    result.inputs.push_back(te::placeholder(in_shapes[i], kernel_type(input_dtypes_[i]), "x" + std::to_string(i)));
   }
   te::Tensor out = te::compute(out_shape, [&](const te::Indices& idx) {
-    return expr_->to_ir([&](int i) {
+    return stored_result(expr_->to_ir([&](int i) {
       std::vector<Expr> at;
       for (int d = 0; d < rank_; ++d) at.push_back(in_shapes[i][d] == 1 ? Expr(0) : idx[d]);
-      return result.inputs[i](at);
-    });
+      const Expr x = result.inputs[i](at);
+      return input_dtypes_[i] == DType::Bool ? ir::make_cast(ir::DataType::boolean(), x) : x;
+    }));
   }, "out");
   result.outputs = {out};
   result.schedule = std::make_unique<schedule::Schedule>(result.outputs);

@@ -10,6 +10,11 @@
 // input after input, each aligned to the output's rank (a lower-rank input is padded with leading
 // 1s, as numpy aligns it, and passed to the kernel with that padded shape); an extent of 1 where
 // the output's is larger broadcasts. Extents are named x0_d0, x0_d1, ..., x1_d0, ...
+//
+// Inputs and the output are float32 unless told otherwise: each input and the output may be
+// float32, int64, int32 or bool (compiler/ops/tensor_dtype.h: a bool argument is uint8 0/1, read
+// as an IR bool). The expression's own type must be the output's. A chain of another type names
+// its types: "elementwise[cast(x0,float32)|int64->float32]"; an all-float32 one is named as before.
 #pragma once
 
 #include "compiler/ops/elementwise_expr.h"
@@ -19,14 +24,17 @@ namespace tf::ops {
 
 class ElementwiseOperator : public Operator {
  public:
-  // Throws tf::CompileError for a null expression, a rank outside [1, 6], or no input.
-  ElementwiseOperator(ElementwiseExprPtr expr, int rank);
+  // Throws tf::CompileError for a null expression, a rank outside [1, 6], no input, or input
+  // types (empty: all float32) of another count than the expression's inputs.
+  ElementwiseOperator(ElementwiseExprPtr expr, int rank, std::vector<DType> input_dtypes = {}, DType output_dtype = DType::Float32);
 
   const ElementwiseExpr& expr() const { return *expr_; }
   int rank() const { return rank_; }
   int num_inputs() const { return num_inputs_; }
+  const std::vector<DType>& input_dtypes() const { return input_dtypes_; }
+  DType output_dtype() const { return output_dtype_; }
 
-  std::string name() const override { return "elementwise[" + expr_->text() + "]"; }
+  std::string name() const override;
   std::string description() const override;
   std::vector<std::string> shape_names() const override;
   void check_shape(const std::vector<int64_t>& shape) const override;
@@ -40,9 +48,15 @@ class ElementwiseOperator : public Operator {
                  std::vector<float>* output, std::vector<float>* tolerance) const override;
 
  private:
+  // The expression's value as the output stores it (a bool as uint8 0/1); CompileError when its
+  // type is not the output's.
+  ir::Expr stored_result(const ir::Expr& value) const;
+
   ElementwiseExprPtr expr_;
   int rank_;
   int num_inputs_;
+  std::vector<DType> input_dtypes_;
+  DType output_dtype_;
 };
 
 }  // namespace tf::ops

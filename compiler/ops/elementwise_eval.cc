@@ -12,6 +12,7 @@
 #include "compiler/error.h"
 #include "compiler/ops/elementwise_expr.h"
 #include "compiler/ops/elementwise_kinds.h"
+#include "compiler/ops/tensor_dtype.h"
 
 namespace tf::ops {
 namespace {
@@ -196,13 +197,31 @@ Bounded where_bounded(const Bounded& c, const Bounded& a, const Bounded& b) {
 
 }  // namespace
 
+// A cast's value and error: an integer result may be off by what the operand's error can move it
+// across; a float one rounds once (int64 beyond 2^24).
+static Bounded cast_bounded(const Bounded& a, DType to) {
+  switch (to) {
+    case DType::Float32: return {to_float(a.value), a.error + kUnit * 2 * std::fabs(a.value)};
+    case DType::Bool: {
+      const auto f = [](double x) { return x != 0 ? 1.0 : 0.0; };
+      return {f(a.value), a.error > 0 ? spread(f, a.value, a.error) : 0};
+    }
+    default: {
+      const auto f = [](double x) { return std::trunc(x); };
+      return {f(a.value), a.error > 0 ? spread(f, a.value, a.error) : 0};
+    }
+  }
+}
+
 ElementwiseExpr::Bounded ElementwiseExpr::evaluate(const std::vector<double>& in) const {
   if (kind == Kind::Input) return {in.at(static_cast<size_t>(input)), 0};
   if (kind == Kind::Constant) return {to_float(value), 0};
   std::vector<Bounded> x;
   for (const auto& a : args) x.push_back(a->evaluate(in));
   Bounded r;
-  if (kind == Kind::Clip) {
+  if (kind == Kind::Cast) {
+    r = cast_bounded(x[0], to);
+  } else if (kind == Kind::Clip) {
     r = {std::min(std::max(x[0].value, to_float(value)), to_float(value2)), x[0].error};
   } else if (kind == Kind::Where) {
     r = where_bounded(x[0], x[1], x[2]);

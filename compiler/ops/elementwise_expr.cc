@@ -9,6 +9,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/elementwise_kinds.h"
+#include "compiler/ops/tensor_dtype.h"
 
 namespace tf::ops {
 namespace detail {
@@ -35,6 +36,7 @@ constexpr KindInfo kKinds[] = {
     {Kind::GreaterOrEqual, "ge", 2}, {Kind::LessOrEqual, "le", 2},
     {Kind::And, "and", 2},         {Kind::Or, "or", 2},         {Kind::Xor, "xor", 2},
     {Kind::Mod, "mod", 2},         {Kind::Fmod, "fmod", 2},     {Kind::Where, "where", 3},
+    {Kind::Cast, "cast", 1},
 };
 
 }  // namespace
@@ -114,6 +116,7 @@ std::string ElementwiseExpr::text() const {
   for (size_t i = 0; i < args.size(); ++i) t += (i ? "," : "") + args[i]->text();
   if (kind == Kind::Pow && args.size() == 1) t += "," + constant_text(value);
   if (kind == Kind::Clip) t += "," + constant_text(value) + "," + constant_text(value2);
+  if (kind == Kind::Cast) t += std::string(",") + dtype_name(to);
   return t + ")";
 }
 
@@ -152,12 +155,20 @@ ElementwiseExprPtr ew_binary(Kind kind, ElementwiseExprPtr a, ElementwiseExprPtr
 }
 
 ElementwiseExprPtr ew_unary(Kind kind, ElementwiseExprPtr a) {
-  if (kind == Kind::Pow || kind == Kind::Clip) throw CompileError("elementwise: pow and clip take constants: ew_pow, ew_clip");
+  if (kind == Kind::Pow || kind == Kind::Clip || kind == Kind::Cast) {
+    throw CompileError("elementwise: pow, clip and cast take more than an operand: ew_pow, ew_clip, ew_cast");
+  }
   return make_node(kind, {std::move(a)}, "unary");
 }
 
 ElementwiseExprPtr ew_where(ElementwiseExprPtr condition, ElementwiseExprPtr if_true, ElementwiseExprPtr if_false) {
   return make_node(Kind::Where, {std::move(condition), std::move(if_true), std::move(if_false)}, "ternary");
+}
+
+ElementwiseExprPtr ew_cast(ElementwiseExprPtr a, DType to) {
+  auto e = std::const_pointer_cast<ElementwiseExpr>(make_node(Kind::Cast, {std::move(a)}, "unary"));
+  e->to = to;
+  return e;
 }
 
 ElementwiseExprPtr ew_pow(ElementwiseExprPtr a, double exponent) {

@@ -1,6 +1,6 @@
 // The expression of a fused elementwise chain: inputs x0, x1, ..., float constants, and the ops a
-// model's elementwise tail uses. One canonical text per expression ("relu(add(x0,mul(x1,0.5)))"),
-// so two identical chains name one workload and share one kernel; parse() reads it back.
+// model's elementwise tail uses; cast(x0,int64) changes the element type. One canonical text per
+// expression ("relu(add(x0,mul(x1,0.5)))"), so two identical chains name one workload and share one kernel; parse() reads it back.
 //
 // Kinds and their text names (float32 in, float32 out; "true" is any value other than 0):
 //   binary   add sub mul div max min, pow(x,y) (x^y as C's pow), mod (Python's %: the divisor's
@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "support/dtype.h"
 
 namespace tf::ops {
 
@@ -59,6 +60,7 @@ enum class ElementwiseKind : uint8_t {
   And, Or, Xor,
   Mod, Fmod,
   Where,                                           // ternary: args[0] != 0 ? args[1] : args[2]
+  Cast,                                            // unary to the element type `to`
 };
 
 class ElementwiseExpr;
@@ -70,13 +72,14 @@ class ElementwiseExpr {
   int input = 0;                 // Input: which x
   double value = 0;              // Constant (as float32), a constant Pow's exponent, Clip's lo
   double value2 = 0;             // Clip's hi
+  DType to = DType::Float32;     // Cast's target
   std::vector<ElementwiseExprPtr> args;
 
   // "add(x0,mul(x1,0.5))": constants as the shortest text that reads back to the same float32.
   std::string text() const;
   // The number of inputs: one more than the largest input index used.
   int num_inputs() const;
-  // The IR of the expression, each input read by `input(i)`.
+  // The IR of the expression, each input read by `input(i)` (a bool input as an IR bool).
   ir::Expr to_ir(const std::function<ir::Expr(int)>& input) const;
   // Double-precision value and a bound on the float32 kernel's error, from inputs (float values).
   struct Bounded {
@@ -95,6 +98,9 @@ ElementwiseExprPtr ew_unary(ElementwiseKind kind, ElementwiseExprPtr a);
 ElementwiseExprPtr ew_pow(ElementwiseExprPtr a, double exponent);
 ElementwiseExprPtr ew_clip(ElementwiseExprPtr a, double lo, double hi);
 ElementwiseExprPtr ew_where(ElementwiseExprPtr condition, ElementwiseExprPtr if_true, ElementwiseExprPtr if_false);
+// ONNX Cast: float to an integer truncates toward zero (NaN and values beyond the target's range
+// give an unspecified value, as in ONNX), anything to bool is x != 0, a bool is 0 or 1.
+ElementwiseExprPtr ew_cast(ElementwiseExprPtr a, DType to);
 
 // Reads text() back; throws tf::CompileError naming the position of what it cannot read.
 ElementwiseExprPtr parse_elementwise(const std::string& text);

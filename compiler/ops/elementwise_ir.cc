@@ -5,6 +5,7 @@
 #include "compiler/ir/math_composite.h"
 #include "compiler/ops/elementwise_expr.h"
 #include "compiler/ops/elementwise_kinds.h"
+#include "compiler/ops/tensor_dtype.h"
 
 namespace tf::ops {
 namespace {
@@ -96,6 +97,7 @@ ir::Expr ElementwiseExpr::to_ir(const Load& load) const {
     case Kind::Input: return load(input);
     case Kind::Constant: return f32(value);
     case Kind::Clip: return ir::min(ir::max(args[0]->to_ir(load), f32(value)), f32(value2));
+    case Kind::Cast: return ir::make_cast(to == DType::Bool ? ir::DataType::boolean() : kernel_type(to), args[0]->to_ir(load));
     case Kind::Where: return ir::make_select(truth(*args[0], load), args[1]->to_ir(load), args[2]->to_ir(load));
     default: break;
   }

@@ -7,6 +7,7 @@
 #include "compiler/error.h"
 #include "compiler/ops/elementwise_expr.h"
 #include "compiler/ops/elementwise_kinds.h"
+#include "compiler/ops/tensor_dtype.h"
 
 namespace tf::ops {
 namespace {
@@ -75,6 +76,17 @@ class Parser {
       case Kind::Pow:
         expect(',');
         return at_number() ? ew_pow(operands[0], number()) : ew_binary(Kind::Pow, operands[0], expr());
+      case Kind::Cast: {
+        expect(',');
+        const size_t at = pos_;
+        while (pos_ < t_.size() && std::isalnum(static_cast<unsigned char>(t_[pos_]))) ++pos_;
+        const auto to = dtype_from_name(t_.substr(at, pos_ - at));
+        if (!to) {
+          pos_ = at;
+          fail("expected a dtype (float32, int64, int32, bool)");
+        }
+        return ew_cast(operands[0], *to);
+      }
       case Kind::Clip: {
         expect(',');
         const double lo = number();

@@ -10,7 +10,7 @@
 namespace tf::runtime::model {
 namespace {
 
-float* aligned_floats(int64_t bytes) {
+void* aligned_bytes(int64_t bytes) {
   const size_t size = static_cast<size_t>((std::max<int64_t>(bytes, 1) + TF_BUFFER_ALIGNMENT - 1) /
                                           TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT);
   // Zeroing touches every page: refused up front rather than swapping the machine to a halt.
@@ -22,10 +22,20 @@ float* aligned_floats(int64_t bytes) {
   void* p = std::aligned_alloc(TF_BUFFER_ALIGNMENT, size);
   if (!p) throw ModelFileError("cannot allocate " + std::to_string(bytes) + " bytes for the model");
   std::memset(p, 0, size);
-  return static_cast<float*>(p);
+  return p;
 }
 
 }  // namespace
+
+void kernel_dtype(DType dtype, int32_t* code, int32_t* bits) {
+  switch (dtype) {
+    case DType::Float32: *code = TF_DTYPE_FLOAT, *bits = 32; return;
+    case DType::Int64: *code = TF_DTYPE_INT, *bits = 64; return;
+    case DType::Int32: *code = TF_DTYPE_INT, *bits = 32; return;
+    case DType::Bool: *code = TF_DTYPE_UINT, *bits = 8; return;
+  }
+  throw ModelFileError("unknown dtype");
+}
 
 Executor::Executor(ModelFile model) : model_(std::move(model)) {
   model_.check();
@@ -37,8 +47,8 @@ Executor::Executor(ModelFile model) : model_(std::move(model)) {
       throw ModelFileError("kernel " + std::to_string(i) + " (" + k.workload + "): " + e.what());
     }
   }
-  arena_ = aligned_floats(model_.arena_bytes);
-  constants_ = aligned_floats(static_cast<int64_t>(model_.constants.size()));
+  arena_ = aligned_bytes(model_.arena_bytes);
+  constants_ = aligned_bytes(static_cast<int64_t>(model_.constants.size()));
   if (!model_.constants.empty()) std::memcpy(constants_, model_.constants.data(), model_.constants.size());
   // The bytes now live in aligned memory; the file's copy would only double the footprint.
   model_.constants = {};
@@ -53,8 +63,7 @@ Executor::Executor(ModelFile model) : model_(std::move(model)) {
       b.data = address_of(id);
       b.shape = shape.data();
       b.ndim = static_cast<int32_t>(shape.size());
-      b.dtype_code = TF_DTYPE_FLOAT;
-      b.dtype_bits = 32;
+      kernel_dtype(model_.values[id].dtype, &b.dtype_code, &b.dtype_bits);
       args.push_back(b);
     }
     step_args_.push_back(std::move(args));
@@ -66,25 +75,25 @@ Executor::~Executor() {
   std::free(constants_);
 }
 
-float* Executor::address_of(int value_id) {
+void* Executor::address_of(int value_id) {
   const Value& v = model_.values[value_id];
   char* base = reinterpret_cast<char*>(v.storage == Storage::Arena ? arena_ : constants_);
-  return reinterpret_cast<float*>(base + v.offset);
+  return base + v.offset;
 }
 
 std::vector<TensorSpec> Executor::inputs() const {
   std::vector<TensorSpec> out;
-  for (int id : model_.inputs) out.push_back({model_.values[id].name, model_.values[id].shape});
+  for (int id : model_.inputs) out.push_back({model_.values[id].name, model_.values[id].shape, model_.values[id].dtype});
   return out;
 }
 
 std::vector<TensorSpec> Executor::outputs() const {
   std::vector<TensorSpec> out;
-  for (int id : model_.outputs) out.push_back({model_.values[id].name, model_.values[id].shape});
+  for (int id : model_.outputs) out.push_back({model_.values[id].name, model_.values[id].shape, model_.values[id].dtype});
   return out;
 }
 
-float* Executor::input_data(size_t i) { return address_of(model_.inputs.at(i)); }
+void* Executor::input_data(size_t i) { return address_of(model_.inputs.at(i)); }
 
 void Executor::run_plan(std::vector<double>* step_seconds) {
   if (step_seconds) step_seconds->assign(model_.steps.size(), 0.0);
@@ -100,7 +109,7 @@ void Executor::run_plan(std::vector<double>* step_seconds) {
   }
 }
 
-std::map<std::string, std::vector<float>> Executor::run(const std::map<std::string, std::vector<float>>& inputs) {
+HostTensors Executor::run(const HostTensors& inputs) {
   for (const auto& [name, data] : inputs) {
     bool known = false;
     for (int id : model_.inputs) known = known || model_.values[id].name == name;
@@ -110,18 +119,51 @@ std::map<std::string, std::vector<float>> Executor::run(const std::map<std::stri
     const Value& v = model_.values[id];
     auto it = inputs.find(v.name);
     if (it == inputs.end()) throw ModelFileError("input '" + v.name + "' is not given");
-    if (static_cast<int64_t>(it->second.size()) != v.elements()) {
-      throw ModelFileError("input '" + v.name + "' has " + std::to_string(it->second.size()) + " elements; the model takes " +
+    const HostTensor& t = it->second;
+    if (t.dtype != v.dtype) {
+      throw ModelFileError("input '" + v.name + "' is " + dtype_name(t.dtype) + "; the model takes " + dtype_name(v.dtype));
+    }
+    if (t.elements() != v.elements()) {
+      throw ModelFileError("input '" + v.name + "' has " + std::to_string(t.elements()) + " elements; the model takes " +
                            std::to_string(v.elements()));
     }
-    std::memcpy(address_of(id), it->second.data(), static_cast<size_t>(v.bytes()));
+    if (static_cast<int64_t>(t.bytes.size()) != v.bytes()) {
+      throw ModelFileError("input '" + v.name + "' holds " + std::to_string(t.bytes.size()) + " bytes; its " +
+                           std::to_string(v.elements()) + " " + dtype_name(v.dtype) + " elements are " + std::to_string(v.bytes()));
+    }
+    std::memcpy(address_of(id), t.bytes.data(), static_cast<size_t>(v.bytes()));
   }
   run_plan();
-  std::map<std::string, std::vector<float>> outputs;
+  HostTensors outputs;
   for (int id : model_.outputs) {
     const Value& v = model_.values[id];
-    const float* p = address_of(id);
-    outputs[v.name] = std::vector<float>(p, p + v.elements());
+    const auto* p = static_cast<const uint8_t*>(address_of(id));
+    HostTensor& t = outputs[v.name];
+    t.dtype = v.dtype;
+    t.shape = v.shape;
+    t.bytes.assign(p, p + v.bytes());
+  }
+  return outputs;
+}
+
+std::map<std::string, std::vector<float>> Executor::run_floats(const std::map<std::string, std::vector<float>>& inputs) {
+  HostTensors typed;
+  for (const auto& [name, data] : inputs) {
+    std::vector<int64_t> shape = {static_cast<int64_t>(data.size())};
+    for (int id : model_.inputs) {
+      if (model_.values[id].name != name) continue;
+      if (model_.values[id].dtype != DType::Float32) {
+        throw ModelFileError("input '" + name + "' is " + dtype_name(model_.values[id].dtype) + "; give it as a typed tensor");
+      }
+      // The executor checks element counts; the model's shape keeps the tensor's claim true.
+      if (model_.values[id].elements() == static_cast<int64_t>(data.size())) shape = model_.values[id].shape;
+    }
+    typed[name] = HostTensor::floats(shape, data);
+  }
+  std::map<std::string, std::vector<float>> outputs;
+  for (auto& [name, t] : run(typed)) {
+    if (t.dtype != DType::Float32) throw ModelFileError("output '" + name + "' is " + dtype_name(t.dtype) + ", not float32");
+    outputs[name] = t.as_floats();
   }
   return outputs;
 }

@@ -34,6 +34,14 @@ uint64_t get_le(const uint8_t* p, int bytes) {
   return v;
 }
 
+// A string from the manifest as a message quotes it: short printable ones as they are, others by
+// their length (a damaged manifest's field may be a megabyte of anything).
+std::string quoted(const std::string& s) {
+  bool plain = s.size() <= 32;
+  for (char c : s) plain = plain && c >= 0x20 && c < 0x7f;
+  return plain ? "'" + s + "'" : "(a string of " + std::to_string(s.size()) + " bytes)";
+}
+
 const char* storage_name(Storage s) { return s == Storage::Arena ? "arena" : "constant"; }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -42,10 +50,10 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-// The bytes of a float32 tensor of `shape`, refusing an extent that is not positive or a size no
-// section could hold, before any product can overflow.
-int64_t checked_bytes(const std::vector<int64_t>& shape, const std::string& where) {
-  int64_t bytes = 4;
+// The bytes of a tensor of `shape` with elements of `element` bytes, refusing an extent that is not
+// positive or a size no section could hold, before any product can overflow.
+int64_t checked_bytes(const std::vector<int64_t>& shape, int element, const std::string& where) {
+  int64_t bytes = element;
   for (int64_t d : shape) {
     if (d <= 0 || d > (int64_t{1} << 31)) fail(where + ": extent " + std::to_string(d) + " is out of range");
     if (__builtin_mul_overflow(bytes, d, &bytes) || static_cast<uint64_t>(bytes) > kMaxSectionBytes) {
@@ -64,7 +72,7 @@ Json manifest_of(const ModelFile& m, const std::vector<std::pair<int64_t, int64_
   j["arena_bytes"] = m.arena_bytes;
   Json values = Json::array();
   for (const Value& v : m.values) {
-    values.push_back({{"name", v.name}, {"shape", v.shape}, {"dtype", "float32"},
+    values.push_back({{"name", v.name}, {"shape", v.shape}, {"dtype", dtype_name(v.dtype)},
                       {"storage", storage_name(v.storage)}, {"offset", v.offset}});
   }
   j["values"] = values;
@@ -160,7 +168,9 @@ ModelFile model_of(const Json& j, const std::vector<uint8_t>& payload) {
     v.name = field<std::string>(values[i], "name", where);
     v.shape = field<std::vector<int64_t>>(values[i], "shape", where);
     const auto dtype = field<std::string>(values[i], "dtype", where);
-    if (dtype != "float32") fail(where + " ('" + v.name + "'): dtype " + dtype + " is not supported (float32 only)");
+    const auto known = dtype_from_name(dtype);
+    if (!known) fail(where + " ('" + v.name + "'): dtype " + quoted(dtype) + " is not supported (float32, int64, int32, bool)");
+    v.dtype = *known;
     const auto storage = field<std::string>(values[i], "storage", where);
     if (storage != "arena" && storage != "constant") fail(where + ": storage '" + storage + "' is neither arena nor constant");
     v.storage = storage == "arena" ? Storage::Arena : Storage::Constant;
@@ -213,7 +223,7 @@ void ModelFile::check() const {
   for (size_t i = 0; i < values.size(); ++i) {
     const Value& v = values[i];
     const std::string where = "value " + std::to_string(i) + " ('" + v.name + "')";
-    const int64_t bytes = checked_bytes(v.shape, where);
+    const int64_t bytes = checked_bytes(v.shape, dtype_bytes(v.dtype), where);
     const int64_t limit = v.storage == Storage::Arena ? arena_bytes : static_cast<int64_t>(constants.size());
     if (v.offset < 0 || v.offset % kAlign != 0 || bytes > limit || v.offset > limit - bytes) {
       fail(where + ": " + std::to_string(bytes) + " bytes at offset " + std::to_string(v.offset) +
@@ -251,7 +261,7 @@ void ModelFile::check() const {
     if (steps[i].shapes.size() != steps[i].args.size()) fail(where + ": " + std::to_string(steps[i].shapes.size()) + " shapes for " +
                                                           std::to_string(steps[i].args.size()) + " arguments");
     for (size_t a = 0; a < steps[i].args.size(); ++a) {
-      const int64_t viewed = checked_bytes(steps[i].shapes[a], where + ": argument " + std::to_string(a) + "'s view") / 4;
+      const int64_t viewed = checked_bytes(steps[i].shapes[a], 1, where + ": argument " + std::to_string(a) + "'s view");
       if (viewed != values[steps[i].args[a]].elements()) {
         fail(where + ": argument " + std::to_string(a) + " is viewed with " + std::to_string(viewed) + " elements; value '" +
              values[steps[i].args[a]].name + "' has " + std::to_string(values[steps[i].args[a]].elements()));

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "support/dtype.h"
+
 namespace tf::runtime::model {
 
 // The format version this runtime writes and reads; a file of another version is refused.
@@ -32,12 +34,13 @@ enum class Storage {
 
 struct Value {
   std::string name;            // the ONNX tensor's name where there is one
-  std::vector<int64_t> shape;  // float32, row-major, dense
+  std::vector<int64_t> shape;  // row-major, dense
   Storage storage = Storage::Arena;
   int64_t offset = 0;          // bytes, TF_BUFFER_ALIGNMENT-aligned
+  DType dtype = DType::Float32;
 
   int64_t elements() const;
-  int64_t bytes() const { return elements() * 4; }
+  int64_t bytes() const { return elements() * dtype_bytes(dtype); }
 };
 
 struct Kernel {

@@ -1,6 +1,7 @@
 #include "runtime/model/timing.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "runtime/random_fill.h"
 #include "support/stats.h"
@@ -11,15 +12,18 @@ double ModelTiming::min_ms() const { return totals.empty() ? 0 : *std::min_eleme
 
 double ModelTiming::median_ms() const { return totals.empty() ? 0 : median(totals) * 1e3; }
 
-std::map<std::string, std::vector<float>> fill_random_inputs(Executor& exec, uint64_t seed) {
-  std::map<std::string, std::vector<float>> filled;
+HostTensors fill_random_inputs(Executor& exec, uint64_t seed) {
+  HostTensors filled;
   const auto inputs = exec.inputs();
   for (size_t i = 0; i < inputs.size(); ++i) {
-    int64_t n = 1;
-    for (int64_t d : inputs[i].shape) n *= d;
-    float* data = exec.input_data(i);
-    fill_uniform(data, n, input_seed(seed, static_cast<int>(i)));
-    filled[inputs[i].name].assign(data, data + n);
+    HostTensor t = HostTensor::zeros(inputs[i].dtype, inputs[i].shape);
+    if (t.dtype == DType::Float32) {
+      std::vector<float> data(static_cast<size_t>(t.elements()));
+      fill_uniform(data.data(), t.elements(), input_seed(seed, static_cast<int>(i)));
+      t = HostTensor::floats(inputs[i].shape, data);
+    }
+    if (!t.bytes.empty()) std::memcpy(exec.input_data(i), t.bytes.data(), t.bytes.size());
+    filled[inputs[i].name] = std::move(t);
   }
   return filled;
 }

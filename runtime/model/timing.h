@@ -20,9 +20,11 @@ struct ModelTiming {
   double median_ms() const;
 };
 
-// Fills every input in place with uniform [-1, 1) data (input i from runtime::input_seed(seed, i)),
-// the inputs `tunefarm model bench` times; returns them by input name, to hand a peer the same.
-std::map<std::string, std::vector<float>> fill_random_inputs(Executor& exec, uint64_t seed = 1);
+// Fills every input in place, the inputs `tunefarm model bench` times: float32 ones with uniform
+// [-1, 1) data (input i from runtime::input_seed(seed, i)), integer and bool ones with zeros (a
+// token id or an index of 0 is in range for any model). Returns them by input name, to hand a
+// peer the same.
+HostTensors fill_random_inputs(Executor& exec, uint64_t seed = 1);
 
 // `runs` > 0: exactly that many runs; 0: as many as fit in `min_seconds`, at least `min_runs`.
 // Throws ModelFileError naming the step whose kernel reports an error.
