@@ -19,7 +19,7 @@ const std::vector<std::unique_ptr<tf::compiler::Task>>& tasks() {
         {"dense", "64,48,32"},
         {"conv2d_bias_relu", "n=1,c=16,h=14,w=14,k=16,r=3,s=3,stride=1,pad=1"},
         {"batch_matmul", "B=2,M=16,N=16,K=16"},
-        {"softmax", "8,128"},
+        {"softmax", "8,128,1"},
     };
     for (const auto& [op, shape] : workloads) {
       const tf::ops::Workload w{op, tf::ops::shape_from_json(op, tf::Json(shape), "fuzz")};

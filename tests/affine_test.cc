@@ -63,12 +63,18 @@ TEST(Interval, ANonLinearExpressionOfFixedVariablesIsOnePoint) {
   auto iv = eval_interval(ir::floormod(V(f), 3) * 24 + V(i), env, FreeVars::Symbolic);
   ASSERT_TRUE(iv);
   EXPECT_EQ((iv->hi - iv->lo).as_constant(), std::optional<int64_t>(23));
-  // A floordiv of a varying symbolic range keeps its bounds as atoms that cancel where equal.
+  // A floordiv whose symbolic terms the divisor divides is exact: 16o/8 is 2o, and the constant
+  // part's quotient is added (23/8 -> 2).
   Var o = ir::make_var("o");
   auto q = eval_interval(ir::floordiv(V(o) * 16 + V(i), 8), env, FreeVars::Symbolic);
   ASSERT_TRUE(q);
-  EXPECT_EQ(str(q->lo.to_expr()), "floordiv((o * 16), 8)");
-  EXPECT_EQ(str(q->hi.to_expr()), "floordiv(((o * 16) + 23), 8)");
+  EXPECT_EQ(str(q->lo.to_expr()), "(o * 2)");
+  EXPECT_EQ(str(q->hi.to_expr()), "((o * 2) + 2)");
+  // One that does not divide them keeps its bounds as atoms that cancel where equal.
+  auto r = eval_interval(ir::floordiv(V(o) * 12 + V(i), 8), env, FreeVars::Symbolic);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(str(r->lo.to_expr()), "floordiv((o * 12), 8)");
+  EXPECT_EQ(str(r->hi.to_expr()), "floordiv(((o * 12) + 23), 8)");
 }
 
 TEST(Interval, ConstantRangesOverLoops) {

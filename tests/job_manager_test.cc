@@ -89,5 +89,42 @@ TEST_F(JobManagerTest, AFinishedJobLeavesMemoryAndIsStillShown) {
   jobs.shutdown();
 }
 
+// Progress is stored at most once a second while each measurement is committed at once: a tracker
+// killed in between leaves trials the stored progress does not show. The resumed job reports what
+// the db holds, even when it is cancelled before it measures again.
+TEST_F(JobManagerTest, AResumedJobCountsTheTrialsItsDbHolds) {
+  int64_t id = 0;
+  {
+    db::Database db(path_);
+    id = db.create_job(fleet::job_spec_to_json(small_job("k")), "alice", "running");
+    db.update_job(id, "running", Json::object());  // the progress of before its first trial
+    for (int i = 0; i < 3; ++i) {
+      db::Measurement m;
+      m.op = "dense";
+      m.shape = {16, 16, 16};
+      m.target = "llvm";
+      m.device_key = "k";
+      m.config = Json{{"tile", i}};
+      m.config_index = i;
+      m.costs = {1e-6};
+      m.outcome = i == 2 ? db::Outcome::RuntimeError : db::Outcome::Ok;
+      m.job_id = id;
+      ASSERT_TRUE(db.record(m));
+    }
+  }
+  Dispatcher dispatcher;
+  tuner::LocalBuilder builder(1);
+  JobManager jobs(path_, dispatcher, builder);
+  ASSERT_EQ(jobs.resume_unfinished(), 1);
+  v1::Job job;
+  ASSERT_TRUE(jobs.cancel(id, Principal{"alice", fleet::Role::Client}, &job).ok());
+  EXPECT_EQ(job.state(), v1::CANCELLED);
+  ASSERT_EQ(job.workloads_size(), 1);
+  EXPECT_EQ(job.workloads(0).trials_done(), 3);
+  EXPECT_EQ(job.workloads(0).ok(), 2);
+  EXPECT_EQ(job.workloads(0).failed(), 1);
+  jobs.shutdown();
+}
+
 }  // namespace
 }  // namespace tf::tracker

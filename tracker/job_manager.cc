@@ -1,6 +1,7 @@
 #include "tracker/job_manager.h"
 
 #include <algorithm>
+#include <map>
 
 #include "compiler/compiler.h"
 #include "compiler/error.h"
@@ -72,6 +73,25 @@ void init_progress(v1::Job* job) {
     // A scheduled job's workloads get what the scheduler gives them: their trials grow as they go.
     p->set_trials(job->spec().scheduler().empty() ? job->spec().trials() : 0);
     p->set_state("queued");
+  }
+}
+
+// A job's progress is stored at most once a second, while each measurement is committed as it
+// comes: after a kill the db can hold trials the stored progress does not show yet. A resumed job
+// counts them from the measurements, so a job cancelled before tune() replays them reports what
+// the db holds.
+void count_stored_trials(db::Database& db, v1::Job* job) {
+  std::map<std::string, std::pair<int64_t, int64_t>> ok_and_failed;
+  for (const auto& m : db.job_measurements(job->id())) {
+    auto& counts = ok_and_failed[m.workload_key()];
+    ++(m.outcome == db::Outcome::Ok ? counts.first : counts.second);
+  }
+  for (auto& p : *job->mutable_workloads()) {
+    const auto it = ok_and_failed.find(p.workload_key());
+    const auto [ok, failed] = it == ok_and_failed.end() ? std::pair<int64_t, int64_t>{0, 0} : it->second;
+    p.set_ok(ok);
+    p.set_failed(failed);
+    p.set_trials_done(ok + failed);
   }
 }
 
@@ -153,6 +173,10 @@ int JobManager::resume_unfinished() {
     auto run = std::make_shared<Run>();
     run->job = from_db(j);
     if (run->job.spec().workloads_size() == 0) continue;
+    {
+      std::lock_guard<std::mutex> lock(db_mu_);
+      count_stored_trials(db_, &run->job);
+    }
     start(run);
     ++started;
   }
