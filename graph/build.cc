@@ -180,10 +180,8 @@ class ValueTable {
       for (size_t a = 0; a + 1 < args.size(); ++a) touch(args[a], s, false);
       touch(args.back(), s, true);
     }
-    for (const auto& out : g_.outputs) {
-      if (is_constant(l_.root_of(out))) throw CompileError("model output '" + out + "' is a constant; nothing computes it");
-      touch(out, end, false);
-    }
+    // An output that is a constant is read from the constants section: nothing computes it.
+    for (const auto& out : g_.outputs) touch(out, end, false);
     std::vector<BufferLifetime> buffers;
     for (const auto& r : roots) buffers.push_back(life.at(r));
     const MemoryPlan plan = plan_memory(buffers, TF_BUFFER_ALIGNMENT);

@@ -1,4 +1,4 @@
-// ONNX models (opsets 7-21, the default domain) into the graph IR, op by op through the op
+// ONNX models (opsets 1-21, the default domain) into the graph IR, op by op through the op
 // registry (graph/ops/registry.h). Everything refused - an op, an attribute value, a dtype, a
 // symbolic extent left unbound - is a tf::CompileError naming the file, node, op, attribute and
 // opset; a truncated or garbage file is an error, never a crash.
@@ -14,7 +14,13 @@
 
 namespace tf::graph {
 
-inline constexpr int64_t kMinOpset = 7;
+// A model of opset N means each op's version at N (ONNX's schema registry); the op's registry entry
+// says which versions it implements. From kEveryVersionFromOpset on, every entry implements every
+// version of its op; below it some ops' first versions (consumed_inputs, BatchNormalization's
+// is_test, Add's broadcast attribute) are refused by version, so old models whose ops did not
+// change import, and those whose ops did are refused naming the op.
+inline constexpr int64_t kMinOpset = 1;
+inline constexpr int64_t kEveryVersionFromOpset = 7;
 inline constexpr int64_t kMaxOpset = 21;
 
 // Shapes are static: a model is imported, planned and tuned for one shape of each input, so every

@@ -7,7 +7,8 @@
 #include "compiler/ops/conv2d_transpose_shape.h"
 #include "runtime/thread_pool.h"
 #include "tests/config_check.h"
-#include "tests/onnx_node_kernel.h"
+#include "tests/onnx_node_case.h"
+#include "tests/op_kernel_run.h"
 
 namespace tf {
 namespace {
@@ -68,27 +69,27 @@ TEST_F(Conv2dTranspose, OnnxNodeTestsMatchTheirExpectedOutputs) {
                            "test_convtranspose_dilations", "test_convtranspose_kernel_shape", "test_convtranspose_output_shape",
                            "test_convtranspose_pad", "test_convtranspose_pads", "test_convtranspose_with_kernel"}) {
     SCOPED_TRACE(name);
-    const auto c = testing_support::load_onnx_node_case(name, "ConvTranspose");
+    const auto c = testing_support::load_node_case(name, "ConvTranspose");
     const graph::Tensor *x = c.input(0), *w = c.input(1), *b = c.input(2);
     ASSERT_TRUE(x && w);
     const bool one_d = x->shape.size() == 3;
     const int spatial = one_d ? 1 : 2;
     auto per_axis = [&](const std::string& attr, int64_t fallback) {
-      auto v = c.ints(attr, std::vector<int64_t>(spatial, fallback));
+      auto v = c.attr_ints(attr, std::vector<int64_t>(spatial, fallback));
       if (one_d) v.insert(v.begin(), fallback);
       return v;
     };
     const auto strides = per_axis("strides", 1), dilations = per_axis("dilations", 1), out_pad = per_axis("output_padding", 0);
-    auto pads = c.ints("pads", std::vector<int64_t>(2 * spatial, 0));
+    auto pads = c.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
     if (one_d) pads = {0, pads[0], 0, pads[1]};
-    auto output_shape = c.ints("output_shape", {});
+    auto output_shape = c.attr_ints("output_shape", {});
     if (one_d && !output_shape.empty()) output_shape.insert(output_shape.begin(), 1);
-    const std::string auto_pad = c.str("auto_pad", "NOTSET");
+    const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
 
     ops::Conv2dTransposeShape sh;
     sh.n = x->shape[0], sh.c = x->shape[1];
     sh.h = one_d ? 1 : x->shape[2], sh.w = x->shape.back();
-    sh.group = c.ints("group", {1})[0];
+    sh.group = c.attr_int("group", 1);
     sh.k = w->shape[1] * sh.group;
     sh.r = one_d ? 1 : w->shape[2], sh.s = w->shape.back();
     sh.stride_h = strides[0], sh.stride_w = strides[1], sh.dilation_h = dilations[0], sh.dilation_w = dilations[1];
@@ -98,13 +99,13 @@ TEST_F(Conv2dTranspose, OnnxNodeTestsMatchTheirExpectedOutputs) {
     const auto rx = resolve_axis(sh.w, sh.s, sh.stride_w, sh.dilation_w, sh.output_padding_w, pads[1], pads[3], auto_pad,
                                  output_shape.empty() ? 0 : output_shape[1]);
     sh.pad_top = ry.begin, sh.pad_bottom = ry.end, sh.pad_left = rx.begin, sh.pad_right = rx.end;
-    EXPECT_EQ(sh.oh(), one_d ? 1 : c.expected.shape[2]);
-    EXPECT_EQ(sh.ow(), c.expected.shape.back());
+    EXPECT_EQ(sh.oh(), one_d ? 1 : c.outputs.at(0).shape[2]);
+    EXPECT_EQ(sh.ow(), c.outputs.at(0).shape.back());
 
     std::vector<std::vector<float>> inputs = {x->f32, w->f32};
     if (b) inputs.push_back(b->f32);
     const auto out = testing_support::run_op_kernel(b ? "conv2d_transpose_bias" : "conv2d_transpose", sh.to_vector(), inputs);
-    testing_support::expect_close(out, c.expected.f32, 1e-6, name);
+    testing_support::expect_close(out, c.outputs.at(0).f32, 1e-6, name);
   }
 }
 

@@ -205,7 +205,7 @@ TEST(OnnxConformance, EveryNodeTestPassesOrIsRefusedByNameThroughCompiledKernels
   if (const char* path = std::getenv("TF_CONFORMANCE_TABLE")) std::ofstream(path) << table;
 
   // The ops every model the tests build relies on pass ONNX's tests through compiled kernels.
-  // Ops at opsets 7-21 with every version's rules (graph/ops/): Gemm's alpha/beta/transA, Softmax
+  // Ops at opsets 1-21 with every version's rules (graph/ops/): Gemm's alpha/beta/transA, Softmax
   // on any axis, a standalone BatchNormalization, the variadic elementwise ops.
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Relu", "Conv", "MatMul", "MaxPool", "AveragePool", "Softmax", "Transpose", "Concat", "Gemm",
                          "BatchNormalization", "Sum", "Mean", "Max", "Min", "Neg", "Exp", "Unsqueeze", "Squeeze", "Flatten", "Dropout"}) {

@@ -1,5 +1,6 @@
 // One ONNX node test (libonnx-testdata) read for checking a compiler op directly: the node with
-// its attributes, every input by position (integer ones too) and the expected outputs.
+// its attributes, every input by position (integer ones too, Constant nodes' outputs included) and
+// the expected outputs.
 #pragma once
 
 #include <map>
@@ -16,6 +17,10 @@ struct NodeCase {
   onnx::NodeProto node;
   std::vector<std::optional<graph::Tensor>> inputs;  // by the node's input position; empty: absent
   std::vector<graph::Tensor> outputs;
+  int64_t opset = 0;  // of the default domain
+
+  // Input k, or nullptr when absent.
+  const graph::Tensor* input(size_t k) const { return k < inputs.size() && inputs[k] ? &*inputs[k] : nullptr; }
 
   const onnx::AttributeProto* attr(const std::string& name) const {
     for (const auto& a : node.attribute()) {
@@ -26,8 +31,8 @@ struct NodeCase {
   int64_t attr_int(const std::string& name, int64_t def) const { return attr(name) ? attr(name)->i() : def; }
   float attr_float(const std::string& name, float def) const { return attr(name) ? attr(name)->f() : def; }
   std::string attr_string(const std::string& name, const std::string& def) const { return attr(name) ? attr(name)->s() : def; }
-  std::vector<int64_t> attr_ints(const std::string& name) const {
-    return attr(name) ? std::vector<int64_t>(attr(name)->ints().begin(), attr(name)->ints().end()) : std::vector<int64_t>{};
+  std::vector<int64_t> attr_ints(const std::string& name, std::vector<int64_t> def = {}) const {
+    return attr(name) ? std::vector<int64_t>(attr(name)->ints().begin(), attr(name)->ints().end()) : def;
   }
   // An integer input's values (axes, pads, indices), or nothing when absent.
   std::optional<std::vector<int64_t>> ints(size_t k) const {
@@ -44,17 +49,30 @@ struct NodeCase {
   const graph::Shape& shape(size_t k) const { return inputs.at(k)->shape; }
 };
 
-inline NodeCase load_node_case(const std::string& name) {
+// The test's first node of `op_type` (empty: its first node).
+inline NodeCase load_node_case(const std::string& name, const std::string& op_type = "") {
   const std::string dir = graph::testing::kNodeTestsDir + name + "/";
   onnx::ModelProto m;
   if (!m.ParseFromString(graph::testing::read_bytes(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
   NodeCase c;
-  c.node = m.graph().node(0);
+  for (const auto& o : m.opset_import()) {
+    if (o.domain().empty()) c.opset = o.version();
+  }
   std::map<std::string, graph::Tensor> by_name;
   for (int i = 0; i < m.graph().input_size(); ++i) {
     const std::string bytes = graph::testing::read_bytes(dir + "test_data_set_0/input_" + std::to_string(i) + ".pb");
     by_name[m.graph().input(i).name()] = graph::import_onnx_tensor(bytes, name + " input " + std::to_string(i));
   }
+  bool found = false;
+  for (const auto& node : m.graph().node()) {
+    if (node.op_type() == "Constant") {
+      for (const auto& a : node.attribute()) {
+        if (a.name() == "value") by_name[node.output(0)] = graph::import_onnx_tensor(a.t().SerializeAsString(), name + " " + node.output(0));
+      }
+    }
+    if (!found && (op_type.empty() || node.op_type() == op_type)) c.node = node, found = true;
+  }
+  if (!found) throw std::runtime_error(name + ": no node of op " + op_type);
   for (const auto& in : c.node.input()) {
     auto it = by_name.find(in);
     c.inputs.push_back(it == by_name.end() ? std::nullopt : std::optional<graph::Tensor>(it->second));

@@ -15,9 +15,8 @@
 
 namespace tf::testing_support {
 
-inline std::vector<float> run_op_kernel(const std::string& op, const std::string& shape_text,
+inline std::vector<float> run_op_kernel(const std::string& op, const std::vector<int64_t>& shape,
                                         const std::vector<std::vector<float>>& inputs) {
-  const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
   compiler::Task task({op, shape}, codegen::host_target());
   std::vector<cli::HostTensor> tensors;
   const auto in_shapes = task.op().input_shapes(shape);
@@ -31,8 +30,26 @@ inline std::vector<float> run_op_kernel(const std::string& op, const std::string
   std::vector<TFBuffer> args;
   for (const auto& t : tensors) args.push_back(t.buffer());
   auto kernel = task.build_jit(task.space().default_config());
-  EXPECT_EQ(kernel->entry()(args.data(), static_cast<int32_t>(args.size())), TF_OK) << op << " " << shape_text;
+  EXPECT_EQ(kernel->entry()(args.data(), static_cast<int32_t>(args.size())), TF_OK) << op << " " << task.op().shape_text(shape);
   return std::vector<float>(tensors.back().data(), tensors.back().data() + tensors.back().size());
+}
+
+inline std::vector<float> run_op_kernel(const std::string& op, const std::string& shape_text,
+                                        const std::vector<std::vector<float>>& inputs) {
+  return run_op_kernel(op, ops::parse_shape(op, shape_text), inputs);
+}
+
+// max |got - want| / max |want| within `bound`, element counts equal.
+inline void expect_close(const std::vector<float>& got, const std::vector<float>& want, double bound, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double worst = 0, scale = 1e-30;
+  size_t at = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    scale = std::max(scale, static_cast<double>(std::fabs(want[i])));
+    const double d = std::fabs(static_cast<double>(got[i]) - want[i]);
+    if (!(d <= worst)) worst = d, at = i;
+  }
+  EXPECT_LE(worst / scale, bound) << what << ": worst at flat index " << at << ": got " << got[at] << ", want " << want[at];
 }
 
 // The kernel's output against the op's reference on the same inputs, within its tolerance.

@@ -101,14 +101,14 @@ TEST(OpRegistry, AVersionNoEntryImplementsIsRefusedByName) {
 }
 
 // Every listed version is one ONNX defines, and every opset of 7-21 at which the op exists maps
-// to a listed version: nothing between kMinOpset and kMaxOpset is refused for its version alone.
+// to a listed version: nothing from kEveryVersionFromOpset to kMaxOpset is refused for its version alone.
 TEST(OpRegistry, EveryEntryListsRealVersionsAndCoversEveryOpsetItExistsIn) {
   int onnx_entries = 0;
   for (const OpDef* def : all_op_defs()) {
     if (def->versions.empty()) continue;
     ++onnx_entries;
     for (int version : def->versions) EXPECT_EQ(onnx_since_version(def->name, version), version) << def->name << " version " << version;
-    for (int64_t opset = kMinOpset; opset <= kMaxOpset; ++opset) {
+    for (int64_t opset = kEveryVersionFromOpset; opset <= kMaxOpset; ++opset) {
       if (onnx_since_version(def->name, opset) == 0) continue;
       OpVersion v;
       std::string why;
@@ -126,14 +126,20 @@ TEST(OpRegistry, EveryEntryListsRealVersionsAndCoversEveryOpsetItExistsIn) {
   EXPECT_FALSE(find_op_def("Identity")->fusion.elementwise);
 }
 
-TEST(OpRegistry, OpsetsSevenToTwentyOneAreImportedAndOthersRefused) {
-  for (int64_t opset : {6, 22}) {
+TEST(OpRegistry, OpsetsOneToTwentyOneAreImportedAndOthersRefused) {
+  for (int64_t opset : {0, 22}) {
     OnnxModelBuilder b(opset);
     b.input("x", {1, 4}).output("y");
     b.node("Relu", {"x"}, {"y"});
-    EXPECT_NE(import_error(b).find("opset " + std::to_string(opset) + " is not supported (opsets 7-21)"), std::string::npos) << opset;
+    EXPECT_NE(import_error(b).find("opset " + std::to_string(opset) + " is not supported (opsets 1-21)"), std::string::npos) << opset;
   }
-  for (int64_t opset : {7, 9, 18, 21}) {
+  // Relu-1 (opsets 1-5) had consumed_inputs; Relu-6 is today's op.
+  OnnxModelBuilder relu1(5);
+  relu1.input("x", {1, 4}).output("y");
+  relu1.node("Relu", {"x"}, {"y"}, "r");
+  EXPECT_NE(import_error(relu1).find("op Relu version 1 (opset 5) is not supported (implemented: 6, 13, 14)"), std::string::npos)
+      << import_error(relu1);
+  for (int64_t opset : {6, 7, 9, 18, 21}) {
     OnnxModelBuilder b(opset);
     b.input("x", {1, 4}).output("y");
     b.node("Relu", {"x"}, {"y"});

@@ -8,7 +8,8 @@
 #include "compiler/ops/resize2d_shape.h"
 #include "runtime/thread_pool.h"
 #include "tests/config_check.h"
-#include "tests/onnx_node_kernel.h"
+#include "tests/onnx_node_case.h"
+#include "tests/op_kernel_run.h"
 
 namespace tf {
 namespace {
@@ -50,15 +51,15 @@ int64_t nearest_mode(const std::string& name) {
 }
 
 // The op's extents for an ONNX Resize (opset 10+) or Upsample node, as an importer computes them.
-ops::Resize2dShape shape_of(const testing_support::OnnxNodeCase& c) {
+ops::Resize2dShape shape_of(const testing_support::NodeCase& c) {
   const graph::Tensor* x = c.input(0);
   ops::Resize2dShape s;
   s.n = x->shape[0], s.c = x->shape[1], s.h = x->shape[2], s.w = x->shape[3];
-  s.mode = c.str("mode", "nearest") == "linear" ? 1 : 0;
+  s.mode = c.attr_string("mode", "nearest") == "linear" ? 1 : 0;
   const bool upsample = c.node.op_type() == "Upsample" || c.opset < 11;
   // Upsample and Resize-10 scale asymmetrically and take the nearest pixel below.
-  s.coord = upsample ? coordinate_mode("asymmetric") : coordinate_mode(c.str("coordinate_transformation_mode", "half_pixel"));
-  s.nearest = upsample ? nearest_mode("floor") : nearest_mode(c.str("nearest_mode", "round_prefer_floor"));
+  s.coord = upsample ? coordinate_mode("asymmetric") : coordinate_mode(c.attr_string("coordinate_transformation_mode", "half_pixel"));
+  s.nearest = upsample ? nearest_mode("floor") : nearest_mode(c.attr_string("nearest_mode", "round_prefer_floor"));
   const graph::Tensor* roi = upsample ? nullptr : c.input(1);
   const graph::Tensor* scales = upsample ? c.input(1) : c.input(2);
   const graph::Tensor* sizes = upsample ? nullptr : c.input(3);
@@ -79,7 +80,7 @@ ops::Resize2dShape shape_of(const testing_support::OnnxNodeCase& c) {
     for (const auto& [num, den] : r) s.roi_den = std::max(s.roi_den, den);
     int64_t* fields[] = {&s.roi_y0, &s.roi_x0, &s.roi_y1, &s.roi_x1};
     for (int i = 0; i < 4; ++i) *fields[i] = r[i].first * (s.roi_den / r[i].second);
-    std::tie(s.extrapolation_num, s.extrapolation_den) = dyadic(c.f("extrapolation_value", 0.0f));
+    std::tie(s.extrapolation_num, s.extrapolation_den) = dyadic(c.attr_float("extrapolation_value", 0.0f));
   }
   return s;
 }
@@ -91,11 +92,11 @@ TEST_F(Resize2d, OnnxNodeTestsMatchTheirExpectedOutputs) {
     const bool resize = name.rfind("test_resize_", 0) == 0, upsample = name.rfind("test_upsample_", 0) == 0;
     if (!(resize || upsample) || name.find("cubic") != std::string::npos) continue;
     SCOPED_TRACE(name);
-    const auto c = testing_support::load_onnx_node_case(name, resize ? "Resize" : "Upsample");
+    const auto c = testing_support::load_node_case(name, resize ? "Resize" : "Upsample");
     const ops::Resize2dShape s = shape_of(c);
-    ASSERT_EQ(c.expected.shape, (graph::Shape{s.n, s.c, s.oh, s.ow}));
+    ASSERT_EQ(c.outputs.at(0).shape, (graph::Shape{s.n, s.c, s.oh, s.ow}));
     const auto out = testing_support::run_op_kernel("resize2d", s.to_vector(), {c.input(0)->f32});
-    testing_support::expect_close(out, c.expected.f32, s.mode == 0 ? 0.0 : 1e-6, name + " " + s.named());
+    testing_support::expect_close(out, c.outputs.at(0).f32, s.mode == 0 ? 0.0 : 1e-6, name + " " + s.named());
     ++ran;
   }
   EXPECT_EQ(ran, 15);  // every non-cubic Resize and Upsample test Debian ships

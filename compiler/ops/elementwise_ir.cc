@@ -18,10 +18,13 @@ Expr f32(double v) { return ir::make_float(v, ir::DataType::float32()); }
 
 Expr predicate(const ElementwiseExpr& e, const Load& load);
 
-// The truth of e as a bool: a comparison or logic op directly, anything else as e != 0 (NaN true).
+// The truth of e as a bool: a comparison or logic op directly, a bool input or cast as it is,
+// anything else as e != 0 (NaN true).
 Expr truth(const ElementwiseExpr& e, const Load& load) {
   if (detail::is_predicate(e.kind)) return predicate(e, load);
-  return e.to_ir(load) != f32(0.0);
+  const Expr v = e.to_ir(load);
+  if (v.type().is_bool()) return v;
+  return v != ir::make_const(v.type(), 0);
 }
 
 Expr predicate(const ElementwiseExpr& e, const Load& load) {

@@ -1,5 +1,5 @@
-// Elementwise ops of two or more inputs, broadcast numpy-style: Add, Sub, Mul, Div, Pow, and the
-// variadic Max, Min, Sum, Mean.
+// Elementwise ops of two or more inputs, broadcast numpy-style: Add, Sub, Mul, Div, Pow, Mod, and
+// the variadic Max, Min, Sum, Mean.
 #include <algorithm>
 #include <cmath>
 
@@ -58,6 +58,29 @@ int64_t int_div(const Node& n, int64_t a, int64_t b) {
   return a / b;
 }
 
+// Mod: Python's % (the divisor's sign) on integers, C's fmod with fmod=1 (required for floats).
+OpDef mod() {
+  elementwise::Spec s = binary("Mod", {10, 13}, K::Mod, [](double a, double b) { return std::fmod(a, b); });
+  s.i = [](const Node& n, const std::vector<int64_t>& v) {
+    if (v[1] == 0) rules::fail(n, "integer modulo by zero in a constant");
+    const int64_t r = v[0] % v[1];
+    return n.attr_int("fmod", 0) != 0 || r == 0 || (r < 0) == (v[1] < 0) ? r : r + v[1];
+  };
+  s.expression = [](ElementwiseArgs& args, const Graph&, const Node& n) {
+    auto a = args.value(n.inputs.at(0));
+    auto b = args.value(n.inputs.at(1));
+    return ops::ew_binary(n.attr_int("fmod", 0) != 0 ? K::Fmod : K::Mod, a, b);
+  };
+  OpDef d = elementwise::make_op(s);
+  d.attributes = {"fmod"};
+  d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
+    const int64_t f = n.attr_int("fmod", 0);
+    if (f != 0 && f != 1) return "attribute 'fmod' = " + std::to_string(f) + " is not 0 or 1";
+    return std::nullopt;
+  };
+  return d;
+}
+
 }  // namespace
 
 void add_binary_ops(std::vector<OpDef>& ops) {
@@ -71,12 +94,19 @@ void add_binary_ops(std::vector<OpDef>& ops) {
   elementwise::Spec d = binary("Div", {7, 13, 14}, K::Div, div_);
   d.i = [](const Node& n, const std::vector<int64_t>& v) { return int_div(n, v[0], v[1]); };
   elementwise::Spec p = binary("Pow", {7, 12, 13, 15}, K::Pow, pow_);
-  p.expression = [](ElementwiseArgs& args, const Graph&, const Node& n) {
-    const auto exponent = args.scalar_constant(n.inputs.at(1));
-    if (!exponent) rules::fail(n, "Pow with a computed or non-scalar exponent has no kernel (the exponent must be one constant)");
-    return ops::ew_pow(args.value(n.inputs.at(0)), *exponent);
+  // A scalar constant exponent is pow(x,c) (squares and roots fast); any other is pow(x,y), an
+  // integer exponent read as float32.
+  p.expression = [](ElementwiseArgs& args, const Graph& scope, const Node& n) {
+    if (const auto exponent = args.scalar_constant(n.inputs.at(1))) return ops::ew_pow(args.value(n.inputs.at(0)), *exponent);
+    auto x = args.value(n.inputs.at(0));
+    auto y = args.value(n.inputs.at(1));
+    if (scope.input_of(n, 1).dtype != DType::Float32) y = ops::ew_cast(y, DType::Float32);
+    return ops::ew_binary(K::Pow, x, y);
   };
+  p.kernel_takes = [](size_t i, DType t) { return t == DType::Float32 || (i == 1 && (t == DType::Int64 || t == DType::Int32)); };
+  p.output_dtype = [](const Node&, const std::vector<DType>& in) { return in.at(0); };
   for (const auto& spec : {a, s, m, d, p}) ops.push_back(elementwise::make_op(spec));
+  ops.push_back(mod());
   ops.push_back(elementwise::make_op(variadic("Max", {6, 8, 12, 13}, K::Max, false)));
   ops.push_back(elementwise::make_op(variadic("Min", {6, 8, 12, 13}, K::Min, false)));
   ops.push_back(elementwise::make_op(variadic("Sum", {6, 8, 13}, K::Add, false)));

@@ -1,6 +1,7 @@
 #include "graph/ops/elementwise.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "compiler/error.h"
@@ -48,28 +49,6 @@ class ExpressionBuilder : public ElementwiseArgs {
   std::vector<std::string> args_;
 };
 
-// The expression with its inputs numbered in the order its text first reads them (pre-order, left
-// to right), and `args` permuted to match: the compiled kernel takes its arguments in that order,
-// so a chain whose later node reads an earlier value second (w - x * y) would otherwise run on
-// swapped operands.
-ops::ElementwiseExprPtr renumber(const ops::ElementwiseExprPtr& e, std::map<int, int>& order) {
-  using K = ops::ElementwiseKind;
-  switch (e->kind) {
-    case K::Input: {
-      auto [it, fresh] = order.try_emplace(e->input, static_cast<int>(order.size()));
-      return ops::ew_input(it->second);
-    }
-    case K::Constant: return e;
-    case K::Pow: return ops::ew_pow(renumber(e->args.at(0), order), e->value);
-    case K::Clip: return ops::ew_clip(renumber(e->args.at(0), order), e->value, e->value2);
-    default: break;
-  }
-  if (e->args.size() == 1) return ops::ew_unary(e->kind, renumber(e->args[0], order));
-  auto a = renumber(e->args.at(0), order);
-  auto b = renumber(e->args.at(1), order);
-  return ops::ew_binary(e->kind, a, b);
-}
-
 // Row-major strides of `shape`, with 0 for broadcast dimensions when seen from `out` (right-aligned).
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
   std::vector<int64_t> strides(out.size(), 0);
@@ -103,22 +82,27 @@ void for_each_broadcast(const Shape& out, const std::vector<Shape>& ins, F f) {
 
 // Each present input must hold the elements its shape claims, in the dtype the operation reads,
 // and broadcast to the output: a model can say otherwise, and the evaluator indexes by the shape.
-void check_inputs(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, const Spec& spec) {
+void check_inputs(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape) {
   if (inputs.empty() || !inputs[0]) fail(n, "input 0 is missing");
-  const bool ints = inputs[0]->dtype == DType::Int64;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor* t = inputs[i];
     if (!t) continue;
     const std::string which = "input " + std::to_string(i);
     const size_t held = t->dtype == DType::Float32 ? t->f32.size() : t->i64.size();
     if (static_cast<int64_t>(held) != t->size()) fail(n, which + " holds " + std::to_string(held) + " elements, its shape " + std::to_string(t->size()));
-    if (ints && i >= spec.defaults.size() && t->dtype != DType::Int64) fail(n, which + " is not int64 like input 0");
     if (t->shape.size() > out_shape.size()) fail(n, which + " has more dimensions than the output");
     for (size_t d = 0; d < t->shape.size(); ++d) {
       const int64_t have = t->shape[d], want = out_shape[d + out_shape.size() - t->shape.size()];
       if (have != 1 && have != want) fail(n, which + " does not broadcast to the output's shape");
     }
   }
+}
+
+DType output_dtype(const Spec& spec, const Graph& g, const Node& n) {
+  if (!spec.output_dtype) return rules::in(g, n, 0).dtype;
+  std::vector<DType> in;
+  for (size_t i = 0; i < n.inputs.size(); ++i) in.push_back(g.input_present(n, i) ? g.input_of(n, i).dtype : DType::Float32);
+  return spec.output_dtype(n, in);
 }
 
 void infer(const Spec& spec, Graph& g, const Node& n) {
@@ -136,39 +120,69 @@ void infer(const Spec& spec, Graph& g, const Node& n) {
         fail(n, "input " + std::to_string(i) + named + " must be a scalar, got " + shape_str(g.input_of(n, i).shape));
       }
     }
-    rules::set_out(g, n, 0, x.dtype, x.shape);
+    rules::set_out(g, n, 0, output_dtype(spec, g, n), x.shape);
     return;
   }
   Shape out = x.shape;
   for (size_t i = 1; i < n.inputs.size(); ++i) out = broadcast_shapes(out, rules::in(g, n, i).shape, n);
-  rules::set_out(g, n, 0, x.dtype, out);
+  rules::set_out(g, n, 0, output_dtype(spec, g, n), out);
+}
+
+// The kernel reads each input in the dtype the graph gives it; an op computing in float32 only
+// refuses others here, naming the input, rather than leaving a type error to the compiler. Scalar
+// constants become float32 literals of the expression, so they mix only with float32 inputs.
+void check_kernel_dtypes(const Spec& spec, const Graph& scope, const Node& n, const ElementwiseArgs& args) {
+  bool literal = false, typed = false;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (!scope.input_present(n, i)) continue;
+    if (args.scalar_constant(n.inputs[i])) {
+      literal = true;
+      continue;
+    }
+    const DType t = scope.input_of(n, i).dtype;
+    const bool takes = spec.kernel_takes ? spec.kernel_takes(i, t) : t == DType::Float32;
+    if (!takes) fail(n, "input " + std::to_string(i) + " ('" + n.inputs[i] + "') is " + dtype_name(t) + "; " + n.op + "'s kernel does not take it");
+    typed = typed || t != DType::Float32;
+  }
+  if (literal && typed) fail(n, "a constant operand beside non-float32 inputs has no kernel (constants are float32 literals)");
 }
 
 }  // namespace
 
-Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, const Spec& spec) {
-  check_inputs(n, inputs, out_shape, spec);
+Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, DType out_dtype, const Spec& spec) {
+  check_inputs(n, inputs, out_shape);
   std::vector<Shape> shapes;
   for (const Tensor* t : inputs) shapes.push_back(t ? t->shape : Shape{});
-  const bool ints = inputs[0]->dtype == DType::Int64;
-  if (ints && !spec.i) fail(n, "int64 " + n.op + " is not supported");
+  // Integer inputs with an integer rule compute exactly (shape arithmetic); anything else in double.
+  bool ints = static_cast<bool>(spec.i);
+  for (const Tensor* t : inputs) ints = ints && (!t || t->dtype != DType::Float32);
   Tensor out;
-  out.dtype = inputs[0]->dtype;
+  out.dtype = out_dtype;
   out.shape = out_shape;
-  if (ints) out.i64.resize(element_count(out_shape));
-  else out.f32.resize(element_count(out_shape));
+  if (out_dtype == DType::Float32) out.f32.resize(element_count(out_shape));
+  else out.i64.resize(element_count(out_shape));
   // Absent trailing optional inputs read as their defaults.
   std::vector<double> args(std::max(inputs.size(), spec.defaults.size()));
   for (size_t i = inputs.size(); i < args.size(); ++i) args[i] = spec.defaults[i];
   std::vector<int64_t> int_args(inputs.size());
   for_each_broadcast(out_shape, shapes, [&](int64_t e, const std::vector<int64_t>& offs) {
+    double r = 0;
     if (ints) {
       for (size_t i = 0; i < inputs.size(); ++i) int_args[i] = inputs[i] ? inputs[i]->i64[offs[i]] : 0;
-      out.i64[e] = spec.i(n, int_args);
-      return;
+      const int64_t v = spec.i(n, int_args);
+      if (out_dtype != DType::Float32) {
+        out.i64[e] = v;
+        return;
+      }
+      r = static_cast<double>(v);
+    } else {
+      for (size_t i = 0; i < inputs.size(); ++i) args[i] = inputs[i] ? inputs[i]->at(offs[i]) : i < spec.defaults.size() ? spec.defaults[i] : 0;
+      r = spec.f(args);
     }
-    for (size_t i = 0; i < inputs.size(); ++i) args[i] = inputs[i] ? inputs[i]->at(offs[i]) : i < spec.defaults.size() ? spec.defaults[i] : 0;
-    out.f32[e] = static_cast<float>(spec.f(args));
+    if (out_dtype == DType::Float32) out.f32[e] = static_cast<float>(r);
+    else if (out_dtype == DType::Bool) out.i64[e] = r != 0;
+    else if (!(std::fabs(r) < 9.2e18)) fail(n, "a constant's result " + std::to_string(r) + " does not fit " + dtype_name(out_dtype));
+    else out.i64[e] = static_cast<int64_t>(r);
   });
   return out;
 }
@@ -182,10 +196,10 @@ NodeLowering lower(const Graph& g, const Node& n) {
   }
   const Shape& out = g.output_of(n).shape;
   if (out.empty() || out.size() > 6) fail(n, "output rank " + std::to_string(out.size()) + " is outside the elementwise kernel's 1..6");
-  std::map<int, int> order;  // builder's input number -> number in reading order
-  ops::ElementwiseExprPtr expr = renumber(b.value(n.outputs.at(0)), order);
-  std::vector<std::string> args(order.size());
-  for (const auto& [built, read] : order) args[read] = b.args().at(built);
+  // The kernel takes x0, x1, ... in that order (ElementwiseOperator fixes it), whichever the
+  // expression reads first.
+  const ops::ElementwiseExprPtr expr = b.value(n.outputs.at(0));
+  const std::vector<std::string>& args = b.args();
   if (args.empty()) fail(n, "computes a constant that constant folding should have removed");
   std::vector<int64_t> shape;
   for (const auto& a : args) {
@@ -194,7 +208,9 @@ NodeLowering lower(const Graph& g, const Node& n) {
     shape.insert(shape.end(), out.size() - s.size(), 1);  // numpy aligns trailing axes
     shape.insert(shape.end(), s.begin(), s.end());
   }
-  auto op = std::make_shared<ops::ElementwiseOperator>(expr, static_cast<int>(out.size()));
+  std::vector<DType> arg_dtypes;
+  for (const auto& a : args) arg_dtypes.push_back(g.value(a).dtype);
+  auto op = std::make_shared<ops::ElementwiseOperator>(expr, static_cast<int>(out.size()), arg_dtypes, g.output_of(n).dtype);
   return lowering::call(lowering::make_call(n, op, shape, lowering::with_output(args, n)));
 }
 
@@ -205,10 +221,14 @@ OpDef make_op(const Spec& spec) {
   d.normalize = [](Graph&, Node n, const OpVersion&) { return std::vector<Node>{std::move(n)}; };
   d.infer = [spec](Graph& g, const Node& n) { infer(spec, g, n); };
   d.fold = [spec](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) {
-    return evaluate(n, inputs, g.value(n.outputs.at(0)).shape, spec);
+    const Value& out = g.value(n.outputs.at(0));
+    return evaluate(n, inputs, out.shape, out.dtype, spec);
   };
   d.lower = lower;
-  d.expression = spec.expression;
+  d.expression = [spec](ElementwiseArgs& args, const Graph& scope, const Node& n) {
+    check_kernel_dtypes(spec, scope, n, args);
+    return spec.expression(args, scope, n);
+  };
   d.fusion.elementwise = true;
   d.fusion.epilogue = spec.epilogue;
   return d;

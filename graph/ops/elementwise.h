@@ -14,7 +14,7 @@ namespace tf::graph::elementwise {
 
 // One output element from the inputs' elements at the same (broadcast) position.
 using FloatFn = std::function<double(const std::vector<double>& args)>;
-// The int64 evaluation (shape arithmetic); unset: int64 inputs are refused.
+// The exact evaluation when every input is an integer type (shape arithmetic); unset: `f` in double.
 using IntFn = std::function<int64_t(const Node& n, const std::vector<int64_t>& args)>;
 
 struct Spec {
@@ -27,6 +27,10 @@ struct Spec {
   IntFn i;
   std::function<ops::ElementwiseExprPtr(ElementwiseArgs& args, const Graph& scope, const Node& n)> expression;
   Epilogue epilogue = Epilogue::None;
+  // The output's dtype from the inputs' (absent ones read as float32); unset: input 0's.
+  std::function<DType(const Node& n, const std::vector<DType>& inputs)> output_dtype;
+  // Whether the kernel takes input i in dtype t; unset: float32 only.
+  std::function<bool(size_t i, DType t)> kernel_takes;
 };
 
 // The entry of an elementwise op: shape by broadcasting, fold by `f`/`i`, lowering as a kernel,
@@ -36,7 +40,8 @@ OpDef make_op(const Spec& spec);
 // A node of an elementwise op, or a fused_elementwise node, as one elementwise kernel call.
 NodeLowering lower(const Graph& g, const Node& n);
 
-// The broadcast output of `f` over the inputs (float32), or of `i` (int64 inputs).
-Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, const Spec& spec);
+// The broadcast output of `i` when every input is an integer type and the op has it (exact), else
+// of `f` in double; stored as `out_dtype` (a bool is r != 0).
+Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, DType out_dtype, const Spec& spec);
 
 }  // namespace tf::graph::elementwise

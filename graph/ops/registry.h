@@ -102,5 +102,8 @@ void add_reduce_ops(std::vector<OpDef>& ops);
 void add_shape_ops(std::vector<OpDef>& ops);
 void add_data_movement_ops(std::vector<OpDef>& ops);
 void add_fused_ops(std::vector<OpDef>& ops);
+void add_activation_ops(std::vector<OpDef>& ops);
+void add_logic_ops(std::vector<OpDef>& ops);
+void add_cast_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph

@@ -1,5 +1,5 @@
 // Ops that only re-read their input's bytes or shape: Shape, Reshape, Flatten, Squeeze, Unsqueeze,
-// Identity, Dropout (inference: an Identity), Cast, Constant (its value is read by the importer).
+// Identity, Dropout (inference: an Identity), Constant (its value is read by the importer).
 // At run time they are aliases: the output is the input's bytes under another shape.
 #include <algorithm>
 #include <set>
@@ -17,19 +17,6 @@ using rules::in;
 
 Tensor with_shape(Tensor t, const Shape& s) {
   t.shape = s;
-  return t;
-}
-
-Tensor cast(const Tensor& x, DType to) {
-  if (x.dtype == to) return x;
-  Tensor t;
-  t.dtype = to;
-  t.shape = x.shape;
-  if (to == DType::Float32) {
-    for (int64_t v : x.i64) t.f32.push_back(static_cast<float>(v));
-  } else {
-    for (float v : x.f32) t.i64.push_back(static_cast<int64_t>(v));
-  }
   return t;
 }
 
@@ -150,32 +137,6 @@ OpDef dropout() {
   return d;
 }
 
-OpDef cast_op() {
-  OpDef d;
-  d.name = "Cast";
-  d.versions = {6, 9, 13, 19, 21};
-  d.attributes = {"to", "saturate"};
-  d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
-    const int64_t to = n.attr_int("to", 0);
-    if (to != 1 && to != 7) return "attribute 'to' = " + onnx_dtype_name(to) + " is not supported (float32, int64)";  // FLOAT, INT64
-    return std::nullopt;
-  };
-  // Canonical: 'to' as the dtype's name.
-  d.normalize = [](Graph&, Node n, const OpVersion&) {
-    n.attrs["to"] = std::string(n.attr_int("to", 1) == 7 ? "int64" : "float32");
-    n.attrs.erase("saturate");
-    return std::vector<Node>{std::move(n)};
-  };
-  auto target = [](const Node& n) { return n.attr_string("to", "float32") == "int64" ? DType::Int64 : DType::Float32; };
-  d.infer = [target](Graph& g, const Node& n) { rules::set_out(g, n, 0, target(n), in(g, n, 0).shape); };
-  d.fold = [target](const Graph&, const Node& n, const std::vector<const Tensor*>& inputs) { return cast(*inputs.at(0), target(n)); };
-  d.lower = [target](const Graph& g, const Node& n) {
-    if (g.input_of(n, 0).dtype != target(n)) fail(n, "a cast of computed values between dtypes has no kernel (kernels take float32)");
-    return lowering::alias(n.inputs.at(0));
-  };
-  return d;
-}
-
 OpDef shape_op() {
   OpDef d;
   d.name = "Shape";
@@ -223,7 +184,6 @@ void add_shape_ops(std::vector<OpDef>& ops) {
   ops.push_back(axes_view("Squeeze", squeeze_shape));
   ops.push_back(axes_view("Unsqueeze", unsqueeze_shape));
   ops.push_back(dropout());
-  ops.push_back(cast_op());
   ops.push_back(shape_op());
   ops.push_back(constant());
 }

@@ -1,5 +1,6 @@
-// Elementwise ops of one input: Relu, Sigmoid, Erf, Tanh, Sqrt, Neg, Exp, and Clip (whose bounds
-// are attributes before opset 11 and scalar inputs from it on).
+// Elementwise ops of one input: Relu, Sigmoid, Erf, Tanh, Sqrt, Neg, Exp, the math of one value
+// (Abs, Log, the trigonometric and hyperbolic functions, rounding, Sign, Reciprocal, Softplus,
+// Softsign), and Clip (whose bounds are attributes before opset 11 and scalar inputs from it on).
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -28,6 +29,11 @@ double erf_(double a) { return std::erf(a); }
 double tanh_(double a) { return std::tanh(a); }
 double sqrt_(double a) { return std::sqrt(a); }
 double exp_(double a) { return std::exp(a); }
+double sign(double a) { return a > 0 ? 1 : a < 0 ? -1 : a; }  // NaN stays NaN
+double reciprocal(double a) { return 1 / a; }
+double softplus(double a) { return a > 20 ? a : std::log1p(std::exp(a)); }
+double softsign(double a) { return a / (1 + std::fabs(a)); }
+double round_even(double a) { return std::nearbyint(a); }  // the default rounding mode: halves to even
 
 OpDef clip() {
   elementwise::Spec s;
@@ -73,6 +79,35 @@ void add_unary_ops(std::vector<OpDef>& ops) {
   elementwise::Spec neg = unary("Neg", {6, 13}, K::Neg, negate);
   neg.i = [](const Node&, const std::vector<int64_t>& a) { return -a[0]; };
   ops.push_back(elementwise::make_op(neg));
+  struct Math {
+    const char* name;
+    std::vector<int> versions;
+    K kind;
+    double (*f)(double);
+  };
+  const Math math[] = {
+      {"Abs", {6, 13}, K::Abs, [](double a) { return std::fabs(a); }},
+      {"Log", {6, 13}, K::Log, [](double a) { return std::log(a); }},
+      {"Floor", {6, 13}, K::Floor, [](double a) { return std::floor(a); }},
+      {"Ceil", {6, 13}, K::Ceil, [](double a) { return std::ceil(a); }},
+      {"Round", {11}, K::Round, round_even},
+      {"Sign", {9, 13}, K::Sign, sign},
+      {"Reciprocal", {6, 13}, K::Reciprocal, reciprocal},
+      {"Sin", {7}, K::Sin, [](double a) { return std::sin(a); }},
+      {"Cos", {7}, K::Cos, [](double a) { return std::cos(a); }},
+      {"Tan", {7}, K::Tan, [](double a) { return std::tan(a); }},
+      {"Asin", {7}, K::Asin, [](double a) { return std::asin(a); }},
+      {"Acos", {7}, K::Acos, [](double a) { return std::acos(a); }},
+      {"Atan", {7}, K::Atan, [](double a) { return std::atan(a); }},
+      {"Sinh", {9}, K::Sinh, [](double a) { return std::sinh(a); }},
+      {"Cosh", {9}, K::Cosh, [](double a) { return std::cosh(a); }},
+      {"Asinh", {9}, K::Asinh, [](double a) { return std::asinh(a); }},
+      {"Acosh", {9}, K::Acosh, [](double a) { return std::acosh(a); }},
+      {"Atanh", {9}, K::Atanh, [](double a) { return std::atanh(a); }},
+      {"Softplus", {1}, K::Softplus, softplus},
+      {"Softsign", {1}, K::Softsign, softsign},
+  };
+  for (const Math& m : math) ops.push_back(elementwise::make_op(unary(m.name, m.versions, m.kind, m.f)));
   ops.push_back(clip());
 }
 

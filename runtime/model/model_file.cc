@@ -246,10 +246,8 @@ void ModelFile::check() const {
     check_id(id, "inputs");
     if (values[id].storage != Storage::Arena) fail("input '" + values[id].name + "' is not in the arena");
   }
-  for (int id : outputs) {
-    check_id(id, "outputs");
-    if (values[id].storage != Storage::Arena) fail("output '" + values[id].name + "' is not in the arena");
-  }
+  // An output may be a constant (a model whose output needs no computing: a shape, a folded value).
+  for (int id : outputs) check_id(id, "outputs");
   for (size_t i = 0; i < steps.size(); ++i) {
     const std::string where = "step " + std::to_string(i) + " (node '" + steps[i].node + "')";
     if (steps[i].kernel < 0 || static_cast<size_t>(steps[i].kernel) >= kernels.size()) {
