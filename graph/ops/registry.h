@@ -105,5 +105,6 @@ void add_fused_ops(std::vector<OpDef>& ops);
 void add_activation_ops(std::vector<OpDef>& ops);
 void add_logic_ops(std::vector<OpDef>& ops);
 void add_cast_ops(std::vector<OpDef>& ops);
+void add_arg_extreme_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph
