@@ -52,7 +52,7 @@ std::vector<float> run_compiled(const OnnxModelBuilder& b, const std::string& in
   BuildOptions options;
   options.target = codegen::host_target();
   runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options));
-  const auto out = exec.run({{input, x}});
+  const auto out = exec.run_floats({{input, x}});
   return out.begin()->second;
 }
 
@@ -339,7 +339,7 @@ TEST(OpRegistry, AFusedChainReadingAnEarlierValueSecondGetsItsArgumentsInOrder) 
   const std::vector<float> x = iota_floats(16, 1.0f), y = iota_floats(16, 2.0f), w = iota_floats(16, 3.0f);
   std::vector<float> x2(16), y2(16), w2(16);
   for (int i = 0; i < 16; ++i) x2[i] = x[(i + 3) % 16], y2[i] = y[(i + 7) % 16] + 0.5f, w2[i] = w[(i + 5) % 16] - 1.0f;
-  const auto got = exec.run({{"x", x2}, {"y", y2}, {"w", w2}}).at("out");
+  const auto got = exec.run_floats({{"x", x2}, {"y", y2}, {"w", w2}}).at("out");
   std::vector<double> want(16);
   for (int i = 0; i < 16; ++i) want[i] = double(w2[i]) - double(x2[i]) * y2[i];
   expect_near_all(got, want, 1e-6);
