@@ -104,7 +104,7 @@ void add_binary_ops(std::vector<OpDef>& ops) {
     return ops::ew_binary(K::Pow, x, y);
   };
   p.kernel_takes = [](size_t i, DType t) { return t == DType::Float32 || (i == 1 && (t == DType::Int64 || t == DType::Int32)); };
-  p.output_dtype = [](const Node&, const std::vector<DType>& in) { return in.at(0); };
+  p.typed_apart = {1};
   for (const auto& spec : {a, s, m, d, p}) ops.push_back(elementwise::make_op(spec));
   ops.push_back(mod());
   ops.push_back(elementwise::make_op(variadic("Max", {6, 8, 12, 13}, K::Max, false)));

@@ -105,11 +105,28 @@ DType output_dtype(const Spec& spec, const Graph& g, const Node& n) {
   return spec.output_dtype(n, in);
 }
 
+void check_one_dtype(const Spec& spec, const Graph& g, const Node& n) {
+  std::optional<size_t> first;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (!g.input_present(n, i) || std::count(spec.typed_apart.begin(), spec.typed_apart.end(), i)) continue;
+    if (!first) {
+      first = i;
+      continue;
+    }
+    const DType a = g.input_of(n, *first).dtype, b = g.input_of(n, i).dtype;
+    if (a != b) {
+      fail(n, "input " + std::to_string(i) + " is " + dtype_name(b) + " and input " + std::to_string(*first) + " " + dtype_name(a) + "; " +
+                  spec.name + " takes one type for both");
+    }
+  }
+}
+
 void infer(const Spec& spec, Graph& g, const Node& n) {
   if (n.inputs.size() < spec.min_inputs || n.inputs.size() > spec.max_inputs) {
     fail(n, "has " + std::to_string(n.inputs.size()) + " inputs; " + spec.name + " takes " + std::to_string(spec.min_inputs) +
                 (spec.max_inputs > spec.min_inputs ? " or more" : ""));
   }
+  check_one_dtype(spec, g, n);
   const Value& x = rules::in(g, n, 0);
   if (!spec.defaults.empty()) {
     // Optional inputs with defaults are scalars (Clip's bounds); a bound of more elements would be

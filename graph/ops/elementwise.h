@@ -29,6 +29,9 @@ struct Spec {
   Epilogue epilogue = Epilogue::None;
   // The output's dtype from the inputs' (absent ones read as float32); unset: input 0's.
   std::function<DType(const Node& n, const std::vector<DType>& inputs)> output_dtype;
+  // Inputs whose dtype may differ from the others' (Where's condition, Pow's exponent); every other
+  // present input must have one dtype, as ONNX's type constraint T says.
+  std::vector<size_t> typed_apart;
   // Whether the kernel takes input i in dtype t; unset: float32 only.
   std::function<bool(size_t i, DType t)> kernel_takes;
 };

@@ -122,6 +122,7 @@ elementwise::Spec where() {
   };
   s.output_dtype = [](const Node&, const std::vector<DType>& in) { return in.at(1); };
   s.kernel_takes = [](size_t i, DType t) { return i == 0 ? t == DType::Bool : numeric(t); };
+  s.typed_apart = {0};
   return s;
 }
 
