@@ -2,24 +2,13 @@
 
 #include <omp.h>
 
-#include <cmath>
-#include <random>
 #include <stdexcept>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "bench/onednn_flow.h"
+
 namespace tf::bench {
-namespace {
-
-std::vector<float> random_floats(int64_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-}  // namespace
 
 OnednnConvTiming time_onednn_deconv2d(const ops::Conv2dTransposeShape& sh, int threads, double min_ms, int repeat) {
   using namespace dnnl;
@@ -45,30 +34,12 @@ OnednnConvTiming time_onednn_deconv2d(const ops::Conv2dTransposeShape& sh, int t
   } catch (const dnnl::error& e) {
     throw std::runtime_error("oneDNN refuses conv2d_transpose " + sh.named() + ": " + e.what());
   }
-  auto src_data = random_floats(sh.n * sh.c * sh.h * sh.w, 1);
-  auto weight_data = random_floats(sh.c * sh.k_per_group() * sh.r * sh.s, 2);
-  memory user_src(user_src_md, eng, src_data.data()), user_weight(user_weight_md, eng, weight_data.data());
-  memory src(pd.src_desc(), eng), weight(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
-  reorder(user_src, src).execute(s, user_src, src);
-  reorder(user_weight, weight).execute(s, user_weight, weight);
-  s.wait();
-  deconvolution_forward deconv(pd);
-  OnednnConvTiming out;
-  out.impl = pd.impl_info_str();
-  out.seconds = time_calls([&] {
-    deconv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
-    s.wait();
-  }, min_ms, repeat);
-
-  std::vector<float> result(static_cast<size_t>(sh.n * sh.k * sh.oh() * sh.ow())), expected, tolerance;
-  memory user_dst(memory::desc(dst_dims, dt::f32, tag::nchw), eng, result.data());
-  reorder(dst, user_dst).execute(s, dst, user_dst);
-  s.wait();
-  ops::conv2d_transpose_reference(sh, src_data.data(), weight_data.data(), nullptr, &expected, &tolerance);
-  for (size_t i = 0; i < result.size(); ++i) {
-    if (!(std::fabs(result[i] - expected[i]) <= tolerance[i])) ++out.mismatches;
-  }
-  return out;
+  OnednnProblem problem{user_src_md, user_weight_md, memory::desc(dst_dims, dt::f32, tag::nchw),
+                        random_floats(sh.n * sh.c * sh.h * sh.w, 1), random_floats(sh.c * sh.k_per_group() * sh.r * sh.s, 2), {}};
+  problem.reference = [&](std::vector<float>* expected, std::vector<float>* tolerance) {
+    ops::conv2d_transpose_reference(sh, problem.src.data(), problem.weight.data(), nullptr, expected, tolerance);
+  };
+  return time_in_chosen_layouts(eng, s, pd, deconvolution_forward(pd), problem, min_ms, repeat);
 }
 
 }  // namespace tf::bench

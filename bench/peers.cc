@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <random>
 #include <stdexcept>
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "bench/onednn_flow.h"
 
 namespace tf::bench {
 
@@ -32,16 +32,6 @@ std::vector<double> time_calls(const std::function<void()>& call, double min_ms,
   }
   return out;
 }
-
-namespace {
-std::vector<float> random_floats(int64_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-}  // namespace
 
 std::vector<double> time_onednn_matmul(int64_t M, int64_t N, int64_t K, int threads, double min_ms, int repeat) {
   using namespace dnnl;
@@ -87,33 +77,13 @@ OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, dou
   } catch (const dnnl::error& e) {
     throw std::runtime_error("oneDNN refuses conv2d " + sh.named() + ": " + e.what());
   }
-  auto src_data = random_floats(sh.n * sh.c * sh.h * sh.w, 1);
-  auto weight_data = random_floats(sh.k * sh.c_per_group() * sh.r * sh.s, 2);
-  memory user_src(user_src_md, eng, src_data.data()), user_weight(user_weight_md, eng, weight_data.data());
-  // Reordered into oneDNN's layouts once, outside the timed loop: a framework keeps activations in
-  // the chosen layout from layer to layer and reorders weights when it loads the model.
-  memory src(pd.src_desc(), eng), weight(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
-  reorder(user_src, src).execute(s, user_src, src);
-  reorder(user_weight, weight).execute(s, user_weight, weight);
-  s.wait();
-  convolution_forward conv(pd);
-  OnednnConvTiming out;
-  out.impl = pd.impl_info_str();
-  out.seconds = time_calls([&] {
-    conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
-    s.wait();
-  }, min_ms, repeat);
-
-  std::vector<float> result(static_cast<size_t>(sh.n * sh.k * sh.oh() * sh.ow())), expected, tolerance;
-  memory user_dst(memory::desc(dst_dims, dt::f32, tag::nchw), eng, result.data());
-  reorder(dst, user_dst).execute(s, dst, user_dst);
-  s.wait();
+  OnednnProblem problem{user_src_md, user_weight_md, memory::desc(dst_dims, dt::f32, tag::nchw),
+                        random_floats(sh.n * sh.c * sh.h * sh.w, 1), random_floats(sh.k * sh.c_per_group() * sh.r * sh.s, 2), {}};
   // OIHW and GOIHW are the same bytes: k = groups * k_per_group.
-  ops::conv2d_reference(sh, src_data.data(), weight_data.data(), {}, &expected, &tolerance);
-  for (size_t i = 0; i < result.size(); ++i) {
-    if (!(std::fabs(result[i] - expected[i]) <= tolerance[i])) ++out.mismatches;
-  }
-  return out;
+  problem.reference = [&](std::vector<float>* expected, std::vector<float>* tolerance) {
+    ops::conv2d_reference(sh, problem.src.data(), problem.weight.data(), {}, expected, tolerance);
+  };
+  return time_in_chosen_layouts(eng, s, pd, convolution_forward(pd), problem, min_ms, repeat);
 }
 
 std::vector<double> time_openblas_sgemm(int64_t M, int64_t N, int64_t K, int threads, double min_ms, int repeat) {

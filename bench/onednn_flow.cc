@@ -1,0 +1,44 @@
+#include "bench/onednn_flow.h"
+
+#include <cmath>
+#include <random>
+
+namespace tf::bench {
+
+std::vector<float> random_floats(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+OnednnConvTiming time_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s, const dnnl::primitive_desc_base& pd,
+                                        const dnnl::primitive& prim, OnednnProblem& problem, double min_ms, int repeat) {
+  using dnnl::memory;
+  memory user_src(problem.user_src, eng, problem.src.data()), user_weight(problem.user_weight, eng, problem.weight.data());
+  // Reordered into oneDNN's layouts once, outside the timed loop: a framework keeps activations in
+  // the chosen layout from layer to layer and reorders weights when it loads the model.
+  memory src(pd.src_desc(), eng), weight(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
+  dnnl::reorder(user_src, src).execute(s, user_src, src);
+  dnnl::reorder(user_weight, weight).execute(s, user_weight, weight);
+  s.wait();
+  OnednnConvTiming out;
+  out.impl = pd.impl_info_str();
+  out.seconds = time_calls([&] {
+    prim.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
+    s.wait();
+  }, min_ms, repeat);
+
+  std::vector<float> result(problem.user_dst.get_size() / sizeof(float)), expected, tolerance;
+  memory user_dst(problem.user_dst, eng, result.data());
+  dnnl::reorder(dst, user_dst).execute(s, dst, user_dst);
+  s.wait();
+  problem.reference(&expected, &tolerance);
+  for (size_t i = 0; i < result.size(); ++i) {
+    if (!(std::fabs(result[i] - expected[i]) <= tolerance[i])) ++out.mismatches;
+  }
+  return out;
+}
+
+}  // namespace tf::bench
