@@ -4,6 +4,7 @@
 // per-channel parameters. LayerNormalization: the layer_norm kernel on [rows, cols], and when the
 // model reads its Mean / InvStdDev outputs, helper nodes that compute them.
 #include <cmath>
+#include <cstdio>
 
 #include "compiler/ops/elementwise.h"
 #include "graph/ops/lowering.h"
@@ -61,13 +62,20 @@ NodeLowering lower_batch_norm(const Graph& g, const Node& n) {
   return lowering::call(lowering::make_call(n, op, shape, lowering::with_output({n.inputs[0], n.inputs[3], n.inputs[4], n.inputs[1], n.inputs[2]}, n)));
 }
 
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
 // A float attribute as the integer extent the kernels take it in (units of `unit`: eps_e12,
-// alpha_e9): refused when that is off by more than a part in a million or leaves [lo, hi].
+// alpha_e9): refused when it leaves [lo, hi] (a float's rounding aside) or the units are off by
+// more than a part in a million.
 int64_t in_units(const Node& n, const std::string& attr, double value, double unit, double lo, double hi) {
-  if (!(value >= lo && value <= hi)) fail(n, "attribute '" + attr + "' = " + std::to_string(value) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  if (!(value >= lo * (1 - 1e-6) && value <= hi)) fail(n, "attribute '" + attr + "' = " + number(value) + " is outside [" + number(lo) + ", " + number(hi) + "]");
   const int64_t units = std::llround(value / unit);
   if (std::abs(static_cast<double>(units) * unit - value) > 1e-6 * std::abs(value)) {
-    fail(n, "attribute '" + attr + "' = " + std::to_string(value) + " is not a multiple of " + std::to_string(unit) + " within a part in a million, which the kernel takes");
+    fail(n, "attribute '" + attr + "' = " + number(value) + " is not a multiple of " + number(unit) + " (within a part in a million), which the kernel takes");
   }
   return units;
 }
