@@ -60,9 +60,9 @@ class Evaluator {
     if (n.op == "Conv" || n.op.rfind("conv2d", 0) == 0) return conv(n, in);
     if (n.op == "MatMul" || n.op == "Gemm" || n.op.rfind("dense", 0) == 0) return matmul(n, in);
     if (n.op == "BatchNormalization") return batchnorm(n, in);
-    if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool") return pool(n, *in[0]);
-    if (n.op == "Softmax" || n.op == "LayerNormalization") return last_axis(n, in);
-    if (n.op == "ReduceMean") return reduce_mean(n, *in[0]);
+    if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool") return pool(n, *in[0]);
+    if (n.op == "Softmax" || n.op == "LogSoftmax" || n.op == "Hardmax") return along_axis(n, *in[0]);
+    if (n.op == "LayerNormalization") return layer_norm(n, in);
     throw CompileError("test evaluator: no rule for " + n.describe());
   }
 
@@ -121,7 +121,7 @@ class Evaluator {
 
   Tensor pool(const Node& n, const Tensor& x) {
     const Shape& o = out_shape(n);
-    const bool global = n.op == "GlobalAveragePool", max = n.op == "MaxPool";
+    const bool global = n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool", max = n.op == "MaxPool" || n.op == "GlobalMaxPool";
     const auto k = global ? std::vector<int64_t>{x.shape[2], x.shape[3]} : n.attr_ints("kernel_shape", {});
     const auto st = n.attr_ints("strides", {1, 1}), p = n.attr_ints("pads", {0, 0, 0, 0});
     const bool include_pad = n.attr_int("count_include_pad", 0) != 0;
@@ -151,43 +151,41 @@ class Evaluator {
     return y;
   }
 
-  // Softmax over the last axis, or LayerNormalization over the last axis (scale, shift).
-  Tensor last_axis(const Node& n, const std::vector<const Tensor*>& in) {
-    Tensor y = *in[0];
-    const int64_t D = y.shape.back();
-    for (int64_t row = 0; row < y.size() / D; ++row) {
-      float* v = y.f32.data() + row * D;
-      if (n.op == "Softmax") {
+  // Softmax, LogSoftmax or Hardmax along the node's axis: x seen as [rows, cols, inner].
+  Tensor along_axis(const Node& n, const Tensor& x) {
+    Tensor y = x;
+    const int64_t axis = n.attr_int("axis", -1) < 0 ? n.attr_int("axis", -1) + static_cast<int64_t>(x.shape.size()) : n.attr_int("axis", -1);
+    const int64_t cols = x.shape[axis], inner = element_count(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+    for (int64_t row = 0; row < x.size() / (cols * inner); ++row) {
+      for (int64_t i = 0; i < inner; ++i) {
+        auto at = [&](int64_t c) { return (row * cols + c) * inner + i; };
         double mx = -INFINITY, sum = 0;
-        for (int64_t i = 0; i < D; ++i) mx = std::max<double>(mx, v[i]);
-        for (int64_t i = 0; i < D; ++i) sum += std::exp(v[i] - mx);
-        for (int64_t i = 0; i < D; ++i) v[i] = static_cast<float>(std::exp(v[i] - mx) / sum);
-      } else {
-        double mean = 0, var = 0;
-        for (int64_t i = 0; i < D; ++i) mean += v[i] / double(D);
-        for (int64_t i = 0; i < D; ++i) var += (v[i] - mean) * (v[i] - mean) / double(D);
-        const double inv = 1 / std::sqrt(var + n.attr_float("epsilon", 1e-5));
-        for (int64_t i = 0; i < D; ++i) v[i] = static_cast<float>((v[i] - mean) * inv * in[1]->f32[i] + (in[2] ? in[2]->f32[i] : 0));
+        int64_t first_max = 0;
+        for (int64_t c = 0; c < cols; ++c) {
+          if (x.f32[at(c)] > mx) mx = x.f32[at(c)], first_max = c;
+        }
+        for (int64_t c = 0; c < cols; ++c) sum += std::exp(x.f32[at(c)] - mx);
+        for (int64_t c = 0; c < cols; ++c) {
+          const double v = x.f32[at(c)] - mx;
+          y.f32[at(c)] = static_cast<float>(n.op == "Softmax" ? std::exp(v) / sum : n.op == "LogSoftmax" ? v - std::log(sum) : c == first_max);
+        }
       }
     }
     return y;
   }
 
-  Tensor reduce_mean(const Node& n, const Tensor& x) {
-    const int64_t rank = static_cast<int64_t>(x.shape.size());
-    std::vector<bool> reduced(rank, n.attr_ints("axes", {}).empty());
-    for (int64_t a : n.attr_ints("axes", {})) reduced[a < 0 ? a + rank : a] = true;
-    Tensor y = zeros(out_shape(n));
-    const double per_output = static_cast<double>(x.size()) / static_cast<double>(y.size());
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t e = 0; e < x.size(); ++e) {
-      int64_t o = 0;
-      for (int64_t d = 0; d < rank; ++d) o = o * (reduced[d] ? 1 : x.shape[d]) + (reduced[d] ? 0 : idx[d]);
-      y.f32[o] += static_cast<float>(x.f32[e] / per_output);
-      for (int64_t d = rank; d-- > 0;) {
-        if (++idx[d] < x.shape[d]) break;
-        idx[d] = 0;
-      }
+  // LayerNormalization over the axes from the node's axis on (scale, shift).
+  Tensor layer_norm(const Node& n, const std::vector<const Tensor*>& in) {
+    Tensor y = *in[0];
+    const int64_t axis = n.attr_int("axis", -1) < 0 ? n.attr_int("axis", -1) + static_cast<int64_t>(y.shape.size()) : n.attr_int("axis", -1);
+    const int64_t D = element_count(Shape(y.shape.begin() + axis, y.shape.end()));
+    for (int64_t row = 0; row < y.size() / D; ++row) {
+      float* v = y.f32.data() + row * D;
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < D; ++i) mean += v[i] / double(D);
+      for (int64_t i = 0; i < D; ++i) var += (v[i] - mean) * (v[i] - mean) / double(D);
+      const double inv = 1 / std::sqrt(var + n.attr_float("epsilon", 1e-5));
+      for (int64_t i = 0; i < D; ++i) v[i] = static_cast<float>((v[i] - mean) * inv * in[1]->f32[i] + (in.size() > 2 && in[2] ? in[2]->f32[i] : 0));
     }
     return y;
   }

@@ -38,7 +38,7 @@ TEST_F(ModelOps, Softmax) {
 }
 
 TEST_F(ModelOps, LayerNorm) {
-  for (const char* s : {"rows=1,cols=3", "rows=3,cols=17", "rows=4,cols=768", "rows=70,cols=100,eps_e12=1000000"}) {
+  for (const char* s : {"rows=1,cols=3", "rows=3,cols=17", "rows=4,cols=768", "rows=70,cols=100,eps_e12=1000000", "rows=3,cols=12,eps_e12=100000000000"}) {
     expect_configs_correct("layer_norm", s);
   }
   EXPECT_EQ(ops::parse_shape("layer_norm", "rows=2,cols=8"), (std::vector<int64_t>{2, 8, 10000000}));

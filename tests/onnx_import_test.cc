@@ -146,11 +146,11 @@ TEST(OnnxImport, AnUnsupportedOpIsNamedWithItsNodeAndOpset) {
   OnnxModelBuilder b(13);
   b.input("x", {1, 4}).output("y");
   b.node("Relu", {"x"}, {"r"}, "act");
-  b.node("Hardmax", {"r"}, {"h"}, "pick");
+  b.node("Det", {"r"}, {"h"}, "pick");
   b.node("LpNormalization", {"h"}, {"y"}, "norm");
   const std::string e = import_error(b);
   EXPECT_NE(e.find("2 unsupported nodes"), std::string::npos) << e;
-  EXPECT_NE(e.find("node 'pick' (Hardmax, opset 13): op Hardmax is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 'pick' (Det, opset 13): op Det is not supported"), std::string::npos) << e;
   EXPECT_NE(e.find("node 'norm' (LpNormalization, opset 13)"), std::string::npos) << e;
 }
 

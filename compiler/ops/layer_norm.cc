@@ -32,7 +32,9 @@ class LayerNorm : public Operator {
     return Operator::shape_from_named(with_default);
   }
   void check_shape(const std::vector<int64_t>& s) const override {
-    Operator::check_shape(s);
+    Operator::check_shape({s[0], s[1]});  // names by position: rows, cols
+    // An epsilon up to 1 is up to 1e12 units, beyond the default extent limit.
+    if (s[2] < 1) throw CompileError("op 'layer_norm': extent eps_e12 = " + std::to_string(s[2]) + " must be positive");
     if (epsilon(s[2]) > 1) {
       throw CompileError("op 'layer_norm': extent eps_e12 = " + std::to_string(s[2]) + " is an epsilon above 1 (units of 1e-12)");
     }

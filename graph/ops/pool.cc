@@ -1,4 +1,4 @@
-// MaxPool, AveragePool (2-D windows) and GlobalAveragePool.
+// MaxPool, AveragePool (2-D windows), GlobalAveragePool and GlobalMaxPool.
 #include "graph/ops/lowering.h"
 #include "graph/ops/registry.h"
 #include "graph/ops/rules.h"
@@ -72,20 +72,23 @@ OpDef average_pool() {
   return d;
 }
 
-OpDef global_average_pool() {
+// GlobalAveragePool / GlobalMaxPool over every spatial axis of [N, C, D1, ...]: the kernel sees the
+// spatial extents as [D1, D2 * ...] (contiguous, so a view), the output [N, C, 1, ...] as [N, C, 1, 1].
+OpDef global_pool(const std::string& name, const std::string& kernel) {
   OpDef d;
-  d.name = "GlobalAveragePool";
+  d.name = name;
   d.versions = {1};
-  d.normalize = [](Graph&, Node n, const OpVersion&) { return std::vector<Node>{std::move(n)}; };
   d.infer = [](Graph& g, const Node& n) {
     const Value& x = rules::in(g, n, 0);
-    rules::require_rank(n, x, 4, "input");
-    rules::set_out(g, n, 0, DType::Float32, {x.shape[0], x.shape[1], 1, 1});
+    if (x.shape.size() < 3) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; [N, C, D1, ...] (rank 3 or more) is required");
+    Shape out(x.shape.size(), 1);
+    out[0] = x.shape[0], out[1] = x.shape[1];
+    rules::set_out(g, n, 0, DType::Float32, out);
   };
-  d.lower = [](const Graph& g, const Node& n) {
+  d.lower = [kernel](const Graph& g, const Node& n) {
     const Shape& x = g.input_of(n, 0).shape;
-    return lowering::call(
-        lowering::named_call(n, "global_avg_pool2d", {{"n", x[0]}, {"c", x[1]}, {"h", x[2]}, {"w", x[3]}}, lowering::with_output({n.inputs[0]}, n)));
+    const Named e = {{"n", x[0]}, {"c", x[1]}, {"h", x[2]}, {"w", element_count(Shape(x.begin() + 3, x.end()))}};
+    return lowering::call(lowering::named_call(n, kernel, e, lowering::with_output({n.inputs[0]}, n)));
   };
   return d;
 }
@@ -95,7 +98,8 @@ OpDef global_average_pool() {
 void add_pool_ops(std::vector<OpDef>& ops) {
   ops.push_back(max_pool());
   ops.push_back(average_pool());
-  ops.push_back(global_average_pool());
+  ops.push_back(global_pool("GlobalAveragePool", "global_avg_pool2d"));
+  ops.push_back(global_pool("GlobalMaxPool", "global_max_pool2d"));
 }
 
 }  // namespace tf::graph
