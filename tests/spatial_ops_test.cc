@@ -29,13 +29,13 @@ std::vector<float> wave(int64_t n, float scale, float phase = 0) {
   return v;
 }
 
-struct Run {
+struct Output {
   Shape shape;
   std::vector<float> values;
 };
 
 // Imported, planned, built and run on `feeds`: output `y`.
-Run run_compiled(const OnnxModelBuilder& b, const std::map<std::string, std::vector<float>>& feeds) {
+Output run_compiled(const OnnxModelBuilder& b, const std::map<std::string, std::vector<float>>& feeds) {
   BuildOptions options;
   options.target = codegen::host_target();
   runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options));
@@ -88,7 +88,7 @@ TEST(SpatialOps, OneDimensionalConvRunsAsTwoDimensionalOverAUnitHeight) {
   OnnxModelBuilder::attr(conv, "dilations", std::vector<int64_t>{2});
   OnnxModelBuilder::attr(conv, "group", int64_t{4});
   const std::vector<float> x = wave(4 * 21, 2.0f);
-  const Run got = run_compiled(b, {{"x", x}});
+  const Output got = run_compiled(b, {{"x", x}});
   // (21 + 3 - 2 * 2 - 1) / 2 + 1 = 10 columns
   EXPECT_EQ(got.shape, (Shape{1, 4, 10}));
   std::vector<double> want;
@@ -114,7 +114,7 @@ TEST(SpatialOps, OneDimensionalPoolsRunAsTwoDimensionalOverAUnitHeight) {
     OnnxModelBuilder::attr(pool, "kernel_shape", std::vector<int64_t>{3});
     OnnxModelBuilder::attr(pool, "strides", std::vector<int64_t>{2});
     OnnxModelBuilder::attr(pool, "pads", std::vector<int64_t>{1, 1});
-    const Run got = run_compiled(b, {{"x", x}});
+    const Output got = run_compiled(b, {{"x", x}});
     EXPECT_EQ(got.shape, (Shape{1, 3, 9})) << op;
     std::vector<double> want;
     for (int64_t c = 0; c < 3; ++c) {
@@ -141,7 +141,7 @@ TEST(SpatialOps, PoolsTakeSamePaddingAndCeilMode) {
   auto& p = same.node("MaxPool", {"x"}, {"y"}, "same");
   OnnxModelBuilder::attr(p, "kernel_shape", std::vector<int64_t>{2, 2});
   OnnxModelBuilder::attr(p, "auto_pad", std::string("SAME_LOWER"));
-  const Run s = run_compiled(same, {{"x", x}});
+  const Output s = run_compiled(same, {{"x", x}});
   EXPECT_EQ(s.shape, (Shape{1, 2, 6, 7}));
   expect_near_all(s.values, kernel_reference("max_pool2d", {{"c", 2}, {"h", 6}, {"w", 7}, {"r", 2}, {"s", 2}, {"pad_top", 1}, {"pad_left", 1}}, {x.data()}),
                   1e-6);
@@ -152,7 +152,7 @@ TEST(SpatialOps, PoolsTakeSamePaddingAndCeilMode) {
   OnnxModelBuilder::attr(a, "kernel_shape", std::vector<int64_t>{3, 3});
   OnnxModelBuilder::attr(a, "strides", std::vector<int64_t>{2, 2});
   OnnxModelBuilder::attr(a, "ceil_mode", int64_t{1});
-  const Run c = run_compiled(ceil, {{"x", x}});
+  const Output c = run_compiled(ceil, {{"x", x}});
   ASSERT_EQ(c.shape, (Shape{1, 2, 3, 3}));
   // The last column's window covers input columns 4..6 (all real), the last row's rows 4..5.
   double corner = 0;
@@ -190,7 +190,7 @@ TEST(SpatialOps, ConvTransposeResolvesOutputShapeIntoPadsAndRunsOneDimensional) 
   OnnxModelBuilder::attr(t, "strides", std::vector<int64_t>{stride});
   OnnxModelBuilder::attr(t, "output_shape", std::vector<int64_t>{12});
   const std::vector<float> x = wave(c * l, 1.5f);
-  const Run got = run_compiled(b, {{"x", x}});
+  const Output got = run_compiled(b, {{"x", x}});
   ASSERT_EQ(got.shape, (Shape{1, k, 12}));
   // Natural size 2 * 4 + 3 = 11: total padding -1, split as begin 0, end -1.
   std::vector<double> want(k * 12);
@@ -214,7 +214,7 @@ TEST(SpatialOps, ConvTransposeSamePaddingGivesInputTimesStride) {
   OnnxModelBuilder::attr(t, "group", int64_t{2});
   OnnxModelBuilder::attr(t, "auto_pad", std::string("SAME_UPPER"));
   const std::vector<float> x = wave(2 * 5 * 4, 1.0f);
-  const Run got = run_compiled(b, {{"x", x}});
+  const Output got = run_compiled(b, {{"x", x}});
   ASSERT_EQ(got.shape, (Shape{1, 8, 10, 12}));
   // total = stride * (in - 1) + kernel - out: rows 2*4+3-10 = 1 (0 before, 1 after), columns
   // 3*3+3-12 = 0.
@@ -251,7 +251,7 @@ TEST(SpatialOps, UpsampleAndResizeTenNormalizeToOneResizeNode) {
   EXPECT_EQ(g7.nodes[0].attr_int("scale_w_den", 0), 2);
 
   const std::vector<float> x = wave(2 * 3 * 4, 1.0f);
-  const Run got = run_compiled(up7, {{"x", x}});
+  const Output got = run_compiled(up7, {{"x", x}});
   ASSERT_EQ(got.shape, (Shape{1, 2, 6, 6}));
   std::vector<double> want;
   for (int64_t c = 0; c < 2; ++c) {
@@ -274,7 +274,7 @@ TEST(SpatialOps, ResizeEighteenKeepsTheAspectRatioOverTheAxesItNames) {
     return b;
   };
   const std::vector<float> x = wave(24, 1.0f);
-  const Run smaller = run_compiled(model("not_larger"), {{"x", x}});
+  const Output smaller = run_compiled(model("not_larger"), {{"x", x}});
   ASSERT_EQ(smaller.shape, (Shape{1, 1, 2, 3}));
   // half_pixel at scale 1/2: source 2i + 0.5, round_prefer_floor takes 2i.
   std::vector<double> want;
