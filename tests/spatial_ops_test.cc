@@ -105,6 +105,48 @@ TEST(SpatialOps, OneDimensionalConvRunsAsTwoDimensionalOverAUnitHeight) {
   expect_near_all(got.values, want, 1e-5);
 }
 
+// Between two 1-D convolutions the batch norm and Relu run on [N,C,1,L] (lift_unit_height): the
+// norm folds into the first conv, the Relu fuses into it, and no Reshape is left between them.
+TEST(SpatialOps, NodesBetweenOneDimensionalConvsRunOverTheUnitHeightToo) {
+  OnnxModelBuilder b(12);
+  const std::vector<float> w1 = wave(4 * 3 * 3, 0.5f, 0.2f), w2 = wave(2 * 4, 0.5f, 0.9f);
+  b.input("x", {1, 3, 9}).output("y").floats("w1", {4, 3, 3}, w1).floats("w2", {2, 4, 1}, w2);
+  b.floats("scale", {4}, {1.5f, 0.5f, 1.0f, 2.0f}).floats("shift", {4}, {0.1f, -0.2f, 0.3f, 0.0f});
+  b.floats("mean", {4}, {0.0f, 0.1f, -0.1f, 0.2f}).floats("var", {4}, {1.0f, 0.5f, 2.0f, 1.0f});
+  OnnxModelBuilder::attr(b.node("Conv", {"x", "w1"}, {"c1"}, "conv1"), "pads", std::vector<int64_t>{1, 1});
+  b.node("BatchNormalization", {"c1", "scale", "shift", "mean", "var"}, {"bn"}, "bn");
+  b.node("Relu", {"bn"}, {"r"}, "relu");
+  b.node("Conv", {"r", "w2"}, {"y"}, "conv2");
+  const Graph planned = plan_graph(import_onnx_bytes(b.bytes(), "test.onnx"));
+  const auto ops = count_ops(planned);
+  EXPECT_EQ(ops.count("BatchNormalization"), 0u);
+  EXPECT_EQ(ops.count("Relu"), 0u);
+  EXPECT_EQ(ops.at("Reshape"), 2);  // the input to [1,3,1,9], the output back to [1,2,9]
+
+  const std::vector<float> x = wave(27, 1.0f);
+  const std::vector<double> scale = {1.5, 0.5, 1.0, 2.0}, shift = {0.1, -0.2, 0.3, 0.0}, mean = {0.0, 0.1, -0.1, 0.2}, var = {1.0, 0.5, 2.0, 1.0};
+  std::vector<double> r(4 * 9), want(2 * 9, 0.0);
+  for (int64_t k = 0; k < 4; ++k) {
+    for (int64_t o = 0; o < 9; ++o) {
+      double sum = 0;
+      for (int64_t c = 0; c < 3; ++c) {
+        for (int64_t j = 0; j < 3; ++j) {
+          if (o + j - 1 >= 0 && o + j - 1 < 9) sum += static_cast<double>(x[c * 9 + o + j - 1]) * w1[(k * 3 + c) * 3 + j];
+        }
+      }
+      r[k * 9 + o] = std::max(0.0, (sum - mean[k]) / std::sqrt(var[k] + 1e-5) * scale[k] + shift[k]);
+    }
+  }
+  for (int64_t k = 0; k < 2; ++k) {
+    for (int64_t o = 0; o < 9; ++o) {
+      for (int64_t c = 0; c < 4; ++c) want[k * 9 + o] += r[c * 9 + o] * w2[k * 4 + c];
+    }
+  }
+  const Output got = run_compiled(b, {{"x", x}});
+  EXPECT_EQ(got.shape, (Shape{1, 2, 9}));
+  expect_near_all(got.values, want, 1e-5);
+}
+
 TEST(SpatialOps, OneDimensionalPoolsRunAsTwoDimensionalOverAUnitHeight) {
   const std::vector<float> x = wave(3 * 17, 3.0f);
   for (const char* op : {"MaxPool", "AveragePool"}) {
