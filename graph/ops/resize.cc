@@ -1,4 +1,4 @@
-// Resize (10, 11, 13, 18, 19) and Upsample (7, 9) on NCHW, as the resize2d kernel. Every version
+// Resize (10, 11, 13, 18, 19) and Upsample (7, 9, 10) on NCHW, as the resize2d kernel. Every version
 // normalizes to one canonical Resize node reading X alone, its attributes the kernel's extents
 // beyond n,c,h,w (compiler/ops/resize2d_shape.h): the output size, mode, coordinate transform,
 // nearest rounding, and the scales, roi and extrapolation value as exact fractions of the float32
@@ -268,7 +268,7 @@ void add_resize_ops(std::vector<OpDef>& ops) {
   ops.push_back(resize_op("Resize", {10, 11, 13, 18, 19},
                           {"antialias", "axes", "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value",
                            "keep_aspect_ratio_policy", "mode", "nearest_mode"}));
-  ops.push_back(resize_op("Upsample", {7, 9}, {"mode", "scales"}));
+  ops.push_back(resize_op("Upsample", {7, 9, 10}, {"mode", "scales"}));  // 10: deprecated, as 9
 }
 
 }  // namespace tf::graph
