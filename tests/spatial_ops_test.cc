@@ -15,6 +15,7 @@
 #include "graph/build.h"
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
+#include "graph/tasks.h"
 #include "runtime/model/executor.h"
 #include "tests/onnx_model_builder.h"
 
@@ -265,6 +266,19 @@ TEST(SpatialOps, ConvTransposeSamePaddingGivesInputTimesStride) {
                                                         {"stride_w", 3}, {"pad_bottom", 1}},
                                    {x.data(), w.data()}),
                   1e-5);
+}
+
+// ConvTranspose is tuned as its kernel: `model tune` gets one conv2d_transpose_bias task.
+TEST(SpatialOps, ConvTransposeIsATunableTaskOfItsKernelsWorkload) {
+  OnnxModelBuilder b(11);
+  b.input("x", {1, 8, 6, 6}).output("y").floats("w", {8, 4, 2, 2}, wave(128, 0.3f)).floats("b", {4}, {0.1f, 0.2f, 0.3f, 0.4f});
+  OnnxModelBuilder::attr(b.node("ConvTranspose", {"x", "w", "b"}, {"y"}, "up"), "strides", std::vector<int64_t>{2, 2});
+  const auto tasks = tunable_tasks(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")));
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].workload.op, "conv2d_transpose_bias");
+  EXPECT_EQ(tasks[0].shape_text, "n=1,c=8,h=6,w=6,k=4,r=2,s=2,stride=2");
+  EXPECT_EQ(tasks[0].flops, 2 * 4 * 8 * 36 * 4);
+  EXPECT_EQ(tasks[0].nodes, (std::vector<std::string>{"up"}));
 }
 
 // Upsample 7 (scales attribute), Upsample 9 and Resize 10 (scales input) are one canonical node:
