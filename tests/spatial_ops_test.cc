@@ -221,6 +221,38 @@ TEST(SpatialOps, PoolsTakeSamePaddingAndCeilMode) {
   }
 }
 
+// A MaxPool max_pool2d does not take (dilated, strides unequal) is the Max of its taps.
+TEST(SpatialOps, DilatedMaxPoolOfUnequalStridesIsTheMaxOfItsTaps) {
+  const int64_t h = 9, w = 11;
+  const std::vector<float> x = wave(2 * h * w, 2.0f);
+  OnnxModelBuilder b(12);
+  b.input("x", {1, 2, h, w}).output("y");
+  auto& p = b.node("MaxPool", {"x"}, {"y"}, "dilated");
+  OnnxModelBuilder::attr(p, "kernel_shape", std::vector<int64_t>{2, 3});
+  OnnxModelBuilder::attr(p, "dilations", std::vector<int64_t>{3, 2});
+  OnnxModelBuilder::attr(p, "strides", std::vector<int64_t>{1, 2});
+  OnnxModelBuilder::attr(p, "pads", std::vector<int64_t>{1, 2, 0, 1});
+  const Output got = run_compiled(b, {{"x", x}});
+  // rows (9 + 1 - 3 - 1) / 1 + 1 = 7, columns (11 + 3 - 4 - 1) / 2 + 1 = 5
+  ASSERT_EQ(got.shape, (Shape{1, 2, 7, 5}));
+  std::vector<double> want;
+  for (int64_t c = 0; c < 2; ++c) {
+    for (int64_t oy = 0; oy < 7; ++oy) {
+      for (int64_t ox = 0; ox < 5; ++ox) {
+        double best = -INFINITY;
+        for (int64_t i = 0; i < 2; ++i) {
+          for (int64_t j = 0; j < 3; ++j) {
+            const int64_t iy = oy + i * 3 - 1, ix = ox * 2 + j * 2 - 2;
+            if (iy >= 0 && iy < h && ix >= 0 && ix < w) best = std::max<double>(best, x[(c * h + iy) * w + ix]);
+          }
+        }
+        want.push_back(best);
+      }
+    }
+  }
+  expect_near_all(got.values, want, 0);
+}
+
 // ConvTranspose1d with output_shape one beyond the natural size (a negative end pad: the last
 // column gets the bias alone) and a bias, against the scatter ONNX defines: input column i, tap j
 // write output column i * stride + j * dilation - pad_begin.
@@ -374,10 +406,10 @@ TEST(SpatialOps, WhatNoKernelCoversIsRefusedNamingTheAttributeOrInput) {
   {
     OnnxModelBuilder b(12);
     b.input("x", {1, 2, 4, 4}).output("y");
-    auto& n = b.node("MaxPool", {"x"}, {"y"}, "dilated");
+    auto& n = b.node("AveragePool", {"x"}, {"y"}, "dilated");
     OnnxModelBuilder::attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
     OnnxModelBuilder::attr(n, "dilations", std::vector<int64_t>{2, 2});
-    EXPECT_NE(import_error(b).find("dilated pooling is not supported"), std::string::npos) << import_error(b);
+    EXPECT_NE(import_error(b).find("dilated average pooling is not supported"), std::string::npos) << import_error(b);
   }
   {
     OnnxModelBuilder b(11);

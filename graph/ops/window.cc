@@ -95,9 +95,6 @@ std::optional<std::string> check(const Node& n, Kind kind) {
   const auto strides = n.attr_ints("strides", {}), dil = n.attr_ints("dilations", {});
   if (kind == Kind::Conv && !all_equal(strides)) return "attribute 'strides' = " + ints_text(strides) + ": tunefarm's conv2d takes one stride for both axes";
   if (kind == Kind::Conv && !all_equal(dil)) return "attribute 'dilations' = " + ints_text(dil) + ": one dilation for both axes is supported";
-  if (kind == Kind::Pool && !std::all_of(dil.begin(), dil.end(), [](int64_t d) { return d == 1; })) {
-    return "attribute 'dilations' = " + ints_text(dil) + ": dilated pooling is not supported";
-  }
   if (kind == Kind::Pool && !n.has("kernel_shape")) return "attribute 'kernel_shape' is missing";
   return std::nullopt;
 }

@@ -13,7 +13,7 @@
 namespace tf::graph::window {
 
 // The kernels differ in what they take: conv2d and pool2d one stride (and conv2d one dilation) for
-// both axes, conv2d_transpose one per axis; pooling has no dilation.
+// both axes, conv2d_transpose one per axis.
 enum class Kind { Conv, Pool, ConvTranspose };
 
 // Attribute values no kernel honours (3-D windows, unequal conv strides, negative pads, an unknown
