@@ -350,6 +350,19 @@ TEST(SpatialOps, UpsampleAndResizeTenNormalizeToOneResizeNode) {
   expect_near_all(got.values, want, 0);
 }
 
+// Resize 10 downsampling by nearest rounds the source coordinate up, as ONNX Runtime does (its
+// output for this model, checked with bench/ort/ort_run.js).
+TEST(SpatialOps, ResizeTenDownsamplingRoundsTheSourceUp) {
+  OnnxModelBuilder b(10);
+  b.input("x", {1, 1, 5, 8}).output("y").floats("scales", {4}, {1, 1, 0.6f, 0.75f});
+  b.node("Resize", {"x", "scales"}, {"y"}, "down");
+  std::vector<float> x(40);
+  for (int i = 0; i < 40; ++i) x[i] = static_cast<float>(i);
+  const Output got = run_compiled(b, {{"x", x}});
+  ASSERT_EQ(got.shape, (Shape{1, 1, 3, 6}));
+  expect_near_all(got.values, {0, 2, 3, 4, 6, 7, 16, 18, 19, 20, 22, 23, 32, 34, 35, 36, 38, 39}, 0);
+}
+
 // Resize 18 with axes [2, 3] and sizes under keep_aspect_ratio_policy: one scale for both axes, the
 // smaller (not_larger) or larger (not_smaller) of size/in, out = round(scale * in).
 TEST(SpatialOps, ResizeEighteenKeepsTheAspectRatioOverTheAxesItNames) {
