@@ -5,11 +5,32 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/registry.h"
+#include "graph/kernel_calls.h"
 
 namespace tf::graph {
 namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::vector<size_t> constant_inputs(const Graph& g, const Node& n) {
+  std::vector<size_t> at;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (g.constant(n.inputs[i])) at.push_back(i);
+  }
+  return at;
+}
+
+// ConvTranspose runs as conv2d_transpose[_bias], a kernel with a config space of its own: its
+// workload is the one its lowering calls.
+std::optional<NodeKernel> lowered_kernel(const Graph& g, const Node& n) {
+  const NodeLowering l = lower_node(g, n);
+  if (!l.call) return std::nullopt;
+  NodeKernel k;
+  k.workload = l.call->workload();
+  k.shape_text = l.call->op->shape_text(k.workload.shape);
+  k.constant_inputs = constant_inputs(g, n);
+  return k;
+}
 
 }  // namespace
 
@@ -41,6 +62,7 @@ std::pair<std::vector<int64_t>, int64_t> dense_workload(const Graph& g, const No
 }  // namespace
 
 std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
+  if (n.op == "ConvTranspose") return lowered_kernel(g, n);
   const bool conv = starts_with(n.op, "conv2d") || starts_with(n.op, "depthwise"), dense = starts_with(n.op, "dense");
   if (!conv && !dense) return std::nullopt;
   NodeKernel k;
@@ -58,9 +80,7 @@ std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
     throw CompileError(n.describe() + ": not a valid workload: " + e.what());
   }
   k.shape_text = ops::find_operator(n.op).shape_text(k.workload.shape);
-  for (size_t i = 0; i < n.inputs.size(); ++i) {
-    if (g.constant(n.inputs[i])) k.constant_inputs.push_back(i);
-  }
+  k.constant_inputs = constant_inputs(g, n);
   return k;
 }
 
@@ -79,7 +99,7 @@ std::vector<Task> tunable_tasks(const Graph& g) {
       t.shape_text = k->shape_text;
       order.push_back(key);
     }
-    const int64_t flops = ops::find_operator(n.op).flops(k->workload.shape) * k->calls;
+    const int64_t flops = ops::find_operator(k->workload.op).flops(k->workload.shape) * k->calls;
     t.count += k->calls;
     t.flops += flops;
     t.nodes.push_back(n.name);

@@ -1,4 +1,4 @@
-// Whole models against ONNX Runtime: ResNet-18, MobileNetV2 and the BERT-base layer (the generated
+// Whole models against ONNX Runtime: ResNet-18, MobileNetV2, the BERT-base layer and the exported FPN and 1-D speech net (the
 // test models) built with default configs, run by the model executor and by ONNX Runtime's CPU
 // build (bench/ort/ort_run.js as a child process) on the same random .npy inputs; every output
 // must agree to max|a-b|/max|b| <= 1e-3. Without node or bench/ort/node_modules the tests fail
@@ -30,7 +30,7 @@ std::string work_dir(const std::string& model) {
   return dir;
 }
 
-void expect_model_matches_ort(const std::string& model) {
+void expect_model_matches_ort(const std::string& model, const graph::ImportOptions& import = {}) {
   const std::string problem = bench::ort_setup_problem();
   ASSERT_EQ(problem, "") << "ONNX Runtime is needed to check " << model;
   const std::string onnx = std::string(TF_MODELS_DIR) + "/" + model + ".onnx";
@@ -39,7 +39,7 @@ void expect_model_matches_ort(const std::string& model) {
   const auto start = std::chrono::steady_clock::now();
   graph::BuildOptions options;
   options.target = codegen::host_target();
-  runtime::model::Executor exec(graph::build_model(graph::plan_graph(graph::import_onnx_file(onnx)), options));
+  runtime::model::Executor exec(graph::build_model(graph::plan_graph(graph::import_onnx_file(onnx, import)), options));
   const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const auto inputs = runtime::model::fill_random_inputs(exec);
@@ -72,6 +72,20 @@ TEST(ModelVsOrt, ResNet18AgreesWithOnnxRuntime) { expect_model_matches_ort("resn
 TEST(ModelVsOrt, MobileNetV2AgreesWithOnnxRuntime) { expect_model_matches_ort("mobilenetv2"); }
 
 TEST(ModelVsOrt, BertLayerAgreesWithOnnxRuntime) { expect_model_matches_ort("bert_layer"); }
+
+// The exported models at scripts/make-models.py's BINDINGS: their symbolic extents bound as
+// --input-shape binds them.
+TEST(ModelVsOrt, FpnOpset11AgreesWithOnnxRuntime) {
+  graph::ImportOptions o;
+  o.input_shapes["image"] = {1, 3, 320, 256};
+  expect_model_matches_ort("fpn_opset11", o);
+}
+
+TEST(ModelVsOrt, SpeechConv1dOpset12AgreesWithOnnxRuntime) {
+  graph::ImportOptions o;
+  o.input_shapes["features"] = {1, 64, 201};
+  expect_model_matches_ort("speech_conv1d_opset12", o);
+}
 
 }  // namespace
 }  // namespace tf

@@ -47,6 +47,7 @@ TEST(OnnxNodeTests, SupportedOpsComputeWhatOnnxExpects) {
       "test_batchnorm_example", "test_batchnorm_epsilon", "test_maxpool_2d_default", "test_maxpool_2d_pads",
       "test_maxpool_2d_strides", "test_maxpool_2d_ceil", "test_maxpool_2d_precomputed_pads", "test_averagepool_2d_default",
       "test_averagepool_2d_pads", "test_averagepool_2d_pads_count_include_pad", "test_averagepool_2d_strides",
+      "test_averagepool_2d_same_lower", "test_averagepool_1d_default", "test_maxpool_1d_default",
       "test_flatten_axis0", "test_flatten_axis2", "test_flatten_default_axis",
       "test_flatten_negative_axis1", "test_reshape_negative_dim", "test_reshape_zero_dim", "test_reshape_reordered_all_dims",
       "test_transpose_default", "test_transpose_all_permutations_3", "test_concat_2d_axis_1",
@@ -77,11 +78,10 @@ TEST(OnnxNodeTests, WhatTunefarmRefusesIsRefusedByName) {
       {"test_maxpool_with_argmax_2d_precomputed_pads", "output 'Indices' is not supported"},
       {"test_dropout_default_mask", "output 1 (mask) is not supported (inference only)"},
       {"test_batchnorm_example_training_mode", "attribute 'training_mode' = 1 is not supported (inference only)"},
-      {"test_maxpool_2d_dilations", "attribute 'dilations' = [2,2]: dilated pooling is not supported"},
-      {"test_averagepool_2d_same_lower", "attribute 'auto_pad' = 'SAME_LOWER' is not supported"},
-      {"test_maxpool_3d_default", "attribute 'kernel_shape' = [2,2,2]: only 2-D windows are supported"},
+      {"test_maxpool_3d_default", "a 3-D window is not supported (1-D and 2-D)"},
       {"test_cast_FLOAT_to_DOUBLE", "attribute 'to' = DOUBLE is not supported"},
-      {"test_convtranspose", "op ConvTranspose is not supported"},
+      {"test_convtranspose_3d", "1-D (rank 3) and 2-D (rank 4) windows are supported"},
+      {"test_resize_upsample_scales_cubic", "attribute 'mode' = 'cubic' is not supported"},
   };
   for (const auto& [name, says] : tests) {
     std::string error;

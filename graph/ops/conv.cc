@@ -1,5 +1,5 @@
-// Conv (2-D, groups and dilations; SAME padding resolved at import) and the fused conv2d kernels
-// fuse_epilogues makes of it. A Conv runs only as one of those: the pass always rewrites it when
+// Conv (2-D, and 1-D as 2-D over a unit height; groups and dilations; SAME padding resolved at
+// import) and the fused conv2d kernels fuse_epilogues makes of it. A Conv runs only as one of those: the pass always rewrites it when
 // its bias is a constant.
 #include "graph/ops/lowering.h"
 #include "graph/ops/registry.h"
@@ -37,11 +37,8 @@ OpDef conv() {
   d.name = "Conv";
   d.versions = {1, 11};
   d.attributes = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
-  d.check = [](const Node& n, const OpVersion&) { return window::check(n); };
-  d.normalize = [](Graph& g, Node n, const OpVersion&) {
-    window::normalize(g, n);
-    return std::vector<Node>{std::move(n)};
-  };
+  d.check = [](const Node& n, const OpVersion&) { return window::check(n, window::Kind::Conv); };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) { return window::as_2d(g, std::move(n), window::Kind::Conv, window::normalize); };
   d.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Float32, conv_shape(g, n)); };
   d.fusion.anchor = Anchor::Conv;
   return d;

@@ -1,4 +1,9 @@
-// MaxPool, AveragePool (2-D windows), GlobalAveragePool and GlobalMaxPool.
+// MaxPool, AveragePool (2-D windows, and 1-D as 2-D over a unit height; ceil_mode as extra padding
+// at the end), GlobalAveragePool and GlobalMaxPool. A MaxPool max_pool2d does not take (dilated, or
+// of unequal strides) runs as the Max of its window's taps, each a strided_copy of the input.
+#include <algorithm>
+#include <limits>
+
 #include "graph/ops/lowering.h"
 #include "graph/ops/registry.h"
 #include "graph/ops/rules.h"
@@ -11,6 +16,15 @@ namespace {
 using lowering::Named;
 using rules::fail;
 
+// With ceil_mode a last window that starts in the end padding is dropped (ONNX's rule since 1.16,
+// ONNX Runtime's and PyTorch's): its inputs are all padding.
+int64_t pool_output(const Node& n, int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_end) {
+  const bool ceil = n.attr_int("ceil_mode", 0) != 0;
+  int64_t out = window_output(in, k, stride, dilation, pad_begin, pad_end, ceil);
+  if (ceil && out > 1 && (out - 1) * stride >= in + pad_begin) --out;
+  return out;
+}
+
 Shape pool_shape(const Graph& g, const Node& n) {
   const Value& x = rules::in(g, n, 0);
   rules::require_rank(n, x, 4, "input");
@@ -18,20 +32,92 @@ Shape pool_shape(const Graph& g, const Node& n) {
   if (k.size() != 2) fail(n, "attribute 'kernel_shape' must have 2 extents");
   if (strides.size() != 2) fail(n, "attribute 'strides' must have 2 extents, got " + std::to_string(strides.size()));
   if (pads.size() != 4) fail(n, "attribute 'pads' must have 4 extents, got " + std::to_string(pads.size()));
-  const bool ceil = n.attr_int("ceil_mode", 0) != 0;
-  const int64_t oh = window_output(x.shape[2], k[0], strides[0], 1, pads[0], pads[2], ceil);
-  const int64_t ow = window_output(x.shape[3], k[1], strides[1], 1, pads[1], pads[3], ceil);
+  const auto dil = n.attr_ints("dilations", {1, 1});
+  if (dil.size() != 2) fail(n, "attribute 'dilations' must have 2 extents, got " + std::to_string(dil.size()));
+  const int64_t oh = pool_output(n, x.shape[2], k[0], strides[0], dil[0], pads[0], pads[2]);
+  const int64_t ow = pool_output(n, x.shape[3], k[1], strides[1], dil[1], pads[1], pads[3]);
   if (oh <= 0 || ow <= 0) fail(n, "the window is larger than the padded input " + shape_str(x.shape));
   return {x.shape[0], x.shape[1], oh, ow};
 }
 
+// The pool2d kernel's extents. ceil_mode's last partial window reads padding past the end: as much
+// extra bottom and right padding as it needs, which max ignores and an average not counting
+// padding leaves out of its count.
 Named window_extents(const Graph& g, const Node& n) {
   const Shape& x = g.input_of(n, 0).shape;
+  const Shape& y = g.output_of(n).shape;
   const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
-  if (n.attr_int("ceil_mode", 0) != 0) fail(n, "attribute 'ceil_mode' = 1 is not supported");
   if (strides[0] != strides[1]) fail(n, "attribute 'strides' = " + rules::ints_text(strides) + ": one stride for both axes is supported");
+  const int64_t extra_bottom = std::max<int64_t>(0, (y[2] - 1) * strides[0] + k[0] - (x[2] + pads[0] + pads[2]));
+  const int64_t extra_right = std::max<int64_t>(0, (y[3] - 1) * strides[1] + k[1] - (x[3] + pads[1] + pads[3]));
+  if ((extra_bottom || extra_right) && n.attr_int("count_include_pad", 0) != 0) {
+    fail(n, "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only the explicit pads)");
+  }
   return {{"n", x[0]}, {"c", x[1]}, {"h", x[2]}, {"w", x[3]}, {"r", k.at(0)}, {"s", k.at(1)}, {"stride", strides[0]},
-          {"pad_top", pads[0]}, {"pad_left", pads[1]}, {"pad_bottom", pads[2]}, {"pad_right", pads[3]}};
+          {"pad_top", pads[0]}, {"pad_left", pads[1]}, {"pad_bottom", pads[2] + extra_bottom}, {"pad_right", pads[3] + extra_right}};
+}
+
+bool needs_taps(const Node& n) {
+  const auto s = n.attr_ints("strides", {1, 1}), d = n.attr_ints("dilations", {1, 1});
+  return s[0] != s[1] || d[0] != 1 || d[1] != 1;
+}
+
+// Tap (i, j) of the window: output (oy, ox) reads input (oy * stride_h + i * dilation_h - pad_top,
+// ox * stride_w + j * dilation_w - pad_left), -inf outside the input; the Max of all taps is the
+// MaxPool. A tap reads the whole input, so this is for the pools exporters rarely write.
+std::vector<Node> max_of_taps(Graph& g, const Node& n) {
+  const Shape y = pool_shape(g, n);
+  const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", {}), p = n.attr_ints("pads", {});
+  constexpr int64_t kMaxTaps = 64;
+  if (k[0] * k[1] > kMaxTaps) fail(n, "a dilated window or one of unequal strides is supported up to " + std::to_string(kMaxTaps) + " taps");
+  const std::string lowest = rules::add_constant(g, n.name + "_lowest", Tensor::floats({1}, {-std::numeric_limits<float>::infinity()}));
+  std::vector<Node> nodes;
+  Node max = n;
+  max.op = "Max";
+  max.attrs.clear();
+  max.inputs.clear();
+  for (int64_t i = 0; i < k[0]; ++i) {
+    for (int64_t j = 0; j < k[1]; ++j) {
+      Node t = rules::helper_node(g, "max_pool_tap", {n.inputs[0], lowest}, n.outputs[0] + "_tap");
+      t.attrs["starts"] = std::vector<int64_t>{i * d[0] - p[0], j * d[1] - p[1]};
+      t.attrs["steps"] = std::vector<int64_t>{s[0], s[1]};
+      t.attrs["extents"] = std::vector<int64_t>{y[2], y[3]};
+      max.inputs.push_back(t.outputs[0]);
+      nodes.push_back(std::move(t));
+    }
+  }
+  nodes.push_back(std::move(max));
+  return nodes;
+}
+
+// One tap as strided_copy: constant mode (the -inf input) where some index falls outside the input.
+NodeLowering lower_tap(const Graph& g, const Node& n) {
+  const Shape& x = rules::in(g, n, 0).shape;
+  const Shape& y = g.output_of(n).shape;
+  const auto starts = n.attr_ints("starts", {}), steps = n.attr_ints("steps", {});
+  Named e = {{"rank", 4}};
+  bool outside = false;
+  for (size_t a = 0; a < 4; ++a) {
+    const int64_t start = a < 2 ? 0 : starts.at(a - 2), step = a < 2 ? 1 : steps.at(a - 2);
+    e["d" + std::to_string(a)] = x[a], e["o" + std::to_string(a)] = y[a], e["s" + std::to_string(a)] = start, e["t" + std::to_string(a)] = step;
+    outside = outside || start < 0 || start + step * (y[a] - 1) >= x[a];
+  }
+  e["mode"] = outside ? 1 : 0;
+  std::vector<std::string> args = {n.inputs[0]};
+  if (outside) args.push_back(n.inputs[1]);
+  return lowering::call(lowering::named_call(n, "strided_copy", e, lowering::with_output(args, n)));
+}
+
+OpDef max_pool_tap() {
+  OpDef d;
+  d.name = "max_pool_tap";
+  d.infer = [](Graph& g, const Node& n) {
+    const Shape& x = rules::in(g, n, 0).shape;
+    const auto extents = n.attr_ints("extents", {});
+    rules::set_out(g, n, 0, DType::Float32, {x.at(0), x.at(1), extents.at(0), extents.at(1)});
+  };
+  d.lower = lower_tap;
+  return d;
 }
 
 OpDef window_pool(const std::string& name, std::vector<int> versions, std::vector<std::string> attributes) {
@@ -39,10 +125,7 @@ OpDef window_pool(const std::string& name, std::vector<int> versions, std::vecto
   d.name = name;
   d.versions = std::move(versions);
   d.attributes = std::move(attributes);
-  d.normalize = [](Graph& g, Node n, const OpVersion&) {
-    window::normalize(g, n);
-    return std::vector<Node>{std::move(n)};
-  };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) { return window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize); };
   d.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Float32, pool_shape(g, n)); };
   return d;
 }
@@ -50,10 +133,21 @@ OpDef window_pool(const std::string& name, std::vector<int> versions, std::vecto
 OpDef max_pool() {
   OpDef d = window_pool("MaxPool", {1, 8, 10, 11, 12}, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
-    if (auto why = window::check(n)) return why;
+    if (auto why = window::check(n, window::Kind::Pool)) return why;
     if (n.attr_int("storage_order", 0) != 0) return "attribute 'storage_order' = 1 is not supported";
     if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "output 'Indices' is not supported";
     return std::nullopt;
+  };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) {
+    std::vector<Node> nodes;
+    for (Node& m : window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize)) {
+      if (m.op != "MaxPool" || !needs_taps(m)) {
+        nodes.push_back(std::move(m));
+        continue;
+      }
+      for (Node& t : max_of_taps(g, m)) nodes.push_back(std::move(t));
+    }
+    return nodes;
   };
   d.lower = [](const Graph& g, const Node& n) {
     return lowering::call(lowering::named_call(n, "max_pool2d", window_extents(g, n), lowering::with_output({n.inputs[0]}, n)));
@@ -63,7 +157,12 @@ OpDef max_pool() {
 
 OpDef average_pool() {
   OpDef d = window_pool("AveragePool", {7, 10, 11, 19}, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"});
-  d.check = [](const Node& n, const OpVersion&) { return window::check(n); };
+  d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
+    if (auto why = window::check(n, window::Kind::Pool)) return why;
+    const auto dil = n.attr_ints("dilations", {});
+    if (!std::all_of(dil.begin(), dil.end(), [](int64_t x) { return x == 1; })) return "attribute 'dilations' = " + rules::ints_text(dil) + ": dilated average pooling is not supported";
+    return std::nullopt;
+  };
   d.lower = [](const Graph& g, const Node& n) {
     Named e = window_extents(g, n);
     e["count_include_pad"] = n.attr_int("count_include_pad", 0);
@@ -100,6 +199,7 @@ void add_pool_ops(std::vector<OpDef>& ops) {
   ops.push_back(average_pool());
   ops.push_back(global_pool("GlobalAveragePool", "global_avg_pool2d"));
   ops.push_back(global_pool("GlobalMaxPool", "global_max_pool2d"));
+  ops.push_back(max_pool_tap());
 }
 
 }  // namespace tf::graph

@@ -13,6 +13,12 @@ namespace tf::graph::passes {
 // arithmetic evaluated as the kernels would in float32.
 Graph fold_constants(const Graph& g);
 
+// A 1-D Conv or pool runs as a 2-D one over [N,C,1,L] between Reshapes (graph/ops/window.h). The
+// elementwise and BatchNormalization nodes between two of them run on [N,C,1,L] too, so the
+// Reshapes between go and the passes after see Conv -> BatchNormalization -> Relu -> Conv as for
+// an image; a [N,C,L] value read elsewhere stays, as a Reshape of the wider one. Exact.
+Graph lift_unit_height(const Graph& g);
+
 // A BatchNormalization reading a Conv's output, where nothing else reads the Conv and the Conv's
 // weight (and bias) and the normalization's scale, shift, mean and variance are constants, is folded
 // into the Conv: W' = W * s, b' = (b - mean) * s + shift with s = scale / sqrt(var + eps). The Conv
