@@ -34,7 +34,7 @@ Outputs run_compiled(const OnnxModelBuilder& b, const std::map<std::string, std:
   BuildOptions options;
   options.target = codegen::host_target();
   runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options));
-  return exec.run(feeds);
+  return exec.run_floats(feeds);
 }
 
 std::string build_error(const OnnxModelBuilder& b) {

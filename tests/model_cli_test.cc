@@ -62,12 +62,12 @@ TEST(ModelCli, InspectListsUnsupportedNodesAndFails) {
   tf::graph::testing::OnnxModelBuilder b(13);
   b.input("x", {-1, 16}).output("y");
   b.node("Relu", {"x"}, {"r"}, "act");
-  b.node("Hardmax", {"r"}, {"y"}, "pick");
+  b.node("Det", {"r"}, {"y"}, "pick");
   const std::string path = write_temp("unsupported.onnx", b.bytes());
   Result r = run_cli("model inspect " + path);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("nodes (2): Hardmax 1, Relu 1"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("unsupported nodes (1):\n  node 'pick' (Hardmax, opset 13): op Hardmax is not supported"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nodes (2): Det 1, Relu 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unsupported nodes (1):\n  node 'pick' (Det, opset 13): op Det is not supported"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("tunable tasks"), std::string::npos) << r.out;
   Result j = run_cli("model inspect " + path + " --json");
   EXPECT_EQ(j.exit_code, 1);

@@ -40,7 +40,7 @@ Output run_compiled(const OnnxModelBuilder& b, const std::map<std::string, std::
   BuildOptions options;
   options.target = codegen::host_target();
   runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options));
-  const auto out = exec.run(feeds);
+  const auto out = exec.run_floats(feeds);
   for (const auto& spec : exec.outputs()) {
     if (spec.name == "y") return {spec.shape, out.at("y")};
   }
