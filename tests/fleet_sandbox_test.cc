@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "compiler/compiler.h"
 #include "compiler/ops/operator.h"
 #include "db/database.h"
@@ -66,13 +68,25 @@ TEST(FleetSandbox, ABoardOfAnOrdinaryUserKeepsItsTokenFromTheKernelsItRuns) {
   std::ofstream(board_file) << board_line << "\n";
   ::chmod(board_file.c_str(), 0600);
   std::vector<std::string> command = {"/usr/bin/env", "TUNEFARM_TOKEN=" + board_line.substr(0, board_line.find(' '))};
+  std::string board_exe = TF_RPC_SERVER, worker_exe = TF_MEASURE_WORKER;
   if (::geteuid() == 0) {
     ASSERT_EQ(::chown(board_file.c_str(), kUnprivileged, kUnprivileged), 0);
     for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}) command.push_back(a);
+    // The build tree may sit below a folder only root may enter (a checkout in a mktemp -d folder):
+    // the unprivileged board runs copies of the two programs from a folder every user may read.
+    const std::string bin = fleet.dir() + "/bin";
+    ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
+    ::chmod(fleet.dir().c_str(), 0755);
+    for (std::string* exe : {&board_exe, &worker_exe}) {
+      const std::string copy = bin + exe->substr(exe->rfind('/'));
+      std::filesystem::copy_file(*exe, copy);
+      ASSERT_EQ(::chmod(copy.c_str(), 0755), 0);
+      *exe = copy;
+    }
   }
-  command.push_back(TF_RPC_SERVER);
+  command.push_back(board_exe);
   fleet.start_tracker({"--token-file", tokens});
-  Process& board = fleet.start_board_from(command, "k", {"--token-file", board_file}, true);
+  Process& board = fleet.start_board_from(command, "k", {"--token-file", board_file, "--worker", worker_exe}, true);
 
   const std::vector<uint8_t> thief = test_kernels::build_test_library(
       test_kernels::kTokenThief, "-DTF_TOKEN_FILE='\"" + board_file + "\"' -DTF_TRACKER_TOKENS='\"" + tokens + "\"'");

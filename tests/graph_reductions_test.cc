@@ -17,10 +17,13 @@
 #include "graph/pipeline.h"
 #include "runtime/model/executor.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/onnx_model_run.h"
 
 namespace tf::graph {
 namespace {
 
+using testing::build_error;
+using testing::expect_near_all;
 using testing::OnnxModelBuilder;
 using Outputs = std::map<std::string, std::vector<float>>;
 
@@ -30,28 +33,7 @@ std::vector<float> wavy(int64_t n, float scale, float shift = 0) {
   return v;
 }
 
-Outputs run_compiled(const OnnxModelBuilder& b, const std::map<std::string, std::vector<float>>& feeds) {
-  BuildOptions options;
-  options.target = codegen::host_target();
-  runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options));
-  return exec.run_floats(feeds);
-}
-
-std::string build_error(const OnnxModelBuilder& b) {
-  try {
-    BuildOptions options;
-    options.target = codegen::host_target();
-    build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expect_near_all(const std::vector<float>& got, const std::vector<double>& want, double tolerance) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance * (1 + std::abs(want[i]))) << "element " << i;
-}
+Outputs run_compiled(const OnnxModelBuilder& b, const Outputs& feeds) { return testing::run_floats(b, feeds); }
 
 // x of `shape` reduced over the axes marked in `reduced`: each output the fold of its elements'
 // map, then `post` of it and the count; outputs in row-major order of the kept axes.

@@ -11,28 +11,17 @@
 #include "graph/pipeline.h"
 #include "graph/tasks.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/onnx_model_run.h"
 
 namespace tf::graph {
 namespace {
 
+using testing::error_of;
+using testing::import_error;
 using testing::OnnxModelBuilder;
 
 std::string model_path(const std::string& name) { return std::string(TF_MODELS_DIR) + "/" + name + ".onnx"; }
 
-// The message of the CompileError the call throws ("" when it throws none).
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string import_error(const OnnxModelBuilder& b) {
-  return error_of([&] { import_onnx_bytes(b.bytes(), "test.onnx"); });
-}
 
 const Node& first(const Graph& g, const std::string& op) {
   for (const auto& n : g.nodes) {

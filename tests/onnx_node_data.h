@@ -19,7 +19,11 @@
 
 namespace tf::graph::testing {
 
-inline const std::string kNodeTestsDir = "/usr/share/libonnx-testdata/data/node/";
+// The suites libonnx-testdata ships: "node" (one op each), and the models exported from PyTorch
+// ("pytorch-converted", "pytorch-operator") and small hand-written ones ("simple").
+inline const std::string kTestDataDir = "/usr/share/libonnx-testdata/data/";
+inline const std::string kNodeTestsDir = kTestDataDir + "node/";
+inline std::string suite_dir(const std::string& suite) { return kTestDataDir + suite + "/"; }
 
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -32,10 +36,10 @@ struct NodeTestSummary {
   std::vector<std::string> value_names;  // its graph's inputs and outputs
 };
 
-inline NodeTestSummary summarize_node_test(const std::string& name) {
+inline NodeTestSummary summarize_node_test(const std::string& name, const std::string& suite = "node") {
   onnx::ModelProto m;
   NodeTestSummary s;
-  if (!m.ParseFromString(read_bytes(kNodeTestsDir + name + "/model.onnx"))) return s;
+  if (!m.ParseFromString(read_bytes(suite_dir(suite) + name + "/model.onnx"))) return s;
   for (const auto& node : m.graph().node()) s.op_types.push_back(node.op_type());
   for (const auto& v : m.graph().input()) s.value_names.push_back(v.name());
   for (const auto& v : m.graph().output()) s.value_names.push_back(v.name());
@@ -53,15 +57,21 @@ struct NodeTest {
 // float input after the first becomes one too: weights, biases, bounds and exponents, as a model
 // holds them (tunefarm's dense, batch norm, Pow and Clip take those only as constants). Throws
 // CompileError naming the test when an input's dtype is one tunefarm does not take.
-inline NodeTest load_node_test(const std::string& name, bool constant_weights = false) {
-  const std::string dir = kNodeTestsDir + name + "/";
+inline NodeTest load_node_test(const std::string& name, bool constant_weights = false, const std::string& suite = "node") {
+  const std::string dir = suite_dir(suite) + name + "/";
   onnx::ModelProto m;
   if (!m.ParseFromString(read_bytes(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
   NodeTest t;
   auto* graph = m.mutable_graph();
   std::vector<onnx::ValueInfoProto> runtime_inputs;
+  // Models of IR version < 4 (PyTorch's older exports) list their initializers among the inputs
+  // too: those are weights, not data the test feeds; input_N.pb numbers only the others.
+  std::set<std::string> initializers;
+  for (const auto& init : graph->initializer()) initializers.insert(init.name());
+  int fed = 0;
   for (int i = 0; i < graph->input_size(); ++i) {
-    const std::string bytes = read_bytes(dir + "test_data_set_0/input_" + std::to_string(i) + ".pb");
+    if (initializers.count(graph->input(i).name())) continue;
+    const std::string bytes = read_bytes(dir + "test_data_set_0/input_" + std::to_string(fed++) + ".pb");
     onnx::TensorProto proto;
     proto.ParseFromString(bytes);
     proto.set_name(graph->input(i).name());
@@ -82,11 +92,11 @@ inline NodeTest load_node_test(const std::string& name, bool constant_weights = 
   return t;
 }
 
-// Every node test's name ("test_add", ...), sorted; empty when libonnx-testdata is not installed.
-inline std::vector<std::string> list_node_tests() {
+// Every test's name in the suite ("test_add", ...), sorted; empty when libonnx-testdata is not installed.
+inline std::vector<std::string> list_node_tests(const std::string& suite = "node") {
   std::vector<std::string> names;
-  if (!std::filesystem::exists(kNodeTestsDir)) return names;
-  for (const auto& entry : std::filesystem::directory_iterator(kNodeTestsDir)) {
+  if (!std::filesystem::exists(suite_dir(suite))) return names;
+  for (const auto& entry : std::filesystem::directory_iterator(suite_dir(suite))) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("test_", 0) == 0 && std::filesystem::exists(entry.path() / "model.onnx")) names.push_back(name);
   }

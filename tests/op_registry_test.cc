@@ -14,20 +14,14 @@
 #include "graph/pipeline.h"
 #include "runtime/model/executor.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/onnx_model_run.h"
 
 namespace tf::graph {
 namespace {
 
+using testing::expect_near_all;
+using testing::import_error;
 using testing::OnnxModelBuilder;
-
-std::string import_error(const OnnxModelBuilder& b) {
-  try {
-    import_onnx_bytes(b.bytes(), "test.onnx");
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 const Node& only(const Graph& g, const std::string& op) {
   const Node* found = nullptr;
@@ -47,18 +41,9 @@ std::vector<float> iota_floats(int64_t n, float scale) {
   return v;
 }
 
-// Imported, planned, built with default configs and run on `x`: the model's first output.
+// The model's one output run on `x`.
 std::vector<float> run_compiled(const OnnxModelBuilder& b, const std::string& input, const std::vector<float>& x) {
-  BuildOptions options;
-  options.target = codegen::host_target();
-  runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options));
-  const auto out = exec.run_floats({{input, x}});
-  return out.begin()->second;
-}
-
-void expect_near_all(const std::vector<float>& got, const std::vector<double>& want, double tolerance) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance * (1 + std::abs(want[i]))) << "element " << i;
+  return testing::run_floats(b, {{input, x}}).begin()->second;
 }
 
 TEST(OpRegistry, AnOpsVersionComesFromOnnxsSchemasAtTheModelsOpset) {

@@ -18,10 +18,12 @@
 #include "graph/tasks.h"
 #include "runtime/model/executor.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/onnx_model_run.h"
 
 namespace tf::graph {
 namespace {
 
+using testing::expect_near_all;
 using testing::OnnxModelBuilder;
 
 std::vector<float> wave(int64_t n, float scale, float phase = 0) {
@@ -36,29 +38,13 @@ struct Output {
 };
 
 // Imported, planned, built and run on `feeds`: output `y`.
-Output run_compiled(const OnnxModelBuilder& b, const std::map<std::string, std::vector<float>>& feeds) {
-  BuildOptions options;
-  options.target = codegen::host_target();
-  runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options));
+Output run_compiled(const OnnxModelBuilder& b, const testing::FloatTensors& feeds) {
+  runtime::model::Executor exec(testing::build_with_defaults(b));
   const auto out = exec.run_floats(feeds);
   for (const auto& spec : exec.outputs()) {
     if (spec.name == "y") return {spec.shape, out.at("y")};
   }
   throw std::runtime_error("no output y");
-}
-
-std::string import_error(const OnnxModelBuilder& b) {
-  try {
-    plan_graph(import_onnx_bytes(b.bytes(), "test.onnx"));
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expect_near_all(const std::vector<float>& got, const std::vector<double>& want, double tolerance) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance * (1 + std::abs(want[i]))) << "element " << i;
 }
 
 // A registry kernel's own double-precision reference at named extents.
@@ -395,7 +381,7 @@ TEST(SpatialOps, WhatNoKernelCoversIsRefusedNamingTheAttributeOrInput) {
     else b.input("scales", {4});
     auto& n = b.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
     edit(b, n);
-    return import_error(b);
+    return testing::plan_error(b);
   };
   EXPECT_NE(resize([](auto&, auto& n) { OnnxModelBuilder::attr(n, "mode", std::string("cubic")); }).find("'mode' = 'cubic' is not supported"),
             std::string::npos);
@@ -429,7 +415,7 @@ TEST(SpatialOps, WhatNoKernelCoversIsRefusedNamingTheAttributeOrInput) {
     b.input("x", {1, 2, 3, 3}).output("y").floats("w", {3, 1, 3, 3}, wave(27, 1.0f));
     auto& n = b.node("ConvTranspose", {"x", "w"}, {"y"}, "deconv");
     OnnxModelBuilder::attr(n, "strides", std::vector<int64_t>{2, 2});
-    const std::string why = import_error(b);
+    const std::string why = testing::plan_error(b);
     EXPECT_NE(why.find("node 'deconv'"), std::string::npos) << why;
     EXPECT_NE(why.find("does not have the input's 2 channels"), std::string::npos) << why;
   }

@@ -156,7 +156,7 @@ OpDef max_pool() {
 }
 
 OpDef average_pool() {
-  OpDef d = window_pool("AveragePool", {7, 10, 11, 19}, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"});
+  OpDef d = window_pool("AveragePool", {1, 7, 10, 11, 19}, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"});
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
     if (auto why = window::check(n, window::Kind::Pool)) return why;
     const auto dil = n.attr_ints("dilations", {});
