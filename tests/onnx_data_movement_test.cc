@@ -133,7 +133,8 @@ TEST(OnnxDataMovement, BadAttributesAreRefusedNamingTheNode) {
   };
   OnnxModelBuilder zero_step(13);
   zero_step.input("x", {4, 5}).ints("s", {1}, {0}).ints("e", {1}, {3}).ints("a", {1}, {0}).ints("t", {1}, {0});
-  zero_step.node("Slice", {"x", "s", "e", "a", "t"}, {"y"}, "cut").output("y");
+  zero_step.node("Slice", {"x", "s", "e", "a", "t"}, {"y"}, "cut");
+  zero_step.output("y");
   EXPECT_NE(refusal(zero_step).find("node 'cut' (Slice"), std::string::npos) << refusal(zero_step);
   EXPECT_NE(refusal(zero_step).find("0 step"), std::string::npos) << refusal(zero_step);
 
@@ -145,7 +146,8 @@ TEST(OnnxDataMovement, BadAttributesAreRefusedNamingTheNode) {
 
   OnnxModelBuilder far(13);
   far.input("x", {4, 5}).ints("i", {1}, {4});
-  far.node("Gather", {"x", "i"}, {"y"}, "pick").output("y");
+  far.node("Gather", {"x", "i"}, {"y"}, "pick");
+  far.output("y");
   EXPECT_NE(refusal(far).find("index 4 is out of range for extent 4"), std::string::npos) << refusal(far);
 }
 
