@@ -68,7 +68,7 @@ std::vector<Node> normalize_pad(Graph& g, Node n, const OpVersion& v) {
   n.inputs = {n.inputs.at(0)};
   if (pad_mode(n) == strided::Mode::Constant) n.inputs.push_back(value);
   const strided::Axes a = pad_axes(g, n);
-  if (strided::make_empty_output(g, n, dtype, a.out)) return {};
+  strided::refuse_empty_output(n, a.out);
   return {std::move(n)};
 }
 
@@ -116,7 +116,7 @@ void strided_phases(OpDef& d, AxesFn axes, strided::Mode mode) {
 std::vector<Node> input_as_attribute(Graph& g, Node n, const std::string& attr, strided::Axes (*axes)(const Graph&, const Node&)) {
   rules::input_to_attribute(g, n, 1, attr);
   if (!n.has(attr)) fail(n, "needs input 1 ('" + attr + "')");
-  if (strided::make_empty_output(g, n, in(g, n, 0).dtype, axes(g, n).out)) return {};
+  strided::refuse_empty_output(n, axes(g, n).out);
   return {std::move(n)};
 }
 

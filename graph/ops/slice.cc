@@ -3,7 +3,7 @@
 // are an attribute before 13 and an input from 13, or num_outputs equal parts from 18. Canonical
 // Slice: attributes starts, ends, steps with one entry per axis of the input, starts and ends
 // clamped as ONNX says (so the output's extents follow from them alone). Split becomes one
-// canonical Slice per output. A piece with no elements is an empty constant.
+// canonical Slice per output. A piece with no elements is refused.
 #include <algorithm>
 #include <numeric>
 
@@ -54,7 +54,7 @@ void clamp(int64_t d, int64_t t, int64_t* start, int64_t* end) {
 // The canonical node, or nothing when its output is empty (then an empty constant).
 std::vector<Node> finish(Graph& g, Node n) {
   const strided::Axes a = slice_axes(g, n);
-  if (strided::make_empty_output(g, n, in(g, n, 0).dtype, a.out)) return {};
+  strided::refuse_empty_output(n, a.out);
   return {std::move(n)};
 }
 

@@ -92,15 +92,8 @@ NodeLowering lower(const Graph& g, const Node& n, const Axes& a, Mode mode, cons
   return lowering::call(lowering::named_call(n, "strided_copy", e, lowering::with_output(args, n)));
 }
 
-bool make_empty_output(Graph& g, const Node& n, DType dtype, const Shape& out) {
-  if (element_count(out) != 0) return false;
-  Tensor t;
-  t.dtype = dtype;
-  t.shape = out;
-  Value v{n.outputs.at(0), dtype, out, nullptr};
-  v.data = std::make_shared<const Tensor>(std::move(t));
-  g.set_value(std::move(v));
-  return true;
+void refuse_empty_output(const Node& n, const Shape& out) {
+  if (element_count(out) == 0) rules::fail(n, "output " + shape_str(out) + " has no elements; a compiled model holds no empty tensors");
 }
 
 }  // namespace tf::graph::strided

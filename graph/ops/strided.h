@@ -30,8 +30,7 @@ Tensor read(const Node& n, const Tensor& x, const Axes& a, Mode mode, double pad
 // names the value outside x in Constant mode. An output equal to x is an alias.
 NodeLowering lower(const Graph& g, const Node& n, const Axes& a, Mode mode, const std::string& pad_value);
 
-// A node whose output has no elements needs no kernel: its output becomes an empty constant and
-// the node goes (returns true).
-bool make_empty_output(Graph& g, const Node& n, DType dtype, const Shape& out);
+// Refuses an output with no elements (a compiled model's values have positive extents).
+void refuse_empty_output(const Node& n, const Shape& out);
 
 }  // namespace tf::graph::strided
