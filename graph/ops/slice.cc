@@ -51,7 +51,7 @@ void clamp(int64_t d, int64_t t, int64_t* start, int64_t* end) {
   }
 }
 
-// The canonical node, or nothing when its output is empty (then an empty constant).
+// The canonical node; an output with no elements is refused.
 std::vector<Node> finish(Graph& g, Node n) {
   const strided::Axes a = slice_axes(g, n);
   strided::refuse_empty_output(n, a.out);
