@@ -112,7 +112,7 @@ void strided_phases(OpDef& d, AxesFn axes, strided::Mode mode) {
   d.lower = [axes, mode](const Graph& g, const Node& n) { return strided::lower(g, n, axes(g, n), mode, ""); };
 }
 
-// The op's input 1 (from `since` on) as attribute `attr`, then the node or an empty constant.
+// The op's input 1 as attribute `attr`; an output with no elements is refused.
 std::vector<Node> input_as_attribute(Graph& g, Node n, const std::string& attr, strided::Axes (*axes)(const Graph&, const Node&)) {
   rules::input_to_attribute(g, n, 1, attr);
   if (!n.has(attr)) fail(n, "needs input 1 ('" + attr + "')");
