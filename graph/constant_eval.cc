@@ -68,7 +68,9 @@ std::vector<Tensor> evaluate_constant_node(const Graph& g, const Node& n, const 
 bool fold_if_constant(Graph& g, const Node& n) {
   constexpr int64_t kMaxElements = int64_t{1} << 31;
   const OpDef* def = foldable(n.op);
-  if (!def || n.outputs.size() != 1 || g.is_output(n.outputs[0])) return false;
+  // A graph output folds only where no kernel could compute it (Shape, Size, Range...): a fold
+  // computes in double what a kernel computes in float32, and ONNX's expected outputs are float32's.
+  if (!def || n.outputs.size() != 1 || (g.is_output(n.outputs[0]) && def->lower)) return false;
   std::vector<const Tensor*> inputs;
   for (const auto& name : n.inputs) {
     const Tensor* t = name.empty() ? nullptr : g.constant(name);

@@ -23,7 +23,8 @@ std::vector<Tensor> evaluate_constant_node(const Graph& g, const Node& n, const 
 
 // Folds the node when every input it reads is a constant (Shape reads only its input's shape) and
 // it is foldable: its output becomes a constant value (the caller drops the node). A graph output
-// is never folded away, nor an output of more than 2^31 elements. Returns whether it folded.
+// folds only when its op has no kernel (it is then returned from the model's constants); an output
+// of more than 2^31 elements never does. Returns whether it folded.
 bool fold_if_constant(Graph& g, const Node& n);
 
 // Data movement: a permutation of axes.

@@ -14,9 +14,12 @@ Attribute convert_attribute(const onnx::AttributeProto& a) {
     case onnx::AttributeProto::STRING: return a.s();
     case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
     case onnx::AttributeProto::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
+    // The entry reads it with import_onnx_tensor (ConstantOfShape's value); Constant's is read by
+    // the importer.
+    case onnx::AttributeProto::TENSOR: return a.t().SerializeAsString();
     default: break;
   }
-  return std::string();  // tensor attributes: Constant's value, read by the importer
+  return std::string();
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Whole models against ONNX Runtime: ResNet-18, MobileNetV2, the BERT-base layer and the exported FPN and 1-D speech net (the
+// Whole models against ONNX Runtime: ResNet-18, MobileNetV2, the BERT-base layer and the exported MobileNetV3, FPN, transformer and 1-D speech net (the
 // test models) built with default configs, run by the model executor and by ONNX Runtime's CPU
 // build (bench/ort/ort_run.js as a child process) on the same random .npy inputs; every output
 // must agree to max|a-b|/max|b| <= 1e-3. Without node or bench/ort/node_modules the tests fail
@@ -79,6 +79,20 @@ TEST(ModelVsOrt, FpnOpset11AgreesWithOnnxRuntime) {
   graph::ImportOptions o;
   o.input_shapes["image"] = {1, 3, 320, 256};
   expect_model_matches_ort("fpn_opset11", o);
+}
+
+TEST(ModelVsOrt, MobileNetV3Opset9AgreesWithOnnxRuntime) {
+  graph::ImportOptions o;
+  o.input_shapes["image"] = {1, 3, 224, 224};
+  expect_model_matches_ort("mobilenetv3_opset9", o);
+}
+
+// Its position ids are a Slice to the sequence's extent, its embeddings Gathers of runtime ids.
+TEST(ModelVsOrt, TransformerOpset13AgreesWithOnnxRuntime) {
+  graph::ImportOptions o;
+  o.input_shapes["input_ids"] = {1, 24};
+  o.input_shapes["attention_mask"] = {1, 24};
+  expect_model_matches_ort("transformer_opset13", o);
 }
 
 TEST(ModelVsOrt, SpeechConv1dOpset12AgreesWithOnnxRuntime) {

@@ -1,5 +1,6 @@
-// Ops that move data between positions: Transpose, Concat, Gather (constant indices along one
-// axis; run only on constants, i.e. shape arithmetic, for now).
+// Ops that move data between positions: Transpose, Concat, Gather and GatherElements (along one
+// axis, as the gather kernels over [rows, cols, inner] with float32 indices: constant int64 indices
+// are converted when lowering, runtime ones by a Cast the normalization puts before the node).
 #include <set>
 
 #include "graph/constant_eval.h"
@@ -101,8 +102,15 @@ Shape gather_shape(const Graph& g, const Node& n) {
   return out;
 }
 
+// An index as ONNX reads it: negative from the end, refused outside the extent.
+int64_t index_in(const Node& n, double raw, int64_t extent) {
+  const auto i = static_cast<int64_t>(raw);
+  const int64_t j = i < 0 ? i + extent : i;
+  if (j < 0 || j >= extent) fail(n, "index " + std::to_string(i) + " is out of range for extent " + std::to_string(extent));
+  return j;
+}
+
 Tensor gather(const Node& n, const Tensor& data, const Tensor& indices, const Shape& out_shape) {
-  if (indices.dtype != DType::Int64) fail(n, "indices must be int64");
   const int64_t axis = normalize_axis(n.attr_int("axis", 0), static_cast<int64_t>(data.shape.size()), n, "axis");
   const int64_t outer = element_count(Shape(data.shape.begin(), data.shape.begin() + axis));
   const int64_t inner = element_count(Shape(data.shape.begin() + axis + 1, data.shape.end()));
@@ -111,15 +119,112 @@ Tensor gather(const Node& n, const Tensor& data, const Tensor& indices, const Sh
   t.dtype = data.dtype;
   t.shape = out_shape;
   for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i : indices.i64) {
-      const int64_t j = i < 0 ? i + extent : i;
-      if (j < 0 || j >= extent) fail(n, "index " + std::to_string(i) + " is out of range for extent " + std::to_string(extent));
+    for (int64_t k = 0; k < indices.size(); ++k) {
+      const int64_t j = index_in(n, indices.at(k), extent);
       const int64_t from = (o * extent + j) * inner;
       if (data.dtype == DType::Float32) t.f32.insert(t.f32.end(), data.f32.begin() + from, data.f32.begin() + from + inner);
       else t.i64.insert(t.i64.end(), data.i64.begin() + from, data.i64.begin() + from + inner);
     }
   }
   return t;
+}
+
+struct Around {
+  int64_t rows = 1, cols = 1, inner = 1;  // the extents before, at and after the axis
+};
+
+Around around(const Shape& s, int64_t axis) {
+  Around a;
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) (d < axis ? a.rows : d == axis ? a.cols : a.inner) *= s[d];
+  return a;
+}
+
+int64_t gather_axis(const Graph& g, const Node& n) {
+  return normalize_axis(n.attr_int("axis", 0), static_cast<int64_t>(in(g, n, 0).shape.size()), n, "axis");
+}
+
+// The kernels index with float32: runtime int64 or int32 indices go through a Cast to float32.
+std::vector<Node> normalize_gather(Graph& g, Node n, const OpVersion&) {
+  const Value& idx = in(g, n, 1);
+  if (idx.dtype != DType::Int64 && idx.dtype != DType::Int32) fail(n, "indices '" + idx.name + "' must be int64 or int32");
+  n.attrs["axis"] = gather_axis(g, n);
+  if (idx.is_constant()) return {std::move(n)};
+  Node cast = rules::helper_node(g, "Cast", {n.inputs[1]}, n.inputs[1] + "_f32");
+  cast.attrs["to"] = std::string("float32");
+  n.inputs[1] = cast.outputs[0];
+  return {std::move(cast), std::move(n)};
+}
+
+// The indices argument: the float32 value, or constant integer indices (checked against the
+// extent) as a float32 constant beside the graph's.
+std::string float_indices(const Graph& g, const Node& n, int64_t extent, KernelCall* c) {
+  const Value& idx = g.input_of(n, 1);
+  if (idx.dtype == DType::Float32) return idx.name;
+  const Tensor* t = g.constant(idx.name);
+  if (!t) fail(n, "indices '" + idx.name + "' must be float32 or a constant when lowered");
+  if (extent > (int64_t{1} << 24)) fail(n, "extent " + std::to_string(extent) + " along the axis is above 2^24 (float32 indices)");
+  std::vector<float> v;
+  for (int64_t k = 0; k < t->size(); ++k) v.push_back(static_cast<float>(index_in(n, t->at(k), extent)));
+  const std::string name = g.unique_name(n.name + "_indices");
+  c->extra_constants.emplace_back(name, Tensor::floats(t->shape, std::move(v)));
+  return name;
+}
+
+NodeLowering lower_gather(const Graph& g, const Node& n, bool elements) {
+  const Value& x = g.input_of(n, 0);
+  if (x.dtype != DType::Float32) fail(n, "input '" + x.name + "' is " + std::string(dtype_name(x.dtype)) + "; the gather kernels copy float32 (constants of any type fold)");
+  const int64_t axis = gather_axis(g, n);
+  const Around a = around(x.shape, axis);
+  const Shape& idx = g.input_of(n, 1).shape;
+  int64_t count = element_count(idx);
+  if (elements) {
+    const Around b = around(idx, axis);
+    if (b.rows != a.rows || b.inner != a.inner || idx.size() != x.shape.size()) {
+      fail(n, "indices " + shape_str(idx) + " differ from data " + shape_str(x.shape) + " off the axis: the gather_elements kernel takes that only");
+    }
+    count = b.cols;
+  }
+  if (count == 0 || a.rows * a.inner == 0) fail(n, "reads or writes no elements");
+  KernelCall c;
+  const std::string indices = float_indices(g, n, a.cols, &c);
+  KernelCall k = lowering::named_call(n, elements ? "gather_elements" : "gather",
+                                      {{"rows", a.rows}, {"cols", a.cols}, {"inner", a.inner}, {"count", count}},
+                                      lowering::with_output({n.inputs[0], indices}, n));
+  k.extra_constants = std::move(c.extra_constants);
+  return lowering::call(std::move(k));
+}
+
+Tensor gather_elements(const Node& n, const Tensor& data, const Tensor& indices) {
+  const int64_t axis = n.attr_int("axis", 0);
+  const Around a = around(data.shape, axis);
+  Tensor t;
+  t.dtype = data.dtype;
+  t.shape = indices.shape;
+  // Indices and data have one rank; off the axis the indices' extents are at most the data's.
+  std::vector<int64_t> stride(data.shape.size(), 1);
+  for (size_t k = data.shape.size(); k-- > 1;) stride[k - 1] = stride[k] * data.shape[k];
+  std::vector<int64_t> j(indices.shape.size(), 0);
+  for (int64_t f = 0; f < indices.size(); ++f) {
+    int64_t from = 0;
+    for (size_t k = 0; k < j.size(); ++k) {
+      from += (static_cast<int64_t>(k) == axis ? index_in(n, indices.at(f), a.cols) : j[k]) * stride[k];
+    }
+    if (data.dtype == DType::Float32) t.f32.push_back(data.f32[from]);
+    else t.i64.push_back(data.i64[from]);
+    for (size_t k = j.size(); k-- > 0 && ++j[k] == indices.shape[k];) j[k] = 0;
+  }
+  return t;
+}
+
+Shape gather_elements_shape(const Graph& g, const Node& n) {
+  const Shape& data = in(g, n, 0).shape;
+  const Shape& idx = in(g, n, 1).shape;
+  if (idx.size() != data.size()) fail(n, "indices " + shape_str(idx) + " and data " + shape_str(data) + " differ in rank");
+  const int64_t axis = gather_axis(g, n);
+  for (size_t k = 0; k < idx.size(); ++k) {
+    if (static_cast<int64_t>(k) != axis && idx[k] > data[k]) fail(n, "indices " + shape_str(idx) + " exceed data " + shape_str(data) + " on axis " + std::to_string(k));
+  }
+  return idx;
 }
 
 }  // namespace
@@ -154,7 +259,22 @@ void add_data_movement_ops(std::vector<OpDef>& ops) {
     if (inputs.size() < 2 || !inputs[1]) fail(n, "input 1 (indices) is missing");
     return gather(n, *inputs[0], *inputs[1], g.value(n.outputs.at(0)).shape);
   };
+  ga.normalize = normalize_gather;
+  ga.lower = [](const Graph& g, const Node& n) { return lower_gather(g, n, false); };
   ops.push_back(ga);
+
+  OpDef ge;
+  ge.name = "GatherElements";
+  ge.versions = {11, 13};
+  ge.attributes = {"axis"};
+  ge.normalize = normalize_gather;
+  ge.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, in(g, n, 0).dtype, gather_elements_shape(g, n)); };
+  ge.fold = [](const Graph&, const Node& n, const std::vector<const Tensor*>& inputs) {
+    if (inputs.size() < 2 || !inputs[1]) fail(n, "input 1 (indices) is missing");
+    return gather_elements(n, *inputs[0], *inputs[1]);
+  };
+  ge.lower = [](const Graph& g, const Node& n) { return lower_gather(g, n, true); };
+  ops.push_back(ge);
 }
 
 }  // namespace tf::graph

@@ -108,5 +108,9 @@ void add_activation_ops(std::vector<OpDef>& ops);
 void add_logic_ops(std::vector<OpDef>& ops);
 void add_cast_ops(std::vector<OpDef>& ops);
 void add_arg_extreme_ops(std::vector<OpDef>& ops);
+void add_slice_ops(std::vector<OpDef>& ops);
+void add_pad_ops(std::vector<OpDef>& ops);
+void add_cast_like_ops(std::vector<OpDef>& ops);
+void add_depth_space_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph

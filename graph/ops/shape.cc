@@ -1,8 +1,13 @@
 // Ops that only re-read their input's bytes or shape: Shape, Reshape, Flatten, Squeeze, Unsqueeze,
 // Identity, Dropout (inference: an Identity), Constant (its value is read by the importer).
-// At run time they are aliases: the output is the input's bytes under another shape.
+// At run time they are aliases: the output is the input's bytes under another shape. And the ops
+// that make shape arithmetic's values, folded since their inputs are shapes or constants: Size,
+// Range, ConstantOfShape.
 #include <algorithm>
+#include <cmath>
 #include <set>
+
+#include "graph/onnx_import.h"
 
 #include "graph/ops/lowering.h"
 #include "graph/ops/registry.h"
@@ -175,6 +180,106 @@ OpDef constant() {
   return d;
 }
 
+OpDef size_op() {
+  OpDef d;
+  d.name = "Size";
+  d.versions = {1, 13, 19, 21};
+  d.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Int64, {}); };
+  d.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>&) { return Tensor::ints({}, {element_count(g.input_of(n, 0).shape)}); };
+  d.fold_reads_shapes_only = true;
+  return d;
+}
+
+// Range's three scalars, which must be constants: the output's extent depends on their values.
+std::vector<const Tensor*> range_inputs(const Graph& g, const Node& n) {
+  std::vector<const Tensor*> t;
+  const char* names[] = {"start", "limit", "delta"};
+  for (size_t i = 0; i < 3; ++i) {
+    const Tensor* c = g.input_present(n, i) ? g.constant(n.inputs[i]) : nullptr;
+    if (!c) fail(n, std::string("input '") + names[i] + "' must be a constant: the output's extent depends on it and tunefarm plans static shapes");
+    if (c->size() != 1) fail(n, std::string("input '") + names[i] + "' must be a scalar");
+    t.push_back(c);
+  }
+  for (const Tensor* c : t) {
+    if (c->dtype != t[0]->dtype) fail(n, "start, limit and delta differ in type");
+  }
+  // ONNX's expected outputs of float Ranges (the window functions' expansions) differ from the
+  // exact values in the 4th digit; until that is understood, only integer Ranges are taken.
+  if (t[0]->dtype != DType::Int64 && t[0]->dtype != DType::Int32) fail(n, std::string("inputs are ") + dtype_name(t[0]->dtype) + "; Range of int64 or int32 is supported");
+  if (t[2]->at(0) == 0) fail(n, "input 'delta' is 0");
+  return t;
+}
+
+int64_t range_count(const Node& n, const std::vector<const Tensor*>& t) {
+  const double start = t[0]->at(0), limit = t[1]->at(0), delta = t[2]->at(0);
+  double c;
+  if (t[0]->dtype == DType::Float32) {
+    c = std::ceil((static_cast<double>(static_cast<float>(limit)) - start) / delta);
+  } else {
+    const int64_t s = t[0]->i64[0], l = t[1]->i64[0], dl = t[2]->i64[0];
+    const int64_t span = l - s;
+    c = static_cast<double>(span / dl + ((span % dl != 0 && ((span < 0) == (dl < 0))) ? 1 : 0));
+  }
+  if (!(c < static_cast<double>(1 << 30))) fail(n, "would make " + std::to_string(c) + " elements");
+  return std::max<int64_t>(0, static_cast<int64_t>(c));
+}
+
+OpDef range_op() {
+  OpDef d;
+  d.name = "Range";
+  d.versions = {11};
+  d.infer = [](Graph& g, const Node& n) {
+    const auto t = range_inputs(g, n);
+    rules::set_out(g, n, 0, t[0]->dtype, {range_count(n, t)});
+  };
+  d.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>&) {
+    const auto t = range_inputs(g, n);
+    const int64_t c = range_count(n, t);
+    if (t[0]->dtype == DType::Float32) {
+      std::vector<float> v;
+      for (int64_t i = 0; i < c; ++i) v.push_back(static_cast<float>(t[0]->f32[0] + static_cast<float>(i) * t[2]->f32[0]));
+      return Tensor::floats({c}, std::move(v));
+    }
+    std::vector<int64_t> v;
+    for (int64_t i = 0; i < c; ++i) v.push_back(t[0]->i64[0] + i * t[2]->i64[0]);
+    return Tensor::ints({c}, std::move(v), t[0]->dtype);
+  };
+  return d;
+}
+
+// ConstantOfShape's value: the importer keeps a tensor attribute as its serialized TensorProto.
+Tensor fill_value(const Node& n) {
+  if (!n.has("value")) return Tensor::floats({1}, {0.0f});
+  const Tensor t = import_onnx_tensor(n.attr_string("value", ""), n.describe() + ": attribute 'value'");
+  if (t.size() != 1) fail(n, "attribute 'value' must hold one element");
+  return t;
+}
+
+OpDef constant_of_shape() {
+  OpDef d;
+  d.name = "ConstantOfShape";
+  d.versions = {9, 20, 21};
+  d.attributes = {"value"};
+  d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
+    fill_value(n);
+    return std::nullopt;
+  };
+  d.infer = [](Graph& g, const Node& n) {
+    const std::vector<int64_t> shape = rules::constant_ints(g, n, 0, "input");
+    if (element_count(shape) == 0) fail(n, "shape " + rules::ints_text(shape) + " has no elements; a compiled model holds no empty tensors");
+    rules::set_out(g, n, 0, fill_value(n).dtype, Shape(shape.begin(), shape.end()));
+  };
+  d.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>&) {
+    Tensor t = fill_value(n);
+    t.shape = g.value(n.outputs.at(0)).shape;
+    const int64_t count = element_count(t.shape);
+    if (t.dtype == DType::Float32) t.f32.assign(static_cast<size_t>(count), t.f32.at(0));
+    else t.i64.assign(static_cast<size_t>(count), t.i64.at(0));
+    return t;
+  };
+  return d;
+}
+
 }  // namespace
 
 void add_shape_ops(std::vector<OpDef>& ops) {
@@ -186,6 +291,9 @@ void add_shape_ops(std::vector<OpDef>& ops) {
   ops.push_back(dropout());
   ops.push_back(shape_op());
   ops.push_back(constant());
+  ops.push_back(size_op());
+  ops.push_back(range_op());
+  ops.push_back(constant_of_shape());
 }
 
 }  // namespace tf::graph
