@@ -12,23 +12,15 @@
 #include "graph/pipeline.h"
 #include "graph/tasks.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/onnx_model_run.h"
 
 namespace tf::graph {
 namespace {
 
+using testing::error_of;
 using testing::OnnxModelBuilder;
 
 std::string model_path(const std::string& name) { return std::string(TF_MODELS_DIR) + "/" + name + ".onnx"; }
-
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // image [N,3,H,W] -> 3x3 conv (pad 1) -> Relu: a detector's stem with its spatial extents left to the user.
 OnnxModelBuilder stem(const std::vector<std::string>& dims = {"N", "3", "H", "W"}) {
@@ -46,7 +38,7 @@ ImportOptions shapes(std::map<std::string, Shape> m, std::optional<int64_t> batc
   return o;
 }
 
-std::string import_error(const OnnxModelBuilder& b, const ImportOptions& o = {}) {
+std::string bind_error(const OnnxModelBuilder& b, const ImportOptions& o = {}) {
   return error_of([&] { import_onnx_bytes(b.bytes(), "m.onnx", o); });
 }
 
@@ -66,42 +58,42 @@ TEST(OnnxInputShapes, SymbolicHeightAndWidthAreBoundAndReachTheTasks) {
 }
 
 TEST(OnnxInputShapes, WhatStaysSymbolicIsNamedWithTheFlagThatBindsIt) {
-  std::string e = import_error(stem());
+  std::string e = bind_error(stem());
   EXPECT_NE(e.find("m.onnx: input 'image' [N,3,H,W]: extents 2 ('H') and 3 ('W') are symbolic; bind them with --input-shape image=1,3,H,W"),
             std::string::npos)
       << e;
-  e = import_error(stem({"N", "3", "H", "32"}), shapes({}, 4));
+  e = bind_error(stem({"N", "3", "H", "32"}), shapes({}, 4));
   EXPECT_NE(e.find("input 'image' [N,3,H,32]: extent 2 ('H') is symbolic; bind it with --input-shape image=4,3,H,32"), std::string::npos) << e;
-  e = import_error(stem({"N", "3", "", "32"}));
+  e = bind_error(stem({"N", "3", "", "32"}));
   EXPECT_NE(e.find("[N,3,?,32]: extent 2 (unnamed) is symbolic; bind it with --input-shape image=1,3,?,32"), std::string::npos) << e;
   // The batch alone still needs nothing: extent 0 is 1, or --batch.
   EXPECT_EQ(import_onnx_bytes(stem({"N", "3", "8", "8"}).bytes(), "m.onnx", shapes({}, 3)).value("y").shape, (Shape{3, 8, 8, 8}));
 }
 
 TEST(OnnxInputShapes, AGivenShapeMustFitTheModel) {
-  std::string e = import_error(stem(), shapes({{"image", {1, 4, 8, 8}}}));
+  std::string e = bind_error(stem(), shapes({{"image", {1, 4, 8, 8}}}));
   EXPECT_NE(e.find("input 'image' [N,3,H,W]: extent 1 is 3 in the model, --input-shape image=1,4,8,8 gives 4"), std::string::npos) << e;
-  e = import_error(stem(), shapes({{"image", {1, 3, 8}}}));
+  e = bind_error(stem(), shapes({{"image", {1, 3, 8}}}));
   EXPECT_NE(e.find("input 'image' [N,3,H,W]: --input-shape image=1,3,8 has 3 extents, the model declares 4"), std::string::npos) << e;
-  e = import_error(stem(), shapes({{"picture", {1, 3, 8, 8}}}));
+  e = bind_error(stem(), shapes({{"picture", {1, 3, 8, 8}}}));
   EXPECT_NE(e.find("m.onnx: --input-shape names 'picture', which is not an input of the model (its inputs: 'image')"), std::string::npos)
       << e;
   // A weight listed among the graph's inputs (IR version 3) is not an input to bind.
   OnnxModelBuilder weight_listed = stem();
   weight_listed.input("w", {8, 3, 3, 3});
   EXPECT_EQ(import_onnx_bytes(weight_listed.bytes(), "m.onnx", shapes({{"image", {1, 3, 8, 8}}})).inputs, (std::vector<std::string>{"image"}));
-  e = import_error(weight_listed, shapes({{"w", {8, 3, 3, 3}}}));
+  e = bind_error(weight_listed, shapes({{"w", {8, 3, 3, 3}}}));
   EXPECT_NE(e.find("--input-shape names 'w', which is not an input"), std::string::npos) << e;
-  e = import_error(stem(), shapes({{"image", {2, 3, 8, 8}}}, 4));
+  e = bind_error(stem(), shapes({{"image", {2, 3, 8, 8}}}, 4));
   EXPECT_NE(e.find("input 'image' [N,3,H,W]: --batch 4 and --input-shape image=2,3,8,8 disagree on extent 0 ('N')"), std::string::npos) << e;
-  e = import_error(stem(), shapes({{"image", {1, 3, 0, 8}}}));
+  e = bind_error(stem(), shapes({{"image", {1, 3, 0, 8}}}));
   EXPECT_NE(e.find("--input-shape image=1,3,0,8: extent 2 must be positive"), std::string::npos) << e;
-  e = import_error(stem(), shapes({{"image", {}}}));
+  e = bind_error(stem(), shapes({{"image", {}}}));
   EXPECT_NE(e.find("--input-shape image= gives no extents"), std::string::npos) << e;
   // Extents whose product overflows every integer type: refused by count, never wrapped around.
-  e = import_error(stem(), shapes({{"image", {1, 3, int64_t{1} << 62, int64_t{1} << 62}}}));
+  e = bind_error(stem(), shapes({{"image", {1, 3, int64_t{1} << 62, int64_t{1} << 62}}}));
   EXPECT_NE(e.find("m.onnx: input 'image': 6.38029e+37 elements is too many"), std::string::npos) << e;
-  EXPECT_NE(import_error(stem(), shapes({}, 0)).find("batch 0 must be positive"), std::string::npos);
+  EXPECT_NE(bind_error(stem(), shapes({}, 0)).find("batch 0 must be positive"), std::string::npos);
 }
 
 // input_ids and attention_mask share [batch, sequence]: binding one binds the other, as ONNX means
@@ -113,13 +105,13 @@ TEST(OnnxInputShapes, ASymbolicNameBoundOnceBindsItInEveryInput) {
   const Graph g = import_onnx_bytes(b.bytes(), "m.onnx", shapes({{"ids", {2, 16}}}));
   EXPECT_EQ(g.value("mask").shape, (Shape{2, 16}));
   EXPECT_EQ(g.value("y").shape, (Shape{2, 16}));
-  const std::string e = import_error(b, shapes({{"ids", {1, 16}}, {"mask", {1, 8}}}));
+  const std::string e = bind_error(b, shapes({{"ids", {1, 16}}, {"mask", {1, 8}}}));
   EXPECT_NE(e.find("input 'mask' [batch,sequence]: extent 1 ('sequence') is given as 8, but --input-shape binds 'sequence' to 16 at "
                    "extent 1 of input 'ids'"),
             std::string::npos)
       << e;
   // Without any binding the batch is 1 and the sequence is named for each input.
-  EXPECT_NE(import_error(b).find("input 'ids' [batch,sequence]: extent 1 ('sequence') is symbolic; bind it with --input-shape ids=1,sequence"),
+  EXPECT_NE(bind_error(b).find("input 'ids' [batch,sequence]: extent 1 ('sequence') is symbolic; bind it with --input-shape ids=1,sequence"),
             std::string::npos);
 }
 
