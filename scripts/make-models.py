@@ -4,17 +4,20 @@ with their real structure (as PyTorch exports them, batch normalization kept as 
 random weights; a small CNN (ResNet's stem and one block at 32x32) that tunes in seconds; and four
 models in the shape exporters leave them (old opsets, spelled-out activations, shape arithmetic at
 run time, symbolic extents beyond the batch): MobileNetV3 at opset 9, an FPN at opset 11 with
-symbolic H and W, a transformer encoder at opset 13, a 1-D conv speech net at opset 12.
+symbolic H and W, a transformer encoder at opset 13 (and 7 layers of it), a 1-D conv speech net at
+opset 12.
 Uses Debian's python3-onnx and numpy only; run with /usr/bin/python3.
 
     scripts/make-models.py DIR      -> DIR/resnet18.onnx, DIR/mobilenetv2.onnx, DIR/bert_layer.onnx,
                                        DIR/small_cnn.onnx, DIR/mobilenetv3_opset9.onnx, DIR/fpn_opset11.onnx,
-                                       DIR/transformer_opset13.onnx, DIR/speech_conv1d_opset12.onnx
+                                       DIR/transformer_opset13.onnx, DIR/transformer_deep_opset13.onnx,
+                                       DIR/speech_conv1d_opset12.onnx, DIR/input-shapes.json
 
 Every model passes onnx.checker's full check. The batch extent of every input is symbolic ("N"), as
 exporters write it; tunefarm binds it at import (--batch, --input-shape). The same seed gives the same files.
 """
 import argparse
+import json
 import os
 import sys
 
@@ -305,7 +308,7 @@ def fpn_opset11(classes=8, anchors=3):
                    more_outputs=[(scores, ["N", "anchors", classes]), (boxes, ["N", "anchors", 4])])
 
 
-def transformer_opset13(vocab=1000, max_positions=512, hidden=128, heads=4, ffn=512, layers=2):
+def transformer_opset13(vocab=1000, max_positions=512, hidden=128, heads=4, ffn=512, layers=2, name="transformer_opset13"):
     """A BERT-style encoder at opset 13 as torch.onnx leaves it: input_ids and attention_mask
     [batch, sequence] (both symbolic), position ids sliced to the sequence read at run time, every
     head split and merge a Reshape whose shape is a Shape/Gather/Unsqueeze/Concat chain, LayerNorm
@@ -363,8 +366,13 @@ def transformer_opset13(vocab=1000, max_positions=512, hidden=128, heads=4, ffn=
     pooled = b.node("Tanh", [b.linear(first, hidden, hidden)])
     inputs = [helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "sequence"]),
               helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "sequence"])]
-    return b.model("transformer_opset13", inputs, (x, ["batch", "sequence", hidden]), 13, ir_version=7,
+    return b.model(name, inputs, (x, ["batch", "sequence", hidden]), 13, ir_version=7,
                    more_outputs=[(pooled, ["batch", hidden])])
+
+
+def transformer_deep_opset13():
+    """The same encoder 7 layers deep: 799 nodes, the size at which import and build are timed."""
+    return transformer_opset13(layers=7, name="transformer_deep_opset13")
 
 
 def speech_conv1d_opset12(mels=64, keywords=35):
@@ -391,13 +399,16 @@ def speech_conv1d_opset12(mels=64, keywords=35):
 
 
 # One binding of each exported model's symbolic extents (scripts/check-exported-models.py runs them
-# so, and so does tunefarm's --input-shape): H and W differ so that a swap shows.
+# so, and so does tunefarm's --input-shape): H and W differ so that a swap shows. Written beside the
+# models as input-shapes.json for the benches.
 BINDINGS = {"mobilenetv3_opset9": {"image": [1, 3, 224, 224]}, "fpn_opset11": {"image": [1, 3, 320, 256]},
             "transformer_opset13": {"input_ids": [1, 24], "attention_mask": [1, 24]},
+            "transformer_deep_opset13": {"input_ids": [1, 24], "attention_mask": [1, 24]},
             "speech_conv1d_opset12": {"features": [1, 64, 201]}}
 
 MODELS = [("resnet18", resnet18), ("mobilenetv2", mobilenetv2), ("bert_layer", bert_layer), ("small_cnn", small_cnn),
           ("mobilenetv3_opset9", mobilenetv3_opset9), ("fpn_opset11", fpn_opset11), ("transformer_opset13", transformer_opset13),
+          ("transformer_deep_opset13", transformer_deep_opset13),
           ("speech_conv1d_opset12", speech_conv1d_opset12)]
 
 
@@ -412,6 +423,10 @@ def main():
         onnx.save(make(), tmp)
         os.replace(tmp, path)
         print(f"make-models: {path} ({os.path.getsize(path) // 1024} KiB)")
+    bindings = os.path.join(args.dir, "input-shapes.json")
+    with open(bindings + ".tmp", "w") as f:
+        json.dump(BINDINGS, f, indent=1)
+    os.replace(bindings + ".tmp", bindings)
     return 0
 
 
