@@ -82,6 +82,9 @@ class Graph {
   std::vector<std::string> inputs;   // runtime inputs (no constants), in order
   std::vector<std::string> outputs;  // in order
   std::vector<Node> nodes;           // in topological order (see sort_topologically)
+  // While importing only: each sequence value's elements, known when the model is built
+  // (graph/ops/sequence.cc). No sequence outlives the import.
+  std::map<std::string, std::vector<std::string>> sequences;
 
   // Adds or replaces a value.
   Value& set_value(Value v);

@@ -224,8 +224,10 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
   }
   g.nodes = std::move(kept);
   for (const auto& out : g.outputs) {
+    if (g.sequences.count(out)) throw CompileError(what + ": output '" + out + "' is a sequence; a compiled model's outputs are tensors");
     if (!g.has_value(out)) throw CompileError(what + ": output '" + out + "' is never computed");
   }
+  g.sequences.clear();
   g.remove_dead_nodes();
   g.check();
   return g;
