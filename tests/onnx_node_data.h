@@ -71,6 +71,11 @@ inline NodeTest load_node_test(const std::string& name, bool constant_weights = 
   int fed = 0;
   for (int i = 0; i < graph->input_size(); ++i) {
     if (initializers.count(graph->input(i).name())) continue;
+    const auto& type = graph->input(i).type();
+    if (!type.has_tensor_type()) {  // the data file holds a SequenceProto or an OptionalProto
+      const std::string kind = type.has_sequence_type() ? "a sequence" : type.has_optional_type() ? "an optional" : "not a tensor";
+      throw CompileError(name + ": input '" + graph->input(i).name() + "' is " + kind + "; a compiled model's inputs are tensors");
+    }
     const std::string bytes = read_bytes(dir + "test_data_set_0/input_" + std::to_string(fed++) + ".pb");
     onnx::TensorProto proto;
     proto.ParseFromString(bytes);
