@@ -72,10 +72,14 @@ std::string small_transformer() {
     b.floats(std::string("w") + p, {16, 16}, random_floats({16, 16}, seed++, -0.3f, 0.3f));
     b.floats(std::string("b") + p, {16}, random_floats({16}, seed++));
   }
-  b.floats("w1", {16, 32}, random_floats({16, 32}, seed++, -0.3f, 0.3f)).floats("b1", {32}, random_floats({32}, seed++));
-  b.floats("w2", {32, 16}, random_floats({32, 16}, seed++, -0.3f, 0.3f)).floats("b2", {16}, random_floats({16}, seed++));
-  b.floats("g1", {16}, random_floats({16}, seed++, 0.5f, 1.5f)).floats("be1", {16}, random_floats({16}, seed++));
-  b.floats("g2", {16}, random_floats({16}, seed++, 0.5f, 1.5f)).floats("be2", {16}, random_floats({16}, seed++));
+  b.floats("w1", {16, 32}, random_floats({16, 32}, seed++, -0.3f, 0.3f));
+  b.floats("b1", {32}, random_floats({32}, seed++));
+  b.floats("w2", {32, 16}, random_floats({32, 16}, seed++, -0.3f, 0.3f));
+  b.floats("b2", {16}, random_floats({16}, seed++));
+  b.floats("g1", {16}, random_floats({16}, seed++, 0.5f, 1.5f));
+  b.floats("be1", {16}, random_floats({16}, seed++));
+  b.floats("g2", {16}, random_floats({16}, seed++, 0.5f, 1.5f));
+  b.floats("be2", {16}, random_floats({16}, seed++));
   b.ints("heads", {4}, {1, 6, 2, 8}).ints("merged", {3}, {1, 6, 16});
   b.floats("sqrt_d", {}, {std::sqrt(8.0f)}).floats("sqrt2", {}, {std::sqrt(2.0f)});
   b.floats("one", {}, {1.0f}).floats("half", {}, {0.5f});
@@ -162,8 +166,9 @@ TEST(ModelBuild, PlanLayoutsKeepsActivationsBlockedBetweenConvolutionsAndConvert
   EXPECT_EQ(ops.at("layout_from_nchwc"), 3);
   EXPECT_EQ(ops.count("conv2d_bias_relu"), 0u);
   for (const Node& n : planned.nodes) {
-    if (n.op == "conv2d_nchwc_bias_relu") EXPECT_EQ(n.attr_ints("workload_shape", {}).back(), 16) << "ob";
-    if (n.op == "conv2d_nchwc_bias_relu") EXPECT_EQ(planned.input_of(n, 0).shape.back(), 3) << "ib of a 3-channel input";
+    if (n.op != "conv2d_nchwc_bias_relu") continue;
+    EXPECT_EQ(n.attr_ints("workload_shape", {}).back(), 16) << "ob";
+    EXPECT_EQ(planned.input_of(n, 0).shape.back(), 3) << "ib of a 3-channel input";
   }
 }
 
