@@ -113,5 +113,6 @@ void add_pad_ops(std::vector<OpDef>& ops);
 void add_cast_like_ops(std::vector<OpDef>& ops);
 void add_depth_space_ops(std::vector<OpDef>& ops);
 void add_sequence_ops(std::vector<OpDef>& ops);
+void add_einsum_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph
