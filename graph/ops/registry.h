@@ -112,5 +112,8 @@ void add_slice_ops(std::vector<OpDef>& ops);
 void add_pad_ops(std::vector<OpDef>& ops);
 void add_cast_like_ops(std::vector<OpDef>& ops);
 void add_depth_space_ops(std::vector<OpDef>& ops);
+void add_loss_ops(std::vector<OpDef>& ops);
+void add_trilu_ops(std::vector<OpDef>& ops);
+void add_one_hot_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph
