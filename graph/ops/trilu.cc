@@ -7,6 +7,7 @@
 
 #include "graph/ops/registry.h"
 #include "graph/ops/rules.h"
+#include "graph/ops/strided.h"
 
 namespace tf::graph {
 namespace {
@@ -35,6 +36,7 @@ int64_t diagonal_of(const Graph& g, const Node& n) {
 std::vector<Node> normalize_trilu(Graph& g, Node n) {
   const Value& x = rules::in(g, n, 0);
   if (x.shape.size() < 2) fail(n, "input '" + x.name + "' " + shape_str(x.shape) + " has rank below 2");
+  strided::refuse_empty_output(n, x.shape);
   const int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
   const int64_t k = diagonal_of(g, n);
   const bool upper = n.attr_int("upper", 1) != 0;
