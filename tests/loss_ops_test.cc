@@ -103,8 +103,14 @@ TEST(OnnxLossOps, EyeLikeFoldsAndOneHotRunsOnRuntimeIndices) {
   OnnxModelBuilder::attr(b.node("EyeLike", {"x"}, {"eye"}), "k", int64_t{1});
   b.ints("depth", {}, {4}).floats("values", {2}, {-1.0f, 3.0f});
   OnnxModelBuilder::attr(b.node("OneHot", {"idx", "depth", "values"}, {"hot"}), "axis", int64_t{0});
-  b.output("eye").output("hot");
-  const HostTensors out = run(b, {{"x", HostTensor::floats({3, 4}, iota(12))}, {"idx", HostTensor::int64s({3}, {1, -1, 5})}});
+  // Float indices and values both computed: the classes compare in float32, on and off are gathered.
+  b.input("fidx", {2}).input("fvalues", {2});
+  b.ints("depth3", {}, {3});
+  b.node("OneHot", {"fidx", "depth3", "fvalues"}, {"fhot"});
+  b.output("eye").output("hot").output("fhot");
+  const HostTensors out = run(b, {{"x", HostTensor::floats({3, 4}, iota(12))}, {"idx", HostTensor::int64s({3}, {1, -1, 5})},
+                                  {"fidx", HostTensor::floats({2}, {2, -3})}, {"fvalues", HostTensor::floats({2}, {0.5f, 9})}});
+  expect_near(out, "fhot", {2, 3}, {0.5, 0.5, 9, 9, 0.5, 0.5});
   expect_near(out, "eye", {3, 4}, {0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
   // Along axis 0: index 1 is class 1, -1 is class 3, 5 is none.
   expect_near(out, "hot", {4, 3}, {-1, -1, -1, 3, -1, -1, -1, -1, -1, -1, 3, -1});
@@ -114,12 +120,14 @@ TEST(OnnxLossOps, ElementwiseTakesTypedLiteralsScalarsAndMergesRankSeven) {
   OnnxModelBuilder b(13);
   b.input("t", {3}, onnx::TensorProto::INT64).input("a", {}).input("c", {});
   b.input("x", {2, 2, 2, 2, 2, 2, 2}).input("y", {1, 1, 1, 1, 1, 1, 2});
-  b.ints("minus_one", {}, {-1}).ints("seven", {}, {7});
+  b.ints("minus_one", {}, {-1}).ints("seven", {}, {7}).ints("big", {}, {int64_t{1} << 40});
   b.node("Equal", {"t", "minus_one"}, {"is_minus_one"});
   b.node("Where", {"is_minus_one", "seven", "t"}, {"replaced"});
+  // Beyond float32's exact integers a constant is a kernel argument, not a literal.
+  b.node("Where", {"is_minus_one", "big", "t"}, {"replaced_big"});
   b.node("Mul", {"a", "c"}, {"product"});
   b.node("Add", {"x", "y"}, {"sum7"});
-  for (const char* o : {"is_minus_one", "replaced", "product", "sum7"}) b.output(o);
+  for (const char* o : {"is_minus_one", "replaced", "replaced_big", "product", "sum7"}) b.output(o);
   std::vector<double> sum7;
   for (int i = 0; i < 128; ++i) sum7.push_back(i + (i % 2 ? 20 : 10));
   const HostTensors out = run(b, {{"t", HostTensor::int64s({3}, {4, -1, 0})},
@@ -131,6 +139,7 @@ TEST(OnnxLossOps, ElementwiseTakesTypedLiteralsScalarsAndMergesRankSeven) {
   expect_near(out, "is_minus_one", {3}, {0, 1, 0});
   EXPECT_EQ(out.at("replaced").dtype, DType::Int64);
   expect_near(out, "replaced", {3}, {4, 7, 0});
+  EXPECT_EQ(out.at("replaced_big").as_int64s(), (std::vector<int64_t>{4, int64_t{1} << 40, 0}));
   expect_near(out, "product", {}, {-6});
   expect_near(out, "sum7", {2, 2, 2, 2, 2, 2, 2}, sum7);
 }
