@@ -24,7 +24,9 @@ int64_t depth_of(const Graph& g, const Node& n) {
   if (!t) fail(n, "input 1 (depth) must be a constant: it fixes the output's shape");
   if (t->size() != 1) fail(n, "input 1 (depth) holds " + std::to_string(t->size()) + " values; it is a scalar");
   const double d = t->at(0);
-  if (!(d >= 1 && d < 1e9)) fail(n, "input 1 (depth) = " + std::to_string(d) + " is not a positive class count");
+  if (!(d >= 1)) fail(n, "input 1 (depth) = " + std::to_string(d) + " is not a positive class count");
+  // Classes compare exactly in float32 up to 2^24 (and the class constants stay small).
+  if (d > double(1 << 24)) fail(n, "input 1 (depth) = " + std::to_string(d) + " is above 2^24 classes");
   return static_cast<int64_t>(d);
 }
 
