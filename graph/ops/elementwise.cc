@@ -21,6 +21,16 @@ std::optional<double> scalar_of(const Graph& g, const std::string& value) {
   return t->at(0);
 }
 
+// A scalar constant as a literal of its own dtype: the expression's constants are float32, so an
+// integer or bool one is a float32 literal cast to its type, exact up to 2^24. Beyond that it stays
+// a kernel argument (nullptr).
+ops::ElementwiseExprPtr literal_of(const Tensor& t) {
+  const double v = t.at(0);
+  if (t.dtype == DType::Float32) return ops::ew_constant(v);
+  if (std::fabs(v) > double(1 << 24)) return nullptr;
+  return ops::ew_cast(ops::ew_constant(v), t.dtype);
+}
+
 // The expressions of a chain of elementwise nodes. Inputs that are scalar constants in the outer
 // graph become literals; every other input is a kernel argument, numbered in order.
 class ExpressionBuilder : public ElementwiseArgs {
@@ -29,7 +39,9 @@ class ExpressionBuilder : public ElementwiseArgs {
 
   ops::ElementwiseExprPtr value(const std::string& name) override {
     if (auto it = exprs_.find(name); it != exprs_.end()) return it->second;
-    if (auto c = scalar_of(outer_, name)) return exprs_[name] = ops::ew_constant(*c);
+    if (scalar_of(outer_, name)) {
+      if (auto literal = literal_of(*outer_.constant(name))) return exprs_[name] = literal;
+    }
     const int index = static_cast<int>(args_.size());
     args_.push_back(name);
     return exprs_[name] = ops::ew_input(index);
@@ -145,23 +157,43 @@ void infer(const Spec& spec, Graph& g, const Node& n) {
   rules::set_out(g, n, 0, output_dtype(spec, g, n), out);
 }
 
-// The kernel reads each input in the dtype the graph gives it; an op computing in float32 only
-// refuses others here, naming the input, rather than leaving a type error to the compiler. Scalar
-// constants become float32 literals of the expression, so they mix only with float32 inputs.
-void check_kernel_dtypes(const Spec& spec, const Graph& scope, const Node& n, const ElementwiseArgs& args) {
-  bool literal = false, typed = false;
+// The kernel reads each input in the dtype the graph gives it (scalar constants as literals of
+// their dtype); an op computing in float32 only refuses others here, naming the input, rather than
+// leaving a type error to the compiler.
+void check_kernel_dtypes(const Spec& spec, const Graph& scope, const Node& n) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     if (!scope.input_present(n, i)) continue;
-    if (args.scalar_constant(n.inputs[i])) {
-      literal = true;
-      continue;
-    }
     const DType t = scope.input_of(n, i).dtype;
     const bool takes = spec.kernel_takes ? spec.kernel_takes(i, t) : t == DType::Float32;
     if (!takes) fail(n, "input " + std::to_string(i) + " ('" + n.inputs[i] + "') is " + dtype_name(t) + "; " + n.op + "'s kernel does not take it");
-    typed = typed || t != DType::Float32;
   }
-  if (literal && typed) fail(n, "a constant operand beside non-float32 inputs has no kernel (constants are float32 literals)");
+}
+
+// The call's extents with axes of extent 1 dropped and neighbours that every argument reads alike
+// (all of it, or broadcast) merged: the same elements in fewer axes, for outputs above the
+// kernel's rank. `shapes` are the arguments' extents aligned to `out`.
+void merge_axes(Shape& out, std::vector<Shape>& shapes) {
+  Shape o;
+  std::vector<Shape> s(shapes.size());
+  auto full = [&](size_t a, size_t d) { return shapes[a][d] != 1; };
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1) continue;
+    bool alike = !o.empty();
+    for (size_t a = 0; a < shapes.size() && alike; ++a) alike = (s[a].back() != 1) == full(a, d);
+    if (alike) {
+      o.back() *= out[d];
+      for (size_t a = 0; a < shapes.size(); ++a) s[a].back() *= shapes[a][d];
+      continue;
+    }
+    o.push_back(out[d]);
+    for (size_t a = 0; a < shapes.size(); ++a) s[a].push_back(shapes[a][d]);
+  }
+  if (o.empty()) {
+    o.push_back(1);
+    for (auto& x : s) x.push_back(1);
+  }
+  out = std::move(o);
+  shapes = std::move(s);
 }
 
 }  // namespace
@@ -211,20 +243,32 @@ NodeLowering lower(const Graph& g, const Node& n) {
   } else {
     b.add(g, n);
   }
-  const Shape& out = g.output_of(n).shape;
-  if (out.empty() || out.size() > 6) fail(n, "output rank " + std::to_string(out.size()) + " is outside the elementwise kernel's 1..6");
   // The kernel takes x0, x1, ... in that order (ElementwiseOperator fixes it), whichever the
   // expression reads first.
   const ops::ElementwiseExprPtr expr = b.value(n.outputs.at(0));
   const std::vector<std::string>& args = b.args();
   if (args.empty()) fail(n, "computes a constant that constant folding should have removed");
-  std::vector<int64_t> shape;
+  // A scalar runs as one element of rank 1 (the same bytes).
+  Shape out = g.output_of(n).shape;
+  if (out.empty()) out = {1};
+  std::vector<Shape> aligned;
   for (const auto& a : args) {
     const Shape& s = g.value(a).shape;
     if (s.size() > out.size()) fail(n, "input '" + a + "' " + shape_str(s) + " has a higher rank than the output " + shape_str(out));
-    shape.insert(shape.end(), out.size() - s.size(), 1);  // numpy aligns trailing axes
-    shape.insert(shape.end(), s.begin(), s.end());
+    Shape x(out.size() - s.size(), 1);  // numpy aligns trailing axes
+    x.insert(x.end(), s.begin(), s.end());
+    aligned.push_back(std::move(x));
   }
+  if (out.size() > 6) {
+    const Shape full = out;
+    merge_axes(out, aligned);
+    if (out.size() > 6) {
+      fail(n, "output " + shape_str(full) + " has rank " + std::to_string(full.size()) + " and its inputs broadcast along " + std::to_string(out.size()) +
+                  " distinct runs of axes; the elementwise kernel takes 6");
+    }
+  }
+  std::vector<int64_t> shape;
+  for (const Shape& x : aligned) shape.insert(shape.end(), x.begin(), x.end());
   std::vector<DType> arg_dtypes;
   for (const auto& a : args) arg_dtypes.push_back(g.value(a).dtype);
   auto op = std::make_shared<ops::ElementwiseOperator>(expr, static_cast<int>(out.size()), arg_dtypes, g.output_of(n).dtype);
@@ -243,7 +287,7 @@ OpDef make_op(const Spec& spec) {
   };
   d.lower = lower;
   d.expression = [spec](ElementwiseArgs& args, const Graph& scope, const Node& n) {
-    check_kernel_dtypes(spec, scope, n, args);
+    check_kernel_dtypes(spec, scope, n);
     return spec.expression(args, scope, n);
   };
   d.fusion.elementwise = true;

@@ -114,5 +114,8 @@ void add_cast_like_ops(std::vector<OpDef>& ops);
 void add_depth_space_ops(std::vector<OpDef>& ops);
 void add_sequence_ops(std::vector<OpDef>& ops);
 void add_einsum_ops(std::vector<OpDef>& ops);
+void add_loss_ops(std::vector<OpDef>& ops);
+void add_trilu_ops(std::vector<OpDef>& ops);
+void add_one_hot_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph
