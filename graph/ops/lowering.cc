@@ -54,11 +54,4 @@ int64_t leading_product(const Shape& s, size_t drop_last) {
   return element_count(Shape(s.begin(), s.end() - static_cast<std::ptrdiff_t>(std::min(drop_last, s.size()))));
 }
 
-int64_t last_axis_only(const Graph& g, const Node& n, const std::string& attr, int64_t axis) {
-  const int64_t rank = static_cast<int64_t>(g.input_of(n, 0).shape.size());
-  if (axis < 0) axis += rank;
-  if (axis != rank - 1) rules::fail(n, "attribute '" + attr + "' = " + std::to_string(axis) + ": only the last axis (" + std::to_string(rank - 1) + ") is supported");
-  return axis;
-}
-
 }  // namespace tf::graph::lowering

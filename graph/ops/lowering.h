@@ -26,7 +26,5 @@ NodeLowering alias(const std::string& of);
 
 // The extents before the last `drop_last` ones, multiplied: the rows a kernel sees.
 int64_t leading_product(const Shape& s, size_t drop_last);
-// Refuses an axis other than the last one of input 0 (what the row kernels take).
-int64_t last_axis_only(const Graph& g, const Node& n, const std::string& attr, int64_t axis);
 
 }  // namespace tf::graph::lowering
