@@ -47,7 +47,7 @@ TEST(OnnxNodeTests, SupportedOpsComputeWhatOnnxExpects) {
       "test_batchnorm_example", "test_batchnorm_epsilon", "test_maxpool_2d_default", "test_maxpool_2d_pads",
       "test_maxpool_2d_strides", "test_maxpool_2d_ceil", "test_maxpool_2d_precomputed_pads", "test_averagepool_2d_default",
       "test_averagepool_2d_pads", "test_averagepool_2d_pads_count_include_pad", "test_averagepool_2d_strides",
-      "test_averagepool_2d_same_lower", "test_averagepool_1d_default", "test_maxpool_1d_default", "test_maxpool_3d_default", "test_averagepool_3d_default",
+      "test_averagepool_2d_same_lower", "test_averagepool_1d_default", "test_maxpool_1d_default",
       "test_flatten_axis0", "test_flatten_axis2", "test_flatten_default_axis",
       "test_flatten_negative_axis1", "test_reshape_negative_dim", "test_reshape_zero_dim", "test_reshape_reordered_all_dims",
       "test_transpose_default", "test_transpose_all_permutations_3", "test_concat_2d_axis_1",

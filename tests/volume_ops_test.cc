@@ -127,6 +127,32 @@ TEST(VolumeOps, PoolsTakeCeilModeAndSamePadding) {
   expect_near_all(out.at("z"), pool({{d, 2, 1, 0, d}, {h, 2, 1, 0, h}, {w, 3, 1, 1, w}}, false), 1e-6);
 }
 
+// BatchNormalization 6 as PyTorch exported BatchNorm3d (is_test = 1) on NCDHW: per channel
+// (x - mean) / sqrt(var + eps) * scale + shift. With is_test = 0 version 6 trains: refused.
+TEST(VolumeOps, BatchNormSixOnNcdhwIsInferenceWhenIsTest) {
+  auto model = [](int64_t is_test) {
+    OnnxModelBuilder b(6);
+    b.input("x", {2, 2, 3, 2, 2}).output("y").floats("s", {2}, {1.5f, 0.5f}).floats("b", {2}, {0.1f, -0.2f});
+    b.floats("m", {2}, {0.3f, -0.1f}).floats("v", {2}, {2.0f, 0.5f});
+    auto& bn = b.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}, "bn3d");
+    OnnxModelBuilder::attr(bn, "is_test", is_test);
+    OnnxModelBuilder::float_attr(bn, "epsilon", 1e-3f);
+    return b;
+  };
+  const std::vector<float> x = wave(48, 2.0f);
+  const auto got = testing::run_floats(model(1), {{"x", x}}).at("y");
+  std::vector<double> want;
+  const double scale[2] = {1.5, 0.5}, shift[2] = {0.1, -0.2}, mean[2] = {0.3, -0.1}, var[2] = {2.0, 0.5};
+  for (int64_t i = 0; i < 48; ++i) {
+    const int64_t c = (i / 12) % 2;
+    want.push_back((x[i] - static_cast<float>(mean[c])) / std::sqrt(static_cast<double>(static_cast<float>(var[c])) + 1e-3) * scale[c] + shift[c]);
+  }
+  expect_near_all(got, want, 1e-5);
+  const std::string e = testing::import_error(model(0));
+  EXPECT_NE(e.find("bn3d"), std::string::npos) << e;
+  EXPECT_NE(e.find("'is_test' = 0 is not supported"), std::string::npos) << e;
+}
+
 TEST(VolumeOps, WhatNoKernelCoversIsRefusedNamingTheNode) {
   {
     OnnxModelBuilder b(11);
