@@ -79,7 +79,6 @@ TEST(OnnxNodeTests, WhatTunefarmRefusesIsRefusedByName) {
       {"test_dropout_default_mask", "output 1 (mask) is not supported (inference only)"},
       {"test_batchnorm_example_training_mode", "attribute 'training_mode' = 1 is not supported (inference only)"},
       {"test_cast_FLOAT_to_DOUBLE", "attribute 'to' = DOUBLE is not supported"},
-      {"test_convtranspose_3d", "1-D (rank 3) and 2-D (rank 4) windows are supported"},
       {"test_resize_upsample_scales_cubic", "attribute 'mode' = 'cubic' is not supported"},
   };
   for (const auto& [name, says] : tests) {

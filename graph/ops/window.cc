@@ -93,8 +93,7 @@ std::optional<std::string> check(const Node& n, Kind kind) {
     if (auto why = non_negative(n, attr)) return why;
   }
   const auto strides = n.attr_ints("strides", {}), dil = n.attr_ints("dilations", {});
-  if (kind == Kind::ConvTranspose && dims == 3) return "a 3-D ConvTranspose is not supported (1-D and 2-D)";
-  // conv3d takes a stride and dilation per axis.
+  // conv3d, conv3d_transpose and the 3-D pools take a stride and dilation per axis.
   if (dims == 3) return std::nullopt;
   if (kind == Kind::Conv && !all_equal(strides)) return "attribute 'strides' = " + ints_text(strides) + ": tunefarm's conv2d takes one stride for both axes";
   if (kind == Kind::Conv && !all_equal(dil)) return "attribute 'dilations' = " + ints_text(dil) + ": one dilation for both axes is supported";
@@ -104,13 +103,12 @@ std::optional<std::string> check(const Node& n, Kind kind) {
 
 std::vector<Node> as_2d(Graph& g, Node n, Kind kind, const std::function<void(Graph&, Node&)>& normalize_2d) {
   const Value& x = rules::in(g, n, 0);
-  if (x.shape.size() == 4 || (x.shape.size() == 5 && kind != Kind::ConvTranspose)) {
+  if (x.shape.size() == 4 || x.shape.size() == 5) {
     normalize_2d(g, n);
     return {std::move(n)};
   }
   if (x.shape.size() != 3) {
-    const std::string ranks = kind == Kind::ConvTranspose ? "1-D (rank 3) and 2-D (rank 4)" : "1-D (rank 3), 2-D (rank 4) and 3-D (rank 5)";
-    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; " + ranks + " windows are supported");
+    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; 1-D (rank 3), 2-D (rank 4) and 3-D (rank 5) windows are supported");
   }
   lift_attributes(n, kind);
   std::vector<Node> nodes;

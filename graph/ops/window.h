@@ -1,7 +1,7 @@
 // What Conv, ConvTranspose and the pooling ops share: the window attributes (kernel_shape, strides,
 // dilations, pads, auto_pad, output_padding), checked before shapes are known, a 1-D window run as
-// a 2-D one over a unit height, and the attributes written out in full once shapes are known. Conv
-// and the pools also take 3-D windows (rank-5 NCDHW inputs: conv3d, max_pool3d, avg_pool3d).
+// a 2-D one over a unit height, and the attributes written out in full once shapes are known. 3-D
+// windows (rank-5 NCDHW inputs) run as they are: conv3d, conv3d_transpose, max_pool3d, avg_pool3d.
 #pragma once
 
 #include <functional>
@@ -18,11 +18,11 @@ namespace tf::graph::window {
 // both axes, conv2d_transpose one per axis.
 enum class Kind { Conv, Pool, ConvTranspose };
 
-// Attribute values no kernel honours (4-D windows, a 3-D ConvTranspose, unequal 2-D conv strides,
-// negative pads, an unknown auto_pad...).
+// Attribute values no kernel honours (4-D windows, unequal 2-D conv strides, negative pads, an
+// unknown auto_pad...).
 std::optional<std::string> check(const Node& n, Kind kind);
 
-// The nodes that run `n`: a 2-D node (or a 3-D Conv or pool) alone after `normalize_2d`; a 1-D one (input [N,C,L]) as the
+// The nodes that run `n`: a 2-D or 3-D node alone after `normalize_2d`; a 1-D one (input [N,C,L]) as the
 // same op over [N,C,1,L] between Reshapes (of the input, of a weight, of the output back), its
 // attributes made 2-D with a unit first axis, and then `normalize_2d`. Inputs of other ranks are
 // refused by name.
