@@ -85,7 +85,8 @@ struct Conv3dTransposeShape {
   std::vector<int64_t> input_shape() const { return {n, c, ax[0].in, ax[1].in, ax[2].in}; }
   std::vector<int64_t> weight_shape() const { return {c, k_per_group(), ax[0].kernel, ax[1].kernel, ax[2].kernel}; }
   std::vector<int64_t> output_shape() const { return {n, k, out(0), out(1), out(2)}; }
-  int64_t flops() const { return 2 * n * k * c_per_group() * out(0) * out(1) * out(2) * ax[0].kernel * ax[1].kernel * ax[2].kernel; }
+  // The products ONNX's definition does (every input element by every tap), not the spread form's.
+  int64_t flops() const { return 2 * n * k * c_per_group() * ax[0].in * ax[1].in * ax[2].in * ax[0].kernel * ax[1].kernel * ax[2].kernel; }
 
   std::string named() const {
     std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + window3d_in_text(ax) + ",k=" + std::to_string(k) + window3d_kernel_text(ax);
