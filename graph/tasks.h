@@ -26,7 +26,7 @@ struct NodeKernel {
 // A Conv or conv2d_* node's extents, from its input, weight and (normalized) attributes.
 ops::Conv2dShape conv2d_shape(const Graph& g, const Node& n);
 
-// The node's tunable kernel (conv2d*, depthwise*, dense*, ConvTranspose's conv2d_transpose*), or
+// The node's tunable kernel (conv2d*, conv3d*, depthwise*, dense*, ConvTranspose's conv2d_transpose*), or
 // nullopt for a node whose kernel is not tuned (pooling, softmax, fused elementwise...). Throws
 // CompileError naming the node when its shape is not a valid workload.
 std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n);

@@ -21,6 +21,8 @@ const Registry& registry() {
     Registry reg;
     register_dense_operators(reg);
     register_conv2d_operators(reg);
+    register_conv3d_operators(reg);
+    register_conv3d_transpose_operators(reg);
     register_model_operators(reg);
     register_conv2d_nchwc_operators(reg);
     register_conv2d_transpose_operators(reg);

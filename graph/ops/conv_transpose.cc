@@ -1,6 +1,7 @@
-// ConvTranspose (2-D, and 1-D as 2-D over a unit height) as the conv2d_transpose kernels: groups,
-// strides and dilations per axis, output_padding; output_shape and auto_pad resolved into pads at
-// import, as ONNX defines them (pads may come out negative: an output beyond the natural one).
+// ConvTranspose (2-D, and 1-D as 2-D over a unit height; 3-D on NCDHW) as the conv2d_transpose
+// and conv3d_transpose kernels: groups, strides and dilations per axis, output_padding;
+// output_shape and auto_pad resolved into pads at import, as ONNX defines them (pads may come out
+// negative: an output beyond the natural one).
 #include "compiler/analysis/affine.h"
 #include "graph/ops/lowering.h"
 #include "graph/ops/registry.h"
@@ -23,10 +24,10 @@ std::optional<std::string> check(const Node& n, const OpVersion&) {
 }
 
 // The spatial extents output_shape asks for: it may list N and C too.
-std::vector<int64_t> requested_output(const Node& n) {
+std::vector<int64_t> requested_output(const Node& n, size_t axes) {
   std::vector<int64_t> v = n.attr_ints("output_shape", {});
-  if (v.size() == 4) v.erase(v.begin(), v.begin() + 2);
-  if (v.size() != 2) fail(n, "attribute 'output_shape' = " + ints_text(n.attr_ints("output_shape", {})) + " does not give the 2 spatial extents");
+  if (v.size() == axes + 2) v.erase(v.begin(), v.begin() + 2);
+  if (v.size() != axes) fail(n, "attribute 'output_shape' = " + ints_text(n.attr_ints("output_shape", {})) + " does not give the " + std::to_string(axes) + " spatial extents");
   return v;
 }
 
@@ -35,51 +36,72 @@ std::vector<int64_t> requested_output(const Node& n) {
 // with half = floor(total / 2): SAME_UPPER puts half first, the others total - half first.
 void normalize_2d(Graph& g, Node& n) {
   const Value& x = in(g, n, 0);
-  rules::require_rank(n, x, 4, "input");
+  if (x.shape.size() != 4 && x.shape.size() != 5) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; rank 4 or 5 is required");
+  const size_t axes = x.shape.size() - 2;
   const Value& w = in(g, n, 1);
-  rules::require_rank(n, w, 4, "weight");
-  const std::vector<int64_t> k = {w.shape[2], w.shape[3]};
+  rules::require_rank(n, w, x.shape.size(), "weight");
+  const std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
   if (n.has("kernel_shape") && n.attr_ints("kernel_shape", {}) != k) {
     fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " + shape_str(w.shape));
   }
   n.attrs["kernel_shape"] = k;
   n.attrs["group"] = n.attr_int("group", 1);
-  const auto s = n.attr_ints("strides", {1, 1}), d = n.attr_ints("dilations", {1, 1}), op = n.attr_ints("output_padding", {0, 0});
+  const std::vector<int64_t> ones(axes, 1), zeros(axes, 0);
+  const auto s = n.attr_ints("strides", ones), d = n.attr_ints("dilations", ones), op = n.attr_ints("output_padding", zeros);
+  for (const auto& [attr, v] : {std::pair{"strides", s}, std::pair{"dilations", d}, std::pair{"output_padding", op}}) {
+    if (v.size() != axes) fail(n, "attribute '" + std::string(attr) + "' = " + ints_text(v) + " does not have the input's " + std::to_string(axes) + " spatial axes");
+  }
   n.attrs["strides"] = s;
   n.attrs["dilations"] = d;
   n.attrs["output_padding"] = op;
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
-  std::vector<int64_t> pads = n.attr_ints("pads", {0, 0, 0, 0});
-  if (auto_pad == "VALID") pads = {0, 0, 0, 0};
+  std::vector<int64_t> pads = n.attr_ints("pads", std::vector<int64_t>(2 * axes, 0));
+  if (auto_pad == "VALID") pads.assign(2 * axes, 0);
   const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
   if (n.has("output_shape") || same) {
-    const std::vector<int64_t> out = n.has("output_shape") ? requested_output(n) : std::vector<int64_t>{x.shape[2] * s[0], x.shape[3] * s[1]};
-    for (int axis = 0; axis < 2; ++axis) {
+    std::vector<int64_t> out(axes);
+    for (size_t a = 0; a < axes; ++a) out[a] = x.shape[2 + a] * s[a];
+    if (n.has("output_shape")) out = requested_output(n, axes);
+    pads.assign(2 * axes, 0);
+    for (size_t axis = 0; axis < axes; ++axis) {
       const int64_t total = s[axis] * (x.shape[2 + axis] - 1) + op[axis] + (k[axis] - 1) * d[axis] + 1 - out[axis];
       const int64_t half = analysis::floor_div(total, 2);
       pads[axis] = auto_pad == "SAME_UPPER" ? half : total - half;
-      pads[axis + 2] = total - pads[axis];
+      pads[axis + axes] = total - pads[axis];
     }
   }
+  if (pads.size() != 2 * axes) fail(n, "attribute 'pads' = " + ints_text(pads) + " does not have two values per spatial axis (" + std::to_string(axes) + ")");
   n.attrs["pads"] = pads;
   n.attrs.erase("auto_pad");
   n.attrs.erase("output_shape");
 }
+
+bool is_3d(const Graph& g, const Node& n) { return in(g, n, 0).shape.size() == 5; }
 
 lowering::Named extents(const Graph& g, const Node& n) {
   const Shape& x = in(g, n, 0).shape;
   const Shape& w = in(g, n, 1).shape;
   const int64_t group = n.attr_int("group", 1);
   const auto s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", {}), p = n.attr_ints("pads", {}), op = n.attr_ints("output_padding", {});
-  if (s.size() != 2 || d.size() != 2 || p.size() != 4 || op.size() != 2) fail(n, "the window attributes are not 2-D");
   if (w.at(0) != x.at(1)) fail(n, "weight " + shape_str(w) + " does not have the input's " + std::to_string(x[1]) + " channels first");
+  if (is_3d(g, n)) {
+    if (s.size() != 3 || d.size() != 3 || p.size() != 6 || op.size() != 3) fail(n, "the window attributes are not 3-D");
+    lowering::Named e = window::named_3d(x, n.attr_ints("kernel_shape", {}), s, d, p);
+    e["k"] = w[1] * group;
+    e["groups"] = group;
+    e["output_padding_d"] = op[0], e["output_padding_h"] = op[1], e["output_padding_w"] = op[2];
+    return e;
+  }
+  if (s.size() != 2 || d.size() != 2 || p.size() != 4 || op.size() != 2) fail(n, "the window attributes are not 2-D");
   return {{"n", x[0]},           {"c", x[1]},           {"h", x[2]},           {"w", x[3]},           {"k", w[1] * group},
           {"r", w[2]},           {"s", w[3]},           {"group", group},      {"stride_h", s[0]},    {"stride_w", s[1]},
           {"dilation_h", d[0]},  {"dilation_w", d[1]},  {"pad_top", p[0]},     {"pad_left", p[1]},    {"pad_bottom", p[2]},
           {"pad_right", p[3]},   {"output_padding_h", op[0]}, {"output_padding_w", op[1]}};
 }
 
-const char* kernel_of(const Graph& g, const Node& n) { return g.input_present(n, 2) ? "conv2d_transpose_bias" : "conv2d_transpose"; }
+std::string kernel_of(const Graph& g, const Node& n) {
+  return std::string(is_3d(g, n) ? "conv3d_transpose" : "conv2d_transpose") + (g.input_present(n, 2) ? "_bias" : "");
+}
 
 // The kernel's shape rules are the op's: its checks name the extent that makes no sense.
 KernelCall call_of(const Graph& g, const Node& n) {

@@ -1,6 +1,7 @@
-// MaxPool, AveragePool (2-D windows, and 1-D as 2-D over a unit height; ceil_mode as extra padding
-// at the end), GlobalAveragePool and GlobalMaxPool. A MaxPool max_pool2d does not take (dilated, or
-// of unequal strides) runs as the Max of its window's taps, each a strided_copy of the input.
+// MaxPool, AveragePool (2-D windows, 1-D as 2-D over a unit height, 3-D on NCDHW as max_pool3d /
+// avg_pool3d; ceil_mode as extra padding at the end), GlobalAveragePool and GlobalMaxPool. A 2-D
+// MaxPool max_pool2d does not take (dilated, or of unequal strides) runs as the Max of its window's
+// taps, each a strided_copy of the input.
 #include <algorithm>
 #include <limits>
 
@@ -27,35 +28,61 @@ int64_t pool_output(const Node& n, int64_t in, int64_t k, int64_t stride, int64_
 
 Shape pool_shape(const Graph& g, const Node& n) {
   const Value& x = rules::in(g, n, 0);
-  rules::require_rank(n, x, 4, "input");
-  const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
-  if (k.size() != 2) fail(n, "attribute 'kernel_shape' must have 2 extents");
-  if (strides.size() != 2) fail(n, "attribute 'strides' must have 2 extents, got " + std::to_string(strides.size()));
-  if (pads.size() != 4) fail(n, "attribute 'pads' must have 4 extents, got " + std::to_string(pads.size()));
-  const auto dil = n.attr_ints("dilations", {1, 1});
-  if (dil.size() != 2) fail(n, "attribute 'dilations' must have 2 extents, got " + std::to_string(dil.size()));
-  const int64_t oh = pool_output(n, x.shape[2], k[0], strides[0], dil[0], pads[0], pads[2]);
-  const int64_t ow = pool_output(n, x.shape[3], k[1], strides[1], dil[1], pads[1], pads[3]);
-  if (oh <= 0 || ow <= 0) fail(n, "the window is larger than the padded input " + shape_str(x.shape));
-  return {x.shape[0], x.shape[1], oh, ow};
+  if (x.shape.size() != 4 && x.shape.size() != 5) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; rank 4 or 5 is required");
+  const size_t axes = x.shape.size() - 2;
+  const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", std::vector<int64_t>(axes, 1));
+  const auto pads = n.attr_ints("pads", std::vector<int64_t>(2 * axes, 0)), dil = n.attr_ints("dilations", std::vector<int64_t>(axes, 1));
+  const std::string count = std::to_string(axes);
+  if (k.size() != axes) fail(n, "attribute 'kernel_shape' must have " + count + " extents");
+  if (strides.size() != axes) fail(n, "attribute 'strides' must have " + count + " extents, got " + std::to_string(strides.size()));
+  if (pads.size() != 2 * axes) fail(n, "attribute 'pads' must have " + std::to_string(2 * axes) + " extents, got " + std::to_string(pads.size()));
+  if (dil.size() != axes) fail(n, "attribute 'dilations' must have " + count + " extents, got " + std::to_string(dil.size()));
+  Shape out = {x.shape[0], x.shape[1]};
+  for (size_t a = 0; a < axes; ++a) {
+    out.push_back(pool_output(n, x.shape[2 + a], k[a], strides[a], dil[a], pads[a], pads[axes + a]));
+    if (out.back() <= 0) fail(n, "the window is larger than the padded input " + shape_str(x.shape));
+  }
+  return out;
 }
 
-// The pool2d kernel's extents. ceil_mode's last partial window reads padding past the end: as much
-// extra bottom and right padding as it needs, which max ignores and an average not counting
-// padding leaves out of its count.
-Named window_extents(const Graph& g, const Node& n) {
+// ceil_mode's last partial window reads padding past the end: as much extra end padding per axis
+// as it needs, which max ignores and an average not counting padding leaves out of its count.
+std::vector<int64_t> padded_for_ceil(const Graph& g, const Node& n) {
   const Shape& x = g.input_of(n, 0).shape;
   const Shape& y = g.output_of(n).shape;
-  const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
-  if (strides[0] != strides[1]) fail(n, "attribute 'strides' = " + rules::ints_text(strides) + ": one stride for both axes is supported");
-  const int64_t extra_bottom = std::max<int64_t>(0, (y[2] - 1) * strides[0] + k[0] - (x[2] + pads[0] + pads[2]));
-  const int64_t extra_right = std::max<int64_t>(0, (y[3] - 1) * strides[1] + k[1] - (x[3] + pads[1] + pads[3]));
-  if ((extra_bottom || extra_right) && n.attr_int("count_include_pad", 0) != 0) {
+  const size_t axes = x.size() - 2;
+  const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", std::vector<int64_t>(axes, 1));
+  std::vector<int64_t> pads = n.attr_ints("pads", {});
+  bool extra = false;
+  for (size_t a = 0; a < axes; ++a) {
+    const int64_t more = std::max<int64_t>(0, (y[2 + a] - 1) * s[a] + d[a] * (k[a] - 1) + 1 - (x[2 + a] + pads[a] + pads[axes + a]));
+    pads[axes + a] += more;
+    extra = extra || more > 0;
+  }
+  if (extra && n.attr_int("count_include_pad", 0) != 0) {
     fail(n, "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only the explicit pads)");
   }
-  return {{"n", x[0]}, {"c", x[1]}, {"h", x[2]}, {"w", x[3]}, {"r", k.at(0)}, {"s", k.at(1)}, {"stride", strides[0]},
-          {"pad_top", pads[0]}, {"pad_left", pads[1]}, {"pad_bottom", pads[2] + extra_bottom}, {"pad_right", pads[3] + extra_right}};
+  return pads;
 }
+
+// The pool2d kernel's extents.
+Named window_extents(const Graph& g, const Node& n) {
+  const Shape& x = g.input_of(n, 0).shape;
+  const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", {1, 1}), pads = padded_for_ceil(g, n);
+  if (strides[0] != strides[1]) fail(n, "attribute 'strides' = " + rules::ints_text(strides) + ": one stride for both axes is supported");
+  return {{"n", x[0]}, {"c", x[1]}, {"h", x[2]}, {"w", x[3]}, {"r", k.at(0)}, {"s", k.at(1)}, {"stride", strides[0]},
+          {"pad_top", pads[0]}, {"pad_left", pads[1]}, {"pad_bottom", pads[2]}, {"pad_right", pads[3]}};
+}
+
+// A 3-D pool as max_pool3d / avg_pool3d: every stride and dilation is the kernel's.
+KernelCall pool3d_call(const Graph& g, const Node& n, const std::string& kernel) {
+  Named e = window::named_3d(g.input_of(n, 0).shape, n.attr_ints("kernel_shape", {}), n.attr_ints("strides", {}),
+                             n.attr_ints("dilations", {1, 1, 1}), padded_for_ceil(g, n));
+  if (kernel == "avg_pool3d") e["count_include_pad"] = n.attr_int("count_include_pad", 0);
+  return lowering::named_call(n, kernel, e, lowering::with_output({n.inputs[0]}, n));
+}
+
+bool is_3d(const Graph& g, const Node& n) { return g.input_of(n, 0).shape.size() == 5; }
 
 bool needs_taps(const Node& n) {
   const auto s = n.attr_ints("strides", {1, 1}), d = n.attr_ints("dilations", {1, 1});
@@ -141,7 +168,7 @@ OpDef max_pool() {
   d.normalize = [](Graph& g, Node n, const OpVersion&) {
     std::vector<Node> nodes;
     for (Node& m : window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize)) {
-      if (m.op != "MaxPool" || !needs_taps(m)) {
+      if (m.op != "MaxPool" || is_3d(g, m) || !needs_taps(m)) {
         nodes.push_back(std::move(m));
         continue;
       }
@@ -150,6 +177,7 @@ OpDef max_pool() {
     return nodes;
   };
   d.lower = [](const Graph& g, const Node& n) {
+    if (is_3d(g, n)) return lowering::call(pool3d_call(g, n, "max_pool3d"));
     return lowering::call(lowering::named_call(n, "max_pool2d", window_extents(g, n), lowering::with_output({n.inputs[0]}, n)));
   };
   return d;
@@ -160,10 +188,12 @@ OpDef average_pool() {
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
     if (auto why = window::check(n, window::Kind::Pool)) return why;
     const auto dil = n.attr_ints("dilations", {});
-    if (!std::all_of(dil.begin(), dil.end(), [](int64_t x) { return x == 1; })) return "attribute 'dilations' = " + rules::ints_text(dil) + ": dilated average pooling is not supported";
+    // avg_pool3d takes dilations; the 2-D kernel does not.
+    if (n.attr_ints("kernel_shape", {}).size() != 3 && !std::all_of(dil.begin(), dil.end(), [](int64_t x) { return x == 1; })) return "attribute 'dilations' = " + rules::ints_text(dil) + ": dilated average pooling is not supported";
     return std::nullopt;
   };
   d.lower = [](const Graph& g, const Node& n) {
+    if (is_3d(g, n)) return lowering::call(pool3d_call(g, n, "avg_pool3d"));
     Named e = window_extents(g, n);
     e["count_include_pad"] = n.attr_int("count_include_pad", 0);
     return lowering::call(lowering::named_call(n, "avg_pool2d", e, lowering::with_output({n.inputs[0]}, n)));

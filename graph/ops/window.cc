@@ -26,7 +26,7 @@ std::optional<std::string> window_dims(const Node& n, size_t* dims) {
     if (*dims == 0) *dims = d;
     if (d != *dims) return "attribute '" + std::string(attr) + "' = " + ints_text(v) + " does not have " + std::to_string(*dims) + " axes as the others";
   }
-  if (*dims > 2) return "a " + std::to_string(*dims) + "-D window is not supported (1-D and 2-D)";
+  if (*dims > 3) return "a " + std::to_string(*dims) + "-D window is not supported (1-D, 2-D and 3-D)";
   return std::nullopt;
 }
 
@@ -93,6 +93,8 @@ std::optional<std::string> check(const Node& n, Kind kind) {
     if (auto why = non_negative(n, attr)) return why;
   }
   const auto strides = n.attr_ints("strides", {}), dil = n.attr_ints("dilations", {});
+  // conv3d, conv3d_transpose and the 3-D pools take a stride and dilation per axis.
+  if (dims == 3) return std::nullopt;
   if (kind == Kind::Conv && !all_equal(strides)) return "attribute 'strides' = " + ints_text(strides) + ": tunefarm's conv2d takes one stride for both axes";
   if (kind == Kind::Conv && !all_equal(dil)) return "attribute 'dilations' = " + ints_text(dil) + ": one dilation for both axes is supported";
   if (kind == Kind::Pool && !n.has("kernel_shape")) return "attribute 'kernel_shape' is missing";
@@ -101,12 +103,12 @@ std::optional<std::string> check(const Node& n, Kind kind) {
 
 std::vector<Node> as_2d(Graph& g, Node n, Kind kind, const std::function<void(Graph&, Node&)>& normalize_2d) {
   const Value& x = rules::in(g, n, 0);
-  if (x.shape.size() == 4) {
+  if (x.shape.size() == 4 || x.shape.size() == 5) {
     normalize_2d(g, n);
     return {std::move(n)};
   }
   if (x.shape.size() != 3) {
-    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; 1-D (rank 3) and 2-D (rank 4) windows are supported");
+    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; 1-D (rank 3), 2-D (rank 4) and 3-D (rank 5) windows are supported");
   }
   lift_attributes(n, kind);
   std::vector<Node> nodes;
@@ -133,38 +135,69 @@ std::vector<Node> as_2d(Graph& g, Node n, Kind kind, const std::function<void(Gr
 
 void normalize(Graph& g, Node& n) {
   const Value& x = rules::in(g, n, 0);
-  rules::require_rank(n, x, 4, "input");
+  if (x.shape.size() != 4 && x.shape.size() != 5) {
+    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; rank 4 or 5 is required");
+  }
+  const size_t axes = x.shape.size() - 2;
   if (n.op == "Conv") {
     if (!g.input_present(n, 1)) fail(n, "the weight (input 1) is missing");
     const Value& w = g.input_of(n, 1);
-    if (w.shape.size() != 4) fail(n, "weight '" + w.name + "' has shape " + shape_str(w.shape) + "; only 1-D and 2-D convolutions are supported");
-    const std::vector<int64_t> k = {w.shape[2], w.shape[3]};
+    if (w.shape.size() != x.shape.size()) {
+      fail(n, "weight '" + w.name + "' has shape " + shape_str(w.shape) + "; it must have the input's rank " + std::to_string(x.shape.size()));
+    }
+    const std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
     if (n.has("kernel_shape") && n.attr_ints("kernel_shape", {}) != k) {
       fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " + shape_str(w.shape));
     }
     n.attrs["kernel_shape"] = k;
     n.attrs["group"] = n.attr_int("group", 1);
   }
-  n.attrs["strides"] = n.attr_ints("strides", {1, 1});
-  n.attrs["dilations"] = n.attr_ints("dilations", {1, 1});
+  const std::vector<int64_t> ones(axes, 1), zeros(2 * axes, 0);
+  n.attrs["strides"] = n.attr_ints("strides", ones);
+  n.attrs["dilations"] = n.attr_ints("dilations", ones);
+  for (const char* attr : {"kernel_shape", "strides", "dilations"}) {
+    if (n.attr_ints(attr, {}).size() != axes) {
+      fail(n, "attribute '" + std::string(attr) + "' = " + ints_text(n.attr_ints(attr, {})) + " does not have the input's " + std::to_string(axes) + " spatial axes");
+    }
+  }
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
   n.attrs.erase("auto_pad");
   if (auto_pad == "VALID") {
-    n.attrs["pads"] = std::vector<int64_t>{0, 0, 0, 0};
+    n.attrs["pads"] = zeros;
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", {});
-    std::vector<int64_t> pads(4);
-    for (int axis = 0; axis < 2; ++axis) {
+    std::vector<int64_t> pads(2 * axes);
+    for (size_t axis = 0; axis < axes; ++axis) {
       const int64_t in = x.shape[2 + axis], out = (in + s[axis] - 1) / s[axis];
       const int64_t total = std::max<int64_t>(0, (out - 1) * s[axis] + d[axis] * (k[axis] - 1) + 1 - in);
       const int64_t small = total / 2, large = total - small;
       pads[axis] = auto_pad == "SAME_UPPER" ? small : large;
-      pads[axis + 2] = auto_pad == "SAME_UPPER" ? large : small;
+      pads[axis + axes] = auto_pad == "SAME_UPPER" ? large : small;
     }
     n.attrs["pads"] = pads;
   } else {
-    n.attrs["pads"] = n.attr_ints("pads", {0, 0, 0, 0});
+    n.attrs["pads"] = n.attr_ints("pads", zeros);
+    if (n.attr_ints("pads", {}).size() != 2 * axes) {
+      fail(n, "attribute 'pads' = " + ints_text(n.attr_ints("pads", {})) + " does not have two values per spatial axis (" + std::to_string(axes) + ")");
+    }
   }
+}
+
+std::map<std::string, int64_t> named_3d(const Shape& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                                        const std::vector<int64_t>& dilations, const std::vector<int64_t>& pads) {
+  static const char* axis[3] = {"d", "h", "w"};
+  static const char* begin[3] = {"pad_front", "pad_top", "pad_left"};
+  static const char* end[3] = {"pad_back", "pad_bottom", "pad_right"};
+  std::map<std::string, int64_t> e = {{"n", x.at(0)}, {"c", x.at(1)}};
+  for (size_t a = 0; a < 3; ++a) {
+    e[axis[a]] = x.at(2 + a);
+    e[std::string("k") + axis[a]] = kernel.at(a);
+    e[std::string("stride_") + axis[a]] = strides.at(a);
+    e[std::string("dilation_") + axis[a]] = dilations.at(a);
+    e[begin[a]] = pads.at(a);
+    e[end[a]] = pads.at(3 + a);
+  }
+  return e;
 }
 
 }  // namespace tf::graph::window

@@ -1,9 +1,11 @@
 // What Conv, ConvTranspose and the pooling ops share: the window attributes (kernel_shape, strides,
 // dilations, pads, auto_pad, output_padding), checked before shapes are known, a 1-D window run as
-// a 2-D one over a unit height, and the attributes written out in full once shapes are known.
+// a 2-D one over a unit height, and the attributes written out in full once shapes are known. 3-D
+// windows (rank-5 NCDHW inputs) run as they are: conv3d, conv3d_transpose, max_pool3d, avg_pool3d.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,18 +18,24 @@ namespace tf::graph::window {
 // both axes, conv2d_transpose one per axis.
 enum class Kind { Conv, Pool, ConvTranspose };
 
-// Attribute values no kernel honours (3-D windows, unequal conv strides, negative pads, an unknown
-// auto_pad...).
+// Attribute values no kernel honours (4-D windows, unequal 2-D conv strides, negative pads, an
+// unknown auto_pad...).
 std::optional<std::string> check(const Node& n, Kind kind);
 
-// The nodes that run `n`: a 2-D node alone after `normalize_2d`; a 1-D one (input [N,C,L]) as the
+// The nodes that run `n`: a 2-D or 3-D node alone after `normalize_2d`; a 1-D one (input [N,C,L]) as the
 // same op over [N,C,1,L] between Reshapes (of the input, of a weight, of the output back), its
 // attributes made 2-D with a unit first axis, and then `normalize_2d`. Inputs of other ranks are
 // refused by name.
 std::vector<Node> as_2d(Graph& g, Node n, Kind kind, const std::function<void(Graph&, Node&)>& normalize_2d);
 
-// Every default written out on a 2-D Conv or pool: strides, dilations, pads (top, left, bottom,
-// right), and for Conv kernel_shape (from the weight) and group; auto_pad resolved into pads.
+// Every default written out on a 2-D or 3-D Conv or pool: strides, dilations, pads (the begins of
+// each axis, then the ends), and for Conv kernel_shape (from the weight) and group; auto_pad
+// resolved into pads.
 void normalize(Graph& g, Node& n);
+
+// A 3-D window's extents as conv3d and the 3-D pools name them: n, c, d, h, w from the input
+// [N, C, D, H, W], kd, kh, kw, stride_*, dilation_*, pad_front..pad_right (pads as ONNX orders them).
+std::map<std::string, int64_t> named_3d(const Shape& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                                        const std::vector<int64_t>& dilations, const std::vector<int64_t>& pads);
 
 }  // namespace tf::graph::window

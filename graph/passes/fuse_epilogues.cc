@@ -54,7 +54,10 @@ struct Fusion {
 };
 
 Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
-  Fusion f{"conv2d", {conv.inputs[0], conv.inputs[1]}, {}, conv.outputs};
+  // A 3-D conv (rank-5 input) has the conv3d kernels: bias, bias + ReLU.
+  const bool volume = g.input_of(conv, 0).shape.size() == 5;
+  const std::string kernel = volume ? "conv3d" : "conv2d";
+  Fusion f{kernel, {conv.inputs[0], conv.inputs[1]}, {}, conv.outputs};
   std::string bias = g.input_present(conv, 2) ? conv.inputs[2] : "";
   if (!bias.empty() && !g.constant(bias)) return Fusion{};
   auto ensure_bias = [&] {
@@ -70,14 +73,14 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
   const Node* n = next >= 0 ? &g.nodes[next] : nullptr;
   if (absorbs_as(g, next, Epilogue::Relu)) {
     ensure_bias();
-    return Fusion{"conv2d_bias_relu", f.inputs, {size_t(next)}, n->outputs};
+    return Fusion{kernel + "_bias_relu", f.inputs, {size_t(next)}, n->outputs};
   }
-  if (absorbs_as(g, next, Epilogue::Clip) && is_scalar_constant(g, n->inputs.size() > 1 ? n->inputs[1] : "", 0) &&
+  if (!volume && absorbs_as(g, next, Epilogue::Clip) && is_scalar_constant(g, n->inputs.size() > 1 ? n->inputs[1] : "", 0) &&
       is_scalar_constant(g, n->inputs.size() > 2 ? n->inputs[2] : "", 6)) {
     ensure_bias();
     return Fusion{"conv2d_bias_clip", f.inputs, {size_t(next)}, n->outputs};
   }
-  if (absorbs_as(g, next, Epilogue::Add) && n->inputs.size() == 2 && n->inputs[0] != n->inputs[1]) {
+  if (!volume && absorbs_as(g, next, Epilogue::Add) && n->inputs.size() == 2 && n->inputs[0] != n->inputs[1]) {
     const std::string& residual = other_operand(*n, out);
     const int relu = sole_reader(g, n->outputs[0], taken);
     if (!g.constant(residual) && g.value(residual).shape == g.value(out).shape && absorbs_as(g, relu, Epilogue::Relu)) {
@@ -87,7 +90,7 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
     }
   }
   if (!bias.empty()) {
-    f.op = "conv2d_bias";
+    f.op = kernel + "_bias";
     f.inputs.push_back(bias);
   }
   return f;

@@ -30,6 +30,7 @@ Graph fold_batchnorm(const Graph& g);
 //     then Relu                       -> conv2d_bias_relu
 //     then Add(residual) then Relu    -> conv2d_bias_add_relu   (residual of the output's shape)
 //     then Clip(0, 6)                 -> conv2d_bias_clip
+//   a 3-D Conv (rank-5 input)         -> conv3d | conv3d_bias, then Relu -> conv3d_bias_relu
 //   MatMul / Gemm with a constant 2-D weight (Gemm's transB applied to the constant):
 //     alone                           -> dense
 //     then Add(constant bias [N])     -> dense_bias             (Gemm's C the same)
