@@ -1,4 +1,4 @@
-// BatchNormalization (inference: versions 7, 9, 14, 15), InstanceNormalization, LRN (the
+// BatchNormalization (inference: versions 1, 6 with is_test=1, 7, 9, 14, 15), InstanceNormalization, LRN (the
 // instance_norm and lrn kernels on [N, C, spatial]). A batch norm after a Conv is folded into its
 // weights (passes/fold_batchnorm.cc); any other runs as one elementwise kernel over its
 // per-channel parameters. LayerNormalization: the layer_norm kernel on [rows, cols], and when the
@@ -19,7 +19,10 @@ namespace {
 using K = ops::ElementwiseKind;
 using rules::fail;
 
-std::optional<std::string> check_batch_norm(const Node& n, const OpVersion&) {
+std::optional<std::string> check_batch_norm(const Node& n, const OpVersion& v) {
+  if (v.since < 7 && n.attr_int("is_test", 0) == 0) {
+    return "attribute 'is_test' = 0 (training, the default of version " + std::to_string(v.since) + ") is not supported (inference only)";
+  }
   if (n.attr_int("spatial", 1) != 1) return "attribute 'spatial' = 0 is not supported (one mean and variance per channel only)";
   if (n.attr_int("training_mode", 0) != 0) return "attribute 'training_mode' = 1 is not supported (inference only)";
   if (rules::extra_output(n, 1, "")) return "running mean/variance outputs are not supported (inference only)";
@@ -225,7 +228,7 @@ OpDef layer_normalization() {
 void add_normalization_ops(std::vector<OpDef>& ops) {
   OpDef bn;
   bn.name = "BatchNormalization";
-  bn.versions = {7, 9, 14, 15};
+  bn.versions = {1, 6, 7, 9, 14, 15};
   bn.attributes = {"epsilon", "momentum", "spatial", "training_mode", "is_test", "consumed_inputs"};
   bn.check = check_batch_norm;
   bn.normalize = normalize_batch_norm;

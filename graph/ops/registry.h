@@ -112,5 +112,6 @@ void add_slice_ops(std::vector<OpDef>& ops);
 void add_pad_ops(std::vector<OpDef>& ops);
 void add_cast_like_ops(std::vector<OpDef>& ops);
 void add_depth_space_ops(std::vector<OpDef>& ops);
+void add_window_function_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph
