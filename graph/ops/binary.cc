@@ -11,6 +11,8 @@ namespace {
 
 using K = ops::ElementwiseKind;
 
+bool numeric(DType t) { return t == DType::Float32 || t == DType::Int64 || t == DType::Int32; }
+
 elementwise::Spec binary(const std::string& name, std::vector<int> versions, K kind, double (*f)(double, double)) {
   elementwise::Spec s;
   s.name = name;
@@ -71,6 +73,8 @@ OpDef mod() {
     auto b = args.value(n.inputs.at(1));
     return ops::ew_binary(n.attr_int("fmod", 0) != 0 ? K::Fmod : K::Mod, a, b);
   };
+  // Integers computed in double (floor_mod, fmod): exact while |x / y| < 2^29.
+  s.kernel_takes = [](size_t, DType t) { return numeric(t); };
   OpDef d = elementwise::make_op(s);
   d.attributes = {"fmod"};
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
@@ -137,21 +141,30 @@ void add_binary_ops(std::vector<OpDef>& ops) {
   elementwise::Spec p = binary("Pow", {1, 7, 12, 13, 15}, K::Pow, pow_);
   // A scalar constant exponent is pow(x,c) (squares and roots fast); any other is pow(x,y), an
   // integer exponent read as float32.
+  // An integer base: the power in float32 rounded to the integer it is (exact to 2^24).
   p.expression = [](ElementwiseArgs& args, const Graph& scope, const Node& n) {
-    if (const auto exponent = args.scalar_constant(n.inputs.at(1))) return ops::ew_pow(args.value(n.inputs.at(0)), *exponent);
+    const DType base = scope.input_of(n, 0).dtype;
     auto x = args.value(n.inputs.at(0));
-    auto y = args.value(n.inputs.at(1));
-    if (scope.input_of(n, 1).dtype != DType::Float32) y = ops::ew_cast(y, DType::Float32);
-    return ops::ew_binary(K::Pow, x, y);
+    if (base != DType::Float32) x = ops::ew_cast(x, DType::Float32);
+    ops::ElementwiseExprPtr power;
+    if (const auto exponent = args.scalar_constant(n.inputs.at(1))) {
+      power = ops::ew_pow(x, *exponent);
+    } else {
+      auto y = args.value(n.inputs.at(1));
+      if (scope.input_of(n, 1).dtype != DType::Float32) y = ops::ew_cast(y, DType::Float32);
+      power = ops::ew_binary(K::Pow, x, y);
+    }
+    return base == DType::Float32 ? power : ops::ew_cast(ops::ew_unary(K::Round, power), base);
   };
-  p.kernel_takes = [](size_t i, DType t) { return t == DType::Float32 || (i == 1 && (t == DType::Int64 || t == DType::Int32)); };
+  p.kernel_takes = [](size_t, DType t) { return numeric(t); };
   p.typed_apart = {1};
   for (const auto& spec : {a, s, m, d, p}) ops.push_back(with_old_broadcast(spec));
   ops.push_back(mod());
   // Version 1 differs from 6 only by consumed_inputs; 6 takes one shape for all inputs, a case of
   // 8's broadcasting.
-  for (const auto& spec : {variadic("Max", {1, 6, 8, 12, 13}, K::Max, false), variadic("Min", {1, 6, 8, 12, 13}, K::Min, false),
-                           variadic("Sum", {1, 6, 8, 13}, K::Add, false), variadic("Mean", {1, 6, 8, 13}, K::Add, true)}) {
+  elementwise::Spec max = variadic("Max", {1, 6, 8, 12, 13}, K::Max, false), min = variadic("Min", {1, 6, 8, 12, 13}, K::Min, false);
+  max.kernel_takes = min.kernel_takes = [](size_t, DType t) { return numeric(t); };
+  for (const auto& spec : {max, min, variadic("Sum", {1, 6, 8, 13}, K::Add, false), variadic("Mean", {1, 6, 8, 13}, K::Add, true)}) {
     OpDef op = elementwise::make_op(spec);
     rules::ignore_consumed_inputs(op);
     ops.push_back(std::move(op));
