@@ -1,5 +1,5 @@
-// Max, Min, Mod and Pow on int32 and int64 tensors as compiled kernels (the inputs fed at run
-// time): Max/Min in the integer type, Mod as Python's % (fmod=0) or C's fmod (fmod=1), Pow of an
+// Add, Sub, Mul, Max, Min, Mod and Pow on int32 and int64 tensors as compiled kernels (the inputs
+// fed at run time): the first five in the integer type, Mod as Python's % (fmod=0) or C's fmod (fmod=1), Pow of an
 // integer base rounded from float32 back to the base's type, with an integer or float exponent.
 #include <gtest/gtest.h>
 
@@ -40,6 +40,9 @@ void check(DType t) {
   const int onnx_type = t == DType::Int64 ? onnx::TensorProto::INT64 : onnx::TensorProto::INT32;
   OnnxModelBuilder b(13);
   b.input("a", {6}, onnx_type).input("b", {6}, onnx_type).input("e", {6}, onnx::TensorProto::FLOAT);
+  b.node("Add", {"a", "b"}, {"sum"});
+  b.node("Mul", {"sum", "b"}, {"product"});
+  b.node("Sub", {"product", "a"}, {"difference"});
   b.node("Max", {"a", "b"}, {"max"});
   b.node("Min", {"a", "b"}, {"min"});
   b.node("Mod", {"a", "b"}, {"mod"});
@@ -47,12 +50,13 @@ void check(DType t) {
   b.input("k", {6}, onnx_type);
   b.node("Pow", {"a", "k"}, {"pow"});
   b.node("Pow", {"a", "e"}, {"pow_float"});
-  for (const char* out : {"max", "min", "mod", "fmod", "pow", "pow_float"}) b.output(out);
+  for (const char* out : {"difference", "max", "min", "mod", "fmod", "pow", "pow_float"}) b.output(out);
   runtime::model::Executor exec(testing::build_with_defaults(b));
   const std::vector<float> e = {2, 1, 0, 3, 2, 1};
   const HostTensors out = exec.run({{"a", typed(t, kA)}, {"b", typed(t, kB)}, {"e", HostTensor::floats({6}, e)}, {"k", typed(t, kK)}});
-  std::vector<int64_t> max, min, mod, fmod, pow, pow_float;
+  std::vector<int64_t> difference, max, min, mod, fmod, pow, pow_float;
   for (size_t i = 0; i < kA.size(); ++i) {
+    difference.push_back((kA[i] + kB[i]) * kB[i] - kA[i]);
     max.push_back(std::max(kA[i], kB[i]));
     min.push_back(std::min(kA[i], kB[i]));
     mod.push_back(python_mod(kA[i], kB[i]));
@@ -60,6 +64,7 @@ void check(DType t) {
     pow.push_back(std::llround(std::pow(static_cast<double>(kA[i]), static_cast<double>(kK[i]))));
     pow_float.push_back(std::llround(std::pow(static_cast<double>(kA[i]), static_cast<double>(e[i]))));
   }
+  expect_ints(out, "difference", t, difference);
   expect_ints(out, "max", t, max);
   expect_ints(out, "min", t, min);
   expect_ints(out, "mod", t, mod);

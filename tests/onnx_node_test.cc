@@ -76,9 +76,8 @@ TEST(OnnxNodeTests, WhatTunefarmRefusesIsRefusedByName) {
   if (!std::filesystem::exists(kNodeTestsDir)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
   const std::vector<std::pair<std::string, std::string>> tests = {
       {"test_maxpool_with_argmax_2d_precomputed_pads", "output 'Indices' is not supported"},
-      {"test_dropout_default_mask", "output 1 (mask) is not supported (inference only)"},
+      {"test_training_dropout_mask", "input 'training_mode' must be a constant (inference only)"},
       {"test_batchnorm_example_training_mode", "attribute 'training_mode' = 1 is not supported (inference only)"},
-      {"test_maxpool_3d_default", "a 3-D window is not supported (1-D and 2-D)"},
       {"test_cast_FLOAT_to_DOUBLE", "attribute 'to' = DOUBLE is not supported"},
       {"test_convtranspose_3d", "1-D (rank 3) and 2-D (rank 4) windows are supported"},
       {"test_resize_upsample_scales_cubic", "attribute 'mode' = 'cubic' is not supported"},

@@ -97,6 +97,59 @@ TEST(OnnxPoolCorners, DilatedMaxPoolOfManyTapsPoolsAStridedCopy) {
   expect_pool("MaxPool", 40, 45, {{5, 4}, {4, 3}, {2, 3}, {2, 1, 0, 3}, true});  // strides twice and once the dilations
 }
 
+// ONNX's 3-D pool of x [1, 2, d, h, w] (kernel, strides, pads begin d h w then end d h w; no dilation).
+std::vector<double> reference_3d(bool max, const std::vector<float>& x, const std::vector<int64_t>& in, const Window& p, bool count_pad) {
+  int64_t o[3];
+  for (int a = 0; a < 3; ++a) o[a] = out_extent(in[a], p.kernel[a], p.strides[a], 1, p.pads[a], p.pads[a + 3], p.ceil);
+  std::vector<double> out;
+  for (int64_t c = 0; c < 2; ++c) {
+    for (int64_t i = 0; i < o[0] * o[1] * o[2]; ++i) {
+      const int64_t at[3] = {i / (o[1] * o[2]), i / o[2] % o[1], i % o[2]};
+      double best = -INFINITY, sum = 0;
+      int64_t count = 1, padded = 1;
+      for (int a = 0; a < 3; ++a) {
+        const int64_t start = at[a] * p.strides[a] - p.pads[a];
+        count *= std::min(start + p.kernel[a], in[a]) - std::max<int64_t>(start, 0);
+        padded *= std::min(start + p.kernel[a], in[a] + p.pads[a + 3]) - start;
+      }
+      for (int64_t z = 0; z < p.kernel[0]; ++z) {
+        for (int64_t y = 0; y < p.kernel[1]; ++y) {
+          for (int64_t xx = 0; xx < p.kernel[2]; ++xx) {
+            const int64_t q[3] = {at[0] * p.strides[0] + z - p.pads[0], at[1] * p.strides[1] + y - p.pads[1], at[2] * p.strides[2] + xx - p.pads[2]};
+            if (q[0] < 0 || q[0] >= in[0] || q[1] < 0 || q[1] >= in[1] || q[2] < 0 || q[2] >= in[2]) continue;
+            const double v = x[((c * in[0] + q[0]) * in[1] + q[1]) * in[2] + q[2]];
+            best = std::max(best, v);
+            sum += v;
+          }
+        }
+      }
+      out.push_back(max ? best : sum / static_cast<double>(count_pad ? padded : count));
+    }
+  }
+  return out;
+}
+
+void expect_pool_3d(const std::string& op, const std::vector<int64_t>& in, const Window& p, bool count_pad = false) {
+  SCOPED_TRACE(op);
+  OnnxModelBuilder b(12);
+  b.input("x", {1, 2, in[0], in[1], in[2]}).output("y");
+  auto& n = b.node(op, {"x"}, {"y"});
+  OnnxModelBuilder::attr(n, "kernel_shape", p.kernel);
+  OnnxModelBuilder::attr(n, "strides", p.strides);
+  OnnxModelBuilder::attr(n, "pads", p.pads);
+  if (p.ceil) OnnxModelBuilder::attr(n, "ceil_mode", int64_t{1});
+  if (count_pad) OnnxModelBuilder::attr(n, "count_include_pad", int64_t{1});
+  const std::vector<float> x = pattern(2 * in[0] * in[1] * in[2]);
+  testing::expect_near_all(testing::run_floats(b, {{"x", x}}).at("y"), reference_3d(op == "MaxPool", x, in, p, count_pad), 1e-6);
+}
+
+TEST(OnnxPoolCorners, ThreeDPoolsAreTwoSeparate2DPools) {
+  expect_pool_3d("MaxPool", {4, 5, 6}, {{2, 2, 2}, {2, 2, 2}, {}, {1, 1, 1, 1, 1, 1}});
+  expect_pool_3d("AveragePool", {5, 4, 6}, {{3, 2, 3}, {1, 2, 2}, {}, {1, 0, 1, 1, 1, 0}});
+  expect_pool_3d("AveragePool", {5, 4, 6}, {{3, 2, 3}, {1, 2, 2}, {}, {1, 0, 1, 1, 1, 0}}, true);
+  expect_pool_3d("AveragePool", {7, 5, 6}, {{2, 3, 2}, {3, 2, 2}, {}, {0, 0, 0, 0, 0, 0}, true});
+}
+
 TEST(OnnxPoolCorners, ADilatedWindowOfManyTapsAndStridesNotItsMultiplesIsRefusedByName) {
   OnnxModelBuilder b(12);
   b.input("x", {1, 1, 40, 40}).output("y");

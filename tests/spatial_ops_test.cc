@@ -398,9 +398,9 @@ TEST(SpatialOps, WhatNoKernelCoversIsRefusedNamingTheAttributeOrInput) {
   }
   {
     OnnxModelBuilder b(12);
-    b.input("x", {1, 2, 4, 4, 4}).output("y");
-    OnnxModelBuilder::attr(b.node("MaxPool", {"x"}, {"y"}, "pool3d"), "kernel_shape", std::vector<int64_t>{2, 2, 2});
-    EXPECT_NE(import_error(b).find("a 3-D window is not supported"), std::string::npos) << import_error(b);
+    b.input("x", {1, 2, 4, 4, 4, 4}).output("y");
+    OnnxModelBuilder::attr(b.node("MaxPool", {"x"}, {"y"}, "pool4d"), "kernel_shape", std::vector<int64_t>{2, 2, 2, 2});
+    EXPECT_NE(import_error(b).find("a 4-D window is not supported"), std::string::npos) << import_error(b);
   }
   {
     OnnxModelBuilder b(12);

@@ -158,6 +158,7 @@ void add_binary_ops(std::vector<OpDef>& ops) {
   };
   p.kernel_takes = [](size_t, DType t) { return numeric(t); };
   p.typed_apart = {1};
+  for (elementwise::Spec* exact : {&a, &s, &m}) exact->kernel_takes = [](size_t, DType t) { return numeric(t); };
   for (const auto& spec : {a, s, m, d, p}) ops.push_back(with_old_broadcast(spec));
   ops.push_back(mod());
   // Version 1 differs from 6 only by consumed_inputs; 6 takes one shape for all inputs, a case of

@@ -177,6 +177,81 @@ std::vector<Node> max_pool_2d(Graph& g, Node n) {
   return nodes;
 }
 
+// `value` under the shape `to`, which later normalizations read at once.
+std::string viewed(Graph& g, const std::string& value, const Shape& to, std::vector<Node>& nodes) {
+  const std::string out = rules::reshape_to(g, value, to, nodes);
+  g.value(out).shape = to;
+  return out;
+}
+
+// A 2-D pool node of `n`'s op and its ceil_mode / count_include_pad over `x`, to a new value.
+Node pool_2d_node(Graph& g, const Node& n, const std::string& x, const std::string& stem, std::vector<int64_t> k, std::vector<int64_t> s,
+                  std::vector<int64_t> d, std::vector<int64_t> p) {
+  Node m = rules::helper_node(g, n.op, {x}, stem);
+  for (const char* a : {"ceil_mode", "count_include_pad"}) {
+    if (n.has(a)) m.attrs[a] = n.attr_int(a, 0);
+  }
+  m.attrs["kernel_shape"] = std::move(k);
+  m.attrs["strides"] = std::move(s);
+  m.attrs["dilations"] = std::move(d);
+  m.attrs["pads"] = std::move(p);
+  return m;
+}
+
+// A 3-D pool of [N, C, D, H, W] as two 2-D ones: over (H, W) on [N, C*D, H, W], then over D on
+// [N, C, D, H'*W'] with a window of one column. Both max and average separate so: the window
+// clipped to the (padded) input is a box, so an average's count is the product of its axes'.
+// Each 2-D node then goes through `pool_2d`.
+std::vector<Node> separated_3d(Graph& g, Node n, const std::function<std::vector<Node>(Graph&, Node)>& pool_2d) {
+  const Shape x = rules::in(g, n, 0).shape;
+  const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {1, 1, 1}), d = n.attr_ints("dilations", {1, 1, 1}),
+             p = n.attr_ints("pads", {0, 0, 0, 0, 0, 0});
+  if (k.size() != 3 || s.size() != 3 || d.size() != 3 || p.size() != 6) fail(n, "a 3-D pool needs 3 kernel extents, strides and dilations and 6 pads");
+  const int64_t oh = pool_output(n, x[3], k[1], s[1], d[1], p[1], p[4]), ow = pool_output(n, x[4], k[2], s[2], d[2], p[2], p[5]);
+  const int64_t od = pool_output(n, x[2], k[0], s[0], d[0], p[0], p[3]);
+  if (oh <= 0 || ow <= 0 || od <= 0) fail(n, "the window is larger than the padded input " + shape_str(x));
+  std::vector<Node> nodes;
+  const std::string planes = viewed(g, n.inputs[0], {x[0], x[1] * x[2], x[3], x[4]}, nodes);
+  Node hw = pool_2d_node(g, n, planes, n.outputs[0] + "_hw", {k[1], k[2]}, {s[1], s[2]}, {d[1], d[2]}, {p[1], p[2], p[4], p[5]});
+  g.value(hw.outputs[0]).shape = {x[0], x[1] * x[2], oh, ow};
+  const std::string pooled_hw = hw.outputs[0];
+  for (Node& m : pool_2d(g, std::move(hw))) nodes.push_back(std::move(m));
+  const std::string depth = viewed(g, pooled_hw, {x[0], x[1], x[2], oh * ow}, nodes);
+  Node dn = pool_2d_node(g, n, depth, n.outputs[0] + "_d", {k[0], 1}, {s[0], 1}, {d[0], 1}, {p[0], 0, p[3], 0});
+  g.value(dn.outputs[0]).shape = {x[0], x[1], od, oh * ow};
+  const std::string pooled = dn.outputs[0];
+  for (Node& m : pool_2d(g, std::move(dn))) nodes.push_back(std::move(m));
+  const std::string shape = rules::add_constant(g, n.outputs[0] + "_shape", Tensor::ints({5}, {x[0], x[1], od, oh, ow}));
+  Node back = rules::helper_node(g, "Reshape", {pooled, shape}, n.outputs[0] + "_3d");
+  back.outputs = {n.outputs[0]};
+  nodes.push_back(std::move(back));
+  return nodes;
+}
+
+// The nodes that run a MaxPool or AveragePool of any rank it takes; `pool_2d` finishes a 2-D one.
+std::vector<Node> pool_nodes(Graph& g, Node n, const std::function<std::vector<Node>(Graph&, Node)>& pool_2d) {
+  if (rules::in(g, n, 0).shape.size() == 5) return separated_3d(g, std::move(n), pool_2d);
+  std::vector<Node> nodes;
+  for (Node& m : window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize)) {
+    if (m.op != "MaxPool" && m.op != "AveragePool") {
+      nodes.push_back(std::move(m));
+      continue;
+    }
+    for (Node& t : pool_2d(g, std::move(m))) nodes.push_back(std::move(t));
+  }
+  return nodes;
+}
+
+std::vector<Node> finish_max_pool(Graph& g, Node n) {
+  window::normalize(g, n);
+  return max_pool_2d(g, std::move(n));
+}
+
+std::vector<Node> finish_average_pool(Graph& g, Node n) {
+  window::normalize(g, n);
+  return equal_strides(g, std::move(n));
+}
+
 // One tap as strided_copy: constant mode (the -inf input) where some index falls outside the input.
 NodeLowering lower_tap(const Graph& g, const Node& n) {
   const Shape& x = rules::in(g, n, 0).shape;
@@ -225,17 +300,7 @@ OpDef max_pool() {
     if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "output 'Indices' is not supported";
     return std::nullopt;
   };
-  d.normalize = [](Graph& g, Node n, const OpVersion&) {
-    std::vector<Node> nodes;
-    for (Node& m : window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize)) {
-      if (m.op != "MaxPool") {
-        nodes.push_back(std::move(m));
-        continue;
-      }
-      for (Node& t : max_pool_2d(g, std::move(m))) nodes.push_back(std::move(t));
-    }
-    return nodes;
-  };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) { return pool_nodes(g, std::move(n), finish_max_pool); };
   d.lower = [](const Graph& g, const Node& n) {
     return lowering::call(lowering::named_call(n, "max_pool2d", window_extents(g, n), lowering::with_output({n.inputs[0]}, n)));
   };
@@ -250,17 +315,7 @@ OpDef average_pool() {
     if (!std::all_of(dil.begin(), dil.end(), [](int64_t x) { return x == 1; })) return "attribute 'dilations' = " + rules::ints_text(dil) + ": dilated average pooling is not supported";
     return std::nullopt;
   };
-  d.normalize = [](Graph& g, Node n, const OpVersion&) {
-    std::vector<Node> nodes;
-    for (Node& m : window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize)) {
-      if (m.op != "AveragePool") {
-        nodes.push_back(std::move(m));
-        continue;
-      }
-      for (Node& t : equal_strides(g, std::move(m))) nodes.push_back(std::move(t));
-    }
-    return nodes;
-  };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) { return pool_nodes(g, std::move(n), finish_average_pool); };
   d.lower = [](const Graph& g, const Node& n) {
     Named e = window_extents(g, n);
     e["count_include_pad"] = n.attr_int("count_include_pad", 0);

@@ -26,7 +26,6 @@ std::optional<std::string> window_dims(const Node& n, size_t* dims) {
     if (*dims == 0) *dims = d;
     if (d != *dims) return "attribute '" + std::string(attr) + "' = " + ints_text(v) + " does not have " + std::to_string(*dims) + " axes as the others";
   }
-  if (*dims > 2) return "a " + std::to_string(*dims) + "-D window is not supported (1-D and 2-D)";
   return std::nullopt;
 }
 
@@ -86,6 +85,10 @@ std::optional<std::string> check(const Node& n, Kind kind) {
   }
   size_t dims = 0;
   if (auto why = window_dims(n, &dims)) return why;
+  if (dims > 3 || (dims == 3 && kind != Kind::Pool)) {
+    return "a " + std::to_string(dims) + "-D window is not supported (1-D and 2-D" + (kind == Kind::Pool ? ", and 3-D pools)" : ")");
+  }
+  if (dims == 3 && n.attr_string("auto_pad", "NOTSET") != "NOTSET") return "attribute 'auto_pad' with a 3-D window is not supported (explicit pads only)";
   for (const char* attr : {"kernel_shape", "strides", "dilations"}) {
     if (auto why = positive(n, attr)) return why;
   }
