@@ -1,6 +1,7 @@
 // Add, Sub, Mul, Max, Min, Mod and Pow on int32 and int64 tensors as compiled kernels (the inputs
-// fed at run time): the first five in the integer type, Mod as Python's % (fmod=0) or C's fmod (fmod=1), Pow of an
-// integer base rounded from float32 back to the base's type, with an integer or float exponent.
+// fed at run time): the first five in the integer type, Mod as Python's % (fmod=0) or C's fmod
+// (fmod=1), Pow of an integer base rounded from float32 back to the base's type, with an integer
+// or float exponent.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -229,9 +229,12 @@ void add_normalization_ops(std::vector<OpDef>& ops) {
   OpDef bn;
   bn.name = "BatchNormalization";
   bn.versions = {1, 6, 7, 9, 14, 15};
-  bn.attributes = {"epsilon", "momentum", "spatial", "training_mode", "is_test", "consumed_inputs"};
+  bn.attributes = {"epsilon", "momentum", "training_mode"};
   bn.check = check_batch_norm;
   bn.normalize = normalize_batch_norm;
+  rules::old_attributes(bn, {"is_test"}, 7);
+  rules::old_attributes(bn, {"spatial"}, 9);
+  rules::ignore_consumed_inputs(bn);
   bn.infer = infer_batch_norm;
   bn.lower = lower_batch_norm;
   bn.fusion.epilogue = Epilogue::BatchNorm;

@@ -62,8 +62,12 @@ Named window_extents(const Graph& g, const Node& n) {
 // A strided window of `x` ([N, C, H, W]): output (oy, ox) reads input (starts[0] + oy * steps[0],
 // starts[1] + ox * steps[1]), -inf outside the input. Its shape is set at once, since the
 // normalization after it reads it.
-Node tap(Graph& g, const std::string& x, const std::string& stem, std::vector<int64_t> starts, std::vector<int64_t> steps, std::vector<int64_t> extents) {
-  const std::string lowest = rules::add_constant(g, stem + "_lowest", Tensor::floats({1}, {-std::numeric_limits<float>::infinity()}));
+std::string lowest(Graph& g, const std::string& stem) {
+  return rules::add_constant(g, stem + "_lowest", Tensor::floats({1}, {-std::numeric_limits<float>::infinity()}));
+}
+
+Node tap(Graph& g, const std::string& x, const std::string& lowest, const std::string& stem, std::vector<int64_t> starts, std::vector<int64_t> steps,
+         std::vector<int64_t> extents) {
   const Shape& in = g.value(x).shape;
   Node t = rules::helper_node(g, "pool_tap", {x, lowest}, stem);
   g.value(t.outputs[0]).shape = {in.at(0), in.at(1), extents.at(0), extents.at(1)};
@@ -85,6 +89,7 @@ std::vector<Node> max_of_taps(Graph& g, const Node& n) {
     fail(n, "a dilated window " + rules::ints_text(k) + " whose strides " + rules::ints_text(s) + " are not multiples of its dilations " + rules::ints_text(d) +
                 " is supported up to " + std::to_string(kMaxTaps) + " taps");
   }
+  const std::string outside = lowest(g, n.name);
   std::vector<Node> nodes;
   Node max = n;
   max.op = "Max";
@@ -92,7 +97,7 @@ std::vector<Node> max_of_taps(Graph& g, const Node& n) {
   max.inputs.clear();
   for (int64_t i = 0; i < k[0]; ++i) {
     for (int64_t j = 0; j < k[1]; ++j) {
-      nodes.push_back(tap(g, n.inputs[0], n.outputs[0] + "_tap", {i * d[0] - p[0], j * d[1] - p[1]}, {s[0], s[1]}, {y[2], y[3]}));
+      nodes.push_back(tap(g, n.inputs[0], outside, n.outputs[0] + "_tap", {i * d[0] - p[0], j * d[1] - p[1]}, {s[0], s[1]}, {y[2], y[3]}));
       max.inputs.push_back(nodes.back().outputs[0]);
     }
   }
@@ -117,7 +122,7 @@ std::vector<Node> undilated(Graph& g, Node n) {
   const auto d = effective_dilations(n);
   std::vector<int64_t> m(2), extents(2);
   for (size_t a = 0; a < 2; ++a) m[a] = s[a] / d[a], extents[a] = (y[2 + a] - 1) * m[a] + k[a];
-  std::vector<Node> nodes = {tap(g, n.inputs[0], n.name + "_dilated_rows", {-p[0], -p[1]}, d, extents)};
+  std::vector<Node> nodes = {tap(g, n.inputs[0], lowest(g, n.name), n.name + "_dilated_rows", {-p[0], -p[1]}, d, extents)};
   n.inputs[0] = nodes.back().outputs[0];
   n.attrs["strides"] = m;
   n.attrs["dilations"] = std::vector<int64_t>{1, 1};
@@ -158,7 +163,7 @@ std::vector<Node> equal_strides(Graph& g, Node n) {
   const std::string out = n.outputs.at(0);
   n.outputs[0] = g.unique_name(out + "_pooled");
   g.set_value(Value{n.outputs[0], DType::Float32, pooled, nullptr});
-  Node every = tap(g, n.outputs[0], out + "_strided", {0, 0}, steps, {y[2], y[3]});
+  Node every = tap(g, n.outputs[0], lowest(g, n.name), out + "_strided", {0, 0}, steps, {y[2], y[3]});
   every.outputs = {out};
   return {std::move(n), std::move(every)};
 }
