@@ -1,5 +1,7 @@
 // Elementwise ops of two or more inputs, broadcast numpy-style: Add, Sub, Mul, Div, Pow, Mod, and
-// the variadic Max, Min, Sum, Mean.
+// the variadic Max, Min, Sum, Mean. Versions before 7 broadcast by their `broadcast`/`axis`
+// attributes, normalized to 7's form. Add, Sub, Mul, Max, Min, Mod and Pow also run on int32 and
+// int64 tensors.
 #include <algorithm>
 #include <cmath>
 
@@ -140,8 +142,8 @@ void add_binary_ops(std::vector<OpDef>& ops) {
   d.i = [](const Node& n, const std::vector<int64_t>& v) { return int_div(n, v[0], v[1]); };
   elementwise::Spec p = binary("Pow", {1, 7, 12, 13, 15}, K::Pow, pow_);
   // A scalar constant exponent is pow(x,c) (squares and roots fast); any other is pow(x,y), an
-  // integer exponent read as float32.
-  // An integer base: the power in float32 rounded to the integer it is (exact to 2^24).
+  // integer exponent read as float32. An integer base: the power in float32 rounded back to the
+  // base's type (exact to 2^24).
   p.expression = [](ElementwiseArgs& args, const Graph& scope, const Node& n) {
     const DType base = scope.input_of(n, 0).dtype;
     auto x = args.value(n.inputs.at(0));
