@@ -102,9 +102,19 @@ Outcome conform_as(const std::string& suite, const std::string& name, bool const
   }
 }
 
+// Node tests whose expected outputs libonnx-testdata computed with pi as 3.1415, 2e-4 away from
+// the window ONNX defines (onnx/onnx#5316; ONNX regenerated them later). Not compared, and
+// counted as refused, never as a pass; tests/onnx_window_functions_test.cc checks the definition.
+bool stale_expected_data(const std::string& name) {
+  static const std::set<std::string> stale = {"test_blackmanwindow", "test_blackmanwindow_symmetric", "test_hammingwindow",
+                                              "test_hammingwindow_symmetric", "test_hannwindow", "test_hannwindow_symmetric"};
+  return stale.count(name) != 0;
+}
+
 // As ONNX feeds it (every float a runtime input); when that is refused, once more with the weights
 // constant, as models hold them. The first refusal is the one reported.
 Outcome conform(const std::string& name, const std::string& suite = "node") {
+  if (suite == "node" && stale_expected_data(name)) return {Verdict::Refused, name + ": its expected data approximates pi as 3.1415 (onnx/onnx#5316)"};
   const Outcome as_onnx_feeds_it = conform_as(suite, name, false);
   if (as_onnx_feeds_it.verdict != Verdict::Refused) return as_onnx_feeds_it;
   const Outcome with_constant_weights = conform_as(suite, name, true);

@@ -76,7 +76,7 @@ TEST(OnnxNodeTests, WhatTunefarmRefusesIsRefusedByName) {
   if (!std::filesystem::exists(kNodeTestsDir)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
   const std::vector<std::pair<std::string, std::string>> tests = {
       {"test_maxpool_with_argmax_2d_precomputed_pads", "output 'Indices' is not supported"},
-      {"test_dropout_default_mask", "output 1 (mask) is not supported (inference only)"},
+      {"test_training_dropout_mask", "input 'training_mode' must be a constant (inference only)"},
       {"test_batchnorm_example_training_mode", "attribute 'training_mode' = 1 is not supported (inference only)"},
       {"test_cast_FLOAT_to_DOUBLE", "attribute 'to' = DOUBLE is not supported"},
       {"test_resize_upsample_scales_cubic", "attribute 'mode' = 'cubic' is not supported"},

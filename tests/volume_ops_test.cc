@@ -151,7 +151,7 @@ TEST(VolumeOps, BatchNormSixOnNcdhwIsInferenceWhenIsTest) {
   expect_near_all(got, want, 1e-5);
   const std::string e = testing::import_error(model(0));
   EXPECT_NE(e.find("bn3d"), std::string::npos) << e;
-  EXPECT_NE(e.find("'is_test' = 0 is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("'is_test' = 0 (training, the default of version 6) is not supported"), std::string::npos) << e;
 }
 
 // ConvTranspose3d with output_shape (resolved into pads, one of them negative), a stride per axis

@@ -91,10 +91,28 @@ OpDef gelu_op() {
   return d;
 }
 
+// Before 7 the slope is one value or one per channel (axis 1, as Caffe2 had it); canonical (as
+// from 7): the per-channel slope shaped [C, 1, ...] so numpy broadcasting puts it on axis 1.
+std::vector<Node> normalize_old_slope(Graph& g, Node n, const OpVersion& v) {
+  if (v.since >= 7) return {std::move(n)};
+  const Shape x = rules::in(g, n, 0).shape, slope = rules::in(g, n, 1).shape;
+  if (element_count(slope) == 1) return {std::move(n)};
+  const int64_t channels = x.size() >= 2 ? x[1] : -1;
+  if (slope.size() != 1 || slope[0] != channels) {
+    rules::fail(n, "slope " + shape_str(slope) + " is neither one value nor one per channel of " + shape_str(x) + " (PRelu version " + std::to_string(v.since) + ")");
+  }
+  Shape per_channel(x.size() - 1, 1);
+  per_channel[0] = channels;
+  std::vector<Node> nodes;
+  n.inputs[1] = rules::reshape_to(g, n.inputs[1], per_channel, nodes);
+  nodes.push_back(std::move(n));
+  return nodes;
+}
+
 OpDef prelu() {
   elementwise::Spec s;
   s.name = "PRelu";
-  s.versions = {7, 9, 16};
+  s.versions = {1, 6, 7, 9, 16};
   s.min_inputs = s.max_inputs = 2;
   s.f = [](const std::vector<double>& a) { return a[0] < 0 ? a[0] * a[1] : a[0]; };
   s.expression = [](ElementwiseArgs& args, const Graph&, const Node& n) {
@@ -102,20 +120,32 @@ OpDef prelu() {
     auto slope = args.value(n.inputs.at(1));
     return ops::ew_where(lt(x, c(0)), mul(x, slope), x);
   };
-  return elementwise::make_op(s);
+  OpDef d = elementwise::make_op(s);
+  d.normalize = normalize_old_slope;
+  rules::ignore_consumed_inputs(d);
+  return d;
+}
+
+// Selu 1's defaults are rounder than 6's: written out, the node reads as 6.
+std::vector<Node> selu_defaults(Graph&, Node n, const OpVersion& v) {
+  if (v.since == 1) {
+    if (!n.has("alpha")) n.attrs["alpha"] = static_cast<double>(1.6732f);
+    if (!n.has("gamma")) n.attrs["gamma"] = static_cast<double>(1.0507f);
+  }
+  return {std::move(n)};
 }
 
 double softplus(double x) { return x > 20 ? x : std::log1p(std::exp(x)); }
 
 std::vector<Activation> activations() {
   return {
-      {"LeakyRelu", {6, 16}, {{"alpha", 0.01}},
+      {"LeakyRelu", {1, 6, 16}, {{"alpha", 0.01}},
        [](ElementwiseExprPtr x, const std::vector<double>& a) { return ops::ew_where(lt(x, c(0)), mul(x, c(a[0])), x); },
        [](double x, const std::vector<double>& a) { return x < 0 ? x * a[0] : x; }},
-      {"Elu", {6}, {{"alpha", 1.0}},
+      {"Elu", {1, 6}, {{"alpha", 1.0}},
        [](ElementwiseExprPtr x, const std::vector<double>& a) { return ops::ew_where(lt(x, c(0)), mul(ops::ew_unary(K::Expm1, x), c(a[0])), x); },
        [](double x, const std::vector<double>& a) { return x < 0 ? std::expm1(x) * a[0] : x; }},
-      {"Selu", {6}, {{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
+      {"Selu", {1, 6}, {{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
        [](ElementwiseExprPtr x, const std::vector<double>& a) {
          return ops::ew_where(gt(x, c(0)), mul(x, c(a[1])), mul(ops::ew_unary(K::Expm1, x), c(a[0] * a[1])));
        },
@@ -125,7 +155,7 @@ std::vector<Activation> activations() {
          return ops::ew_where(gt(x, c(0)), x, mul(ops::ew_unary(K::Expm1, ops::ew_binary(K::Div, x, c(a[0]))), c(a[0])));
        },
        [](double x, const std::vector<double>& a) { return x > 0 ? x : std::expm1(x / a[0]) * a[0]; }},
-      {"HardSigmoid", {6}, {{"alpha", 0.2}, {"beta", 0.5}},
+      {"HardSigmoid", {1, 6}, {{"alpha", 0.2}, {"beta", 0.5}},
        [](ElementwiseExprPtr x, const std::vector<double>& a) { return ops::ew_clip(add(mul(x, c(a[0])), c(a[1])), 0, 1); },
        [](double x, const std::vector<double>& a) { return std::min(std::max(x * a[0] + a[1], 0.0), 1.0); }},
       {"HardSwish", {14}, {},
@@ -148,7 +178,12 @@ std::vector<Activation> activations() {
 }  // namespace
 
 void add_activation_ops(std::vector<OpDef>& ops) {
-  for (const auto& a : activations()) ops.push_back(make(a));
+  for (const auto& a : activations()) {
+    OpDef d = make(a);
+    if (d.name == "Selu") d.normalize = selu_defaults;
+    if (d.versions.front() == 1) rules::ignore_consumed_inputs(d);
+    ops.push_back(std::move(d));
+  }
   ops.push_back(gelu_op());
   ops.push_back(prelu());
 }

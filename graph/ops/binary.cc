@@ -1,5 +1,7 @@
 // Elementwise ops of two or more inputs, broadcast numpy-style: Add, Sub, Mul, Div, Pow, Mod, and
-// the variadic Max, Min, Sum, Mean.
+// the variadic Max, Min, Sum, Mean. Versions before 7 broadcast by their `broadcast`/`axis`
+// attributes, normalized to 7's form. Add, Sub, Mul, Max, Min, Mod and Pow also run on int32 and
+// int64 tensors.
 #include <algorithm>
 #include <cmath>
 
@@ -10,6 +12,8 @@ namespace tf::graph {
 namespace {
 
 using K = ops::ElementwiseKind;
+
+bool numeric(DType t) { return t == DType::Float32 || t == DType::Int64 || t == DType::Int32; }
 
 elementwise::Spec binary(const std::string& name, std::vector<int> versions, K kind, double (*f)(double, double)) {
   elementwise::Spec s;
@@ -71,6 +75,8 @@ OpDef mod() {
     auto b = args.value(n.inputs.at(1));
     return ops::ew_binary(n.attr_int("fmod", 0) != 0 ? K::Fmod : K::Mod, a, b);
   };
+  // Integers computed in double (floor_mod, fmod): exact while |x / y| < 2^29.
+  s.kernel_takes = [](size_t, DType t) { return numeric(t); };
   OpDef d = elementwise::make_op(s);
   d.attributes = {"fmod"};
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
@@ -81,36 +87,91 @@ OpDef mod() {
   return d;
 }
 
+// Versions before 7 broadcast only with broadcast=1, and only B onto A: B's shape a contiguous run
+// of A's starting at `axis` (a suffix when unset), or one element. Canonical (as from 7): B
+// reshaped with trailing 1s so numpy's right alignment puts it at `axis`.
+std::vector<Node> normalize_old_broadcast(Graph& g, Node n, const OpVersion& v) {
+  if (v.since >= 7) return {std::move(n)};
+  const bool broadcast = n.attr_int("broadcast", 0) != 0;
+  const bool has_axis = n.has("axis");
+  const int64_t axis_attr = n.attr_int("axis", 0);
+  n.attrs.erase("broadcast");
+  n.attrs.erase("axis");
+  const Shape a = rules::in(g, n, 0).shape, b = rules::in(g, n, 1).shape;
+  if (!broadcast) {
+    if (a != b) rules::fail(n, "input shapes " + shape_str(a) + " and " + shape_str(b) + " differ and attribute 'broadcast' is 0 (version " + std::to_string(v.since) + " broadcasts only with broadcast=1)");
+    return {std::move(n)};
+  }
+  const int64_t ra = static_cast<int64_t>(a.size()), rb = static_cast<int64_t>(b.size());
+  if (rb > ra) rules::fail(n, "input 1 " + shape_str(b) + " has a higher rank than input 0 " + shape_str(a) + " (version " + std::to_string(v.since) + " broadcasts input 1 onto input 0)");
+  if (element_count(b) == 1) return {std::move(n)};
+  const int64_t axis = has_axis ? (axis_attr < 0 ? axis_attr + ra : axis_attr) : ra - rb;
+  if (axis < 0 || axis + rb > ra) rules::fail(n, "attribute 'axis' = " + std::to_string(axis_attr) + " puts input 1 " + shape_str(b) + " outside input 0 " + shape_str(a));
+  for (int64_t k = 0; k < rb; ++k) {
+    if (b[k] != 1 && b[k] != a[axis + k]) rules::fail(n, "input 1 " + shape_str(b) + " does not match input 0 " + shape_str(a) + " from axis " + std::to_string(axis));
+  }
+  if (axis + rb == ra) return {std::move(n)};
+  Shape aligned = b;
+  aligned.insert(aligned.end(), ra - axis - rb, 1);
+  std::vector<Node> nodes;
+  n.inputs[1] = rules::reshape_to(g, n.inputs[1], aligned, nodes);
+  nodes.push_back(std::move(n));
+  return nodes;
+}
+
+// Add, Sub, Mul, Div (1, 6) and Pow (1): the old broadcast attributes, and consumed_inputs in 1.
+OpDef with_old_broadcast(const elementwise::Spec& spec) {
+  OpDef d = elementwise::make_op(spec);
+  d.normalize = normalize_old_broadcast;
+  rules::old_attributes(d, {"broadcast", "axis"}, 7);
+  if (spec.name != "Pow") rules::ignore_consumed_inputs(d);
+  return d;
+}
+
 }  // namespace
 
 void add_binary_ops(std::vector<OpDef>& ops) {
-  elementwise::Spec a = binary("Add", {7, 13, 14}, K::Add, add_);
+  elementwise::Spec a = binary("Add", {1, 6, 7, 13, 14}, K::Add, add_);
   a.i = [](const Node&, const std::vector<int64_t>& v) { return v[0] + v[1]; };
   a.epilogue = Epilogue::Add;
-  elementwise::Spec s = binary("Sub", {7, 13, 14}, K::Sub, sub_);
+  elementwise::Spec s = binary("Sub", {1, 6, 7, 13, 14}, K::Sub, sub_);
   s.i = [](const Node&, const std::vector<int64_t>& v) { return v[0] - v[1]; };
-  elementwise::Spec m = binary("Mul", {7, 13, 14}, K::Mul, mul_);
+  elementwise::Spec m = binary("Mul", {1, 6, 7, 13, 14}, K::Mul, mul_);
   m.i = [](const Node&, const std::vector<int64_t>& v) { return v[0] * v[1]; };
-  elementwise::Spec d = binary("Div", {7, 13, 14}, K::Div, div_);
+  elementwise::Spec d = binary("Div", {1, 6, 7, 13, 14}, K::Div, div_);
   d.i = [](const Node& n, const std::vector<int64_t>& v) { return int_div(n, v[0], v[1]); };
-  elementwise::Spec p = binary("Pow", {7, 12, 13, 15}, K::Pow, pow_);
+  elementwise::Spec p = binary("Pow", {1, 7, 12, 13, 15}, K::Pow, pow_);
   // A scalar constant exponent is pow(x,c) (squares and roots fast); any other is pow(x,y), an
-  // integer exponent read as float32.
+  // integer exponent read as float32. An integer base: the power in float32 rounded back to the
+  // base's type (exact to 2^24).
   p.expression = [](ElementwiseArgs& args, const Graph& scope, const Node& n) {
-    if (const auto exponent = args.scalar_constant(n.inputs.at(1))) return ops::ew_pow(args.value(n.inputs.at(0)), *exponent);
+    const DType base = scope.input_of(n, 0).dtype;
     auto x = args.value(n.inputs.at(0));
-    auto y = args.value(n.inputs.at(1));
-    if (scope.input_of(n, 1).dtype != DType::Float32) y = ops::ew_cast(y, DType::Float32);
-    return ops::ew_binary(K::Pow, x, y);
+    if (base != DType::Float32) x = ops::ew_cast(x, DType::Float32);
+    ops::ElementwiseExprPtr power;
+    if (const auto exponent = args.scalar_constant(n.inputs.at(1))) {
+      power = ops::ew_pow(x, *exponent);
+    } else {
+      auto y = args.value(n.inputs.at(1));
+      if (scope.input_of(n, 1).dtype != DType::Float32) y = ops::ew_cast(y, DType::Float32);
+      power = ops::ew_binary(K::Pow, x, y);
+    }
+    return base == DType::Float32 ? power : ops::ew_cast(ops::ew_unary(K::Round, power), base);
   };
-  p.kernel_takes = [](size_t i, DType t) { return t == DType::Float32 || (i == 1 && (t == DType::Int64 || t == DType::Int32)); };
+  p.kernel_takes = [](size_t, DType t) { return numeric(t); };
   p.typed_apart = {1};
-  for (const auto& spec : {a, s, m, d, p}) ops.push_back(elementwise::make_op(spec));
+  for (elementwise::Spec* exact : {&a, &s, &m}) exact->kernel_takes = [](size_t, DType t) { return numeric(t); };
+  for (const auto& spec : {a, s, m, d, p}) ops.push_back(with_old_broadcast(spec));
   ops.push_back(mod());
-  ops.push_back(elementwise::make_op(variadic("Max", {6, 8, 12, 13}, K::Max, false)));
-  ops.push_back(elementwise::make_op(variadic("Min", {6, 8, 12, 13}, K::Min, false)));
-  ops.push_back(elementwise::make_op(variadic("Sum", {6, 8, 13}, K::Add, false)));
-  ops.push_back(elementwise::make_op(variadic("Mean", {6, 8, 13}, K::Add, true)));
+  // Version 1 differs from 6 only by consumed_inputs; 6 takes one shape for all inputs, a case of
+  // 8's broadcasting.
+  elementwise::Spec max = variadic("Max", {1, 6, 8, 12, 13}, K::Max, false), min = variadic("Min", {1, 6, 8, 12, 13}, K::Min, false);
+  max.kernel_takes = min.kernel_takes = [](size_t, DType t) { return numeric(t); };
+  for (const auto& spec : {max, min, variadic("Sum", {1, 6, 8, 13}, K::Add, false), variadic("Mean", {1, 6, 8, 13}, K::Add, true)}) {
+    OpDef op = elementwise::make_op(spec);
+    rules::ignore_consumed_inputs(op);
+    ops.push_back(std::move(op));
+  }
 }
 
 }  // namespace tf::graph

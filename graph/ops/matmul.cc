@@ -59,7 +59,17 @@ Node transposed(Graph& g, const std::string& value) {
   return t;
 }
 
-std::vector<Node> normalize_gemm(Graph& g, Node n, const OpVersion&) {
+// Before 7, C broadcasts only with broadcast=1 (as 7 broadcasts it always); without, it is [M, N].
+void drop_old_broadcast(const Graph& g, Node& n, const OpVersion& v) {
+  const bool broadcast = n.attr_int("broadcast", 0) != 0;
+  n.attrs.erase("broadcast");
+  if (v.since >= 7 || broadcast || !g.input_present(n, 2)) return;
+  const Shape y = gemm_shape(g, n), c = in(g, n, 2).shape;
+  if (c != y) fail(n, "input C " + shape_str(c) + " is not " + shape_str(y) + " and attribute 'broadcast' is 0 (Gemm version " + std::to_string(v.since) + ")");
+}
+
+std::vector<Node> normalize_gemm(Graph& g, Node n, const OpVersion& v) {
+  drop_old_broadcast(g, n, v);
   std::vector<Node> nodes;
   if (!g.input_present(n, 0) || !g.input_present(n, 1)) fail(n, "inputs A and B are required");
   std::string a = n.inputs[0];
@@ -130,9 +140,10 @@ void add_matmul_ops(std::vector<OpDef>& ops) {
 
   OpDef gemm;
   gemm.name = "Gemm";
-  gemm.versions = {7, 9, 11, 13};
+  gemm.versions = {1, 6, 7, 9, 11, 13};
   gemm.attributes = {"alpha", "beta", "transA", "transB"};
   gemm.normalize = normalize_gemm;
+  rules::old_attributes(gemm, {"broadcast"}, 7);
   gemm.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Float32, gemm_shape(g, n)); };
   gemm.fusion.anchor = Anchor::Dense;
   ops.push_back(gemm);

@@ -1,5 +1,5 @@
-// BatchNormalization (inference: versions 6 with is_test = 1, 7, 9, 14, 15), InstanceNormalization,
-// LRN (the instance_norm and lrn kernels on [N, C, spatial]). A batch norm after a Conv is folded into its
+// BatchNormalization (inference: versions 1, 6 with is_test=1, 7, 9, 14, 15), InstanceNormalization, LRN (the
+// instance_norm and lrn kernels on [N, C, spatial]). A batch norm after a Conv is folded into its
 // weights (passes/fold_batchnorm.cc); any other runs as one elementwise kernel over its
 // per-channel parameters. LayerNormalization: the layer_norm kernel on [rows, cols], and when the
 // model reads its Mean / InvStdDev outputs, helper nodes that compute them.
@@ -20,8 +20,9 @@ using K = ops::ElementwiseKind;
 using rules::fail;
 
 std::optional<std::string> check_batch_norm(const Node& n, const OpVersion& v) {
-  // Version 6 computes batch statistics (training) unless is_test says otherwise.
-  if (v.since == 6 && n.attr_int("is_test", 0) != 1) return "attribute 'is_test' = 0 is not supported (inference only: is_test = 1)";
+  if (v.since < 7 && n.attr_int("is_test", 0) == 0) {
+    return "attribute 'is_test' = 0 (training, the default of version " + std::to_string(v.since) + ") is not supported (inference only)";
+  }
   if (n.attr_int("spatial", 1) != 1) return "attribute 'spatial' = 0 is not supported (one mean and variance per channel only)";
   if (n.attr_int("training_mode", 0) != 0) return "attribute 'training_mode' = 1 is not supported (inference only)";
   if (rules::extra_output(n, 1, "")) return "running mean/variance outputs are not supported (inference only)";
@@ -227,10 +228,13 @@ OpDef layer_normalization() {
 void add_normalization_ops(std::vector<OpDef>& ops) {
   OpDef bn;
   bn.name = "BatchNormalization";
-  bn.versions = {6, 7, 9, 14, 15};
-  bn.attributes = {"epsilon", "momentum", "spatial", "training_mode", "is_test", "consumed_inputs"};
+  bn.versions = {1, 6, 7, 9, 14, 15};
+  bn.attributes = {"epsilon", "momentum", "training_mode"};
   bn.check = check_batch_norm;
   bn.normalize = normalize_batch_norm;
+  rules::old_attributes(bn, {"is_test"}, 7);
+  rules::old_attributes(bn, {"spatial"}, 9);
+  rules::ignore_consumed_inputs(bn);
   bn.infer = infer_batch_norm;
   bn.lower = lower_batch_norm;
   bn.fusion.epilogue = Epilogue::BatchNorm;

@@ -1,7 +1,9 @@
 // MaxPool, AveragePool (2-D windows, 1-D as 2-D over a unit height, 3-D on NCDHW as max_pool3d /
-// avg_pool3d; ceil_mode as extra padding at the end), GlobalAveragePool and GlobalMaxPool. A 2-D
-// MaxPool max_pool2d does not take (dilated, or of unequal strides) runs as the Max of its window's
-// taps, each a strided_copy of the input.
+// avg_pool3d; ceil_mode as extra padding at the end), GlobalAveragePool and GlobalMaxPool. The
+// pool2d kernels take one stride and no
+// dilation: unequal strides pool at their common divisor and keep every few rows; a dilated MaxPool
+// pools a strided copy of the input (strides multiples of the dilations) or takes the Max of its
+// window's taps, each a strided_copy of the input.
 #include <algorithm>
 #include <limits>
 
@@ -84,20 +86,37 @@ KernelCall pool3d_call(const Graph& g, const Node& n, const std::string& kernel)
 
 bool is_3d(const Graph& g, const Node& n) { return g.input_of(n, 0).shape.size() == 5; }
 
-bool needs_taps(const Node& n) {
-  const auto s = n.attr_ints("strides", {1, 1}), d = n.attr_ints("dilations", {1, 1});
-  return s[0] != s[1] || d[0] != 1 || d[1] != 1;
+// A strided window of `x` ([N, C, H, W]): output (oy, ox) reads input (starts[0] + oy * steps[0],
+// starts[1] + ox * steps[1]), -inf outside the input. Its shape is set at once, since the
+// normalization after it reads it.
+std::string lowest(Graph& g, const std::string& stem) {
+  return rules::add_constant(g, stem + "_lowest", Tensor::floats({1}, {-std::numeric_limits<float>::infinity()}));
+}
+
+Node tap(Graph& g, const std::string& x, const std::string& lowest, const std::string& stem, std::vector<int64_t> starts, std::vector<int64_t> steps,
+         std::vector<int64_t> extents) {
+  const Shape& in = g.value(x).shape;
+  Node t = rules::helper_node(g, "pool_tap", {x, lowest}, stem);
+  g.value(t.outputs[0]).shape = {in.at(0), in.at(1), extents.at(0), extents.at(1)};
+  t.attrs["starts"] = std::move(starts);
+  t.attrs["steps"] = std::move(steps);
+  t.attrs["extents"] = std::move(extents);
+  return t;
 }
 
 // Tap (i, j) of the window: output (oy, ox) reads input (oy * stride_h + i * dilation_h - pad_top,
-// ox * stride_w + j * dilation_w - pad_left), -inf outside the input; the Max of all taps is the
-// MaxPool. A tap reads the whole input, so this is for the pools exporters rarely write.
+// ox * stride_w + j * dilation_w - pad_left); the Max of all taps is the MaxPool. A tap reads the
+// whole output's worth of input, so this is for small dilated windows whose stride is not a
+// multiple of their dilation.
 std::vector<Node> max_of_taps(Graph& g, const Node& n) {
   const Shape y = pool_shape(g, n);
   const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", {}), p = n.attr_ints("pads", {});
   constexpr int64_t kMaxTaps = 64;
-  if (k[0] * k[1] > kMaxTaps) fail(n, "a dilated window or one of unequal strides is supported up to " + std::to_string(kMaxTaps) + " taps");
-  const std::string lowest = rules::add_constant(g, n.name + "_lowest", Tensor::floats({1}, {-std::numeric_limits<float>::infinity()}));
+  if (k[0] * k[1] > kMaxTaps) {
+    fail(n, "a dilated window " + rules::ints_text(k) + " whose strides " + rules::ints_text(s) + " are not multiples of its dilations " + rules::ints_text(d) +
+                " is supported up to " + std::to_string(kMaxTaps) + " taps");
+  }
+  const std::string outside = lowest(g, n.name);
   std::vector<Node> nodes;
   Node max = n;
   max.op = "Max";
@@ -105,16 +124,112 @@ std::vector<Node> max_of_taps(Graph& g, const Node& n) {
   max.inputs.clear();
   for (int64_t i = 0; i < k[0]; ++i) {
     for (int64_t j = 0; j < k[1]; ++j) {
-      Node t = rules::helper_node(g, "max_pool_tap", {n.inputs[0], lowest}, n.outputs[0] + "_tap");
-      t.attrs["starts"] = std::vector<int64_t>{i * d[0] - p[0], j * d[1] - p[1]};
-      t.attrs["steps"] = std::vector<int64_t>{s[0], s[1]};
-      t.attrs["extents"] = std::vector<int64_t>{y[2], y[3]};
-      max.inputs.push_back(t.outputs[0]);
-      nodes.push_back(std::move(t));
+      nodes.push_back(tap(g, n.inputs[0], outside, n.outputs[0] + "_tap", {i * d[0] - p[0], j * d[1] - p[1]}, {s[0], s[1]}, {y[2], y[3]}));
+      max.inputs.push_back(nodes.back().outputs[0]);
     }
   }
   nodes.push_back(std::move(max));
   return nodes;
+}
+
+// The dilation of a window of one tap on an axis is no dilation.
+std::vector<int64_t> effective_dilations(const Node& n) {
+  const auto k = n.attr_ints("kernel_shape", {});
+  auto d = n.attr_ints("dilations", {1, 1});
+  for (size_t a = 0; a < 2; ++a) d[a] = k[a] == 1 ? 1 : d[a];
+  return d;
+}
+
+// A dilated MaxPool whose strides are multiples m of its dilations d reads only the input rows and
+// columns pads + d * t: their strided copy (-inf outside the input), pooled undilated with strides
+// m and no padding, is the same pool with a window max_pool2d takes.
+std::vector<Node> undilated(Graph& g, Node n) {
+  const Shape y = pool_shape(g, n);
+  const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}), p = n.attr_ints("pads", {});
+  const auto d = effective_dilations(n);
+  std::vector<int64_t> m(2), extents(2);
+  for (size_t a = 0; a < 2; ++a) m[a] = s[a] / d[a], extents[a] = (y[2 + a] - 1) * m[a] + k[a];
+  std::vector<Node> nodes = {tap(g, n.inputs[0], lowest(g, n.name), n.name + "_dilated_rows", {-p[0], -p[1]}, d, extents)};
+  n.inputs[0] = nodes.back().outputs[0];
+  n.attrs["strides"] = m;
+  n.attrs["dilations"] = std::vector<int64_t>{1, 1};
+  n.attrs["pads"] = std::vector<int64_t>{0, 0, 0, 0};
+  n.attrs["ceil_mode"] = int64_t{0};
+  nodes.push_back(std::move(n));
+  return nodes;
+}
+
+int64_t gcd(int64_t a, int64_t b) { return b == 0 ? a : gcd(b, a % b); }
+
+// The pool2d kernels take one stride for both axes. Strides s of a pool with a (1, 1) dilation
+// that differ: the pool at the common stride g = gcd (an axis of one output row has any stride),
+// its last window at the end padded as ceil_mode pads it, then every (s / g)-th row and column.
+std::vector<Node> equal_strides(Graph& g, Node n) {
+  const Shape y = pool_shape(g, n);
+  const Shape& x = g.value(n.inputs[0]).shape;
+  const auto s = n.attr_ints("strides", {}), k = n.attr_ints("kernel_shape", {});
+  auto p = n.attr_ints("pads", {});
+  int64_t common = 0;
+  for (size_t a = 0; a < 2; ++a) common = y[2 + a] > 1 ? gcd(s[a], common) : common;
+  if (common == 0) common = s[0];
+  std::vector<int64_t> steps(2, 1);
+  for (size_t a = 0; a < 2; ++a) {
+    steps[a] = y[2 + a] > 1 ? s[a] / common : 1;
+    const int64_t short_by = (y[2 + a] - 1) * s[a] + k[a] - (x[2 + a] + p[a] + p[a + 2]);
+    if (short_by <= 0) continue;
+    if (n.op == "AveragePool" && n.attr_int("count_include_pad", 0) != 0) {
+      fail(n, "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only the explicit pads)");
+    }
+    p[a + 2] += short_by;
+  }
+  n.attrs["strides"] = std::vector<int64_t>{common, common};
+  n.attrs["pads"] = p;
+  n.attrs["ceil_mode"] = int64_t{0};
+  const Shape pooled = pool_shape(g, n);
+  if (pooled == y) return {std::move(n)};
+  const std::string out = n.outputs.at(0);
+  n.outputs[0] = g.unique_name(out + "_pooled");
+  g.set_value(Value{n.outputs[0], DType::Float32, pooled, nullptr});
+  Node every = tap(g, n.outputs[0], lowest(g, n.name), out + "_strided", {0, 0}, steps, {y[2], y[3]});
+  every.outputs = {out};
+  return {std::move(n), std::move(every)};
+}
+
+// A 2-D MaxPool as max_pool2d takes it (one stride, no dilation), or as the Max of its taps.
+std::vector<Node> max_pool_2d(Graph& g, Node n) {
+  const auto s = n.attr_ints("strides", {}), d = effective_dilations(n);
+  std::vector<Node> nodes;
+  if (d[0] != 1 || d[1] != 1) {
+    if (s[0] % d[0] != 0 || s[1] % d[1] != 0) return max_of_taps(g, n);
+    nodes = undilated(g, std::move(n));
+    n = std::move(nodes.back());
+    nodes.pop_back();
+  }
+  for (Node& m : equal_strides(g, std::move(n))) nodes.push_back(std::move(m));
+  return nodes;
+}
+
+// The nodes that run a MaxPool or AveragePool; `pool_2d` finishes a 2-D one (a 3-D one is one pool3d kernel).
+std::vector<Node> pool_nodes(Graph& g, Node n, const std::function<std::vector<Node>(Graph&, Node)>& pool_2d) {
+  std::vector<Node> nodes;
+  for (Node& m : window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize)) {
+    if ((m.op != "MaxPool" && m.op != "AveragePool") || is_3d(g, m)) {
+      nodes.push_back(std::move(m));
+      continue;
+    }
+    for (Node& t : pool_2d(g, std::move(m))) nodes.push_back(std::move(t));
+  }
+  return nodes;
+}
+
+std::vector<Node> finish_max_pool(Graph& g, Node n) {
+  window::normalize(g, n);
+  return max_pool_2d(g, std::move(n));
+}
+
+std::vector<Node> finish_average_pool(Graph& g, Node n) {
+  window::normalize(g, n);
+  return equal_strides(g, std::move(n));
 }
 
 // One tap as strided_copy: constant mode (the -inf input) where some index falls outside the input.
@@ -135,9 +250,9 @@ NodeLowering lower_tap(const Graph& g, const Node& n) {
   return lowering::call(lowering::named_call(n, "strided_copy", e, lowering::with_output(args, n)));
 }
 
-OpDef max_pool_tap() {
+OpDef pool_tap() {
   OpDef d;
-  d.name = "max_pool_tap";
+  d.name = "pool_tap";
   d.infer = [](Graph& g, const Node& n) {
     const Shape& x = rules::in(g, n, 0).shape;
     const auto extents = n.attr_ints("extents", {});
@@ -165,17 +280,7 @@ OpDef max_pool() {
     if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "output 'Indices' is not supported";
     return std::nullopt;
   };
-  d.normalize = [](Graph& g, Node n, const OpVersion&) {
-    std::vector<Node> nodes;
-    for (Node& m : window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize)) {
-      if (m.op != "MaxPool" || is_3d(g, m) || !needs_taps(m)) {
-        nodes.push_back(std::move(m));
-        continue;
-      }
-      for (Node& t : max_of_taps(g, m)) nodes.push_back(std::move(t));
-    }
-    return nodes;
-  };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) { return pool_nodes(g, std::move(n), finish_max_pool); };
   d.lower = [](const Graph& g, const Node& n) {
     if (is_3d(g, n)) return lowering::call(pool3d_call(g, n, "max_pool3d"));
     return lowering::call(lowering::named_call(n, "max_pool2d", window_extents(g, n), lowering::with_output({n.inputs[0]}, n)));
@@ -189,9 +294,12 @@ OpDef average_pool() {
     if (auto why = window::check(n, window::Kind::Pool)) return why;
     const auto dil = n.attr_ints("dilations", {});
     // avg_pool3d takes dilations; the 2-D kernel does not.
-    if (n.attr_ints("kernel_shape", {}).size() != 3 && !std::all_of(dil.begin(), dil.end(), [](int64_t x) { return x == 1; })) return "attribute 'dilations' = " + rules::ints_text(dil) + ": dilated average pooling is not supported";
+    if (n.attr_ints("kernel_shape", {}).size() != 3 && !std::all_of(dil.begin(), dil.end(), [](int64_t x) { return x == 1; })) {
+      return "attribute 'dilations' = " + rules::ints_text(dil) + ": dilated average pooling is not supported";
+    }
     return std::nullopt;
   };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) { return pool_nodes(g, std::move(n), finish_average_pool); };
   d.lower = [](const Graph& g, const Node& n) {
     if (is_3d(g, n)) return lowering::call(pool3d_call(g, n, "avg_pool3d"));
     Named e = window_extents(g, n);
@@ -229,7 +337,7 @@ void add_pool_ops(std::vector<OpDef>& ops) {
   ops.push_back(average_pool());
   ops.push_back(global_pool("GlobalAveragePool", "global_avg_pool2d"));
   ops.push_back(global_pool("GlobalMaxPool", "global_max_pool2d"));
-  ops.push_back(max_pool_tap());
+  ops.push_back(pool_tap());
 }
 
 }  // namespace tf::graph

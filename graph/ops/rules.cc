@@ -1,6 +1,7 @@
 #include "graph/ops/rules.h"
 
 #include "compiler/error.h"
+#include "graph/ops/registry.h"
 
 namespace tf::graph::rules {
 
@@ -75,6 +76,38 @@ Node helper_node(Graph& g, const std::string& op, std::vector<std::string> input
   h.name = out;
   h.outputs = {out};
   return h;
+}
+
+void old_attributes(OpDef& d, const std::vector<std::string>& attrs, int until) {
+  d.attributes.insert(d.attributes.end(), attrs.begin(), attrs.end());
+  d.check = [attrs, until, check = d.check](const Node& n, const OpVersion& v) -> std::optional<std::string> {
+    if (v.since >= until) {
+      for (const auto& a : attrs) {
+        if (n.has(a)) return "attribute '" + a + "' is not in " + n.op + " version " + std::to_string(v.since) + " (only before " + std::to_string(until) + ")";
+      }
+    }
+    return check ? check(n, v) : std::nullopt;
+  };
+}
+
+void ignore_consumed_inputs(OpDef& d) {
+  old_attributes(d, {"consumed_inputs"}, 6);
+  d.normalize = [normalize = d.normalize](Graph& g, Node n, const OpVersion& v) {
+    n.attrs.erase("consumed_inputs");
+    return normalize ? normalize(g, std::move(n), v) : std::vector<Node>{std::move(n)};
+  };
+}
+
+std::string reshape_to(Graph& g, const std::string& value, const Shape& to, std::vector<Node>& nodes) {
+  if (const Tensor* t = g.constant(value)) {
+    Tensor r = *t;
+    r.shape = to;
+    return add_constant(g, value + "_reshaped", std::move(r));
+  }
+  const std::string shape = add_constant(g, value + "_shape", Tensor::ints({static_cast<int64_t>(to.size())}, to));
+  nodes.push_back(helper_node(g, "Reshape", {value, shape}, value + "_reshaped"));
+  nodes.back().attrs["allowzero"] = int64_t{1};
+  return nodes.back().outputs[0];
 }
 
 std::optional<std::string> extra_output(const Node& n, size_t count, const std::string& what) {

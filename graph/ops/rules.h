@@ -8,6 +8,10 @@
 
 #include "graph/graph.h"
 
+namespace tf::graph {
+struct OpDef;  // graph/ops/registry.h
+}
+
 namespace tf::graph::rules {
 
 [[noreturn]] void fail(const Node& n, const std::string& why);
@@ -32,6 +36,15 @@ void attribute_to_input(Graph& g, Node& n, const std::string& attr, size_t i);
 std::string add_constant(Graph& g, const std::string& stem, Tensor t);
 // A new node of `op` reading `inputs`, writing a new value named after `stem`.
 Node helper_node(Graph& g, const std::string& op, std::vector<std::string> inputs, const std::string& stem);
+
+// Attributes only the op's versions before `until` have: accepted there, refused by name from it on.
+void old_attributes(OpDef& d, const std::vector<std::string>& attrs, int until);
+// consumed_inputs, an in-place memory hint of versions before 6 that changes no value: accepted
+// there and dropped by normalize.
+void ignore_consumed_inputs(OpDef& d);
+// `value` seen with shape `to` (as many elements): a reshaped copy when it is a constant, else the
+// output of a Reshape helper node appended to `nodes`.
+std::string reshape_to(Graph& g, const std::string& value, const Shape& to, std::vector<Node>& nodes);
 
 // Refusals of a check: an output beyond the first `count` that the model reads.
 std::optional<std::string> extra_output(const Node& n, size_t count, const std::string& what);

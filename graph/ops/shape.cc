@@ -116,22 +116,36 @@ OpDef axes_view(const std::string& name, Shape (*shape)(const Graph&, const Node
   return d;
 }
 
-// Inference: the output is the input. training_mode (input 2, from 12) must be absent or false;
-// the ratio (an attribute before 12, input 1 from 12) is not read.
+// Inference: the output is the input, the mask (from 7) all true, a constant. training_mode
+// (input 2, from 12) must be absent or false; the ratio (an attribute before 12, input 1 from 12)
+// is not read. Before 7, is_test=1 says inference (0, the default, is training) and the mask is
+// not written.
 OpDef dropout() {
   OpDef d;
   d.name = "Dropout";
-  d.versions = {7, 10, 12, 13};
-  d.attributes = {"ratio", "seed", "is_test"};
-  d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
-    if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "output 1 (mask) is not supported (inference only)";
+  d.versions = {1, 6, 7, 10, 12, 13};
+  d.attributes = {"ratio", "seed"};
+  d.check = [](const Node& n, const OpVersion& v) -> std::optional<std::string> {
+    if (v.since >= 7) return std::nullopt;
+    if (n.attr_int("is_test", 0) == 0) return "attribute 'is_test' = 0 (training, the default of version " + std::to_string(v.since) + ") is not supported (inference only)";
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "output 1 (mask) is not written in test mode (version " + std::to_string(v.since) + ")";
     return std::nullopt;
   };
-  d.normalize = [](Graph& g, Node n, const OpVersion&) {
+  rules::old_attributes(d, {"is_test"}, 7);
+  d.normalize = [](Graph& g, Node n, const OpVersion& v) {
     if (g.input_present(n, 2)) {
       const Tensor* t = g.constant(n.inputs[2]);
       if (!t || t->size() != 1) fail(n, "input 'training_mode' must be a constant (inference only)");
       if (t->at(0) != 0) fail(n, "input 'training_mode' = true is not supported (inference only)");
+    }
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) {
+      // Version 7's mask is of the input's type (ones), 10's bool.
+      const Shape& x = in(g, n, 0).shape;
+      const size_t count = static_cast<size_t>(element_count(x));
+      Value mask{n.outputs[1], v.since < 10 ? DType::Float32 : DType::Bool, x, nullptr};
+      mask.data = std::make_shared<const Tensor>(v.since < 10 ? Tensor::floats(x, std::vector<float>(count, 1.0f))
+                                                              : Tensor::ints(x, std::vector<int64_t>(count, 1), DType::Bool));
+      g.set_value(std::move(mask));
     }
     n.op = "Identity";
     n.inputs.resize(1);
@@ -139,6 +153,7 @@ OpDef dropout() {
     n.attrs.clear();
     return std::vector<Node>{std::move(n)};
   };
+  rules::ignore_consumed_inputs(d);
   return d;
 }
 

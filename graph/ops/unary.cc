@@ -38,7 +38,7 @@ double round_even(double a) { return std::nearbyint(a); }  // the default roundi
 OpDef clip() {
   elementwise::Spec s;
   s.name = "Clip";
-  s.versions = {6, 11, 12, 13};
+  s.versions = {1, 6, 11, 12, 13};
   s.max_inputs = 3;
   s.defaults = {0, -INFINITY, INFINITY};
   s.input_names = {"input", "min", "max"};
@@ -67,16 +67,17 @@ OpDef clip() {
 }  // namespace
 
 void add_unary_ops(std::vector<OpDef>& ops) {
-  elementwise::Spec r = unary("Relu", {6, 13, 14}, K::Relu, relu);
+  const size_t first = ops.size();
+  elementwise::Spec r = unary("Relu", {1, 6, 13, 14}, K::Relu, relu);
   r.i = [](const Node&, const std::vector<int64_t>& a) { return std::max<int64_t>(a[0], 0); };
   r.epilogue = Epilogue::Relu;
   ops.push_back(elementwise::make_op(r));
-  ops.push_back(elementwise::make_op(unary("Sigmoid", {6, 13}, K::Sigmoid, sigmoid)));
+  ops.push_back(elementwise::make_op(unary("Sigmoid", {1, 6, 13}, K::Sigmoid, sigmoid)));
   ops.push_back(elementwise::make_op(unary("Erf", {9, 13}, K::Erf, erf_)));
-  ops.push_back(elementwise::make_op(unary("Tanh", {6, 13}, K::Tanh, tanh_)));
-  ops.push_back(elementwise::make_op(unary("Sqrt", {6, 13}, K::Sqrt, sqrt_)));
-  ops.push_back(elementwise::make_op(unary("Exp", {6, 13}, K::Exp, exp_)));
-  elementwise::Spec neg = unary("Neg", {6, 13}, K::Neg, negate);
+  ops.push_back(elementwise::make_op(unary("Tanh", {1, 6, 13}, K::Tanh, tanh_)));
+  ops.push_back(elementwise::make_op(unary("Sqrt", {1, 6, 13}, K::Sqrt, sqrt_)));
+  ops.push_back(elementwise::make_op(unary("Exp", {1, 6, 13}, K::Exp, exp_)));
+  elementwise::Spec neg = unary("Neg", {1, 6, 13}, K::Neg, negate);
   neg.i = [](const Node&, const std::vector<int64_t>& a) { return -a[0]; };
   ops.push_back(elementwise::make_op(neg));
   struct Math {
@@ -86,13 +87,13 @@ void add_unary_ops(std::vector<OpDef>& ops) {
     double (*f)(double);
   };
   const Math math[] = {
-      {"Abs", {6, 13}, K::Abs, [](double a) { return std::fabs(a); }},
-      {"Log", {6, 13}, K::Log, [](double a) { return std::log(a); }},
-      {"Floor", {6, 13}, K::Floor, [](double a) { return std::floor(a); }},
-      {"Ceil", {6, 13}, K::Ceil, [](double a) { return std::ceil(a); }},
+      {"Abs", {1, 6, 13}, K::Abs, [](double a) { return std::fabs(a); }},
+      {"Log", {1, 6, 13}, K::Log, [](double a) { return std::log(a); }},
+      {"Floor", {1, 6, 13}, K::Floor, [](double a) { return std::floor(a); }},
+      {"Ceil", {1, 6, 13}, K::Ceil, [](double a) { return std::ceil(a); }},
       {"Round", {11}, K::Round, round_even},
       {"Sign", {9, 13}, K::Sign, sign},
-      {"Reciprocal", {6, 13}, K::Reciprocal, reciprocal},
+      {"Reciprocal", {1, 6, 13}, K::Reciprocal, reciprocal},
       {"Sin", {7}, K::Sin, [](double a) { return std::sin(a); }},
       {"Cos", {7}, K::Cos, [](double a) { return std::cos(a); }},
       {"Tan", {7}, K::Tan, [](double a) { return std::tan(a); }},
@@ -109,6 +110,10 @@ void add_unary_ops(std::vector<OpDef>& ops) {
   };
   for (const Math& m : math) ops.push_back(elementwise::make_op(unary(m.name, m.versions, m.kind, m.f)));
   ops.push_back(clip());
+  // Version 1 of these differs from 6 only by consumed_inputs (and takes float types only).
+  for (size_t i = first; i < ops.size(); ++i) {
+    if (ops[i].versions.front() == 1 && ops[i].name != "Softplus" && ops[i].name != "Softsign") rules::ignore_consumed_inputs(ops[i]);
+  }
 }
 
 }  // namespace tf::graph
