@@ -138,11 +138,12 @@ CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options, c
   return out;
 }
 
-// A constant's elements as the kernels read them: float32, int64, int32 or one byte per bool.
+// A constant's elements as the kernels read them: float32, float64, int64, int32 or one byte per bool.
 void append_elements(const Tensor& t, uint8_t* out) {
   switch (t.dtype) {
     case DType::Float32: std::memcpy(out, t.f32.data(), t.f32.size() * 4); return;
     case DType::Int64: std::memcpy(out, t.i64.data(), t.i64.size() * 8); return;
+    case DType::Float64: std::memcpy(out, t.f64.data(), t.f64.size() * 8); return;
     case DType::Int32:
       for (size_t i = 0; i < t.i64.size(); ++i) {
         const auto v = static_cast<int32_t>(t.i64[i]);
@@ -221,7 +222,7 @@ class ValueTable {
   int64_t constant_offset(const std::string& v) {
     if (auto it = constant_offset_.find(v); it != constant_offset_.end()) return it->second;
     const Tensor& t = constant(v);
-    const size_t held = t.dtype == DType::Float32 ? t.f32.size() : t.i64.size();
+    const size_t held = t.held();
     if (static_cast<int64_t>(held) != t.size()) {
       throw CompileError("constant '" + v + "' holds " + std::to_string(held) + " values for shape " + shape_str(t.shape));
     }

@@ -34,13 +34,11 @@ Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm) {
   t.dtype = x.dtype;
   t.shape = out_shape;
   const int64_t total = element_count(out_shape);
-  if (x.dtype == DType::Float32) t.f32.resize(total);
-  else t.i64.resize(total);
+  t.resize_elements(total);
   std::vector<int64_t> idx(rank, 0);
   int64_t from = 0;
   for (int64_t e = 0; e < total; ++e) {
-    if (x.dtype == DType::Float32) t.f32[e] = x.f32[from];
-    else t.i64[e] = x.i64[from];
+    t.set(e, x, from);
     for (size_t d = rank; d-- > 0;) {
       ++idx[d];
       from += permuted_strides[d];

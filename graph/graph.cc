@@ -24,8 +24,42 @@ Tensor Tensor::floats(Shape shape, std::vector<float> data) {
   return t;
 }
 
+Tensor Tensor::doubles(Shape shape, std::vector<double> data) {
+  Tensor t;
+  t.dtype = DType::Float64;
+  t.shape = std::move(shape);
+  t.f64 = std::move(data);
+  return t;
+}
+
+void Tensor::append(const Tensor& src, int64_t from, int64_t count) {
+  if (src.dtype != dtype) throw CompileError(std::string("a ") + dtype_name(dtype) + " tensor appended " + dtype_name(src.dtype) + " elements");
+  if (dtype == DType::Float32) f32.insert(f32.end(), src.f32.begin() + from, src.f32.begin() + from + count);
+  else if (dtype == DType::Float64) f64.insert(f64.end(), src.f64.begin() + from, src.f64.begin() + from + count);
+  else i64.insert(i64.end(), src.i64.begin() + from, src.i64.begin() + from + count);
+}
+
+void Tensor::append_value(double v) {
+  if (dtype == DType::Float32) f32.push_back(static_cast<float>(v));
+  else if (dtype == DType::Float64) f64.push_back(v);
+  else if (dtype == DType::Bool) i64.push_back(v != 0);
+  else i64.push_back(static_cast<int64_t>(v));
+}
+
+void Tensor::resize_elements(int64_t n) {
+  if (dtype == DType::Float32) f32.resize(n);
+  else if (dtype == DType::Float64) f64.resize(n);
+  else i64.resize(n);
+}
+
+void Tensor::set(int64_t e, const Tensor& src, int64_t from) {
+  if (dtype == DType::Float32) f32[e] = src.f32[from];
+  else if (dtype == DType::Float64) f64[e] = src.f64[from];
+  else i64[e] = src.i64[from];
+}
+
 Tensor Tensor::ints(Shape shape, std::vector<int64_t> data, DType dtype) {
-  if (dtype == DType::Float32) throw CompileError("Tensor::ints: float32 data belongs in Tensor::floats");
+  if (dtype == DType::Float32 || dtype == DType::Float64) throw CompileError(std::string("Tensor::ints: ") + dtype_name(dtype) + " data belongs in Tensor::floats or Tensor::doubles");
   for (int64_t v : data) {
     if (dtype == DType::Int32 && (v < INT32_MIN || v > INT32_MAX)) throw CompileError("int32 tensor: value " + std::to_string(v) + " is out of range");
     if (dtype == DType::Bool && v != 0 && v != 1) throw CompileError("bool tensor: value " + std::to_string(v) + " is neither 0 nor 1");

@@ -26,21 +26,34 @@ using Shape = std::vector<int64_t>;
 int64_t element_count(const Shape& s);
 std::string shape_str(const Shape& s);  // "[1,3,224,224]"
 
-// Constant data in row-major order: `f32` for Float32, `i64` for the integer types and Bool (each
-// element's value: an Int32 in range, a Bool 0 or 1); the other stays empty.
+// Constant data in row-major order: `f32` for Float32, `f64` for Float64 (never rounded through
+// float), `i64` for the integer types and Bool (each element's value: an Int32 in range, a Bool 0
+// or 1); the others stay empty.
 struct Tensor {
   DType dtype = DType::Float32;
   Shape shape;
   std::vector<float> f32;
   std::vector<int64_t> i64;
+  std::vector<double> f64;
 
   static Tensor floats(Shape shape, std::vector<float> data);
+  static Tensor doubles(Shape shape, std::vector<double> data);
   // Int64, Int32 or Bool; CompileError for Float32, an Int32 value out of range or a Bool other
   // than 0 or 1.
   static Tensor ints(Shape shape, std::vector<int64_t> data, DType dtype = DType::Int64);
   int64_t size() const { return element_count(shape); }
   // Element i as double whatever the dtype (for shape arithmetic and the evaluator).
-  double at(int64_t i) const { return dtype == DType::Float32 ? f32[i] : static_cast<double>(i64[i]); }
+  double at(int64_t i) const { return dtype == DType::Float32 ? f32[i] : dtype == DType::Float64 ? f64[i] : static_cast<double>(i64[i]); }
+  // How many elements the dtype's storage holds (the shape's count in a well-formed tensor).
+  size_t held() const { return dtype == DType::Float32 ? f32.size() : dtype == DType::Float64 ? f64.size() : i64.size(); }
+  bool is_float() const { return dtype == DType::Float32 || dtype == DType::Float64; }
+  // Element-by-element building in whatever storage the dtype uses (folds that move elements):
+  // `count` elements of `src` (of this dtype) from `from` on; v stored in this dtype (rounded to
+  // float32, truncated to an integer, a bool v != 0); the storage sized to n elements.
+  void append(const Tensor& src, int64_t from, int64_t count = 1);
+  void append_value(double v);
+  void resize_elements(int64_t n);
+  void set(int64_t e, const Tensor& src, int64_t from);
 };
 
 struct Value {

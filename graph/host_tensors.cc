@@ -5,12 +5,13 @@
 namespace tf::graph {
 
 HostTensor to_host_tensor(const Tensor& t) {
-  const size_t held = t.dtype == DType::Float32 ? t.f32.size() : t.i64.size();
+  const size_t held = t.held();
   if (static_cast<int64_t>(held) != t.size()) {
     throw CompileError(std::string("a ") + dtype_name(t.dtype) + " tensor of shape " + shape_str(t.shape) + " holds " + std::to_string(held) + " values");
   }
   switch (t.dtype) {
     case DType::Float32: return HostTensor::floats(t.shape, t.f32);
+    case DType::Float64: return HostTensor::float64s(t.shape, t.f64);
     case DType::Int64: return HostTensor::int64s(t.shape, t.i64);
     case DType::Int32: return HostTensor::int32s(t.shape, std::vector<int32_t>(t.i64.begin(), t.i64.end()));
     case DType::Bool: return HostTensor::bools(t.shape, std::vector<bool>(t.i64.begin(), t.i64.end()));
@@ -21,6 +22,7 @@ HostTensor to_host_tensor(const Tensor& t) {
 Tensor from_host_tensor(const HostTensor& t) {
   switch (t.dtype) {
     case DType::Float32: return Tensor::floats(t.shape, t.as_floats());
+    case DType::Float64: return Tensor::doubles(t.shape, t.as_float64s());
     case DType::Int64: return Tensor::ints(t.shape, t.as_int64s());
     case DType::Int32: {
       const auto v = t.as_int32s();

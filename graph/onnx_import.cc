@@ -61,6 +61,7 @@ std::optional<DType> dtype_of(int32_t elem_type) {
     case onnx::TensorProto::INT64: return DType::Int64;
     case onnx::TensorProto::INT32: return DType::Int32;
     case onnx::TensorProto::BOOL: return DType::Bool;
+    case onnx::TensorProto::DOUBLE: return DType::Float64;
     default: return std::nullopt;
   }
 }
@@ -107,6 +108,11 @@ Tensor convert_tensor(const onnx::TensorProto& t, const std::string& what) {
       check_count(static_cast<int64_t>(v.size()));
       return Tensor::floats(shape, std::move(v));
     }
+    case onnx::TensorProto::DOUBLE: {
+      std::vector<double> v = t.has_raw_data() ? raw_values<double>(t.raw_data(), count, what) : std::vector<double>(t.double_data().begin(), t.double_data().end());
+      check_count(static_cast<int64_t>(v.size()));
+      return Tensor::doubles(shape, std::move(v));
+    }
     case onnx::TensorProto::INT64: {
       std::vector<int64_t> v = t.has_raw_data() ? raw_values<int64_t>(t.raw_data(), count, what) : std::vector<int64_t>(t.int64_data().begin(), t.int64_data().end());
       check_count(static_cast<int64_t>(v.size()));
@@ -127,7 +133,7 @@ Tensor convert_tensor(const onnx::TensorProto& t, const std::string& what) {
       check_count(static_cast<int64_t>(v.size()));
       return Tensor::ints(shape, std::move(v), DType::Bool);
     }
-    default: throw CompileError(what + ": dtype " + dtype_text(t.data_type()) + " is not supported (float32, int64, int32, bool)");
+    default: throw CompileError(what + ": dtype " + dtype_text(t.data_type()) + " is not supported (float32, int64, int32, bool, float64)");
   }
 }
 
@@ -154,7 +160,7 @@ Value input_value(const onnx_import::BoundInput& in, const std::string& what) {
   const std::string w = what + ": input '" + v.name() + "'";
   const int32_t elem_type = v.type().tensor_type().elem_type();
   const std::optional<DType> dtype = dtype_of(elem_type);
-  if (!dtype) throw CompileError(w + ": dtype " + dtype_text(elem_type) + " is not supported (float32, int64, int32, bool)");
+  if (!dtype) throw CompileError(w + ": dtype " + dtype_text(elem_type) + " is not supported (float32, int64, int32, bool, float64)");
   return Value{v.name(), *dtype, checked_dims(google::protobuf::RepeatedField<int64_t>(in.shape.begin(), in.shape.end()), w), nullptr};
 }
 

@@ -10,13 +10,13 @@
 
 namespace tf {
 
-enum class DType : uint8_t { Float32, Int64, Int32, Bool };
+enum class DType : uint8_t { Float32, Int64, Int32, Bool, Float64 };
 
-// "float32", "int64", "int32", "bool": the names the .tfm manifest and messages use.
+// "float32", "int64", "int32", "bool", "float64": the names the .tfm manifest and messages use.
 const char* dtype_name(DType t);
 // The inverse of dtype_name; nullopt for any other name.
 std::optional<DType> dtype_from_name(const std::string& name);
-// Bytes per element: 4, 8, 4, 1.
+// Bytes per element: 4, 8, 4, 1, 8.
 int dtype_bytes(DType t);
 
 }  // namespace tf

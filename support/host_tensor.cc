@@ -38,6 +38,7 @@ std::vector<T> values_of(const HostTensor& t, DType want) {
 }  // namespace
 
 HostTensor HostTensor::floats(std::vector<int64_t> shape, const std::vector<float>& v) { return make(DType::Float32, std::move(shape), v.data(), v.size()); }
+HostTensor HostTensor::float64s(std::vector<int64_t> shape, const std::vector<double>& v) { return make(DType::Float64, std::move(shape), v.data(), v.size()); }
 HostTensor HostTensor::int64s(std::vector<int64_t> shape, const std::vector<int64_t>& v) { return make(DType::Int64, std::move(shape), v.data(), v.size()); }
 HostTensor HostTensor::int32s(std::vector<int64_t> shape, const std::vector<int32_t>& v) { return make(DType::Int32, std::move(shape), v.data(), v.size()); }
 HostTensor HostTensor::bools(std::vector<int64_t> shape, const std::vector<bool>& v) {
@@ -56,6 +57,7 @@ HostTensor HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
 int64_t HostTensor::elements() const { return count(shape); }
 
 std::vector<float> HostTensor::as_floats() const { return values_of<float>(*this, DType::Float32); }
+std::vector<double> HostTensor::as_float64s() const { return values_of<double>(*this, DType::Float64); }
 std::vector<int64_t> HostTensor::as_int64s() const { return values_of<int64_t>(*this, DType::Int64); }
 std::vector<int32_t> HostTensor::as_int32s() const { return values_of<int32_t>(*this, DType::Int32); }
 std::vector<uint8_t> HostTensor::as_bools() const {
@@ -71,6 +73,7 @@ double HostTensor::at(int64_t i) const {
     case DType::Int64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
     case DType::Int32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case DType::Bool: return *p != 0;
+    case DType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
   }
   return 0;
 }

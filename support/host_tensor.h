@@ -17,6 +17,7 @@ struct HostTensor {
 
   // Built from values; std::invalid_argument when their count is not the shape's.
   static HostTensor floats(std::vector<int64_t> shape, const std::vector<float>& values);
+  static HostTensor float64s(std::vector<int64_t> shape, const std::vector<double>& values);
   static HostTensor int64s(std::vector<int64_t> shape, const std::vector<int64_t>& values);
   static HostTensor int32s(std::vector<int64_t> shape, const std::vector<int32_t>& values);
   static HostTensor bools(std::vector<int64_t> shape, const std::vector<bool>& values);
@@ -27,6 +28,7 @@ struct HostTensor {
   // The elements in the tensor's own type; std::invalid_argument naming both types when it is
   // another. A bool reads as 0 or 1 (any non-zero byte as 1).
   std::vector<float> as_floats() const;
+  std::vector<double> as_float64s() const;
   std::vector<int64_t> as_int64s() const;
   std::vector<int32_t> as_int32s() const;
   std::vector<uint8_t> as_bools() const;

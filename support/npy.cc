@@ -144,7 +144,8 @@ struct Descr {
   DType dtype;
 };
 constexpr Descr kDescrs[] = {{"<f4", DType::Float32}, {"=f4", DType::Float32}, {"<i8", DType::Int64}, {"=i8", DType::Int64},
-                             {"<i4", DType::Int32},   {"=i4", DType::Int32},   {"|b1", DType::Bool}};
+                             {"<i4", DType::Int32},   {"=i4", DType::Int32},   {"|b1", DType::Bool},
+                             {"<f8", DType::Float64}, {"=f8", DType::Float64}};
 
 const char* descr_of(DType t) {
   for (const auto& d : kDescrs) {

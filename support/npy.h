@@ -19,8 +19,8 @@ class NpyError : public std::runtime_error {
 };
 
 // Throws NpyError naming the path and what is wrong (not .npy, another dtype, named, Fortran
-// order, a header or data the file is too short for). float64 files are refused rather than
-// silently narrowed. Nothing is allocated before the file is known to hold it. A bool byte other
+// order, a header or data the file is too short for). float64 files read as float64, never
+// narrowed. Nothing is allocated before the file is known to hold it. A bool byte other
 // than 0 reads as 1.
 HostTensor read_npy(const std::string& path);
 // The same from `in`, which holds `size` bytes; `name` stands for the file in messages.

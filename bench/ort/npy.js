@@ -1,5 +1,5 @@
 // NumPy .npy files (format versions 1-3, little-endian, C order) for the dtypes models take and
-// give here: float32, int64, int32 and bool, as onnxruntime-node holds them (int64 in a
+// give here: float32, float64, int64, int32 and bool, as onnxruntime-node holds them (int64 in a
 // BigInt64Array, bool one byte per element in a Uint8Array).
 'use strict';
 
@@ -16,6 +16,8 @@ const DTYPES = {
   '<i4': { ort: 'int32', Array: Int32Array },
   '=i4': { ort: 'int32', Array: Int32Array },
   '|b1': { ort: 'bool', Array: Uint8Array },
+  '<f8': { ort: 'float64', Array: Float64Array },
+  '=f8': { ort: 'float64', Array: Float64Array },
 };
 const MAGIC = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]);  // \x93NUMPY
 
@@ -41,7 +43,7 @@ function read(file) {
   const header = bytes.toString('latin1', headerStart, headerStart + headerLength);
   const descr = field(header, 'descr', file).replace(/'/g, '');
   const dtype = DTYPES[descr];
-  if (!dtype) throw new NpyError(`${file}: dtype '${descr}' is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1')`);
+  if (!dtype) throw new NpyError(`${file}: dtype '${descr}' is not supported (float32 '<f4', float64 '<f8', int64 '<i8', int32 '<i4', bool '|b1')`);
   if (field(header, 'fortran_order', file) !== 'False') throw new NpyError(`${file}: Fortran order is not supported`);
   const shape = field(header, 'shape', file).slice(1, -1).split(',').map((s) => s.trim()).filter((s) => s.length)
     .map((s) => {

@@ -37,10 +37,18 @@ Expr half_exp(const Expr& a) {
 
 // C's fmod in double: the quotient's truncation is the right integer while |x / y| < 2^29 (a
 // double quotient cannot round across an integer there), and then x - q y is exact.
-Expr fmod_double(const Expr& xd, const Expr& yd) {
+Expr fmod_double(const Expr& xd, const Expr& yd, bool float64_operands) {
   const Expr q = xd / yd;
   const Expr t = make_select(q < k(q, 0.0), ceil(q), floor(q));
-  const Expr r = xd - t * yd;
+  Expr r = xd - t * yd;
+  if (float64_operands) {
+    // Float64 operands (not widened float32 ones): x - t y rounds unless fused, and the rounded
+    // quotient may have crossed an integer, leaving a remainder of the wrong sign one |y| away.
+    // Both steps are exact (each result is a multiple of ulp(y) below |y|), for |x / y| < 2^52.
+    r = make_call(Intrinsic::Fma, {k(t, 0.0) - t, yd, xd});
+    const Expr crossed = logical_and(r != k(r, 0.0), make_binary(BinaryOp::NE, r < k(r, 0.0), xd < k(xd, 0.0)));
+    r = make_select(crossed, make_select(xd < k(xd, 0.0), r - abs(yd), r + abs(yd)), r);
+  }
   // An infinite divisor leaves a finite x as it is (x - 0 * inf would be NaN).
   return make_select(logical_and(abs(yd) == k(yd, kInf), abs(xd) < k(xd, kInf)), xd, r);
 }
@@ -124,11 +132,11 @@ Expr pow(Expr x, Expr y) {
   return make_select(one, k(x, 1.0), r);
 }
 
-Expr fmod(Expr x, Expr y) { return make_cast(x.type(), fmod_double(to_double(x), to_double(y))); }
+Expr fmod(Expr x, Expr y) { return make_cast(x.type(), fmod_double(to_double(x), to_double(y), x.type().bits == 64)); }
 
 Expr floor_mod(Expr x, Expr y) {
   const Expr yd = to_double(y);
-  const Expr r = fmod_double(to_double(x), yd);
+  const Expr r = fmod_double(to_double(x), yd, x.type().bits == 64);
   const Expr zero = k(r, 0.0);
   const Expr differ = logical_and(r != zero, make_binary(BinaryOp::NE, r < zero, yd < zero));
   return make_cast(x.type(), make_select(differ, r + yd, r));

@@ -202,6 +202,7 @@ Bounded where_bounded(const Bounded& c, const Bounded& a, const Bounded& b) {
 static Bounded cast_bounded(const Bounded& a, DType to) {
   switch (to) {
     case DType::Float32: return {to_float(a.value), a.error + kUnit * 2 * std::fabs(a.value)};
+    case DType::Float64: return a;  // the double the evaluation already holds
     case DType::Bool: {
       const auto f = [](double x) { return x != 0 ? 1.0 : 0.0; };
       return {f(a.value), a.error > 0 ? spread(f, a.value, a.error) : 0};

@@ -1,5 +1,7 @@
 // ElementwiseExpr::to_ir: each kind as IR arithmetic, intrinsics (ir/math.h) and compositions
 // (ir/math_composite.h), all of which vectorize.
+#include <utility>
+
 #include "compiler/error.h"
 #include "compiler/ir/math.h"
 #include "compiler/ir/math_composite.h"
@@ -15,6 +17,20 @@ using ir::Expr;
 using Load = std::function<Expr(int)>;
 
 Expr f32(double v) { return ir::make_float(v, ir::DataType::float32()); }
+// v in a's type: the constants of a float64 expression are float64.
+Expr like(const Expr& a, double v) { return ir::make_const(a.type(), v); }
+
+// Arguments i and j in one type: a literal (exact in float32) beside a float64 value is a float64
+// literal of the same value, so nothing rounds and no other mix is silently converted.
+std::pair<Expr, Expr> operands(const ElementwiseExpr& e, const Load& load, size_t i, size_t j) {
+  Expr a = e.args[i]->to_ir(load);
+  Expr b = e.args[j]->to_ir(load);
+  if (a.type() != b.type() && a.type().is_float() && b.type().is_float()) {
+    if (e.args[i]->kind == Kind::Constant) a = like(b, e.args[i]->value);
+    else if (e.args[j]->kind == Kind::Constant) b = like(a, e.args[j]->value);
+  }
+  return {a, b};
+}
 
 Expr predicate(const ElementwiseExpr& e, const Load& load);
 
@@ -28,14 +44,13 @@ Expr truth(const ElementwiseExpr& e, const Load& load) {
 }
 
 Expr predicate(const ElementwiseExpr& e, const Load& load) {
-  auto value = [&](size_t i) { return e.args[i]->to_ir(load); };
   auto truth_of = [&](size_t i) { return truth(*e.args[i], load); };
   switch (e.kind) {
-    case Kind::Greater: return value(0) > value(1);
-    case Kind::Less: return value(0) < value(1);
-    case Kind::Equal: return value(0) == value(1);
-    case Kind::GreaterOrEqual: return value(0) >= value(1);
-    case Kind::LessOrEqual: return value(0) <= value(1);
+    case Kind::Greater: { auto [a, b] = operands(e, load, 0, 1); return a > b; }
+    case Kind::Less: { auto [a, b] = operands(e, load, 0, 1); return a < b; }
+    case Kind::Equal: { auto [a, b] = operands(e, load, 0, 1); return a == b; }
+    case Kind::GreaterOrEqual: { auto [a, b] = operands(e, load, 0, 1); return a >= b; }
+    case Kind::LessOrEqual: { auto [a, b] = operands(e, load, 0, 1); return a <= b; }
     case Kind::And: return ir::logical_and(truth_of(0), truth_of(1));
     case Kind::Or: return ir::logical_or(truth_of(0), truth_of(1));
     case Kind::Xor: return ir::make_binary(ir::BinaryOp::NE, truth_of(0), truth_of(1));
@@ -46,8 +61,8 @@ Expr predicate(const ElementwiseExpr& e, const Load& load) {
 
 Expr unary(Kind kind, const Expr& a) {
   switch (kind) {
-    case Kind::Neg: return f32(0.0) - a;
-    case Kind::Relu: return ir::max(a, f32(0.0));
+    case Kind::Neg: return like(a, 0.0) - a;
+    case Kind::Relu: return ir::max(a, like(a, 0.0));
     case Kind::Sigmoid: return ir::sigmoid(a);
     case Kind::Erf: return ir::erf(a);
     case Kind::Tanh: return ir::tanh(a);
@@ -59,7 +74,7 @@ Expr unary(Kind kind, const Expr& a) {
     case Kind::Ceil: return ir::ceil(a);
     case Kind::Round: return ir::round(a);
     case Kind::Sign: return ir::sign(a);
-    case Kind::Reciprocal: return f32(1.0) / a;
+    case Kind::Reciprocal: return like(a, 1.0) / a;
     case Kind::Sin: return ir::sin(a);
     case Kind::Cos: return ir::cos(a);
     case Kind::Tan: return ir::tan(a);
@@ -101,15 +116,17 @@ ir::Expr ElementwiseExpr::to_ir(const Load& load) const {
     case Kind::Constant: return f32(value);
     case Kind::Clip: return ir::min(ir::max(args[0]->to_ir(load), f32(value)), f32(value2));
     case Kind::Cast: return ir::make_cast(to == DType::Bool ? ir::DataType::boolean() : kernel_type(to), args[0]->to_ir(load));
-    case Kind::Where: return ir::make_select(truth(*args[0], load), args[1]->to_ir(load), args[2]->to_ir(load));
+    case Kind::Where: {
+      const Expr c = truth(*args[0], load);
+      auto [a, b] = operands(*this, load, 1, 2);
+      return ir::make_select(c, a, b);
+    }
     default: break;
   }
   if (detail::is_predicate(kind)) return ir::make_select(predicate(*this, load), f32(1.0), f32(0.0));
   if (kind == Kind::Pow && args.size() == 1) return ir::pow_const(args[0]->to_ir(load), value);
   if (args.size() == 1) return unary(kind, args[0]->to_ir(load));
-  // Apart: the order a call evaluates its arguments in is unspecified.
-  Expr a = args[0]->to_ir(load);
-  Expr b = args[1]->to_ir(load);
+  auto [a, b] = operands(*this, load, 0, 1);
   return binary(kind, a, b);
 }
 

@@ -7,12 +7,13 @@ ir::DataType kernel_type(DType t) {
     case DType::Int64: return ir::DataType::int64();
     case DType::Int32: return ir::DataType::int32();
     case DType::Bool: return ir::DataType::uint8();
+    case DType::Float64: return ir::DataType(ir::DataType::Float, 64);
     default: return ir::DataType::float32();
   }
 }
 
 std::optional<DType> model_dtype(ir::DataType k) {
-  for (DType t : {DType::Float32, DType::Int64, DType::Int32, DType::Bool}) {
+  for (DType t : {DType::Float32, DType::Int64, DType::Int32, DType::Bool, DType::Float64}) {
     if (kernel_type(t) == k) return t;
   }
   return std::nullopt;

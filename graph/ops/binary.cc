@@ -14,6 +14,9 @@ namespace {
 using K = ops::ElementwiseKind;
 
 bool numeric(DType t) { return t == DType::Float32 || t == DType::Int64 || t == DType::Int32; }
+// The kernels of IEEE arithmetic, Min/Max and Mod compute float64 as they do float32.
+bool float_kernel(size_t, DType t) { return t == DType::Float32 || t == DType::Float64; }
+bool numeric_or_float64(size_t, DType t) { return numeric(t) || t == DType::Float64; }
 
 elementwise::Spec binary(const std::string& name, std::vector<int> versions, K kind, double (*f)(double, double)) {
   elementwise::Spec s;
@@ -76,7 +79,7 @@ OpDef mod() {
     return ops::ew_binary(n.attr_int("fmod", 0) != 0 ? K::Fmod : K::Mod, a, b);
   };
   // Integers computed in double (floor_mod, fmod): exact while |x / y| < 2^29.
-  s.kernel_takes = [](size_t, DType t) { return numeric(t); };
+  s.kernel_takes = numeric_or_float64;
   OpDef d = elementwise::make_op(s);
   d.attributes = {"fmod"};
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
@@ -158,16 +161,19 @@ void add_binary_ops(std::vector<OpDef>& ops) {
     }
     return base == DType::Float32 ? power : ops::ew_cast(ops::ew_unary(K::Round, power), base);
   };
-  p.kernel_takes = [](size_t, DType t) { return numeric(t); };
+  p.kernel_takes = [](size_t, DType t) { return numeric(t); };  // float64 stays out: pow runs in float32
   p.typed_apart = {1};
-  for (elementwise::Spec* exact : {&a, &s, &m}) exact->kernel_takes = [](size_t, DType t) { return numeric(t); };
+  for (elementwise::Spec* exact : {&a, &s, &m}) exact->kernel_takes = numeric_or_float64;
+  d.kernel_takes = float_kernel;
   for (const auto& spec : {a, s, m, d, p}) ops.push_back(with_old_broadcast(spec));
   ops.push_back(mod());
   // Version 1 differs from 6 only by consumed_inputs; 6 takes one shape for all inputs, a case of
-  // 8's broadcasting.
+  // 8's broadcasting. Mean stays float32: its 1/n is a float32 literal.
   elementwise::Spec max = variadic("Max", {1, 6, 8, 12, 13}, K::Max, false), min = variadic("Min", {1, 6, 8, 12, 13}, K::Min, false);
-  max.kernel_takes = min.kernel_takes = [](size_t, DType t) { return numeric(t); };
-  for (const auto& spec : {max, min, variadic("Sum", {1, 6, 8, 13}, K::Add, false), variadic("Mean", {1, 6, 8, 13}, K::Add, true)}) {
+  max.kernel_takes = min.kernel_takes = numeric_or_float64;
+  elementwise::Spec sum = variadic("Sum", {1, 6, 8, 13}, K::Add, false);
+  sum.kernel_takes = float_kernel;
+  for (const auto& spec : {max, min, sum, variadic("Mean", {1, 6, 8, 13}, K::Add, true)}) {
     OpDef op = elementwise::make_op(spec);
     rules::ignore_consumed_inputs(op);
     ops.push_back(std::move(op));

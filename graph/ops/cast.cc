@@ -1,7 +1,7 @@
-// Cast between the element types models compute in here (float32, int64, int32, bool), as ONNX
+// Cast between the element types models compute in here (float32, float64, int64, int32, bool), as ONNX
 // defines it: a float to an integer truncates toward zero, anything to bool is x != 0, a bool is 0
 // or 1. A cast to the input's own type is an alias; any other is an elementwise kernel, folded
-// when its input is a constant. Other types (float16, double, strings, 8- and 16-bit integers)
+// when its input is a constant. Other types (float16, strings, 8- and 16-bit integers)
 // are refused naming the type.
 #include <cmath>
 #include <optional>
@@ -23,6 +23,7 @@ std::optional<DType> castable(int64_t onnx_type) {
     case 6: return DType::Int32;    // INT32
     case 7: return DType::Int64;    // INT64
     case 9: return DType::Bool;     // BOOL
+    case 11: return DType::Float64; // DOUBLE
     default: return std::nullopt;
   }
 }
@@ -40,12 +41,14 @@ Tensor cast_tensor(const Node& n, const Tensor& x, DType to) {
   Tensor t;
   t.dtype = to;
   t.shape = x.shape;
-  const bool from_int = x.dtype != DType::Float32;
+  const bool from_int = !x.is_float();
   for (int64_t i = 0; i < x.size(); ++i) {
-    if (to == DType::Float32) t.f32.push_back(from_int ? static_cast<float>(x.i64[i]) : x.f32[i]);
-    else if (to == DType::Bool) t.i64.push_back(from_int ? x.i64[i] != 0 : x.f32[i] != 0);  // NaN is true
+    // An int64 is converted once, to the target float type (never through float32 to float64).
+    if (to == DType::Float32) t.f32.push_back(from_int ? static_cast<float>(x.i64[i]) : static_cast<float>(x.at(i)));
+    else if (to == DType::Float64) t.f64.push_back(from_int ? static_cast<double>(x.i64[i]) : x.at(i));
+    else if (to == DType::Bool) t.i64.push_back(from_int ? x.i64[i] != 0 : x.at(i) != 0);  // NaN is true
     else if (from_int) t.i64.push_back(to == DType::Int32 ? static_cast<int32_t>(static_cast<uint32_t>(x.i64[i])) : x.i64[i]);
-    else t.i64.push_back(to_integer(n, x.f32[i], to));
+    else t.i64.push_back(to_integer(n, x.at(i), to));
   }
   return t;
 }
@@ -57,7 +60,7 @@ OpDef cast_op() {
   d.attributes = {"to", "saturate"};
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
     const int64_t to = n.attr_int("to", 0);
-    if (!castable(to)) return "attribute 'to' = " + onnx_dtype_name(to) + " is not supported (float32, int64, int32, bool)";
+    if (!castable(to)) return "attribute 'to' = " + onnx_dtype_name(to) + " is not supported (float32, float64, int64, int32, bool)";
     return std::nullopt;
   };
   // Canonical: 'to' as the dtype's name; 'saturate' only concerns float8 targets.

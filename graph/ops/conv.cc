@@ -44,7 +44,10 @@ OpDef conv() {
   d.attributes = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
   d.check = [](const Node& n, const OpVersion&) { return window::check(n, window::Kind::Conv); };
   d.normalize = [](Graph& g, Node n, const OpVersion&) { return window::as_2d(g, std::move(n), window::Kind::Conv, window::normalize); };
-  d.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Float32, conv_shape(g, n)); };
+  d.infer = [](Graph& g, const Node& n) {
+    rules::require_float32(g, n, "Conv");
+    rules::set_out(g, n, 0, DType::Float32, conv_shape(g, n));
+  };
   d.fusion.anchor = Anchor::Conv;
   return d;
 }

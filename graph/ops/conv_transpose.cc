@@ -111,6 +111,7 @@ KernelCall call_of(const Graph& g, const Node& n) {
 }
 
 void infer(Graph& g, const Node& n) {
+  rules::require_float32(g, n, "ConvTranspose");
   const KernelCall c = call_of(g, n);
   if (g.input_present(n, 2) && in(g, n, 2).shape != Shape{c.arg_shapes[2][0]}) {
     fail(n, "bias " + shape_str(in(g, n, 2).shape) + " is not [" + std::to_string(c.arg_shapes[2][0]) + "]");

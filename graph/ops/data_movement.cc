@@ -75,8 +75,7 @@ Tensor concat(const Node& n, const std::vector<const Tensor*>& ins, const Shape&
     for (const Tensor* x : ins) {
       if (x->dtype != t.dtype) fail(n, "inputs differ in dtype");
       const int64_t chunk = element_count(Shape(x->shape.begin() + axis, x->shape.end()));
-      if (x->dtype == DType::Float32) t.f32.insert(t.f32.end(), x->f32.begin() + o * chunk, x->f32.begin() + (o + 1) * chunk);
-      else t.i64.insert(t.i64.end(), x->i64.begin() + o * chunk, x->i64.begin() + (o + 1) * chunk);
+      t.append(*x, o * chunk, chunk);
     }
   }
   return t;
@@ -122,8 +121,7 @@ Tensor gather(const Node& n, const Tensor& data, const Tensor& indices, const Sh
     for (int64_t k = 0; k < indices.size(); ++k) {
       const int64_t j = index_in(n, indices.at(k), extent);
       const int64_t from = (o * extent + j) * inner;
-      if (data.dtype == DType::Float32) t.f32.insert(t.f32.end(), data.f32.begin() + from, data.f32.begin() + from + inner);
-      else t.i64.insert(t.i64.end(), data.i64.begin() + from, data.i64.begin() + from + inner);
+      t.append(data, from, inner);
     }
   }
   return t;
@@ -209,8 +207,7 @@ Tensor gather_elements(const Node& n, const Tensor& data, const Tensor& indices)
     for (size_t k = 0; k < j.size(); ++k) {
       from += (static_cast<int64_t>(k) == axis ? index_in(n, indices.at(f), a.cols) : j[k]) * stride[k];
     }
-    if (data.dtype == DType::Float32) t.f32.push_back(data.f32[from]);
-    else t.i64.push_back(data.i64[from]);
+    t.append(data, from);
     for (size_t k = j.size(); k-- > 0 && ++j[k] == indices.shape[k];) j[k] = 0;
   }
   return t;

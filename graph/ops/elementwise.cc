@@ -22,11 +22,13 @@ std::optional<double> scalar_of(const Graph& g, const std::string& value) {
 }
 
 // A scalar constant as a literal of its own dtype: the expression's constants are float32, so an
-// integer or bool one is a float32 literal cast to its type, exact up to 2^24. Beyond that it stays
-// a kernel argument (nullptr).
+// integer or bool one is a float32 literal cast to its type, exact up to 2^24, and a float64 one a
+// float32 literal only when float32 holds it exactly (its kernel code makes it a float64 literal).
+// Otherwise it stays a kernel argument (nullptr).
 ops::ElementwiseExprPtr literal_of(const Tensor& t) {
   const double v = t.at(0);
   if (t.dtype == DType::Float32) return ops::ew_constant(v);
+  if (t.dtype == DType::Float64) return static_cast<double>(static_cast<float>(v)) == v ? ops::ew_cast(ops::ew_constant(v), DType::Float64) : nullptr;
   if (std::fabs(v) > double(1 << 24)) return nullptr;
   return ops::ew_cast(ops::ew_constant(v), t.dtype);
 }
@@ -100,7 +102,7 @@ void check_inputs(const Node& n, const std::vector<const Tensor*>& inputs, const
     const Tensor* t = inputs[i];
     if (!t) continue;
     const std::string which = "input " + std::to_string(i);
-    const size_t held = t->dtype == DType::Float32 ? t->f32.size() : t->i64.size();
+    const size_t held = t->held();
     if (static_cast<int64_t>(held) != t->size()) fail(n, which + " holds " + std::to_string(held) + " elements, its shape " + std::to_string(t->size()));
     if (t->shape.size() > out_shape.size()) fail(n, which + " has more dimensions than the output");
     for (size_t d = 0; d < t->shape.size(); ++d) {
@@ -204,12 +206,11 @@ Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const S
   for (const Tensor* t : inputs) shapes.push_back(t ? t->shape : Shape{});
   // Integer inputs with an integer rule compute exactly (shape arithmetic); anything else in double.
   bool ints = static_cast<bool>(spec.i);
-  for (const Tensor* t : inputs) ints = ints && (!t || t->dtype != DType::Float32);
+  for (const Tensor* t : inputs) ints = ints && (!t || !t->is_float());
   Tensor out;
   out.dtype = out_dtype;
   out.shape = out_shape;
-  if (out_dtype == DType::Float32) out.f32.resize(element_count(out_shape));
-  else out.i64.resize(element_count(out_shape));
+  out.resize_elements(element_count(out_shape));
   // Absent trailing optional inputs read as their defaults.
   std::vector<double> args(std::max(inputs.size(), spec.defaults.size()));
   for (size_t i = inputs.size(); i < args.size(); ++i) args[i] = spec.defaults[i];
@@ -219,7 +220,7 @@ Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const S
     if (ints) {
       for (size_t i = 0; i < inputs.size(); ++i) int_args[i] = inputs[i] ? inputs[i]->i64[offs[i]] : 0;
       const int64_t v = spec.i(n, int_args);
-      if (out_dtype != DType::Float32) {
+      if (out_dtype != DType::Float32 && out_dtype != DType::Float64) {
         out.i64[e] = v;
         return;
       }
@@ -229,6 +230,7 @@ Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const S
       r = spec.f(args);
     }
     if (out_dtype == DType::Float32) out.f32[e] = static_cast<float>(r);
+    else if (out_dtype == DType::Float64) out.f64[e] = r;
     else if (out_dtype == DType::Bool) out.i64[e] = r != 0;
     else if (!(std::fabs(r) < 9.2e18)) fail(n, "a constant's result " + std::to_string(r) + " does not fit " + dtype_name(out_dtype));
     else out.i64[e] = static_cast<int64_t>(r);

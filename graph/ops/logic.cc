@@ -12,7 +12,7 @@ namespace {
 
 using K = ops::ElementwiseKind;
 
-bool numeric(DType t) { return t == DType::Float32 || t == DType::Int64 || t == DType::Int32; }
+bool numeric(DType t) { return t == DType::Float32 || t == DType::Float64 || t == DType::Int64 || t == DType::Int32; }
 DType to_bool(const Node&, const std::vector<DType>&) { return DType::Bool; }
 ops::ElementwiseExprPtr as_bool(ops::ElementwiseExprPtr e) { return ops::ew_cast(std::move(e), DType::Bool); }
 

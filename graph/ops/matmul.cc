@@ -134,7 +134,10 @@ void add_matmul_ops(std::vector<OpDef>& ops) {
   OpDef mm;
   mm.name = "MatMul";
   mm.versions = {1, 9, 13};
-  mm.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Float32, matmul_shape(g, n)); };
+  mm.infer = [](Graph& g, const Node& n) {
+    rules::require_float32(g, n, "MatMul");
+    rules::set_out(g, n, 0, DType::Float32, matmul_shape(g, n));
+  };
   mm.fusion.anchor = Anchor::Dense;
   ops.push_back(mm);
 
@@ -144,7 +147,10 @@ void add_matmul_ops(std::vector<OpDef>& ops) {
   gemm.attributes = {"alpha", "beta", "transA", "transB"};
   gemm.normalize = normalize_gemm;
   rules::old_attributes(gemm, {"broadcast"}, 7);
-  gemm.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Float32, gemm_shape(g, n)); };
+  gemm.infer = [](Graph& g, const Node& n) {
+    rules::require_float32(g, n, "Gemm");
+    rules::set_out(g, n, 0, DType::Float32, gemm_shape(g, n));
+  };
   gemm.fusion.anchor = Anchor::Dense;
   ops.push_back(gemm);
 

@@ -37,6 +37,7 @@ std::vector<Node> normalize_batch_norm(Graph&, Node n, const OpVersion&) {
 }
 
 void infer_batch_norm(Graph& g, const Node& n) {
+  rules::require_float32(g, n, n.op);
   const Value& x = rules::in(g, n, 0);
   if (x.shape.size() < 2) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; a channel axis (rank 2 or more) is required");
   for (size_t i = 1; i < 5; ++i) {
@@ -90,6 +91,7 @@ lowering::Named planes(const Node& n, const Shape& x) {
 }
 
 void infer_instance_norm(Graph& g, const Node& n) {
+  rules::require_float32(g, n, n.op);
   const Value& x = rules::in(g, n, 0);
   if (x.shape.size() < 3) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; [N, C, D1, ...] (rank 3 or more) is required");
   for (size_t i = 1; i < 3; ++i) {
@@ -140,6 +142,7 @@ void require_per_normalized_element(const Graph& g, const Node& n, size_t i, int
 }
 
 void infer_layer_norm(Graph& g, const Node& n) {
+  rules::require_float32(g, n, n.op);
   const int64_t axis = n.attr_int("axis", -1);
   require_per_normalized_element(g, n, 1, axis);
   if (g.input_present(n, 2)) require_per_normalized_element(g, n, 2, axis);

@@ -63,7 +63,7 @@ std::vector<Node> normalize_pad(Graph& g, Node n, const OpVersion& v) {
   n.attrs["mode"] = n.attr_string("mode", "constant");
   const DType dtype = in(g, n, 0).dtype;
   if (pad_mode(n) == strided::Mode::Constant && value.empty()) {
-    value = rules::add_constant(g, n.name + "_value", dtype == DType::Float32 ? Tensor::floats({}, {0.0f}) : Tensor::ints({}, {0}, dtype));
+    value = rules::add_constant(g, n.name + "_value", dtype == DType::Float32 ? Tensor::floats({}, {0.0f}) : dtype == DType::Float64 ? Tensor::doubles({}, {0.0}) : Tensor::ints({}, {0}, dtype));
   }
   n.inputs = {n.inputs.at(0)};
   if (pad_mode(n) == strided::Mode::Constant) n.inputs.push_back(value);

@@ -268,7 +268,10 @@ OpDef window_pool(const std::string& name, std::vector<int> versions, std::vecto
   d.versions = std::move(versions);
   d.attributes = std::move(attributes);
   d.normalize = [](Graph& g, Node n, const OpVersion&) { return window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize); };
-  d.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Float32, pool_shape(g, n)); };
+  d.infer = [](Graph& g, const Node& n) {
+    rules::require_float32(g, n, n.op);
+    rules::set_out(g, n, 0, DType::Float32, pool_shape(g, n));
+  };
   return d;
 }
 

@@ -160,8 +160,7 @@ Tensor fold_reduce(const Graph& g, const Node& n, const Tensor& x, Kind kind) {
     if (kind == Kind::L2) a = std::sqrt(a);
     if (kind == Kind::LogSum) a = std::log(a);
     if (kind == Kind::LogSumExp) a = std::log(a) + peak[o];
-    if (x.dtype == DType::Float32) out.f32.push_back(static_cast<float>(a));
-    else out.i64.push_back(static_cast<int64_t>(a));
+    out.append_value(a);
   }
   return out;
 }

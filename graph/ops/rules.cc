@@ -28,6 +28,14 @@ void set_out(Graph& g, const Node& n, size_t i, DType t, Shape s) {
   v.shape = std::move(s);
 }
 
+void require_float32(const Graph& g, const Node& n, const std::string& kernel) {
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (!g.input_present(n, i)) continue;
+    const Value& v = g.input_of(n, i);
+    if (v.dtype != DType::Float32) fail(n, "input " + std::to_string(i) + " ('" + v.name + "') is " + dtype_name(v.dtype) + "; " + kernel + " takes float32");
+  }
+}
+
 void same_as_input(Graph& g, const Node& n) { set_out(g, n, 0, in(g, n, 0).dtype, in(g, n, 0).shape); }
 
 void require_rank(const Node& n, const Value& v, size_t rank, const std::string& what) {

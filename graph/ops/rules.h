@@ -22,6 +22,9 @@ const Value& in(const Graph& g, const Node& n, size_t i);
 // Sets output i's dtype and shape (an absent output is skipped); a negative extent is an error.
 void set_out(Graph& g, const Node& n, size_t i, DType t, Shape s);
 void same_as_input(Graph& g, const Node& n);
+// Refuses, naming the input, a present input of another dtype than float32: `kernel` computes in
+// float32 only (a float64 or integer model value is not narrowed to it).
+void require_float32(const Graph& g, const Node& n, const std::string& kernel);
 void require_rank(const Node& n, const Value& v, size_t rank, const std::string& what);
 
 // An int64 input read as a list (axes, a shape): it must be a constant, since shapes are static.

@@ -32,7 +32,7 @@ size_t position(const Graph& g, const Node& n, size_t i, int64_t fallback, int64
   if (g.input_present(n, i)) {
     const Tensor* t = g.constant(n.inputs[i]);
     if (!t) fail(n, "input '" + n.inputs[i] + "' (position) must be a constant: sequences are resolved when the model is built");
-    if (t->dtype == DType::Float32 || t->dtype == DType::Bool || t->size() != 1) {
+    if (t->is_float() || t->dtype == DType::Bool || t->size() != 1) {
       fail(n, "input '" + n.inputs[i] + "' (position) must be one int32 or int64 value");
     }
     p = t->i64.at(0);
@@ -145,7 +145,7 @@ std::vector<int64_t> split_to_sequence_sizes(const Graph& g, const Node& n, int6
   if (!g.input_present(n, 1)) return std::vector<int64_t>(static_cast<size_t>(extent), 1);
   const Tensor* t = g.constant(n.inputs[1]);
   if (!t) fail(n, "input '" + n.inputs[1] + "' (split) must be a constant: sequences are resolved when the model is built");
-  if (t->dtype == DType::Float32 || t->dtype == DType::Bool) fail(n, "input '" + n.inputs[1] + "' (split) must be int32 or int64");
+  if (t->is_float() || t->dtype == DType::Bool) fail(n, "input '" + n.inputs[1] + "' (split) must be int32 or int64");
   if (t->shape.size() == 1) return t->i64;
   if (!t->shape.empty()) fail(n, "input '" + n.inputs[1] + "' (split) must be a scalar or a list");
   const int64_t chunk = t->i64.at(0);

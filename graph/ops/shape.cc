@@ -288,8 +288,9 @@ OpDef constant_of_shape() {
     Tensor t = fill_value(n);
     t.shape = g.value(n.outputs.at(0)).shape;
     const int64_t count = element_count(t.shape);
-    if (t.dtype == DType::Float32) t.f32.assign(static_cast<size_t>(count), t.f32.at(0));
-    else t.i64.assign(static_cast<size_t>(count), t.i64.at(0));
+    const Tensor one = t;
+    t.f32.clear(), t.f64.clear(), t.i64.clear();
+    for (int64_t i = 0; i < count; ++i) t.append(one, 0);
     return t;
   };
   return d;

@@ -54,8 +54,8 @@ Tensor read(const Node& n, const Tensor& x, const Axes& a, Mode mode, double pad
       outside |= i < 0;
       from += std::max<int64_t>(i, 0) * stride[k];
     }
-    if (x.dtype == DType::Float32) t.f32.push_back(outside ? static_cast<float>(pad) : x.f32[from]);
-    else t.i64.push_back(outside ? static_cast<int64_t>(pad) : x.i64[from]);
+    if (outside) t.append_value(pad);
+    else t.append(x, from);
     for (size_t k = rank; k-- > 0 && ++j[k] == a.out[k];) j[k] = 0;
   }
   return t;

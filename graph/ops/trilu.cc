@@ -21,6 +21,7 @@ std::optional<DType> produced(int64_t onnx_type) {
     case 6: return DType::Int32;
     case 7: return DType::Int64;
     case 9: return DType::Bool;
+    case 11: return DType::Float64;
     default: return std::nullopt;
   }
 }
@@ -55,7 +56,7 @@ std::vector<Node> normalize_trilu(Graph& g, Node n) {
     return {std::move(id)};
   }
   const std::string mask = rules::add_constant(g, n.name + "_mask", Tensor::ints({rows, cols}, std::move(keep), DType::Bool));
-  Tensor zero = x.dtype == DType::Float32 ? Tensor::floats({}, {0.0f}) : Tensor::ints({}, {0}, x.dtype);
+  Tensor zero = x.dtype == DType::Float32 ? Tensor::floats({}, {0.0f}) : x.dtype == DType::Float64 ? Tensor::doubles({}, {0.0}) : Tensor::ints({}, {0}, x.dtype);
   Node w = rules::helper_node(g, "Where", {mask, n.inputs[0], rules::add_constant(g, n.name + "_zero", std::move(zero))}, n.name + "_masked");
   w.outputs = {out};
   return {std::move(w)};
@@ -81,7 +82,7 @@ OpDef eye_like() {
   d.versions = {9};
   d.attributes = {"dtype", "k"};
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
-    if (n.has("dtype") && !produced(n.attr_int("dtype", 1))) return "attribute 'dtype' = " + onnx_dtype_name(n.attr_int("dtype", 1)) + " is not supported (float32, int64, int32, bool)";
+    if (n.has("dtype") && !produced(n.attr_int("dtype", 1))) return "attribute 'dtype' = " + onnx_dtype_name(n.attr_int("dtype", 1)) + " is not supported (float32, float64, int64, int32, bool)";
     return std::nullopt;
   };
   d.infer = [](Graph& g, const Node& n) {
@@ -96,6 +97,7 @@ OpDef eye_like() {
     for (int64_t i = 0; i < out.shape[0]; ++i) {
       for (int64_t j = 0; j < out.shape[1]; ++j) ones.push_back(j - i == k);
     }
+    if (out.dtype == DType::Float64) return Tensor::doubles(out.shape, std::vector<double>(ones.begin(), ones.end()));
     if (out.dtype != DType::Float32) return Tensor::ints(out.shape, std::move(ones), out.dtype);
     return Tensor::floats(out.shape, std::vector<float>(ones.begin(), ones.end()));
   };

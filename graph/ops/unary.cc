@@ -22,6 +22,10 @@ elementwise::Spec unary(const std::string& name, std::vector<int> versions, K ki
   return s;
 }
 
+// The kinds whose kernels compute float64 too (IEEE operations and LLVM's exact intrinsics); the
+// others' polynomials are float32 ones.
+bool float_kernel(size_t, DType t) { return t == DType::Float32 || t == DType::Float64; }
+
 double relu(double a) { return a > 0 ? a : 0; }
 double sigmoid(double a) { return 1 / (1 + std::exp(-a)); }
 double negate(double a) { return -a; }
@@ -71,14 +75,18 @@ void add_unary_ops(std::vector<OpDef>& ops) {
   elementwise::Spec r = unary("Relu", {1, 6, 13, 14}, K::Relu, relu);
   r.i = [](const Node&, const std::vector<int64_t>& a) { return std::max<int64_t>(a[0], 0); };
   r.epilogue = Epilogue::Relu;
+  r.kernel_takes = float_kernel;
   ops.push_back(elementwise::make_op(r));
   ops.push_back(elementwise::make_op(unary("Sigmoid", {1, 6, 13}, K::Sigmoid, sigmoid)));
   ops.push_back(elementwise::make_op(unary("Erf", {9, 13}, K::Erf, erf_)));
   ops.push_back(elementwise::make_op(unary("Tanh", {1, 6, 13}, K::Tanh, tanh_)));
-  ops.push_back(elementwise::make_op(unary("Sqrt", {1, 6, 13}, K::Sqrt, sqrt_)));
+  elementwise::Spec sqrt_op = unary("Sqrt", {1, 6, 13}, K::Sqrt, sqrt_);
+  sqrt_op.kernel_takes = float_kernel;
+  ops.push_back(elementwise::make_op(sqrt_op));
   ops.push_back(elementwise::make_op(unary("Exp", {1, 6, 13}, K::Exp, exp_)));
   elementwise::Spec neg = unary("Neg", {1, 6, 13}, K::Neg, negate);
   neg.i = [](const Node&, const std::vector<int64_t>& a) { return -a[0]; };
+  neg.kernel_takes = float_kernel;
   ops.push_back(elementwise::make_op(neg));
   struct Math {
     const char* name;
@@ -108,7 +116,12 @@ void add_unary_ops(std::vector<OpDef>& ops) {
       {"Softplus", {1}, K::Softplus, softplus},
       {"Softsign", {1}, K::Softsign, softsign},
   };
-  for (const Math& m : math) ops.push_back(elementwise::make_op(unary(m.name, m.versions, m.kind, m.f)));
+  for (const Math& m : math) {
+    elementwise::Spec s = unary(m.name, m.versions, m.kind, m.f);
+    const bool exact = m.kind == K::Abs || m.kind == K::Floor || m.kind == K::Ceil || m.kind == K::Round || m.kind == K::Sign || m.kind == K::Reciprocal;
+    if (exact) s.kernel_takes = float_kernel;
+    ops.push_back(elementwise::make_op(s));
+  }
   ops.push_back(clip());
   // Version 1 of these differs from 6 only by consumed_inputs (and takes float types only).
   for (size_t i = first; i < ops.size(); ++i) {

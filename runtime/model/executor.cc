@@ -33,6 +33,7 @@ void kernel_dtype(DType dtype, int32_t* code, int32_t* bits) {
     case DType::Int64: *code = TF_DTYPE_INT, *bits = 64; return;
     case DType::Int32: *code = TF_DTYPE_INT, *bits = 32; return;
     case DType::Bool: *code = TF_DTYPE_UINT, *bits = 8; return;
+    case DType::Float64: *code = TF_DTYPE_FLOAT, *bits = 64; return;
   }
   throw ModelFileError("unknown dtype");
 }

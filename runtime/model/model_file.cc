@@ -169,7 +169,7 @@ ModelFile model_of(const Json& j, const std::vector<uint8_t>& payload) {
     v.shape = field<std::vector<int64_t>>(values[i], "shape", where);
     const auto dtype = field<std::string>(values[i], "dtype", where);
     const auto known = dtype_from_name(dtype);
-    if (!known) fail(where + " ('" + v.name + "'): dtype " + quoted(dtype) + " is not supported (float32, int64, int32, bool)");
+    if (!known) fail(where + " ('" + v.name + "'): dtype " + quoted(dtype) + " is not supported (float32, int64, int32, bool, float64)");
     v.dtype = *known;
     const auto storage = field<std::string>(values[i], "storage", where);
     if (storage != "arena" && storage != "constant") fail(where + ": storage '" + storage + "' is neither arena nor constant");
