@@ -9,7 +9,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
+#include "bench/ort_peer.h"
 #include "runtime/model/executor.h"
 #include "support/npy.h"
 #include "tests/onnx_model_builder.h"
@@ -150,6 +152,74 @@ TEST(OnnxFloat64, ModOfFloat64IsExactWhereTheQuotientRoundsAcrossAnInteger) {
   std::vector<double> want;
   for (size_t i = 0; i < x.size(); ++i) want.push_back(std::fmod(x[i], y[i]));
   expect_exact(out, "r", DType::Float64, want);
+}
+
+// PyTorch's old exports: Add at opset 6 with 'broadcast' and 'axis', B aligned to A from the axis.
+TEST(OnnxFloat64, LegacyBroadcastOfOpset6AlignsBFromItsAxis) {
+  OnnxModelBuilder b(6);
+  b.input("a", {2, 3, 2}, onnx::TensorProto::DOUBLE).input("b", {3}, onnx::TensorProto::DOUBLE).input("c", {2}, onnx::TensorProto::DOUBLE);
+  b.output("at_axis").output("suffix");
+  auto& at_axis = b.node("Add", {"a", "b"}, {"at_axis"});
+  OnnxModelBuilder::attr(at_axis, "broadcast", int64_t{1});
+  OnnxModelBuilder::attr(at_axis, "axis", int64_t{1});
+  OnnxModelBuilder::attr(b.node("Sub", {"a", "c"}, {"suffix"}), "broadcast", int64_t{1});
+  std::vector<double> a(12), bv = {1e-12, 2e-12, 3e-12}, cv = {0.5, 0.25};
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 1.0 + static_cast<double>(i);
+  runtime::model::Executor exec(testing::build_with_defaults(b));
+  const HostTensors out = exec.run({{"a", HostTensor::float64s({2, 3, 2}, a)}, {"b", HostTensor::float64s({3}, bv)}, {"c", HostTensor::float64s({2}, cv)}});
+  std::vector<double> at, suffix;
+  for (size_t i = 0; i < a.size(); ++i) {
+    at.push_back(a[i] + bv[(i / 2) % 3]);
+    suffix.push_back(a[i] - cv[i % 2]);
+  }
+  expect_exact(out, "at_axis", DType::Float64, at);
+  expect_exact(out, "suffix", DType::Float64, suffix);
+
+  OnnxModelBuilder bad(6);
+  bad.input("a", {2, 3}).input("b", {3}).output("y");
+  bad.node("Mul", {"a", "b"}, {"y"}, "mul");
+  EXPECT_NE(testing::import_error(bad).find("node 'mul' (Mul): inputs [2,3] and [3] differ and attribute 'broadcast' is 0"), std::string::npos)
+      << testing::import_error(bad);
+}
+
+// The peer computes in double too: the kernels' outputs, and the .npy files between, are its bits.
+TEST(ModelVsOrt, Float64ElementwiseAgreesWithOnnxRuntimeExactly) {
+  const std::string problem = bench::ort_setup_problem();
+  ASSERT_EQ(problem, "") << "ONNX Runtime is needed for this check";
+  const std::string dir = ::testing::TempDir() + "/tf_f64_ort_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const OnnxModelBuilder b = float64_model(false);
+  const std::string onnx = dir + "/f64.onnx";
+  {
+    std::ofstream f(onnx, std::ios::binary);
+    f << b.bytes();
+  }
+  runtime::model::Executor exec(testing::build_with_defaults(b));
+  const HostTensors feeds = {{"x", HostTensor::float64s({2, 3}, kX)},
+                             {"y", HostTensor::float64s({2, 3}, kY)},
+                             {"f", HostTensor::floats({2, 3}, kF)},
+                             {"mask", HostTensor::bools({2, 3}, kMask)}};
+  bench::OrtOptions ort;
+  ort.model = onnx;
+  ort.work_dir = dir + "/ort";
+  for (const auto& [name, t] : feeds) {
+    ort.inputs[name] = dir + "/" + name + ".npy";
+    write_npy(ort.inputs[name], t);
+  }
+  const HostTensors ours = exec.run(feeds);
+  const bench::OrtResult theirs = bench::run_ort(ort);
+  for (const auto& [name, t] : ours) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(theirs.output_files.count(name), 1u);
+    const HostTensor want = read_npy(theirs.output_files.at(name));
+    EXPECT_EQ(t.dtype, want.dtype);
+    ASSERT_EQ(t.elements(), want.elements());
+    for (int64_t i = 0; i < t.elements(); ++i) {
+      if (std::isnan(want.at(i))) EXPECT_TRUE(std::isnan(t.at(i))) << i;
+      else EXPECT_EQ(t.at(i), want.at(i)) << i;
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(OnnxFloat64, NpyFilesOfFloat64RoundTrip) {
