@@ -6,35 +6,17 @@
 
 #include <cmath>
 
-#include "compiler/codegen/target.h"
-#include "compiler/error.h"
-#include "graph/build.h"
-#include "graph/onnx_import.h"
-#include "graph/pipeline.h"
-#include "runtime/model/executor.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/onnx_model_run.h"
 
 namespace tf::graph {
 namespace {
 
 using runtime::model::HostTensors;
 using testing::OnnxModelBuilder;
-
-HostTensors run(const OnnxModelBuilder& b, const HostTensors& feeds) {
-  BuildOptions options;
-  options.target = codegen::host_target();
-  runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "loss.onnx")), options));
-  return exec.run(feeds);
-}
-
-void expect_near(const HostTensors& out, const std::string& name, const Shape& shape, const std::vector<double>& want) {
-  SCOPED_TRACE(name);
-  ASSERT_EQ(out.count(name), 1u);
-  const HostTensor& t = out.at(name);
-  EXPECT_EQ(t.shape, shape);
-  ASSERT_EQ(t.elements(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(t.at(static_cast<int64_t>(i)), want[i], 1e-5 * (1 + std::fabs(want[i]))) << i;
-}
+using testing::import_error;
+using testing::expect_output;
+using testing::run_typed;
 
 std::vector<float> iota(int n) {
   std::vector<float> v;
@@ -56,15 +38,15 @@ TEST(OnnxLossOps, NllLossWeightsIgnoresAndReducesWithRuntimeTargets) {
   auto& plain = b.node("NegativeLogLikelihoodLoss", {"x", "t"}, {"loss_plain"});
   OnnxModelBuilder::attr(plain, "ignore_index", int64_t{-1});
   b.output("loss_plain");
-  const HostTensors out = run(b, {{"x", HostTensor::floats({2, 3, 2}, iota(12))},
+  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({2, 3, 2}, iota(12))},
                                   {"t", HostTensor::int64s({2, 2}, {2, 0, 1, -1})},
                                   {"w", HostTensor::floats({3}, {0.5f, 1.0f, 2.0f})}});
-  expect_near(out, "loss_none", {2, 2}, {-8, -0.5, -8, 0});
-  expect_near(out, "loss_sum", {}, {-16.5});
+  expect_output(out, "loss_none", {2, 2}, {-8, -0.5, -8, 0}, 1e-5);
+  expect_output(out, "loss_sum", {}, {-16.5}, 1e-5);
   // The weighted mean divides by the weights of the counted targets: 2 + 0.5 + 1.
-  expect_near(out, "loss_mean", {}, {-16.5 / 3.5});
+  expect_output(out, "loss_mean", {}, {-16.5 / 3.5}, 1e-5);
   // Without weights it divides by the number of counted targets: (-4 - 1 - 8) / 3.
-  expect_near(out, "loss_plain", {}, {-13.0 / 3});
+  expect_output(out, "loss_plain", {}, {-13.0 / 3}, 1e-5);
 }
 
 TEST(OnnxLossOps, SoftmaxCrossEntropyGivesTheLossAndTheLogProbabilities) {
@@ -72,10 +54,10 @@ TEST(OnnxLossOps, SoftmaxCrossEntropyGivesTheLossAndTheLogProbabilities) {
   b.input("x", {2, 3}).input("t", {2}, onnx::TensorProto::INT64);
   b.node("SoftmaxCrossEntropyLoss", {"x", "t"}, {"loss", "log_prob"});
   b.output("loss").output("log_prob");
-  const HostTensors out = run(b, {{"x", HostTensor::floats({2, 3}, {0, 1, 2, 1, 1, 1})}, {"t", HostTensor::int64s({2}, {2, 0})}});
+  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({2, 3}, {0, 1, 2, 1, 1, 1})}, {"t", HostTensor::int64s({2}, {2, 0})}});
   const double lse0 = std::log(1 + std::exp(1.0) + std::exp(2.0)), third = -std::log(3.0);
-  expect_near(out, "log_prob", {2, 3}, {-lse0, 1 - lse0, 2 - lse0, third, third, third});
-  expect_near(out, "loss", {}, {((lse0 - 2) - third) / 2});
+  expect_output(out, "log_prob", {2, 3}, {-lse0, 1 - lse0, 2 - lse0, third, third, third}, 1e-5);
+  expect_output(out, "loss", {}, {((lse0 - 2) - third) / 2}, 1e-5);
 }
 
 // x[b, i, j] = 12b + 4i + j on [2, 3, 4]: upper keeps j - i >= 1, lower keeps j - i <= -1.
@@ -86,15 +68,15 @@ TEST(OnnxLossOps, TriluMasksEachMatrixOfABatch) {
   b.node("Trilu", {"x", "k_up"}, {"upper"});
   OnnxModelBuilder::attr(b.node("Trilu", {"x", "k_low"}, {"lower"}), "upper", int64_t{0});
   b.output("upper").output("lower");
-  const HostTensors out = run(b, {{"x", HostTensor::floats({2, 3, 4}, iota(24))}});
+  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({2, 3, 4}, iota(24))}});
   std::vector<double> upper, lower;
   for (int e = 0; e < 24; ++e) {
     const int i = (e / 4) % 3, j = e % 4;
     upper.push_back(j - i >= 1 ? e : 0);
     lower.push_back(j - i <= -1 ? e : 0);
   }
-  expect_near(out, "upper", {2, 3, 4}, upper);
-  expect_near(out, "lower", {2, 3, 4}, lower);
+  expect_output(out, "upper", {2, 3, 4}, upper, 1e-5);
+  expect_output(out, "lower", {2, 3, 4}, lower, 1e-5);
 }
 
 TEST(OnnxLossOps, EyeLikeFoldsAndOneHotRunsOnRuntimeIndices) {
@@ -108,12 +90,12 @@ TEST(OnnxLossOps, EyeLikeFoldsAndOneHotRunsOnRuntimeIndices) {
   b.ints("depth3", {}, {3});
   b.node("OneHot", {"fidx", "depth3", "fvalues"}, {"fhot"});
   b.output("eye").output("hot").output("fhot");
-  const HostTensors out = run(b, {{"x", HostTensor::floats({3, 4}, iota(12))}, {"idx", HostTensor::int64s({3}, {1, -1, 5})},
+  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({3, 4}, iota(12))}, {"idx", HostTensor::int64s({3}, {1, -1, 5})},
                                   {"fidx", HostTensor::floats({2}, {2, -3})}, {"fvalues", HostTensor::floats({2}, {0.5f, 9})}});
-  expect_near(out, "fhot", {2, 3}, {0.5, 0.5, 9, 9, 0.5, 0.5});
-  expect_near(out, "eye", {3, 4}, {0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
+  expect_output(out, "fhot", {2, 3}, {0.5, 0.5, 9, 9, 0.5, 0.5}, 1e-5);
+  expect_output(out, "eye", {3, 4}, {0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, 1e-5);
   // Along axis 0: index 1 is class 1, -1 is class 3, 5 is none.
-  expect_near(out, "hot", {4, 3}, {-1, -1, -1, 3, -1, -1, -1, -1, -1, -1, 3, -1});
+  expect_output(out, "hot", {4, 3}, {-1, -1, -1, 3, -1, -1, -1, -1, -1, -1, 3, -1}, 1e-5);
 }
 
 TEST(OnnxLossOps, ElementwiseTakesTypedLiteralsScalarsAndMergesRankSeven) {
@@ -130,18 +112,18 @@ TEST(OnnxLossOps, ElementwiseTakesTypedLiteralsScalarsAndMergesRankSeven) {
   for (const char* o : {"is_minus_one", "replaced", "replaced_big", "product", "sum7"}) b.output(o);
   std::vector<double> sum7;
   for (int i = 0; i < 128; ++i) sum7.push_back(i + (i % 2 ? 20 : 10));
-  const HostTensors out = run(b, {{"t", HostTensor::int64s({3}, {4, -1, 0})},
+  const HostTensors out = run_typed(b, {{"t", HostTensor::int64s({3}, {4, -1, 0})},
                                   {"a", HostTensor::floats({}, {1.5f})},
                                   {"c", HostTensor::floats({}, {-4.0f})},
                                   {"x", HostTensor::floats({2, 2, 2, 2, 2, 2, 2}, iota(128))},
                                   {"y", HostTensor::floats({1, 1, 1, 1, 1, 1, 2}, {10, 20})}});
   EXPECT_EQ(out.at("is_minus_one").dtype, DType::Bool);
-  expect_near(out, "is_minus_one", {3}, {0, 1, 0});
+  expect_output(out, "is_minus_one", {3}, {0, 1, 0}, 1e-5);
   EXPECT_EQ(out.at("replaced").dtype, DType::Int64);
-  expect_near(out, "replaced", {3}, {4, 7, 0});
+  expect_output(out, "replaced", {3}, {4, 7, 0}, 1e-5);
   EXPECT_EQ(out.at("replaced_big").as_int64s(), (std::vector<int64_t>{4, int64_t{1} << 40, 0}));
-  expect_near(out, "product", {}, {-6});
-  expect_near(out, "sum7", {2, 2, 2, 2, 2, 2, 2}, sum7);
+  expect_output(out, "product", {}, {-6}, 1e-5);
+  expect_output(out, "sum7", {2, 2, 2, 2, 2, 2, 2}, sum7, 1e-5);
 }
 
 TEST(OnnxLossOps, RankSevenThatAlternatesBroadcastIsRefusedByName) {
@@ -150,7 +132,7 @@ TEST(OnnxLossOps, RankSevenThatAlternatesBroadcastIsRefusedByName) {
   b.node("Add", {"x", "y"}, {"z"}, "alternating");
   b.output("z");
   try {
-    run(b, {});
+    run_typed(b, {});
     FAIL() << "expected a refusal";
   } catch (const CompileError& e) {
     const std::string what = e.what();

@@ -174,7 +174,7 @@ std::string markdown_table(const std::map<std::string, Counts>& by_op) {
     table += row(op, c, why);
   }
   table += row("**all**", sum, "");
-  std::string text = table + "\nOps tunefarm does not import (every node test refused as `op X is not supported` or for its inputs' dtype; node tests in brackets): ";
+  std::string text = table + "\nOps whose every node test is refused as an op tunefarm does not import or for inputs of a dtype it does not take (node tests in brackets): ";
   for (size_t i = 0; i < unsupported.size(); ++i) text += (i ? ", " : "") + unsupported[i];
   return text + ".\n";
 }

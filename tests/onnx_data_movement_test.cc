@@ -5,41 +5,23 @@
 // written from ONNX's definitions by hand (index lists), not by the code under test.
 #include <gtest/gtest.h>
 
-#include "compiler/codegen/target.h"
-#include "compiler/error.h"
-#include "graph/build.h"
-#include "graph/onnx_import.h"
-#include "graph/pipeline.h"
-#include "runtime/model/executor.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/onnx_model_run.h"
 
 namespace tf::graph {
 namespace {
 
 using runtime::model::HostTensors;
 using testing::OnnxModelBuilder;
+using testing::import_error;
+using testing::expect_output;
+using testing::run_typed;
 
 // x[r, c] = 5r + c on [4, 5].
 std::vector<float> iota20() {
   std::vector<float> v;
   for (int i = 0; i < 20; ++i) v.push_back(static_cast<float>(i));
   return v;
-}
-
-HostTensors run(const OnnxModelBuilder& b, const HostTensors& feeds) {
-  BuildOptions options;
-  options.target = codegen::host_target();
-  runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "moves.onnx")), options));
-  return exec.run(feeds);
-}
-
-void expect_values(const HostTensors& out, const std::string& name, const Shape& shape, const std::vector<double>& want) {
-  SCOPED_TRACE(name);
-  ASSERT_EQ(out.count(name), 1u);
-  const HostTensor& t = out.at(name);
-  EXPECT_EQ(t.shape, shape);
-  ASSERT_EQ(t.elements(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(t.at(static_cast<int64_t>(i)), want[i]) << i;
 }
 
 // Values of x at rows `rows` and columns `cols`, row-major.
@@ -67,22 +49,22 @@ TEST(OnnxDataMovement, SliceSplitPadTileExpandRunAsStridedCopies) {
   b.ints("to", {3}, {2, 1, 5});
   b.node("Expand", {"x", "to"}, {"expanded"});
   for (const char* o : {"sliced", "left", "right", "reflected", "padded", "tiled", "expanded"}) b.output(o);
-  const HostTensors out = run(b, {{"x", HostTensor::floats({4, 5}, iota20())}, {"v", HostTensor::floats({}, {-7.5f})}});
+  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({4, 5}, iota20())}, {"v", HostTensor::floats({}, {-7.5f})}});
 
-  expect_values(out, "sliced", {2, 3}, pick({3, 1}, {4, 2, 0}));
-  expect_values(out, "left", {4, 2}, pick({0, 1, 2, 3}, {0, 1}));
-  expect_values(out, "right", {4, 3}, pick({0, 1, 2, 3}, {2, 3, 4}));
+  expect_output(out, "sliced", {2, 3}, pick({3, 1}, {4, 2, 0}));
+  expect_output(out, "left", {4, 2}, pick({0, 1, 2, 3}, {0, 1}));
+  expect_output(out, "right", {4, 3}, pick({0, 1, 2, 3}, {2, 3, 4}));
   // numpy's reflect: index -1 reads 1, -2 reads 2, 5 reads 3.
-  expect_values(out, "reflected", {5, 8}, pick({1, 0, 1, 2, 3}, {2, 1, 0, 1, 2, 3, 4, 3}));
+  expect_output(out, "reflected", {5, 8}, pick({1, 0, 1, 2, 3}, {2, 1, 0, 1, 2, 3, 4, 3}));
   std::vector<double> padded;
   for (int r = 0; r < 5; ++r) {
     for (int c = -1; c < 5; ++c) padded.push_back(r < 4 && c >= 0 ? 5 * r + c : -7.5);
   }
-  expect_values(out, "padded", {5, 6}, padded);
-  expect_values(out, "tiled", {8, 5}, pick({0, 1, 2, 3, 0, 1, 2, 3}, {0, 1, 2, 3, 4}));
+  expect_output(out, "padded", {5, 6}, padded);
+  expect_output(out, "tiled", {8, 5}, pick({0, 1, 2, 3, 0, 1, 2, 3}, {0, 1, 2, 3, 4}));
   std::vector<double> twice = pick({0, 1, 2, 3}, {0, 1, 2, 3, 4});
   twice.insert(twice.end(), twice.begin(), twice.end());
-  expect_values(out, "expanded", {2, 4, 5}, twice);
+  expect_output(out, "expanded", {2, 4, 5}, twice);
 }
 
 TEST(OnnxDataMovement, GatherTakesRuntimeIndicesAndGatherElementsConstantOnes) {
@@ -92,9 +74,9 @@ TEST(OnnxDataMovement, GatherTakesRuntimeIndicesAndGatherElementsConstantOnes) {
   b.ints("cols", {4, 2}, {4, -5, 0, 1, 2, 3, -1, 0});
   OnnxModelBuilder::attr(b.node("GatherElements", {"x", "cols"}, {"by_cols"}), "axis", int64_t{1});
   b.output("by_rows").output("by_cols");
-  const HostTensors out = run(b, {{"x", HostTensor::floats({4, 5}, iota20())}, {"rows", HostTensor::int64s({3}, {3, -4, 2})}});
-  expect_values(out, "by_rows", {3, 5}, pick({3, 0, 2}, {0, 1, 2, 3, 4}));
-  expect_values(out, "by_cols", {4, 2}, {4, 0, 5, 6, 12, 13, 19, 15});
+  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({4, 5}, iota20())}, {"rows", HostTensor::int64s({3}, {3, -4, 2})}});
+  expect_output(out, "by_rows", {3, 5}, pick({3, 0, 2}, {0, 1, 2, 3, 4}));
+  expect_output(out, "by_cols", {4, 2}, {4, 0, 5, 6, 12, 13, 19, 15});
 }
 
 TEST(OnnxDataMovement, ShapeValuesFoldIntoConstantOutputs) {
@@ -113,11 +95,11 @@ TEST(OnnxDataMovement, ShapeValuesFoldIntoConstantOutputs) {
   a->mutable_t()->add_float_data(2.5f);
   b.node("Relu", {"x"}, {"y"});
   for (const char* o : {"size", "range", "filled", "y"}) b.output(o);
-  const HostTensors out = run(b, {{"x", HostTensor::floats({4, 5}, iota20())}});
-  expect_values(out, "size", {}, {20});
+  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({4, 5}, iota20())}});
+  expect_output(out, "size", {}, {20});
   EXPECT_EQ(out.at("size").dtype, DType::Int64);
-  expect_values(out, "range", {3}, {10, 7, 4});
-  expect_values(out, "filled", {2, 3}, {2.5, 2.5, 2.5, 2.5, 2.5, 2.5});
+  expect_output(out, "range", {3}, {10, 7, 4});
+  expect_output(out, "filled", {2, 3}, {2.5, 2.5, 2.5, 2.5, 2.5, 2.5});
 }
 
 TEST(OnnxDataMovement, BadAttributesAreRefusedNamingTheNode) {

@@ -4,44 +4,17 @@
 // outputs are refused by name. Expected values are written from ONNX's definitions by hand.
 #include <gtest/gtest.h>
 
-#include "compiler/codegen/target.h"
-#include "compiler/error.h"
-#include "graph/build.h"
-#include "graph/onnx_import.h"
-#include "graph/pipeline.h"
-#include "runtime/model/executor.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/onnx_model_run.h"
 
 namespace tf::graph {
 namespace {
 
 using runtime::model::HostTensors;
 using testing::OnnxModelBuilder;
-
-HostTensors run(const OnnxModelBuilder& b, const HostTensors& feeds) {
-  BuildOptions options;
-  options.target = codegen::host_target();
-  runtime::model::Executor exec(build_model(plan_graph(import_onnx_bytes(b.bytes(), "sequences.onnx")), options));
-  return exec.run(feeds);
-}
-
-std::string import_error(const OnnxModelBuilder& b) {
-  try {
-    import_onnx_bytes(b.bytes(), "sequences.onnx");
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expect_values(const HostTensors& out, const std::string& name, const Shape& shape, const std::vector<double>& want) {
-  SCOPED_TRACE(name);
-  ASSERT_EQ(out.count(name), 1u);
-  const HostTensor& t = out.at(name);
-  EXPECT_EQ(t.shape, shape);
-  ASSERT_EQ(t.elements(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(t.at(static_cast<int64_t>(i)), want[i]) << i;
-}
+using testing::import_error;
+using testing::expect_output;
+using testing::run_typed;
 
 HostTensor floats(Shape shape, const std::vector<float>& v) { return HostTensor::floats(std::move(shape), v); }
 
@@ -59,11 +32,11 @@ TEST(OnnxSequence, InsertEraseAtAndLengthFollowTheListAtBuildTime) {
   b.node("SequenceInsert", {"s1", "z", "last"}, {"s5"});        // [x, z, y]: -1 counts back from the end
   b.node("SequenceAt", {"s5", "second"}, {"inserted"});         // z
   b.output("at_last").output("at_front").output("length").output("inserted");
-  const HostTensors out = run(b, {{"x", floats({2}, {1, 2})}, {"y", floats({2}, {3, 4})}, {"z", floats({2}, {5, 6})}});
-  expect_values(out, "at_last", {2}, {1, 2});
-  expect_values(out, "at_front", {2}, {5, 6});
-  expect_values(out, "length", {}, {3});
-  expect_values(out, "inserted", {2}, {5, 6});
+  const HostTensors out = run_typed(b, {{"x", floats({2}, {1, 2})}, {"y", floats({2}, {3, 4})}, {"z", floats({2}, {5, 6})}});
+  expect_output(out, "at_last", {2}, {1, 2});
+  expect_output(out, "at_front", {2}, {5, 6});
+  expect_output(out, "length", {}, {3});
+  expect_output(out, "inserted", {2}, {5, 6});
   EXPECT_EQ(out.at("length").dtype, DType::Int64);
 }
 
@@ -76,9 +49,9 @@ TEST(OnnxSequence, ConcatFromSequenceConcatenatesOrStacks) {
   OnnxModelBuilder::attr(stack, "axis", int64_t{-1});
   OnnxModelBuilder::attr(stack, "new_axis", int64_t{1});
   b.output("joined").output("stacked");
-  const HostTensors out = run(b, {{"x", floats({1, 2}, {1, 2})}, {"y", floats({1, 2}, {3, 4})}});
-  expect_values(out, "joined", {1, 4}, {1, 2, 3, 4});
-  expect_values(out, "stacked", {1, 2, 2}, {1, 3, 2, 4});  // stacked[0, j, k] = (k ? y : x)[0, j]
+  const HostTensors out = run_typed(b, {{"x", floats({1, 2}, {1, 2})}, {"y", floats({1, 2}, {3, 4})}});
+  expect_output(out, "joined", {1, 4}, {1, 2, 3, 4});
+  expect_output(out, "stacked", {1, 2, 2}, {1, 3, 2, 4});  // stacked[0, j, k] = (k ? y : x)[0, j]
 }
 
 TEST(OnnxSequence, SplitToSequenceBySizesChunksOrSqueezedRows) {
@@ -94,11 +67,11 @@ TEST(OnnxSequence, SplitToSequenceBySizesChunksOrSqueezedRows) {
   OnnxModelBuilder::attr(rows, "keepdims", int64_t{0});
   b.node("SequenceAt", {"rows", "last"}, {"last_row"});
   b.output("last_piece").output("last_chunk").output("chunks").output("last_row");
-  const HostTensors out = run(b, {{"x", floats({3, 2}, {0, 1, 2, 3, 4, 5})}});
-  expect_values(out, "last_piece", {2, 2}, {2, 3, 4, 5});
-  expect_values(out, "last_chunk", {1, 2}, {4, 5});
-  expect_values(out, "chunks", {}, {2});
-  expect_values(out, "last_row", {2}, {4, 5});
+  const HostTensors out = run_typed(b, {{"x", floats({3, 2}, {0, 1, 2, 3, 4, 5})}});
+  expect_output(out, "last_piece", {2, 2}, {2, 3, 4, 5});
+  expect_output(out, "last_chunk", {1, 2}, {4, 5});
+  expect_output(out, "chunks", {}, {2});
+  expect_output(out, "last_row", {2}, {4, 5});
 }
 
 TEST(OnnxSequence, RuntimePositionsOutOfRangePositionsAndSequenceOutputsAreRefusedByName) {
