@@ -13,6 +13,7 @@
 
 #include "compiler/ops/conv2d_shape.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/vector_columns.h"
 #include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
@@ -126,14 +127,6 @@ space::ConfigSpace Conv2d::config_space(const std::vector<int64_t>& s, const cod
   return cs;
 }
 
-// A tile no wider than a vector is one (possibly partial) vector; a wider one is cut into the
-// widest power-of-two fraction of the target's vector that divides it.
-int64_t vector_width(int64_t xw, int64_t lanes) {
-  if (xw <= lanes) return xw;
-  int64_t v = lanes;
-  while (v > 1 && xw % v != 0) v /= 2;
-  return v;
-}
 
 Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
   const Conv2dShape sh = Conv2dShape::from_vector(s);
@@ -203,12 +196,7 @@ Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& c
   Tensor tile = has_bias(epilogue_) ? conv : sch.cache_write(conv);
 
   const int64_t vw = vector_width(xw, lanes);
-  auto vector_columns = [&](schedule::Stage& st, const IterVar& col) {
-    if (vw <= 1) return;
-    auto [co, ci] = st.split(col, vw);
-    st.unroll(co);
-    st.vectorize(ci);
-  };
+  auto vector_columns = [vw](schedule::Stage& st, const IterVar& col) { vectorize_columns(st, col, vw); };
 
   schedule::Stage& w = sch[out];
   auto [k_o, k_i] = w.split(w.axis(1), kb);

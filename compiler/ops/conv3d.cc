@@ -11,7 +11,9 @@
 
 #include "compiler/ops/conv3d_shape.h"
 #include "compiler/ops/conv3d_tile.h"
+#include "compiler/ops/pad3d.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/vector_columns.h"
 #include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
@@ -79,30 +81,12 @@ Scheduled Conv3d::schedule(const std::vector<int64_t>& s, const space::Config& c
   tile.relu = relu_;
   const Tensor data = tile.data, weight = tile.weight;
   if (sh.padded()) {
-    tile.source = te::compute({sh.n, sh.c, ax[0].padded(), ax[1].padded(), ax[2].padded()}, [&](const te::Indices& i) {
-      Expr inside;
-      std::vector<Expr> at = {i[0], i[1]};
-      for (int a = 0; a < 3; ++a) {
-        Expr v = i[2 + a] - Expr(ax[a].pad_begin);
-        Expr in = ir::logical_and(v >= Expr(int64_t{0}), v < Expr(ax[a].in));
-        inside = inside.get() ? ir::logical_and(inside, in) : in;
-        at.push_back(ir::min(ir::max(v, Expr(int64_t{0})), Expr(ax[a].in - 1)));
-      }
-      return ir::make_select(inside, data(at), Expr(0.0f));
-    }, "data.padded", {"n", "c", "z", "y", "x"});
+    tile.source = pad_ncdhw(data, sh.n, sh.c, ax, Expr(0.0f), "data.padded", {"n", "c", "z", "y", "x"});
   }
   tile.weight_at = [weight](Expr k, Expr c, Expr kz, Expr ky, Expr kx) { return weight(k, c, kz, ky, kx); };
   return schedule_conv3d_tile(tile, cfg, t);
 }
 
-// A tile no wider than a vector is one (possibly partial) vector; a wider one is cut into the
-// widest power-of-two fraction of the target's vector that divides it.
-int64_t vector_width(int64_t xw, int64_t lanes) {
-  if (xw <= lanes) return xw;
-  int64_t v = lanes;
-  while (v > 1 && xw % v != 0) v /= 2;
-  return v;
-}
 
 }  // namespace
 
@@ -156,12 +140,7 @@ Scheduled schedule_conv3d_tile(const Conv3dTile& t, const space::Config& cfg, co
   Tensor acc = t.bias.op() ? conv : sch.cache_write(conv);
 
   const int64_t vw = vector_width(xw, lanes);
-  auto vector_columns = [&](schedule::Stage& st, const IterVar& col) {
-    if (vw <= 1) return;
-    auto [co, ci] = st.split(col, vw);
-    st.unroll(co);
-    st.vectorize(ci);
-  };
+  auto vector_columns = [vw](schedule::Stage& st, const IterVar& col) { vectorize_columns(st, col, vw); };
 
   schedule::Stage& o = sch[out];
   auto [k_o, k_i] = o.split(o.axis(1), kb);

@@ -11,6 +11,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/model_operators.h"
+#include "compiler/ops/pad3d.h"
 #include "compiler/ops/window_axes3d.h"
 
 namespace tf::ops {
@@ -187,17 +188,7 @@ Scheduled Pool3d::schedule(const std::vector<int64_t>& s, const space::Config& c
   te::Tensor padded;
   std::function<Expr(const std::vector<Expr>&)> source = [&](const std::vector<Expr>& i) { return x(i); };
   if (p.padded()) {
-    padded = te::compute({p.n, p.c, ax[0].padded(), ax[1].padded(), ax[2].padded()}, [&](const te::Indices& i) {
-      Expr inside;
-      std::vector<Expr> at = {i[0], i[1]};
-      for (int a = 0; a < 3; ++a) {
-        Expr v = i[2 + a] - Expr(ax[a].pad_begin);
-        Expr in = ir::logical_and(v >= Expr(int64_t{0}), v < Expr(ax[a].in));
-        inside = inside.get() ? ir::logical_and(inside, in) : in;
-        at.push_back(ir::min(ir::max(v, Expr(int64_t{0})), Expr(ax[a].in - 1)));
-      }
-      return ir::make_select(inside, x(at), pad_value);
-    }, "X.padded", {"n", "c", "zp", "yp", "xp"});
+    padded = pad_ncdhw(x, p.n, p.c, ax, pad_value, "X.padded", {"n", "c", "zp", "yp", "xp"});
     source = [&](const std::vector<Expr>& i) { return padded(i); };
   }
   ir::IterVar k[3] = {te::reduce_axis(ax[0].kernel, "kz"), te::reduce_axis(ax[1].kernel, "ky"), te::reduce_axis(ax[2].kernel, "kx")};
