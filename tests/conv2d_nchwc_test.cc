@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "compiler/compiler.h"
+#include "compiler/error.h"
 #include "compiler/ops/nchwc_shape.h"
 #include "runtime/thread_pool.h"
 #include "tests/config_check.h"
@@ -65,7 +66,7 @@ TEST_F(NchwcSpace, DepthwiseOddShapes) {
 
 TEST_F(NchwcSpace, EveryEpilogue) {
   uint64_t seed = 30;
-  for (const std::string op : {"conv2d_nchwc_bias", "conv2d_nchwc_bias_relu", "conv2d_nchwc_bias_add_relu", "conv2d_nchwc_bias_clip"}) {
+  for (const std::string op : {"conv2d_nchwc_bias", "conv2d_nchwc_bias_relu", "conv2d_nchwc_bias_add", "conv2d_nchwc_bias_add_relu", "conv2d_nchwc_bias_clip"}) {
     expect_configs_correct(op, "n=2,c=6,h=9,w=11,k=10,r=3,s=3,stride=2,pad=1,ib=4,ob=4", 5, ++seed);
     expect_configs_correct(op, "c=24,h=7,w=13,k=20,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1", 5, ++seed);
   }
@@ -84,6 +85,29 @@ TEST_F(NchwcSpace, LayoutOperators) {
   expect_configs_correct("layout_from_nchwc", "c=64,h=9,w=20", 3, 43);
   expect_configs_correct("pack_conv_weight", "k=13,c=7,r=3,s=3,ib=4,ob=8", 2, 44);
   expect_configs_correct("pack_conv_weight", "k=64,c=32,r=1,s=1", 2, 45);
+}
+
+// The pools of a blocked activation: padded and unpadded windows, ragged last blocks, a block wider
+// than the vector, average pooling with and without the padding counted.
+TEST_F(NchwcSpace, Pools) {
+  uint64_t seed = 60;
+  for (const std::string op : {"max_pool2d_nchwc", "avg_pool2d_nchwc"}) {
+    expect_configs_correct(op, "c=64,h=112,w=112,r=3,s=3,stride=2,pad=1", 2, ++seed);  // ResNet's stem
+    expect_configs_correct(op, "n=2,c=19,h=9,w=11,r=3,s=3,stride=2,pad=1,b=8", 6, ++seed);
+    expect_configs_correct(op, "c=5,h=7,w=13,r=2,s=3,stride=1,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2,b=4", 6, ++seed);
+    expect_configs_correct(op, "c=40,h=8,w=8,r=2,s=2,stride=2,b=32", 4, ++seed);
+  }
+  expect_configs_correct("avg_pool2d_nchwc", "c=20,h=7,w=7,r=3,s=3,stride=1,pad=1,count_include_pad=1", 4, ++seed);
+}
+
+TEST(NchwcOp, PoolShapesAddTheBlock) {
+  const auto shape = ops::parse_shape("max_pool2d_nchwc", "c=64,h=112,w=112,r=3,s=3,stride=2,pad=1");
+  EXPECT_EQ(shape.back(), 16);  // the block defaults to 16
+  const auto& op = ops::find_operator("max_pool2d_nchwc");
+  EXPECT_EQ(op.output_shape(shape), (std::vector<int64_t>{1, 4, 56, 56, 16}));
+  EXPECT_EQ(op.shape_text(shape), ops::find_operator("max_pool2d").shape_text(std::vector<int64_t>(shape.begin(), shape.end() - 1)) + ",b=16");
+  EXPECT_THROW(op.check_shape({1, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 0}), CompileError);  // b = 0
+  EXPECT_THROW(op.check_shape(ops::parse_shape("max_pool2d_nchwc", "c=8,h=4,w=4,r=5,s=3,b=8")), CompileError);  // window taller than the input
 }
 
 // clip(0, 6) must clip at 6, which inputs in [-1, 1) reach only when many products add up.

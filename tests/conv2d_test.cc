@@ -58,7 +58,7 @@ TEST_F(Conv2dSpace, OneByOneKernelAndOneByOneImage) {
 
 TEST_F(Conv2dSpace, EveryEpilogue) {
   uint64_t seed = 20;
-  for (const std::string op : {"conv2d_bias", "conv2d_bias_relu", "conv2d_bias_add_relu", "conv2d_bias_clip"}) {
+  for (const std::string op : {"conv2d_bias", "conv2d_bias_relu", "conv2d_bias_add", "conv2d_bias_add_relu", "conv2d_bias_clip"}) {
     expect_configs_correct(op, "n=2,c=6,h=9,w=11,k=10,r=3,s=3,stride=2,pad=1", 20, ++seed);
     expect_configs_correct(op, "c=8,h=7,w=13,k=16,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1,groups=8", 15, ++seed);
   }

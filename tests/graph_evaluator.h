@@ -70,7 +70,7 @@ class Evaluator {
     const ops::Conv2dShape s = conv2d_shape(g_, n);
     ops::Conv2dEpilogue e;
     if (in.size() > 2 && in[2]) e.bias = in[2]->f32.data();
-    if (n.op == "conv2d_bias_add_relu") e.residual = in[3]->f32.data();
+    if (n.op == "conv2d_bias_add_relu" || n.op == "conv2d_bias_add") e.residual = in[3]->f32.data();
     e.relu = n.op == "conv2d_bias_relu" || n.op == "conv2d_bias_add_relu";
     e.clip6 = n.op == "conv2d_bias_clip";
     std::vector<float> out, tolerance;

@@ -138,6 +138,27 @@ TEST(GraphPasses, FuseEpiloguesMakesEachFusedConv) {
          return std::string("y");
        },
        true},
+      {"conv2d_bias_add",  // a linear bottleneck's residual, no ReLU after it
+       [](OnnxModelBuilder& b, const std::string& c) {
+         b.node("Add", {c, "res"}, {"y"});
+         return std::string("y");
+       },
+       true},
+      {"conv2d_bias",  // the bias an exporter writes as an Add of a [K,1,1] constant
+       [](OnnxModelBuilder& b, const std::string& c) {
+         b.floats("per_channel", {4, 1, 1}, random_floats(4, 13));
+         b.node("Add", {c, "per_channel"}, {"y"});
+         return std::string("y");
+       },
+       false},
+      {"conv2d_bias_relu",  // ... then a ReLU: both absorbed
+       [](OnnxModelBuilder& b, const std::string& c) {
+         b.floats("per_channel", {1, 4, 1, 1}, random_floats(4, 14));
+         b.node("Add", {"per_channel", c}, {"s"});
+         b.node("Relu", {"s"}, {"y"});
+         return std::string("y");
+       },
+       false},
       {"conv2d_bias_clip",
        [](OnnxModelBuilder& b, const std::string& c) {
          b.floats("lo", {}, {0}).floats("hi", {}, {6});
@@ -148,7 +169,7 @@ TEST(GraphPasses, FuseEpiloguesMakesEachFusedConv) {
   };
   for (const auto& c : cases) {
     Graph g = conv_with_tail(c.tail, c.bias);
-    if (std::string(c.expect) != "conv2d_bias_add_relu") g.inputs = {"x"}, g.remove_unused_values();
+    if (std::string(c.expect).find("_add") == std::string::npos) g.inputs = {"x"}, g.remove_unused_values();
     const Graph fused = passes::fuse_epilogues(g);
     ASSERT_EQ(fused.nodes.size(), 1u) << c.expect;
     EXPECT_EQ(fused.nodes[0].op, c.expect);
@@ -169,6 +190,14 @@ TEST(GraphPasses, FuseEpiloguesLeavesWhatTheKernelsCannotDo) {
   });
   const Graph a = passes::fuse_epilogues(clip5);
   EXPECT_EQ(count_ops(a), (std::map<std::string, int>{{"Clip", 1}, {"conv2d_bias", 1}}));
+  // An Add of a constant that is not one value per channel is no bias.
+  Graph spatial = conv_with_tail([](OnnxModelBuilder& b, const std::string& c) {
+    b.floats("plane", {1, 1, 5, 5}, random_floats(25, 15));
+    b.node("Add", {c, "plane"}, {"y"});
+    return std::string("y");
+  }, false);
+  spatial.inputs = {"x"}, spatial.remove_unused_values();
+  EXPECT_EQ(count_ops(passes::fuse_epilogues(spatial)), (std::map<std::string, int>{{"Add", 1}, {"conv2d", 1}}));
   // The relu's input is also a model output: it must survive.
   OnnxModelBuilder b(13);
   b.input("x", {1, 4, 5, 5}).floats("w", {4, 4, 1, 1}, random_floats(16, 3)).output("c").output("y");

@@ -159,11 +159,12 @@ TEST(ModelBuild, PlanLayoutsKeepsActivationsBlockedBetweenConvolutionsAndConvert
   EXPECT_EQ(ops.at("conv2d_nchwc_bias_relu"), 1);      // conv1 (+ folded BN, relu), input blocked by 3
   EXPECT_EQ(ops.at("conv2d_nchwc_bias_add_relu"), 1);  // conv2 + residual
   EXPECT_EQ(ops.at("depthwise_nchwc_bias_clip"), 1);
-  // In: x for conv1 (by 3), the pooled value for conv2 (by 8, its channels) and for its residual (by
-  // 16, the output's block). Out: for the pool, the global pool and the `features` output; the
+  // The pool runs blocked; conv2 reads its 8 channels in the block of 16 they are in, and so does
+  // the residual. In: x for conv1 (by 3). Out: for the global pool and the `features` output; the
   // depthwise conv reads conv2's blocked output directly.
-  EXPECT_EQ(ops.at("layout_to_nchwc"), 3);
-  EXPECT_EQ(ops.at("layout_from_nchwc"), 3);
+  EXPECT_EQ(ops.at("max_pool2d_nchwc"), 1);
+  EXPECT_EQ(ops.at("layout_to_nchwc"), 1);
+  EXPECT_EQ(ops.at("layout_from_nchwc"), 2);
   EXPECT_EQ(ops.count("conv2d_bias_relu"), 0u);
   for (const Node& n : planned.nodes) {
     if (n.op != "conv2d_nchwc_bias_relu") continue;

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "compiler/ops/conv2d_shape.h"
+#include "compiler/ops/nchwc_epilogue.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/vector_columns.h"
 #include "compiler/space/knob_choices.h"
@@ -23,9 +24,7 @@ using ir::Expr;
 using ir::IterVar;
 using te::Tensor;
 
-enum class Epilogue { None, Bias, BiasRelu, BiasAddRelu, BiasClip };
-
-bool has_bias(Epilogue e) { return e != Epilogue::None; }
+using Epilogue = NchwcEpilogue;  // the same fused epilogues on the plain layout
 
 class Conv2d : public Operator {
  public:
@@ -33,15 +32,7 @@ class Conv2d : public Operator {
 
   std::string name() const override { return name_; }
   std::string description() const override {
-    const std::string conv = "conv2d(data[N,C,H,W], weight[K,C/groups,R,S])";
-    switch (epilogue_) {
-      case Epilogue::None: return "out[N,K,OH,OW] = " + conv;
-      case Epilogue::Bias: return "out[N,K,OH,OW] = " + conv + " + bias[K]";
-      case Epilogue::BiasRelu: return "out[N,K,OH,OW] = relu(" + conv + " + bias[K])";
-      case Epilogue::BiasAddRelu: return "out[N,K,OH,OW] = relu(" + conv + " + bias[K] + residual[N,K,OH,OW])";
-      case Epilogue::BiasClip: return "out[N,K,OH,OW] = clip(" + conv + " + bias[K], 0, 6)";
-    }
-    return conv;
+    return "out[N,K,OH,OW] = " + describe_epilogue(epilogue_, "conv2d(data[N,C,H,W], weight[K,C/groups,R,S])", "bias[K]", "residual[N,K,OH,OW]");
   }
   std::vector<std::string> shape_names() const override { return Conv2dShape::names(); }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
@@ -57,7 +48,7 @@ class Conv2d : public Operator {
     const Conv2dShape sh = Conv2dShape::from_vector(s);
     std::vector<std::vector<int64_t>> in = {{sh.n, sh.c, sh.h, sh.w}, {sh.k, sh.c_per_group(), sh.r, sh.s}};
     if (has_bias(epilogue_)) in.push_back({sh.k});
-    if (epilogue_ == Epilogue::BiasAddRelu) in.push_back(output_shape(s));
+    if (has_residual(epilogue_)) in.push_back(output_shape(s));
     return in;
   }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
@@ -72,9 +63,9 @@ class Conv2d : public Operator {
                  std::vector<float>* tol) const override {
     Conv2dEpilogue ep;
     if (has_bias(epilogue_)) ep.bias = in[2];
-    if (epilogue_ == Epilogue::BiasAddRelu) ep.residual = in[3];
-    ep.relu = epilogue_ == Epilogue::BiasRelu || epilogue_ == Epilogue::BiasAddRelu;
-    ep.clip6 = epilogue_ == Epilogue::BiasClip;
+    if (has_residual(epilogue_)) ep.residual = in[3];
+    ep.relu = has_relu(epilogue_);
+    ep.clip6 = has_clip(epilogue_);
     conv2d_reference(Conv2dShape::from_vector(s), in[0], in[1], ep, out, tol);
   }
 
@@ -83,9 +74,9 @@ class Conv2d : public Operator {
   Expr epilogue(Expr v, const Tensor& bias, const Tensor& residual, const te::Indices& i) const {
     if (!has_bias(epilogue_)) return v;
     v = v + bias(i[1]);
-    if (epilogue_ == Epilogue::BiasAddRelu) v = v + residual(i[0], i[1], i[2], i[3]);
-    if (epilogue_ == Epilogue::BiasRelu || epilogue_ == Epilogue::BiasAddRelu) v = ir::max(v, Expr(0.0f));
-    if (epilogue_ == Epilogue::BiasClip) v = ir::min(ir::max(v, Expr(0.0f)), Expr(6.0f));
+    if (has_residual(epilogue_)) v = v + residual(i[0], i[1], i[2], i[3]);
+    if (has_relu(epilogue_)) v = ir::max(v, Expr(0.0f));
+    if (has_clip(epilogue_)) v = ir::min(ir::max(v, Expr(0.0f)), Expr(6.0f));
     return v;
   }
 
@@ -142,7 +133,7 @@ Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& c
   Tensor weight = te::placeholder({sh.k, CG, sh.r, sh.s}, dt, "weight");
   Tensor bias, residual;
   if (has_bias(epilogue_)) bias = te::placeholder({sh.k}, dt, "bias");
-  if (epilogue_ == Epilogue::BiasAddRelu) residual = te::placeholder({sh.n, sh.k, OH, OW}, dt, "residual");
+  if (has_residual(epilogue_)) residual = te::placeholder({sh.n, sh.k, OH, OW}, dt, "residual");
 
   // The input at padded coordinates (iy, ix): zero outside the data. Only the sides that have
   // padding need a test; the clamped indices keep the load in bounds whichever way it goes.
@@ -235,6 +226,7 @@ void register_conv2d_operators(Registry& r) {
   r.add(std::make_unique<Conv2d>("conv2d", Epilogue::None));
   r.add(std::make_unique<Conv2d>("conv2d_bias", Epilogue::Bias));
   r.add(std::make_unique<Conv2d>("conv2d_bias_relu", Epilogue::BiasRelu));
+  r.add(std::make_unique<Conv2d>("conv2d_bias_add", Epilogue::BiasAdd));
   r.add(std::make_unique<Conv2d>("conv2d_bias_add_relu", Epilogue::BiasAddRelu));
   r.add(std::make_unique<Conv2d>("conv2d_bias_clip", Epilogue::BiasClip));
 }

@@ -160,6 +160,7 @@ void register_conv2d_nchwc_operators(Registry& r) {
   r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc", NchwcEpilogue::None));
   r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias", NchwcEpilogue::Bias));
   r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias_relu", NchwcEpilogue::BiasRelu));
+  r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias_add", NchwcEpilogue::BiasAdd));
   r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias_add_relu", NchwcEpilogue::BiasAddRelu));
   r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias_clip", NchwcEpilogue::BiasClip));
   register_depthwise_nchwc_operators(r);

@@ -24,6 +24,8 @@ void register_model_operators(Registry& r) {
   for (ReduceOp op : kReduceOps) r.add(make_reduce(op));
   r.add(make_max_pool2d());
   r.add(make_avg_pool2d());
+  r.add(make_max_pool2d_nchwc());
+  r.add(make_avg_pool2d_nchwc());
   r.add(make_max_pool3d());
   r.add(make_avg_pool3d());
   r.add(make_global_avg_pool2d());

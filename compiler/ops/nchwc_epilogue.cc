@@ -7,6 +7,7 @@ std::string describe_epilogue(NchwcEpilogue e, const std::string& conv, const st
     case NchwcEpilogue::None: return conv;
     case NchwcEpilogue::Bias: return conv + " + " + bias;
     case NchwcEpilogue::BiasRelu: return "relu(" + conv + " + " + bias + ")";
+    case NchwcEpilogue::BiasAdd: return conv + " + " + bias + " + " + residual;
     case NchwcEpilogue::BiasAddRelu: return "relu(" + conv + " + " + bias + " + " + residual + ")";
     case NchwcEpilogue::BiasClip: return "clip(" + conv + " + " + bias + ", 0, 6)";
   }

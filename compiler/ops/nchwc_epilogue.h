@@ -10,10 +10,10 @@
 
 namespace tf::ops {
 
-enum class NchwcEpilogue { None, Bias, BiasRelu, BiasAddRelu, BiasClip };
+enum class NchwcEpilogue { None, Bias, BiasRelu, BiasAdd, BiasAddRelu, BiasClip };
 
 inline bool has_bias(NchwcEpilogue e) { return e != NchwcEpilogue::None; }
-inline bool has_residual(NchwcEpilogue e) { return e == NchwcEpilogue::BiasAddRelu; }
+inline bool has_residual(NchwcEpilogue e) { return e == NchwcEpilogue::BiasAdd || e == NchwcEpilogue::BiasAddRelu; }
 inline bool has_relu(NchwcEpilogue e) { return e == NchwcEpilogue::BiasRelu || e == NchwcEpilogue::BiasAddRelu; }
 inline bool has_clip(NchwcEpilogue e) { return e == NchwcEpilogue::BiasClip; }
 

@@ -81,7 +81,7 @@ OpDef fused_conv3d(const std::string& name) {
 
 void add_conv_ops(std::vector<OpDef>& ops) {
   ops.push_back(conv());
-  for (const char* name : {"conv2d", "conv2d_bias", "conv2d_bias_relu", "conv2d_bias_add_relu", "conv2d_bias_clip"}) ops.push_back(fused_conv(name));
+  for (const char* name : {"conv2d", "conv2d_bias", "conv2d_bias_relu", "conv2d_bias_add", "conv2d_bias_add_relu", "conv2d_bias_clip"}) ops.push_back(fused_conv(name));
   for (const char* name : {"conv3d", "conv3d_bias", "conv3d_bias_relu"}) ops.push_back(fused_conv3d(name));
 }
 

@@ -46,6 +46,21 @@ std::string dense_bias(Graph& g, const std::string& name, int64_t n, const std::
   return flat_name;
 }
 
+// A constant per-channel bias of a conv output [N, K, ...] (shape [K, 1, ..] or [1, K, 1, ..]) as a
+// [K] value; "" if not one.
+std::string channel_bias(Graph& g, const std::string& name, const Shape& out, const std::string& stem) {
+  const Tensor* t = g.constant(name);
+  const int64_t k = out.at(1);
+  if (!t || t->dtype != DType::Float32 || t->size() != k || t->shape.size() > out.size() || t->shape.size() < out.size() - 1) return "";
+  const size_t channel_axis = t->shape.size() - (out.size() - 1);  // broadcasting aligns the trailing axes
+  if (t->shape[channel_axis] != k) return "";
+  Tensor flat = *t;
+  flat.shape = {k};
+  const std::string flat_name = g.unique_name(stem + ".bias");
+  g.set_value(Value{flat_name, DType::Float32, {k}, share(std::move(flat))});
+  return flat_name;
+}
+
 struct Fusion {
   std::string op;
   std::vector<std::string> inputs;
@@ -68,25 +83,43 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
     }
     f.inputs.push_back(bias);
   };
-  const std::string& out = conv.outputs[0];
-  const int next = sole_reader(g, out, taken);
+  std::string out = conv.outputs[0];
+  int next = sole_reader(g, out, taken);
+  // A bias an exporter wrote as its own Add of a per-channel constant.
+  if (bias.empty() && absorbs_as(g, next, Epilogue::Add) && g.nodes[next].inputs.size() == 2) {
+    const Node& add = g.nodes[next];
+    const std::string per_channel = channel_bias(g, other_operand(add, out), g.value(out).shape, conv.name);
+    if (!per_channel.empty() && g.value(add.outputs[0]).shape == g.value(out).shape) {
+      bias = per_channel;
+      f.absorbed.push_back(static_cast<size_t>(next));
+      out = add.outputs[0];
+      f.outputs = add.outputs;
+      next = sole_reader(g, out, taken);
+    }
+  }
+  auto fused = [&](const std::string& op, std::vector<size_t> more, const std::vector<std::string>& outputs) {
+    std::vector<size_t> absorbed = f.absorbed;
+    absorbed.insert(absorbed.end(), more.begin(), more.end());
+    return Fusion{op, f.inputs, absorbed, outputs};
+  };
   const Node* n = next >= 0 ? &g.nodes[next] : nullptr;
   if (absorbs_as(g, next, Epilogue::Relu)) {
     ensure_bias();
-    return Fusion{kernel + "_bias_relu", f.inputs, {size_t(next)}, n->outputs};
+    return fused(kernel + "_bias_relu", {size_t(next)}, n->outputs);
   }
   if (!volume && absorbs_as(g, next, Epilogue::Clip) && is_scalar_constant(g, n->inputs.size() > 1 ? n->inputs[1] : "", 0) &&
       is_scalar_constant(g, n->inputs.size() > 2 ? n->inputs[2] : "", 6)) {
     ensure_bias();
-    return Fusion{"conv2d_bias_clip", f.inputs, {size_t(next)}, n->outputs};
+    return fused("conv2d_bias_clip", {size_t(next)}, n->outputs);
   }
   if (!volume && absorbs_as(g, next, Epilogue::Add) && n->inputs.size() == 2 && n->inputs[0] != n->inputs[1]) {
-    const std::string& residual = other_operand(*n, out);
-    const int relu = sole_reader(g, n->outputs[0], taken);
-    if (!g.constant(residual) && g.value(residual).shape == g.value(out).shape && absorbs_as(g, relu, Epilogue::Relu)) {
+    const std::string residual = other_operand(*n, out);
+    if (!g.constant(residual) && g.value(residual).shape == g.value(out).shape) {
       ensure_bias();
       f.inputs.push_back(residual);
-      return Fusion{"conv2d_bias_add_relu", f.inputs, {size_t(next), size_t(relu)}, g.nodes[relu].outputs};
+      const int relu = sole_reader(g, n->outputs[0], taken);
+      if (absorbs_as(g, relu, Epilogue::Relu)) return fused("conv2d_bias_add_relu", {size_t(next), size_t(relu)}, g.nodes[relu].outputs);
+      return fused("conv2d_bias_add", {size_t(next)}, n->outputs);  // a linear bottleneck's residual (MobileNetV2)
     }
   }
   if (!bias.empty()) {

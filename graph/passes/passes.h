@@ -27,8 +27,10 @@ Graph fold_batchnorm(const Graph& g);
 
 // The producer's epilogue moves into a fused kernel of compiler/ops:
 //   Conv (+ constant bias)            -> conv2d | conv2d_bias
+//     then Add(constant [K,1,1])      -> conv2d_bias            (a bias written as its own node)
 //     then Relu                       -> conv2d_bias_relu
-//     then Add(residual) then Relu    -> conv2d_bias_add_relu   (residual of the output's shape)
+//     then Add(residual)              -> conv2d_bias_add        (residual of the output's shape)
+//       then Relu                     -> conv2d_bias_add_relu
 //     then Clip(0, 6)                 -> conv2d_bias_clip
 //   a 3-D Conv (rank-5 input)         -> conv3d | conv3d_bias, then Relu -> conv3d_bias_relu
 //   MatMul / Gemm with a constant 2-D weight (Gemm's transB applied to the constant):

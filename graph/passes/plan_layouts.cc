@@ -11,6 +11,7 @@
 
 #include "compiler/ops/nchwc_shape.h"
 #include "compiler/ops/registry.h"
+#include "graph/kernel_calls.h"
 #include "graph/passes/passes.h"
 #include "graph/tasks.h"
 
@@ -62,6 +63,7 @@ class LayoutPlanner {
       const bool constant_weights = n.inputs.size() > 1 && in_.constant(n.inputs[1]) && (n.inputs.size() < 3 || in_.constant(n.inputs[2]));
       const std::string twin = constant_weights ? blocked_op(n, s) : "";
       if (twin.empty()) {
+        if (block_pool(n)) continue;
         Node copy = n;
         for (auto& input : copy.inputs) input = plain(input);
         out_.nodes.push_back(std::move(copy));
@@ -129,8 +131,11 @@ class LayoutPlanner {
       extents = sh.to_vector();
       packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(), pack_depthwise_weight(*weight, s.k, s.r * s.s, kBlock));
     } else {
-      // A first layer of 3 channels is blocked by 3, not padded to 16: five times the work otherwise.
-      ops::Conv2dNchwcShape sh{s, std::min(s.c, kBlock), kBlock};
+      // An input already blocked is read as it is (a ragged last block is the reduction's tail); a plain
+      // one of 3 channels (a first layer) is blocked by 3, not padded to 16: five times the work otherwise.
+      const auto producer = blocked_.find(n.inputs[0]);
+      const int64_t ib = producer != blocked_.end() ? producer->second.second : std::min(s.c, kBlock);
+      ops::Conv2dNchwcShape sh{s, ib, kBlock};
       in_block = sh.ib;
       out_block = sh.ob;
       extents = sh.to_vector();
@@ -146,12 +151,38 @@ class LayoutPlanner {
       b.inputs.push_back(add_constant(n.inputs[2] + "_blocked", {ops::ceil_div(s.k, out_block), out_block}, pad_bias(*bias, s.k, out_block)));
     }
     if (n.inputs.size() > 3) b.inputs.push_back(blocked(n.inputs[3], out_block));  // the residual
-    const std::string& y = n.outputs.at(0);
-    const std::string blocked_y = out_.unique_name(y + "_nchw" + std::to_string(out_block) + "c");
-    out_.set_value(Value{blocked_y, DType::Float32, ops::find_operator(twin).output_shape(extents), nullptr});
-    b.outputs = {blocked_y};
-    blocked_[y] = {blocked_y, out_block};
+    b.outputs = {blocked_output(n.outputs.at(0), twin, extents, out_block)};
     out_.nodes.push_back(std::move(b));
+  }
+
+  // The blocked value a twin kernel writes in place of plain output y.
+  std::string blocked_output(const std::string& y, const std::string& op, const std::vector<int64_t>& extents, int64_t b) {
+    const std::string blocked_y = out_.unique_name(y + "_nchw" + std::to_string(b) + "c");
+    out_.set_value(Value{blocked_y, DType::Float32, ops::find_operator(op).output_shape(extents), nullptr});
+    blocked_[y] = {blocked_y, b};
+    return blocked_y;
+  }
+
+  // A 2-D pool of a blocked value runs blocked (max_pool2d_nchwc, avg_pool2d_nchwc) rather than
+  // between a conversion to NCHW and one back.
+  bool block_pool(const Node& n) {
+    if ((n.op != "MaxPool" && n.op != "AveragePool") || n.inputs.empty()) return false;
+    const auto it = blocked_.find(n.inputs[0]);
+    if (it == blocked_.end()) return false;
+    const NodeLowering lowering = lower_node(in_, n);
+    if (!lowering.call) return false;
+    const std::string twin = lowering.call->op->name() + "_nchwc";
+    if (twin != "max_pool2d_nchwc" && twin != "avg_pool2d_nchwc") return false;
+    const auto& [blocked_x, b] = it->second;
+    std::vector<int64_t> extents = lowering.call->shape;
+    extents.push_back(b);
+    Node p = n;
+    p.op = twin;
+    p.attrs = {{"workload_shape", extents}};
+    p.inputs = {blocked_x};
+    p.outputs = {blocked_output(n.outputs.at(0), twin, extents, b)};
+    out_.nodes.push_back(std::move(p));
+    return true;
   }
 
   const Graph& in_;
