@@ -5,34 +5,35 @@
 #include "compiler/codegen/target.h"
 #include "compiler/compiler.h"
 #include "graph/build.h"
+#include "graph/pipeline.h"
 #include "graph/tasks.h"
+#include "tuner/best_configs.h"
 #include "tuner/tune_tasks.h"
 
 namespace tf::bench {
 
-std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& planned, const std::string& target, int threads,
-                                                        db::Database* db) {
+std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
+                                                        db::Database* db, graph::Graph* planned) {
   graph::BuildOptions options;
   options.target = codegen::parse_target(target);
   options.threads = threads;
-  const std::string target_text = options.target.str(), key = tuner::local_device_key(threads);
-  if (db) {
-    options.config_for = [db, target_text, key](const ops::Workload& w) -> std::optional<std::string> {
-      auto best = db->best(w.op, w.shape, target_text, key);
-      if (!best) return std::nullopt;
-      return best->config.dump();
-    };
-  }
-  return std::make_unique<runtime::model::Executor>(graph::build_model(planned, options));
+  const tuner::BestConfigs best(db, options.target.str(), tuner::local_device_key(threads));
+  options.config_for = [best](const ops::Workload& w) { return best.config(w); };
+  graph::PlanOptions plan;
+  plan.measured_seconds = [best](const ops::Workload& w) { return best.seconds(w); };
+  graph::Graph plan_built = graph::plan_graph(imported, plan);
+  auto exec = std::make_unique<runtime::model::Executor>(graph::build_model(plan_built, options));
+  if (planned) *planned = std::move(plan_built);
+  return exec;
 }
 
-ModelTuneRun tune_model_tasks(const graph::Graph& planned, const ModelTuneSettings& s, db::Database& db) {
+ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSettings& s, db::Database& db) {
   const codegen::Target target = codegen::parse_target(s.target);
   std::vector<std::unique_ptr<compiler::Task>> compiled;
   std::vector<tuner::TaskToTune> to_tune;
-  for (const auto& t : graph::tunable_tasks(planned)) {
+  for (const auto& t : graph::tunable_tasks(graph::plan_graph(imported))) {
     compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
-    to_tune.push_back({compiled.back().get(), static_cast<double>(t.count)});
+    to_tune.push_back({compiled.back().get(), static_cast<double>(t.count), t.group});
   }
   tuner::TuneTasksOptions o;
   o.trials = s.trials;
@@ -50,7 +51,7 @@ ModelTuneRun tune_model_tasks(const graph::Graph& planned, const ModelTuneSettin
   auto progress = [&](const tuner::TasksProgress& p) {
     ModelTuneRun::Point point{p.trials, p.estimated_s * 1e3, 0};
     if (s.checkpoint > 0 && s.measure && p.trials >= next_checkpoint) {
-      auto exec = build_from_db(planned, s.target, s.threads, &db);
+      auto exec = build_from_db(imported, s.target, s.threads, &db);
       point.measured_ms = s.measure(*exec);
       while (next_checkpoint <= p.trials) next_checkpoint += s.checkpoint;
     }

@@ -16,10 +16,12 @@
 
 namespace tf::bench {
 
-// The model built with the db's best config of each kernel for this target and thread count (the
-// default where the db has none): what `tunefarm model build --db` builds.
-std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& planned, const std::string& target, int threads,
-                                                        db::Database* db);
+// The imported model planned and built with the db's best config of each kernel for this target and
+// thread count (the default where the db has none; each node's fastest measured alternative): what
+// `tunefarm model build --db` builds.
+// `planned`, when given, receives the plan built.
+std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
+                                                        db::Database* db, graph::Graph* planned = nullptr);
 
 struct ModelTuneRun {
   int64_t trials = 0;
@@ -45,6 +47,7 @@ struct ModelTuneSettings {
   std::function<double(runtime::model::Executor&)> measure;
 };
 
-ModelTuneRun tune_model_tasks(const graph::Graph& planned, const ModelTuneSettings& s, db::Database& db);
+// The tasks of the imported model's default plan, alternatives included, as `tunefarm model tune` tunes them.
+ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSettings& s, db::Database& db);
 
 }  // namespace tf::bench

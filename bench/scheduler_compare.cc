@@ -17,7 +17,7 @@ struct Curve {
   double final_measured_ms = 0;
 };
 
-Curve tune_from_empty_db(const graph::Graph& planned, const SchedulerComparison& c, tuner::SchedulerPolicy policy,
+Curve tune_from_empty_db(const graph::Graph& imported, const SchedulerComparison& c, tuner::SchedulerPolicy policy,
                          const std::function<double(runtime::model::Executor&)>& measure) {
   const std::string path = c.work_dir + "/" + tuner::scheduler_policy_name(policy) + ".db";
   std::filesystem::remove(path);
@@ -33,8 +33,8 @@ Curve tune_from_empty_db(const graph::Graph& planned, const SchedulerComparison&
   std::fprintf(stderr, "models_bench: %s, %d thread(s): %lld trials with the %s scheduler from an empty db\n", c.model.c_str(), c.threads,
                static_cast<long long>(c.trials), tuner::scheduler_policy_name(policy));
   Curve out;
-  out.run = tune_model_tasks(planned, s, db);
-  auto exec = build_from_db(planned, c.target, c.threads, &db);
+  out.run = tune_model_tasks(imported, s, db);
+  auto exec = build_from_db(imported, c.target, c.threads, &db);
   out.final_measured_ms = measure(*exec);
   return out;
 }
@@ -72,11 +72,11 @@ Json curve_json(const ModelTuneRun& run) {
 
 }  // namespace
 
-void compare_schedulers(const graph::Graph& planned, const SchedulerComparison& c,
+void compare_schedulers(const graph::Graph& imported, const SchedulerComparison& c,
                         const std::function<double(runtime::model::Executor&)>& measure, Json& rows, Targets& targets) {
   std::filesystem::create_directories(c.work_dir);
-  const Curve even = tune_from_empty_db(planned, c, tuner::SchedulerPolicy::Even, measure);
-  const Curve gradient = tune_from_empty_db(planned, c, tuner::SchedulerPolicy::Gradient, measure);
+  const Curve even = tune_from_empty_db(imported, c, tuner::SchedulerPolicy::Even, measure);
+  const Curve gradient = tune_from_empty_db(imported, c, tuner::SchedulerPolicy::Gradient, measure);
   for (const auto& [name, curve] : {std::pair<const char*, const Curve*>{"even", &even}, {"gradient", &gradient}}) {
     rows.push_back(Json{{"what", "scheduler_curve"}, {"model", c.model}, {"threads", c.threads}, {"scheduler", name},
                         {"trials", curve->run.trials}, {"tuning_seconds", curve->run.seconds},

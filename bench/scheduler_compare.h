@@ -26,7 +26,7 @@ struct SchedulerComparison {
 
 // Appends the comparison's rows to `rows` and its target to `targets`. `measure` times a built model
 // (median ms).
-void compare_schedulers(const graph::Graph& planned, const SchedulerComparison& c,
+void compare_schedulers(const graph::Graph& imported, const SchedulerComparison& c,
                         const std::function<double(runtime::model::Executor&)>& measure, Json& rows, Targets& targets);
 
 }  // namespace tf::bench

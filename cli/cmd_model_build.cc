@@ -14,6 +14,7 @@
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
 #include "support/json.h"
+#include "tuner/best_configs.h"
 
 namespace tf::cli {
 namespace {
@@ -40,22 +41,17 @@ Json kernel_json(const graph::BuiltKernel& k) {
 int build_command(const BuildArgs& args) {
   const auto start = std::chrono::steady_clock::now();
   const graph::ImportOptions import = import_options(args.shapes);
-  const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(args.onnx_path, import));
-
   std::unique_ptr<db::Database> database;
   if (!args.db_path.empty()) database = open_existing_db(args.db_path, DbUse::Read);
   graph::BuildOptions options;
   options.target = codegen::parse_target(args.target);
   options.threads = args.threads;
-  const std::string device = args.key.empty() ? device_key_of(args.threads) : args.key;
   const std::string target_text = options.target.str();
-  if (database) {
-    options.config_for = [&](const ops::Workload& w) -> std::optional<std::string> {
-      auto best = database->best(w.op, w.shape, target_text, device);
-      if (!best) return std::nullopt;
-      return best->config.dump();
-    };
-  }
+  const tuner::BestConfigs best(database.get(), target_text, args.key.empty() ? device_key_of(args.threads) : args.key);
+  graph::PlanOptions plan;
+  plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
+  const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(args.onnx_path, import), plan);
+  options.config_for = [&](const ops::Workload& w) { return best.config(w); };
   options.on_kernel = [&](size_t i, size_t n, const graph::BuiltKernel& k) {
     if (args.quiet) return;
     std::fprintf(stderr, "model build: [%zu/%zu] %s %s (%.0f ms)%s%s\n", i + 1, n, k.workload.c_str(), k.tuned ? "tuned" : "default",

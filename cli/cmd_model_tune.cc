@@ -24,7 +24,11 @@ double ms(double seconds) { return std::isfinite(seconds) ? seconds * 1e3 : 0; }
 
 Json model_job_spec(const ModelTuneArgs& a, const ModelTasks& m, const std::string& target) {
   Json list = Json::array();
-  for (const auto& t : m.tasks) list.push_back({{"op", t.workload.op}, {"shape", t.workload.shape}, {"calls", t.count}});
+  for (const auto& t : m.tasks) {
+    Json task = {{"op", t.workload.op}, {"shape", t.workload.shape}, {"calls", t.count}};
+    if (t.group >= 0) task["group"] = t.group;
+    list.push_back(std::move(task));
+  }
   return {{"kind", "model"},
           {"model", a.model_path},
           {"input_shapes", m.input_shapes},
@@ -132,7 +136,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   std::vector<tuner::TaskToTune> to_tune;
   for (const auto& t : tasks) {
     compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
-    to_tune.push_back({compiled.back().get(), static_cast<double>(t.count)});
+    to_tune.push_back({compiled.back().get(), static_cast<double>(t.count), t.group});
   }
   tuner::TuneTasksOptions o;
   o.trials = a.measure.trials;

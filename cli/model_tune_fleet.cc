@@ -24,6 +24,7 @@ v1::SubmitJobRequest model_job_request(const ModelTuneArgs& a, const ModelTasks&
     w->set_op(t.workload.op);
     for (int64_t d : t.workload.shape) w->add_shape(d);
     spec->add_calls(t.count);
+    spec->add_groups(t.group + 1);
   }
   spec->set_scheduler(a.scheduler);
   spec->set_model(std::filesystem::path(a.model_path).filename().string());

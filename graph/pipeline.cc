@@ -14,30 +14,28 @@ struct Pass {
 };
 
 // Read top to bottom: what a model goes through between import and its kernels.
-const std::vector<Pass>& pipeline() {
-  static const std::vector<Pass> passes = {
+std::vector<Pass> pipeline(const PlanOptions& options) {
+  return {
       {"fold_constants", passes::fold_constants},      // shape arithmetic, constant casts, Identity
       {"lift_unit_height", passes::lift_unit_height},  // 1-D windows' neighbours on [N,C,1,L]: no Reshapes between
       {"fold_batchnorm", passes::fold_batchnorm},      // BatchNormalization into the Conv before it
       {"fuse_epilogues", passes::fuse_epilogues},      // bias, relu, clip, residual add into conv2d_* / dense_*
       {"fuse_elementwise", passes::fuse_elementwise},  // what is left elementwise (GELU, scaling): one node per chain
-      {"plan_layouts", passes::plan_layouts},          // NCHWc between convolutions, weights packed once
+      {"plan_layouts", [&options](const Graph& g) { return passes::plan_layouts(g, options); }},  // NCHWc between convolutions, weights packed once, each conv's algorithm
   };
-  return passes;
 }
 
 }  // namespace
 
 std::vector<std::string> pipeline_pass_names() {
   std::vector<std::string> names;
-  for (const auto& p : pipeline()) names.push_back(p.name);
+  for (const auto& p : pipeline(PlanOptions{})) names.push_back(p.name);
   return names;
 }
 
 Graph plan_graph(const Graph& imported, const PlanOptions& options) {
   Graph g = imported;
-  for (const auto& pass : pipeline()) {
-    if (!options.blocked_layouts && std::string(pass.name) == "plan_layouts") continue;
+  for (const auto& pass : pipeline(options)) {
     g = pass.run(g);
     try {
       g.check();

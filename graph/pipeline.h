@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/plan_options.h"
 
 namespace tf::graph {
 
@@ -12,11 +13,6 @@ namespace tf::graph {
 std::vector<std::string> pipeline_pass_names();
 // Runs the passes; after each the graph is checked (every value defined before it is read, shapes
 // known), and a failure names the pass.
-struct PlanOptions {
-  // Blocked (NCHWc) activations between convolutions, weights packed at build time. Off: every conv
-  // stays on plain NCHW (what the test-only evaluator reads).
-  bool blocked_layouts = true;
-};
 Graph plan_graph(const Graph& imported, const PlanOptions& options = {});
 
 }  // namespace tf::graph

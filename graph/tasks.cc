@@ -5,6 +5,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/registry.h"
+#include "graph/kernel_alternatives.h"
 #include "graph/kernel_calls.h"
 
 namespace tf::graph {
@@ -86,24 +87,31 @@ std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
 
 std::vector<Task> tunable_tasks(const Graph& g) {
   std::map<std::string, Task> by_key;
+  std::map<std::string, int> groups;  // the direct workload's key -> its group
   std::vector<std::string> order;
   double total = 0;
   for (const Node& n : g.nodes) {
     const auto k = node_kernel(g, n);
     if (!k) continue;
-    const std::string key = k->workload.str();
-    auto [it, fresh] = by_key.try_emplace(key);
-    Task& t = it->second;
-    if (fresh) {
-      t.workload = k->workload;
-      t.shape_text = k->shape_text;
-      order.push_back(key);
+    const auto alternatives = kernel_alternatives(k->workload);
+    int group = -1;
+    if (alternatives.size() > 1) group = groups.try_emplace(alternatives[0].str(), static_cast<int>(groups.size())).first->second;
+    for (const ops::Workload& w : alternatives) {
+      const std::string key = w.str();
+      auto [it, fresh] = by_key.try_emplace(key);
+      Task& t = it->second;
+      const ops::Operator& op = ops::find_operator(w.op);
+      if (fresh) {
+        t.workload = w;
+        t.shape_text = op.shape_text(w.shape);
+        t.group = group;
+        order.push_back(key);
+      }
+      t.count += k->calls;
+      t.flops += op.flops(w.shape) * k->calls;
+      t.nodes.push_back(n.name);
     }
-    const int64_t flops = ops::find_operator(k->workload.op).flops(k->workload.shape) * k->calls;
-    t.count += k->calls;
-    t.flops += flops;
-    t.nodes.push_back(n.name);
-    total += static_cast<double>(flops);
+    total += static_cast<double>(ops::find_operator(k->workload.op).flops(k->workload.shape) * k->calls);
   }
   std::vector<Task> tasks;
   for (const auto& key : order) {

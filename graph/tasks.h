@@ -36,11 +36,14 @@ struct Task {
   std::string shape_text;
   int64_t count = 0;   // kernel calls per model run
   int64_t flops = 0;   // all calls together
-  double share = 0;    // of the FLOPs of every task of the graph
+  double share = 0;    // of the FLOPs the graph's nodes run
   std::vector<std::string> nodes;
+  // Tasks of one group >= 0 are alternative kernels for the same calls (kernel_alternatives.h): the
+  // model runs one of them, whichever was measured fastest.
+  int group = -1;
 };
 
-// One task per distinct workload, most FLOPs first.
+// One task per distinct workload, with every alternative of each node's kernel; most FLOPs first.
 std::vector<Task> tunable_tasks(const Graph& g);
 
 }  // namespace tf::graph

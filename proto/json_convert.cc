@@ -1,5 +1,6 @@
 #include "proto/json_convert.h"
 
+#include <limits>
 #include <set>
 
 namespace tf::fleet {
@@ -76,7 +77,7 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
   for (size_t i = 0; i < workloads->size(); ++i) {
     const std::string where = "workloads[" + std::to_string(i) + "]";
     const Json& w = (*workloads)[i];
-    check_fields(w, where, {"op", "shape", "dtype", "calls"});
+    check_fields(w, where, {"op", "shape", "dtype", "calls", "group"});
     v1::Workload* out = spec.add_workloads();
     const Json* op = member(w, "op");
     if (!op) throw SpecError(where + ".op: missing");
@@ -100,9 +101,18 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
       while (spec.calls_size() < static_cast<int>(i)) spec.add_calls(1);
       spec.add_calls(get_int(*c, where + ".calls"));
     }
+    if (const auto* g = member(w, "group")) {
+      while (spec.groups_size() < static_cast<int>(i)) spec.add_groups(0);
+      const int64_t group = get_int(*g, where + ".group");
+      if (group < 0 || group > std::numeric_limits<int32_t>::max()) throw SpecError(where + ".group: must be 0 (none) or a group number, got " + std::to_string(group));
+      spec.add_groups(static_cast<int32_t>(group));
+    }
   }
   if (spec.calls_size() > 0) {
     while (spec.calls_size() < spec.workloads_size()) spec.add_calls(1);
+  }
+  if (spec.groups_size() > 0) {
+    while (spec.groups_size() < spec.workloads_size()) spec.add_groups(0);
   }
   if (const auto* f = member(v, "scheduler")) spec.set_scheduler(get_string(*f, "scheduler"));
   if (const auto* f = member(v, "model")) spec.set_model(get_string(*f, "model"));
@@ -147,6 +157,7 @@ Json job_spec_to_json(const v1::JobSpec& spec) {
   for (int i = 0; i < spec.workloads_size(); ++i) {
     Json w = workload_to_json(spec.workloads(i));
     if (i < spec.calls_size()) w["calls"] = spec.calls(i);
+    if (i < spec.groups_size() && spec.groups(i) > 0) w["group"] = spec.groups(i);
     o["workloads"].push_back(w);
   }
   if (!spec.scheduler().empty()) o["scheduler"] = spec.scheduler();

@@ -171,6 +171,15 @@ TEST(FleetJobs, MalformedJobsAreRefusedNamingTheField) {
   s = ok;
   s.set_tuner("annealer");
   with_spec("unknown tuner", s, "tuner");
+  s = ok;
+  s.add_groups(1);
+  s.add_groups(1);
+  with_spec("more groups than workloads", s, "groups");
+  s = ok;
+  s.add_groups(5);
+  with_spec("a group number past the workloads", s, "workloads[0].group");
+  with_json("a negative group", R"({"workloads": [{"op": "dense", "shape": [64, 64, 64], "group": -2}], "key": "test-x86", "trials": 4})",
+            "workloads[0].group");
   with_json("garbage JSON", "{\"workloads\": [ {op: dense", "not JSON");
   with_json("a string extent", R"({"workloads": [{"op": "dense", "shape": [64, "x", 64]}], "key": "test-x86", "trials": 4})",
             "workloads[0].shape[1]");

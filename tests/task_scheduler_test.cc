@@ -130,6 +130,38 @@ TEST(TaskScheduler, EstimateIsCallsTimesBestAndCountsTheMissing) {
   EXPECT_EQ(missing, 1);
 }
 
+TEST(TaskScheduler, AlternativesCountOnceAtTheFastestMember) {
+  std::vector<TaskProgress> tasks(4);
+  for (auto& t : tasks) t.calls = 2;
+  tasks[0].group = tasks[1].group = 7;  // one conv's direct and Winograd kernels
+  tasks[0].after_batch(16, 3e-3);
+  tasks[1].after_batch(16, 2e-3);
+  tasks[2].after_batch(16, 1e-3);
+  tasks[3].group = 9;  // a group none of whose members has a correct config yet
+  int missing = 0;
+  EXPECT_DOUBLE_EQ(TaskScheduler::estimated_seconds(tasks, &missing), 2 * 2e-3 + 2 * 1e-3);
+  EXPECT_EQ(missing, 1);
+}
+
+TEST(TaskScheduler, ASlowerAlternativeGetsFewerTrials) {
+  // Two alternatives of one big kernel: the second starts 2x slower and can gain as much; a third,
+  // smaller kernel on its own. The leader should get more of the budget than the trailer, and the
+  // group's estimate is its leader's.
+  const std::vector<SimulatedTask> model = {{1, 4e-3, 0.5, 100}, {1, 8e-3, 0.5, 100}, {1, 1e-3, 0.5, 100}};
+  TaskScheduler scheduler(SchedulerPolicy::Gradient);
+  std::vector<TaskProgress> tasks(3);
+  tasks[0].group = tasks[1].group = 0;
+  int64_t used = 0;
+  while (used < 1200) {
+    const size_t i = *scheduler.next(tasks);
+    tasks[i].after_batch(tasks[i].trials + 16, model[i].best_after(tasks[i].trials + 16));
+    used += 16;
+  }
+  EXPECT_GT(tasks[0].trials, 4 * tasks[1].trials);
+  EXPECT_GE(tasks[1].trials, 16);  // tried once
+  EXPECT_DOUBLE_EQ(TaskScheduler::estimated_seconds(tasks), tasks[0].best_s() + tasks[2].best_s());
+}
+
 TEST(TaskScheduler, PoliciesByName) {
   EXPECT_EQ(parse_scheduler_policy("gradient"), SchedulerPolicy::Gradient);
   EXPECT_EQ(parse_scheduler_policy("even"), SchedulerPolicy::Even);

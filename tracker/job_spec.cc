@@ -62,6 +62,16 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
       return invalid("workloads[" + std::to_string(i) + "].calls", "must be 1 to 1000000, got " + std::to_string(spec->calls(i)));
     }
   }
+  if (spec->groups_size() != 0 && spec->groups_size() != spec->workloads_size()) {
+    return invalid("groups", std::to_string(spec->groups_size()) + " given for " + std::to_string(spec->workloads_size()) +
+                                 " workloads (one per workload, or none)");
+  }
+  for (int i = 0; i < spec->groups_size(); ++i) {
+    if (spec->groups(i) < 0 || spec->groups(i) > spec->workloads_size()) {
+      return invalid("workloads[" + std::to_string(i) + "].group",
+                     "must be 0 (none) to " + std::to_string(spec->workloads_size()) + ", got " + std::to_string(spec->groups(i)));
+    }
+  }
   if (!spec->scheduler().empty() && spec->scheduler() != "gradient" && spec->scheduler() != "even") {
     return invalid("scheduler", "'" + fleet::printable(spec->scheduler()) + "' is none of gradient, even (or empty: one workload after another)");
   }

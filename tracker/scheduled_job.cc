@@ -25,7 +25,8 @@ void JobManager::run_scheduled(const std::shared_ptr<Run>& run, db::Database& db
   for (int i = 0; i < spec.workloads_size(); ++i) {
     const v1::Workload& w = spec.workloads(i);
     tasks.push_back(std::make_unique<compiler::Task>(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}, parsed));
-    to_tune.push_back({tasks.back().get(), i < spec.calls_size() ? static_cast<double>(spec.calls(i)) : 1.0});
+    to_tune.push_back({tasks.back().get(), i < spec.calls_size() ? static_cast<double>(spec.calls(i)) : 1.0,
+                       i < spec.groups_size() ? static_cast<int>(spec.groups(i)) - 1 : -1});
   }
   tuner::TuneTasksOptions o;
   o.trials = spec.trials();

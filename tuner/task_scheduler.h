@@ -9,6 +9,11 @@
 //   forward_i  = best_i / trials_i, the optimistic rate (a search that halves a kernel's time in
 //                its first t trials may halve it again in the next t)
 // after a warm-up round that gives every task one batch. A task whose space is spent gets no more.
+//
+// Alternatives: tasks of one group are kernels that can each run the same calls (a 3x3 conv as a
+// direct or a Winograd kernel); the model runs the fastest, so the group counts once, at its best
+// member's time, and a slower member's score shrinks by (group best / its best)^4: its trials pay
+// only if they overtake the leader.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +33,7 @@ const char* scheduler_policy_name(SchedulerPolicy p);
 // What the scheduler knows of one task.
 struct TaskProgress {
   double calls = 1;         // kernel calls per model run
+  int group = -1;           // tasks of one group >= 0 are alternatives for the same calls
   int64_t trials = 0;       // spent so far
   bool exhausted = false;   // every config of its space was tried
   // Seconds per call of the best correct config after each batch, with the trials spent by then;
@@ -59,11 +65,12 @@ class TaskScheduler {
   std::optional<size_t> next(const std::vector<TaskProgress>& tasks) const;
 
   // The estimated time of one model run in the tuned kernels: sum of calls x best, over the tasks
-  // that have a correct config; `missing` counts those that have none.
+  // (and groups, at their fastest member) that have a correct config; `missing` counts those that
+  // have none.
   static double estimated_seconds(const std::vector<TaskProgress>& tasks, int* missing = nullptr);
 
-  // The gradient policy's score of a task (exposed for the progress display and tests).
-  double score(const TaskProgress& t) const;
+  // The gradient policy's score of a task of `tasks` (exposed for the progress display and tests).
+  double score(const std::vector<TaskProgress>& tasks, size_t i) const;
 
   SchedulerPolicy policy() const { return policy_; }
 

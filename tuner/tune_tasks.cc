@@ -79,6 +79,7 @@ void TasksRun::start() {
   for (const TaskToTune& t : tasks_) {
     TaskProgress p;
     p.calls = t.calls;
+    p.group = t.group;
     progress_.push_back(p);
   }
   if (!o_.each.resume) return;

@@ -19,6 +19,7 @@ namespace tf::tuner {
 struct TaskToTune {
   const compiler::Task* task = nullptr;  // outlives the job
   double calls = 1;                      // kernel calls per model run
+  int group = -1;                        // tasks of one group >= 0 are alternatives (task_scheduler.h)
 };
 
 struct TuneTasksOptions {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "graph/graph.h"
+#include "graph/plan_options.h"
 
 namespace tf::graph::passes {
 
@@ -59,6 +60,7 @@ Graph fuse_elementwise(const Graph& g);
 // A conv whose weight or bias is computed, not constant, stays plain.
 // The nodes it makes carry attribute `workload_shape` (their op's positional extents). Exact: the
 // blocked kernels compute the same sums per element.
-Graph plan_layouts(const Graph& g);
+// With options.blocked_layouts off, the graph is returned as it is.
+Graph plan_layouts(const Graph& g, const PlanOptions& options);
 
 }  // namespace tf::graph::passes

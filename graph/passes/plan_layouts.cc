@@ -54,7 +54,7 @@ std::vector<float> pad_bias(const Tensor& bias, int64_t k, int64_t b) {
 
 class LayoutPlanner {
  public:
-  explicit LayoutPlanner(const Graph& in) : in_(in), out_(in) { out_.nodes.clear(); }
+  LayoutPlanner(const Graph& in, const PlanOptions& options) : in_(in), options_(options), out_(in) { out_.nodes.clear(); }
 
   Graph run() {
     for (const Node& n : in_.nodes) {
@@ -186,6 +186,7 @@ class LayoutPlanner {
   }
 
   const Graph& in_;
+  const PlanOptions& options_;
   Graph out_;
   std::map<std::string, std::pair<std::string, int64_t>> blocked_;  // plain name -> (blocked name, block)
   std::set<std::string> materialized_;                               // blocked values also made plain
@@ -194,6 +195,6 @@ class LayoutPlanner {
 
 }  // namespace
 
-Graph plan_layouts(const Graph& g) { return LayoutPlanner(g).run(); }
+Graph plan_layouts(const Graph& g, const PlanOptions& options) { return options.blocked_layouts ? LayoutPlanner(g, options).run() : g; }
 
 }  // namespace tf::graph::passes

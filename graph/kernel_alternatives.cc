@@ -1,0 +1,66 @@
+#include "graph/kernel_alternatives.h"
+
+#include <optional>
+
+#include "compiler/ops/conv2d_shape.h"
+#include "compiler/ops/nchwc_shape.h"
+#include "compiler/ops/registry.h"
+
+namespace tf::graph {
+namespace {
+
+const std::string kDirect = "conv2d_nchwc", kWinograd = "conv2d_winograd_nchwc";
+// F(2x2, 3x3) and F(4x4, 3x3): 2.25x and 4x fewer multiplies. F(6x6, 3x3) loses about two decimal
+// digits more to rounding than the model agreement allows margin for.
+const std::vector<int64_t> kWinogradTiles = {2, 4};
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+bool registered(const std::string& op) {
+  for (const auto& name : ops::operator_names()) {
+    if (name == op) return true;
+  }
+  return false;
+}
+
+// The direct blocked conv's extents of a member of the family, or nullopt for another op.
+std::optional<ops::Workload> direct_of(const ops::Workload& w) {
+  if (starts_with(w.op, kWinograd)) {
+    return ops::Workload{kDirect + w.op.substr(kWinograd.size()), std::vector<int64_t>(w.shape.begin(), w.shape.end() - 1)};
+  }
+  if (starts_with(w.op, kDirect)) return w;
+  return std::nullopt;
+}
+
+bool winograd_fits(const ops::Conv2dShape& c) {
+  return c.r == 3 && c.s == 3 && c.stride == 1 && c.dilation == 1 && c.groups == 1;
+}
+
+}  // namespace
+
+std::vector<ops::Workload> kernel_alternatives(const ops::Workload& w) {
+  const auto direct = direct_of(w);
+  if (!direct) return {w};
+  const std::string winograd = kWinograd + direct->op.substr(kDirect.size());
+  if (!registered(winograd) || !winograd_fits(ops::Conv2dNchwcShape::from_vector(direct->shape).conv)) return {w};
+  std::vector<ops::Workload> all = {*direct};
+  for (int64_t m : kWinogradTiles) {
+    ops::Workload alt{winograd, direct->shape};
+    alt.shape.push_back(m);
+    all.push_back(std::move(alt));
+  }
+  return all;
+}
+
+size_t choose_alternative(const std::vector<ops::Workload>& alternatives,
+                          const std::function<std::optional<double>(const ops::Workload&)>& measured_seconds) {
+  size_t pick = 0;
+  std::optional<double> fastest;
+  for (size_t i = 0; measured_seconds && i < alternatives.size(); ++i) {
+    const auto s = measured_seconds(alternatives[i]);
+    if (s && (!fastest || *s < *fastest)) pick = i, fastest = s;
+  }
+  return pick;
+}
+
+}  // namespace tf::graph

@@ -1,0 +1,22 @@
+// What plan_graph may decide differently from one build to another: the layouts, and which of a
+// node's alternative kernels runs (by what the database measured).
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "compiler/ops/operator.h"
+
+namespace tf::graph {
+
+struct PlanOptions {
+  // Blocked (NCHWc) activations between convolutions, weights packed at build time. Off: every conv
+  // stays on plain NCHW (what the test-only evaluator reads).
+  bool blocked_layouts = true;
+  // Seconds per call of a workload's best measured config on the build's target (the database), or
+  // nullopt. A node that can run as several kernels (kernel_alternatives.h) runs the fastest
+  // measured one; with none measured, the default one.
+  std::function<std::optional<double>(const ops::Workload&)> measured_seconds;
+};
+
+}  // namespace tf::graph
