@@ -9,6 +9,7 @@
 
 #include "cli/open_db.h"
 #include "cli/commands.h"
+#include "cli/model_latency.h"
 #include "cli/model_tune.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
@@ -65,17 +66,17 @@ Json progress_json(const tuner::TasksProgress& p, const std::vector<graph::Task>
   return {{"trials", p.trials}, {"budget", p.budget}, {"estimated_ms", ms(p.estimated_s)}, {"tasks", per_task}};
 }
 
-void print_progress(const tuner::TasksProgress& p, const std::vector<graph::Task>& tasks, bool tty) {
+void print_progress(const tuner::TasksProgress& p, const std::vector<graph::Task>& tasks, double other_ms, bool tty) {
   const graph::Task& t = tasks[p.task];
   const tuner::TaskProgress& tp = p.tasks[p.task];
   std::string untuned = p.missing ? " (" + std::to_string(p.missing) + " tasks not yet measured)" : "";
   if (p.replayed) {
     std::fprintf(stderr, "model tune: resumed with %lld of %lld trials measured before; estimated %.3g ms%s\n",
-                 static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s), untuned.c_str());
+                 static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s) + other_ms, untuned.c_str());
     return;
   }
   std::fprintf(stderr, "%s[%5lld/%lld] estimated %.3g ms%s  task %zu %s x%lld: %lld trials, best %.3f ms  %5.0f s%s",
-               tty ? "\r\033[K" : "", static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s),
+               tty ? "\r\033[K" : "", static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s) + other_ms,
                untuned.c_str(), p.task + 1, t.workload.op.c_str(), static_cast<long long>(t.count),
                static_cast<long long>(tp.trials), ms(tp.best_s()), p.elapsed_s, tty ? "" : "\n");
   std::fflush(stderr);
@@ -94,8 +95,9 @@ ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials) {
 }
 
 ModelTasks model_tasks(const ModelTuneArgs& a) {
-  const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(a.model_path, import_options(a.shapes)));
-  ModelTasks m{graph::tunable_tasks(planned), bound_inputs_json(planned), bound_inputs_text(planned)};
+  graph::Graph imported = graph::import_onnx_file(a.model_path, import_options(a.shapes));
+  const graph::Graph planned = graph::plan_graph(imported);
+  ModelTasks m{std::move(imported), graph::tunable_tasks(planned), bound_inputs_json(planned), bound_inputs_text(planned)};
   if (m.tasks.empty()) throw UsageError(a.model_path + ": the model has no tunable kernels (no convolution or matrix product)");
   return m;
 }
@@ -111,6 +113,7 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
     for (const auto& [trials, est_ms] : r.curve) curve.push_back({trials, est_ms});
     Json out = {{"model", r.model},   {"input_shapes", r.input_shapes}, {"job_id", r.job_id},   {"where", r.where},     {"target", r.target},
                 {"scheduler", r.scheduler}, {"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms},
+                {"other_nodes_ms", r.other_nodes_ms}, {"measured_ms", r.measured_ms},
                 {"seconds", r.seconds}, {"state", r.state},     {"tasks", list},        {"curve", curve}};
     std::printf("%s\n", out.dump(2).c_str());
     return;
@@ -119,7 +122,13 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
               r.state.c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.budget), r.scheduler.c_str(), r.where.c_str(),
               r.seconds);
   std::printf("inputs %s\n", r.inputs_text.c_str());
-  std::printf("estimated latency of the tuned kernels: %.3g ms per run\n", r.estimated_ms);
+  if (r.measured_ms > 0) {
+    std::printf("latency: estimated %.3g ms per run (tuned kernels %.3g + other nodes %.3g, measured once), measured %.3g ms (%+.1f%%)\n",
+                r.estimated_ms, r.estimated_ms - r.other_nodes_ms, r.other_nodes_ms, r.measured_ms,
+                100 * (r.estimated_ms - r.measured_ms) / r.measured_ms);
+  } else {
+    std::printf("estimated latency of the tuned kernels: %.3g ms per run\n", r.estimated_ms);
+  }
   std::printf("  %-3s %-28s %-58s %5s %6s %9s %7s\n", "#", "op", "shape", "calls", "trials", "best ms", "share");
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const auto& t = r.tasks[i];
@@ -163,11 +172,19 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   o.each.job_id = r.job_id;
 
   const bool tty = ::isatty(STDERR_FILENO) != 0;
+  const std::string device_key = device_key_of(a.threads);
+  // What no trial changes: the nodes outside the tuned kernels, timed once in a default build.
+  const MeasuredModel defaults = measure_model_here(m.imported, target, a.threads, nullptr, device_key, o.each.measure.timing_lock);
+  r.other_nodes_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
+  if (!a.quiet) {
+    std::fprintf(stderr, "model tune: default build %.3g ms per run: kernels %.3g, other nodes %.3g, layout transforms %.3g\n",
+                 defaults.median_ms, defaults.parts.tuned_ms, defaults.parts.untuned_ms, defaults.parts.layout_ms);
+  }
   std::fprintf(stderr, "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s; recorded in %s\n",
                static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials), a.scheduler.c_str(), a.threads,
                a.threads == 1 ? "" : "s", a.db_path.c_str());
   auto progress = [&](const tuner::TasksProgress& p) {
-    if (!a.quiet) print_progress(p, tasks, tty);
+    if (!a.quiet) print_progress(p, tasks, r.other_nodes_ms, tty);
     database.update_job(r.job_id, "running", progress_json(p, tasks));
   };
   const tuner::TuneTasksResult done = tuner::tune_tasks(to_tune, o, &database, progress);
@@ -181,9 +198,9 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   r.scheduler = a.scheduler;
   r.trials = done.trials;
   r.budget = a.measure.trials;
-  r.estimated_ms = ms(done.estimated_s);
+  r.estimated_ms = ms(done.estimated_s) + r.other_nodes_ms;
   r.seconds = done.seconds;
-  for (const auto& p : done.curve) r.curve.emplace_back(p.trials, ms(p.estimated_s));
+  for (const auto& p : done.curve) r.curve.emplace_back(p.trials, ms(p.estimated_s) + r.other_nodes_ms);
   bool any_ok = false;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const tuner::TuneResult& t = done.tasks[i];
@@ -197,6 +214,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
     r.tasks.push_back(row);
   }
   r.state = done.stopped ? "cancelled" : any_ok ? "done" : "failed";
+  if (r.state == "done") r.measured_ms = measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock).median_ms;
   Json final_progress = {{"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms}};
   database.update_job(r.job_id, r.state, final_progress);
   return r;

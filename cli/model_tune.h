@@ -46,6 +46,9 @@ struct ModelTuneResult {
   std::string target;  // the kernels were built for
   int64_t job_id = 0, trials = 0, budget = 0;
   double estimated_ms = 0, seconds = 0;
+  // On this host: the untuned nodes and layout transforms, measured once before the search (part of
+  // estimated_ms), and the model built from the db at the end and timed; 0 where not measured.
+  double other_nodes_ms = 0, measured_ms = 0;
   std::vector<TaskRow> tasks;
   std::vector<std::pair<int64_t, double>> curve;  // (trials, estimated ms) after each batch
 };
@@ -55,6 +58,7 @@ ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials);
 // What is tuned: the model's tunable tasks after the graph passes, and its inputs as bound (part of
 // what identifies the job: a model tuned at 640x640 is another job than at 320x320).
 struct ModelTasks {
+  graph::Graph imported;
   std::vector<graph::Task> tasks;
   Json input_shapes;        // {"image": [1,3,640,640]}
   std::string inputs_text;  // "image=1,3,640,640"

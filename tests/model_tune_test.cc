@@ -69,7 +69,12 @@ TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound
     trials += t.at("trials").get<int64_t>();
   }
   EXPECT_EQ(trials, 64);
-  EXPECT_NEAR(j.at("estimated_ms").get<double>(), estimate, 1e-6 * estimate);
+  // The estimate is the tuned kernels plus what the other nodes took in a default build (timed
+  // once), and the tuned model was built and timed at the end.
+  const double other = j.at("other_nodes_ms").get<double>();
+  EXPECT_GT(other, 0) << "the global pool, the softmax and the layout transforms take some time";
+  EXPECT_NEAR(j.at("estimated_ms").get<double>(), estimate + other, 1e-6 * estimate);
+  EXPECT_GT(j.at("measured_ms").get<double>(), 0);
   // The estimate after each batch: what the trials bought, ending where the job ended.
   const Json& curve = j.at("curve");
   ASSERT_FALSE(curve.empty());

@@ -1,0 +1,34 @@
+#include "cli/model_latency.h"
+
+#include <cstdio>
+
+#include "graph/build.h"
+#include "graph/pipeline.h"
+#include "runtime/host_lock.h"
+#include "runtime/model/executor.h"
+#include "runtime/model/timing.h"
+#include "runtime/thread_pool.h"
+#include "tuner/best_configs.h"
+
+namespace tf::cli {
+
+MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
+                                 const std::string& device_key, const std::string& lock_file) {
+  const tuner::BestConfigs best(db, target.str(), device_key);
+  graph::PlanOptions plan;
+  plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
+  const graph::Graph planned = graph::plan_graph(imported, plan);
+  graph::BuildOptions options;
+  options.target = target;
+  options.threads = threads;
+  options.config_for = [&](const ops::Workload& w) { return best.config(w); };
+  runtime::model::Executor exec(graph::build_model(planned, options));
+  runtime::set_num_threads(threads);
+  runtime::model::fill_random_inputs(exec);
+  runtime::HostLock lock(lock_file);
+  if (!lock.held()) std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
+  const runtime::model::ModelTiming timing = runtime::model::time_model(exec, 0, 0.5);
+  return MeasuredModel{timing.median_ms(), graph::latency_breakdown(planned, exec.model(), timing)};
+}
+
+}  // namespace tf::cli

@@ -1,0 +1,25 @@
+// A model built on this host (with a database's best configs and fastest alternatives, or the
+// defaults) and timed as `tunefarm model bench` times it: what `model tune` adds to its kernel
+// estimate (the untuned nodes and layout transforms, measured once) and what it checks its
+// prediction against at the end.
+#pragma once
+
+#include <string>
+
+#include "compiler/codegen/target.h"
+#include "db/database.h"
+#include "graph/graph.h"
+#include "graph/latency_breakdown.h"
+
+namespace tf::cli {
+
+struct MeasuredModel {
+  double median_ms = 0;
+  graph::LatencyBreakdown parts;  // per-step medians by kind
+};
+
+// `db` null: default configs. Holds the host-wide timing lock `lock_file` while timing.
+MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
+                                 const std::string& device_key, const std::string& lock_file);
+
+}  // namespace tf::cli
