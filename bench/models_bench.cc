@@ -107,16 +107,6 @@ double worst_difference(const Built& b, const OrtResult& ort) {
 }
 
 // One model at one thread count: rounds of our runs and ORT's, alternating, under the host lock.
-// The multiply-adds (x2) of the model's tunable kernels as their direct forms count them: the work a
-// model's "effective GFLOPS" divides by its latency.
-int64_t model_flops(const tf::graph::Graph& planned) {
-  int64_t flops = 0;
-  for (const tf::graph::Node& n : planned.nodes) {
-    if (const auto k = tf::graph::node_kernel(planned, n)) flops += tf::ops::find_operator(k->workload.op).flops(k->workload.shape) * k->calls;
-  }
-  return flops;
-}
-
 // The latency / ORT bound a model is held to (issue 31 for the tuned models within 2000 trials and the
 // CNNs' defaults; the exported models' defaults from issue 30), or nullopt where none applies.
 std::optional<double> ratio_target(const std::string& model, const std::string& configs, int64_t trials) {
@@ -161,7 +151,7 @@ Json time_model_against_ort(Built& b, const std::string& onnx, int threads, cons
   const double ours_min = *std::min_element(ours_ms.begin(), ours_ms.end()), ours_median = tf::median(ours_ms);
   const double ort_min = *std::min_element(ort_ms.begin(), ort_ms.end()), ort_median = tf::median(ort_ms);
   const tf::graph::LatencyBreakdown parts = tf::graph::latency_breakdown(b.planned, b.exec->model(), steps);
-  const double gflops = static_cast<double>(model_flops(b.planned)) / (ours_median * 1e6);
+  const double gflops = static_cast<double>(tf::graph::kernel_flops(b.planned)) / (ours_median * 1e6);
   return Json{{"threads", threads},
               {"breakdown_ms", {{"tuned_kernels", parts.tuned_ms}, {"untuned_nodes", parts.untuned_ms}, {"layout_transforms", parts.layout_ms}}},
               {"effective_gflops", gflops},

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/open_db.h"
 #include "cli/fleet_comparer.h"
+#include "cli/model_regress.h"
 #include "cli/tracker_client.h"
 #include "compiler/compiler.h"
 #include "db/database.h"
@@ -27,13 +28,14 @@ struct RunOptions {
   double min_ms = 50, timeout_s = 10;
   int64_t tune_missing = 0;
   TrackerArgs tracker;
+  ModelRegressArgs model;  // --model: a whole model instead of the suite
   CLI::Option *key_option = nullptr, *target_option = nullptr, *rounds_option = nullptr;
 };
 
 void add_run_options(CLI::App& a, RunOptions& o) {
-  a.add_option("--suite", o.suite, "the suite: workloads, thresholds, where (docs/ci.md; sample bench/suites/ci.json)")
-      ->type_name("FILE")
-      ->required();
+  a.add_option("--suite", o.suite, "the suite: workloads, thresholds, where (docs/ci.md; sample bench/suites/ci.json); or --model")
+      ->type_name("FILE");
+  add_model_regress_options(a, o.model);
   a.add_option("--db", o.db, "tuning database (best configs and baselines)")->type_name("PATH");
   a.add_flag("--local", o.local, "measure in a worker process on this host");
   o.key_option = a.add_option("--key", o.key, "measure on a board of this device key, via --tracker (default: the suite's \"key\")")->type_name("KEY");
@@ -76,6 +78,19 @@ Where where_from(const RunOptions& o, const regress::Suite& suite) {
   w.fleet = fleet.get();
   w.comparer = std::move(fleet);
   return w;
+}
+
+// --model runs on this host: no suite, no board.
+void check_model_run(const RunOptions& o) {
+  if (!o.suite.empty()) throw UsageError("--suite and --model: choose one (kernels of a suite, or a whole model)");
+  if (o.key_option->count() || o.tracker.address_option->count()) {
+    throw UsageError("--model measures on this host (--local); a model on the boards of a key is not supported yet");
+  }
+}
+
+regress::Suite suite_of(const RunOptions& o) {
+  if (o.suite.empty()) throw UsageError("--suite FILE (kernels) or --model M.onnx (a whole model) is required");
+  return regress::load_suite(o.suite);
 }
 
 regress::RunSettings settings_from(const RunOptions& o, const regress::Suite& suite) {
@@ -168,7 +183,11 @@ struct SaveOptions {
 int baseline_save(const SaveOptions& so) {
   const RunOptions& o = so.run;
   const std::string& name = so.name;
-  const regress::Suite suite = regress::load_suite(o.suite);
+  if (!o.model.model.empty()) {
+    check_model_run(o);
+    return save_model_baseline(o.model, o.db, name, so.replace, o.rounds, o.json);
+  }
+  const regress::Suite suite = suite_of(o);
   const auto settings = settings_from(o, suite);
   Where where = where_from(o, suite);
   auto db_handle = open_or_create_db(o.db);
@@ -248,10 +267,22 @@ int baseline_list(const BaselineOptions& o) {
     j["created"] = date_of(created);
     list.push_back(j);
   }
+  const Json models = model_baselines_json(o.db);
   if (o.json) {
+    for (Json m : models) {
+      m["kind"] = "model";
+      list.push_back(m);
+    }
     std::printf("%s\n", list.dump(2).c_str());
-  } else if (by_name.empty()) {
-    std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE ...)\n", o.db.c_str());
+    return 0;
+  }
+  for (const auto& m : models) {
+    std::printf("model baseline %-16s %s (%s), %.3f ms, key %s, compiler %s\n", m.at("name").get<std::string>().c_str(),
+                m.at("model").get<std::string>().c_str(), m.at("input_shapes").get<std::string>().c_str(), m.at("median_ms").get<double>(),
+                m.at("device_key").get<std::string>().c_str(), m.at("compiler_version").get<std::string>().c_str());
+  }
+  if (by_name.empty()) {
+    if (models.empty()) std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n", o.db.c_str());
   } else {
     std::printf("%-16s %9s  %-16s %-16s %s\n", "name", "workloads", "created (UTC)", "device key", "compiler");
     for (const auto& j : list) {
@@ -286,7 +317,8 @@ int baseline_show(const BaselineOptions& o) {
 int baseline_delete(const BaselineOptions& o) {
   auto db_handle = open_existing_db(o.db, DbUse::Write);
   db::Database& db = *db_handle;
-  if (!db.delete_baseline(o.name)) throw UsageError("no baseline named '" + o.name + "' in " + o.db);
+  const bool kernels = db.delete_baseline(o.name), model = db.delete_model_baseline(o.name);
+  if (!kernels && !model) throw UsageError("no baseline named '" + o.name + "' in " + o.db);
   std::printf("baseline '%s' deleted\n", o.name.c_str());
   return 0;
 }
@@ -302,22 +334,31 @@ struct RegressOptions {
   std::string baseline, threshold, junit, json, markdown;
 };
 
+regress::RegressReport suite_regress(const RegressOptions& ro, std::optional<double> threshold) {
+  const RunOptions& o = ro.run;
+  const regress::Suite suite = suite_of(o);
+  auto settings = settings_from(o, suite);
+  if (threshold) settings.threshold = threshold;
+  // A run reads the baseline; tuning a workload the database lacks writes its measurements.
+  auto db_handle = open_existing_db(o.db, o.tune_missing > 0 ? DbUse::Write : DbUse::Read);
+  db::Database& db = *db_handle;
+  if (db.baseline(ro.baseline).empty()) {
+    throw regress::RunError("no baseline named '" + ro.baseline + "' in " + o.db + " (tunefarm baseline list)");
+  }
+  Where where = where_from(o, suite);
+  say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
+  return regress::run_regress(ro.baseline, suite, *where.comparer, best_config(db, where, o.tune_missing), db, settings, say);
+}
+
 int regress_command(const RegressOptions& ro) {
   const RunOptions& o = ro.run;
   try {
-    const regress::Suite suite = regress::load_suite(o.suite);
-    auto settings = settings_from(o, suite);
-    if (!ro.threshold.empty()) settings.threshold = regress::parse_threshold(ro.threshold, "--threshold");
-    // A run reads the baseline; tuning a workload the database lacks writes its measurements.
-    auto db_handle = open_existing_db(o.db, o.tune_missing > 0 ? DbUse::Write : DbUse::Read);
-    db::Database& db = *db_handle;
-    if (db.baseline(ro.baseline).empty()) {
-      throw regress::RunError("no baseline named '" + ro.baseline + "' in " + o.db + " (tunefarm baseline list)");
-    }
-    Where where = where_from(o, suite);
-    say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
-    const regress::RegressReport report =
-        regress::run_regress(ro.baseline, suite, *where.comparer, best_config(db, where, o.tune_missing), db, settings, say);
+    std::optional<double> threshold;
+    if (!ro.threshold.empty()) threshold = regress::parse_threshold(ro.threshold, "--threshold");
+    const regress::RegressReport report = o.model.model.empty() ? suite_regress(ro, threshold) : [&] {
+      check_model_run(o);
+      return model_regress(o.model, o.db, ro.baseline, threshold, o.rounds);
+    }();
     const std::string md = regress::to_markdown(report);
     std::printf("%s", md.c_str());
     if (!ro.markdown.empty()) write_file(ro.markdown, md);

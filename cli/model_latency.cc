@@ -12,17 +12,25 @@
 
 namespace tf::cli {
 
-MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                 const std::string& device_key, const std::string& lock_file) {
+runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
+                                        const std::string& device_key, graph::Graph* planned) {
   const tuner::BestConfigs best(db, target.str(), device_key);
   graph::PlanOptions plan;
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
-  const graph::Graph planned = graph::plan_graph(imported, plan);
+  graph::Graph g = graph::plan_graph(imported, plan);
   graph::BuildOptions options;
   options.target = target;
   options.threads = threads;
   options.config_for = [&](const ops::Workload& w) { return best.config(w); };
-  runtime::model::Executor exec(graph::build_model(planned, options));
+  runtime::model::ModelFile file = graph::build_model(g, options);
+  if (planned) *planned = std::move(g);
+  return file;
+}
+
+MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
+                                 const std::string& device_key, const std::string& lock_file) {
+  graph::Graph planned;
+  runtime::model::Executor exec(build_with_db(imported, target, threads, db, device_key, &planned));
   runtime::set_num_threads(threads);
   runtime::model::fill_random_inputs(exec);
   runtime::HostLock lock(lock_file);

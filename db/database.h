@@ -84,6 +84,16 @@ struct Baseline {
   std::string workload_key() const;
 };
 
+// A whole compiled model saved as a baseline (model-level CI verdicts): the .tfm itself, as built
+// from the database's best configs that day, and the latencies it measured.
+struct ModelBaseline {
+  std::string name, model, input_shapes, target, device_key, compiler_version, device;
+  int threads = 1;
+  std::vector<double> costs;  // seconds per run, every timing
+  std::vector<uint8_t> tfm;   // the compiled model (empty in listings)
+  int64_t created_ms = 0;
+};
+
 class Database {
  public:
   // Create: the file is created when missing. Existing: it must exist. Both migrate it to the
@@ -142,6 +152,13 @@ class Database {
   // Every entry of every baseline, without the libraries, by name.
   std::vector<Baseline> baselines();
   bool delete_baseline(const std::string& name);  // false: there was none
+
+  // Model baselines (db/model_baselines.cc), a namespace of names of their own. Saving a name that
+  // exists throws DbError unless `replace`.
+  void save_model_baseline(const ModelBaseline& b, bool replace);
+  std::optional<ModelBaseline> model_baseline(const std::string& name);  // with its .tfm
+  std::vector<ModelBaseline> model_baselines();                          // without, by name
+  bool delete_model_baseline(const std::string& name);                   // false: there was none
 
   // From now on, reads that look up `target` (best, best_per_target, history, op_history,
   // load_model) also find what was filed under `alias`: another string for the same machine, such

@@ -107,6 +107,23 @@ const std::vector<const char*> kMigrations = {
     ALTER TABLE jobs ADD COLUMN process_pid INTEGER;
     ALTER TABLE jobs ADD COLUMN process_start TEXT NOT NULL DEFAULT '';  -- boot id and start time: pids are reused
     )sql",
+    // 6: baselines of whole models (model-level CI verdicts): the compiled model itself.
+    R"sql(
+    CREATE TABLE model_baselines (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      model TEXT NOT NULL,                 -- the .onnx file's name
+      input_shapes TEXT NOT NULL,          -- as bound: "image=1,3,640,640"
+      target TEXT NOT NULL,
+      device_key TEXT NOT NULL,            -- whose configs it was built with
+      threads INTEGER NOT NULL,
+      compiler_version TEXT NOT NULL,
+      device TEXT NOT NULL,                -- the host that timed it
+      costs TEXT NOT NULL,                 -- JSON: seconds per run, every timing
+      tfm BLOB NOT NULL,                   -- the compiled model, run again later
+      created_ms INTEGER NOT NULL
+    );
+    )sql",
 };
 
 const char* kAppTable = "tunefarm_meta";

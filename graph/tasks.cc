@@ -85,6 +85,14 @@ std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
   return k;
 }
 
+int64_t kernel_flops(const Graph& planned) {
+  int64_t flops = 0;
+  for (const Node& n : planned.nodes) {
+    if (const auto k = node_kernel(planned, n)) flops += ops::find_operator(k->workload.op).flops(k->workload.shape) * k->calls;
+  }
+  return flops;
+}
+
 std::vector<Task> tunable_tasks(const Graph& g) {
   std::map<std::string, Task> by_key;
   std::map<std::string, int> groups;  // the direct workload's key -> its group

@@ -43,6 +43,10 @@ struct Task {
   int group = -1;
 };
 
+// The arithmetic of the kernels a planned graph's nodes run (their FLOPs x calls): what a model's
+// effective GFLOPS divides by its latency.
+int64_t kernel_flops(const Graph& planned);
+
 // One task per distinct workload, with every alternative of each node's kernel; most FLOPs first.
 std::vector<Task> tunable_tasks(const Graph& g);
 

@@ -268,7 +268,7 @@ void ModelFile::check() const {
   }
 }
 
-void write_model_file(const ModelFile& model, const std::string& path) {
+std::vector<uint8_t> model_file_bytes(const ModelFile& model) {
   model.check();
   std::vector<uint8_t> payload;
   auto append = [&](const std::vector<uint8_t>& bytes) {
@@ -289,15 +289,21 @@ void write_model_file(const ModelFile& model, const std::string& path) {
   put_u64(&header, payload.size());
   const int64_t padding = align_up(static_cast<int64_t>(kHeaderBytes + manifest.size())) -
                           static_cast<int64_t>(kHeaderBytes + manifest.size());
+  std::vector<uint8_t> bytes = std::move(header);
+  bytes.insert(bytes.end(), manifest.begin(), manifest.end());
+  bytes.resize(bytes.size() + static_cast<size_t>(padding), 0);
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  return bytes;
+}
+
+void write_model_file(const ModelFile& model, const std::string& path) {
+  const std::vector<uint8_t> bytes = model_file_bytes(model);
   // Written beside the target and renamed over it: a crash mid-write never leaves half a model.
   const std::string temp = path + ".partial";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) fail("cannot write " + temp + ": " + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
-    out.write(manifest.data(), static_cast<std::streamsize>(manifest.size()));
-    out.write(std::string(static_cast<size_t>(padding), '\0').data(), padding);
-    out.write(reinterpret_cast<const char*>(payload.data()), static_cast<std::streamsize>(payload.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     out.flush();
     if (!out) fail("cannot write " + temp + ": " + std::strerror(errno));
   }

@@ -78,6 +78,8 @@ struct ModelFile {
 // Throws ModelFileError naming the path and the reason. Every size in the header and the manifest
 // is checked against the file's own size before anything is allocated.
 void write_model_file(const ModelFile& model, const std::string& path);
+// The file's bytes (what write_model_file writes), to store elsewhere (a model baseline).
+std::vector<uint8_t> model_file_bytes(const ModelFile& model);
 ModelFile read_model_file(const std::string& path);
 // The same from `in`, which holds `size` bytes; `name` stands for the file in messages.
 ModelFile read_model_file(std::istream& in, uint64_t size, const std::string& name);
