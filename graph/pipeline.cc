@@ -21,6 +21,8 @@ const std::vector<Pass>& pipeline() {
       {"fold_batchnorm", passes::fold_batchnorm},      // BatchNormalization into the Conv before it
       {"fuse_epilogues", passes::fuse_epilogues},      // bias, relu, clip, residual add into conv2d_* / dense_*
       {"fuse_elementwise", passes::fuse_elementwise},  // what is left elementwise (GELU, scaling): one node per chain
+      {"fuse_dense_activation", passes::fuse_dense_activation},  // a GELU chain into the dense before it
+      {"pack_dense_weights", passes::pack_dense_weights},        // constant dense weights as panels, once
       {"plan_layouts", passes::plan_layouts},          // NCHWc between convolutions, weights packed once
   };
   return passes;
@@ -37,7 +39,8 @@ std::vector<std::string> pipeline_pass_names() {
 Graph plan_graph(const Graph& imported, const PlanOptions& options) {
   Graph g = imported;
   for (const auto& pass : pipeline()) {
-    if (!options.blocked_layouts && std::string(pass.name) == "plan_layouts") continue;
+    const std::string name = pass.name;
+    if (!options.blocked_layouts && (name == "plan_layouts" || name == "pack_dense_weights")) continue;
     g = pass.run(g);
     try {
       g.check();

@@ -13,8 +13,9 @@ std::vector<std::string> pipeline_pass_names();
 // Runs the passes; after each the graph is checked (every value defined before it is read, shapes
 // known), and a failure names the pass.
 struct PlanOptions {
-  // Blocked (NCHWc) activations between convolutions, weights packed at build time. Off: every conv
-  // stays on plain NCHW (what the test-only evaluator reads).
+  // Blocked (NCHWc) activations between convolutions, conv and dense weights packed at build time.
+  // Off: every conv stays on plain NCHW, every dense weight as [K, N] (what the test-only evaluator
+  // reads).
   bool blocked_layouts = true;
 };
 Graph plan_graph(const Graph& imported, const PlanOptions& options = {});
