@@ -176,8 +176,8 @@ TEST(DenseFusion, PackedWeightsArePanelsOfTheConstantAndTheKernelsWorkloadSaysSo
   const std::vector<float> w = random_floats(kIn * kOut, 11);
   // Element (k, n) of the weight at panel n / 32, row k, lane n % 32; the third panel's lanes
   // past column 72 are zero.
-  for (int64_t kk : {0, 17, kIn - 1}) {
-    for (int64_t col : {0, 31, 32, 63, 64, kOut - 1}) {
+  for (int64_t kk : {int64_t{0}, int64_t{17}, kIn - 1}) {
+    for (int64_t col : std::vector<int64_t>{0, 31, 32, 63, 64, kOut - 1}) {
       EXPECT_EQ(panels->f32[static_cast<size_t>(((col / 32) * kIn + kk) * 32 + col % 32)], w[static_cast<size_t>(kk * kOut + col)]);
     }
     EXPECT_EQ(panels->f32[static_cast<size_t>((2 * kIn + kk) * 32 + 8)], 0.0f);

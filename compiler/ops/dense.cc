@@ -125,17 +125,21 @@ space::ConfigSpace Dense::config_space(const std::vector<int64_t>& s, const code
   const bool gemv = M <= kGemvRows;
   space::ConfigSpace cs;
   using space::capped_choices, space::index_of_choice;
-  // The default is what an untuned model runs: a register tile of 4 x 4 vectors (or 8 x 2) with
-  // the whole K in one slab up to K = 1024 (a panel of 64 columns x 1024 is 256 KiB: in L2), in
-  // M blocks of 16 tiles; the smallest tile is far slower.
+  // The default is what an untuned model runs: a register tile of half the vector registers as
+  // accumulators (8 rows x 2 vectors on AVX-512 for a 32-wide panel, 4 x 4 for the unpacked 4-vector
+  // default), the whole K in one slab while a panel stays within 512 KiB of L2, in M blocks of 16
+  // tiles; the smallest tile is far slower.
+  const int64_t nr_default = layout_ == BLayout::Panels ? s[3] : 4 * lanes;
+  const int64_t accumulators = std::max(1, t.vector_registers / 2);
   const auto mr = capped_choices({1, 2, 3, 4, 6, 8, 12, 16}, M);
-  cs.add_knob("mr", mr, index_of_choice(mr, 4), "rows of the register tile of accumulators");
+  cs.add_knob("mr", mr, index_of_choice(mr, std::max<int64_t>(1, accumulators / std::max<int64_t>(1, nr_default / lanes))),
+              "rows of the register tile of accumulators");
   if (layout_ == BLayout::Panels) {
     // The panel width is the packed weight's: a tile of its columns reads one panel.
     cs.add_knob("nr", {Json(s[3])}, 0, "columns of the register tile: the width P of B's panels");
   } else {
     const auto nr = capped_choices({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N);
-    cs.add_knob("nr", nr, index_of_choice(nr, 4 * lanes),
+    cs.add_knob("nr", nr, index_of_choice(nr, nr_default),
                 "columns of the register tile (multiples of the vector width) and width of a packed B panel");
   }
   std::vector<Json> kc;
@@ -143,8 +147,8 @@ space::ConfigSpace Dense::config_space(const std::vector<int64_t>& s, const code
     if (K % d == 0 && d % 16 == 0) kc.emplace_back(d);
   }
   kc.emplace_back(K);
-  cs.add_knob("kc", kc, gemv || K <= 1024 ? kc.size() - 1 : index_of_choice(kc, 512),
-              "depth of a K block accumulated into C (K itself: no K blocking)");
+  const bool whole_k = gemv || K * nr_default * 4 <= (int64_t{512} << 10);
+  cs.add_knob("kc", kc, whole_k ? kc.size() - 1 : index_of_choice(kc, 512), "depth of a K block accumulated into C (K itself: no K blocking)");
   const auto mb = capped_choices({1, 2, 4, 8, 16}, M);
   cs.add_knob("mb", mb, index_of_choice(mb, 16), "register tiles per M cache block");
   cs.add_knob("order", {Json("mn"), Json("nm")}, 0, "order of the cache-block loops over M and N");

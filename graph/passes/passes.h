@@ -50,10 +50,11 @@ Graph fuse_epilogues(const Graph& g);
 // inputs). A lone elementwise node stays as it is. Exact.
 Graph fuse_elementwise(const Graph& g);
 
-// A dense_bias whose sole reader is an elementwise node (a fused chain, a Gelu) computing GELU of
-// it alone, in the erf form or the tanh approximation, becomes dense_bias_gelu / _gelu_tanh: the
-// node is recognised by evaluating its expression against both forms, whatever order the exporter
-// wrote the chain in. Changes results by float rounding only (the kernel's erf and tanh).
+// A dense_bias whose output feeds GELU alone (the elementwise nodes after it, fused or not, that
+// read only it, scalar constants and each other, none of their values read elsewhere), in the erf
+// form or the tanh approximation, becomes dense_bias_gelu / _gelu_tanh: the nodes are recognised
+// by evaluating their expression against both forms, whatever order the exporter wrote them in.
+// Changes results by float rounding only (the kernel's erf and tanh).
 Graph fuse_dense_activation(const Graph& g);
 
 // Every dense* (not dense_nt, not batched) whose weight is a constant [K, N] becomes its
