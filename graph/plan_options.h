@@ -10,8 +10,9 @@
 namespace tf::graph {
 
 struct PlanOptions {
-  // Blocked (NCHWc) activations between convolutions, weights packed at build time. Off: every conv
-  // stays on plain NCHW (what the test-only evaluator reads).
+  // Blocked (NCHWc) activations between convolutions, conv and dense weights packed at build time.
+  // Off: every conv stays on plain NCHW, every dense weight as [K, N] (what the test-only evaluator
+  // reads).
   bool blocked_layouts = true;
   // Seconds per call of a workload's best measured config on the build's target (the database), or
   // nullopt. A node that can run as several kernels (kernel_alternatives.h) runs the fastest

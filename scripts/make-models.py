@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes the test models into a folder: ResNet-18, MobileNetV2 and one BERT-base encoder layer,
+"""Writes the test models into a folder: ResNet-18, MobileNetV2, one BERT-base encoder layer and the
+whole 12-layer BERT-base encoder,
 with their real structure (as PyTorch exports them, batch normalization kept as its own node) and
 random weights; a small CNN (ResNet's stem and one block at 32x32) that tunes in seconds; and four
 models in the shape exporters leave them (old opsets, spelled-out activations, shape arithmetic at
@@ -8,7 +9,7 @@ symbolic H and W, a transformer encoder at opset 13 (and 7 layers of it), a 1-D 
 opset 12.
 Uses Debian's python3-onnx and numpy only; run with /usr/bin/python3.
 
-    scripts/make-models.py DIR      -> DIR/resnet18.onnx, DIR/mobilenetv2.onnx, DIR/bert_layer.onnx,
+    scripts/make-models.py DIR      -> DIR/resnet18.onnx, DIR/mobilenetv2.onnx, DIR/bert_layer.onnx, DIR/bert_encoder12.onnx,
                                        DIR/small_cnn.onnx, DIR/mobilenetv3_opset9.onnx, DIR/fpn_opset11.onnx,
                                        DIR/transformer_opset13.onnx, DIR/transformer_deep_opset13.onnx,
                                        DIR/speech_conv1d_opset12.onnx, DIR/input-shapes.json
@@ -152,7 +153,10 @@ def mobilenetv2():
     return b.model("mobilenetv2", [inp], (x, ["N", 1000]), 11)
 
 
-def bert_layer(seq=128, hidden=768, heads=12, ffn=3072):
+def bert_encoder(name, layers, seq=128, hidden=768, heads=12, ffn=3072):
+    """BERT-base encoder layers as exported (opset 17): each projection MatMul + Add, attention
+    through Reshape/Transpose per head, the scale Div and mask Add, Softmax, GELU through Erf,
+    residual Adds, LayerNormalization. Layer 1's weights are the same whatever the layer count."""
     b = Builder(768)
     head = hidden // heads
 
@@ -174,22 +178,35 @@ def bert_layer(seq=128, hidden=768, heads=12, ffn=3072):
     def split_heads(t, perm):
         return b.node("Transpose", [b.node("Reshape", [t, heads_shape])], perm=perm)
 
-    q = split_heads(dense(x, hidden, hidden), [0, 2, 1, 3])
-    k = split_heads(dense(x, hidden, hidden), [0, 2, 3, 1])
-    v = split_heads(dense(x, hidden, hidden), [0, 2, 1, 3])
-    scores = b.node("Div", [b.node("MatMul", [q, k]), b.const("sqrt_head", np.array(np.sqrt(head), np.float32))])
-    probs = b.node("Softmax", [b.node("Add", [scores, "attention_mask"])], axis=-1)
-    ctx = b.node("Transpose", [b.node("MatMul", [probs, v])], perm=[0, 2, 1, 3])
-    ctx = b.node("Reshape", [ctx, b.const("merged_shape", np.array([0, 0, hidden], np.int64))])
-    h = layernorm(b.node("Add", [dense(ctx, hidden, hidden), x]))
-    f = dense(h, hidden, ffn)
-    # GELU as exported: x * 0.5 * (1 + erf(x / sqrt(2)))
-    g = b.node("Erf", [b.node("Div", [f, b.const("sqrt2", np.array(np.sqrt(2.0), np.float32))])])
-    g = b.node("Mul", [b.node("Mul", [f, b.node("Add", [g, b.const("one", np.array(1.0, np.float32))])]), b.const("half", np.array(0.5, np.float32))])
-    out = layernorm(b.node("Add", [dense(g, ffn, hidden), h]))
-    inputs = [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["N", seq, hidden]),
+    def layer(x):
+        q = split_heads(dense(x, hidden, hidden), [0, 2, 1, 3])
+        k = split_heads(dense(x, hidden, hidden), [0, 2, 3, 1])
+        v = split_heads(dense(x, hidden, hidden), [0, 2, 1, 3])
+        scores = b.node("Div", [b.node("MatMul", [q, k]), b.const("sqrt_head", np.array(np.sqrt(head), np.float32))])
+        probs = b.node("Softmax", [b.node("Add", [scores, "attention_mask"])], axis=-1)
+        ctx = b.node("Transpose", [b.node("MatMul", [probs, v])], perm=[0, 2, 1, 3])
+        ctx = b.node("Reshape", [ctx, b.const("merged_shape", np.array([0, 0, hidden], np.int64))])
+        h = layernorm(b.node("Add", [dense(ctx, hidden, hidden), x]))
+        f = dense(h, hidden, ffn)
+        # GELU as exported: x * 0.5 * (1 + erf(x / sqrt(2)))
+        g = b.node("Erf", [b.node("Div", [f, b.const("sqrt2", np.array(np.sqrt(2.0), np.float32))])])
+        g = b.node("Mul", [b.node("Mul", [f, b.node("Add", [g, b.const("one", np.array(1.0, np.float32))])]), b.const("half", np.array(0.5, np.float32))])
+        return layernorm(b.node("Add", [dense(g, ffn, hidden), h]))
+
+    for _ in range(layers):
+        x = layer(x)
+    inputs = [helper.make_tensor_value_info("hidden_states", TensorProto.FLOAT, ["N", seq, hidden]),
               helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT, ["N", 1, 1, seq])]
-    return b.model("bert_layer", inputs, (out, ["N", seq, hidden]), 17)
+    return b.model(name, inputs, (x, ["N", seq, hidden]), 17)
+
+
+def bert_layer():
+    return bert_encoder("bert_layer", 1)
+
+
+def bert_encoder12():
+    """BERT-base's whole encoder: 12 layers (85 M parameters, 340 MB of float32 weights)."""
+    return bert_encoder("bert_encoder12", 12)
 
 
 # The models below are in the shape exporters leave them (PyTorch's torch.onnx, PaddlePaddle's
@@ -406,7 +423,12 @@ BINDINGS = {"mobilenetv3_opset9": {"image": [1, 3, 224, 224]}, "fpn_opset11": {"
             "transformer_deep_opset13": {"input_ids": [1, 24], "attention_mask": [1, 24]},
             "speech_conv1d_opset12": {"features": [1, 64, 201]}}
 
-MODELS = [("resnet18", resnet18), ("mobilenetv2", mobilenetv2), ("bert_layer", bert_layer), ("small_cnn", small_cnn),
+# What input-shapes.json holds: the exported models' bindings, and the test models the benches run at
+# a sequence length of their own (only their batch is symbolic; written out so a reader sees it).
+INPUT_SHAPES = dict(BINDINGS, bert_encoder12={"hidden_states": [1, 128, 768], "attention_mask": [1, 1, 1, 128]})
+
+MODELS = [("resnet18", resnet18), ("mobilenetv2", mobilenetv2), ("bert_layer", bert_layer), ("bert_encoder12", bert_encoder12),
+          ("small_cnn", small_cnn),
           ("mobilenetv3_opset9", mobilenetv3_opset9), ("fpn_opset11", fpn_opset11), ("transformer_opset13", transformer_opset13),
           ("transformer_deep_opset13", transformer_deep_opset13),
           ("speech_conv1d_opset12", speech_conv1d_opset12)]
@@ -425,7 +447,7 @@ def main():
         print(f"make-models: {path} ({os.path.getsize(path) // 1024} KiB)")
     bindings = os.path.join(args.dir, "input-shapes.json")
     with open(bindings + ".tmp", "w") as f:
-        json.dump(BINDINGS, f, indent=1)
+        json.dump(INPUT_SHAPES, f, indent=1)
     os.replace(bindings + ".tmp", bindings)
     return 0
 

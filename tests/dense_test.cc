@@ -2,6 +2,8 @@
 // of the space on awkward shapes, checked against the double-precision reference.
 #include <gtest/gtest.h>
 
+#include "compiler/error.h"
+#include "compiler/ops/operator.h"
 #include "runtime/thread_pool.h"
 #include "tests/config_check.h"
 
@@ -24,6 +26,36 @@ TEST_F(DenseSpace, DividingShapeWithKBlocking) { expect_configs_correct("dense",
 TEST_F(DenseSpace, TransposedB) { expect_configs_correct("dense_nt", "19,40,96", 25, 7); }
 TEST_F(DenseSpace, Bias) { expect_configs_correct("dense_bias", "24,33,128", 25, 8); }
 TEST_F(DenseSpace, BiasRelu) { expect_configs_correct("dense_bias_relu", "30,64,192", 25, 9); }
+TEST_F(DenseSpace, BiasGelu) { expect_configs_correct("dense_bias_gelu", "26,40,96", 20, 10); }
+TEST_F(DenseSpace, BiasGeluTanh) { expect_configs_correct("dense_bias_gelu_tanh", "17,33,64", 20, 11); }
+TEST_F(DenseSpace, BiasResidualAdd) { expect_configs_correct("dense_bias_add", "30,48,80", 20, 12); }
+// B prepacked into panels of P columns: ragged last panels, a single row, every epilogue.
+TEST_F(DenseSpace, PackedRaggedPanels) { expect_configs_correct("dense_packed", "37,45,70,16", 25, 13); }
+TEST_F(DenseSpace, PackedSingleRow) { expect_configs_correct("dense_packed_bias", "1,1000,512,32", 10, 14); }
+TEST_F(DenseSpace, PackedGelu) { expect_configs_correct("dense_packed_bias_gelu", "24,72,64,32", 15, 15); }
+TEST_F(DenseSpace, PackedGeluTanh) { expect_configs_correct("dense_packed_bias_gelu_tanh", "9,40,48,32", 10, 16); }
+TEST_F(DenseSpace, PackedResidualAdd) { expect_configs_correct("dense_packed_bias_add", "30,96,80,64", 15, 17); }
+TEST_F(DenseSpace, PackedRelu) { expect_configs_correct("dense_packed_bias_relu", "16,48,32,16", 10, 18); }
+
+TEST(DenseShape, APanelWiderThanTheMatrixAndAVectorGroupIsRefusedByName) {
+  try {
+    ops::check_workload(ops::Workload{"dense_packed", {8, 8, 8, 100}});
+    FAIL() << "P = 100 accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("extent P = 100"), std::string::npos) << e.what();
+  }
+}
+
+// A single row reads each weight once: the default streams B as it lies (packing it each call
+// would write and read it again), in the widest tile.
+TEST(DenseSpaceDefaults, ASingleRowDoesNotPackB) {
+  compiler::Task task({"dense_bias", {1, 1000, 1280}}, codegen::host_target());
+  const space::Config def = task.space().default_config();
+  EXPECT_FALSE(def.get_bool("pack_b"));
+  EXPECT_EQ(def.get_int("kc"), 1280);
+  compiler::Task rows({"dense_bias", {128, 3072, 768}}, codegen::host_target());
+  EXPECT_TRUE(rows.space().default_config().get_bool("pack_b"));
+}
 
 // Once crashed: a 3-lane vector load at an index with a large odd constant (-1651667) was given
 // 16-byte alignment, because the alignment analysis capped the constant at 2^20.

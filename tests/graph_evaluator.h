@@ -10,6 +10,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/conv2d_shape.h"
+#include "compiler/ops/dense_epilogue.h"
 #include "graph/constant_eval.h"
 #include "graph/graph.h"
 #include "graph/tasks.h"
@@ -101,6 +102,9 @@ class Evaluator {
           double acc = row[j];
           if (in.size() > 2 && in[2]) acc += in[2]->f32[in[2]->size() == 1 ? 0 : in[2]->size() == N ? j : in[2]->size() == M ? i : i * N + j];
           if (n.op == "dense_bias_relu") acc = std::max(acc, 0.0);
+          if (n.op == "dense_bias_gelu") acc = ops::gelu_erf(acc);
+          if (n.op == "dense_bias_gelu_tanh") acc = ops::gelu_tanh(acc);
+          if (n.op == "dense_bias_add") acc += in[3]->f32[bt * M * N + i * N + j];
           c.f32[bt * M * N + i * N + j] = static_cast<float>(acc);
         }
       }

@@ -178,11 +178,11 @@ TEST(ModelBuild, IdenticalNodesShareOneKernelAndReshapesAreAliases) {
   options.target = codegen::host_target();
   BuildReport report;
   build_model(plan_graph(import_onnx_bytes(small_transformer(), "t")), options, &report);
-  // q, k and v projections are one dense_bias workload; the four reshapes and the flatten-free
+  // q, k and v projections are one dense_packed_bias workload; the four reshapes and the flatten-free
   // layer need no kernel.
   int dense_bias_nodes = 0;
   for (const auto& k : report.kernels) {
-    if (k.workload.rfind("dense_bias[", 0) == 0 && k.nodes.size() >= 3) dense_bias_nodes = static_cast<int>(k.nodes.size());
+    if (k.workload.rfind("dense_packed_bias[", 0) == 0 && k.nodes.size() >= 3) dense_bias_nodes = static_cast<int>(k.nodes.size());
   }
   EXPECT_GE(dense_bias_nodes, 3);
   EXPECT_EQ(report.aliases, 4u);

@@ -39,17 +39,20 @@ TEST(ModelCli, InspectJsonTasksAreWorkloadsTheOtherCommandsTake) {
   EXPECT_EQ(j.at("inputs").size(), 2u);
   EXPECT_EQ(j.at("inputs")[0].at("shape"), "[N,128,768]");
   EXPECT_EQ(j.at("nodes").at("MatMul"), 8);
-  EXPECT_EQ(j.at("planned_nodes").at("dense_bias"), 6);
+  // q, k, v; the output projection and the FFN's second layer with their residual; the FFN's first with GELU.
+  EXPECT_EQ(j.at("planned_nodes").at("dense_packed_bias"), 3);
+  EXPECT_EQ(j.at("planned_nodes").at("dense_packed_bias_add"), 2);
+  EXPECT_EQ(j.at("planned_nodes").at("dense_packed_bias_gelu"), 1);
   EXPECT_TRUE(j.at("unsupported").empty());
   const auto& tasks = j.at("tasks");
-  ASSERT_EQ(tasks.size(), 5u);
+  ASSERT_EQ(tasks.size(), 6u);
   double share = 0;
   for (const auto& t : tasks) share += t.at("share").get<double>();
   EXPECT_NEAR(share, 1.0, 1e-9);
   // At batch 2 the dense rows double; attention runs per head and per sequence.
-  EXPECT_EQ(tasks[0].at("workload"), "dense_bias[256,768,768]");
-  EXPECT_EQ(tasks[0].at("count"), 4);
-  EXPECT_EQ(tasks[3].at("count"), 24);
+  EXPECT_EQ(tasks[2].at("workload"), "dense_packed_bias[256,768,768,32]");
+  EXPECT_EQ(tasks[2].at("count"), 3);
+  EXPECT_EQ(tasks[4].at("count"), 24);
   // Each task's shape text is what `tunefarm space/run --shape` take.
   for (const auto& t : tasks) {
     Result space = run_cli("space --op " + t.at("op").get<std::string>() + " --shape " + t.at("shape").get<std::string>() + " --json");

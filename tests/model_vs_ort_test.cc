@@ -1,4 +1,4 @@
-// Whole models against ONNX Runtime: ResNet-18, MobileNetV2, the BERT-base layer and the exported MobileNetV3, FPN, transformer and 1-D speech net (the
+// Whole models against ONNX Runtime: ResNet-18, MobileNetV2, the BERT-base layer and 12-layer encoder, and the exported MobileNetV3, FPN, transformer and 1-D speech net (the
 // test models) built with default configs, run by the model executor and by ONNX Runtime's CPU
 // build (bench/ort/ort_run.js as a child process) on the same random .npy inputs; every output
 // must agree to max|a-b|/max|b| <= 1e-3. Without node or bench/ort/node_modules the tests fail
@@ -72,6 +72,10 @@ TEST(ModelVsOrt, ResNet18AgreesWithOnnxRuntime) { expect_model_matches_ort("resn
 TEST(ModelVsOrt, MobileNetV2AgreesWithOnnxRuntime) { expect_model_matches_ort("mobilenetv2"); }
 
 TEST(ModelVsOrt, BertLayerAgreesWithOnnxRuntime) { expect_model_matches_ort("bert_layer"); }
+
+// Twelve layers: the fused and packed kernels' rounding must not grow past the agreement through
+// the stack (each LayerNorm rescales it).
+TEST(ModelVsOrt, BertEncoder12AgreesWithOnnxRuntime) { expect_model_matches_ort("bert_encoder12"); }
 
 // The exported models at scripts/make-models.py's BINDINGS: their symbolic extents bound as
 // --input-shape binds them.

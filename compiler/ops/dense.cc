@@ -1,5 +1,7 @@
 // dense / matmul: C[M,N] = sum_k A[M,K] * B[K,N], and its variants with B transposed (B[N,K], the
-// layout of a fully connected layer's weight), with a bias, and with bias + ReLU fused.
+// layout of a fully connected layer's weight), with B prepacked into panels ([ceil(N/P)][K][P], the
+// layout the in-kernel packing makes, done once at model build time for a constant weight), and
+// with an epilogue (dense_epilogue.h: bias, then ReLU, GELU or a residual add).
 //
 // The schedule follows fast CPU GEMMs: an mr x nr register tile of accumulators (nr a multiple of
 // the vector width) updated by broadcast A values times contiguous vectors of a packed B panel
@@ -9,6 +11,8 @@
 #include <cmath>
 #include <functional>
 
+#include "compiler/error.h"
+#include "compiler/ops/dense_epilogue.h"
 #include "compiler/ops/registry.h"
 #include "compiler/space/knob_choices.h"
 
@@ -19,58 +23,40 @@ using ir::Expr;
 using ir::IterVar;
 using te::Tensor;
 
-enum class Epilogue { None, Bias, BiasRelu };
+// A product of few rows reads each weight once for a handful of FMAs: it is bound by the weight's
+// bytes, so the default streams B as it lies (packing it would write and read it again) in the
+// widest tile, without K blocking.
+constexpr int64_t kGemvRows = 4;
 
 class Dense : public Operator {
  public:
-  Dense(std::string name, bool b_transposed, Epilogue e) : name_(std::move(name)), nt_(b_transposed), epilogue_(e) {}
+  enum class BLayout { KN, NK, Panels };
 
-  std::string name() const override { return name_; }
-  std::string description() const override {
-    std::string d = nt_ ? "C[M,N] = A[M,K] * B[N,K]^T" : "C[M,N] = A[M,K] * B[K,N]";
-    if (epilogue_ == Epilogue::Bias) d += " + bias[N]";
-    if (epilogue_ == Epilogue::BiasRelu) d = "C = relu(" + d.substr(9) + " + bias[N])";
-    return d;
+  Dense(BLayout layout, DenseEpilogue e) : layout_(layout), epilogue_(e) {}
+
+  std::string name() const override {
+    const char* base = layout_ == BLayout::NK ? "dense_nt" : layout_ == BLayout::Panels ? "dense_packed" : "dense";
+    return base + dense_epilogue_suffix(epilogue_);
   }
-  std::vector<std::string> shape_names() const override { return {"M", "N", "K"}; }
+  std::string description() const override {
+    const char* b = layout_ == BLayout::NK ? "B[N,K]^T" : layout_ == BLayout::Panels ? "B (panels Bp[ceil(N/P)][K][P], zero past N)" : "B[K,N]";
+    return std::string("C[M,N] = A[M,K] * ") + b + dense_epilogue_text(epilogue_);
+  }
+  std::vector<std::string> shape_names() const override {
+    if (layout_ == BLayout::Panels) return {"M", "N", "K", "P"};
+    return {"M", "N", "K"};
+  }
   int64_t flops(const std::vector<int64_t>& s) const override { return 2 * s[0] * s[1] * s[2]; }
 
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
-    std::vector<std::vector<int64_t>> in = {{s[0], s[2]}, nt_ ? std::vector<int64_t>{s[1], s[2]} : std::vector<int64_t>{s[2], s[1]}};
-    if (epilogue_ != Epilogue::None) in.push_back({s[1]});
+    std::vector<std::vector<int64_t>> in = {{s[0], s[2]}, b_shape(s)};
+    if (has_bias(epilogue_)) in.push_back({s[1]});
+    if (has_residual(epilogue_)) in.push_back({s[0], s[1]});
     return in;
   }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
 
-  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
-    const int64_t M = s[0], N = s[1], K = s[2];
-    const int64_t lanes = std::max(1, t.float32_lanes());
-    space::ConfigSpace cs;
-    using space::capped_choices, space::index_of_choice;
-    // The default is what an untuned model runs: a packed, parallel register tile of 6 x 2 vectors
-    // over K blocks of 256 (about 12 accumulators, B panels that stay in L2), not the smallest tile.
-    const auto mr = capped_choices({1, 2, 3, 4, 6, 8, 12, 16}, M);
-    cs.add_knob("mr", mr, index_of_choice(mr, 6), "rows of the register tile of accumulators");
-    const auto nr = capped_choices({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N);
-    cs.add_knob("nr", nr, index_of_choice(nr, 2 * lanes),
-                "columns of the register tile (multiples of the vector width) and width of a packed B panel");
-    std::vector<Json> kc;
-    for (int64_t d = 64; d < K; ++d) {
-      if (K % d == 0 && d % 16 == 0) kc.emplace_back(d);
-    }
-    kc.emplace_back(K);
-    cs.add_knob("kc", kc, K > 512 ? index_of_choice(kc, 256) : kc.size() - 1, "depth of a K block accumulated into C (K itself: no K blocking)");
-    const auto mb = capped_choices({1, 2, 4, 8, 16}, M);
-    cs.add_knob("mb", mb, index_of_choice(mb, 4), "register tiles per M cache block");
-    cs.add_knob("order", {Json("mn"), Json("nm")}, 0, "order of the cache-block loops over M and N");
-    const auto unroll = capped_choices({1, 2, 4, 8}, K);
-    cs.add_knob("unroll_k", unroll, index_of_choice(unroll, 4), "unroll depth of the k loop inside a tile");
-    cs.add_knob("vectorize", {Json(true), Json(false)}, 0, "vectorize the tile's columns");
-    cs.add_knob("pack_b", {Json(false), Json(true)}, 1, "pack B into [N/nr][K][nr] panels first");
-    cs.add_knob("parallel", {Json(false), Json(true)}, 1, "run the outer tile loops on the thread pool");
-    return cs;
-  }
-
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;
 
   void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
@@ -89,48 +75,115 @@ class Dense : public Operator {
       for (int64_t k = 0; k < K; ++k) {
         double a = in[0][m * K + k];
         for (int64_t n = 0; n < N; ++n) {
-          double b = nt_ ? in[1][n * K + k] : in[1][k * N + n];
+          double b = in[1][b_index(s, k, n)];
           acc[n] += a * b;
           mag[n] += std::fabs(a * b);
         }
       }
       for (int64_t n = 0; n < N; ++n) {
-        double v = acc[n];
-        if (epilogue_ != Epilogue::None) {
-          v += in[2][n];
-          mag[n] += std::fabs(in[2][n]);
-        }
-        if (epilogue_ == Epilogue::BiasRelu) v = std::max(v, 0.0);
+        const double bias = has_bias(epilogue_) ? in[2][n] : 0.0;
+        const double residual = has_residual(epilogue_) ? in[3][m * N + n] : 0.0;
+        double error = 0;
+        const double v = dense_epilogue_reference(epilogue_, acc[n], gamma * mag[n] + 2 * u * std::fabs(acc[n]), bias, residual, &error);
         (*out)[m * N + n] = static_cast<float>(v);
-        (*tol)[m * N + n] = static_cast<float>(gamma * mag[n] + 4 * u * std::fabs(v) + 1e-30);
+        (*tol)[m * N + n] = static_cast<float>(error + 2 * u * std::fabs(v) + 1e-30);
       }
     }
   }
 
+  void check_shape(const std::vector<int64_t>& s) const override {
+    Operator::check_shape(s);
+    if (layout_ == BLayout::Panels && s[3] > s[1] && s[3] > 64) {
+      throw CompileError("op '" + name() + "': extent P = " + std::to_string(s[3]) + " (panel width) exceeds N = " + std::to_string(s[1]) +
+                         " and 64");
+    }
+  }
+
  private:
-  std::string name_;
-  bool nt_;
-  Epilogue epilogue_;
+  std::vector<int64_t> b_shape(const std::vector<int64_t>& s) const {
+    switch (layout_) {
+      case BLayout::NK: return {s[1], s[2]};
+      case BLayout::Panels: return {(s[1] + s[3] - 1) / s[3], s[2], s[3]};
+      default: return {s[2], s[1]};
+    }
+  }
+  int64_t b_index(const std::vector<int64_t>& s, int64_t k, int64_t n) const {
+    switch (layout_) {
+      case BLayout::NK: return n * s[2] + k;
+      case BLayout::Panels: return ((n / s[3]) * s[2] + k) * s[3] + n % s[3];
+      default: return k * s[1] + n;
+    }
+  }
+
+  BLayout layout_;
+  DenseEpilogue epilogue_;
 };
+
+space::ConfigSpace Dense::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
+  const int64_t M = s[0], N = s[1], K = s[2];
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  const bool gemv = M <= kGemvRows;
+  space::ConfigSpace cs;
+  using space::capped_choices, space::index_of_choice;
+  // The default is what an untuned model runs: a register tile of half the vector registers as
+  // accumulators (8 rows x 2 vectors on AVX-512 for a 32-wide panel, 4 x 4 for the unpacked 4-vector
+  // default), the whole K in one slab while a panel stays within 512 KiB of L2, in M blocks of 16
+  // tiles; the smallest tile is far slower.
+  const int64_t nr_default = layout_ == BLayout::Panels ? s[3] : 4 * lanes;
+  const int64_t accumulators = std::max(1, t.vector_registers / 2);
+  const auto mr = capped_choices({1, 2, 3, 4, 6, 8, 12, 16}, M);
+  cs.add_knob("mr", mr, index_of_choice(mr, std::max<int64_t>(1, accumulators / std::max<int64_t>(1, nr_default / lanes))),
+              "rows of the register tile of accumulators");
+  if (layout_ == BLayout::Panels) {
+    // The panel width is the packed weight's: a tile of its columns reads one panel.
+    cs.add_knob("nr", {Json(s[3])}, 0, "columns of the register tile: the width P of B's panels");
+  } else {
+    const auto nr = capped_choices({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N);
+    cs.add_knob("nr", nr, index_of_choice(nr, nr_default),
+                "columns of the register tile (multiples of the vector width) and width of a packed B panel");
+  }
+  std::vector<Json> kc;
+  for (int64_t d = 64; d < K; ++d) {
+    if (K % d == 0 && d % 16 == 0) kc.emplace_back(d);
+  }
+  kc.emplace_back(K);
+  const bool whole_k = gemv || K * nr_default * 4 <= (int64_t{512} << 10);
+  cs.add_knob("kc", kc, whole_k ? kc.size() - 1 : index_of_choice(kc, 512), "depth of a K block accumulated into C (K itself: no K blocking)");
+  const auto mb = capped_choices({1, 2, 4, 8, 16}, M);
+  cs.add_knob("mb", mb, index_of_choice(mb, 16), "register tiles per M cache block");
+  cs.add_knob("order", {Json("mn"), Json("nm")}, 0, "order of the cache-block loops over M and N");
+  const auto unroll = capped_choices({1, 2, 4, 8}, K);
+  cs.add_knob("unroll_k", unroll, index_of_choice(unroll, 4), "unroll depth of the k loop inside a tile");
+  cs.add_knob("vectorize", {Json(true), Json(false)}, 0, "vectorize the tile's columns");
+  if (layout_ != BLayout::Panels) {
+    cs.add_knob("pack_b", {Json(false), Json(true)}, gemv ? 0 : 1, "pack B into [N/nr][K][nr] panels first");
+  }
+  cs.add_knob("parallel", {Json(false), Json(true)}, 1, "run the outer tile loops on the thread pool");
+  return cs;
+}
 
 Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
   const int64_t M = s[0], N = s[1], K = s[2];
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t mr = cfg.get_int("mr"), nr = cfg.get_int("nr"), kc = cfg.get_int("kc"), mb = cfg.get_int("mb");
   const int64_t unroll_k = cfg.get_int("unroll_k");
-  const bool vectorize = cfg.get_bool("vectorize"), pack_b = cfg.get_bool("pack_b"), parallel = cfg.get_bool("parallel");
+  const bool prepacked = layout_ == BLayout::Panels;
+  const bool vectorize = cfg.get_bool("vectorize"), parallel = cfg.get_bool("parallel");
+  const bool pack_b = !prepacked && cfg.get_bool("pack_b");
   const bool n_outer = cfg.get_string("order") == "nm";
   const auto dt = ir::DataType::float32();
 
   Tensor A = te::placeholder({M, K}, dt, "A");
-  Tensor B = te::placeholder(nt_ ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N}, dt, "B");
-  Tensor bias;
-  if (epilogue_ != Epilogue::None) bias = te::placeholder({N}, dt, "bias");
-  auto b_src = [&](Expr k, Expr n) { return nt_ ? B(n, k) : B(k, n); };
+  Tensor B = te::placeholder(b_shape(s), dt, "B");
+  Tensor bias, residual;
+  if (has_bias(epilogue_)) bias = te::placeholder({N}, dt, "bias");
+  if (has_residual(epilogue_)) residual = te::placeholder({M, N}, dt, "R");
+  auto b_src = [&](Expr k, Expr n) { return layout_ == BLayout::NK ? B(n, k) : B(k, n); };
 
   // B, or its packed panels: PB[n/nr][k][n%nr], zero-padded past N so every panel is full.
   Tensor packed;
   std::function<Expr(Expr, Expr)> b_at = b_src;
+  if (prepacked) b_at = [&](Expr k, Expr n) { return B(ir::floordiv(n, nr), k, ir::floormod(n, nr)); };
   if (pack_b) {
     const int64_t panels = (N + nr - 1) / nr;
     packed = te::compute({panels, K, nr}, [&](const te::Indices& i) {
@@ -158,16 +211,16 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
                     "C", {"m", "n"});
   }
   Tensor out = C;
-  if (epilogue_ != Epilogue::None) {
+  if (epilogue_ != DenseEpilogue::None) {
     out = te::compute({M, N}, [&](const te::Indices& i) {
-      Expr v = C(i[0], i[1]) + bias(i[1]);
-      return epilogue_ == Epilogue::BiasRelu ? ir::max(v, Expr(0.0f)) : v;
+      return dense_epilogue_ir(epilogue_, C(i[0], i[1]), bias(i[1]), residual.op() ? residual(i[0], i[1]) : Expr(0.0f));
     }, "C.out", {"m", "n"});
   }
 
   Scheduled result;
   result.inputs = {A, B};
   if (bias.op()) result.inputs.push_back(bias);
+  if (residual.op()) result.inputs.push_back(residual);
   result.outputs = {out};
   result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
   schedule::Schedule& sch = *result.schedule;
@@ -177,7 +230,7 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
   if (k_blocked) {
     walker = C;
     tile = partial;
-  } else if (epilogue_ != Epilogue::None) {
+  } else if (epilogue_ != DenseEpilogue::None) {
     walker = out;
     tile = C;
   } else {
@@ -219,7 +272,7 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
   r.unroll(rm);
   vector_columns(r, rn);
 
-  if (k_blocked && epilogue_ != Epilogue::None) {
+  if (k_blocked && epilogue_ != DenseEpilogue::None) {
     schedule::Stage& e = sch[out];
     vector_columns(e, e.axis(1));
     if (parallel) e.parallel(e.axis(0));
@@ -235,10 +288,15 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
 }  // namespace
 
 void register_dense_operators(Registry& r) {
-  r.add(std::make_unique<Dense>("dense", false, Epilogue::None));
-  r.add(std::make_unique<Dense>("dense_nt", true, Epilogue::None));
-  r.add(std::make_unique<Dense>("dense_bias", false, Epilogue::Bias));
-  r.add(std::make_unique<Dense>("dense_bias_relu", false, Epilogue::BiasRelu));
+  using L = Dense::BLayout;
+  using E = DenseEpilogue;
+  const E epilogues[] = {E::None, E::Bias, E::BiasRelu, E::BiasGelu, E::BiasGeluTanh, E::BiasAdd};
+  r.add(std::make_unique<Dense>(L::KN, E::None));
+  r.add(std::make_unique<Dense>(L::NK, E::None));
+  for (E e : epilogues) {
+    if (e != E::None) r.add(std::make_unique<Dense>(L::KN, e));
+  }
+  for (E e : epilogues) r.add(std::make_unique<Dense>(L::Panels, e));
 }
 
 }  // namespace tf::ops

@@ -4,8 +4,8 @@
 //   log_softmax y = x - max - log(sum(exp(x - max)))
 //   hardmax     y = 1 at the first maximum along the axis, else 0
 // The max, then the sum (or the first index of the max), as reductions over the axis (vectorized
-// along the row when inner = 1, across inner otherwise), then the output, exp recomputed rather
-// than stored.
+// along the row when inner = 1, across inner otherwise), then the output. softmax stores exp(x -
+// max) once and scales it (the exp is most of its time); log_softmax recomputes x - max.
 #include <cmath>
 
 #include "compiler/error.h"
@@ -43,11 +43,17 @@ class AxisSoftmax : public AxisOperator {
     const te::Tensor mx = max_r.result();
     auto fk = [](Expr k) { return ir::make_cast(ir::DataType::float32(), k); };
     std::optional<AxisReduction> second;
+    te::Tensor exps;
     if (kind_ == Kind::Hardmax) {
       // The first index of the max: the least k where x is the max (cols where it is not).
       second.emplace(ir::ReduceKind::Min, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) {
         return ir::make_select(ir::make_binary(ir::BinaryOp::EQ, x(r, k, i), mx(r, i)), fk(k), Expr(static_cast<float>(cols)));
       }, "first");
+    } else if (kind_ == Kind::Softmax) {
+      // exp once per element: stored by the pass that sums it, scaled by the output pass.
+      exps = te::compute({rows, cols, inner}, [&](const te::Indices& j) { return ir::exp(x(j[0], j[1], j[2]) - mx(j[0], j[2])); }, "E",
+                         {"r", "c", "i"});
+      second.emplace(ir::ReduceKind::Sum, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) { return exps(r, k, i); }, "sum");
     } else {
       second.emplace(ir::ReduceKind::Sum, rows, cols, inner, lanes,
                      [&](Expr r, Expr k, Expr i) { return ir::exp(x(r, k, i) - mx(r, i)); }, "sum");
@@ -56,7 +62,7 @@ class AxisSoftmax : public AxisOperator {
     te::Tensor y = te::compute({rows, cols, inner}, [&](const te::Indices& j) {
       const Expr v = x(j[0], j[1], j[2]), m = mx(j[0], j[2]), r = sec(j[0], j[2]);
       switch (kind_) {
-        case Kind::Softmax: return ir::exp(v - m) * (Expr(1.0f) / r);
+        case Kind::Softmax: return exps(j[0], j[1], j[2]) * (Expr(1.0f) / r);
         case Kind::LogSoftmax: return v - m - ir::log(r);
         case Kind::Hardmax: return ir::make_select(ir::make_binary(ir::BinaryOp::EQ, fk(j[1]), r), Expr(1.0f), Expr(0.0f));
       }
@@ -66,6 +72,7 @@ class AxisSoftmax : public AxisOperator {
     const bool parallel = cfg.get_bool("parallel");
     // The max feeds the second pass and the output, so each is a pass of its own.
     max_r.compute_root(*result.schedule, parallel);
+    if (exps.op()) schedule_axis_output(*result.schedule, exps, lanes, parallel);
     second->compute_root(*result.schedule, parallel);
     schedule_axis_output(*result.schedule, y, lanes, parallel);
     return result;

@@ -154,7 +154,7 @@ void add_matmul_ops(std::vector<OpDef>& ops) {
   gemm.fusion.anchor = Anchor::Dense;
   ops.push_back(gemm);
 
-  for (const char* name : {"dense", "dense_bias", "dense_bias_relu"}) {
+  for (const char* name : {"dense", "dense_bias", "dense_bias_relu", "dense_bias_gelu", "dense_bias_gelu_tanh", "dense_bias_add"}) {
     OpDef d;
     d.name = name;
     d.lower = lower_dense;

@@ -170,6 +170,17 @@ Fusion dense_fusion(Graph& g, const Node& mm, const std::set<size_t>& taken) {
     f.op = "dense_bias_relu";
     f.absorbed.push_back(next);
     f.outputs = g.nodes[next].outputs;
+  } else if (absorbs_as(g, next, Epilogue::Add) && g.nodes[next].inputs.size() == 2 && g.nodes[next].inputs[0] != g.nodes[next].inputs[1]) {
+    // A residual of the output's shape (a transformer's skip connection) is read in the epilogue.
+    const Node& add = g.nodes[next];
+    const std::string& residual = other_operand(add, f.outputs[0]);
+    const Shape& shape = g.value(f.outputs[0]).shape;
+    if (g.value(residual).dtype == DType::Float32 && g.value(residual).shape == shape && g.value(add.outputs[0]).shape == shape) {
+      f.op = "dense_bias_add";
+      f.inputs.push_back(residual);
+      f.absorbed.push_back(next);
+      f.outputs = add.outputs;
+    }
   }
   return f;
 }

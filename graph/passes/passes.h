@@ -38,6 +38,7 @@ Graph fold_batchnorm(const Graph& g);
 //     alone                           -> dense
 //     then Add(constant bias [N])     -> dense_bias             (Gemm's C the same)
 //     then Relu                       -> dense_bias_relu
+//     then Add(residual of the output's shape) -> dense_bias_add
 //   Any other MatMul whose operands have the same leading extents (attention: both computed) -> dense;
 //     when they are batched, with attribute batch (the product of the leading extents: one dense
 //     kernel call per matrix).
@@ -51,6 +52,19 @@ Graph fuse_epilogues(const Graph& g);
 // node: its body is the chain as a graph, its inputs the chain's outside inputs (constants stay
 // inputs). A lone elementwise node stays as it is. Exact.
 Graph fuse_elementwise(const Graph& g);
+
+// A dense_bias whose output feeds GELU alone (the elementwise nodes after it, fused or not, that
+// read only it, scalar constants and each other, none of their values read elsewhere), in the erf
+// form or the tanh approximation, becomes dense_bias_gelu / _gelu_tanh: the nodes are recognised
+// by evaluating their expression against both forms, whatever order the exporter wrote them in.
+// Changes results by float rounding only (the kernel's erf and tanh).
+Graph fuse_dense_activation(const Graph& g);
+
+// Every dense* (not dense_nt, not batched) whose weight is a constant [K, N] becomes its
+// dense_packed* twin reading the weight packed here, at build time, into panels
+// [ceil(N/32)][K][32] (zero past N); the node carries attribute `workload_shape` {M, N, K, 32}.
+// Exact.
+Graph pack_dense_weights(const Graph& g);
 
 // Every conv2d* of groups 1 becomes conv2d_nchwc* and every depthwise one depthwise_nchwc*, weights
 // packed and biases blocked here (build time): activations stay blocked between convolutions, input
