@@ -83,6 +83,39 @@ std::optional<std::vector<const Stage*>> chain_to(const Stage* reader, const Sta
   return chain;
 }
 
+// Per dimension of a producer, the hull of the index intervals its readers load; `whole` where an
+// index is not affine or the hull's extent is not constant.
+struct ReadRegion {
+  std::vector<std::optional<analysis::Interval>> hull;
+  std::vector<bool> whole;
+  explicit ReadRegion(size_t ndim) : hull(ndim), whole(ndim, false) {}
+
+  void add(const std::vector<const ir::TensorLoadNode*>& loads, const ir::VarMap& to_leaves, const analysis::IntervalEnv& env) {
+    for (const auto* load : loads) {
+      for (size_t d = 0; d < hull.size(); ++d) {
+        if (whole[d]) continue;
+        auto iv = analysis::eval_interval(ir::substitute(load->indices[d], to_leaves), env, analysis::FreeVars::Symbolic);
+        if (!iv) {
+          whole[d] = true;
+          continue;
+        }
+        if (!hull[d]) {
+          hull[d] = iv;
+          continue;
+        }
+        auto dlo = (iv->lo - hull[d]->lo).as_constant();
+        auto dhi = (iv->hi - hull[d]->hi).as_constant();
+        if (!dlo || !dhi) {
+          whole[d] = true;
+          continue;
+        }
+        if (*dlo < 0) hull[d]->lo = iv->lo;
+        if (*dhi > 0) hull[d]->hi = iv->hi;
+      }
+    }
+  }
+};
+
 // The region of `producer` one iteration of `outer`'s loop `at` reads: the reads of every stage
 // nested there (outer itself, or stages computed inside it), with outer's loops outside `at` fixed
 // and every other loop sweeping its range.
@@ -101,8 +134,7 @@ void infer_attached(const Stage& producer, const Stage& outer, const ir::IterVar
     outer_env[(*it)->var.get()] = analysis::Interval::range(0, odom.extent_of(*it) - 1);
   }
 
-  std::vector<std::optional<analysis::Interval>> region(ndim);
-  std::vector<bool> whole(ndim, false);
+  ReadRegion region(ndim);
   for (const auto& st : sch.stages()) {
     auto body = bodies.find(st.get());
     if (body == bodies.end() || st->attach_type() == AttachType::Inline) continue;
@@ -126,34 +158,13 @@ void infer_attached(const Stage& producer, const Stage& outer, const ir::IterVar
       const StageDomain& idom = bounds.at(inner);
       for (const auto& leaf : inner->leaf_iter_vars()) env[leaf->var.get()] = analysis::Interval::range(0, idom.extent_of(leaf) - 1);
     }
-    for (const auto* load : finder.loads) {
-      for (size_t d = 0; d < ndim; ++d) {
-        if (whole[d]) continue;
-        auto iv = analysis::eval_interval(ir::substitute(load->indices[d], to_leaves), env, analysis::FreeVars::Symbolic);
-        if (!iv) {
-          whole[d] = true;
-          continue;
-        }
-        if (!region[d]) {
-          region[d] = iv;
-          continue;
-        }
-        auto dlo = (iv->lo - region[d]->lo).as_constant();
-        auto dhi = (iv->hi - region[d]->hi).as_constant();
-        if (!dlo || !dhi) {
-          whole[d] = true;
-          continue;
-        }
-        if (*dlo < 0) region[d]->lo = iv->lo;
-        if (*dhi > 0) region[d]->hi = iv->hi;
-      }
-    }
+    region.add(finder.loads, to_leaves, env);
   }
   for (size_t d = 0; d < ndim; ++d) {
-    if (whole[d] || !region[d]) continue;  // not affine: compute the whole extent, always correct
-    auto ext = (region[d]->hi - region[d]->lo).as_constant();
+    if (region.whole[d] || !region.hull[d]) continue;  // not affine: compute the whole extent, always correct
+    auto ext = (region.hull[d]->hi - region.hull[d]->lo).as_constant();
     if (!ext || *ext + 1 <= 0) continue;
-    pdom.region_min[d] = region[d]->lo.to_expr();
+    pdom.region_min[d] = region.hull[d]->lo.to_expr();
     pdom.region_extent[d] = *ext + 1;
   }
 }
