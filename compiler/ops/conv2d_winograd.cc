@@ -142,7 +142,11 @@ space::ConfigSpace Conv2dWinograd::config_space(const std::vector<int64_t>& s, c
               "output-channel blocks (of ob) per GEMM block: each shares one broadcast V value");
   cs.add_knob("unroll_ic", divisor_choices({1, 2, 4}, std::min(sh.ib, sh.conv.c)), 0,
               "input channels of a block unrolled together in the GEMM (more independent loads in flight, longer code)");
-  cs.add_knob("order", {Json("tiles_k"), Json("k_tiles")}, 0,
+  // Tiles outermost reads all of U again per tile block, channel blocks outermost all of V again
+  // per channel block: the default re-reads the smaller, (m+2)^2 k c floats against (m+2)^2 c x
+  // tiles (late layers have few tiles and many channels).
+  const int64_t tiles = sh.conv.n * sh.tiles_h() * sh.tiles_w();
+  cs.add_knob("order", {Json("tiles_k"), Json("k_tiles")}, sh.conv.k > tiles ? 1 : 0,
               "tile blocks outermost with each block's input transform computed once inside (tiles_k), or output-channel "
               "blocks outermost over an input transform of the whole image made first (k_tiles: U's slice stays in cache)");
   cs.add_knob("parallel", {Json("outer"), Json("none")}, 0,
