@@ -17,6 +17,7 @@
 #include "bench/conv2d_targets.h"
 #include "bench/conv2d_workloads.h"
 #include "bench/peers.h"
+#include "bench/winograd_accuracy.h"
 #include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
 #include "compiler/error.h"
@@ -147,9 +148,16 @@ class Conv2dBench {
   Conv2dBench(const Options& o, const std::vector<Conv2dWorkload>& file) : o_(o), target_(tf::codegen::parse_target(o.target)) {
     table_ = o.json ? stderr : stdout;
     for (const auto& t : split(o.threads)) threads_.push_back(parse_threads(t));
-    variants_ = split(o.variants);
-    for (const auto& v : variants_) {
-      if (v != "plain" && v != "blocked") throw tf::UsageError("--variants: '" + v + "' is neither plain nor blocked");
+    for (const auto& v : split(o.variants)) {
+      std::vector<std::string> winograd;
+      for (int64_t m : kWinogradTiles) winograd.push_back(winograd_variant(m));
+      if (v == "winograd") {
+        variants_.insert(variants_.end(), winograd.begin(), winograd.end());
+      } else if (v == "plain" || v == "blocked" || std::find(winograd.begin(), winograd.end(), v) != winograd.end()) {
+        variants_.push_back(v);
+      } else {
+        throw tf::UsageError("--variants: '" + v + "' is none of plain, blocked, winograd, winograd-m2, winograd-m4, winograd-m6");
+      }
     }
     // Read-only: a db of configs tuned before is only read (db::DbError says why it cannot be).
     if (!o.tuned_db.empty()) tuned_db_ = std::make_unique<tf::db::Database>(o.tuned_db, tf::db::Database::Open::ReadOnly);
@@ -177,7 +185,11 @@ class Conv2dBench {
     for (int threads : threads_) {
       std::map<std::string, Tuned> tuned;  // by variant
       for (const auto& [v, task] : tasks) tuned[v.variant] = tuned_config(w, v, *task, threads);
-      const auto [onednn_gflops, onednn_impl] = measure_onednn(w, threads);
+      const auto [onednn_gflops, onednn_impl] = measure_onednn(w, threads, false);
+      // oneDNN's own Winograd beside ours, when it has one for this CPU and shape (reported, not a target).
+      if (std::any_of(tasks.begin(), tasks.end(), [](const auto& t) { return t.first.op == "conv2d_winograd_nchwc"; })) {
+        measure_onednn(w, threads, true);
+      }
       Conv2dComparison best{w.name, "", threads, 0, onednn_gflops};
       for (const auto& [v, task] : tasks) {
         settle();
@@ -298,10 +310,10 @@ class Conv2dBench {
     if (w.model() == "resnet18" && w.shape.r == 3 && w.shape.s == 3) targets_in_.resnet18_3x3_trials_per_min.push_back(t.trials_per_min);
   }
 
-  std::pair<double, std::string> measure_onednn(const Conv2dWorkload& w, int threads) {
+  std::pair<double, std::string> measure_onednn(const Conv2dWorkload& w, int threads, bool winograd) {
     settle();
     Json row = Json::object();
-    row["what"] = "onednn";
+    row["what"] = winograd ? "onednn_winograd" : "onednn";
     row["workload"] = w.name;
     row["threads"] = threads;
     row["shape"] = w.variants.front().shape;
@@ -309,7 +321,7 @@ class Conv2dBench {
     try {
       const OnednnConvTiming t = [&] {
         const auto lock = hold_timing_lock();
-        return time_onednn_conv2d(w.shape, threads, o_.measure.min_ms, o_.measure.repeat);
+        return time_onednn_conv2d(w.shape, threads, o_.measure.min_ms, o_.measure.repeat, winograd);
       }();
       const double gflops = static_cast<double>(w.shape.flops()) / tf::median(t.seconds) * 1e-9;
       row["gflops"] = gflops;
@@ -317,18 +329,19 @@ class Conv2dBench {
       row["check"] = t.mismatches == 0 ? "pass" : "fail";
       if (t.mismatches) row["mismatches"] = t.mismatches;
       rows_.push_back(row);
-      std::fprintf(stderr, "  oneDNN, %s: %.1f GFLOPS (%s), check %s\n", thread_word(threads).c_str(), gflops, t.impl.c_str(),
+      std::fprintf(stderr, "  oneDNN%s, %s: %.1f GFLOPS (%s), check %s\n", winograd ? " winograd" : "", thread_word(threads).c_str(), gflops, t.impl.c_str(),
                    t.mismatches == 0 ? "pass" : ("FAIL: " + std::to_string(t.mismatches) + " elements off").c_str());
-      if (o_.onednn_only) {
-        std::fprintf(table_, "| %s | %d | oneDNN | - | %.1f | - | - | %.1f | %s | - |\n", w.name.c_str(), threads, gflops, gflops,
-                     t.impl.c_str());
+      if (o_.onednn_only || winograd) {
+        // Its Winograd misses the direct reference's bound by design: the check says how far.
+        std::fprintf(table_, "| %s | %d | oneDNN%s | - | %.1f | %s | - | %.1f | %s | - |\n", w.name.c_str(), threads,
+                     winograd ? " winograd" : "", gflops, winograd ? (t.mismatches ? "off bound" : "pass") : "-", gflops, t.impl.c_str());
       }
       return {gflops, t.impl};
     } catch (const std::exception& e) {
       row["gflops"] = 0;
       row["error"] = e.what();
       rows_.push_back(row);
-      std::fprintf(stderr, "  oneDNN, %s: %s\n", thread_word(threads).c_str(), e.what());
+      std::fprintf(stderr, "  oneDNN%s, %s: %s\n", winograd ? " winograd" : "", thread_word(threads).c_str(), e.what());
       return {0, "none"};
     }
   }
@@ -383,6 +396,14 @@ class Conv2dBench {
                    thread_word(threads).c_str(), m.error.c_str());
     }
     row["compile_ms"] = compile;
+    if (m.pass && v.op == "conv2d_winograd_nchwc") {
+      // What the algorithm costs in accuracy on a real filter (its check above is Winograd arithmetic).
+      const WinogradAccuracy acc = winograd_error_vs_direct(task, cfg);
+      row["error_vs_direct"] = acc.relative();
+      row["within_winograd_bound"] = acc.within_bound;
+      std::fprintf(stderr, "  %s %s %s config: max |error| vs direct %.2e of max |output| %.2f%s\n", w.name.c_str(), v.variant.c_str(),
+                   config_name.c_str(), acc.relative(), acc.max_abs_output, acc.within_bound ? "" : " (OUTSIDE the bound)");
+    }
     if (tuned) {
       row["tuned_from"] = tuned->from;
       row["gflops_in_job"] = tuned->gflops_in_job;
@@ -460,7 +481,10 @@ int run(int argc, char** argv) {
   app->add_option("--workloads", o.workloads, "workload names, comma-separated (with the positional names)")->type_name("NAMES");
   app->add_option("--workloads-file", o.workloads_file, "standard conv2d workloads")->type_name("PATH");
   app->add_option("--threads", o.threads, "thread counts")->type_name("LIST");
-  app->add_option("--variants", o.variants, "plain (NCHW conv2d), blocked (NCHWc conv2d_nchwc / depthwise_nchwc)")->type_name("LIST");
+  app->add_option("--variants", o.variants,
+                  "plain (NCHW conv2d), blocked (NCHWc conv2d_nchwc / depthwise_nchwc), winograd-m2/-m4/-m6 (conv2d_winograd_nchwc on "
+                  "3x3 stride-1 layers; winograd: all three)")
+      ->type_name("LIST");
   app->add_option("--trials", o.trials, "xgb trials per workload, variant and thread count (default 400, or TUNEFARM_CONV2D_TRIALS)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));

@@ -55,7 +55,14 @@ std::vector<Conv2dVariant> variants_of(const ops::Conv2dShape& s) {
     // depthwise_nchwc takes groups = c by default; it judges the channel multiplier itself.
     out.push_back({"blocked", "depthwise_nchwc", plain_shape_text(s, false) + ",b=" + block});
   }
-  // Other grouped layers have no blocked operator.
+  // Other grouped layers have no blocked operator. Winograd takes the 3x3 stride-1 ones, one
+  // variant per output tile.
+  if (s.groups == 1 && s.r == 3 && s.s == 3 && s.stride == 1 && s.dilation == 1) {
+    for (int64_t m : kWinogradTiles) {
+      out.push_back({winograd_variant(m), "conv2d_winograd_nchwc",
+                     plain_shape_text(s, false) + ",ib=" + block + ",ob=" + block + ",m=" + std::to_string(m)});
+    }
+  }
   return out;
 }
 
@@ -97,6 +104,8 @@ Conv2dWorkload workload_from_entry(const Json& entry, const std::string& where) 
 }
 
 }  // namespace
+
+std::string winograd_variant(int64_t m) { return "winograd-m" + std::to_string(m); }
 
 std::string Conv2dWorkload::model() const { return name.substr(0, name.find('-')); }
 

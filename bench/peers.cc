@@ -52,7 +52,7 @@ std::vector<double> time_onednn_matmul(int64_t M, int64_t N, int64_t K, int thre
   }, min_ms, repeat);
 }
 
-OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, double min_ms, int repeat) {
+OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, double min_ms, int repeat, bool winograd) {
   using namespace dnnl;
   using dt = memory::data_type;
   using tag = memory::format_tag;
@@ -69,13 +69,14 @@ OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, dou
   convolution_forward::primitive_desc pd;
   try {
     // oneDNN counts dilation from 0 (1 = every other input).
-    convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct,
+    convolution_forward::desc desc(prop_kind::forward_inference,
+                                   winograd ? algorithm::convolution_winograd : algorithm::convolution_direct,
                                    memory::desc(src_dims, dt::f32, tag::any), memory::desc(weight_dims, dt::f32, tag::any),
                                    memory::desc(dst_dims, dt::f32, tag::any), {sh.stride, sh.stride},
                                    {sh.dilation - 1, sh.dilation - 1}, {sh.pad_top, sh.pad_left}, {sh.pad_bottom, sh.pad_right});
     pd = convolution_forward::primitive_desc(desc, eng);
   } catch (const dnnl::error& e) {
-    throw std::runtime_error("oneDNN refuses conv2d " + sh.named() + ": " + e.what());
+    throw std::runtime_error(std::string("oneDNN refuses ") + (winograd ? "winograd " : "") + "conv2d " + sh.named() + ": " + e.what());
   }
   OnednnProblem problem{user_src_md, user_weight_md, memory::desc(dst_dims, dt::f32, tag::nchw),
                         random_floats(sh.n * sh.c * sh.h * sh.w, 1), random_floats(sh.k * sh.c_per_group() * sh.r * sh.s, 2), {}};

@@ -29,6 +29,8 @@ struct OnednnConvTiming {
   std::string impl;
   int64_t mismatches = 0;       // elements outside the reference's per-element bound
 };
-OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& shape, int threads, double min_ms, int repeat);
+// `winograd`: oneDNN's convolution_winograd algorithm instead of convolution_direct (only some
+// CPUs and shapes have it: a refusal is a std::runtime_error saying so).
+OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& shape, int threads, double min_ms, int repeat, bool winograd = false);
 
 }  // namespace tf::bench

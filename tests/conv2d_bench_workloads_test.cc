@@ -73,9 +73,17 @@ TEST(Conv2dBenchWorkloads, BlockedVariantsNameTheBlockedOperatorWithChannelBlock
   int dense_layers = 0, depthwise_layers = 0;
   for (const Conv2dWorkload& w : tf::bench::load_conv2d_workloads(shared_file())) {
     SCOPED_TRACE(w.name);
-    ASSERT_EQ(w.variants.size(), 2u);
+    const bool winograd = w.shape.groups == 1 && w.shape.r == 3 && w.shape.s == 3 && w.shape.stride == 1 && w.shape.dilation == 1;
+    ASSERT_EQ(w.variants.size(), winograd ? 5u : 2u);
     const auto& plain = w.variants[0];
     const auto& blocked = w.variants[1];
+    for (size_t i = 2; i < w.variants.size(); ++i) {
+      const std::string m = std::to_string(2 * (i - 1));
+      EXPECT_EQ(w.variants[i].variant, "winograd-m" + m);
+      EXPECT_EQ(w.variants[i].op, "conv2d_winograd_nchwc");
+      EXPECT_EQ(w.variants[i].shape, blocked.shape + ",m=" + m);
+      EXPECT_NO_THROW(tf::ops::check_workload({"conv2d_winograd_nchwc", tf::ops::parse_shape("conv2d_winograd_nchwc", w.variants[i].shape)}));
+    }
     EXPECT_EQ(blocked.variant, "blocked");
     if (w.shape.groups == 1) {
       ++dense_layers;
@@ -103,13 +111,14 @@ TEST(Conv2dBenchWorkloads, OnlyUngroupedAndDepthwiseLayersHaveABlockedVariant) {
     {"name": "depthwise-x2", "N": 1, "IC": 8, "H": 9, "W": 9, "OC": 16, "KH": 3, "KW": 3, "pad": 1, "groups": 8}]})");
   const auto w = tf::bench::conv2d_workloads_from_json(file, "f.json");
   ASSERT_EQ(w.size(), 3u);
-  ASSERT_EQ(w[2].variants.size(), 2u);
+  ASSERT_EQ(w[2].variants.size(), 2u);  // depthwise: no Winograd variant
   EXPECT_EQ(w[2].variants[1].op, "depthwise_nchwc");
   EXPECT_EQ(w[2].variants[1].shape, "n=1,c=8,h=9,w=9,k=16,r=3,s=3,stride=1,pad=1,b=16");
   ASSERT_EQ(w[0].variants.size(), 1u);
   EXPECT_EQ(w[0].variants[0].shape, "n=1,c=8,h=9,w=9,k=16,r=3,s=3,stride=1,pad=1,groups=2");
   EXPECT_EQ(w[1].variants[0].shape, "n=2,c=4,h=12,w=12,k=8,r=3,s=3,stride=1,pad=2,dilation=2");
   EXPECT_EQ(w[1].variants[1].shape, "n=2,c=4,h=12,w=12,k=8,r=3,s=3,stride=1,pad=2,dilation=2,ib=16,ob=16");
+  EXPECT_EQ(w[1].variants.size(), 2u);  // dilated: no Winograd variant
   EXPECT_EQ(tf::ops::parse_shape("conv2d", w[1].variants[0].shape), w[1].shape.to_vector());
 }
 

@@ -3,6 +3,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/lower/lower.h"
 #include "compiler/schedule/schedule.h"
+#include "tests/ir_interpreter.h"
 
 namespace tf {
 namespace {
@@ -124,6 +125,34 @@ TEST(Lower, BoundInferenceGivesAttachedStagesTheirTileRegion) {
   // The local buffer holds one 4x16 tile, not the whole 64x64 tensor.
   EXPECT_NE(text.find("float32 C.local[64];  // local"), std::string::npos) << text;
   EXPECT_NE(text.find("void mm(float32 A[64][32], float32 B[32][64], float32 C[64][64])"), std::string::npos) << text;
+}
+
+// P is read only by Q, and Q is computed inside R's tile loop: P computed at that loop too holds
+// the union of what Q's iterations there read (8 outputs of a 2-tap window: 9 values), and the
+// stored values are the whole computation's.
+TEST(Lower, StageComputedWhereItsReaderIsGetsTheReadersRegion) {
+  Tensor a = te::placeholder({65}, DataType::float32(), "A");
+  Tensor p = te::compute({65}, [&](const te::Indices& i) { return a(i[0]) * ir::make_float(2.0); }, "P");
+  Tensor q = te::compute({64}, [&](const te::Indices& i) { return p(i[0]) + p(i[0] + ir::make_int(1)); }, "Q");
+  Tensor r = te::compute({64}, [&](const te::Indices& i) { return q(i[0]) + ir::make_float(1.0); }, "R");
+  schedule::Schedule s({r});
+  auto& rs = s[r];
+  auto [io, ii] = rs.split(rs.axis(0), 8);
+  // Before Q is inside R, R neither reads P nor computes a stage that does.
+  EXPECT_NE(message_of([&] { s[p].compute_at(rs, io); }).find("nor computes a stage that does"), std::string::npos);
+  s[q].compute_at(rs, io);
+  EXPECT_EQ(message_of([&] { s[p].compute_at(rs, io); }), "");
+  lower::LowerOptions raw;
+  raw.stage = lower::LowerStage::Scheduled;
+  const std::string text = ir::to_string(lower::lower(s, "chain", raw));
+  EXPECT_NE(text.find("float32 P[9];"), std::string::npos) << text;
+  EXPECT_NE(text.find("float32 Q[8];"), std::string::npos) << text;
+
+  std::vector<double> in(65), out(64);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i % 7) - 3;
+  testing::IrInterpreter interp;
+  interp.run(lower::lower(s, "chain"), {&in, &out});
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], 2 * in[i] + 2 * in[i + 1] + 1) << i;
 }
 
 TEST(Lower, NonDividingSplitGetsAGuard) {

@@ -1,8 +1,10 @@
 #include "compiler/lower/bound.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "compiler/analysis/interval.h"
+#include "compiler/error.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 
@@ -60,61 +62,109 @@ class LoadsOf : public ir::IRVisitor {
   const ir::Producer* p_;
 };
 
-// The region of `producer` one iteration of consumer's loop `at` reads.
-void infer_attached(const Stage& producer, const Stage& consumer, const ir::IterVar& at,
-                    const StageDomain& cdom, const ir::Expr& consumer_body, StageDomain& pdom) {
+// The stages between `reader` and `outer`: reader, the stage it is computed at, and so on, up to
+// but not including `outer`. Empty when reader is outer; nullopt when reader is not inside it.
+std::optional<std::vector<const Stage*>> chain_to(const Stage* reader, const Stage& outer, const ir::IterVar& at) {
+  std::vector<const Stage*> chain;
+  for (const Stage* s = reader; s != &outer; s = s->attach_stage()) {
+    if (s->attach_type() != AttachType::Scope) return std::nullopt;
+    chain.push_back(s);
+  }
+  if (chain.empty()) return chain;
+  // The outermost stage of the chain must run inside `at`, not before it.
+  const auto& leaves = outer.leaf_iter_vars();
+  auto pos = std::find(leaves.begin(), leaves.end(), at);
+  auto entry = std::find(leaves.begin(), leaves.end(), chain.back()->attach_ivar());
+  if (entry < pos) {
+    throw CompileError("bound inference: '" + chain.back()->name() + "' is computed at '" + outer.name() + "''s loop '" +
+                       chain.back()->attach_ivar()->var->name + "', outside loop '" + at->var->name +
+                       "' where a stage it reads is computed");
+  }
+  return chain;
+}
+
+// Per dimension of a producer, the hull of the index intervals its readers load; `whole` where an
+// index is not affine or the hull's extent is not constant.
+struct ReadRegion {
+  std::vector<std::optional<analysis::Interval>> hull;
+  std::vector<bool> whole;
+  explicit ReadRegion(size_t ndim) : hull(ndim), whole(ndim, false) {}
+
+  void add(const std::vector<const ir::TensorLoadNode*>& loads, const ir::VarMap& to_leaves, const analysis::IntervalEnv& env) {
+    for (const auto* load : loads) {
+      for (size_t d = 0; d < hull.size(); ++d) {
+        if (whole[d]) continue;
+        auto iv = analysis::eval_interval(ir::substitute(load->indices[d], to_leaves), env, analysis::FreeVars::Symbolic);
+        if (!iv) {
+          whole[d] = true;
+          continue;
+        }
+        if (!hull[d]) {
+          hull[d] = iv;
+          continue;
+        }
+        auto dlo = (iv->lo - hull[d]->lo).as_constant();
+        auto dhi = (iv->hi - hull[d]->hi).as_constant();
+        if (!dlo || !dhi) {
+          whole[d] = true;
+          continue;
+        }
+        if (*dlo < 0) hull[d]->lo = iv->lo;
+        if (*dhi > 0) hull[d]->hi = iv->hi;
+      }
+    }
+  }
+};
+
+// The region of `producer` one iteration of `outer`'s loop `at` reads: the reads of every stage
+// nested there (outer itself, or stages computed inside it), with outer's loops outside `at` fixed
+// and every other loop sweeping its range.
+void infer_attached(const Stage& producer, const Stage& outer, const ir::IterVar& at, const schedule::Schedule& sch,
+                    const Bounds& bounds, const std::unordered_map<const Stage*, ir::Expr>& bodies, StageDomain& pdom) {
   const auto& shape = producer.op()->shape();
   size_t ndim = shape.size();
   pdom.region_min.assign(ndim, ir::make_int(0));
   pdom.region_extent.assign(shape.begin(), shape.end());
 
-  // Consumer root axes as absolute expressions of its leaf loop variables.
-  auto rel = root_values(consumer, cdom);
-  ir::VarMap to_leaves;
-  for (size_t d = 0; d < consumer.root_axes().size(); ++d) {
-    const auto& ax = consumer.root_axes()[d];
-    to_leaves[ax->var.get()] = ir::is_zero(cdom.region_min[d]) ? rel.at(ax.get()) : cdom.region_min[d] + rel.at(ax.get());
-  }
-  for (const auto& ax : consumer.reduce_axes()) to_leaves[ax->var.get()] = rel.at(ax.get()) + ir::make_int(ax->min);
-
-  analysis::IntervalEnv env;
-  const auto& leaves = consumer.leaf_iter_vars();
+  analysis::IntervalEnv outer_env;
+  const auto& leaves = outer.leaf_iter_vars();
   auto pos = std::find(leaves.begin(), leaves.end(), at);
+  const StageDomain& odom = bounds.at(&outer);
   for (auto it = pos + 1; it < leaves.end(); ++it) {
-    env[(*it)->var.get()] = analysis::Interval::range(0, cdom.extent_of(*it) - 1);
+    outer_env[(*it)->var.get()] = analysis::Interval::range(0, odom.extent_of(*it) - 1);
   }
 
-  LoadsOf finder(producer.op().get());
-  finder.visit(consumer_body);
-  std::vector<std::optional<analysis::Interval>> region(ndim);
-  std::vector<bool> whole(ndim, false);
-  for (const auto* load : finder.loads) {
-    for (size_t d = 0; d < ndim; ++d) {
-      if (whole[d]) continue;
-      auto iv = analysis::eval_interval(ir::substitute(load->indices[d], to_leaves), env, analysis::FreeVars::Symbolic);
-      if (!iv) {
-        whole[d] = true;
-        continue;
-      }
-      if (!region[d]) {
-        region[d] = iv;
-        continue;
-      }
-      auto dlo = (iv->lo - region[d]->lo).as_constant();
-      auto dhi = (iv->hi - region[d]->hi).as_constant();
-      if (!dlo || !dhi) {
-        whole[d] = true;
-        continue;
-      }
-      if (*dlo < 0) region[d]->lo = iv->lo;
-      if (*dhi > 0) region[d]->hi = iv->hi;
+  ReadRegion region(ndim);
+  for (const auto& st : sch.stages()) {
+    auto body = bodies.find(st.get());
+    if (body == bodies.end() || st->attach_type() == AttachType::Inline) continue;
+    LoadsOf finder(producer.op().get());
+    finder.visit(body->second);
+    if (finder.loads.empty()) continue;
+    auto chain = chain_to(st.get(), outer, at);
+    if (!chain) continue;  // compute_at refused readers outside `outer`
+    const StageDomain& cdom = bounds.at(st.get());
+    // Reader root axes as absolute expressions of its leaf loop variables.
+    auto rel = root_values(*st, cdom);
+    ir::VarMap to_leaves;
+    for (size_t d = 0; d < st->root_axes().size(); ++d) {
+      const auto& ax = st->root_axes()[d];
+      to_leaves[ax->var.get()] = ir::is_zero(cdom.region_min[d]) ? rel.at(ax.get()) : cdom.region_min[d] + rel.at(ax.get());
     }
+    for (const auto& ax : st->reduce_axes()) to_leaves[ax->var.get()] = rel.at(ax.get()) + ir::make_int(ax->min);
+    // Stages between the reader and `outer` run all their loops per iteration of `at`.
+    analysis::IntervalEnv env = outer_env;
+    for (const Stage* inner : *chain) {
+      const StageDomain& idom = bounds.at(inner);
+      for (const auto& leaf : inner->leaf_iter_vars()) env[leaf->var.get()] = analysis::Interval::range(0, idom.extent_of(leaf) - 1);
+    }
+    region.add(finder.loads, to_leaves, env);
   }
   for (size_t d = 0; d < ndim; ++d) {
-    if (whole[d] || !region[d]) continue;  // not affine: compute the whole extent, always correct
-    auto ext = (region[d]->hi - region[d]->lo).as_constant();
+    if (region.whole[d] || !region.hull[d]) continue;  // not affine: compute the whole extent, always correct
+    auto ext = (region.hull[d]->hi - region.hull[d]->lo).as_constant();
     if (!ext || *ext + 1 <= 0) continue;
-    pdom.region_min[d] = region[d]->lo.to_expr();
+    pdom.region_min[d] = region.hull[d]->lo.to_expr();
     pdom.region_extent[d] = *ext + 1;
   }
 }
@@ -151,7 +201,7 @@ Bounds infer_bounds(const schedule::Schedule& s, const std::unordered_map<const 
     StageDomain dom;
     if (st.attach_type() == AttachType::Scope) {
       const Stage& parent = *st.attach_stage();
-      infer_attached(st, parent, st.attach_ivar(), bounds.at(&parent), bodies.at(&parent), dom);
+      infer_attached(st, parent, st.attach_ivar(), s, bounds, bodies, dom);
     } else {
       const auto& shape = st.op()->shape();
       dom.region_min.assign(shape.size(), ir::make_int(0));

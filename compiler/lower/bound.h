@@ -3,7 +3,9 @@
 // An output (or a stage at the root) computes its whole tensor. A stage computed at a consumer's
 // loop computes only the region that one iteration of that loop reads: the consumer's loops outside
 // the attach point are fixed, those inside sweep their range, and the consumer's index expressions
-// evaluated over that gives the region (an affine start, a constant extent).
+// evaluated over that gives the region (an affine start, a constant extent). A stage computed at a
+// loop of a stage that does not read it directly (its readers are computed inside that one) gets the
+// union of its readers' reads, every loop of the stages in between sweeping its range.
 #pragma once
 
 #include <unordered_map>

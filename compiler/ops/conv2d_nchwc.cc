@@ -165,6 +165,7 @@ void register_conv2d_nchwc_operators(Registry& r) {
   r.add(std::make_unique<Conv2dNchwc>("conv2d_nchwc_bias_clip", NchwcEpilogue::BiasClip));
   register_depthwise_nchwc_operators(r);
   register_layout_operators(r);
+  register_conv2d_winograd_operators(r);
 }
 
 }  // namespace tf::ops

@@ -156,12 +156,14 @@ void Stage::compute_at(Stage& parent, const IterVar& iv) {
   if (it == parent.leaves_.end()) {
     fail("compute_at: stage '" + parent.name() + "' has no loop '" + iv->var->name + "'");
   }
-  auto reads = parent.reads();
-  if (std::find(reads.begin(), reads.end(), op_) == reads.end()) {
-    fail("compute_at: stage '" + parent.name() + "' does not read '" + name() + "'");
+  // Every reader must run inside `parent`: `parent` itself, or a stage already computed inside it
+  // (an input transform feeding a GEMM tile that the output stage computes at its channel loop).
+  const auto consumers = owner_->consumers_of(op_.get());
+  if (std::none_of(consumers.begin(), consumers.end(), [&](const Stage* c) { return c->nested_in(parent); })) {
+    fail("compute_at: stage '" + parent.name() + "' does not read '" + name() + "', nor computes a stage that does");
   }
-  for (const Stage* c : owner_->consumers_of(op_.get())) {
-    if (c != &parent) {
+  for (const Stage* c : consumers) {
+    if (!c->nested_in(parent)) {
       fail("compute_at: '" + c->name() + "' also reads it, outside '" + parent.name() + "''s loop '" +
            iv->var->name + "'");
     }
@@ -169,6 +171,13 @@ void Stage::compute_at(Stage& parent, const IterVar& iv) {
   attach_type_ = AttachType::Scope;
   attach_stage_ = &parent;
   attach_ivar_ = iv;
+}
+
+bool Stage::nested_in(const Stage& outer) const {
+  for (const Stage* s = this; s; s = s->attach_type_ == AttachType::Scope ? s->attach_stage_ : nullptr) {
+    if (s == &outer) return true;
+  }
+  return false;
 }
 
 void Stage::compute_inline() {

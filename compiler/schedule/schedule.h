@@ -72,8 +72,12 @@ class Stage {
   void vectorize(const IterVar& iv);
   void parallel(const IterVar& iv);
   void unroll(const IterVar& iv);
-  // Computes this stage inside `parent`'s loop `iv`, only the region that iteration reads.
+  // Computes this stage inside `parent`'s loop `iv`, only the region that iteration reads. Every
+  // stage reading this one must be `parent` or already computed inside it (compute_at'd there, at
+  // `iv` or a loop inside it, directly or through other attached stages).
   void compute_at(Stage& parent, const IterVar& iv);
+  // This stage is `outer` or is computed inside it (through a chain of compute_at).
+  bool nested_in(const Stage& outer) const;
   // Substitutes this stage's body into its consumers; it gets no loops or memory of its own.
   void compute_inline();
 
