@@ -54,7 +54,7 @@ Json tasks_json(const std::vector<graph::Task>& tasks) {
   Json out = Json::array();
   for (const auto& t : tasks) {
     out.push_back({{"op", t.workload.op}, {"shape", t.shape_text}, {"workload", t.workload.str()}, {"count", t.count},
-                   {"flops", t.flops}, {"share", t.share}, {"nodes", t.nodes}});
+                   {"flops", t.flops}, {"share", t.share}, {"nodes", t.nodes}, {"group", t.group + 1}});
   }
   return out;
 }
@@ -85,13 +85,13 @@ void print_plain(const std::string& file, const graph::OnnxSummary& s, const gra
   std::printf("nodes (%d): %s\n", total, counts_text(s.ops).c_str());
   if (planned) {
     std::printf("planned nodes (%zu): %s\n", planned->nodes.size(), counts_text(graph::count_ops(*planned)).c_str());
-    double gflop = 0;
-    for (const auto& t : tasks) gflop += static_cast<double>(t.flops) / 1e9;
-    std::printf("tunable tasks (%zu, %.2f GFLOP per run):\n", tasks.size(), gflop);
-    std::printf("  %-28s %-66s %6s %9s %6s\n", "op", "shape", "count", "GFLOP", "share");
+    const double gflop = static_cast<double>(graph::kernel_flops(*planned)) / 1e9;
+    std::printf("tunable tasks (%zu, %.2f GFLOP per run; tasks of one group are alternative kernels of the same nodes):\n", tasks.size(), gflop);
+    std::printf("  %-35s %-70s %5s %6s %9s %6s\n", "op", "shape", "group", "count", "GFLOP", "share");
     for (const auto& t : tasks) {
-      std::printf("  %-28s %-66s %6lld %9.3f %5.1f%%\n", t.workload.op.c_str(), t.shape_text.c_str(), static_cast<long long>(t.count),
-                  static_cast<double>(t.flops) / 1e9, 100 * t.share);
+      std::printf("  %-35s %-70s %5s %6lld %9.3f %5.1f%%\n", t.workload.op.c_str(), t.shape_text.c_str(),
+                  t.group < 0 ? "-" : std::to_string(t.group + 1).c_str(), static_cast<long long>(t.count), static_cast<double>(t.flops) / 1e9,
+                  100 * t.share);
     }
   }
   if (!s.unsupported.empty()) {

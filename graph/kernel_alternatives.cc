@@ -32,8 +32,10 @@ std::optional<ops::Workload> direct_of(const ops::Workload& w) {
   return std::nullopt;
 }
 
+// Below 14x14 outputs no Winograd kernel came near the direct one (bench/results/conv2d-winograd.json:
+// 0.63x at 7x7x512, the transformed weight read for a few tiles): not worth a job's trials.
 bool winograd_fits(const ops::Conv2dShape& c) {
-  return c.r == 3 && c.s == 3 && c.stride == 1 && c.dilation == 1 && c.groups == 1;
+  return c.r == 3 && c.s == 3 && c.stride == 1 && c.dilation == 1 && c.groups == 1 && c.oh() * c.ow() >= 14 * 14;
 }
 
 }  // namespace
@@ -52,9 +54,23 @@ std::vector<ops::Workload> kernel_alternatives(const ops::Workload& w) {
   return all;
 }
 
+size_t default_alternative(const std::vector<ops::Workload>& alternatives) {
+  if (alternatives.size() < 2) return 0;
+  // Default configs on ResNet-18's layers (bench/results/conv2d-winograd.json, 1 thread): F(4x4)
+  // 2.5x the direct kernel at 56x56 and 28x28, F(2x2) 1.8x at 14x14, both behind it at 7x7, where
+  // the transformed weight outweighs the few tiles it serves.
+  const ops::Conv2dShape c = ops::Conv2dNchwcShape::from_vector(alternatives[0].shape).conv;
+  const int64_t pixels = c.oh() * c.ow();
+  const int64_t m = pixels >= 28 * 28 ? 4 : pixels >= 14 * 14 ? 2 : 0;
+  for (size_t i = 1; i < alternatives.size(); ++i) {
+    if (alternatives[i].shape.back() == m) return i;
+  }
+  return 0;
+}
+
 size_t choose_alternative(const std::vector<ops::Workload>& alternatives,
                           const std::function<std::optional<double>(const ops::Workload&)>& measured_seconds) {
-  size_t pick = 0;
+  size_t pick = default_alternative(alternatives);
   std::optional<double> fastest;
   for (size_t i = 0; measured_seconds && i < alternatives.size(); ++i) {
     const auto s = measured_seconds(alternatives[i]);

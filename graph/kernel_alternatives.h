@@ -17,8 +17,12 @@ namespace tf::graph {
 // tile; [w] when it has no alternative. Any member of a family gives the same list.
 std::vector<ops::Workload> kernel_alternatives(const ops::Workload& w);
 
+// The one a build runs when none was measured: by the layer's output size, from default configs'
+// speeds (Winograd F(4x4) on large images, F(2x2) on middling ones, direct on small ones).
+size_t default_alternative(const std::vector<ops::Workload>& alternatives);
+
 // Which of `alternatives` a build runs: the fastest by `measured_seconds` (nullopt: not measured);
-// with none measured, the first (direct) one.
+// with none measured, default_alternative.
 size_t choose_alternative(const std::vector<ops::Workload>& alternatives,
                           const std::function<std::optional<double>(const ops::Workload&)>& measured_seconds);
 

@@ -16,7 +16,7 @@ struct PlanOptions {
   bool blocked_layouts = true;
   // Seconds per call of a workload's best measured config on the build's target (the database), or
   // nullopt. A node that can run as several kernels (kernel_alternatives.h) runs the fastest
-  // measured one; with none measured, the default one.
+  // measured one; with none measured, the default one (default_alternative).
   std::function<std::optional<double>(const ops::Workload&)> measured_seconds;
 };
 

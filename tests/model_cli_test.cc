@@ -25,8 +25,9 @@ TEST(ModelCli, InspectShowsNodesAndTunableTasks) {
   EXPECT_NE(r.out.find("opset 13"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("input                    float32  [N,3,224,224]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nodes (69): Add 8, BatchNormalization 20, Conv 20"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("tunable tasks (16, 3.63 GFLOP per run)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("conv2d_nchwc_bias_add_relu   n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tunable tasks (28, 3.63 GFLOP per run;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conv2d_nchwc_bias_add_relu          n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conv2d_winograd_nchwc_bias_add_relu n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16,m=4 "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("unsupported"), std::string::npos) << r.out;
 }
 

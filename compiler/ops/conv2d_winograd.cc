@@ -260,6 +260,7 @@ void register_conv2d_winograd_operators(Registry& r) {
   r.add(std::make_unique<Conv2dWinograd>("conv2d_winograd_nchwc", NchwcEpilogue::None));
   r.add(std::make_unique<Conv2dWinograd>("conv2d_winograd_nchwc_bias", NchwcEpilogue::Bias));
   r.add(std::make_unique<Conv2dWinograd>("conv2d_winograd_nchwc_bias_relu", NchwcEpilogue::BiasRelu));
+  r.add(std::make_unique<Conv2dWinograd>("conv2d_winograd_nchwc_bias_add", NchwcEpilogue::BiasAdd));
   r.add(std::make_unique<Conv2dWinograd>("conv2d_winograd_nchwc_bias_add_relu", NchwcEpilogue::BiasAddRelu));
   r.add(std::make_unique<Conv2dWinograd>("conv2d_winograd_nchwc_bias_clip", NchwcEpilogue::BiasClip));
 }

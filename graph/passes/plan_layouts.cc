@@ -11,6 +11,8 @@
 
 #include "compiler/ops/nchwc_shape.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/winograd.h"
+#include "graph/kernel_alternatives.h"
 #include "graph/kernel_calls.h"
 #include "graph/passes/passes.h"
 #include "graph/tasks.h"
@@ -124,7 +126,7 @@ class LayoutPlanner {
     if (!weight) throw CompileError(n.describe() + ": the weight must be a constant to be packed for the blocked layout");
     std::vector<int64_t> extents;
     int64_t in_block, out_block;
-    std::string packed;
+    std::string packed, op = twin;
     if (depthwise) {
       ops::DepthwiseNchwcShape sh{s, kBlock};
       in_block = out_block = kBlock;
@@ -138,11 +140,20 @@ class LayoutPlanner {
       ops::Conv2dNchwcShape sh{s, ib, kBlock};
       in_block = sh.ib;
       out_block = sh.ob;
-      extents = sh.to_vector();
-      packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(), ops::weight_to_packed(weight->f32.data(), s.k, s.c, s.r * s.s, sh.ib, sh.ob));
+      // The direct kernel, or the alternative (Winograd) the database measured faster.
+      const auto alternatives = kernel_alternatives({twin, sh.to_vector()});
+      const ops::Workload chosen = alternatives[choose_alternative(alternatives, options_.measured_seconds)];
+      op = chosen.op;
+      extents = chosen.shape;
+      if (op == twin) {
+        packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(), ops::weight_to_packed(weight->f32.data(), s.k, s.c, s.r * s.s, sh.ib, sh.ob));
+      } else {
+        const int64_t m = ops::Conv2dWinogradShape::from_vector(extents).m;
+        packed = add_constant(n.inputs[1] + "_winograd", ops::winograd_weight_shape(sh, m), ops::winograd_weight_transform(weight->f32.data(), sh, m));
+      }
     }
     Node b = n;
-    b.op = twin;
+    b.op = op;
     b.attrs["workload_shape"] = extents;
     b.inputs = {blocked(n.inputs[0], in_block), packed};
     if (n.inputs.size() > 2) {
@@ -151,7 +162,7 @@ class LayoutPlanner {
       b.inputs.push_back(add_constant(n.inputs[2] + "_blocked", {ops::ceil_div(s.k, out_block), out_block}, pad_bias(*bias, s.k, out_block)));
     }
     if (n.inputs.size() > 3) b.inputs.push_back(blocked(n.inputs[3], out_block));  // the residual
-    b.outputs = {blocked_output(n.outputs.at(0), twin, extents, out_block)};
+    b.outputs = {blocked_output(n.outputs.at(0), op, extents, out_block)};
     out_.nodes.push_back(std::move(b));
   }
 
