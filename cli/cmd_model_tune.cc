@@ -91,6 +91,7 @@ ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials) {
   row.workload = t.workload.str();
   row.calls = t.count;
   row.trials = trials;
+  row.group = t.group + 1;
   return row;
 }
 
@@ -106,7 +107,7 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
   if (as_json) {
     Json list = Json::array();
     for (const auto& t : r.tasks) {
-      list.push_back({{"op", t.op}, {"shape", t.shape_text}, {"workload", t.workload}, {"calls", t.calls}, {"trials", t.trials},
+      list.push_back({{"op", t.op}, {"shape", t.shape_text}, {"workload", t.workload}, {"calls", t.calls}, {"group", t.group}, {"trials", t.trials},
                       {"best_ms", t.best_ms}, {"best_gflops", t.best_gflops}, {"best_config", t.best_config}});
     }
     Json curve = Json::array();

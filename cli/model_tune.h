@@ -37,6 +37,7 @@ struct ModelTuneResult {
   struct TaskRow {
     std::string op, shape_text, workload;
     int64_t calls = 1, trials = 0;
+    int group = 0;  // tasks of one group >= 1 are alternative kernels of the same nodes; 0: none
     double best_ms = 0, best_gflops = 0;  // per call; 0: nothing correct
     Json best_config;
   };

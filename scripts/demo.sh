@@ -53,8 +53,13 @@ echo
 echo "== ResNet-18 built with the boards' best configs, timed next to ONNX Runtime on the same input (1 thread)"
 "$B" model build "$model" --db tunefarm.db --key "$key" --target "$target" -o "$work/resnet18.tfm" -q
 /usr/bin/python3 -c 'import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(1).standard_normal((1, 3, 224, 224)).astype(np.float32))' "$work/x.npy"
-# awk reads to the end (head would cut the pipe under pipefail).
-"$B" model bench "$work/resnet18.tfm" --threads 1 | awk 'NR == 1 {print "tunefarm, " $0}'
-node "$root/bench/ort/ort_run.js" --model "$model" --input "input=$work/x.npy" --output-dir "$work/ort" --threads 1 --runs 20 \
-  | awk '/thread\(s\)/ && !shown {print "ONNX Runtime, " $0; shown = 1}'
+"$B" model bench "$work/resnet18.tfm" --threads 1 --json > "$work/ours.json"
+node "$root/bench/ort/ort_run.js" --model "$model" --input "input=$work/x.npy" --output-dir "$work/ort" --threads 1 --runs 20 --json \
+  > "$work/ort.json"
+/usr/bin/python3 - "$work/ours.json" "$work/ort.json" <<'PY'
+import json, sys
+ours, ort = (json.load(open(p)) for p in sys.argv[1:3])
+print(f"ResNet-18, 1 thread, median: tunefarm {ours['median_ms']:.2f} ms, ONNX Runtime {ort['median_ms']:.2f} ms: "
+      f"{ours['median_ms'] / ort['median_ms']:.2f}x ONNX Runtime's latency")
+PY
 rm -rf "$work"
