@@ -17,6 +17,7 @@
 #include "compiler/ops/elementwise.h"
 #include "graph/constant_eval.h"
 #include "graph/kernel_calls.h"
+#include "graph/passes/fused_body.h"
 #include "graph/passes/passes.h"
 
 namespace tf::graph::passes {
@@ -84,14 +85,7 @@ Node as_one_node(const Graph& g, const std::vector<size_t>& part, size_t sink) {
   for (size_t i : part) internal.insert(g.nodes[i].outputs[0]);
   for (size_t i : part) {
     const Node& n = g.nodes[i];
-    // The outside inputs (the dense output and scalar constants) as the body's inputs.
-    for (const auto& in : n.inputs) {
-      if (in.empty() || internal.count(in) || std::count(fused.inputs.begin(), fused.inputs.end(), in)) continue;
-      fused.inputs.push_back(in);
-      const Value& v = g.value(in);
-      body->set_value(Value{v.name, v.dtype, v.shape, nullptr});
-      body->inputs.push_back(in);
-    }
+    add_outside_inputs(g, n, internal, fused, *body);  // the dense output and scalar constants
     if (n.op == kFusedElementwise) {
       for (const Node& inner : n.body->nodes) {
         body->set_value(n.body->value(inner.outputs[0]));

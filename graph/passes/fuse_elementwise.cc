@@ -2,6 +2,7 @@
 #include <set>
 
 #include "graph/constant_eval.h"
+#include "graph/passes/fused_body.h"
 #include "graph/passes/passes.h"
 
 namespace tf::graph::passes {
@@ -38,13 +39,7 @@ Node fuse_chain(const Graph& g, const std::vector<size_t>& chain) {
   for (size_t i : chain) {
     const Node& n = g.nodes[i];
     ops += (ops.empty() ? "" : ",") + n.op;
-    for (const auto& in : n.inputs) {
-      if (in.empty() || internal.count(in) || std::count(fused.inputs.begin(), fused.inputs.end(), in)) continue;
-      fused.inputs.push_back(in);
-      const Value& v = g.value(in);
-      body->set_value(Value{v.name, v.dtype, v.shape, nullptr});
-      body->inputs.push_back(in);
-    }
+    add_outside_inputs(g, n, internal, fused, *body);
     body->set_value(g.value(n.outputs[0]));
     body->nodes.push_back(n);
   }
