@@ -16,13 +16,6 @@ const std::vector<int64_t> kWinogradTiles = {2, 4};
 
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
-bool registered(const std::string& op) {
-  for (const auto& name : ops::operator_names()) {
-    if (name == op) return true;
-  }
-  return false;
-}
-
 // The direct blocked conv's extents of a member of the family, or nullopt for another op.
 std::optional<ops::Workload> direct_of(const ops::Workload& w) {
   if (starts_with(w.op, kWinograd)) {
@@ -44,7 +37,7 @@ std::vector<ops::Workload> kernel_alternatives(const ops::Workload& w) {
   const auto direct = direct_of(w);
   if (!direct) return {w};
   const std::string winograd = kWinograd + direct->op.substr(kDirect.size());
-  if (!registered(winograd) || !winograd_fits(ops::Conv2dNchwcShape::from_vector(direct->shape).conv)) return {w};
+  if (!ops::has_operator(winograd) || !winograd_fits(ops::Conv2dNchwcShape::from_vector(direct->shape).conv)) return {w};
   std::vector<ops::Workload> all = {*direct};
   for (int64_t m : kWinogradTiles) {
     ops::Workload alt{winograd, direct->shape};

@@ -72,6 +72,8 @@ void reject_unknown_extents(const Operator& op, const std::map<std::string, int6
 // Throws tf::CompileError naming the op and listing the known ones.
 const Operator& find_operator(const std::string& name);
 std::vector<std::string> operator_names();
+// Whether the registry has an op of that name (a fused twin a pass may rewrite to).
+bool has_operator(const std::string& name);
 
 // Checks the extents for the op (count, then the op's check_shape, then the tensors' total size)
 // and throws CompileError naming the extent that is wrong.

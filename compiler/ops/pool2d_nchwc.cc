@@ -14,6 +14,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/model_operators.h"
+#include "compiler/ops/nchwc_epilogue.h"
 #include "compiler/ops/nchwc_shape.h"
 #include "compiler/ops/pool2d_shape.h"
 #include "compiler/space/knob_choices.h"
@@ -132,26 +133,16 @@ Scheduled Pool2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
 
   Scheduled result{std::make_unique<schedule::Schedule>(std::vector<te::Tensor>{out}), {x}, {out}};
   schedule::Schedule& sch = *result.schedule;
-  auto vector_lanes = [&](schedule::Stage& st, const ir::IterVar& l) {
-    if (lanes == 1) return;
-    if (b <= lanes) {
-      st.vectorize(l);
-      return;
-    }
-    auto [l_o, l_i] = st.split(l, lanes);
-    st.unroll(l_o);
-    st.vectorize(l_i);
-  };
   schedule::Stage& o = sch[out];
   auto [x_o, x_i] = o.split(o.axis(3), cfg.get_int("ow_tile"));
   o.unroll(x_i);
-  vector_lanes(o, o.axis(4));
+  vectorize_lanes(o, o.axis(4), b, lanes);
   if (cfg.get_bool("parallel")) o.parallel(o.fuse(o.fuse(o.axis(0), o.axis(1)), o.axis(2)));
   schedule::Stage& a = sch[acc];
   a.compute_at(o, x_o);
   a.reorder({a.reduce_axis(0), a.reduce_axis(1), a.axis(3), a.axis(4)});
   a.unroll(a.axis(3));
-  vector_lanes(a, a.axis(4));
+  vectorize_lanes(a, a.axis(4), b, lanes);
   return result;
 }
 

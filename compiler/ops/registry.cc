@@ -59,6 +59,13 @@ const Operator& find_operator(const std::string& name) {
   throw CompileError("unknown op '" + name + "' (known ops: " + known + ")");
 }
 
+bool has_operator(const std::string& name) {
+  for (const auto& op : registry().all()) {
+    if (op->name() == name) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> operator_names() {
   std::vector<std::string> names;
   for (const auto& op : registry().all()) names.push_back(op->name());

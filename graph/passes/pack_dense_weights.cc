@@ -17,10 +17,7 @@ bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p,
 std::string packed_twin(const std::string& op) {
   if (!starts_with(op, "dense") || starts_with(op, "dense_nt") || starts_with(op, "dense_packed")) return "";
   const std::string twin = "dense_packed" + op.substr(std::string("dense").size());
-  for (const auto& name : ops::operator_names()) {
-    if (name == twin) return twin;
-  }
-  return "";
+  return ops::has_operator(twin) ? twin : "";
 }
 
 Tensor pack_panels(const Tensor& w, int64_t p) {

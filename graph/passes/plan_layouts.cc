@@ -33,10 +33,7 @@ std::string blocked_op(const Node& n, const ops::Conv2dShape& s) {
   const bool depthwise = s.depthwise() && (s.k == s.c || s.k == 2 * s.c);  // the multipliers depthwise_nchwc takes
   const std::string twin = (s.groups == 1 ? "conv2d_nchwc" : depthwise ? "depthwise_nchwc" : "") + epilogue_of(n.op);
   if (twin == epilogue_of(n.op)) return "";
-  for (const auto& name : ops::operator_names()) {
-    if (name == twin) return twin;
-  }
-  return "";
+  return ops::has_operator(twin) ? twin : "";
 }
 
 std::vector<float> pack_depthwise_weight(const Tensor& w, int64_t k, int64_t taps, int64_t b) {
