@@ -21,7 +21,7 @@ std::vector<size_t> constant_inputs(const Graph& g, const Node& n) {
   return at;
 }
 
-// ConvTranspose runs as conv2d_transpose[_bias], and conv3d* nodes as their kernels, each with a
+// ConvTranspose runs as conv2d_transpose[_bias], and conv3d* and attention* nodes as their kernels, each with a
 // config space of its own: the workload is the one the lowering calls.
 std::optional<NodeKernel> lowered_kernel(const Graph& g, const Node& n) {
   const NodeLowering l = lower_node(g, n);
@@ -63,7 +63,7 @@ std::pair<std::vector<int64_t>, int64_t> dense_workload(const Graph& g, const No
 }  // namespace
 
 std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
-  if (n.op == "ConvTranspose" || starts_with(n.op, "conv3d")) return lowered_kernel(g, n);
+  if (n.op == "ConvTranspose" || starts_with(n.op, "conv3d") || starts_with(n.op, "attention")) return lowered_kernel(g, n);
   const bool conv = starts_with(n.op, "conv2d") || starts_with(n.op, "depthwise"), dense = starts_with(n.op, "dense");
   if (!conv && !dense) return std::nullopt;
   NodeKernel k;

@@ -11,8 +11,7 @@
 #include "graph/passes/passes.h"
 #include "graph/pipeline.h"
 #include "graph/tasks.h"
-#include "tests/graph_evaluator.h"
-#include "tests/onnx_model_run.h"
+#include "tests/built_vs_evaluator.h"
 
 namespace tf::graph {
 namespace {
@@ -86,22 +85,12 @@ std::map<std::string, int> planned_ops(const OnnxModelBuilder& b, bool packed) {
 double built_vs_unfused(const OnnxModelBuilder& b) {
   const Graph imported = import_onnx_bytes(b.bytes(), "test.onnx");
   testing::Values inputs;
-  testing::FloatTensors feeds;
   uint32_t seed = 5;
   for (const auto& name : imported.inputs) {
     // Wide enough that GELU's curved part and both tails are all reached.
     inputs[name] = random_tensor(imported.value(name).shape, seed++, -3, 3);
-    feeds[name] = inputs[name].f32;
   }
-  const auto want = testing::Evaluator(imported).run(inputs);
-  const auto got = testing::run_floats(b, feeds);
-  double worst = 0;
-  for (const auto& [name, t] : want) {
-    Tensor ours = t;
-    ours.f32 = got.at(name);
-    worst = std::max(worst, testing::max_relative_difference(ours, t));
-  }
-  return worst;
+  return testing::built_vs_evaluated(b, inputs);
 }
 
 TEST(DenseFusion, GeluAsBertExportsItIsTheDensesEpilogue) {

@@ -1,5 +1,5 @@
 // The model-level operators (softmax, layer_norm, reduce_mean, pooling, transpose, concat,
-// batch_matmul) against their double-precision references on odd shapes (sizes not divisible by
+// batch_matmul, attention) against their double-precision references on odd shapes (sizes not divisible by
 // the vector width, asymmetric pads, rank 1 and 6), every config of the small spaces and sampled
 // configs of batch_matmul's; named shapes and their refusals naming the field.
 #include <gtest/gtest.h>
@@ -98,6 +98,16 @@ TEST_F(ModelOps, BatchMatmulSampledConfigs) {
   expect_configs_correct("batch_matmul", "B=1,M=1,N=1,K=1", testing_support::kEveryConfig, 15);
 }
 
+// Rows not a multiple of the row block, keys and head widths not multiples of the vector width,
+// one head and several, batches of two; the masked variant with a mask that varies per batch.
+TEST_F(ModelOps, AttentionSampledConfigs) {
+  expect_configs_correct("attention", "B=1,S=1,T=1,H=1,D=1", testing_support::kEveryConfig, 21);
+  expect_configs_correct("attention", "B=2,S=7,T=9,H=3,D=5,scale_e9=300000000", 8, 22);
+  expect_configs_correct("attention", "B=1,S=33,T=40,H=2,D=24", 8, 23);
+  expect_configs_correct("attention_masked", "B=2,S=13,T=19,H=2,D=16,scale_e9=250000000", 8, 24);
+  expect_configs_correct("attention_masked", "B=1,S=64,T=64,H=4,D=64,scale_e9=125000000", 4, 25);
+}
+
 TEST_F(ModelOps, NamedShapesReadBackFromTheirText) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"max_pool2d", "c=3,h=9,w=11,r=3,s=3,stride=2,pad=1"},
@@ -107,6 +117,7 @@ TEST_F(ModelOps, NamedShapesReadBackFromTheirText) {
       {"transpose", "rank=3,d0=4,d1=6,d2=19,p0=2,p1=0,p2=1"},
       {"concat", "rank=4,axis=1,inputs=2,d0=1,d2=5,d3=7,a0=2,a1=3"},
       {"batch_matmul_nt", "B=12,M=384,N=384,K=64,scale_e9=125000000"},
+      {"attention_masked", "B=1,S=128,T=128,H=12,D=64,scale_e9=125000000"},
   };
   for (const auto& [op, text] : cases) {
     const auto shape = ops::parse_shape(op, text);
@@ -136,6 +147,8 @@ TEST_F(ModelOps, NonsenseShapesAreRefusedNamingTheField) {
       {"concat", "rank=2,axis=1,inputs=2,d0=3,d1=5,a0=2,a1=2", "d1"},
       {"concat", "rank=2,axis=1,inputs=9,d0=3,a0=1", "inputs"},
       {"batch_matmul", "B=0,M=2,N=2,K=2", "B"},
+      {"attention", "B=1,S=4,T=0,H=2,D=8", "T"},
+      {"attention_masked", "B=1,S=4,T=4,H=2", "D="},
       {"batch_matmul", "M=2,N=2,K=2", "B="},
   };
   for (const auto& [op, text, field] : cases) {

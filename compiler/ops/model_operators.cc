@@ -39,6 +39,8 @@ void register_model_operators(Registry& r) {
   r.add(make_gather_elements());
   r.add(make_batch_matmul(false));
   r.add(make_batch_matmul(true));
+  r.add(make_attention(false));
+  r.add(make_attention(true));
 }
 
 }  // namespace tf::ops

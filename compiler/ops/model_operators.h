@@ -29,6 +29,7 @@ std::unique_ptr<Operator> make_gather_elements();
 std::unique_ptr<Operator> make_transpose();
 std::unique_ptr<Operator> make_concat();
 std::unique_ptr<Operator> make_batch_matmul(bool b_transposed);
+std::unique_ptr<Operator> make_attention(bool masked);  // attention.cc
 
 // The float32 unit roundoff and the bound on a float32 sum of n terms in any order (relative to
 // the sum of their magnitudes), which every reference's tolerance builds on.

@@ -26,6 +26,14 @@ Graph lift_unit_height(const Graph& g);
 // gains a bias if it had none. Changes results by float rounding only.
 Graph fold_batchnorm(const Graph& g);
 
+// Scaled dot-product attention over [B, rows, H, D] heads, as exporters write it (Transpose each of
+// Q, K, V; MatMul; Div or Mul by a scalar constant; Add a per-key mask; Softmax on the last axis;
+// MatMul by V; Transpose back), becomes one attention / attention_masked node on the untransposed
+// Q, K, V (compiler/ops/attention.cc), attribute `workload_shape` {B, S, T, H, D, scale_e9}. Other
+// masks, scales or shared intermediate values leave the nodes alone. Changes results by float
+// rounding only.
+Graph fuse_attention(const Graph& g);
+
 // The producer's epilogue moves into a fused kernel of compiler/ops:
 //   Conv (+ constant bias)            -> conv2d | conv2d_bias
 //     then Add(constant [K,1,1])      -> conv2d_bias            (a bias written as its own node)
