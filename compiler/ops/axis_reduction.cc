@@ -1,5 +1,7 @@
 #include "compiler/ops/axis_reduction.h"
 
+#include "compiler/error.h"
+
 namespace tf::ops {
 
 using ir::Expr;
@@ -29,6 +31,11 @@ void AxisReduction::compute_root(schedule::Schedule& s, bool parallel) const {
   st.reorder({st.axis(0), io, st.reduce_axis(0), ii});
   st.vectorize(ii);
   if (parallel) st.parallel(rows_ > 1 ? st.axis(0) : io);
+}
+
+void AxisReduction::compute_at(schedule::Schedule& s, schedule::Stage& consumer, const ir::IterVar& row_axis) const {
+  if (!row_) throw CompileError("internal error: an axis reduction across inner lanes cannot be computed per row");
+  row_->compute_at(s, consumer, row_axis);
 }
 
 void schedule_axis_output(schedule::Schedule& s, const te::Tensor& y, int64_t lanes, bool parallel) {

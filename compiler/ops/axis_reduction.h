@@ -25,6 +25,10 @@ class AxisReduction {
   const te::Tensor& result() const { return result_; }
   // A stage of its own before its consumers, the rows in parallel or not.
   void compute_root(schedule::Schedule& s, bool parallel) const;
+  // Along the last axis (inner = 1) only: computed inside `consumer`'s loop `row_axis`, one row at
+  // a time while it is in cache (the consumer must be its only reader).
+  bool along_rows() const { return row_.has_value(); }
+  void compute_at(schedule::Schedule& s, schedule::Stage& consumer, const ir::IterVar& row_axis) const;
 
  private:
   std::optional<RowReduction> row_;

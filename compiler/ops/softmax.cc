@@ -5,7 +5,8 @@
 //   hardmax     y = 1 at the first maximum along the axis, else 0
 // The max, then the sum (or the first index of the max), as reductions over the axis (vectorized
 // along the row when inner = 1, across inner otherwise), then the output. softmax stores exp(x -
-// max) once and scales it (the exp is most of its time); log_softmax recomputes x - max.
+// max) once and scales it (the exp is most of its time), and along the last axis does all of it
+// one row at a time; log_softmax recomputes x - max.
 #include <cmath>
 
 #include "compiler/error.h"
@@ -70,6 +71,21 @@ class AxisSoftmax : public AxisOperator {
     }, "Y", {"r", "c", "i"});
     Scheduled result = make_scheduled({x}, y);
     const bool parallel = cfg.get_bool("parallel");
+    if (kind_ == Kind::Softmax && max_r.along_rows()) {
+      // Along the last axis each stage has one reader (the max the exps, the exps the sum and the
+      // output, the sum the output): one row at a time, max, exps and sum while it is in L1.
+      schedule::Schedule& sch = *result.schedule;
+      schedule::Stage& out = sch[y];
+      second->compute_at(sch, out, out.axis(0));
+      schedule::Stage& e = sch[exps];
+      e.compute_at(out, out.axis(0));
+      max_r.compute_at(sch, e, e.axis(0));
+      auto [eo, ei] = e.split(e.axis(1), lanes);
+      (void)eo;
+      e.vectorize(ei);
+      schedule_axis_output(sch, y, lanes, parallel);
+      return result;
+    }
     // The max feeds the second pass and the output, so each is a pass of its own.
     max_r.compute_root(*result.schedule, parallel);
     if (exps.op()) schedule_axis_output(*result.schedule, exps, lanes, parallel);
