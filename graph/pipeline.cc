@@ -19,6 +19,7 @@ std::vector<Pass> pipeline(const PlanOptions& options) {
       {"fold_constants", passes::fold_constants},      // shape arithmetic, constant casts, Identity
       {"lift_unit_height", passes::lift_unit_height},  // 1-D windows' neighbours on [N,C,1,L]: no Reshapes between
       {"fold_batchnorm", passes::fold_batchnorm},      // BatchNormalization into the Conv before it
+      {"fuse_layer_norm", passes::fuse_layer_norm},    // a layer norm written out as seven nodes: one kernel
       {"fuse_attention", passes::fuse_attention},      // Transpose, MatMul, scale, mask, Softmax, MatMul, Transpose: one kernel
       {"fuse_epilogues", passes::fuse_epilogues},      // bias, relu, clip, residual add into conv2d_* / dense_*
       {"fuse_elementwise", passes::fuse_elementwise},  // what is left elementwise (GELU, scaling): one node per chain

@@ -11,9 +11,9 @@
 // they are. Changes results by float rounding only (the kernel's exp and summation order).
 #include <cmath>
 #include <optional>
-#include <set>
 
 #include "graph/passes/passes.h"
+#include "graph/passes/replace_nodes.h"
 
 namespace tf::graph::passes {
 namespace {
@@ -142,31 +142,16 @@ Node attention_node(const Graph& g, const Attention& a) {
 }  // namespace
 
 Graph fuse_attention(const Graph& in) {
-  Graph g = in;
-  std::set<size_t> replaced;
-  std::vector<std::pair<size_t, Node>> fused;  // the new node takes the output Transpose's place
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].op != "Softmax") continue;
-    const auto a = match(g, i);
-    if (!a) continue;
-    bool overlaps = false;
-    for (size_t n : a->nodes) overlaps = overlaps || replaced.count(n);
-    if (overlaps) continue;
-    replaced.insert(a->nodes.begin(), a->nodes.end());
-    fused.emplace_back(a->nodes[2], attention_node(g, *a));
+  std::vector<Replacement> found;
+  for (size_t i = 0; i < in.nodes.size(); ++i) {
+    if (in.nodes[i].op != "Softmax") continue;
+    auto a = match(in, i);
+    if (!a || overlaps(found, a->nodes)) continue;
+    // The new node takes the output Transpose's place (a->nodes[2]): every input is defined by then.
+    std::swap(a->nodes[2], a->nodes.back());
+    found.push_back(Replacement{a->nodes, attention_node(in, *a)});
   }
-  if (fused.empty()) return g;
-  std::vector<Node> nodes;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (auto& [at, node] : fused) {
-      if (at == i) nodes.push_back(std::move(node));
-    }
-    if (!replaced.count(i)) nodes.push_back(std::move(g.nodes[i]));
-  }
-  g.nodes = std::move(nodes);
-  g.sort_topologically();
-  g.remove_unused_values();
-  return g;
+  return replace_nodes(in, std::move(found));
 }
 
 }  // namespace tf::graph::passes

@@ -26,6 +26,12 @@ Graph lift_unit_height(const Graph& g);
 // gains a bias if it had none. Changes results by float rounding only.
 Graph fold_batchnorm(const Graph& g);
 
+// Layer normalization over the last axis written out (ReduceMean, Sub, Pow or Mul, ReduceMean, Add
+// epsilon, Sqrt, Div, then Mul by a per-column gamma and Add a per-column beta, each optional), as
+// exporters before opset 17 write it, becomes one LayerNormalization node (the layer_norm kernel).
+// Shared intermediate values leave the nodes alone. Changes results by float rounding only.
+Graph fuse_layer_norm(const Graph& g);
+
 // Scaled dot-product attention over [B, rows, H, D] heads, as exporters write it (Transpose each of
 // Q, K, V; MatMul; Div or Mul by a scalar constant; Add a per-key mask; Softmax on the last axis;
 // MatMul by V; Transpose back), becomes one attention / attention_masked node on the untransposed
