@@ -3,6 +3,7 @@
 // plan_graph picks among a node's alternative kernels).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -21,8 +22,16 @@ class BestConfigs {
   std::optional<double> seconds(const ops::Workload& w) const;
 
  private:
+  struct Best {
+    std::string config;
+    double seconds = 0;  // 0: not timed
+  };
+  // One query per workload, however often a build asks (planning, then each kernel's config).
+  const std::optional<Best>& best(const ops::Workload& w) const;
+
   db::Database* db_;
   std::string target_, device_key_;
+  mutable std::map<std::string, std::optional<Best>> cache_;
 };
 
 }  // namespace tf::tuner

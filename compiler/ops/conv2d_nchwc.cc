@@ -37,10 +37,7 @@ class Conv2dNchwc : public NchwcConvOperator<Conv2dNchwcShape> {
 
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     const auto sh = Conv2dNchwcShape::from_vector(s);
-    std::vector<std::vector<int64_t>> in = {sh.data_shape(), sh.weight_shape()};
-    if (has_bias(epilogue_)) in.push_back({sh.k_blocks(), sh.ob});
-    if (has_residual(epilogue_)) in.push_back(sh.out_shape());
-    return in;
+    return inputs_with_epilogue(sh, sh.weight_shape());
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;

@@ -110,10 +110,7 @@ class Conv2dWinograd : public NchwcConvOperator<Conv2dWinogradShape> {
 
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     const auto sh = Conv2dWinogradShape::from_vector(s);
-    std::vector<std::vector<int64_t>> in = {sh.data_shape(), winograd_weight_shape(sh, sh.m)};
-    if (has_bias(epilogue_)) in.push_back({sh.k_blocks(), sh.ob});
-    if (has_residual(epilogue_)) in.push_back(sh.out_shape());
-    return in;
+    return inputs_with_epilogue(sh, winograd_weight_shape(sh, sh.m));
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;

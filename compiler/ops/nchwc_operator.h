@@ -32,6 +32,15 @@ class NchwcConvOperator : public Operator {
   }
 
  protected:
+  // The blocked data, `weight`, then what the epilogue reads: the bias per output block, the
+  // residual of the output's layout (for the templates whose output block is `ob`).
+  std::vector<std::vector<int64_t>> inputs_with_epilogue(const Shape& sh, std::vector<int64_t> weight) const {
+    std::vector<std::vector<int64_t>> in = {sh.data_shape(), std::move(weight)};
+    if (has_bias(epilogue_)) in.push_back({sh.k_blocks(), sh.ob});
+    if (has_residual(epilogue_)) in.push_back(sh.out_shape());
+    return in;
+  }
+
   const std::string name_;
   const NchwcEpilogue epilogue_;
 };
