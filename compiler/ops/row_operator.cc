@@ -7,7 +7,9 @@ namespace tf::ops {
 void schedule_after_row_passes(schedule::Schedule& sch, const te::Tensor& y, const std::vector<const RowReduction*>& passes,
                                int64_t lanes, bool parallel) {
   schedule::Stage& st = sch[y];
-  for (const RowReduction* pass : passes) pass->compute_root(sch, parallel);
+  // Inside y's row loop, the later passes (which read the earlier ones) attached first: a stage's
+  // readers must already sit inside the loop it joins.
+  for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) (*pass)->compute_at(sch, st, st.axis(0));
   auto [c_o, c_i] = st.split(st.axis(1), lanes);
   st.vectorize(c_i);
   (void)c_o;

@@ -12,9 +12,10 @@
 
 namespace tf::ops {
 
-// Schedules the output y[rows, cols] after its row reductions, each a pass of its own over all
-// rows (in the order given: a reduction read by another and by y cannot sit inside one's loop),
-// y's columns vectorized; the rows in parallel when `parallel`.
+// Schedules the output y[rows, cols] after its row reductions (in the order given: each may read
+// the ones before it), all of them one row at a time inside y's row loop, so a row is read from
+// memory once and stays in L1 for the passes over it; y's columns vectorized; the rows in parallel
+// when `parallel`.
 void schedule_after_row_passes(schedule::Schedule& sch, const te::Tensor& y, const std::vector<const RowReduction*>& passes,
                                int64_t lanes, bool parallel);
 

@@ -24,8 +24,8 @@ class RowReduction {
   // The reduced tensor, shaped `rows`.
   const te::Tensor& result() const { return result_; }
   // Computes it inside `consumer`'s loop `row_axis` (a loop that fixes every row index the
-  // consumer reads), vectorizing the partial results.
-  // Only `consumer` may read the result: a stage computed inside a loop has one consumer.
+  // consumer reads), vectorizing the partial results. Every other reader of the result must
+  // already be computed inside that loop.
   void compute_at(schedule::Schedule& s, schedule::Stage& consumer, const ir::IterVar& row_axis) const;
   // Computes it as a stage of its own, before its consumers (any number), the rows in parallel or not.
   void compute_root(schedule::Schedule& s, bool parallel) const;
