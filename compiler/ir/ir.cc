@@ -357,6 +357,16 @@ Expr floormod(Expr a, Expr b) { return make_binary(BinaryOp::FloorMod, std::move
 Expr min(Expr a, Expr b) { return make_binary(BinaryOp::Min, std::move(a), std::move(b)); }
 Expr max(Expr a, Expr b) { return make_binary(BinaryOp::Max, std::move(a), std::move(b)); }
 
+Expr combine(ReduceKind k, Expr acc, Expr v) {
+  switch (k) {
+    case ReduceKind::Sum: return std::move(acc) + std::move(v);
+    case ReduceKind::Max: return max(std::move(acc), std::move(v));
+    case ReduceKind::Min: return min(std::move(acc), std::move(v));
+    case ReduceKind::Prod: return std::move(acc) * std::move(v);
+  }
+  return Expr();
+}
+
 bool is_const_int(const Expr& e, int64_t* value) {
   if (auto* i = e.as<IntImmNode>()) {
     if (value) *value = i->value;

@@ -348,6 +348,8 @@ Expr floordiv(Expr a, Expr b);
 Expr floormod(Expr a, Expr b);
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
+// One step of a reduction: acc + v, max(acc, v), min(acc, v) or acc * v.
+Expr combine(ReduceKind k, Expr acc, Expr v);
 
 // Constant queries.
 bool is_const_int(const Expr& e, int64_t* value = nullptr);  // scalar IntImm, or Broadcast of one

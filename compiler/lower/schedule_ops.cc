@@ -40,16 +40,6 @@ ir::Expr identity_of(ir::ReduceKind k, ir::DataType t) {
   return ir::Expr();
 }
 
-ir::Expr combine(ir::ReduceKind k, ir::Expr acc, ir::Expr v) {
-  switch (k) {
-    case ir::ReduceKind::Sum: return acc + v;
-    case ir::ReduceKind::Max: return ir::max(acc, v);
-    case ir::ReduceKind::Min: return ir::min(acc, v);
-    case ir::ReduceKind::Prod: return acc * v;
-  }
-  return ir::Expr();
-}
-
 ir::Stmt guarded(const std::vector<ir::Expr>& conds, ir::Stmt s) {
   ir::Expr all;
   for (const auto& c : conds) all = all ? ir::logical_and(all, c) : c;
@@ -163,7 +153,7 @@ class NestBuilder {
     ir::Stmt init, update;
     if (reduce) {
       ir::Expr src = reads.mutate(ir::substitute(reduce->source, absolute));
-      update = guarded(all_guards, ir::make_store(buf, flat, combine(reduce->combiner, ir::make_load(buf, flat), src)));
+      update = guarded(all_guards, ir::make_store(buf, flat, ir::combine(reduce->combiner, ir::make_load(buf, flat), src)));
       init = guarded(dp_guards, ir::make_store(buf, flat, identity_of(reduce->combiner, body.type())));
     } else {
       update = guarded(all_guards, ir::make_store(buf, flat, reads.mutate(ir::substitute(body, absolute))));

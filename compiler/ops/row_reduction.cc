@@ -27,18 +27,32 @@ RowReduction::RowReduction(ir::ReduceKind kind, const std::vector<int64_t>& rows
   partial_ = te::compute(partial_shape, [&](const te::Indices& i) {
     return reduce(kind, source(row_of(i), ir::to_expr(ko->var) * lanes + i.back()), {ko});
   }, name + ".lanes");
-  // The lanes, then the tail past the whole vectors: j < lanes reads a lane, j >= lanes the row.
-  // Both sides of the select are in bounds (clamped), so evaluating both is safe.
+  // The lanes combined as a balanced tree (log2(lanes) dependent steps, not a chain of `lanes`),
+  // then the ragged tail past the whole vectors, reduced by a stage of its own.
+  auto lanes_tree = [&](const te::Indices& i) {
+    std::vector<Expr> level;
+    for (int64_t l = 0; l < lanes; ++l) {
+      te::Indices lane = i;
+      lane.push_back(Expr(l));
+      level.push_back(partial_(lane));
+    }
+    while (level.size() > 1) {
+      std::vector<Expr> next;
+      for (size_t k = 0; k + 1 < level.size(); k += 2) next.push_back(ir::combine(kind, level[k], level[k + 1]));
+      if (level.size() % 2) next.push_back(level.back());
+      level = std::move(next);
+    }
+    return level[0];
+  };
   const int64_t tail = cols - whole * lanes;
-  ir::IterVar j = te::reduce_axis(lanes + tail, "j");
-  result_ = te::compute(rows, [&](const te::Indices& i) {
-    Expr jv = ir::to_expr(j->var);
-    te::Indices lane = i;
-    lane.push_back(ir::min(jv, Expr(lanes - 1)));
-    if (tail == 0) return reduce(kind, partial_(lane), {j});
-    Expr from_row = source(i, ir::max(jv - lanes, Expr(0)) + whole * lanes);
-    return reduce(kind, ir::make_select(jv < Expr(lanes), partial_(lane), from_row), {j});
-  }, name);
+  if (tail == 0) {
+    result_ = te::compute(rows, lanes_tree, name);
+    return;
+  }
+  ir::IterVar t = te::reduce_axis(tail, "tail");
+  tail_ = te::compute(rows, [&](const te::Indices& i) { return reduce(kind, source(i, ir::to_expr(t->var) + whole * lanes), {t}); },
+                      name + ".tail");
+  result_ = te::compute(rows, [&](const te::Indices& i) { return ir::combine(kind, lanes_tree(i), tail_(i)); }, name);
 }
 
 void RowReduction::compute_at(schedule::Schedule& s, schedule::Stage& consumer, const ir::IterVar& row_axis) const {
@@ -57,8 +71,10 @@ void RowReduction::compute_root(schedule::Schedule& s, bool parallel) const {
 void RowReduction::schedule_partial(schedule::Schedule& s) const {
   if (!partial_.op()) return;
   schedule::Stage& r = s[result_];
+  const ir::IterVar innermost_row = r.leaf_iter_vars().back();
+  if (tail_.op()) s[tail_].compute_at(r, innermost_row);
   schedule::Stage& p = s[partial_];
-  p.compute_at(r, r.leaf_iter_vars()[r.leaf_iter_vars().size() - 2]);  // the innermost row loop
+  p.compute_at(r, innermost_row);
   // Lanes inside the reduction over whole vectors: one vector accumulator, contiguous loads.
   p.reorder({p.reduce_axis(0), p.axis(row_rank_)});
   p.vectorize(p.axis(row_rank_));

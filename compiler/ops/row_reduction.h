@@ -1,6 +1,6 @@
 // A reduction along the last axis that vectorizes: for each row, lanes-wide partial results over
-// the whole vectors of the row (one vector accumulator, contiguous loads), then one scalar pass
-// over the lanes and the ragged tail. softmax, layer_norm, reduce_mean and global_avg_pool2d
+// the whole vectors of the row (one vector accumulator, contiguous loads), then the lanes combined
+// as a balanced tree and the ragged tail reduced after them. softmax, layer_norm, reduce_mean and global_avg_pool2d
 // reduce their rows this way.
 #pragma once
 
@@ -34,6 +34,7 @@ class RowReduction {
   void schedule_partial(schedule::Schedule& s) const;
 
   te::Tensor partial_;  // [rows..., lanes], or none when the row is shorter than a vector
+  te::Tensor tail_;     // [rows...]: the elements past the whole vectors, when there are any
   te::Tensor result_;
   size_t row_rank_;
 };
