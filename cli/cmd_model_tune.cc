@@ -40,7 +40,8 @@ Json model_job_spec(const ModelTuneArgs& a, const ModelTasks& m, const std::stri
           {"threads", a.threads},
           {"target", target},
           {"device_key", device_key_of(a.threads)},
-          {"seed", a.measure.seed}};
+          {"seed", a.measure.seed},
+          {"cold_inputs", a.measure.cold_inputs}};
 }
 
 // The newest job of this db that tuned the same tasks with the same settings and did not finish:
@@ -158,6 +159,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   o.each.measure.min_repeat_ms = a.measure.min_ms;
   o.each.measure.repeat = a.measure.repeat;
   o.each.measure.timeout_s = a.measure.timeout_s;
+  runtime::parse_cold_inputs(a.measure.cold_inputs, &o.each.measure.cold_inputs);
   if (std::string bad = runtime::measure_options_error(o.each.measure); !bad.empty()) throw UsageError("measure options: " + bad);
 
   auto db_handle = open_or_create_db(a.db_path);
@@ -262,7 +264,7 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
               "same --input-shape and --batch: the input shapes are part of the job, and a model tuned at one shape is another\n"
               "job (and other kernels) than at another.");
   cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
-  add_measure_options(*cmd, a->measure, kTuning);
+  add_measure_options(*cmd, a->measure, kTuning | kCold);
   cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
   add_input_shape_options(*cmd, a->shapes);
   add_threads_option(*cmd, a->threads, "threads of the kernels under measurement (this host; a board uses its own)");
