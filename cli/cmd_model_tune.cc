@@ -183,9 +183,9 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
     std::fprintf(stderr, "model tune: default build %.3g ms per run: kernels %.3g, other nodes %.3g, layout transforms %.3g\n",
                  defaults.median_ms, defaults.parts.tuned_ms, defaults.parts.untuned_ms, defaults.parts.layout_ms);
   }
-  std::fprintf(stderr, "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s; recorded in %s\n",
+  std::fprintf(stderr, "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s, %s inputs timed cold; recorded in %s\n",
                static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials), a.scheduler.c_str(), a.threads,
-               a.threads == 1 ? "" : "s", a.db_path.c_str());
+               a.threads == 1 ? "" : "s", a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(), a.db_path.c_str());
   auto progress = [&](const tuner::TasksProgress& p) {
     if (!a.quiet) print_progress(p, tasks, r.other_nodes_ms, tty);
     database.update_job(r.job_id, "running", progress_json(p, tasks));

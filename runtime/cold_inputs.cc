@@ -48,7 +48,7 @@ std::vector<int> rotated_inputs(const WorkloadSetup& setup, ColdInputs mode) {
 int cold_copies(uint64_t bytes, const LastLevelCache& llc) {
   if (bytes == 0) return 1;
   const uint64_t want = 2 * llc.bytes;
-  const uint64_t k = std::max<uint64_t>(1, (want + bytes - 1) / bytes);
+  const uint64_t k = std::clamp<uint64_t>((want + bytes - 1) / bytes, 1, kMaxColdCopies);
   if (k > 1 && k * bytes > kMaxColdBytes) {
     throw std::runtime_error("cold inputs: " + std::to_string(k) + " copies of the " + mb_text(bytes) +
                              " of rotated inputs (together at least twice the last-level cache of " + mb_text(llc.bytes) + ", " +

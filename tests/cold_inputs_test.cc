@@ -50,6 +50,7 @@ TEST(ColdInputs, CopiesOutgrowTwiceTheCacheWithinTheMemoryBound) {
   EXPECT_GE(static_cast<uint64_t>(k) * winograd, 2 * llc.bytes);
   EXPECT_LT(static_cast<uint64_t>(k - 1) * winograd, 2 * llc.bytes);
   EXPECT_EQ(runtime::cold_copies(0, llc), 1);
+  EXPECT_EQ(runtime::cold_copies(1024, llc), runtime::kMaxColdCopies);
   EXPECT_EQ(runtime::cold_copies(uint64_t{100} << 20, llc), 1);  // larger than 2 x LLC alone
   EXPECT_EQ(runtime::cold_copies(uint64_t{300} << 20, llc), 1);  // no copy, nothing beyond its own bytes
   const runtime::LastLevelCache huge{uint64_t{508} << 20, "cpuid of a VM"};
@@ -155,7 +156,7 @@ TEST(ColdInputs, CopiesBeyondTheBoundFailTheMeasurementSayingWhy) {
   o.cold_inputs = ColdInputs::Weights;
   const runtime::MeasureResult r = bench.measure(recording_kernel, o);
   EXPECT_EQ(r.status, runtime::MeasureStatus::RuntimeError);
-  EXPECT_EQ(r.error.rfind("cold inputs: 8192 copies", 0), 0u) << r.error;
+  EXPECT_EQ(r.error.rfind("cold inputs: 4096 copies", 0), 0u) << r.error;
   EXPECT_TRUE(r.costs.empty());
 }
 
