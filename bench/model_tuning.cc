@@ -42,6 +42,7 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   o.each.threads = s.threads;
   o.each.device_key = tuner::local_device_key(s.threads);
   o.each.measure.min_repeat_ms = s.min_repeat_ms;
+  o.each.measure.cold_inputs = s.cold_inputs;
   o.each.job_id = db.create_job(Json{{"kind", "model"}, {"bench", "models_bench"}, {"trials", s.trials}}, "models_bench");
 
   ModelTuneRun run;

@@ -11,6 +11,7 @@
 
 #include "db/database.h"
 #include "graph/graph.h"
+#include "runtime/measure.h"
 #include "runtime/model/executor.h"
 #include "tuner/task_scheduler.h"
 
@@ -41,6 +42,8 @@ struct ModelTuneSettings {
   int64_t trials = 2000;
   tuner::SchedulerPolicy scheduler = tuner::SchedulerPolicy::Gradient;
   double min_repeat_ms = 20;
+  // As `tunefarm model tune` times a model's kernels: their weights cold, as the model reads them.
+  runtime::ColdInputs cold_inputs = runtime::ColdInputs::Weights;
   // Every this many trials (0: never), the model is built from the db and `measure` times it
   // (median ms); the tuning waits meanwhile, so nothing else runs while it is timed.
   int64_t checkpoint = 0;

@@ -40,7 +40,8 @@ Json model_job_spec(const ModelTuneArgs& a, const ModelTasks& m, const std::stri
           {"threads", a.threads},
           {"target", target},
           {"device_key", device_key_of(a.threads)},
-          {"seed", a.measure.seed}};
+          {"seed", a.measure.seed},
+          {"cold_inputs", a.measure.cold_inputs}};
 }
 
 // The newest job of this db that tuned the same tasks with the same settings and did not finish:
@@ -158,6 +159,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   o.each.measure.min_repeat_ms = a.measure.min_ms;
   o.each.measure.repeat = a.measure.repeat;
   o.each.measure.timeout_s = a.measure.timeout_s;
+  runtime::parse_cold_inputs(a.measure.cold_inputs, &o.each.measure.cold_inputs);
   if (std::string bad = runtime::measure_options_error(o.each.measure); !bad.empty()) throw UsageError("measure options: " + bad);
 
   auto db_handle = open_or_create_db(a.db_path);
@@ -181,9 +183,9 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
     std::fprintf(stderr, "model tune: default build %.3g ms per run: kernels %.3g, other nodes %.3g, layout transforms %.3g\n",
                  defaults.median_ms, defaults.parts.tuned_ms, defaults.parts.untuned_ms, defaults.parts.layout_ms);
   }
-  std::fprintf(stderr, "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s; recorded in %s\n",
+  std::fprintf(stderr, "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s, %s inputs timed cold; recorded in %s\n",
                static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials), a.scheduler.c_str(), a.threads,
-               a.threads == 1 ? "" : "s", a.db_path.c_str());
+               a.threads == 1 ? "" : "s", a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(), a.db_path.c_str());
   auto progress = [&](const tuner::TasksProgress& p) {
     if (!a.quiet) print_progress(p, tasks, r.other_nodes_ms, tty);
     database.update_job(r.job_id, "running", progress_json(p, tasks));
@@ -262,7 +264,7 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
               "same --input-shape and --batch: the input shapes are part of the job, and a model tuned at one shape is another\n"
               "job (and other kernels) than at another.");
   cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
-  add_measure_options(*cmd, a->measure, kTuning);
+  add_measure_options(*cmd, a->measure, kTuning | kCold);
   cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
   add_input_shape_options(*cmd, a->shapes);
   add_threads_option(*cmd, a->threads, "threads of the kernels under measurement (this host; a board uses its own)");

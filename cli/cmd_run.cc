@@ -1,9 +1,12 @@
 #include <cstdio>
+#include <stdexcept>
 
 #include "cli/commands.h"
 #include "cli/kernel_runner.h"
 #include "cli/workload_args.h"
+#include "runtime/measure.h"
 #include "runtime/thread_pool.h"
+#include "tuner/tune_job.h"
 #include "support/measure_args.h"
 #include "support/stats.h"
 
@@ -18,6 +21,19 @@ struct RunOptions {
   codegen::CodegenOptions codegen;
   bool json = false;
 };
+
+// Timed as a worker times a candidate (runtime/measure.h), rotating through copies of the cold inputs.
+std::vector<double> cold_timings(const compiler::Task& task, TFKernelFn fn, const MeasureArgs& m, runtime::ColdInputs cold) {
+  runtime::KernelBench bench(tuner::make_workload_setup(task, 1));
+  runtime::MeasureOptions opts;
+  opts.min_repeat_ms = m.min_ms;
+  opts.repeat = m.repeat;
+  opts.cold_inputs = cold;
+  const runtime::MeasureResult r = bench.measure(fn, opts);
+  if (r.status != runtime::MeasureStatus::Ok) throw std::runtime_error("cold timing: " + r.error);
+  std::fprintf(stderr, "tunefarm run: %s inputs cold, rotating through %d copies\n", runtime::cold_inputs_name(cold), bench.rotation());
+  return r.costs;
+}
 
 int run_command(const RunOptions& o) {
   auto task = make_task(o.workload);
@@ -36,7 +52,10 @@ int run_command(const RunOptions& o) {
     return 1;
   }
   CheckResult check = runner.check();
-  std::vector<double> secs = runner.time(kernel->entry(), o.measure.min_ms, o.measure.repeat);
+  runtime::ColdInputs cold = runtime::ColdInputs::Off;
+  runtime::parse_cold_inputs(o.measure.cold_inputs, &cold);
+  const std::vector<double> secs = cold == runtime::ColdInputs::Off ? runner.time(kernel->entry(), o.measure.min_ms, o.measure.repeat)
+                                                                    : cold_timings(*task, kernel->entry(), o.measure, cold);
   const double median = tf::median(secs);
   double gflops = static_cast<double>(task->op().flops(task->workload().shape)) / median * 1e-9;
 
@@ -90,7 +109,7 @@ void add_run(CLI::App& tunefarm, Commands& commands) {
   add_workload_options(*cmd, o->workload);
   add_config_options(*cmd, o->config);
   add_threads_option(*cmd, o->config.threads, "threads of the runtime's pool");
-  add_measure_options(*cmd, o->measure, kTiming);
+  add_measure_options(*cmd, o->measure, kTiming | kCold);
   cmd->add_option("--opt-level", o->codegen.opt_level, "LLVM optimisation level 0-3 (lower compiles faster; for debugging)")
       ->type_name("N")
       ->check(CLI::Range(0, 3));

@@ -101,6 +101,7 @@ int tune_command(TuneCommandOptions& o) {
   opts.measure.min_repeat_ms = o.measure.min_ms;
   opts.measure.repeat = o.measure.repeat;
   opts.measure.timeout_s = o.measure.timeout_s;
+  runtime::parse_cold_inputs(o.measure.cold_inputs, &opts.measure.cold_inputs);
   opts.seed_records = !o.no_seed_records;
   opts.confirm_top = o.confirm;
   if (o.no_timing_lock) opts.measure.timing_lock.clear();
@@ -142,7 +143,7 @@ void add_tune(CLI::App& tunefarm, Commands& commands) {
               "worker), and records every measurement in the database.");
   add_workload_options(*cmd, o->workload);
   o->target_option = cmd->get_option("--target");
-  add_measure_options(*cmd, o->measure, kTuning);
+  add_measure_options(*cmd, o->measure, kTuning | kCold);
   cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
   o->threads_option = add_threads_option(*cmd, o->threads, "threads of the kernel under measurement (with --suite: the suite's)");
   cmd->add_option("--batch", o->batch, "candidates proposed at a time")->type_name("N")->check(CLI::Range(1, 4096));

@@ -20,6 +20,7 @@ struct ModelTuneArgs {
   MeasureArgs measure = [] {
     MeasureArgs m;
     m.trials = 2000;  // for the whole model
+    m.cold_inputs = "weights";  // each kernel's weights from memory, as the model reads them
     return m;
   }();
   std::string scheduler = "gradient";

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "proto/channel.h"
+#include "proto/measure_wire.h"
 #include "proto/tokens.h"
 #include "proto/utf8.h"
 
@@ -73,6 +74,9 @@ void set_job_settings(v1::JobSpec* spec, const std::string& key, const MeasureAr
   spec->mutable_measure()->set_min_repeat_ms(measure.min_ms);
   spec->mutable_measure()->set_repeat(measure.repeat);
   spec->mutable_measure()->set_timeout_s(measure.timeout_s);
+  runtime::ColdInputs cold = runtime::ColdInputs::Off;
+  runtime::parse_cold_inputs(measure.cold_inputs, &cold);
+  spec->mutable_measure()->set_cold_inputs(fleet::to_wire(cold));
 }
 
 grpc::Status watch_job(TrackerClient& client, int64_t id, const std::function<void(const v1::Job&)>& on_update,

@@ -3,6 +3,9 @@
 #include <limits>
 #include <set>
 
+#include "proto/measure_wire.h"
+#include "proto/utf8.h"
+
 namespace tf::fleet {
 namespace {
 
@@ -54,8 +57,16 @@ int32_t get_int32(const Json& v, const std::string& where) {
   return static_cast<int32_t>(i);
 }
 
+v1::ColdInputs cold_inputs_from_json(const Json& v, const std::string& where) {
+  runtime::ColdInputs c = runtime::ColdInputs::Off;
+  if (!v.is_string() || !runtime::parse_cold_inputs(v.get<std::string>(), &c)) {
+    throw SpecError(where + ": expected \"off\", \"weights\" or \"all\", got " + (v.is_string() ? "'" + printable(v.get<std::string>()) + "'" : json_kind(v)));
+  }
+  return to_wire(c);
+}
+
 v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
-  check_fields(v, where, {"repeat", "number", "min_repeat_ms", "flush_cache", "cooldown_ms", "timeout_s"});
+  check_fields(v, where, {"repeat", "number", "min_repeat_ms", "flush_cache", "cooldown_ms", "timeout_s", "cold_inputs"});
   v1::MeasureOptions m;
   if (const auto* f = member(v, "repeat")) m.set_repeat(get_int32(*f, path(where, "repeat")));
   if (const auto* f = member(v, "number")) m.set_number(get_int32(*f, path(where, "number")));
@@ -63,6 +74,7 @@ v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
   if (const auto* f = member(v, "flush_cache")) m.set_flush_cache(get_bool(*f, path(where, "flush_cache")));
   if (const auto* f = member(v, "cooldown_ms")) m.set_cooldown_ms(get_number(*f, path(where, "cooldown_ms")));
   if (const auto* f = member(v, "timeout_s")) m.set_timeout_s(get_number(*f, path(where, "timeout_s")));
+  if (const auto* f = member(v, "cold_inputs")) m.set_cold_inputs(cold_inputs_from_json(*f, path(where, "cold_inputs")));
   return m;
 }
 
@@ -173,6 +185,7 @@ Json job_spec_to_json(const v1::JobSpec& spec) {
   o["measure"] = {{"repeat", m.repeat()},           {"number", m.number()},
                   {"min_repeat_ms", m.min_repeat_ms()}, {"flush_cache", m.flush_cache()},
                   {"cooldown_ms", m.cooldown_ms()}, {"timeout_s", m.timeout_s()}};
+  if (m.cold_inputs() != v1::COLD_INPUTS_UNSPECIFIED) o["measure"]["cold_inputs"] = runtime::cold_inputs_name(from_wire(m.cold_inputs()));
   return o;
 }
 

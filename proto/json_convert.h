@@ -25,7 +25,7 @@ class SpecError : public std::invalid_argument {
 // {"workloads": [{"op": "dense", "shape": [512, 512, 512]}], "key": "x86", "trials": 64,
 //  "tuner": "xgb", "priority": 1, "seed": 1, "batch": 0,
 //  "measure": {"repeat": 3, "number": 0, "min_repeat_ms": 20, "flush_cache": false,
-//              "cooldown_ms": 0, "timeout_s": 10}}
+//              "cooldown_ms": 0, "timeout_s": 10, "cold_inputs": "weights"}}
 // Checks the JSON's shape (kinds, unknown fields); what the values mean is the tracker's to check.
 // A workload's shape is a list of extents; with a ShapeReader (the tracker's knows the ops, a
 // board's does not) it may also be named, "n=1,c=64,..." or {"n": 1, ...}.

@@ -77,7 +77,28 @@ v1::MeasureOptions to_wire(const runtime::MeasureOptions& o) {
   w.set_flush_cache(o.flush_cache);
   w.set_cooldown_ms(o.cooldown_ms);
   w.set_timeout_s(o.timeout_s);
+  w.set_cold_inputs(to_wire(o.cold_inputs));
   return w;
+}
+
+v1::ColdInputs to_wire(runtime::ColdInputs c) {
+  switch (c) {
+    case runtime::ColdInputs::Off: return v1::COLD_INPUTS_OFF;
+    case runtime::ColdInputs::Weights: return v1::COLD_INPUTS_WEIGHTS;
+    case runtime::ColdInputs::All: return v1::COLD_INPUTS_ALL;
+  }
+  return static_cast<v1::ColdInputs>(static_cast<int>(c) + 1);
+}
+
+runtime::ColdInputs from_wire(v1::ColdInputs c) {
+  switch (c) {
+    case v1::COLD_INPUTS_UNSPECIFIED:
+    case v1::COLD_INPUTS_OFF: return runtime::ColdInputs::Off;
+    case v1::COLD_INPUTS_WEIGHTS: return runtime::ColdInputs::Weights;
+    case v1::COLD_INPUTS_ALL: return runtime::ColdInputs::All;
+    default: break;
+  }
+  return static_cast<runtime::ColdInputs>(static_cast<int>(c) - 1);
 }
 
 runtime::MeasureOptions from_wire(const v1::MeasureOptions& w) {
@@ -90,6 +111,7 @@ runtime::MeasureOptions from_wire(const v1::MeasureOptions& w) {
   o.flush_cache = w.flush_cache();
   if (w.cooldown_ms() != 0) o.cooldown_ms = w.cooldown_ms();
   if (w.timeout_s() != 0) o.timeout_s = w.timeout_s();
+  o.cold_inputs = from_wire(w.cold_inputs());
   return o;
 }
 

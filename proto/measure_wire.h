@@ -22,6 +22,10 @@ runtime::TensorSpec from_wire(const v1::TensorSpec& t);
 v1::MeasureOptions to_wire(const runtime::MeasureOptions& o);
 runtime::MeasureOptions from_wire(const v1::MeasureOptions& o);
 
+// UNSPECIFIED is OFF; a value no version knows stays one measure_options_error refuses.
+v1::ColdInputs to_wire(runtime::ColdInputs c);
+runtime::ColdInputs from_wire(v1::ColdInputs c);
+
 v1::MeasureStatus to_wire(runtime::MeasureStatus s);
 runtime::MeasureStatus from_wire(v1::MeasureStatus s);
 

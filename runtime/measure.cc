@@ -2,11 +2,13 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/cold_inputs.h"
 #include "runtime/random_fill.h"
 
 namespace tf::runtime {
@@ -35,40 +37,84 @@ int64_t TensorSpec::num_elements() const {
   return n;
 }
 
-KernelBench::KernelBench(const WorkloadSetup& setup) : setup_(setup) {
+void* KernelBench::allocate(size_t bytes) {
+  // Arguments of a MB or more sit on huge pages where the kernel offers them: with 4 KB pages
+  // each process gets another physical layout, so cache-set conflicts (and a kernel's speed)
+  // changed from one worker process to the next.
+  constexpr size_t kHuge = size_t{2} << 20;
+  const bool huge = bytes >= (size_t{1} << 20);
+  const size_t alignment = huge ? kHuge : TF_BUFFER_ALIGNMENT;
+  const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  void* p = std::aligned_alloc(alignment, std::max(rounded, alignment));
+  if (!p) throw std::bad_alloc();
+  if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);
+  return p;
+}
+
+KernelBench::KernelBench(const WorkloadSetup& setup, LastLevelCache llc) : setup_(setup), llc_(std::move(llc)) {
+  std::vector<TFBuffer> buffers;
   for (size_t i = 0; i < setup_.args.size(); ++i) {
     const TensorSpec& t = setup_.args[i];
     const size_t bytes = static_cast<size_t>(t.num_elements()) * static_cast<size_t>(t.dtype_bits / 8);
-    // Arguments of a MB or more sit on huge pages where the kernel offers them: with 4 KB pages
-    // each process gets another physical layout, so cache-set conflicts (and a kernel's speed)
-    // changed from one worker process to the next.
-    constexpr size_t kHuge = size_t{2} << 20;
-    const bool huge = bytes >= (size_t{1} << 20);
-    const size_t alignment = huge ? kHuge : TF_BUFFER_ALIGNMENT;
-    void* p = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
-    if (!p) throw std::bad_alloc();
-    if (huge) ::madvise(p, (bytes + alignment - 1) / alignment * alignment, MADV_HUGEPAGE);
+    void* p = allocate(bytes);
     std::memset(p, 0, bytes);
     if (static_cast<int>(i) < setup_.num_inputs && t.dtype_code == TF_DTYPE_FLOAT && t.dtype_bits == 32) {
       fill_uniform(static_cast<float*>(p), t.num_elements(), input_seed(setup_.seed, static_cast<int>(i)));
     }
     data_.push_back(p);
-    buffers_.push_back(TFBuffer{p, setup_.args[i].shape.data(), static_cast<int32_t>(t.shape.size()), t.dtype_code, t.dtype_bits, 0});
+    buffers.push_back(TFBuffer{p, setup_.args[i].shape.data(), static_cast<int32_t>(t.shape.size()), t.dtype_code, t.dtype_bits, 0});
   }
+  sets_.push_back(std::move(buffers));
 }
 
 KernelBench::~KernelBench() {
   for (void* p : data_) std::free(p);
+  for (void* p : copies_) std::free(p);
+}
+
+void KernelBench::prepare_rotation(ColdInputs mode) {
+  if (mode == prepared_) return;
+  for (void* p : copies_) std::free(p);
+  copies_.clear();
+  sets_.resize(1);
+  prepared_ = ColdInputs::Off;
+  const std::vector<int> rotated = rotated_inputs(setup_, mode);
+  uint64_t bytes = 0;
+  for (int i : rotated) {
+    const TensorSpec& t = setup_.args[static_cast<size_t>(i)];
+    bytes += static_cast<uint64_t>(t.num_elements()) * static_cast<uint64_t>(t.dtype_bits / 8);
+  }
+  const int k = rotated.empty() ? 1 : cold_copies(bytes, llc_);
+  for (int copy = 1; copy < k; ++copy) {
+    std::vector<TFBuffer> set = sets_.front();
+    for (int i : rotated) {
+      const TensorSpec& t = setup_.args[static_cast<size_t>(i)];
+      const size_t n = static_cast<size_t>(t.num_elements()) * static_cast<size_t>(t.dtype_bits / 8);
+      void* p = allocate(n);
+      copies_.push_back(p);
+      std::memcpy(p, data_[static_cast<size_t>(i)], n);
+      set[static_cast<size_t>(i)].data = p;
+    }
+    sets_.push_back(std::move(set));
+  }
+  prepared_ = mode;
 }
 
 MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
   MeasureResult r;
-  const int32_t nargs = static_cast<int32_t>(buffers_.size());
+  const int32_t nargs = static_cast<int32_t>(sets_.front().size());
+  try {
+    prepare_rotation(opts.cold_inputs);
+  } catch (const std::exception& e) {
+    r.status = MeasureStatus::RuntimeError;
+    r.error = e.what();
+    return r;
+  }
   // The first run is the warm-up and the one that is checked.
   const TensorSpec& out = setup_.args.back();
   std::memset(data_.back(), 0, static_cast<size_t>(out.num_elements()) * static_cast<size_t>(out.dtype_bits / 8));
   const double warm_start = now_s();
-  int32_t status = fn(buffers_.data(), nargs);
+  int32_t status = fn(sets_.front().data(), nargs);
   const double warm_s = now_s() - warm_start;
   if (status != TF_OK) {
     r.status = MeasureStatus::RuntimeError;
@@ -93,9 +139,16 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
   }
   {
     int32_t timed_status = TF_OK;
+    // Cold: each run takes the next argument set, whose rotated inputs the K-1 runs before it did
+    // not touch and K x their bytes have since passed through the caches.
+    const size_t k = sets_.size();
+    size_t next = k > 1 ? 1 : 0;
     auto time_runs = [&](int number) {
       const double t0 = now_s();
-      for (int i = 0; i < number; ++i) timed_status |= fn(buffers_.data(), nargs);
+      for (int i = 0; i < number; ++i) {
+        timed_status |= fn(sets_[next].data(), nargs);
+        next = next + 1 == k ? 0 : next + 1;
+      }
       return now_s() - t0;
     };
     int number = opts.number;

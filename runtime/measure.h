@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/kernel_abi.h"
+#include "runtime/last_level_cache.h"
 
 namespace tf::runtime {
 
@@ -46,12 +47,19 @@ inline bool matches_reference(double got, double expected, double tolerance) {
   return (err <= tolerance && -err <= tolerance) || got == expected || (got != got && expected != expected);
 }
 
+// Which inputs each timed run reads cold (runtime/cold_inputs.h): none (every run after the first
+// finds its inputs cached by the run before), the weights (what a model's layers find), or all.
+enum class ColdInputs : int32_t { Off = 0, Weights = 1, All = 2 };
+const char* cold_inputs_name(ColdInputs c);  // "off", "weights", "all"
+bool parse_cold_inputs(const std::string& text, ColdInputs* out);
+
 struct MeasureOptions {
   int repeat = 3;
   int number = 0;              // runs per timing; 0: grow until min_repeat_ms
   double min_repeat_ms = 20;
   bool flush_cache = false;    // write a buffer larger than the LLC before each timing
   double cooldown_ms = 0;      // pause after a candidate, to let clocks settle
+  ColdInputs cold_inputs = ColdInputs::Off;
   double timeout_s = 10;       // hard limit per candidate (enforced by the parent), not counting the wait for the lock
   // Host-wide flock; empty: none. A lock that cannot be taken is not silently skipped: the
   // candidate fails saying so (a timing beside another measurer's is not what the output claims).
@@ -80,18 +88,28 @@ struct MeasureResult {
 // The in-process half (what a worker process runs): owns the argument buffers of one workload.
 class KernelBench {
  public:
-  explicit KernelBench(const WorkloadSetup& setup);
+  // `llc`: what cold timings size their copies by (read before a worker confines itself).
+  explicit KernelBench(const WorkloadSetup& setup, LastLevelCache llc = last_level_cache());
   ~KernelBench();
   KernelBench(const KernelBench&) = delete;
   KernelBench& operator=(const KernelBench&) = delete;
   // Checks `fn`'s output, then times it. The caller holds the host-wide timing lock (the worker
   // takes it before it loads the kernel, so no kernel code runs before the lock is held).
   MeasureResult measure(TFKernelFn fn, const MeasureOptions& opts);
+  // The argument sets timed runs rotate through: 1 when warm, K for the last cold timing.
+  int rotation() const { return static_cast<int>(sets_.size()); }
 
  private:
+  // Sets up sets_ for `mode`: the arguments as they are, then K-1 sets whose rotated inputs are
+  // copies of their own. Throws std::runtime_error when the copies would exceed kMaxColdBytes.
+  void prepare_rotation(ColdInputs mode);
+  void* allocate(size_t bytes);
+
   WorkloadSetup setup_;
-  std::vector<void*> data_;
-  std::vector<TFBuffer> buffers_;
+  LastLevelCache llc_;
+  std::vector<void*> data_, copies_;
+  std::vector<std::vector<TFBuffer>> sets_;  // sets_[0]: the arguments themselves
+  ColdInputs prepared_ = ColdInputs::Off;
   std::vector<char> flush_;
 };
 

@@ -31,6 +31,9 @@ std::string measure_options_error(const MeasureOptions& o) {
   if (o.number > kMaxNumber) return "number: " + std::to_string(o.number) + " is out of range (0 to " + std::to_string(kMaxNumber) + ")";
   if (auto e = out_of_range("min_repeat_ms", o.min_repeat_ms, 0, kMaxRepeatMs, " ms"); !e.empty()) return e;
   if (auto e = out_of_range("cooldown_ms", o.cooldown_ms, 0, kMaxRepeatMs, " ms"); !e.empty()) return e;
+  if (o.cold_inputs != ColdInputs::Off && o.cold_inputs != ColdInputs::Weights && o.cold_inputs != ColdInputs::All) {
+    return "cold_inputs: " + std::to_string(static_cast<int32_t>(o.cold_inputs)) + " is not a mode (off, weights or all)";
+  }
   if (!(o.timeout_s > 0)) return "timeout_s: " + number_text(o.timeout_s) + " must be positive";
   return out_of_range("timeout_s", o.timeout_s, 0, kMaxTimeoutS, " s");
 }

@@ -86,6 +86,7 @@ std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const s
   w.f64(o.cooldown_ms);
   w.f64(o.timeout_s);
   w.str(o.timing_lock);
+  w.i32(static_cast<int32_t>(o.cold_inputs));
   return w.bytes();
 }
 
@@ -102,6 +103,8 @@ void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library
   o->cooldown_ms = r.f64();
   o->timeout_s = r.f64();
   o->timing_lock = r.str();
+  // An unknown mode is kept as sent: measure_options_error names it.
+  o->cold_inputs = static_cast<ColdInputs>(r.i32());
 }
 
 std::vector<uint8_t> encode_result(const MeasureResult& m) {

@@ -16,6 +16,9 @@ struct MeasureArgs {
   double min_ms = 20;       // --min-ms: each timing repeats the kernel until it lasts this long
   int repeat = 3;           // --repeat: timings per candidate
   double timeout_s = 10;    // --timeout: hard limit per candidate, seconds
+  // --cold-inputs: off | weights | all (runtime/cold_inputs.h); a model's kernels are timed with
+  // their weights cold, as the model runs them
+  std::string cold_inputs = "off";
 };
 
 // Which of the options a command takes.
@@ -26,6 +29,7 @@ enum MeasureOption : unsigned {
   kMinMs = 1u << 3,
   kRepeat = 1u << 4,
   kTimeout = 1u << 5,
+  kCold = 1u << 6,
   kTuning = kTrials | kTuner | kSeed | kMinMs | kRepeat | kTimeout,
   kTiming = kMinMs | kRepeat,
 };

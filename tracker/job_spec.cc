@@ -100,6 +100,10 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
   if (spec->seed() == 0) spec->set_seed(1);
   if (spec->batch() < 0 || spec->batch() > 4096) return invalid("batch", "must be 0 (the tuner's choice) to 4096");
   if (spec->batch() == 0) spec->set_batch(16);
+  // A model's kernels are timed as the model runs them: each run's weights come from memory.
+  if (spec->measure().cold_inputs() == v1::COLD_INPUTS_UNSPECIFIED) {
+    spec->mutable_measure()->set_cold_inputs(spec->scheduler().empty() ? v1::COLD_INPUTS_OFF : v1::COLD_INPUTS_WEIGHTS);
+  }
   if (std::string bad = runtime::measure_options_error(fleet::from_wire(spec->measure())); !bad.empty()) {
     return invalid("measure." + bad.substr(0, bad.find(':')), bad.substr(bad.find(':') + 2) + " (0: the default)");
   }

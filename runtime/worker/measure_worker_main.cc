@@ -18,6 +18,7 @@
 
 #include "runtime/host_lock.h"
 #include "runtime/kernel_library.h"
+#include "runtime/last_level_cache.h"
 #include "runtime/measure.h"
 #include "runtime/measure_worker.h"
 #include "runtime/sandbox.h"
@@ -55,6 +56,7 @@ MeasureResult measure_request(KernelBench* bench, const std::vector<uint8_t>& pa
   MeasureOptions opts;
   try {
     worker_protocol::decode_measure(payload, &library, &entry, &opts);
+    if (std::string bad = measure_options_error(opts); !bad.empty()) throw std::runtime_error("measure options: " + bad);
     if (!bench) throw std::runtime_error("no workload set up");
     {
       tell_parent(worker_protocol::kLockWaiting);
@@ -119,6 +121,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // Cold timings size their copies by it; the sandbox hides /sys.
+  const LastLevelCache llc = last_level_cache();
   // The board's start-up check asks for everything: file rules included.
   limits.require_file_rules = check_only;
   if (confine) {
@@ -133,7 +137,7 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> payload;
   while (wire::read_frame(STDIN_FILENO, &kind, &payload)) {
     if (kind == worker_protocol::kSetup) {
-      bench = std::make_unique<KernelBench>(worker_protocol::decode_setup(payload));
+      bench = std::make_unique<KernelBench>(worker_protocol::decode_setup(payload), llc);
       continue;
     }
     if (kind != worker_protocol::kMeasure) return 2;
