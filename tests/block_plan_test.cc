@@ -198,6 +198,35 @@ TEST(BlockPlan, TheResidualIsReadInTheBlockItsConvWrites) {
   expect_computes_the_graph(imported, planned);
 }
 
+// Real graphs (residual blocks with downsampling shortcuts, depthwise convs whose one block is
+// both sides', a first layer read plainly) plan without a conversion between convs when one
+// block is fastest everywhere and conversions cost what their bytes do.
+TEST(BlockPlan, ResNetAndMobileNetTakeTheFastestBlockThroughout) {
+  for (const std::string model : {"resnet18", "mobilenetv2"}) {
+    const Graph imported = import_onnx_file(std::string(TF_MODELS_DIR) + "/" + model + ".onnx");
+    const int defaults = blocks_of(plan_graph(imported)).conversions;
+    for (int64_t fastest : {8, 32}) {
+      PlanOptions o;
+      o.measured_seconds = [fastest](const ops::Workload& w) -> std::optional<double> {
+        if (w.op.rfind("layout_", 0) == 0 || w.op.find("winograd") != std::string::npos) return std::nullopt;
+        return w.shape.back() == fastest ? 5e-5 : 1e-4;
+      };
+      const Graph planned = plan_graph(imported, o);
+      int at_fastest = 0, convs = 0, conversions = 0;
+      for (const Node& n : planned.nodes) {
+        const bool conv = n.op.rfind("conv2d_nchwc", 0) == 0 || n.op.rfind("depthwise_nchwc", 0) == 0;
+        if (conv) ++convs, at_fastest += n.attr_ints("workload_shape", {}).back() == fastest;
+        if (n.op.rfind("layout_", 0) == 0) ++conversions;
+      }
+      EXPECT_GT(convs, 10) << model;
+      // Every conv whose channels allow the block takes it (32 does not divide MobileNetV2's 24, 144...).
+      if (model == "resnet18" || fastest == 8) EXPECT_EQ(at_fastest, convs) << model << " block " << fastest;
+      else EXPECT_GT(at_fastest, 0) << model;
+      if (model == "resnet18" || fastest == 8) EXPECT_EQ(conversions, defaults) << model << " block " << fastest;
+    }
+  }
+}
+
 TEST(BlockPlan, AModelJobTunesEveryBlockAsOneGroupAndMeasuresTheConversions) {
   const Graph planned = plan_graph(residual_chain());
   const auto per_conv = tunable_tasks(planned), graph_level = tunable_tasks(planned, true);
