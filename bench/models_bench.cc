@@ -78,10 +78,11 @@ struct Built {
 
 // The model built with the db's best configs for `threads` (defaults without a db), its random
 // inputs written for ORT, and our outputs on them.
-Built build(const tf::graph::Graph& imported, const Options& o, const std::string& dir, int threads, tf::db::Database* db) {
+Built build(const tf::graph::Graph& imported, const Options& o, const std::string& dir, int threads, tf::db::Database* db,
+            bool graph_layouts = true) {
   const auto start = std::chrono::steady_clock::now();
   Built b;
-  b.exec = build_from_db(imported, o.target, threads, db, &b.planned);
+  b.exec = build_from_db(imported, o.target, threads, db, &b.planned, graph_layouts);
   b.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto inputs = model::fill_random_inputs(*b.exec);
   for (const auto& in : b.exec->inputs()) {
@@ -230,6 +231,9 @@ class ModelsBench {
         if (o_.from_db) {
           Built b = build(imported, o_, dir, threads, db_.get());
           worst = std::max(worst, timed_row(b, onnx, dir, name, threads, "from-db", Json::object()));
+          // The same records with each conv's own blocks: what planning the layouts for the graph bought.
+          Built per_conv = build(imported, o_, dir, threads, db_.get(), false);
+          worst = std::max(worst, timed_row(per_conv, onnx, dir, name, threads, "from-db, per-conv layouts", Json::object()));
         }
         if (o_.tune <= 0) continue;
         ModelTuneSettings s;

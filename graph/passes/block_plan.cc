@@ -211,7 +211,7 @@ std::string blocked_pool_twin(const Graph& g, const Node& n) {
 }
 
 std::map<std::string, BlockChoice> plan_blocks(const Graph& g, const PlanOptions& options) {
-  if (!options.measured_seconds) return {};
+  if (!options.measured_seconds || !options.graph_layouts) return {};
   return BlockProblem(g, options).solve();
 }
 
