@@ -13,7 +13,7 @@
 namespace tf::bench {
 
 std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
-                                                        db::Database* db, graph::Graph* planned) {
+                                                        db::Database* db, graph::Graph* planned, bool graph_layouts) {
   graph::BuildOptions options;
   options.target = codegen::parse_target(target);
   options.threads = threads;
@@ -21,6 +21,7 @@ std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& impo
   options.config_for = [best](const ops::Workload& w) { return best.config(w); };
   graph::PlanOptions plan;
   plan.measured_seconds = [best](const ops::Workload& w) { return best.seconds(w); };
+  plan.graph_layouts = graph_layouts;
   graph::Graph plan_built = graph::plan_graph(imported, plan);
   auto exec = std::make_unique<runtime::model::Executor>(graph::build_model(plan_built, options));
   if (planned) *planned = std::move(plan_built);

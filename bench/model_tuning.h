@@ -22,7 +22,8 @@ namespace tf::bench {
 // `tunefarm model build --db` builds.
 // `planned`, when given, receives the plan built.
 std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
-                                                        db::Database* db, graph::Graph* planned = nullptr);
+                                                        db::Database* db, graph::Graph* planned = nullptr,
+                                                        bool graph_layouts = true);
 
 struct ModelTuneRun {
   int64_t trials = 0;

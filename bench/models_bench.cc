@@ -58,6 +58,7 @@ struct Options {
   std::string lock_file = tf::runtime::MeasureOptions{}.timing_lock;
   int runs = 20, rounds = 2;
   int64_t tune = 0;  // trials per model and thread count; 0: default configs only
+  bool from_db = false;  // also time the model built from --db as it is (tuned by `tunefarm model tune`)
   std::string db = std::string(TF_BINARY_DIR) + "/models-tuning.db";
   double tune_min_ms = 10;
   std::string compare_schedulers;  // a model name: gradient vs even on it
@@ -77,10 +78,11 @@ struct Built {
 
 // The model built with the db's best configs for `threads` (defaults without a db), its random
 // inputs written for ORT, and our outputs on them.
-Built build(const tf::graph::Graph& imported, const Options& o, const std::string& dir, int threads, tf::db::Database* db) {
+Built build(const tf::graph::Graph& imported, const Options& o, const std::string& dir, int threads, tf::db::Database* db,
+            bool graph_layouts = true) {
   const auto start = std::chrono::steady_clock::now();
   Built b;
-  b.exec = build_from_db(imported, o.target, threads, db, &b.planned);
+  b.exec = build_from_db(imported, o.target, threads, db, &b.planned, graph_layouts);
   b.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto inputs = model::fill_random_inputs(*b.exec);
   for (const auto& in : b.exec->inputs()) {
@@ -206,7 +208,7 @@ double median_ms(model::Executor& exec, const Options& o) {
 class ModelsBench {
  public:
   explicit ModelsBench(const Options& o) : o_(o), work_(std::filesystem::temp_directory_path().string() + "/models_bench_" + std::to_string(::getpid())) {
-    if (o.tune > 0) db_ = std::make_unique<tf::db::Database>(o.db);
+    if (o.tune > 0 || o.from_db) db_ = std::make_unique<tf::db::Database>(o.db);
   }
   ~ModelsBench() { std::filesystem::remove_all(work_); }
 
@@ -226,6 +228,13 @@ class ModelsBench {
       for (const auto& t : split(o_.threads)) {
         const int threads = std::stoi(t);
         worst = std::max(worst, timed_row(defaults, onnx, dir, name, threads, "default", Json::object()));
+        if (o_.from_db) {
+          Built b = build(imported, o_, dir, threads, db_.get());
+          worst = std::max(worst, timed_row(b, onnx, dir, name, threads, "from-db", Json::object()));
+          // The same records with each conv's own blocks: what planning the layouts for the graph bought.
+          Built per_conv = build(imported, o_, dir, threads, db_.get(), false);
+          worst = std::max(worst, timed_row(per_conv, onnx, dir, name, threads, "from-db, per-conv layouts", Json::object()));
+        }
         if (o_.tune <= 0) continue;
         ModelTuneSettings s;
         s.target = o_.target;
@@ -307,6 +316,7 @@ int run(int argc, char** argv) {
   app->add_option("--tune", o.tune, "tune each model's kernels as one job of N trials per thread count first (0: defaults only)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+  app->add_flag("--from-db", o.from_db, "also time each model built from --db's records as they are (no tuning here)");
   app->add_option("--db", o.db, "where tuning records go (delete it for a cold start)")->type_name("PATH");
   app->add_option("--tune-min-ms", o.tune_min_ms, "each timing of a tuning trial lasts at least this long")->check(CLI::Range(0.1, 10000.0));
   app->add_option("--compare-schedulers", o.compare_schedulers, "tune this model from empty dbs with the gradient and the even "

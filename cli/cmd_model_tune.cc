@@ -4,6 +4,7 @@
 // where the trials went. A job killed midway is resumed by running the same command again.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -99,7 +100,11 @@ ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials) {
 ModelTasks model_tasks(const ModelTuneArgs& a) {
   graph::Graph imported = graph::import_onnx_file(a.model_path, import_options(a.shapes));
   const graph::Graph planned = graph::plan_graph(imported);
-  ModelTasks m{std::move(imported), graph::tunable_tasks(planned), bound_inputs_json(planned), bound_inputs_text(planned)};
+  ModelTasks m{std::move(imported), graph::tunable_tasks(planned, a.layouts == "graph"), bound_inputs_json(planned), bound_inputs_text(planned)};
+  // A board times kernels a job calls: the conversions (count 0) are left to their estimate there.
+  if (!a.key.empty()) {
+    m.tasks.erase(std::remove_if(m.tasks.begin(), m.tasks.end(), [](const graph::Task& t) { return t.count == 0; }), m.tasks.end());
+  }
   if (m.tasks.empty()) throw UsageError(a.model_path + ": the model has no tunable kernels (no convolution or matrix product)");
   return m;
 }
@@ -266,6 +271,10 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   add_measure_options(*cmd, a->measure, kTuning | kCold);
   cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
+  cmd->add_option("--layouts", a->layouts,
+                  "graph: tune each conv's channel blocks (8, 16, 32) as alternatives and measure the conversions, so the build "
+                  "chooses the blocks for the whole graph; per-conv: blocks of 16, each conv alone")
+      ->check(CLI::IsMember({"graph", "per-conv"}));
   add_input_shape_options(*cmd, a->shapes);
   add_threads_option(*cmd, a->threads, "threads of the kernels under measurement (this host; a board uses its own)");
   cmd->add_option("--target", a->target,

@@ -24,6 +24,10 @@ struct ModelTuneArgs {
     return m;
   }();
   std::string scheduler = "gradient";
+  // "graph": each blocked conv's channel blocks are alternatives and the conversions between them
+  // are measured, so `model build` plans the blocks for the whole graph (graph/passes/block_plan.h);
+  // "per-conv": the blocks each conv takes alone (16 out), only its algorithms tuned.
+  std::string layouts = "per-conv";
   InputShapeArgs shapes;  // the model's input shapes
   int threads = 1;        // on this host: the kernels' threads
   std::string target = "native";

@@ -1,5 +1,6 @@
 #include "graph/kernel_alternatives.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "compiler/ops/conv2d_shape.h"
@@ -9,7 +10,8 @@
 namespace tf::graph {
 namespace {
 
-const std::string kDirect = "conv2d_nchwc", kWinograd = "conv2d_winograd_nchwc";
+const std::string kDirect = "conv2d_nchwc", kWinograd = "conv2d_winograd_nchwc", kDepthwise = "depthwise_nchwc";
+const std::vector<int64_t> kBlocks = {8, 16, 32};
 // F(2x2, 3x3) and F(4x4, 3x3): 2.25x and 4x fewer multiplies. F(6x6, 3x3) loses about two decimal
 // digits more to rounding than the model agreement allows margin for.
 const std::vector<int64_t> kWinogradTiles = {2, 4};
@@ -45,6 +47,78 @@ std::vector<ops::Workload> kernel_alternatives(const ops::Workload& w) {
     all.push_back(std::move(alt));
   }
   return all;
+}
+
+std::vector<int64_t> channel_blocks(int64_t channels) {
+  std::vector<int64_t> out;
+  for (int64_t b : kBlocks) {
+    if (b == 16 || (b <= channels && channels % b == 0)) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<ops::Workload> block_alternatives(const ops::Workload& w) {
+  std::vector<ops::Workload> all;
+  if (starts_with(w.op, kDepthwise)) {
+    ops::DepthwiseNchwcShape sh = ops::DepthwiseNchwcShape::from_vector(w.shape);
+    for (int64_t b : channel_blocks(sh.conv.c)) {
+      sh.b = b;
+      all.push_back({w.op, sh.to_vector()});
+    }
+    return all;
+  }
+  const auto direct = direct_of(w);
+  if (!direct) return {w};
+  ops::Conv2dNchwcShape sh = ops::Conv2dNchwcShape::from_vector(direct->shape);
+  const bool fixed_input = std::find(kBlocks.begin(), kBlocks.end(), sh.ib) == kBlocks.end();
+  const std::vector<int64_t> ins = channel_blocks(sh.conv.c);
+  for (int64_t b : channel_blocks(sh.conv.k)) {
+    if (!fixed_input && std::find(ins.begin(), ins.end(), b) == ins.end()) continue;
+    if (!fixed_input) sh.ib = b;
+    sh.ob = b;
+    all.push_back({direct->op, sh.to_vector()});
+  }
+  return all;
+}
+
+std::vector<ops::Workload> kernel_alternatives_with_blocks(const ops::Workload& w) {
+  std::vector<ops::Workload> all;
+  for (const ops::Workload& b : block_alternatives(w)) {
+    for (ops::Workload& k : kernel_alternatives(b)) all.push_back(std::move(k));
+  }
+  return all;
+}
+
+std::vector<ops::Workload> layout_transform_workloads(const ops::Workload& w) {
+  const bool depthwise = starts_with(w.op, kDepthwise);
+  if (!depthwise && !direct_of(w)) return {};
+  const ops::Conv2dShape c = depthwise ? ops::DepthwiseNchwcShape::from_vector(w.shape).conv
+                                       : ops::Conv2dNchwcShape::from_vector(direct_of(w)->shape).conv;
+  std::vector<ops::Workload> all;
+  const auto every_pair = [&all](const std::vector<int64_t>& nchw) {
+    std::vector<int64_t> layouts = channel_blocks(nchw[1]);
+    layouts.insert(layouts.begin(), 0);
+    for (int64_t from : layouts) {
+      for (int64_t to : layouts) {
+        if (from != to) all.push_back(layout_transform_workload(nchw, from, to));
+      }
+    }
+  };
+  every_pair({c.n, c.c, c.h, c.w});
+  every_pair({c.n, c.k, c.oh(), c.ow()});
+  return all;
+}
+
+ops::Workload layout_transform_workload(const std::vector<int64_t>& nchw, int64_t from, int64_t to) {
+  std::vector<int64_t> extents = nchw;
+  if (from == 0) {
+    extents.push_back(to);
+    return {"layout_to_nchwc", extents};
+  }
+  extents.push_back(from);
+  if (to == 0) return {"layout_from_nchwc", extents};
+  extents.push_back(to);
+  return {"layout_reblock_nchwc", extents};
 }
 
 size_t default_alternative(const std::vector<ops::Workload>& alternatives) {

@@ -18,6 +18,9 @@ struct PlanOptions {
   // nullopt. A node that can run as several kernels (kernel_alternatives.h) runs the fastest
   // measured one; with none measured, the default one (default_alternative).
   std::function<std::optional<double>(const ops::Workload&)> measured_seconds;
+  // Channel blocks chosen for the whole graph from measured_seconds (passes/block_plan.h); off:
+  // each conv's own (16 out, its input read as it is), whatever was measured.
+  bool graph_layouts = true;
 };
 
 }  // namespace tf::graph

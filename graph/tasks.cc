@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "compiler/error.h"
 #include "compiler/ops/registry.h"
@@ -60,6 +61,22 @@ std::pair<std::vector<int64_t>, int64_t> dense_workload(const Graph& g, const No
   return {{a[a.size() - 2], b.back(), a.back()}, n.attr_int("batch", 1)};
 }
 
+// The conversions between the blocks of the tasks' convs, once each, count 0.
+void add_layout_transforms(std::vector<Task>* tasks) {
+  std::set<std::string> seen;
+  for (const Task& t : *tasks) seen.insert(t.workload.str());
+  const size_t kernels = tasks->size();
+  for (size_t i = 0; i < kernels; ++i) {
+    for (const ops::Workload& w : layout_transform_workloads((*tasks)[i].workload)) {
+      if (!seen.insert(w.str()).second) continue;
+      Task t;
+      t.workload = w;
+      t.shape_text = ops::find_operator(w.op).shape_text(w.shape);
+      tasks->push_back(std::move(t));
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
@@ -93,7 +110,7 @@ int64_t kernel_flops(const Graph& planned) {
   return flops;
 }
 
-std::vector<Task> tunable_tasks(const Graph& g) {
+std::vector<Task> tunable_tasks(const Graph& g, bool block_alternatives) {
   std::map<std::string, Task> by_key;
   std::map<std::string, int> groups;  // the direct workload's key -> its group
   std::vector<std::string> order;
@@ -101,7 +118,7 @@ std::vector<Task> tunable_tasks(const Graph& g) {
   for (const Node& n : g.nodes) {
     const auto k = node_kernel(g, n);
     if (!k) continue;
-    const auto alternatives = kernel_alternatives(k->workload);
+    const auto alternatives = block_alternatives ? kernel_alternatives_with_blocks(k->workload) : kernel_alternatives(k->workload);
     int group = -1;
     if (alternatives.size() > 1) group = groups.try_emplace(alternatives[0].str(), static_cast<int>(groups.size())).first->second;
     for (const ops::Workload& w : alternatives) {
@@ -128,6 +145,7 @@ std::vector<Task> tunable_tasks(const Graph& g) {
     tasks.push_back(std::move(t));
   }
   std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.flops > b.flops; });
+  if (block_alternatives) add_layout_transforms(&tasks);
   return tasks;
 }
 

@@ -48,6 +48,10 @@ struct Task {
 int64_t kernel_flops(const Graph& planned);
 
 // One task per distinct workload, with every alternative of each node's kernel; most FLOPs first.
-std::vector<Task> tunable_tasks(const Graph& g);
+// With `block_alternatives` (a job that chooses layouts for the whole graph, block_plan.h) each
+// blocked conv's group also holds its other channel blocks (kernel_alternatives_with_blocks), and
+// the layout conversions a plan may place are tasks of count 0 after them: measured (their few
+// configs) for the plan's costs, no part of the estimate.
+std::vector<Task> tunable_tasks(const Graph& g, bool block_alternatives = false);
 
 }  // namespace tf::graph

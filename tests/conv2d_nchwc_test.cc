@@ -83,6 +83,9 @@ TEST_F(NchwcSpace, LayoutOperators) {
   expect_configs_correct("layout_to_nchwc", "c=64,h=9,w=20", 3, 41);
   expect_configs_correct("layout_from_nchwc", "n=2,c=19,h=5,w=7,b=8", 3, 42);
   expect_configs_correct("layout_from_nchwc", "c=64,h=9,w=20", 3, 43);
+  expect_configs_correct("layout_reblock_nchwc", "n=2,c=19,h=5,w=7,ib=8,ob=16", 3, 46);  // ragged both ways
+  expect_configs_correct("layout_reblock_nchwc", "c=64,h=9,w=20,ib=32,ob=16", 3, 47);
+  expect_configs_correct("layout_reblock_nchwc", "c=24,h=3,w=5,ib=16,ob=8", 3, 48);
   expect_configs_correct("pack_conv_weight", "k=13,c=7,r=3,s=3,ib=4,ob=8", 2, 44);
   expect_configs_correct("pack_conv_weight", "k=64,c=32,r=1,s=1", 2, 45);
 }

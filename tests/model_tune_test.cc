@@ -5,10 +5,18 @@
 #include <map>
 #include <set>
 
+#include "compiler/codegen/target.h"
 #include "db/database.h"
+#include "graph/build.h"
+#include "graph/onnx_import.h"
+#include "graph/pipeline.h"
+#include "runtime/model/executor.h"
+#include "tuner/best_configs.h"
+#include "tuner/tune_job.h"
 #include "support/json.h"
 #include "tests/cli_runner.h"
 #include "tests/fleet_harness.h"
+#include "tests/graph_evaluator.h"
 
 namespace tf {
 namespace {
@@ -95,6 +103,55 @@ TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound
   Result build = run_cli("model build " + small_cnn() + " --db " + db + " -o " + dir + "/m.tfm --json -q");
   ASSERT_EQ(build.exit_code, 0) << build.err;
   EXPECT_EQ(parse_json(build.out).at("tuned_kernels"), 5) << build.out;
+}
+
+// --layouts graph: every block of each conv is a member of its group, the conversions are measured
+// once (count 0), and the build from the db runs the plan those times give, computing what the
+// model says.
+TEST(ModelTune, GraphLayoutsTuneEveryBlockMeasureTheConversionsAndTheBuildComputesTheModel) {
+  const std::string dir = scratch("graph-layouts");
+  const std::string db_path = dir + "/t.db";
+  Result r = run_cli("model tune " + small_cnn() + " --layouts graph --trials 400 --db " + db_path + kQuick + " --json -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = parse_json(r.out);
+  EXPECT_EQ(j.at("state"), "done");
+  std::set<int64_t> output_blocks;
+  int conversions = 0;
+  for (const auto& t : j.at("tasks")) {
+    const std::string op = t.at("op");
+    if (op.rfind("layout_", 0) == 0) {
+      ++conversions;
+      EXPECT_EQ(t.at("calls"), 0) << t.dump();
+      EXPECT_GT(t.at("best_ms").get<double>(), 0) << t.dump() << ": measured once for the plan";
+      continue;
+    }
+    if (op.rfind("conv2d_nchwc", 0) == 0) {
+      const std::string shape = t.at("shape");
+      output_blocks.insert(std::stoll(shape.substr(shape.rfind("ob=") + 3)));
+    }
+  }
+  EXPECT_GT(conversions, 0);
+  EXPECT_EQ(output_blocks, (std::set<int64_t>{8, 16, 32}));
+  EXPECT_GT(j.at("measured_ms").get<double>(), 0) << "the planned model was built from the db and timed";
+
+  // The same plan in process, against the test evaluator.
+  db::Database db(db_path, db::Database::Open::ReadOnly);
+  graph::ImportOptions import;
+  import.batch = 1;
+  const graph::Graph imported = graph::import_onnx_file(small_cnn(), import);
+  const tuner::BestConfigs best(&db, j.at("target").get<std::string>(), tuner::local_device_key(1));
+  graph::PlanOptions plan;
+  plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
+  graph::BuildOptions options;
+  options.target = codegen::host_target();
+  options.config_for = [&](const ops::Workload& w) { return best.config(w); };
+  runtime::model::Executor exec(graph::build_model(graph::plan_graph(imported, plan), options));
+  const graph::Tensor x = graph::testing::random_tensor({1, 3, 32, 32}, 3);
+  const auto want = graph::testing::Evaluator(imported).run({{"input", x}});
+  const auto got = exec.run_floats({{"input", x.f32}});
+  for (const auto& [name, y] : want) {
+    EXPECT_LT(graph::testing::max_relative_difference(graph::Tensor::floats(y.shape, got.at(name)), y), 1e-4) << name;
+  }
 }
 
 TEST(ModelTune, AKilledLocalJobResumesWhereItStoppedWhenRunAgain) {

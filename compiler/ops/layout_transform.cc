@@ -1,6 +1,6 @@
 // The layout operators that let a model convert once and stay blocked between layers:
 // layout_to_nchwc (NCHW -> (n, C/b, h, w, b), padded channels zero), layout_from_nchwc (back,
-// padded channels dropped) and pack_conv_weight (OIHW -> (K/ob, C/ib, r, s, ib, ob), padding zero).
+// padded channels dropped), layout_reblock_nchwc (one block into another) and pack_conv_weight (OIHW -> (K/ob, C/ib, r, s, ib, ob), padding zero).
 // They move data and compute nothing, so their "flops" are the elements written: a tuner then
 // ranks their configs by elements per second.
 #include <algorithm>
@@ -163,6 +163,47 @@ class FromNchwc : public LayoutOp {
   }
 };
 
+// One blocked layout into another (a graph-level plan changing blocks between two convs): one
+// copy, where going through NCHW would be two.
+class Reblock : public LayoutOp {
+ public:
+  Reblock() : LayoutOp({"n", "c", "h", "w", "ib", "ob"}, {{"n", 1}, {"ib", 16}, {"ob", 16}}) {}
+  std::string name() const override { return "layout_reblock_nchwc"; }
+  std::string description() const override { return "out[N,C/ob,H,W,ob] = data[N,C/ib,H,W,ib] reblocked, padded channels 0"; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {{s[0], ceil_div(s[1], s[4]), s[2], s[3], s[4]}};
+  }
+  std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
+    return {s[0], ceil_div(s[1], s[5]), s[2], s[3], s[5]};
+  }
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
+    return layout_space(true, s[5] < t.float32_lanes());
+  }
+
+  Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
+    const int64_t c = s[1], ib = s[4], ob = s[5];
+    Tensor data = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "data");
+    Tensor out = te::compute(output_shape(s), [&](const te::Indices& i) {
+      Expr ch = i[1] * Expr(ob) + i[4];
+      if (c % ob == 0) return data(i[0], ir::floordiv(ch, Expr(ib)), i[2], i[3], ir::floormod(ch, Expr(ib)));
+      Expr inside = ir::min(ch, Expr(c - 1));
+      return ir::make_select(ch < Expr(c), data(i[0], ir::floordiv(inside, Expr(ib)), i[2], i[3], ir::floormod(inside, Expr(ib))), Expr(0.0f));
+    }, "out", {"n", "cb", "y", "x", "l"});
+    Scheduled r{std::make_unique<schedule::Schedule>(std::vector<Tensor>{out}), {data}, {out}};
+    schedule::Stage& st = (*r.schedule)[out];
+    const bool lanes_vector = cfg.get_string("vector_axis") == "lanes";
+    if (!lanes_vector) st.reorder({st.axis(0), st.axis(1), st.axis(2), st.axis(4), st.axis(3)});
+    schedule_copy(st, cfg, lanes_vector ? st.axis(4) : st.axis(3), t.float32_lanes(), lanes_vector ? ob : s[3]);
+    return r;
+  }
+
+ protected:
+  std::vector<float> convert(const std::vector<int64_t>& s, const float* in) const override {
+    const auto plain = activation_from_blocked(in, s[0], s[1], s[2] * s[3], s[4]);
+    return activation_to_blocked(plain.data(), s[0], s[1], s[2] * s[3], s[5]);
+  }
+};
+
 class PackConvWeight : public LayoutOp {
  public:
   PackConvWeight() : LayoutOp({"k", "c", "r", "s", "ib", "ob"}, {{"ib", 16}, {"ob", 16}}) {}
@@ -204,6 +245,7 @@ class PackConvWeight : public LayoutOp {
 void register_layout_operators(Registry& r) {
   r.add(std::make_unique<ToNchwc>());
   r.add(std::make_unique<FromNchwc>());
+  r.add(std::make_unique<Reblock>());
   r.add(std::make_unique<PackConvWeight>());
 }
 

@@ -2,7 +2,9 @@
 // groups-1 and depthwise conv2d* becomes its conv2d_nchwc* / depthwise_nchwc* twin with the weight
 // packed here, once, at build time; its output stays blocked under a new value name, and the
 // original (plain) name is produced by a layout_from_nchwc only where something reads it plainly.
-// A plain value a blocked conv reads is converted once by layout_to_nchwc.
+// A plain value a blocked conv reads is converted once by layout_to_nchwc. The blocks are each
+// conv's own choice (16 out, the input read as it is) unless the database measured what a
+// graph-level plan (block_plan.h) needs to choose them jointly.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -14,6 +16,7 @@
 #include "compiler/ops/winograd.h"
 #include "graph/kernel_alternatives.h"
 #include "graph/kernel_calls.h"
+#include "graph/passes/block_plan.h"
 #include "graph/passes/passes.h"
 #include "graph/tasks.h"
 
@@ -21,20 +24,6 @@ namespace tf::graph::passes {
 namespace {
 
 constexpr int64_t kBlock = 16;  // one AVX-512 vector of floats
-
-bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
-
-// "conv2d_bias_relu" -> "_bias_relu"
-std::string epilogue_of(const std::string& op) { return op.substr(std::string("conv2d").size()); }
-
-// The blocked twin of a plain fused conv, or "" where none exists.
-std::string blocked_op(const Node& n, const ops::Conv2dShape& s) {
-  if (!starts_with(n.op, "conv2d")) return "";
-  const bool depthwise = s.depthwise() && (s.k == s.c || s.k == 2 * s.c);  // the multipliers depthwise_nchwc takes
-  const std::string twin = (s.groups == 1 ? "conv2d_nchwc" : depthwise ? "depthwise_nchwc" : "") + epilogue_of(n.op);
-  if (twin == epilogue_of(n.op)) return "";
-  return ops::has_operator(twin) ? twin : "";
-}
 
 std::vector<float> pack_depthwise_weight(const Tensor& w, int64_t k, int64_t taps, int64_t b) {
   const int64_t kb = ops::ceil_div(k, b);
@@ -53,21 +42,20 @@ std::vector<float> pad_bias(const Tensor& bias, int64_t k, int64_t b) {
 
 class LayoutPlanner {
  public:
-  LayoutPlanner(const Graph& in, const PlanOptions& options) : in_(in), options_(options), out_(in) { out_.nodes.clear(); }
+  LayoutPlanner(const Graph& in, const PlanOptions& options) : in_(in), options_(options), out_(in), blocks_(plan_blocks(in, options)) {
+    out_.nodes.clear();
+  }
 
   Graph run() {
     for (const Node& n : in_.nodes) {
-      const ops::Conv2dShape s = starts_with(n.op, "conv2d") ? conv2d_shape(in_, n) : ops::Conv2dShape{};
-      // Weights that are computed (an ONNX node test feeds them as inputs) cannot be packed ahead.
-      const bool constant_weights = n.inputs.size() > 1 && in_.constant(n.inputs[1]) && (n.inputs.size() < 3 || in_.constant(n.inputs[2]));
-      const std::string twin = constant_weights ? blocked_op(n, s) : "";
+      const std::string twin = blocked_conv_twin(in_, n);
       if (twin.empty()) {
         if (block_pool(n)) continue;
         Node copy = n;
         for (auto& input : copy.inputs) input = plain(input);
         out_.nodes.push_back(std::move(copy));
       } else {
-        block_conv(n, s, twin);
+        block_conv(n, conv2d_shape(in_, n), twin);
       }
     }
     for (const auto& o : out_.outputs) plain(o);
@@ -86,17 +74,24 @@ class LayoutPlanner {
     return v;
   }
 
-  // The value blocked by b: the conv's own blocked output, or a layout_to_nchwc of the plain one.
+  // The value blocked by b: the conv's own blocked output, a layout_reblock_nchwc of it in another
+  // block, or a layout_to_nchwc of the plain one.
   std::string blocked(const std::string& v, int64_t b) {
     if (auto it = blocked_.find(v); it != blocked_.end() && it->second.second == b) return it->second.first;
     const std::string key = v + "#" + std::to_string(b);
     if (auto it = converted_.find(key); it != converted_.end()) return it->second;
-    const std::string p = plain(v);
     const Shape& shape = in_.value(v).shape;
     const std::string name = out_.unique_name(v + "_nchw" + std::to_string(b) + "c");
+    const auto other_block = blocked_.find(v);
+    if (other_block != blocked_.end()) {  // one copy from the block it is in, not two through NCHW
+      const std::vector<int64_t> extents = {shape[0], shape[1], shape[2], shape[3], other_block->second.second, b};
+      out_.set_value(Value{name, DType::Float32, ops::find_operator("layout_reblock_nchwc").output_shape(extents), nullptr});
+      add_layout_node("layout_reblock_nchwc", other_block->second.first, name, extents);
+      return converted_[key] = name;
+    }
     const std::vector<int64_t> extents = {shape[0], shape[1], shape[2], shape[3], b};
     out_.set_value(Value{name, DType::Float32, ops::find_operator("layout_to_nchwc").output_shape(extents), nullptr});
-    add_layout_node("layout_to_nchwc", p, name, extents);
+    add_layout_node("layout_to_nchwc", plain(v), name, extents);
     return converted_[key] = name;
   }
 
@@ -118,23 +113,25 @@ class LayoutPlanner {
   }
 
   void block_conv(const Node& n, const ops::Conv2dShape& s, const std::string& twin) {
-    const bool depthwise = starts_with(twin, "depthwise");
+    const bool depthwise = twin.rfind("depthwise", 0) == 0;
+    const auto planned = blocks_.find(n.name);
     const Tensor* weight = in_.constant(n.inputs.at(1));
     if (!weight) throw CompileError(n.describe() + ": the weight must be a constant to be packed for the blocked layout");
     std::vector<int64_t> extents;
     int64_t in_block, out_block;
     std::string packed, op = twin;
     if (depthwise) {
-      ops::DepthwiseNchwcShape sh{s, kBlock};
-      in_block = out_block = kBlock;
+      ops::DepthwiseNchwcShape sh{s, planned != blocks_.end() ? planned->second.ob : kBlock};
+      in_block = out_block = sh.b;
       extents = sh.to_vector();
-      packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(), pack_depthwise_weight(*weight, s.k, s.r * s.s, kBlock));
+      packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(), pack_depthwise_weight(*weight, s.k, s.r * s.s, sh.b));
     } else {
       // An input already blocked is read as it is (a ragged last block is the reduction's tail); a plain
       // one of 3 channels (a first layer) is blocked by 3, not padded to 16: five times the work otherwise.
       const auto producer = blocked_.find(n.inputs[0]);
-      const int64_t ib = producer != blocked_.end() ? producer->second.second : std::min(s.c, kBlock);
-      ops::Conv2dNchwcShape sh{s, ib, kBlock};
+      // A graph-level plan (block_plan.h) may choose other blocks, converting the input where it pays.
+      const int64_t ib = planned != blocks_.end() ? planned->second.ib : producer != blocked_.end() ? producer->second.second : std::min(s.c, kBlock);
+      ops::Conv2dNchwcShape sh{s, ib, planned != blocks_.end() ? planned->second.ob : kBlock};
       in_block = sh.ib;
       out_block = sh.ob;
       // The direct kernel, or the alternative (Winograd) the database measured faster.
@@ -174,15 +171,13 @@ class LayoutPlanner {
   // A 2-D pool of a blocked value runs blocked (max_pool2d_nchwc, avg_pool2d_nchwc) rather than
   // between a conversion to NCHW and one back.
   bool block_pool(const Node& n) {
-    if ((n.op != "MaxPool" && n.op != "AveragePool") || n.inputs.empty()) return false;
+    if (n.inputs.empty()) return false;
     const auto it = blocked_.find(n.inputs[0]);
     if (it == blocked_.end()) return false;
-    const NodeLowering lowering = lower_node(in_, n);
-    if (!lowering.call) return false;
-    const std::string twin = lowering.call->op->name() + "_nchwc";
-    if (twin != "max_pool2d_nchwc" && twin != "avg_pool2d_nchwc") return false;
+    const std::string twin = blocked_pool_twin(in_, n);
+    if (twin.empty()) return false;
     const auto& [blocked_x, b] = it->second;
-    std::vector<int64_t> extents = lowering.call->shape;
+    std::vector<int64_t> extents = lower_node(in_, n).call->shape;
     extents.push_back(b);
     Node p = n;
     p.op = twin;
@@ -196,9 +191,10 @@ class LayoutPlanner {
   const Graph& in_;
   const PlanOptions& options_;
   Graph out_;
+  const std::map<std::string, BlockChoice> blocks_;                  // conv node -> the graph plan's blocks
   std::map<std::string, std::pair<std::string, int64_t>> blocked_;  // plain name -> (blocked name, block)
   std::set<std::string> materialized_;                               // blocked values also made plain
-  std::map<std::string, std::string> converted_;                     // "plain#b" -> its layout_to_nchwc
+  std::map<std::string, std::string> converted_;                     // "plain#b" -> its conversion into b
 };
 
 }  // namespace
