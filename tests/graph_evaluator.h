@@ -11,6 +11,7 @@
 #include "compiler/error.h"
 #include "compiler/ops/conv2d_shape.h"
 #include "compiler/ops/dense_epilogue.h"
+#include "compiler/ops/registry.h"
 #include "graph/constant_eval.h"
 #include "graph/graph.h"
 #include "graph/tasks.h"
@@ -64,7 +65,18 @@ class Evaluator {
     if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool") return pool(n, *in[0]);
     if (n.op == "Softmax" || n.op == "LogSoftmax" || n.op == "Hardmax") return along_axis(n, *in[0]);
     if (n.op == "LayerNormalization") return layer_norm(n, in);
+    if (n.op.rfind("attention", 0) == 0) return by_operator_reference(n, in);
     throw CompileError("test evaluator: no rule for " + n.describe());
+  }
+
+  // A kernel node a graph pass made (its extents in workload_shape), by its operator's own
+  // double-precision reference.
+  Tensor by_operator_reference(const Node& n, const std::vector<const Tensor*>& in) {
+    std::vector<const float*> inputs;
+    for (const Tensor* t : in) inputs.push_back(t->f32.data());
+    std::vector<float> out, tolerance;
+    ops::find_operator(n.op).reference(n.attr_ints("workload_shape", {}), inputs, &out, &tolerance);
+    return Tensor::floats(out_shape(n), out);
   }
 
   Tensor conv(const Node& n, const std::vector<const Tensor*>& in) {

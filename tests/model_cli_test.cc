@@ -46,14 +46,15 @@ TEST(ModelCli, InspectJsonTasksAreWorkloadsTheOtherCommandsTake) {
   EXPECT_EQ(j.at("planned_nodes").at("dense_packed_bias_gelu"), 1);
   EXPECT_TRUE(j.at("unsupported").empty());
   const auto& tasks = j.at("tasks");
-  ASSERT_EQ(tasks.size(), 6u);
+  ASSERT_EQ(tasks.size(), 5u);
   double share = 0;
   for (const auto& t : tasks) share += t.at("share").get<double>();
   EXPECT_NEAR(share, 1.0, 1e-9);
-  // At batch 2 the dense rows double; attention runs per head and per sequence.
+  // At batch 2 the dense rows double; attention is one kernel over both sequences and all heads.
   EXPECT_EQ(tasks[2].at("workload"), "dense_packed_bias[256,768,768,32]");
   EXPECT_EQ(tasks[2].at("count"), 3);
-  EXPECT_EQ(tasks[4].at("count"), 24);
+  EXPECT_EQ(tasks[4].at("workload"), "attention_masked[2,128,128,12,64,125000000]");
+  EXPECT_EQ(tasks[4].at("count"), 1);
   // Each task's shape text is what `tunefarm space/run --shape` take.
   for (const auto& t : tasks) {
     Result space = run_cli("space --op " + t.at("op").get<std::string>() + " --shape " + t.at("shape").get<std::string>() + " --json");
