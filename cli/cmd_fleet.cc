@@ -143,6 +143,7 @@ v1::SubmitJobRequest request_from_job_file(const SubmitOptions& o) {
   options.min_repeat_ms = given(cmd, "--min-ms", o.measure.min_ms);
   options.repeat = given(cmd, "--repeat", o.measure.repeat);
   options.timeout_s = given(cmd, "--timeout", o.measure.timeout_s);
+  options.cold_inputs = given(cmd, "--cold-inputs", o.measure.cold_inputs);
   FilledJobFile filled;
   try {
     filled = fill_job_file(text, options);
@@ -364,7 +365,7 @@ void add_fleet(CLI::App& tunefarm, Commands& commands) {
         ->excludes(op)
         ->excludes(shape);
     cmd->add_option("--key", o->key, "device key of the boards that measure (see tunefarm devices)")->type_name("KEY");
-    add_measure_options(*cmd, o->measure, kTuning);
+    add_measure_options(*cmd, o->measure, kTuning | kCold);
     cmd->add_option("--priority", o->priority, "1-100: jobs on one key share its boards in this ratio")->type_name("P")->check(CLI::Range(1, 100));
     cmd->add_flag("--follow", o->follow, "then follow the job to its end (exit 0 when done)");
     cmd->add_flag("--json", o->json, "print JSON");

@@ -12,7 +12,7 @@ namespace tf::cli {
 
 // The options given on the command line; unset: not given.
 struct JobFileOptions {
-  std::optional<std::string> key, tuner;
+  std::optional<std::string> key, tuner, cold_inputs;
   std::optional<int64_t> trials, priority;
   std::optional<uint64_t> seed;
   std::optional<double> min_repeat_ms, timeout_s;

@@ -28,7 +28,7 @@ TEST(CliSubmit, OptionsFillInWhatTheJobFileLeavesOutAndTheFileWinsWhereItSetsAFi
   const std::string sparse = fleet.dir() + "/sparse.json";
   std::ofstream(sparse) << R"({"workloads": [{"op": "dense", "shape": [16, 16, 16]}]})";
   Result r = run_cli("submit --job " + sparse + " --key sub --trials 3 --tuner random --seed 9 --priority 4 --min-ms 2 --repeat 2"
-                     " --timeout 7" + where);
+                     " --timeout 7 --cold-inputs weights" + where);
   tf::Json spec = submitted_spec(r);
   EXPECT_EQ(spec.at("key").get<std::string>(), "sub");
   EXPECT_EQ(spec.at("trials").get<int64_t>(), 3);
@@ -38,6 +38,7 @@ TEST(CliSubmit, OptionsFillInWhatTheJobFileLeavesOutAndTheFileWinsWhereItSetsAFi
   EXPECT_EQ(spec.at("measure").at("min_repeat_ms").get<double>(), 2.0);
   EXPECT_EQ(spec.at("measure").at("repeat").get<int64_t>(), 2);
   EXPECT_EQ(spec.at("measure").at("timeout_s").get<double>(), 7.0);
+  EXPECT_EQ(spec.at("measure").at("cold_inputs").get<std::string>(), "weights");
   EXPECT_EQ(r.err, "") << "nothing was overridden";
 
   // The file sets trials, tuner and a measure field: those stay; the rest is filled in.
