@@ -55,7 +55,7 @@ KernelBench::KernelBench(const WorkloadSetup& setup, LastLevelCache llc) : setup
   std::vector<TFBuffer> buffers;
   for (size_t i = 0; i < setup_.args.size(); ++i) {
     const TensorSpec& t = setup_.args[i];
-    const size_t bytes = static_cast<size_t>(t.num_elements()) * static_cast<size_t>(t.dtype_bits / 8);
+    const size_t bytes = t.bytes();
     void* p = allocate(bytes);
     std::memset(p, 0, bytes);
     if (static_cast<int>(i) < setup_.num_inputs && t.dtype_code == TF_DTYPE_FLOAT && t.dtype_bits == 32) {
@@ -82,14 +82,14 @@ void KernelBench::prepare_rotation(ColdInputs mode) {
   uint64_t bytes = 0;
   for (int i : rotated) {
     const TensorSpec& t = setup_.args[static_cast<size_t>(i)];
-    bytes += static_cast<uint64_t>(t.num_elements()) * static_cast<uint64_t>(t.dtype_bits / 8);
+    bytes += t.bytes();
   }
   const int k = rotated.empty() ? 1 : cold_copies(bytes, llc_);
   for (int copy = 1; copy < k; ++copy) {
     std::vector<TFBuffer> set = sets_.front();
     for (int i : rotated) {
       const TensorSpec& t = setup_.args[static_cast<size_t>(i)];
-      const size_t n = static_cast<size_t>(t.num_elements()) * static_cast<size_t>(t.dtype_bits / 8);
+      const size_t n = t.bytes();
       void* p = allocate(n);
       copies_.push_back(p);
       std::memcpy(p, data_[static_cast<size_t>(i)], n);
@@ -112,7 +112,7 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
   }
   // The first run is the warm-up and the one that is checked.
   const TensorSpec& out = setup_.args.back();
-  std::memset(data_.back(), 0, static_cast<size_t>(out.num_elements()) * static_cast<size_t>(out.dtype_bits / 8));
+  std::memset(data_.back(), 0, out.bytes());
   const double warm_start = now_s();
   int32_t status = fn(sets_.front().data(), nargs);
   const double warm_s = now_s() - warm_start;

@@ -28,6 +28,7 @@ struct TensorSpec {
   int32_t dtype_code = TF_DTYPE_FLOAT;
   int32_t dtype_bits = 32;
   int64_t num_elements() const;
+  size_t bytes() const { return static_cast<size_t>(num_elements()) * static_cast<size_t>(dtype_bits / 8); }
 };
 
 // What a worker needs once per workload: the kernel's arguments (inputs first, the output last),

@@ -66,14 +66,9 @@ std::map<std::string, int> planned_ops(const OnnxModelBuilder& b) {
 // The built model (default configs) against the evaluator on the imported graph. The mask holds
 // BERT's -10000 for a few keys, so their probabilities underflow to zero.
 double built_vs_unfused(const OnnxModelBuilder& b) {
-  const Graph imported = import_onnx_bytes(b.bytes(), "test.onnx");
-  testing::Values inputs;
-  uint32_t seed = 7;
-  for (const auto& name : imported.inputs) {
-    inputs[name] = random_tensor(imported.value(name).shape, seed++, -2, 2);
-    if (name == "mask") {
-      for (size_t i = 0; i < inputs[name].f32.size(); i += 3) inputs[name].f32[i] = -10000.0f;
-    }
+  testing::Values inputs = testing::random_inputs(import_onnx_bytes(b.bytes(), "test.onnx"), 7, -2, 2);
+  if (auto mask = inputs.find("mask"); mask != inputs.end()) {
+    for (size_t i = 0; i < mask->second.f32.size(); i += 3) mask->second.f32[i] = -10000.0f;
   }
   return testing::built_vs_evaluated(b, inputs);
 }

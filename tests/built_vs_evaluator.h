@@ -9,6 +9,13 @@
 
 namespace tf::graph::testing {
 
+// Every input of the imported graph uniform in [lo, hi), one seed after another from `seed`.
+inline Values random_inputs(const Graph& imported, uint32_t seed, float lo, float hi) {
+  Values inputs;
+  for (const auto& name : imported.inputs) inputs[name] = random_tensor(imported.value(name).shape, seed++, lo, hi);
+  return inputs;
+}
+
 inline double built_vs_evaluated(const OnnxModelBuilder& b, const Values& inputs) {
   const Graph imported = import_onnx_bytes(b.bytes(), "test.onnx");
   FloatTensors feeds;

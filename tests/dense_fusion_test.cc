@@ -83,14 +83,8 @@ std::map<std::string, int> planned_ops(const OnnxModelBuilder& b, bool packed) {
 
 // The built model (fused, packed, default configs) against the evaluator on the imported graph.
 double built_vs_unfused(const OnnxModelBuilder& b) {
-  const Graph imported = import_onnx_bytes(b.bytes(), "test.onnx");
-  testing::Values inputs;
-  uint32_t seed = 5;
-  for (const auto& name : imported.inputs) {
-    // Wide enough that GELU's curved part and both tails are all reached.
-    inputs[name] = random_tensor(imported.value(name).shape, seed++, -3, 3);
-  }
-  return testing::built_vs_evaluated(b, inputs);
+  // Wide enough that GELU's curved part and both tails are all reached.
+  return testing::built_vs_evaluated(b, testing::random_inputs(import_onnx_bytes(b.bytes(), "test.onnx"), 5, -3, 3));
 }
 
 TEST(DenseFusion, GeluAsBertExportsItIsTheDensesEpilogue) {

@@ -71,11 +71,7 @@ std::map<std::string, int> planned_ops(const OnnxModelBuilder& b) {
 }
 
 double built_vs_unfused(const OnnxModelBuilder& b) {
-  const Graph imported = import_onnx_bytes(b.bytes(), "test.onnx");
-  testing::Values inputs;
-  uint32_t seed = 9;
-  for (const auto& name : imported.inputs) inputs[name] = random_tensor(imported.value(name).shape, seed++, -3, 5);
-  return testing::built_vs_evaluated(b, inputs);
+  return testing::built_vs_evaluated(b, testing::random_inputs(import_onnx_bytes(b.bytes(), "test.onnx"), 9, -3, 5));
 }
 
 TEST(LayerNormFusion, TheWrittenOutFormIsOneKernel) {

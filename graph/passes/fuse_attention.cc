@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "graph/passes/passes.h"
-#include "graph/passes/replace_nodes.h"
+#include "graph/passes/pattern.h"
 
 namespace tf::graph::passes {
 namespace {
@@ -101,20 +101,15 @@ std::optional<Attention> match(const Graph& g, size_t softmax) {
   const Node& sm = g.nodes[softmax];
   const Shape& probs_shape = g.value(sm.inputs[0]).shape;
   if (probs_shape.size() != 4 || sm.attr_int("axis", -1) != 3) return std::nullopt;
-  const auto sole_reader = [&g](const std::string& value) -> std::optional<size_t> {
-    const auto readers = g.consumers(value);
-    if (g.is_output(value) || readers.size() != 1 || g.use_count(value) != 1) return std::nullopt;
-    return readers[0];
-  };
-  const auto pv = sole_reader(sm.outputs[0]);
-  if (!pv || g.nodes[*pv].op != "MatMul" || g.nodes[*pv].inputs[0] != sm.outputs[0]) return std::nullopt;
-  const auto out = sole_reader(g.nodes[*pv].outputs[0]);
-  if (!out || !has_perm(g.nodes[*out], {0, 2, 1, 3})) return std::nullopt;
+  const int pv = sole_reader(g, sm.outputs[0]);
+  if (pv < 0 || g.nodes[pv].op != "MatMul" || g.nodes[pv].inputs[0] != sm.outputs[0]) return std::nullopt;
+  const int out = sole_reader(g, g.nodes[pv].outputs[0]);
+  if (out < 0 || !has_perm(g.nodes[out], {0, 2, 1, 3})) return std::nullopt;
 
   Attention a;
-  a.nodes = {softmax, *pv, *out};
-  a.output = g.nodes[*out].outputs[0];
-  const auto v = transposed_from(g, g.nodes[*pv].inputs[1], {0, 2, 1, 3}, a);
+  a.nodes = {softmax, static_cast<size_t>(pv), static_cast<size_t>(out)};
+  a.output = g.nodes[out].outputs[0];
+  const auto v = transposed_from(g, g.nodes[pv].inputs[1], {0, 2, 1, 3}, a);
   if (!v || !match_scores(g, sm.inputs[0], probs_shape[0], probs_shape[3], a)) return std::nullopt;
   a.v = *v;
   // Q [B,S,H,D], K and V [B,T,H,D]; the output [B,S,H,D].

@@ -4,6 +4,7 @@
 #include "graph/constant_eval.h"
 #include "graph/ops/registry.h"
 #include "graph/passes/passes.h"
+#include "graph/passes/pattern.h"
 
 namespace tf::graph::passes {
 namespace {
@@ -17,14 +18,6 @@ FusionRole role(const Node& n) {
 }
 
 bool absorbs_as(const Graph& g, int node, Epilogue e) { return node >= 0 && role(g.nodes[node]).epilogue == e; }
-
-// The node that alone reads `value` (once), when the value is not a graph output; else -1.
-int sole_reader(const Graph& g, const std::string& value, const std::set<size_t>& taken) {
-  if (g.use_count(value) != 1) return -1;
-  const auto readers = g.consumers(value);
-  if (readers.size() != 1 || taken.count(readers[0])) return -1;
-  return static_cast<int>(readers[0]);
-}
 
 bool is_scalar_constant(const Graph& g, const std::string& name, double v) {
   const Tensor* t = name.empty() ? nullptr : g.constant(name);

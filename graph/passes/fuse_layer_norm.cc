@@ -8,7 +8,7 @@
 // six kernels, each a pass over the whole tensor). gamma and beta must be constants with one value
 // per column; either may be missing (ones, zeros). Changes results by float rounding only.
 #include "graph/passes/passes.h"
-#include "graph/passes/replace_nodes.h"
+#include "graph/passes/pattern.h"
 
 namespace tf::graph::passes {
 namespace {
@@ -18,13 +18,6 @@ struct LayerNorm {
   double epsilon = 0;
   std::vector<size_t> nodes;  // replaced
 };
-
-// The one node reading `value` (nothing else reads it, no graph output), or -1.
-int sole_reader(const Graph& g, const std::string& value) {
-  const auto readers = g.consumers(value);
-  if (g.is_output(value) || readers.size() != 1 || g.use_count(value) != 1) return -1;
-  return static_cast<int>(readers[0]);
-}
 
 bool mean_over_last_axis(const Graph& g, const Node& n) {
   if (n.op != "ReduceMean" || n.inputs.empty()) return false;

@@ -1,9 +1,16 @@
-#include "graph/passes/replace_nodes.h"
+#include "graph/passes/pattern.h"
 
 #include <algorithm>
 #include <map>
 
 namespace tf::graph::passes {
+
+int sole_reader(const Graph& g, const std::string& value, const std::set<size_t>& taken) {
+  if (g.use_count(value) != 1) return -1;
+  const auto readers = g.consumers(value);
+  if (readers.size() != 1 || taken.count(readers[0])) return -1;
+  return static_cast<int>(readers[0]);
+}
 
 Graph replace_nodes(Graph g, std::vector<Replacement> replacements) {
   if (replacements.empty()) return g;

@@ -1,5 +1,6 @@
-// What the pattern passes (fuse_attention, fuse_layer_norm) do once they have matched: drop the
-// matched nodes and put each new node where its pattern's last node was.
+// What the pattern passes (fuse_epilogues, fuse_attention, fuse_layer_norm) share: following a value
+// to its one reader while matching, and once matched, dropping the matched nodes and putting each
+// new node where its pattern's last node was.
 #pragma once
 
 #include <set>
@@ -9,6 +10,10 @@
 #include "graph/graph.h"
 
 namespace tf::graph::passes {
+
+// The node that alone reads `value` (once, and not one of `taken`), when the value is not a graph
+// output; else -1.
+int sole_reader(const Graph& g, const std::string& value, const std::set<size_t>& taken = {});
 
 struct Replacement {
   std::vector<size_t> nodes;  // matched, removed; the last one is where `by` goes
