@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -23,6 +24,32 @@ namespace tf::cli {
 namespace {
 
 double ms(double seconds) { return std::isfinite(seconds) ? seconds * 1e3 : 0; }
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.1f s" : "%.0f s", s);
+  return buf;
+}
+
+// The phases of a local model job in the order they happen; "scheduling" is what the tasks' own
+// accounts leave of the search's wall time (the scheduler, progress reports, job-state writes).
+std::vector<std::pair<std::string, double>> time_spent(double default_build_s, const tuner::TuneTasksResult& done,
+                                                       double final_build_s) {
+  const tuner::TimeSpent& t = done.spent;
+  return {{"default model timed", default_build_s},
+          {"task starts", t.start},
+          {"search", t.search},
+          {"waiting for builds", t.build_wait},
+          {"timed runs", t.timed},
+          {"measuring overhead", t.measuring},
+          {"db writes", t.record},
+          {"confirming", t.confirm},
+          {"scheduling", std::max(0.0, done.seconds - t.total())},
+          {"tuned model timed", final_build_s}};
+}
 
 Json model_job_spec(const ModelTuneArgs& a, const ModelTasks& m, const std::string& target) {
   Json list = Json::array();
@@ -122,6 +149,11 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
                 {"scheduler", r.scheduler}, {"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms},
                 {"other_nodes_ms", r.other_nodes_ms}, {"measured_ms", r.measured_ms},
                 {"seconds", r.seconds}, {"state", r.state},     {"tasks", list},        {"curve", curve}};
+    if (!r.time_spent.empty()) {
+      Json spent = Json::object();
+      for (const auto& [phase, seconds] : r.time_spent) spent[phase] = seconds;
+      out["time_spent_s"] = spent;
+    }
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
@@ -129,6 +161,11 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
               r.state.c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.budget), r.scheduler.c_str(), r.where.c_str(),
               r.seconds);
   std::printf("inputs %s\n", r.inputs_text.c_str());
+  if (!r.time_spent.empty()) {
+    std::string line;
+    for (const auto& [phase, seconds] : r.time_spent) line += (line.empty() ? "" : ", ") + phase + " " + format_seconds(seconds);
+    std::printf("time: %s\n", line.c_str());
+  }
   if (r.measured_ms > 0) {
     std::printf("latency: estimated %.3g ms per run (tuned kernels %.3g + other nodes %.3g, measured once), measured %.3g ms (%+.1f%%)\n",
                 r.estimated_ms, r.estimated_ms - r.other_nodes_ms, r.other_nodes_ms, r.measured_ms,
@@ -182,8 +219,10 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   const std::string device_key = device_key_of(a.threads);
   // What no trial changes: the nodes outside the tuned kernels, timed once in a default build.
+  const auto default_start = std::chrono::steady_clock::now();
   const MeasuredModel defaults = measure_model_here(m.imported, target, a.threads, nullptr, device_key, o.each.measure.timing_lock);
   r.other_nodes_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
+  const double default_s = seconds_since(default_start);
   if (!a.quiet) {
     std::fprintf(stderr, "model tune: default build %.3g ms per run: kernels %.3g, other nodes %.3g, layout transforms %.3g\n",
                  defaults.median_ms, defaults.parts.tuned_ms, defaults.parts.untuned_ms, defaults.parts.layout_ms);
@@ -222,7 +261,9 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
     r.tasks.push_back(row);
   }
   r.state = done.stopped ? "cancelled" : any_ok ? "done" : "failed";
+  const auto final_start = std::chrono::steady_clock::now();
   if (r.state == "done") r.measured_ms = measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock).median_ms;
+  r.time_spent = time_spent(default_s, done, seconds_since(final_start));
   Json final_progress = {{"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms}};
   database.update_job(r.job_id, r.state, final_progress);
   return r;

@@ -46,7 +46,13 @@ int space_command(const WorkloadArgs& args, bool as_json) {
     }
     std::printf("  %-10s %-36s %s\n", knob.name.c_str(), choices.c_str(), knob.help.c_str());
   }
-  std::printf("\nsize: %lld configs ([x] marks the default)\n", static_cast<long long>(task->space().size()));
+  const space::ConfigSpace& cs = task->space();
+  if (cs.searchable_size() == cs.size()) {
+    std::printf("\nsize: %lld configs ([x] marks the default)\n", static_cast<long long>(cs.size()));
+  } else {
+    std::printf("\nsize: %lld configs, %lld searched ([x] marks the default; the rest exceed a limit and build only when named)\n",
+                static_cast<long long>(cs.size()), static_cast<long long>(cs.searchable_size()));
+  }
   return 0;
 }
 

@@ -57,6 +57,8 @@ struct ModelTuneResult {
   double other_nodes_ms = 0, measured_ms = 0;
   std::vector<TaskRow> tasks;
   std::vector<std::pair<int64_t, double>> curve;  // (trials, estimated ms) after each batch
+  // On this host: where the wall time went, seconds per phase in the order they happen.
+  std::vector<std::pair<std::string, double>> time_spent;
 };
 
 // A task's row before its best is known.

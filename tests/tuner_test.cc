@@ -3,6 +3,7 @@
 #include <set>
 
 #include "compiler/compiler.h"
+#include "compiler/error.h"
 #include "tuner/tuner.h"
 
 namespace tf::tuner {
@@ -46,6 +47,70 @@ TEST(Tuners, NeverRepeatAConfigAndRespectTheBudget) {
     EXPECT_EQ(total, 300) << name;
     EXPECT_TRUE(tuner->next_batch(64).empty()) << name;
   }
+}
+
+// A space with a product limit: 4 x 4 tiles, of which those with a x b > 4 are left out.
+space::ConfigSpace limited_space() {
+  space::ConfigSpace cs;
+  cs.add_knob("a", {Json(1), Json(2), Json(4), Json(8)}, 0, "");
+  cs.add_knob("b", {Json(1), Json(2), Json(4), Json(8)}, 1, "");
+  cs.add_knob("c", {Json("x"), Json("y")}, 0, "");
+  cs.limit_product({"a", "b"}, 1, 4, "a x b <= 4");
+  return cs;
+}
+
+TEST(ConfigSpaceLimits, CountAndTellSearchableConfigs) {
+  const space::ConfigSpace cs = limited_space();
+  EXPECT_EQ(cs.size(), 32);
+  // (a, b) in {(1,1), (1,2), (1,4), (2,1), (2,2), (4,1)}, times two choices of c.
+  EXPECT_EQ(cs.searchable_size(), 12);
+  EXPECT_TRUE(cs.searchable(cs.from_json({{"a", 2}, {"b", 2}}).index()));
+  EXPECT_FALSE(cs.searchable(cs.from_json({{"a", 2}, {"b", 4}}).index()));
+  EXPECT_EQ(cs.to_json().at("searchable_size"), 12);
+  // A left-out config is still a config: it can be named.
+  EXPECT_EQ(cs.from_json({{"a", 8}, {"b", 8}}).get_int("a"), 8);
+}
+
+TEST(ConfigSpaceLimits, RefuseALimitThatLeavesOutTheDefaultOrNamesAStringKnob) {
+  space::ConfigSpace cs;
+  cs.add_knob("a", {Json(1), Json(8)}, 1, "");
+  cs.add_knob("s", {Json("x")}, 0, "");
+  EXPECT_THROW(cs.limit_product({"a"}, 1, 4, "a <= 4"), CompileError);
+  EXPECT_THROW(cs.limit_product({"s"}, 1, 4, "s"), CompileError);
+  EXPECT_THROW(cs.limit_product({"missing"}, 1, 4, "m"), CompileError);
+}
+
+TEST(ConfigSpaceLimits, TunersProposeOnlySearchableConfigsAndStopWhenTheyAreSpent) {
+  const space::ConfigSpace cs = limited_space();
+  for (const char* name : {"random", "grid", "ga", "xgb"}) {
+    auto tuner = make_tuner(name, cs, 1000, 5);
+    std::set<int64_t> seen;
+    for (int round = 0; round < 100 && !tuner->done(); ++round) {
+      std::vector<TrialResult> results;
+      for (const auto& c : tuner->next_batch(5)) {
+        EXPECT_TRUE(cs.searchable(c.index())) << name << " proposed " << c.str();
+        EXPECT_TRUE(seen.insert(c.index()).second) << name;
+        results.push_back({c.index(), true, 1.0 + static_cast<double>(c.index())});
+      }
+      tuner->update(results);
+    }
+    EXPECT_TRUE(tuner->done()) << name;
+    EXPECT_EQ(static_cast<int64_t>(seen.size()), cs.searchable_size()) << name;
+  }
+}
+
+TEST(ConfigSpaceLimits, ConvTemplatesLeaveOutTilesBeyondTwiceTheRegisterFile) {
+  codegen::Target avx2;
+  avx2.vector_bits = 256;
+  avx2.vector_registers = 16;
+  compiler::Task conv({"conv2d_nchwc_bias_relu", {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 16, 16}}, avx2);
+  const space::ConfigSpace& cs = conv.space();
+  EXPECT_LT(cs.searchable_size(), cs.size());
+  EXPECT_TRUE(cs.searchable(cs.default_config().index()));
+  // 4 blocks x 16 columns x 4 rows of two AVX2 vectors each: 512 accumulators.
+  EXPECT_FALSE(cs.searchable(cs.from_json({{"oc_blocks", 4}, {"ow_tile", 16}, {"oh_tile", 4}}).index()));
+  // 1 x 6 x 1 of two vectors: 12, what fits.
+  EXPECT_TRUE(cs.searchable(cs.from_json({{"oc_blocks", 1}, {"ow_tile", 6}, {"oh_tile", 1}}).index()));
 }
 
 TEST(Tuners, ExhaustATinySpaceWithoutRepeats) {

@@ -233,7 +233,7 @@ void JobManager::run_in_turn(const std::shared_ptr<Run>& run, db::Database& db, 
     FleetMeasurer measurer(dispatcher_, id, spec.priority(), key, task.workload());
     tuner::TuneOptions opts = tune_options(run, spec, id);
     opts.measurer = &measurer;
-    const int64_t trials = std::min<int64_t>(spec.trials(), task.space().size());
+    const int64_t trials = std::min<int64_t>(spec.trials(), task.space().searchable_size());
     change(run, [&](v1::Job& j) {
       j.set_state(v1::RUNNING);
       j.set_message("");

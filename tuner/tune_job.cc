@@ -32,6 +32,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+double seconds_since(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
 db::Outcome to_outcome(runtime::MeasureStatus s) {
   switch (s) {
@@ -100,6 +101,17 @@ std::string start_from_history(const compiler::Task& task, const TuneOptions& op
 }
 
 }  // namespace
+
+TimeSpent& TimeSpent::operator+=(const TimeSpent& o) {
+  start += o.start;
+  search += o.search;
+  build_wait += o.build_wait;
+  timed += o.timed;
+  measuring += o.measuring;
+  record += o.record;
+  confirm += o.confirm;
+  return *this;
+}
 
 std::string local_device_key(int threads) { return threads <= 1 ? "local" : "local-" + std::to_string(threads) + "t"; }
 
@@ -193,6 +205,7 @@ class TuneRun {
     own_job_ = db && !job_id_;
     if (own_job_) job_id_ = db->create_job(job_spec_json(task, opts), opts.owner);
     if (job_id_) result_.job_id = *job_id_;
+    result_.spent.start += seconds_since(start_);
   }
 
   void replay();
@@ -258,7 +271,7 @@ void TuneRun::report(const std::string& outcome, double gflops) {
   if (!on_progress_) return;
   Progress p;
   p.trial = result_.trials;
-  p.trials = std::min(opts_.trials, task_.space().size());
+  p.trials = std::min(opts_.trials, task_.space().searchable_size());
   p.gflops = gflops;
   p.best_gflops = result_.best_gflops;
   p.outcome = outcome;
@@ -296,6 +309,7 @@ void TuneRun::replay() {
 // their own, a build holds the timing lock shared, so builds and timings take turns while
 // loading, checking and recording still overlap a build.
 void TuneRun::wire() {
+  const auto wire_start = Clock::now();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool builds_beside_timing = opts_.threads + std::max(1, opts_.compile_threads) <= cores;
   builder_ = opts_.builder;
@@ -314,6 +328,7 @@ void TuneRun::wire() {
                                                                : "; builds wait for timing to end (held shared)");
   }
   measurer_->setup(make_workload_setup(task_, opts_.seed));
+  result_.spent.start += seconds_since(wire_start);
 }
 
 // The loop: the tuner proposes a batch, the batch is built and measured, the tuner learns.
@@ -365,7 +380,9 @@ void TuneRun::run_batch(const std::vector<space::Config>& batch) {
   std::vector<TrialResult> results;
   for (size_t i = 0; i < batch.size(); ++i) {
     while (submitted < batch.size() && submitted < i + static_cast<size_t>(measurer_->capacity()) && !stop_requested()) {
+      const auto wait_start = Clock::now();
       built[submitted] = builds[submitted].get();
+      result_.spent.build_wait += seconds_since(wait_start);
       ++submitted;
       launch_builds();
       const Built& b = built[submitted - 1];
@@ -383,12 +400,16 @@ void TuneRun::run_batch(const std::vector<space::Config>& batch) {
     if (i >= submitted) break;  // stopped: nothing more was sent
     const auto t0 = Clock::now();
     Measured m = measuring[i].get();
+    const auto measured = Clock::now();
     if (m.cancelled) continue;
     db::Measurement rec = make_record(task_, opts_, batch[i], built[i], m, job_id_);
     if (db_) db_->record(rec);
     double timed_ms = 0;
     for (double c : m.result.costs) timed_ms += c * 1000 * std::max(1, m.result.number);
     const auto trial_end = Clock::now();
+    result_.spent.timed += timed_ms / 1000;
+    result_.spent.measuring += std::max(0.0, ms_between(t0, measured) - timed_ms) / 1000;
+    result_.spent.record += ms_between(measured, trial_end) / 1000;
     worker_overhead_ms_.push_back(std::max(0.0, ms_between(t0, trial_end) - timed_ms));
     overhead_ms_.push_back(std::max(0.0, ms_between(trial_start_, trial_end) - timed_ms));
     trial_start_ = trial_end;
@@ -419,6 +440,12 @@ void TuneRun::run_batch(const std::vector<space::Config>& batch) {
 // them on both measurements.
 void TuneRun::confirm_best() {
   if (result_.stopped || opts_.confirm_top <= 0 || ok_trials_.size() < 2) return;
+  const auto confirm_start = Clock::now();
+  struct AddTime {
+    double& to;
+    Clock::time_point from;
+    ~AddTime() { to += seconds_since(from); }
+  } add_time{result_.spent.confirm, confirm_start};
   std::unique_ptr<Measurer> fresh;
   Measurer* confirmer = opts_.measurer;
   if (!confirmer) {
@@ -483,6 +510,7 @@ TuneResult TuneRun::summary() {
   result_.worker_overhead_ms_median = median(worker_overhead_ms_);
   const int64_t measured_here = result_.trials - result_.replayed;
   result_.search_ms_per_trial = measured_here > 0 ? search_ms_ / static_cast<double>(measured_here) : 0;
+  result_.spent.search = search_ms_ / 1000;
   return result_;
 }
 

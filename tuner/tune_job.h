@@ -65,6 +65,20 @@ struct Progress {
   double elapsed_s = 0, eta_s = 0;
 };
 
+// Where a job's wall time went, in seconds: the parts the job's own thread waited on, so they add
+// up to about its wall time (builds overlap measuring; only the wait for one counts).
+struct TimeSpent {
+  double start = 0;       // history transfer, the workload's reference output, the worker's start
+  double search = 0;      // the tuner proposing and learning
+  double build_wait = 0;  // waiting for a candidate's build
+  double timed = 0;       // the kernels' own timed runs
+  double measuring = 0;   // the rest of each measure call: load, warm-up, check, calibration, protocol
+  double record = 0;      // database writes
+  double confirm = 0;     // the fastest configs measured again at the end
+  TimeSpent& operator+=(const TimeSpent& o);
+  double total() const { return start + search + build_wait + timed + measuring + record + confirm; }
+};
+
 struct TuneResult {
   int64_t job_id = 0;  // in the db, when one was given
   int64_t trials = 0;           // including those replayed from the db when resuming
@@ -83,8 +97,9 @@ struct TuneResult {
   double build_ms_median = 0, overhead_ms_median = 0, worker_overhead_ms_median = 0;
   // The tuner's own time (proposing and learning; the job waits for it), per trial.
   double search_ms_per_trial = 0;
-  std::string timing_isolation;
-  std::string transfer;          // what the xgb tuner started from (history, seed records, nothing)  // how measurements were kept from overlapping, for the output
+  TimeSpent spent;
+  std::string timing_isolation;  // how measurements were kept from overlapping, for the output
+  std::string transfer;          // what the xgb tuner started from (history, seed records, nothing)
 };
 
 // Runs the job; records every measurement in `db` when given. Throws tf::CompileError for an unknown

@@ -58,7 +58,7 @@ TaskTuning& TasksRun::tuning(size_t i) {
   if (tunings_[i]) return *tunings_[i];
   const TaskToTune& t = tasks_[i];
   TuneOptions opts = o_.each;
-  opts.trials = std::max<int64_t>(1, std::min(o_.trials, t.task->space().size()));
+  opts.trials = std::max<int64_t>(1, std::min(o_.trials, t.task->space().searchable_size()));
   if (o_.make_measurer) {
     measurers_[i] = o_.make_measurer(*t.task);
     opts.measurer = measurers_[i].get();
@@ -143,7 +143,10 @@ void TasksRun::report(size_t task, bool replayed) {
 }
 
 TuneTasksResult TasksRun::summary() {
-  for (auto& t : tunings_) result_.tasks.push_back(t ? t->summary() : TuneResult{});
+  for (auto& t : tunings_) {
+    result_.tasks.push_back(t ? t->summary() : TuneResult{});
+    result_.spent += result_.tasks.back().spent;
+  }
   result_.trials = used_;
   result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
   return result_;

@@ -57,6 +57,7 @@ struct TuneTasksResult {
   };
   std::vector<Point> curve;
   double seconds = 0;
+  TimeSpent spent;  // over every task
   bool stopped = false;
 };
 

@@ -10,7 +10,7 @@
 namespace tf::tuner {
 
 Tuner::Tuner(const space::ConfigSpace& space, int64_t budget, uint64_t seed)
-    : space_(space), budget_(budget), rng_(seed) {
+    : space_(space), budget_(budget), searchable_(space.searchable_size()), rng_(seed) {
   if (budget <= 0) throw CompileError("tuner: trials must be positive, got " + std::to_string(budget));
 }
 
@@ -31,11 +31,11 @@ int64_t Tuner::random_unseen() {
 
 std::vector<space::Config> Tuner::next_batch(int max_batch) {
   std::vector<space::Config> out;
-  int64_t room = std::min<int64_t>({static_cast<int64_t>(max_batch), batch_limit(), std::min(budget_, space_.size()) - proposed()});
+  int64_t room = std::min<int64_t>({static_cast<int64_t>(max_batch), batch_limit(), std::min(budget_, searchable_) - proposed()});
   if (room <= 0) return out;
   for (int64_t idx : propose(static_cast<int>(room))) {
     if (static_cast<int64_t>(out.size()) >= room) break;
-    if (idx < 0 || idx >= space_.size() || !seen_.insert(idx).second) continue;
+    if (idx < 0 || idx >= space_.size() || !space_.searchable(idx) || !seen_.insert(idx).second) continue;
     out.push_back(space_.at(idx));
   }
   // A strategy that came up short (converged, or proposing seen points) is topped up at random.

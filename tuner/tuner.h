@@ -33,7 +33,7 @@ class Tuner {
 
   int64_t proposed() const { return static_cast<int64_t>(seen_.size()); }
   int64_t budget() const { return budget_; }
-  bool done() const { return proposed() >= budget_ || proposed() >= space_.size(); }
+  bool done() const { return proposed() >= budget_ || proposed() >= searchable_; }
   // Marks configs measured earlier (a resumed job) so they are not proposed again.
   void mark_seen(int64_t config_index) { seen_.insert(config_index); }
 
@@ -44,11 +44,13 @@ class Tuner {
   // At most this many configs per batch, whatever the caller asks: a learning strategy wants its
   // early results back soon, to spend fewer trials on guesses.
   virtual int64_t batch_limit() const { return budget_; }
-  bool seen(int64_t index) const { return seen_.count(index) > 0; }
+  // Proposed before, or outside the searchable part of the space (ConfigSpace::limit_product).
+  bool seen(int64_t index) const { return seen_.count(index) > 0 || !space_.searchable(index); }
   int64_t random_unseen();
 
   const space::ConfigSpace& space_;
   int64_t budget_;
+  int64_t searchable_;  // space_.searchable_size()
   std::mt19937_64 rng_;
   std::unordered_set<int64_t> seen_;
 };

@@ -1,8 +1,11 @@
 #include "tuner/xgb_tuner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <future>
 #include <set>
+#include <thread>
 #include <tuple>
 
 namespace tf::tuner {
@@ -44,6 +47,30 @@ const std::vector<float>& XgbTuner::features_of(int64_t index) {
   if (num_features_ == 0) num_features_ = static_cast<int>(f.size());
   f.resize(static_cast<size_t>(num_features_), 0.0f);
   return feature_cache_.emplace(index, std::move(f)).first->second;
+}
+
+void XgbTuner::compute_features(const std::vector<int64_t>& indices) {
+  std::vector<int64_t> missing;
+  for (int64_t i : indices) {
+    if (!feature_cache_.count(i) && std::find(missing.begin(), missing.end(), i) == missing.end()) missing.push_back(i);
+  }
+  const size_t workers = std::min<size_t>(missing.size(), std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  if (workers < 2) return;  // features_of computes the one or none left
+  std::vector<std::vector<float>> computed(missing.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next++; k < missing.size(); k = next++) computed[k] = features_fn_(space_.at(missing[k]));
+  };
+  std::vector<std::future<void>> helpers;
+  for (size_t w = 1; w < workers; ++w) helpers.push_back(std::async(std::launch::async, work));
+  work();
+  for (auto& h : helpers) h.get();
+  for (size_t k = 0; k < missing.size(); ++k) {
+    std::vector<float>& f = computed[k];
+    if (num_features_ == 0) num_features_ = static_cast<int>(f.size());
+    f.resize(static_cast<size_t>(num_features_), 0.0f);
+    feature_cache_.emplace(missing[k], std::move(f));
+  }
 }
 
 void XgbTuner::observe(const std::vector<TrialResult>& results) {
@@ -97,19 +124,24 @@ void XgbTuner::retrain() {
 }
 
 int64_t XgbTuner::neighbour(int64_t index) {
-  space::Config c = space_.at(index);
-  std::vector<size_t> choices = c.choices();
+  const std::vector<size_t> from = space_.at(index).choices();
   const auto& knobs = space_.knobs();
-  // Change one knob (sometimes two) to another of its choices.
-  const int changes = (rng_() % 4 == 0) ? 2 : 1;
-  for (int i = 0; i < changes; ++i) {
-    const size_t k = rng_() % knobs.size();
-    if (knobs[k].choices.size() < 2) continue;
-    size_t to = rng_() % (knobs[k].choices.size() - 1);
-    if (to >= choices[k]) ++to;
-    choices[k] = to;
+  // Change one knob (sometimes two) to another of its choices, staying in the searchable part of
+  // the space: a step outside would only cost the features of a config never proposed.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::vector<size_t> choices = from;
+    const int changes = (rng_() % 4 == 0) ? 2 : 1;
+    for (int i = 0; i < changes; ++i) {
+      const size_t k = rng_() % knobs.size();
+      if (knobs[k].choices.size() < 2) continue;
+      size_t to = rng_() % (knobs[k].choices.size() - 1);
+      if (to >= choices[k]) ++to;
+      choices[k] = to;
+    }
+    const int64_t next = space_.from_choices(choices).index();
+    if (space_.searchable(next)) return next;
   }
-  return space_.from_choices(choices).index();
+  return index;
 }
 
 int64_t XgbTuner::best_unmeasured_neighbour_of_best(const std::set<int64_t>& taken) {
@@ -173,6 +205,7 @@ std::vector<int64_t> XgbTuner::propose(int n) {
 }
 
 std::vector<float> XgbTuner::score(const std::vector<int64_t>& indices) {
+  compute_features(indices);
   std::vector<float> rows;
   for (int64_t i : indices) {
     const auto& f = features_of(i);
@@ -193,7 +226,11 @@ std::vector<int64_t> XgbTuner::chain_starts() {
   std::vector<std::pair<int64_t, double>> by_speed = observed_;
   std::sort(by_speed.begin(), by_speed.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   for (size_t i = 0; i < by_speed.size() && points.size() < kChains / 2; ++i) points.push_back(by_speed[i].first);
-  while (points.size() < static_cast<size_t>(kChains)) points.push_back(static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size())));
+  while (points.size() < static_cast<size_t>(kChains)) {
+    int64_t p = static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size()));
+    for (int attempt = 0; attempt < 16 && !space_.searchable(p); ++attempt) p = static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size()));
+    points.push_back(space_.searchable(p) ? p : space_.default_config().index());
+  }
   return points;
 }
 

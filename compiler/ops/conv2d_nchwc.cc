@@ -60,8 +60,9 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   const bool row_tiles = rows_tiled(c);
   space::ConfigSpace cs;
   const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, t.vector_registers);
-  // The register tile spans every shape the micro-kernel can take, spilling ones included: which
-  // fits best depends on the layer and the board, and telling them apart is the cost model's job.
+  // The register tile spans the shapes the micro-kernel can take up to twice the register file,
+  // spilling ones included: which fits best depends on the layer and the board, and telling them
+  // apart is the cost model's job.
   auto kb = int_choices({1, 2, 4}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, space::index_of_choice(kb, def.oc_blocks),
               "output-channel blocks (of ob) per micro-kernel: each shares one broadcast input value");
@@ -91,6 +92,7 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   // (7 or 14): the fused loop, whose more iterations balance the threads.
   const int64_t row_tile_count = ceil_div(c.oh(), def.oh_tile);
   add_parallel_knob(cs, row_tile_count >= 16 ? "y" : "nky");
+  limit_register_tile(cs, {"oc_blocks", "ow_tile", "oh_tile"}, vectors_per_block, t.vector_registers);
   return cs;
 }
 

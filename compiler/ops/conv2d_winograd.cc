@@ -148,6 +148,7 @@ space::ConfigSpace Conv2dWinograd::config_space(const std::vector<int64_t>& s, c
               "blocks outermost over an input transform of the whole image made first (k_tiles: U's slice stays in cache)");
   cs.add_knob("parallel", {Json("outer"), Json("none")}, 0,
               "the parallel loop: batch x tile-block rows (tiles_k) or batch x channel blocks (k_tiles), or none");
+  limit_register_tile(cs, {"tile_w", "tile_h", "oc_blocks"}, ceil_div(sh.ob, lanes), t.vector_registers);
   return cs;
 }
 

@@ -76,6 +76,7 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   // stay free to be cut at the padded edges. (Fusing the rows in too costs the interior its
   // select-free tiles; fewer tasks is the price on many threads.)
   add_parallel_knob(cs, "nk");
+  limit_register_tile(cs, {"oc_blocks", "ow_tile", "oh_tile"}, vectors_per_block, t.vector_registers);
   return cs;
 }
 

@@ -8,6 +8,15 @@ namespace tf::ops {
 
 int64_t accumulator_budget(int64_t vector_registers) { return vector_registers - 4; }
 
+void limit_register_tile(space::ConfigSpace& cs, const std::vector<std::string>& knobs, int64_t vectors_per_entry,
+                         int64_t vector_registers) {
+  const space::Config def = cs.default_config();
+  int64_t default_vectors = vectors_per_entry;
+  for (const std::string& k : knobs) default_vectors *= def.get_int(k);
+  cs.limit_product(knobs, vectors_per_entry, std::max(2 * vector_registers, default_vectors),
+                   "register tiles of at most twice the vector registers");
+}
+
 namespace {
 
 const std::vector<int64_t> kOwTiles = {4, 6, 7, 8, 12, 14, 16, 24, 28};

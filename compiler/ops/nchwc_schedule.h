@@ -24,6 +24,12 @@ struct RegisterTile {
 // registers: the register file less the weight vectors and the broadcast value (AVX-512 and
 // AArch64: 28 of 32; AVX2: 12 of 16).
 int64_t accumulator_budget(int64_t vector_registers);
+// Leaves register tiles larger than twice the register file (or than the default's, when that is
+// larger) out of the search: the product of `knobs` (declared on `cs`), times the vectors each
+// entry takes. Such tiles spill on every step and cost seconds to compile (4 x 16 x 4 entries of
+// two AVX2 vectors: 34 s), where a good tile costs about 0.1 s.
+void limit_register_tile(space::ConfigSpace& cs, const std::vector<std::string>& knobs, int64_t vectors_per_entry,
+                         int64_t vector_registers);
 
 // The default tile of a dense NCHWc conv: two channel blocks when there are two, then the widest
 // output-width tile that fits the budget and wastes least of a row, and when `row_tiles` as many

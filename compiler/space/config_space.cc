@@ -1,5 +1,6 @@
 #include "compiler/space/config_space.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -65,6 +66,66 @@ int64_t ConfigSpace::size() const {
   int64_t n = 1;
   for (const auto& k : knobs_) n *= static_cast<int64_t>(k.choices.size());
   return n;
+}
+
+void ConfigSpace::limit_product(const std::vector<std::string>& knobs, int64_t scale, int64_t max, const std::string& why) {
+  ProductLimit l{{}, scale, max, why};
+  for (const std::string& name : knobs) {
+    size_t i = 0;
+    while (i < knobs_.size() && knobs_[i].name != name) ++i;
+    if (i == knobs_.size()) throw CompileError("config space: a limit names knob '" + name + "', which is not declared");
+    for (const Json& c : knobs_[i].choices) {
+      if (!c.is_number_integer()) throw CompileError("config space: a limit names knob '" + name + "', whose choices are not all integers");
+    }
+    l.knobs.push_back(i);
+  }
+  if (!within(l, default_config().choices())) {
+    throw CompileError("config space: the limit '" + why + "' leaves out the default config " + default_config().str());
+  }
+  limits_.push_back(std::move(l));
+}
+
+bool ConfigSpace::within(const ProductLimit& l, const std::vector<size_t>& choices) const {
+  int64_t product = l.scale;
+  for (size_t k : l.knobs) {
+    product *= knobs_[k].choices[choices[k]].get<int64_t>();
+    if (product > l.max) return false;
+  }
+  return true;
+}
+
+bool ConfigSpace::searchable(int64_t index) const {
+  if (limits_.empty()) return index >= 0 && index < size();
+  const Config c = at(index);
+  const std::vector<size_t>& choices = c.choices();
+  for (const auto& l : limits_) {
+    if (!within(l, choices)) return false;
+  }
+  return true;
+}
+
+int64_t ConfigSpace::searchable_size() const {
+  if (limits_.empty()) return size();
+  // Count over the limited knobs' choices alone; every other knob multiplies the count.
+  std::vector<size_t> limited;
+  for (const auto& l : limits_) limited.insert(limited.end(), l.knobs.begin(), l.knobs.end());
+  std::sort(limited.begin(), limited.end());
+  limited.erase(std::unique(limited.begin(), limited.end()), limited.end());
+  int64_t others = 1;
+  for (size_t k = 0; k < knobs_.size(); ++k) {
+    if (!std::binary_search(limited.begin(), limited.end(), k)) others *= static_cast<int64_t>(knobs_[k].choices.size());
+  }
+  std::vector<size_t> choices(knobs_.size(), 0);
+  int64_t count = 0;
+  for (;;) {
+    bool ok = true;
+    for (const auto& l : limits_) ok = ok && within(l, choices);
+    count += ok ? 1 : 0;
+    size_t d = 0;
+    while (d < limited.size() && ++choices[limited[d]] == knobs_[limited[d]].choices.size()) choices[limited[d++]] = 0;
+    if (d == limited.size()) break;
+  }
+  return count * others;
 }
 
 Config ConfigSpace::from_choices(const std::vector<size_t>& choices) const {
@@ -161,7 +222,18 @@ Json ConfigSpace::to_json() const {
   for (const auto& k : knobs_) {
     knobs.push_back({{"name", k.name}, {"choices", k.choices}, {"default", k.choices[k.default_choice]}, {"help", k.help}});
   }
-  return {{"knobs", std::move(knobs)}, {"size", size()}};
+  Json out = {{"knobs", std::move(knobs)}, {"size", size()}};
+  if (!limits_.empty()) {
+    Json limits = Json::array();
+    for (const auto& l : limits_) {
+      Json names = Json::array();
+      for (size_t k : l.knobs) names.push_back(knobs_[k].name);
+      limits.push_back({{"product_of", names}, {"scale", l.scale}, {"max", l.max}, {"why", l.why}});
+    }
+    out["limits"] = std::move(limits);
+    out["searchable_size"] = searchable_size();
+  }
+  return out;
 }
 
 }  // namespace tf::space

@@ -48,7 +48,17 @@ class ConfigSpace {
   const std::vector<Knob>& knobs() const { return knobs_; }
   const Knob& knob(const std::string& name) const;
 
+  // Every config, searchable or not: indices run over [0, size()).
   int64_t size() const;
+  // Leaves out of the search the configs whose product of these integer knobs' values, times
+  // `scale`, exceeds `max` (a register tile far larger than the register file: it compiles, for
+  // seconds, and spills on every step). They still build and run when asked for by name or index;
+  // tuners never propose them. The knobs must be declared first; a limit that leaves out the
+  // default config is a CompileError (the default is what an untuned build runs).
+  void limit_product(const std::vector<std::string>& knobs, int64_t scale, int64_t max, const std::string& why);
+  bool searchable(int64_t index) const;
+  // The configs a tuner may propose.
+  int64_t searchable_size() const;
   // Mixed radix, first knob varying slowest. Throws CompileError when index is outside [0, size).
   Config at(int64_t index) const;
   Config from_choices(const std::vector<size_t>& choices) const;
@@ -61,10 +71,17 @@ class ConfigSpace {
   // integers, the nearest on a log scale (a tile of 48 maps to 32 or 64, not to 4); knobs v lacks or
   // whose value fits no choice take their default. Never throws on a JSON object.
   Config nearest(const Json& v) const;
-  Json to_json() const;  // the knobs and their choices, and "size"
+  Json to_json() const;  // the knobs and their choices, "size", and the limits with "searchable_size"
 
  private:
+  struct ProductLimit {
+    std::vector<size_t> knobs;
+    int64_t scale = 1, max = 0;
+    std::string why;
+  };
+  bool within(const ProductLimit& l, const std::vector<size_t>& choices) const;
   std::vector<Knob> knobs_;
+  std::vector<ProductLimit> limits_;
 };
 
 }  // namespace tf::space
