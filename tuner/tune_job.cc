@@ -223,6 +223,7 @@ class TuneRun {
   bool stop_requested() const { return opts_.stop && opts_.stop->load(); }
   void run_batch(const std::vector<space::Config>& batch);
   void count_trial(const db::Measurement& rec, bool ok, double gflops);
+  void keep_if_fastest(int64_t config_index, double gflops, codegen::SharedLibrary lib);
   void report(const std::string& outcome, double gflops);
   void record_job_state(const char* state) {
     Json progress = Json::object();
@@ -243,6 +244,9 @@ class TuneRun {
   bool own_job_ = false;
   TuneResult result_;
   std::vector<std::pair<double, db::Measurement>> ok_trials_;  // for confirming the best at the end
+  std::multimap<double, int64_t> fastest_by_speed_;              // GFLOPS -> config index, slowest first
+  std::map<int64_t, codegen::SharedLibrary> fastest_libraries_;  // by config index
+  runtime::WorkloadSetup setup_;                                 // inputs and reference output, made once
 
   std::unique_ptr<Builder> own_builder_;
   Builder* builder_ = nullptr;
@@ -254,6 +258,19 @@ class TuneRun {
   Clock::time_point trial_start_;  // the end of the previous trial: a trial's wall time includes
                                    // waiting for its build and, at a batch's start, for the tuner
 };
+
+// The libraries of the fastest trials so far, which confirm_best() would otherwise build again.
+void TuneRun::keep_if_fastest(int64_t config_index, double gflops, codegen::SharedLibrary lib) {
+  const size_t keep = static_cast<size_t>(std::max(0, 3 * opts_.confirm_top));
+  if (keep == 0) return;
+  if (fastest_by_speed_.size() >= keep && gflops <= fastest_by_speed_.begin()->first) return;
+  fastest_by_speed_.emplace(gflops, config_index);
+  fastest_libraries_[config_index] = std::move(lib);
+  while (fastest_by_speed_.size() > keep) {
+    fastest_libraries_.erase(fastest_by_speed_.begin()->second);
+    fastest_by_speed_.erase(fastest_by_speed_.begin());
+  }
+}
 
 // Every trial, measured now or replayed, counts the same way.
 void TuneRun::count_trial(const db::Measurement& rec, bool ok, double gflops) {
@@ -327,7 +344,8 @@ void TuneRun::wire() {
                                          (builds_beside_timing ? "; builds run beside timing on the cores the kernel leaves free"
                                                                : "; builds wait for timing to end (held shared)");
   }
-  measurer_->setup(make_workload_setup(task_, opts_.seed));
+  setup_ = make_workload_setup(task_, opts_.seed);
+  measurer_->setup(setup_);
   result_.spent.start += seconds_since(wire_start);
 }
 
@@ -421,6 +439,7 @@ void TuneRun::run_batch(const std::vector<space::Config>& batch) {
     const double gflops = ok ? flops_ / rec.mean_s() * 1e-9 : 0;
     results.push_back({batch[i].index(), ok, gflops});
     count_trial(rec, ok, gflops);
+    if (ok) keep_if_fastest(batch[i].index(), gflops, std::move(built[i].lib));
     report(ok ? "ok" : db::outcome_name(rec.outcome), gflops);
   }
   // Candidates still in flight when the job was stopped are waited for (the measurer answers a
@@ -450,7 +469,7 @@ void TuneRun::confirm_best() {
   Measurer* confirmer = opts_.measurer;
   if (!confirmer) {
     fresh = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads);
-    fresh->setup(make_workload_setup(task_, opts_.seed));
+    fresh->setup(setup_);
     confirmer = fresh.get();
   }
   std::stable_sort(ok_trials_.begin(), ok_trials_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -460,7 +479,12 @@ void TuneRun::confirm_best() {
   for (size_t i = 0; i < most && !stop_requested(); ++i) {
     if (i >= static_cast<size_t>(opts_.confirm_top) && ok_trials_[i].first <= best) break;
     db::Measurement& rec = ok_trials_[i].second;
-    Built b = builder_->build(task_, task_.space().at(rec.config_index)).get();
+    Built b;
+    if (auto kept = fastest_libraries_.find(rec.config_index); kept != fastest_libraries_.end()) {
+      b.lib = kept->second;
+    } else {
+      b = builder_->build(task_, task_.space().at(rec.config_index)).get();
+    }
     if (!b.error.empty()) continue;
     Measured m = confirmer->measure(b.lib.bytes, b.lib.entry_symbol, opts_.measure).get();
     if (m.cancelled || m.result.status != runtime::MeasureStatus::Ok || m.result.costs.empty()) continue;
