@@ -222,7 +222,11 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
     r.tasks.push_back(row);
   }
   r.state = done.stopped ? "cancelled" : any_ok ? "done" : "failed";
-  if (r.state == "done") r.measured_ms = measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock).median_ms;
+  if (r.state == "done") {
+    r.measured_ms = measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock,
+                                       o.each.measure.cold_inputs)
+                        .median_ms;
+  }
   Json final_progress = {{"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms}};
   database.update_job(r.job_id, r.state, final_progress);
   return r;
