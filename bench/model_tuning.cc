@@ -13,11 +13,12 @@
 namespace tf::bench {
 
 std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
-                                                        db::Database* db, graph::Graph* planned, bool graph_layouts) {
+                                                        db::Database* db, graph::Graph* planned, bool graph_layouts,
+                                                        runtime::ColdInputs timing) {
   graph::BuildOptions options;
   options.target = codegen::parse_target(target);
   options.threads = threads;
-  const tuner::BestConfigs best(db, options.target.str(), tuner::local_device_key(threads));
+  const tuner::BestConfigs best(db, options.target.str(), tuner::local_device_key(threads), timing);
   options.config_for = [best](const ops::Workload& w) { return best.config(w); };
   graph::PlanOptions plan;
   plan.measured_seconds = [best](const ops::Workload& w) { return best.seconds(w); };
@@ -53,7 +54,7 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   auto progress = [&](const tuner::TasksProgress& p) {
     ModelTuneRun::Point point{p.trials, p.estimated_s * 1e3, 0};
     if (s.checkpoint > 0 && s.measure && p.trials >= next_checkpoint) {
-      auto exec = build_from_db(imported, s.target, s.threads, &db);
+      auto exec = build_from_db(imported, s.target, s.threads, &db, nullptr, true, s.cold_inputs);
       point.measured_ms = s.measure(*exec);
       while (next_checkpoint <= p.trials) next_checkpoint += s.checkpoint;
     }

@@ -20,10 +20,12 @@ namespace tf::bench {
 // The imported model planned and built with the db's best config of each kernel for this target and
 // thread count (the default where the db has none; each node's fastest measured alternative): what
 // `tunefarm model build --db` builds.
-// `planned`, when given, receives the plan built.
+// `planned`, when given, receives the plan built. Records timed as `timing` count first
+// (tuner::BestConfigs).
 std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
                                                         db::Database* db, graph::Graph* planned = nullptr,
-                                                        bool graph_layouts = true);
+                                                        bool graph_layouts = true,
+                                                        runtime::ColdInputs timing = runtime::ColdInputs::Weights);
 
 struct ModelTuneRun {
   int64_t trials = 0;

@@ -26,6 +26,8 @@ struct BuildArgs {
   std::string target = "native";
   int threads = 1;
   std::string key;  // the device key the configs were measured under; empty: this host's (local, local-Nt)
+  // Which records count first: timed as the model runs its kernels, the weights read from memory.
+  std::string timing = runtime::timing_name(runtime::ColdInputs::Weights);
   InputShapeArgs shapes;
   bool as_json = false;
   bool quiet = false;
@@ -47,7 +49,8 @@ int build_command(const BuildArgs& args) {
   options.target = codegen::parse_target(args.target);
   options.threads = args.threads;
   const std::string target_text = options.target.str();
-  const tuner::BestConfigs best(database.get(), target_text, args.key.empty() ? device_key_of(args.threads) : args.key);
+  const runtime::ColdInputs timing = *timing_of_option(args.timing);
+  const tuner::BestConfigs best(database.get(), target_text, args.key.empty() ? device_key_of(args.threads) : args.key, timing);
   graph::PlanOptions plan;
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
   const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(args.onnx_path, import), plan);
@@ -67,12 +70,20 @@ int build_command(const BuildArgs& args) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   size_t tuned = 0;
   for (const auto& k : report.kernels) tuned += k.tuned ? 1 : 0;
+  const std::vector<std::string> timed_otherwise = best.other_timings();
+  if (!timed_otherwise.empty() && !args.quiet) {
+    std::fprintf(stderr, "model build: %zu workloads have no record timed %s; their best of another timing is used:", timed_otherwise.size(),
+                 args.timing.c_str());
+    for (const auto& w : timed_otherwise) std::fprintf(stderr, " %s", w.c_str());
+    std::fprintf(stderr, "\n");
+  }
   if (args.as_json) {
     Json kernels = Json::array();
     for (const auto& k : report.kernels) kernels.push_back(kernel_json(k));
     Json out = {{"model", args.onnx_path}, {"output", args.out_path}, {"target", target_text}, {"threads", args.threads},
                 {"batch", import.batch.value_or(1)}, {"input_shapes", bound_inputs_json(planned)}, {"steps", report.steps}, {"aliases", report.aliases}, {"kernels", kernels},
-                {"tuned_kernels", tuned}, {"peak_activation_bytes", report.arena_bytes}, {"constant_bytes", report.constant_bytes},
+                {"tuned_kernels", tuned}, {"timing", args.timing}, {"timed_otherwise", timed_otherwise},
+                {"peak_activation_bytes", report.arena_bytes}, {"constant_bytes", report.constant_bytes},
                 {"seconds", seconds}};
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
@@ -91,8 +102,10 @@ void add_model_build(CLI::App& model_cmd, Commands& commands) {
   auto a = std::make_shared<BuildArgs>();
   CLI::App* cmd = model_cmd.add_subcommand("build", "compile an ONNX model into one file (.tfm) a board runs with the runtime alone");
   cmd->footer("Every kernel uses the database's best config for its workload on this target and thread count (--db), or\n"
-              "under the boards' --key, the default config elsewhere. Shapes are static: symbolic input extents are bound by\n"
-              "--input-shape NAME=1,3,640,640 (once per input) and extent 0 by --batch, as they were for `model tune`.");
+              "under the boards' --key, the default config elsewhere. Records timed as --timing says count first (cold-weights:\n"
+              "as `model tune` times kernels by default); a workload with none takes its best of any timing. Shapes are static:\n"
+              "symbolic input extents are bound by --input-shape NAME=1,3,640,640 (once per input) and extent 0 by --batch, as\n"
+              "they were for `model tune`.");
   cmd->add_option("model", a->onnx_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   cmd->add_option("-o,--output", a->out_path, "the compiled model to write")->required()->type_name("M.tfm");
   cmd->add_option("--db", a->db_path, "tuning database whose best configs the kernels use")->type_name("PATH");
@@ -101,6 +114,9 @@ void add_model_build(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("--key", a->key, "use the configs measured by the boards of this key (a fleet's db; for boards of another "
                                    "kind of machine, give --target their target, as `tunefarm devices` shows it)")
       ->type_name("KEY");
+  add_timing_option(*cmd, a->timing,
+                    "prefer configs timed so (a workload with none takes its best of any timing): cold-weights as a model "
+                    "reads its weights, warm as `tunefarm tune` times by default");
   cmd->add_option("--target", a->target,
                   "native (this host, named as a board on it names itself), or \"llvm -mtriple=... -mcpu=... -mattr=...\"")
       ->type_name("TARGET");

@@ -262,7 +262,11 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   }
   r.state = done.stopped ? "cancelled" : any_ok ? "done" : "failed";
   const auto final_start = std::chrono::steady_clock::now();
-  if (r.state == "done") r.measured_ms = measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock).median_ms;
+  if (r.state == "done") {
+    r.measured_ms = measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock,
+                                       o.each.measure.cold_inputs)
+                        .median_ms;
+  }
   r.time_spent = time_spent(default_s, done, seconds_since(final_start));
   Json final_progress = {{"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms}};
   database.update_job(r.job_id, r.state, final_progress);

@@ -29,18 +29,22 @@ double gflops_of(const db::Measurement& m, const compiler::Task& task) {
   return s > 0 ? static_cast<double>(task.op().flops(task.workload().shape)) / s * 1e-9 : 0;
 }
 
-// What the reading commands share: the workload, the database, the thread count it was tuned with.
+// What the reading commands share: the workload, the database, the thread count it was tuned with,
+// the timing of the records to read.
 struct ReadOptions {
   WorkloadArgs workload;
   std::string db = "tunefarm.db";
   int threads = 1;
   bool json = false;
+  std::string timing;  // empty: any
+  CLI::Option* timing_option = nullptr;
 };
 
-void add_read_options(CLI::App& cmd, ReadOptions& o, const std::string& json_help) {
+void add_read_options(CLI::App& cmd, ReadOptions& o, const std::string& json_help, const std::string& timing_help) {
   add_workload_options(cmd, o.workload);
   cmd.add_option("--db", o.db, "tuning database")->type_name("PATH");
   add_threads_option(cmd, o.threads, "the thread count it was tuned with (each is tuned apart)");
+  o.timing_option = add_timing_option(cmd, o.timing, timing_help);
   cmd.add_flag("--json", o.json, json_help);
 }
 
@@ -55,16 +59,19 @@ int best_command(const BestOptions& b) {
   const ReadOptions& o = b.read;
   if (b.key_option->count() || b.tracker.address_option->count()) {
     if (!b.key_option->count()) throw UsageError("--tracker needs --key: the boards whose best you want");
+    if (o.timing_option->count()) throw UsageError("--timing reads a database (--db); the tracker answers with its best of any timing");
     if (o.workload.shape.empty()) throw UsageError("give --op and --shape");
     return best_from_tracker(b.tracker, b.key, o.workload.op, parse_shape_option(o.workload.op, o.workload.shape), o.json);
   }
   auto task = make_task(o.workload);
   auto db_handle = open_existing_db(o.db, DbUse::Read);
   db::Database& database = *db_handle;
-  auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads));
+  const auto timing = timing_of_option(o.timing);
+  auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads), timing);
   if (!best) {
-    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s in %s\n", task->workload().str().c_str(),
-                 task->target().str().c_str(), o.db.c_str());
+    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s%s in %s\n", task->workload().str().c_str(),
+                 task->target().str().c_str(), timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "",
+                 o.db.c_str());
     return 1;
   }
   if (o.json) {
@@ -72,8 +79,8 @@ int best_command(const BestOptions& b) {
     out["gflops"] = gflops_of(*best, *task);
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    std::printf("%s  %.1f GFLOPS  config %s\n", task->workload().str().c_str(), gflops_of(*best, *task),
-                best->config.dump().c_str());
+    std::printf("%s  %.1f GFLOPS  %s  config %s\n", task->workload().str().c_str(), gflops_of(*best, *task),
+                runtime::timing_name(best->timing), best->config.dump().c_str());
   }
   return 0;
 }
@@ -84,15 +91,16 @@ int history_command(const ReadOptions& o) {
   db::Database& database = *db_handle;
   int64_t n = 0;
   double best = 0;
-  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads))) {
+  const auto timing = timing_of_option(o.timing);
+  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads), timing)) {
     ++n;
     const double g = m.outcome == db::Outcome::Ok ? gflops_of(m, *task) : 0;
     best = std::max(best, g);
     if (o.json) {
       std::printf("%s\n", m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
     } else {
-      std::printf("%5lld  %-13s %8.1f GFLOPS  best %8.1f  %s\n", static_cast<long long>(n), db::outcome_name(m.outcome), g,
-                  best, m.config.dump().c_str());
+      std::printf("%5lld  %-13s %-12s %8.1f GFLOPS  best %8.1f  %s\n", static_cast<long long>(n), db::outcome_name(m.outcome),
+                  runtime::timing_name(m.timing), g, best, m.config.dump().c_str());
     }
   }
   note_skipped("tunefarm history", database);
@@ -217,7 +225,8 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
   {
     auto o = std::make_shared<BestOptions>();
     CLI::App* cmd = tunefarm.add_subcommand("best", "the best measured config of a workload on a target, from the database");
-    add_read_options(*cmd, o->read, "print JSON");
+    add_read_options(*cmd, o->read, "print JSON",
+                     "only records timed so (default: any; a warm and a cold timing of one config differ)");
     o->key_option = cmd->add_option("--key", o->key, "ask the tracker for the best on the boards of this key instead")->type_name("KEY");
     add_tracker_options(*cmd, o->tracker);
     commands.on(cmd, [o] { return best_command(*o); });
@@ -225,7 +234,7 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
   {
     auto o = std::make_shared<ReadOptions>();
     CLI::App* cmd = tunefarm.add_subcommand("history", "every measurement of a workload on a target, oldest first");
-    add_read_options(*cmd, *o, "print JSON lines");
+    add_read_options(*cmd, *o, "print JSON lines", "only records timed so (default: every one)");
     commands.on(cmd, [o] { return history_command(*o); });
   }
   {

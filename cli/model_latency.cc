@@ -13,8 +13,8 @@
 namespace tf::cli {
 
 runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                        const std::string& device_key, graph::Graph* planned) {
-  const tuner::BestConfigs best(db, target.str(), device_key);
+                                        const std::string& device_key, graph::Graph* planned, runtime::ColdInputs timing) {
+  const tuner::BestConfigs best(db, target.str(), device_key, timing);
   graph::PlanOptions plan;
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
   graph::Graph g = graph::plan_graph(imported, plan);
@@ -28,15 +28,15 @@ runtime::model::ModelFile build_with_db(const graph::Graph& imported, const code
 }
 
 MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                 const std::string& device_key, const std::string& lock_file) {
+                                 const std::string& device_key, const std::string& lock_file, runtime::ColdInputs timing) {
   graph::Graph planned;
-  runtime::model::Executor exec(build_with_db(imported, target, threads, db, device_key, &planned));
+  runtime::model::Executor exec(build_with_db(imported, target, threads, db, device_key, &planned, timing));
   runtime::set_num_threads(threads);
   runtime::model::fill_random_inputs(exec);
   runtime::HostLock lock(lock_file);
   if (!lock.held()) std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
-  const runtime::model::ModelTiming timing = runtime::model::time_model(exec, 0, 0.5);
-  return MeasuredModel{timing.median_ms(), graph::latency_breakdown(planned, exec.model(), timing)};
+  const runtime::model::ModelTiming timed = runtime::model::time_model(exec, 0, 0.5);
+  return MeasuredModel{timed.median_ms(), graph::latency_breakdown(planned, exec.model(), timed)};
 }
 
 }  // namespace tf::cli

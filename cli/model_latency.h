@@ -10,6 +10,7 @@
 #include "db/database.h"
 #include "graph/graph.h"
 #include "graph/latency_breakdown.h"
+#include "runtime/measure.h"
 #include "runtime/model/model_file.h"
 
 namespace tf::cli {
@@ -20,12 +21,15 @@ struct MeasuredModel {
 };
 
 // The imported model planned and built with `db`'s best configs and fastest alternatives for this
-// target, thread count and device key (null: the defaults); `planned` receives the plan.
+// target, thread count and device key (null: the defaults), preferring records timed as `timing`
+// (tuner::BestConfigs); `planned` receives the plan.
 runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                        const std::string& device_key, graph::Graph* planned = nullptr);
+                                        const std::string& device_key, graph::Graph* planned = nullptr,
+                                        runtime::ColdInputs timing = runtime::ColdInputs::Weights);
 
 // `db` null: default configs. Holds the host-wide timing lock `lock_file` while timing.
 MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                 const std::string& device_key, const std::string& lock_file);
+                                 const std::string& device_key, const std::string& lock_file,
+                                 runtime::ColdInputs timing = runtime::ColdInputs::Weights);
 
 }  // namespace tf::cli

@@ -23,6 +23,19 @@ CLI::Option* add_threads_option(CLI::App& app, int& out, const std::string& help
   return app.add_option("--threads", out, help)->type_name("N")->check(CLI::Range(1, 1024));
 }
 
+CLI::Option* add_timing_option(CLI::App& app, std::string& out, const std::string& help) {
+  std::vector<std::string> names;
+  for (auto c : {runtime::ColdInputs::Off, runtime::ColdInputs::Weights, runtime::ColdInputs::All}) names.push_back(runtime::timing_name(c));
+  return app.add_option("--timing", out, help)->type_name("TIMING")->check(CLI::IsMember(names));
+}
+
+std::optional<runtime::ColdInputs> timing_of_option(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  runtime::ColdInputs c;
+  if (!runtime::parse_timing(text, &c)) throw UsageError("--timing: '" + text + "' is not one of warm, cold-weights, cold-all");
+  return c;
+}
+
 void add_config_options(CLI::App& app, ConfigArgs& out) {
   out.config_option = app.add_option("--config", out.config, "a JSON object of knob values, 'default', or 'best' (from --db)")->type_name("CONFIG");
   out.index_option = app.add_option("--config-index", out.config_index, "the N-th config of the space (see tunefarm space)")

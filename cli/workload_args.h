@@ -2,11 +2,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "support/args.h"
 #include "compiler/compiler.h"
+#include "runtime/measure.h"
 
 namespace tf::cli {
 
@@ -31,6 +33,10 @@ struct ConfigArgs {
 void add_workload_options(CLI::App& app, WorkloadArgs& out);
 // --threads N (1..1024).
 CLI::Option* add_threads_option(CLI::App& app, int& out, const std::string& help);
+// --timing warm|cold-weights|cold-all (runtime::timing_name): which timing of records to read.
+CLI::Option* add_timing_option(CLI::App& app, std::string& out, const std::string& help);
+// The timing a --timing value names; nullopt when it was not given ("").
+std::optional<runtime::ColdInputs> timing_of_option(const std::string& text);
 // --config, --config-index, --db, --key (not --threads: each command says what its threads mean).
 void add_config_options(CLI::App& app, ConfigArgs& out);
 // The positional shape of --shape for --op; UsageError naming --shape when it is missing or wrong.

@@ -12,13 +12,11 @@
 
 #include "db/process_identity.h"
 #include "db/schema.h"
-#include "support/workload_key.h"
 #include "runtime/timing_check.h"
 
 namespace tf::db {
 
 namespace {
-const char* kOutcomes[] = {"ok", "compile_error", "runtime_error", "timeout", "wrong_answer"};
 
 std::string shape_json(const std::vector<int64_t>& shape) {
   return Json(shape).dump();
@@ -30,10 +28,14 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-// FNV-1a over the record's identity: what was measured, where, when, and what came out.
+// FNV-1a over the record's identity: what was measured, where, when, how, and what came out.
 std::string record_hash(const Measurement& m) {
+  Json identity = m.to_json();
+  // A warm record hashes as records did before timings were stored, so importing an old export
+  // into a newer file finds the records already there.
+  if (m.timing == runtime::ColdInputs::Off) identity.erase("timing");
   // Error texts come from compilers and boards and need not be UTF-8; a record is kept regardless.
-  const std::string s = m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace);
+  const std::string s = identity.dump(-1, ' ', false, Json::error_handler_t::replace);
   // Two FNV-1a passes (forwards and backwards): stable across builds and machines, unlike
   // std::hash, because records move between farms.
   uint64_t h = 1469598103934665603ull, h2 = 1469598103934665603ull;
@@ -48,114 +50,16 @@ std::string record_hash(const Measurement& m) {
   return hex64(h) + hex64(h2);
 }
 
-// An export record's fields; errors name the field by its path ("field \"workload.op\": expected a string").
-namespace record_field {
-const Json& get(const Json& obj, const std::string& where, const char* name) {
-  if (!obj.is_object() || !obj.contains(name)) throw JsonError("missing field \"" + where + name + "\"");
-  return obj[name];
+// " AND <table>.timing = ?" with its argument appended to `args`, or nothing for any timing.
+std::string timing_condition(const char* table, const Database::Timing& timing, std::vector<std::string>* args) {
+  if (!timing) return "";
+  args->push_back(runtime::timing_name(*timing));
+  return std::string(" AND ") + table + ".timing = ?";
 }
-
-const Json& checked(const Json& v, bool ok, const char* want, const std::string& where, const char* name) {
-  if (!ok) throw JsonError("field \"" + where + name + "\": expected " + want + ", got " + json_kind(v));
-  return v;
-}
-
-const Json& object(const Json& obj, const std::string& where, const char* name) {
-  const Json& v = get(obj, where, name);
-  return checked(v, v.is_object(), "an object", where, name);
-}
-
-const Json& array(const Json& obj, const std::string& where, const char* name) {
-  const Json& v = get(obj, where, name);
-  return checked(v, v.is_array(), "an array", where, name);
-}
-
-std::string string(const Json& obj, const std::string& where, const char* name) {
-  const Json& v = get(obj, where, name);
-  return checked(v, v.is_string(), "a string", where, name).get<std::string>();
-}
-
-int64_t integer(const Json& obj, const std::string& where, const char* name) {
-  const Json& v = get(obj, where, name);
-  return checked(v, v.is_number_integer(), "an integer", where, name).get<int64_t>();
-}
-
-double number(const Json& obj, const std::string& where, const char* name) {
-  const Json& v = get(obj, where, name);
-  return checked(v, v.is_number(), "a number", where, name).get<double>();
-}
-}  // namespace record_field
 }  // namespace
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-const char* outcome_name(Outcome o) { return kOutcomes[static_cast<int>(o)]; }
-
-bool parse_outcome(const std::string& s, Outcome* out) {
-  for (int i = 0; i < 5; ++i) {
-    if (s == kOutcomes[i]) {
-      *out = static_cast<Outcome>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-double Measurement::mean_s() const {
-  if (costs.empty()) return NAN;
-  double sum = 0;
-  for (double c : costs) sum += c;
-  return sum / static_cast<double>(costs.size());
-}
-
-std::string Measurement::workload_key() const { return tf::workload_key(op, shape, dtype); }
-
-Json Measurement::to_json() const {
-  Json r = Json::object();
-  r["workload"] = {{"op", op}, {"shape", shape}, {"dtype", dtype}};
-  r["target"] = {{"target", target}, {"device_key", device_key}};
-  r["config"] = config;
-  r["config_index"] = config_index;
-  r["costs"] = costs;
-  r["outcome"] = outcome_name(outcome);
-  r["error"] = error;
-  r["build_ms"] = build_ms;
-  r["device"] = device;
-  r["compiler_version"] = compiler_version;
-  r["time"] = created_ms;
-  return r;
-}
-
-Measurement Measurement::from_json(const Json& r) {
-  Measurement m;
-  const Json& w = record_field::object(r, "", "workload");
-  m.op = record_field::string(w, "workload.", "op");
-  for (const auto& d : record_field::array(w, "workload.", "shape")) {
-    if (!d.is_number_integer()) throw JsonError(std::string("field \"workload.shape\": expected integers, got ") + json_kind(d));
-    m.shape.push_back(d.get<int64_t>());
-  }
-  if (w.contains("dtype")) m.dtype = record_field::string(w, "workload.", "dtype");
-  const Json& t = record_field::object(r, "", "target");
-  m.target = record_field::string(t, "target.", "target");
-  if (t.contains("device_key")) m.device_key = record_field::string(t, "target.", "device_key");
-  m.config = record_field::get(r, "", "config");
-  if (!m.config.is_object()) throw JsonError("field \"config\" must be an object");
-  if (r.contains("config_index")) m.config_index = record_field::integer(r, "", "config_index");
-  for (const auto& c : record_field::array(r, "", "costs")) {
-    if (!c.is_number()) throw JsonError(std::string("field \"costs\": expected numbers, got ") + json_kind(c));
-    m.costs.push_back(c.get<double>());
-  }
-  if (!parse_outcome(record_field::string(r, "", "outcome"), &m.outcome)) {
-    throw JsonError("field \"outcome\" is not one of ok, compile_error, runtime_error, timeout, wrong_answer");
-  }
-  if (r.contains("error")) m.error = record_field::string(r, "", "error");
-  if (r.contains("build_ms")) m.build_ms = record_field::number(r, "", "build_ms");
-  if (r.contains("device")) m.device = record_field::string(r, "", "device");
-  if (r.contains("compiler_version")) m.compiler_version = record_field::string(r, "", "compiler_version");
-  m.created_ms = record_field::integer(r, "", "time");
-  return m;
 }
 
 namespace {
@@ -269,13 +173,14 @@ bool Database::record(const Measurement& in) {
   const Json costs = m.costs;
   Statement s(conn_.handle(),
               "INSERT OR IGNORE INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
-              "outcome, error, build_ms, device, compiler_version, created_ms, record_hash) "
-              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+              "outcome, error, build_ms, device, compiler_version, created_ms, record_hash, timing) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (m.job_id) s.bind(1, *m.job_id); else s.bind_null(1);
   s.bind(2, w).bind(3, tg).bind(4, m.config.dump()).bind(5, m.config_index).bind(6, costs.dump());
   if (m.outcome == Outcome::Ok && !m.costs.empty()) s.bind(7, m.mean_s()); else s.bind_null(7);
   s.bind(8, std::string(outcome_name(m.outcome))).bind(9, m.error).bind(10, m.build_ms).bind(11, m.device);
   s.bind(12, m.compiler_version).bind(13, m.created_ms).bind(14, record_hash(m));
+  s.bind(15, std::string(runtime::timing_name(m.timing)));
   s.run();
   bool inserted = conn_.changes() > 0;
   t.commit();
@@ -315,7 +220,7 @@ bool Database::each_row(const std::string& where, const std::vector<std::string>
                         const std::function<bool(Measurement&)>& visit) {
   Statement q(conn_.handle(),
               "SELECT w.op, w.shape, w.dtype, t.target, t.device_key, m.config, m.config_index, m.costs, m.outcome, "
-              "m.error, m.build_ms, m.device, m.compiler_version, m.created_ms, m.job_id "
+              "m.error, m.build_ms, m.device, m.compiler_version, m.created_ms, m.job_id, m.timing "
               "FROM measurements m JOIN workloads w ON w.id = m.workload_id JOIN targets t ON t.id = m.target_id " +
                   where);
   for (size_t i = 0; i < args.size(); ++i) q.bind(static_cast<int>(i + 1), args[i]);
@@ -343,6 +248,7 @@ bool Database::each_row(const std::string& where, const std::vector<std::string>
     m.compiler_version = q.column_text(12);
     m.created_ms = q.column_int(13);
     if (!q.column_is_null(14)) m.job_id = q.column_int(14);
+    usable = runtime::parse_timing(q.column_text(15), &m.timing) && usable;
     if (usable && m.outcome == Outcome::Ok) usable = runtime::timing_problem(m.costs).empty();
     if (!usable) {
       ++invalid_rows_skipped_;
@@ -363,23 +269,25 @@ std::vector<Measurement> Database::query(const std::string& where, const std::ve
 }
 
 std::optional<Measurement> Database::best(const std::string& op, const std::vector<int64_t>& shape,
-                                          const std::string& target, const std::string& device_key) {
+                                          const std::string& target, const std::string& device_key, Timing timing) {
   Measurement key;
   key.op = op;
   key.shape = shape;
+  std::vector<std::string> args = {key.workload_key(), target, device_key};
+  const std::string of_timing = timing_condition("m", timing, &args);
   // No LIMIT: a row with a stored bad timing is skipped and the next fastest taken. NULL means
   // (NaN written by older builds) sort first in SQLite and are excluded here.
   std::optional<Measurement> best;
-  each_row("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ? AND m.outcome = 'ok' AND m.mean_s IS NOT NULL "
-           "ORDER BY m.mean_s ASC, m.id ASC",
-           {key.workload_key(), target, device_key}, [&](Measurement& m) {
+  each_row("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ? AND m.outcome = 'ok' AND m.mean_s IS NOT NULL" +
+               of_timing + " ORDER BY m.mean_s ASC, m.id ASC",
+           args, [&](Measurement& m) {
              best = std::move(m);
              return false;
            });
   return best;
 }
 
-std::vector<Measurement> Database::best_per_target(const std::string& op, const std::vector<int64_t>& shape) {
+std::vector<Measurement> Database::best_per_target(const std::string& op, const std::vector<int64_t>& shape, Timing timing) {
   Measurement key;
   key.op = op;
   key.shape = shape;
@@ -391,28 +299,31 @@ std::vector<Measurement> Database::best_per_target(const std::string& op, const 
   while (targets.step()) where.emplace_back(targets.column_text(0), targets.column_text(1));
   std::vector<Measurement> out;
   for (const auto& [target, device_key] : where) {
-    if (auto b = best(op, shape, target, device_key)) out.push_back(std::move(*b));
+    if (auto b = best(op, shape, target, device_key, timing)) out.push_back(std::move(*b));
   }
   std::stable_sort(out.begin(), out.end(), [](const Measurement& a, const Measurement& b) { return a.mean_s() < b.mean_s(); });
   return out;
 }
 
 std::vector<Measurement> Database::history(const std::string& op, const std::vector<int64_t>& shape,
-                                           const std::string& target, const std::string& device_key) {
+                                           const std::string& target, const std::string& device_key, Timing timing) {
   Measurement key;
   key.op = op;
   key.shape = shape;
-  return query("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ? ORDER BY m.id ASC",
-               {key.workload_key(), target, device_key});
+  std::vector<std::string> args = {key.workload_key(), target, device_key};
+  const std::string of_timing = timing_condition("m", timing, &args);
+  return query("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ?" + of_timing + " ORDER BY m.id ASC", args);
 }
 
 std::vector<Measurement> Database::op_history(const std::string& op, const std::string& target, const std::string& device_key,
-                                              int64_t limit) {
-  static const std::string kOfOp =
+                                              int64_t limit, Timing timing) {
+  std::vector<std::string> args = {op, target, device_key};
+  const std::string of_op =
       "FROM measurements m2 JOIN workloads w2 ON w2.id = m2.workload_id JOIN targets t2 ON t2.id = m2.target_id "
-      "WHERE w2.op = ? AND tf_target(t2.target) = ? AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL";
-  Statement count(conn_.handle(), "SELECT COUNT(DISTINCT m2.workload_id) " + kOfOp);
-  count.bind(1, op).bind(2, target).bind(3, device_key);
+      "WHERE w2.op = ? AND tf_target(t2.target) = ? AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL" +
+      timing_condition("m2", timing, &args);
+  Statement count(conn_.handle(), "SELECT COUNT(DISTINCT m2.workload_id) " + of_op);
+  for (size_t i = 0; i < args.size(); ++i) count.bind(static_cast<int>(i + 1), args[i]);
   count.step();
   const int64_t shapes = count.column_int(0);
   if (shapes == 0 || limit <= 0) return {};
@@ -423,10 +334,10 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
   const std::string f = std::to_string(fast), step = "MAX(1, (n - " + f + ") / " + std::to_string(spread) + ")";
   return query("WHERE m.id IN (SELECT id FROM (SELECT m2.id AS id, "
                "ROW_NUMBER() OVER (PARTITION BY m2.workload_id ORDER BY m2.mean_s, m2.id) AS r, "
-               "COUNT(*) OVER (PARTITION BY m2.workload_id) AS n " + kOfOp + ") "
+               "COUNT(*) OVER (PARTITION BY m2.workload_id) AS n " + of_op + ") "
                "WHERE r <= " + f + " OR ((r - " + f + ") % " + step + " = 0 AND (r - " + f + ") / " + step + " <= " +
                    std::to_string(spread) + ")) ORDER BY m.id",
-               {op, target, device_key});
+               args);
 }
 
 std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "db/sqlite.h"
+#include "runtime/measure.h"
 #include "support/json.h"
 
 namespace tf::db {
@@ -37,10 +38,13 @@ struct Measurement {
   std::string compiler_version;
   int64_t created_ms = 0;           // 0: now
   std::optional<int64_t> job_id;
+  // How it was timed (MeasureOptions::cold_inputs; stored and exported as runtime::timing_name):
+  // a warm timing and a cold one of the same config are different numbers, never compared.
+  runtime::ColdInputs timing = runtime::ColdInputs::Off;
 
   double mean_s() const;
   std::string workload_key() const;  // "dense[512,512,512]:float32"
-  Json to_json() const;              // the export record
+  Json to_json() const;              // the export record, timing included
   static Measurement from_json(const Json& v);  // throws JsonError naming the field
 };
 
@@ -111,18 +115,23 @@ class Database {
   // device key, config index): a confirming re-measurement. Costs, mean and record hash follow.
   // Returns false when there is no such measurement.
   bool add_repeats(int64_t job_id, const Measurement& key, const std::vector<double>& extra);
+
+  // Reads below take `timing`: only records timed that way; nullopt: any timing, so a warm record
+  // may beat a cold one of the same config.
+  using Timing = std::optional<runtime::ColdInputs>;
   std::optional<Measurement> best(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
-                                  const std::string& device_key = "local");
+                                  const std::string& device_key = "local", Timing timing = std::nullopt);
   // The best of a workload on each target and device key it was measured on, fastest first.
-  std::vector<Measurement> best_per_target(const std::string& op, const std::vector<int64_t>& shape);
+  std::vector<Measurement> best_per_target(const std::string& op, const std::vector<int64_t>& shape,
+                                           Timing timing = std::nullopt);
   // Oldest first.
   std::vector<Measurement> history(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
-                                   const std::string& device_key = "local");
+                                   const std::string& device_key = "local", Timing timing = std::nullopt);
   // About `limit` successful measurements of an op on a target, oldest first: what a new job of that
   // op transfers from. Each shape measured gets an equal share (at least 16): its fastest records
   // and an even spread over its slower ones.
   std::vector<Measurement> op_history(const std::string& op, const std::string& target, const std::string& device_key,
-                                      int64_t limit);
+                                      int64_t limit, Timing timing = std::nullopt);
   std::vector<Measurement> all_measurements();
   // Jobs: a tuning run's spec (op, shape, tuner, trials, ...), state and progress. A job created
   // "running" belongs to this process (a local tune): when the process dies before finishing it,

@@ -124,6 +124,12 @@ const std::vector<const char*> kMigrations = {
       created_ms INTEGER NOT NULL
     );
     )sql",
+    // 7: how a measurement was timed (runtime::timing_name): warm, or with the weights or every
+    // input read cold as a model reads them. Older rows were all timed warm.
+    R"sql(
+    ALTER TABLE measurements ADD COLUMN timing TEXT NOT NULL DEFAULT 'warm'
+      CHECK (timing IN ('warm','cold-weights','cold-all'));
+    )sql",
 };
 
 const char* kAppTable = "tunefarm_meta";

@@ -34,6 +34,25 @@ bool parse_cold_inputs(const std::string& text, ColdInputs* out) {
   return false;
 }
 
+const char* timing_name(ColdInputs c) {
+  switch (c) {
+    case ColdInputs::Off: return "warm";
+    case ColdInputs::Weights: return "cold-weights";
+    case ColdInputs::All: return "cold-all";
+  }
+  return "unknown";
+}
+
+bool parse_timing(const std::string& text, ColdInputs* out) {
+  for (ColdInputs c : {ColdInputs::Off, ColdInputs::Weights, ColdInputs::All}) {
+    if (text == timing_name(c)) {
+      *out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<int> rotated_inputs(const WorkloadSetup& setup, ColdInputs mode) {
   std::vector<int> at;
   if (mode == ColdInputs::Off || setup.args.empty()) return at;

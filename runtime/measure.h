@@ -53,6 +53,10 @@ inline bool matches_reference(double got, double expected, double tolerance) {
 enum class ColdInputs : int32_t { Off = 0, Weights = 1, All = 2 };
 const char* cold_inputs_name(ColdInputs c);  // "off", "weights", "all"
 bool parse_cold_inputs(const std::string& text, ColdInputs* out);
+// The same modes as a measurement's timing, the one spelling the database, its export records and
+// `--timing` use: "warm", "cold-weights", "cold-all".
+const char* timing_name(ColdInputs c);
+bool parse_timing(const std::string& text, ColdInputs* out);
 
 struct MeasureOptions {
   int repeat = 3;

@@ -100,9 +100,25 @@ TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound
   // Progress said where the job stood.
   EXPECT_NE(r.err.find("estimated"), std::string::npos) << r.err;
 
+  // A model job times its kernels' weights cold, and says so in every record.
+  {
+    db::Database d(db, db::Database::Open::ReadOnly);
+    for (const auto& m : d.job_measurements(j.at("job_id").get<int64_t>())) {
+      EXPECT_EQ(m.timing, runtime::ColdInputs::Weights) << m.to_json().dump();
+    }
+  }
+
   Result build = run_cli("model build " + small_cnn() + " --db " + db + " -o " + dir + "/m.tfm --json -q");
   ASSERT_EQ(build.exit_code, 0) << build.err;
   EXPECT_EQ(parse_json(build.out).at("tuned_kernels"), 5) << build.out;
+  EXPECT_EQ(parse_json(build.out).at("timing"), "cold-weights") << build.out;
+  EXPECT_TRUE(parse_json(build.out).at("timed_otherwise").empty()) << build.out;
+  // Asked for warm timings, which this db has none of: every workload falls back to its cold best.
+  Result warm = run_cli("model build " + small_cnn() + " --db " + db + " --timing warm -o " + dir + "/w.tfm --json");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_EQ(parse_json(warm.out).at("tuned_kernels"), 5) << warm.out;
+  EXPECT_GE(parse_json(warm.out).at("timed_otherwise").size(), 5u) << warm.out;
+  EXPECT_NE(warm.err.find("no record timed warm"), std::string::npos) << warm.err;
 }
 
 // --layouts graph: every block of each conv is a member of its group, the conversions are measured

@@ -45,8 +45,8 @@ db::Outcome to_outcome(runtime::MeasureStatus s) {
   return db::Outcome::RuntimeError;
 }
 
-// Transfer: measurements of the same op and target (any shape) train the model before this job's
-// own results arrive, and a stored model scores the first batch. A db without such history (a fresh
+// Transfer: measurements of the same op and target (any shape), timed as this job times, train the
+// model before this job's own results arrive, and a stored model scores the first batch. A db without such history (a fresh
 // farm) transfers from the records shipped with tunefarm for the target's kind, unless told not to.
 // Returns what the job started from, for the output.
 std::string start_from_history(const compiler::Task& task, const TuneOptions& opts, db::Database* db, XgbTuner& xgb) {
@@ -55,7 +55,7 @@ std::string start_from_history(const compiler::Task& task, const TuneOptions& op
   std::string source;
   if (db) {
     const int64_t skipped_before = db->invalid_rows_skipped();
-    prior = db->op_history(task.workload().op, task.target().str(), opts.device_key, kMaxPrior);
+    prior = db->op_history(task.workload().op, task.target().str(), opts.device_key, kMaxPrior, opts.measure.cold_inputs);
     source = std::to_string(prior.size()) + " records of " + task.workload().op + " from the db";
     if (const int64_t skipped = db->invalid_rows_skipped() - skipped_before; skipped > 0) {
       source += " (" + std::to_string(skipped) + " with unusable stored timings skipped)";
@@ -168,6 +168,7 @@ db::Measurement make_record(const compiler::Task& task, const TuneOptions& opts,
   rec.device = m.device;
   rec.compiler_version = compiler::version();
   rec.job_id = job_id;
+  rec.timing = opts.measure.cold_inputs;
   return rec;
 }
 
@@ -504,7 +505,8 @@ void TuneRun::confirm_best() {
   // With a db, the job names the config `tunefarm best` will (the two agree unless the cap above
   // left a faster-looking config unconfirmed).
   if (db_ && job_id_) {
-    if (auto b = db_->best(task_.workload().op, task_.workload().shape, task_.target().str(), opts_.device_key)) {
+    if (auto b = db_->best(task_.workload().op, task_.workload().shape, task_.target().str(), opts_.device_key,
+                           opts_.measure.cold_inputs)) {
       if (b->job_id == job_id_) {
         result_.best = *b;
         result_.best_gflops = flops_ / b->mean_s() * 1e-9;
