@@ -15,43 +15,43 @@ std::string mb_text(uint64_t bytes) {
 
 }  // namespace
 
-const char* cold_inputs_name(ColdInputs c) {
-  switch (c) {
-    case ColdInputs::Off: return "off";
-    case ColdInputs::Weights: return "weights";
-    case ColdInputs::All: return "all";
-  }
-  return "unknown";
-}
+namespace {
 
-bool parse_cold_inputs(const std::string& text, ColdInputs* out) {
-  for (ColdInputs c : {ColdInputs::Off, ColdInputs::Weights, ColdInputs::All}) {
-    if (text == cold_inputs_name(c)) {
-      *out = c;
+// Each mode's two spellings: the --cold-inputs option's and the stored timing's.
+struct ModeNames {
+  ColdInputs mode;
+  const char* option;
+  const char* timing;
+};
+constexpr ModeNames kModes[] = {
+    {ColdInputs::Off, "off", "warm"},
+    {ColdInputs::Weights, "weights", "cold-weights"},
+    {ColdInputs::All, "all", "cold-all"},
+};
+
+bool parse_name(const std::string& text, const char* ModeNames::*spelling, ColdInputs* out) {
+  for (const ModeNames& m : kModes) {
+    if (text == m.*spelling) {
+      *out = m.mode;
       return true;
     }
   }
   return false;
 }
 
-const char* timing_name(ColdInputs c) {
-  switch (c) {
-    case ColdInputs::Off: return "warm";
-    case ColdInputs::Weights: return "cold-weights";
-    case ColdInputs::All: return "cold-all";
+const char* name_of(ColdInputs c, const char* ModeNames::*spelling) {
+  for (const ModeNames& m : kModes) {
+    if (m.mode == c) return m.*spelling;
   }
   return "unknown";
 }
 
-bool parse_timing(const std::string& text, ColdInputs* out) {
-  for (ColdInputs c : {ColdInputs::Off, ColdInputs::Weights, ColdInputs::All}) {
-    if (text == timing_name(c)) {
-      *out = c;
-      return true;
-    }
-  }
-  return false;
-}
+}  // namespace
+
+const char* cold_inputs_name(ColdInputs c) { return name_of(c, &ModeNames::option); }
+bool parse_cold_inputs(const std::string& text, ColdInputs* out) { return parse_name(text, &ModeNames::option, out); }
+const char* timing_name(ColdInputs c) { return name_of(c, &ModeNames::timing); }
+bool parse_timing(const std::string& text, ColdInputs* out) { return parse_name(text, &ModeNames::timing, out); }
 
 std::vector<int> rotated_inputs(const WorkloadSetup& setup, ColdInputs mode) {
   std::vector<int> at;
