@@ -58,7 +58,7 @@ struct TuneCommandOptions {
   std::string db = "tunefarm.db";
   int threads = 1;
   int batch = 16;
-  int compile_threads = 1;
+  int compile_threads = 0;
   int confirm = 3;
   std::string suite;
   bool no_seed_records = false, no_timing_lock = false, json = false;
@@ -147,9 +147,11 @@ void add_tune(CLI::App& tunefarm, Commands& commands) {
   cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
   o->threads_option = add_threads_option(*cmd, o->threads, "threads of the kernel under measurement (with --suite: the suite's)");
   cmd->add_option("--batch", o->batch, "candidates proposed at a time")->type_name("N")->check(CLI::Range(1, 4096));
-  cmd->add_option("--compile-threads", o->compile_threads, "candidates built in parallel while others are measured")
+  cmd->add_option("--compile-threads", o->compile_threads,
+                  "candidates built in parallel while others are measured; they leave the timed kernel's cores "
+                  "while it is timed (0: one per core)")
       ->type_name("N")
-      ->check(CLI::Range(1, 64));
+      ->check(CLI::Range(0, 64));
   cmd->add_option("--confirm", o->confirm, "measure the N fastest again at the end (a fresh worker) and rank on both; 0: off")
       ->type_name("N")
       ->check(CLI::Range(0, 100));

@@ -24,6 +24,7 @@
 #include "rpc_server/load_test.h"
 #include "runtime/measure_worker.h"
 #include "runtime/peak_flops.h"
+#include "runtime/thread_pool.h"
 
 namespace tf::board {
 
@@ -246,9 +247,7 @@ class Session {
 std::string timing_isolation(const BoardOptions& opts) {
   std::string s;
   if (!opts.cpus.empty()) {
-    std::string list;
-    for (int c : opts.cpus) list += (list.empty() ? "" : ",") + std::to_string(c);
-    s = "kernels pinned to CPU " + list;
+    s = "kernels pinned to CPU " + runtime::cpu_list_text(opts.cpus);
   } else {
     s = "kernels not pinned";
   }

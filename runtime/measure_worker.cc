@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "runtime/host_lock.h"
+#include "runtime/thread_pool.h"
 #include "runtime/worker_channel.h"
 
 extern char** environ;
@@ -95,9 +96,7 @@ std::string with_worker_text(std::string why, const std::string& text) {
 std::vector<std::string> MeasureWorker::command(const std::vector<std::string>& options) const {
   std::vector<std::string> argv = launcher_;
   argv.push_back(path_);
-  std::string cpu_list;
-  for (int c : cpus_) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
-  if (!cpu_list.empty()) argv.push_back("--cpus=" + cpu_list);
+  if (!cpus_.empty()) argv.push_back("--cpus=" + cpu_list_text(cpus_));
   if (threads_ > 0) argv.push_back("--threads=" + std::to_string(threads_));
   argv.push_back(sandbox_ ? "--memory-mb=" + std::to_string(memory_mb_) : "--no-sandbox");
   argv.insert(argv.end(), options.begin(), options.end());

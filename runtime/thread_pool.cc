@@ -200,6 +200,12 @@ bool pin_this_thread(const std::vector<int>& cpus) {
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  std::string text;
+  for (int c : cpus) text += (text.empty() ? "" : ",") + std::to_string(c);
+  return text;
+}
+
 }  // namespace tf::runtime
 
 extern "C" int32_t tf_runtime_parallel_for(int64_t num_tasks, TFParallelBody body, void* closure) {

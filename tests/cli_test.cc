@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "runtime/thread_pool.h"
 #include "support/json.h"
 #include "tests/cli_runner.h"
 
@@ -93,6 +94,12 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
   EXPECT_EQ(t.at("trials").get<int64_t>(), 6);
   EXPECT_GT(t.at("best_gflops").get<double>(), 0);
   EXPECT_NE(t.at("timing_isolation").get<std::string>().find("lock"), std::string::npos);
+  if (tf::runtime::usable_cpus().size() >= 2) {
+    // A 1-thread kernel leaves a core to the builds: it is pinned, and they leave its core to it.
+    const std::string cpu = std::to_string(tf::runtime::usable_cpus().back());
+    EXPECT_NE(t.at("timing_isolation").get<std::string>().find("kernel pinned to CPU " + cpu), std::string::npos)
+        << t.at("timing_isolation");
+  }
 
   Result best = run_cli("best --op dense --shape 32,48,40 --db " + db + " --json");
   ASSERT_EQ(best.exit_code, 0) << best.err;

@@ -124,11 +124,7 @@ tuner::LocalBuilder::Placement Tracker::build_placement() {
   }
   std::string now = p.hold_timing_lock ? "builds take turns with local boards' timings (timing lock held shared)"
                     : p.cpus.empty()   ? "builds run on any CPU (no board on this host)"
-                                       : "builds run on CPUs the local boards leave free: " + [&] {
-                                           std::string l;
-                                           for (int c : p.cpus) l += (l.empty() ? "" : ",") + std::to_string(c);
-                                           return l;
-                                         }();
+                                       : "builds run on CPUs the local boards leave free: " + runtime::cpu_list_text(p.cpus);
   std::lock_guard<std::mutex> lock(placement_mu_);
   if (now != last_placement_) {
     std::fprintf(stderr, "tracker: %s\n", now.c_str());

@@ -10,6 +10,15 @@ namespace tf::tuner {
 LocalBuilder::LocalBuilder(int threads, std::string timing_lock, int64_t cache_bytes, std::function<Placement()> placement)
     : timing_lock_(std::move(timing_lock)), placement_(std::move(placement)), all_cpus_(runtime::usable_cpus()),
       cache_limit_(cache_bytes) {
+  start_threads(threads);
+}
+
+LocalBuilder::LocalBuilder(int threads, std::shared_ptr<TimingCores> cores)
+    : all_cpus_(runtime::usable_cpus()), cores_(std::move(cores)) {
+  start_threads(threads);
+}
+
+void LocalBuilder::start_threads(int threads) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { run(); });
 }
 
@@ -28,6 +37,15 @@ int64_t LocalBuilder::cache_hits() const {
 }
 
 void LocalBuilder::run() {
+  struct Placed {
+    TimingCores* cores;
+    explicit Placed(TimingCores* c) : cores(c) {
+      if (cores) cores->add_builder();
+    }
+    ~Placed() {
+      if (cores) cores->remove_builder();
+    }
+  } placed(cores_.get());
   for (;;) {
     std::function<void()> work;
     {
@@ -67,8 +85,8 @@ Built LocalBuilder::build_now(const compiler::Task& task, const space::Config& c
       return b;
     }
   }
-  Placement where = placement_ ? placement_() : Placement{{}, true};
-  runtime::pin_this_thread(where.cpus.empty() ? all_cpus_ : where.cpus);
+  Placement where = cores_ ? Placement{{}, false} : placement_ ? placement_() : Placement{{}, true};
+  if (!cores_) runtime::pin_this_thread(where.cpus.empty() ? all_cpus_ : where.cpus);
   runtime::HostLock turn(where.hold_timing_lock ? timing_lock_ : "", runtime::HostLock::Mode::Shared);
   const auto t0 = std::chrono::steady_clock::now();
   try {

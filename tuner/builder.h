@@ -10,12 +10,14 @@
 #include <future>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "compiler/compiler.h"
+#include "tuner/timing_cores.h"
 
 namespace tf::tuner {
 
@@ -50,6 +52,9 @@ class LocalBuilder : public Builder {
   // build, decides where it runs (default: anywhere, holding the lock when there is one).
   LocalBuilder(int threads, std::string timing_lock = "", int64_t cache_bytes = 0,
                std::function<Placement()> placement = {});
+  // A local job's builders: on every CPU between the job's timings, on the CPUs the kernel leaves
+  // free while one runs (tuner/timing_cores.h).
+  LocalBuilder(int threads, std::shared_ptr<TimingCores> cores);
   ~LocalBuilder() override;
   std::future<Built> build(const compiler::Task& task, const space::Config& config) override;
   int width() const override { return static_cast<int>(threads_.size()); }
@@ -57,11 +62,13 @@ class LocalBuilder : public Builder {
 
  private:
   void run();
+  void start_threads(int threads);
   Built build_now(const compiler::Task& task, const space::Config& config);
 
   std::string timing_lock_;
   std::function<Placement()> placement_;
   std::vector<int> all_cpus_;  // the CPUs the process may use, for builds placed anywhere
+  std::shared_ptr<TimingCores> cores_;  // set: threads are placed by it, not per build
   std::vector<std::thread> threads_;
   mutable std::mutex mu_;
   std::condition_variable work_ready_;

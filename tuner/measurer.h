@@ -11,6 +11,7 @@
 
 #include "runtime/measure.h"
 #include "runtime/measure_worker.h"
+#include "tuner/timing_cores.h"
 
 namespace tf::tuner {
 
@@ -38,13 +39,16 @@ class Measurer {
 // asked for, so the job's builds overlap the measuring.
 class LocalMeasurer : public Measurer {
  public:
-  LocalMeasurer(const std::string& worker_path, int threads);
+  // `cores`: the worker is pinned to its kernel CPUs, and the job's builders leave them while it
+  // measures.
+  LocalMeasurer(const std::string& worker_path, int threads, std::shared_ptr<TimingCores> cores = nullptr);
   void setup(const runtime::WorkloadSetup& setup) override { worker_.setup(setup); }
   std::future<Measured> measure(std::vector<uint8_t> library, std::string entry,
                                 const runtime::MeasureOptions& opts) override;
   int capacity() const override { return 1; }
 
  private:
+  std::shared_ptr<TimingCores> cores_;
   runtime::MeasureWorker worker_;
   std::string host_;
 };

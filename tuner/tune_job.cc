@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "runtime/random_fill.h"
+#include "runtime/thread_pool.h"
 #include "support/stats.h"
 #include "tuner/builder.h"
 #include "tuner/features.h"
@@ -252,6 +253,7 @@ class TuneRun {
   std::unique_ptr<Builder> own_builder_;
   Builder* builder_ = nullptr;
   std::unique_ptr<Measurer> own_measurer_;
+  std::shared_ptr<TimingCores> cores_;  // null: the kernel may use every core, or is measured elsewhere
   Measurer* measurer_ = nullptr;
 
   std::vector<double> build_ms_, overhead_ms_, worker_overhead_ms_;
@@ -323,27 +325,38 @@ void TuneRun::replay() {
 
 // The reference, the builder and the measurer.
 // A build on a core the timed kernel runs on slows the kernel down (on another core it costs
-// ~1.5% here: shared caches and memory). Unless the kernel's threads leave the builders cores of
-// their own, a build holds the timing lock shared, so builds and timings take turns while
-// loading, checking and recording still overlap a build.
+// ~1.5% here: shared caches and memory). When the kernel's threads leave a core free, the worker
+// is pinned to its own cores and the builders use every core between timings, moving off the
+// kernel's during each (TimingCores). When they leave none, one builder holds the timing lock
+// shared, so builds and timings take turns while loading, checking and recording still overlap.
 void TuneRun::wire() {
   const auto wire_start = Clock::now();
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const bool builds_beside_timing = opts_.threads + std::max(1, opts_.compile_threads) <= cores;
+  const std::vector<int> cpus = runtime::usable_cpus();
+  const int cores = static_cast<int>(std::max<size_t>(1, cpus.size()));
+  const bool share_cores = !opts_.measurer && TimingCores::possible(cpus, opts_.threads);
+  if (share_cores) cores_ = std::make_shared<TimingCores>(cpus, opts_.threads);
   builder_ = opts_.builder;
   if (!builder_) {
-    own_builder_ = std::make_unique<LocalBuilder>(opts_.compile_threads, builds_beside_timing ? "" : opts_.measure.timing_lock);
+    const int threads = opts_.compile_threads > 0 ? opts_.compile_threads : share_cores ? cores : 1;
+    if (share_cores) {
+      own_builder_ = std::make_unique<LocalBuilder>(threads, cores_);
+    } else {
+      const bool builds_beside_timing = opts_.threads + threads <= cores;
+      own_builder_ = std::make_unique<LocalBuilder>(threads, builds_beside_timing ? "" : opts_.measure.timing_lock);
+    }
     builder_ = own_builder_.get();
   }
   measurer_ = opts_.measurer;
   if (!measurer_) {
-    own_measurer_ = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads);
+    own_measurer_ = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads, cores_);
     measurer_ = own_measurer_.get();
+    const std::string builds = share_cores ? "; the kernel pinned to CPU " + runtime::cpu_list_text(cores_->kernel_cpus()) +
+                                                 ", builds leave it while it is timed"
+                               : opts_.measure.timing_lock.empty() ? ""
+                                                                   : "; builds wait for timing to end (held shared)";
     result_.timing_isolation = opts_.measure.timing_lock.empty()
-                                   ? "none (no timing lock)"
-                                   : "host-wide lock " + opts_.measure.timing_lock + " held while timing" +
-                                         (builds_beside_timing ? "; builds run beside timing on the cores the kernel leaves free"
-                                                               : "; builds wait for timing to end (held shared)");
+                                   ? "none (no timing lock)" + builds
+                                   : "host-wide lock " + opts_.measure.timing_lock + " held while timing" + builds;
   }
   setup_ = make_workload_setup(task_, opts_.seed);
   measurer_->setup(setup_);
@@ -469,7 +482,7 @@ void TuneRun::confirm_best() {
   std::unique_ptr<Measurer> fresh;
   Measurer* confirmer = opts_.measurer;
   if (!confirmer) {
-    fresh = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads);
+    fresh = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads, cores_);
     fresh->setup(setup_);
     confirmer = fresh.get();
   }

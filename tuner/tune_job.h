@@ -26,7 +26,7 @@ struct TuneOptions {
   int batch = 16;             // configs proposed at a time
   uint64_t seed = 1;
   int threads = 1;            // threads of the kernel under measurement
-  int compile_threads = 1;    // candidates built in parallel while earlier ones are measured
+  int compile_threads = 0;    // candidates built in parallel while earlier ones are measured; 0: one per core
   std::string device_key = "local";
   runtime::MeasureOptions measure;
   std::string worker_path;

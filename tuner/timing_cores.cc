@@ -1,0 +1,64 @@
+#include "tuner/timing_cores.h"
+
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace tf::tuner {
+
+namespace {
+
+pid_t this_thread_id() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
+
+void set_cpus(pid_t tid, const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) {
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  }
+  // A thread that already ended has nothing to move; any other failure leaves it where it was,
+  // which costs timing accuracy, never correctness.
+  ::sched_setaffinity(tid, sizeof set, &set);
+}
+
+}  // namespace
+
+bool TimingCores::possible(const std::vector<int>& cpus, int kernel_threads) {
+  return kernel_threads > 0 && static_cast<size_t>(kernel_threads) < cpus.size();
+}
+
+TimingCores::TimingCores(std::vector<int> cpus, int kernel_threads) : all_cpus_(std::move(cpus)) {
+  const size_t kernel = static_cast<size_t>(std::clamp<int>(kernel_threads, 1, static_cast<int>(all_cpus_.size()) - 1));
+  free_cpus_.assign(all_cpus_.begin(), all_cpus_.end() - static_cast<std::ptrdiff_t>(kernel));
+  kernel_cpus_.assign(all_cpus_.end() - static_cast<std::ptrdiff_t>(kernel), all_cpus_.end());
+}
+
+void TimingCores::place(pid_t tid) const { set_cpus(tid, timings_ > 0 ? free_cpus_ : all_cpus_); }
+
+void TimingCores::add_builder() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const pid_t tid = this_thread_id();
+  builders_.push_back(tid);
+  place(tid);
+}
+
+void TimingCores::remove_builder() {
+  std::lock_guard<std::mutex> lock(mu_);
+  builders_.erase(std::remove(builders_.begin(), builders_.end(), this_thread_id()), builders_.end());
+}
+
+void TimingCores::timing_begin() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (timings_++ > 0) return;
+  for (pid_t tid : builders_) place(tid);
+}
+
+void TimingCores::timing_end() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--timings_ > 0) return;
+  for (pid_t tid : builders_) place(tid);
+}
+
+}  // namespace tf::tuner
