@@ -20,7 +20,7 @@ std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& impo
   options.threads = threads;
   const tuner::BestConfigs best(db, options.target.str(), tuner::local_device_key(threads), timing);
   options.config_for = [best](const ops::Workload& w) { return best.config(w); };
-  graph::PlanOptions plan;
+  graph::PlanOptions plan = graph::plan_options_for(options.target);
   plan.measured_seconds = [best](const ops::Workload& w) { return best.seconds(w); };
   plan.graph_layouts = graph_layouts;
   graph::Graph plan_built = graph::plan_graph(imported, plan);
@@ -33,7 +33,7 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   const codegen::Target target = codegen::parse_target(s.target);
   std::vector<std::unique_ptr<compiler::Task>> compiled;
   std::vector<tuner::TaskToTune> to_tune;
-  for (const auto& t : graph::tunable_tasks(graph::plan_graph(imported))) {
+  for (const auto& t : graph::tunable_tasks(graph::plan_graph(imported, graph::plan_options_for(target)))) {
     compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
     to_tune.push_back({compiled.back().get(), static_cast<double>(t.count), t.group});
   }

@@ -108,7 +108,7 @@ int inspect_command(const InspectOptions& o) {
   std::vector<graph::Task> tasks;
   const bool importable = summary.unsupported.empty() && summary.binding_error.empty();
   if (importable) {
-    planned = graph::plan_graph(graph::import_onnx_file(o.file, options));
+    planned = graph::plan_graph(graph::import_onnx_file(o.file, options), graph::plan_options_for(codegen::host_target()));
     tasks = graph::tunable_tasks(*planned);
   }
   if (o.json) {

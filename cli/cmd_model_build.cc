@@ -51,7 +51,7 @@ int build_command(const BuildArgs& args) {
   const std::string target_text = options.target.str();
   const runtime::ColdInputs timing = *timing_of_option(args.timing);
   const tuner::BestConfigs best(database.get(), target_text, args.key.empty() ? device_key_of(args.threads) : args.key, timing);
-  graph::PlanOptions plan;
+  graph::PlanOptions plan = graph::plan_options_for(options.target);
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
   const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(args.onnx_path, import), plan);
   options.config_for = [&](const ops::Workload& w) { return best.config(w); };

@@ -126,7 +126,7 @@ ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials) {
 
 ModelTasks model_tasks(const ModelTuneArgs& a) {
   graph::Graph imported = graph::import_onnx_file(a.model_path, import_options(a.shapes));
-  const graph::Graph planned = graph::plan_graph(imported);
+  const graph::Graph planned = graph::plan_graph(imported, graph::plan_options_for(codegen::parse_target(a.target)));
   ModelTasks m{std::move(imported), graph::tunable_tasks(planned, a.layouts == "graph"), bound_inputs_json(planned), bound_inputs_text(planned)};
   // A board times kernels a job calls: the conversions (count 0) are left to their estimate there.
   if (!a.key.empty()) {

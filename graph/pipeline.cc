@@ -24,7 +24,7 @@ std::vector<Pass> pipeline(const PlanOptions& options) {
       {"fuse_epilogues", passes::fuse_epilogues},      // bias, relu, clip, residual add into conv2d_* / dense_*
       {"fuse_elementwise", passes::fuse_elementwise},  // what is left elementwise (GELU, scaling): one node per chain
       {"fuse_dense_activation", passes::fuse_dense_activation},  // a GELU chain into the dense before it
-      {"pack_dense_weights", [&options](const Graph& g) { return options.blocked_layouts ? passes::pack_dense_weights(g) : g; }},  // constant dense weights as panels, once
+      {"pack_dense_weights", [&options](const Graph& g) { return options.blocked_layouts ? passes::pack_dense_weights(g, options.dense_panel) : g; }},  // constant dense weights as panels, once
       {"plan_layouts", [&options](const Graph& g) { return passes::plan_layouts(g, options); }},  // NCHWc between convolutions, weights packed once, each conv's algorithm
   };
 }

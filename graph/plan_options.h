@@ -2,9 +2,12 @@
 // node's alternative kernels runs (by what the database measured).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <optional>
 
+#include "compiler/codegen/target.h"
 #include "compiler/ops/operator.h"
 
 namespace tf::graph {
@@ -21,6 +24,21 @@ struct PlanOptions {
   // Channel blocks chosen for the whole graph from measured_seconds (passes/block_plan.h); off:
   // each conv's own (16 out, its input read as it is), whatever was measured.
   bool graph_layouts = true;
+  // The width P of a constant dense weight's packed panels (pack_dense_weights), part of the dense
+  // workloads: what the target's register tile reads (dense_panel_for).
+  int64_t dense_panel = 32;
 };
+
+// Two of the target's vectors: a 6 x 2-vector tile keeps 12 accumulators, two panel rows and a
+// broadcast in AVX2's 16 registers (P = 16), an 8 x 2 tile half of AVX-512's 32 (P = 32). Wider
+// panels on AVX2 leave 2 x 4 tiles, a third slower on BERT's dense layers.
+inline int64_t dense_panel_for(const codegen::Target& target) { return 2 * std::max(1, target.float32_lanes()); }
+
+// The options a build for `target` plans with, before measured costs are added.
+inline PlanOptions plan_options_for(const codegen::Target& target) {
+  PlanOptions o;
+  o.dense_panel = dense_panel_for(target);
+  return o;
+}
 
 }  // namespace tf::graph

@@ -167,6 +167,24 @@ TEST(DenseFusion, PackedWeightsArePanelsOfTheConstantAndTheKernelsWorkloadSaysSo
   }
 }
 
+TEST(DenseFusion, ThePanelWidthIsTheTargetsTwoVectors) {
+  EXPECT_EQ(dense_panel_for(codegen::parse_target("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell")), 16);
+  EXPECT_EQ(dense_panel_for(codegen::parse_target("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512")), 32);
+  PlanOptions o;
+  o.dense_panel = 16;
+  const Graph planned = plan_graph(import_onnx_bytes(gelu_erf_as_bert_writes_it().bytes(), "test.onnx"), o);
+  ASSERT_EQ(planned.nodes.size(), 1u);
+  const auto k = node_kernel(planned, planned.nodes[0]);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->workload.str(), "dense_packed_bias_gelu[6,72,40,16]");
+  const Tensor* panels = planned.constant(planned.nodes[0].inputs[1]);
+  ASSERT_TRUE(panels);
+  EXPECT_EQ(panels->shape, (Shape{5, kIn, 16}));
+  const std::vector<float> w = random_floats(kIn * kOut, 11);
+  EXPECT_EQ(panels->f32[static_cast<size_t>((4 * kIn + 3) * 16 + 7)], w[static_cast<size_t>(3 * kOut + 71)]);
+  EXPECT_EQ(panels->f32[static_cast<size_t>((4 * kIn + 3) * 16 + 8)], 0.0f);  // past column 72
+}
+
 TEST(DenseFusion, AClassifiersSingleRowRunsPackedAndAgrees) {
   OnnxModelBuilder b(13);
   b.input("x", {1, 300});

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "compiler/codegen/target.h"
 #include "support/json.h"
 #include "tests/cli_runner.h"
 #include "tests/onnx_model_builder.h"
@@ -51,7 +52,9 @@ TEST(ModelCli, InspectJsonTasksAreWorkloadsTheOtherCommandsTake) {
   for (const auto& t : tasks) share += t.at("share").get<double>();
   EXPECT_NEAR(share, 1.0, 1e-9);
   // At batch 2 the dense rows double; attention is one kernel over both sequences and all heads.
-  EXPECT_EQ(tasks[2].at("workload"), "dense_packed_bias[256,768,768,32]");
+  // Its weight panels are two of this host's vectors wide.
+  const int64_t panel = 2 * tf::codegen::host_target().float32_lanes();
+  EXPECT_EQ(tasks[2].at("workload"), "dense_packed_bias[256,768,768," + std::to_string(panel) + "]");
   EXPECT_EQ(tasks[2].at("count"), 3);
   EXPECT_EQ(tasks[4].at("workload"), "attention_masked[2,128,128,12,64,125000000]");
   EXPECT_EQ(tasks[4].at("count"), 1);

@@ -42,7 +42,7 @@ inline std::string plan_error(const OnnxModelBuilder& b) {
 inline runtime::model::ModelFile build_with_defaults(const OnnxModelBuilder& b) {
   BuildOptions options;
   options.target = codegen::host_target();
-  return build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")), options);
+  return build_model(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx"), plan_options_for(options.target)), options);
 }
 inline std::string build_error(const OnnxModelBuilder& b) {
   return error_of([&] { build_with_defaults(b); });

@@ -8,9 +8,6 @@
 namespace tf::graph::passes {
 namespace {
 
-// Two AVX-512 vectors (four AVX2 ones): the tile width the dense defaults prefer.
-constexpr int64_t kPanel = 32;
-
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 // "dense_bias_gelu" -> "dense_packed_bias_gelu"; "" where the op has no packed twin.
@@ -31,7 +28,7 @@ Tensor pack_panels(const Tensor& w, int64_t p) {
 
 }  // namespace
 
-Graph pack_dense_weights(const Graph& in) {
+Graph pack_dense_weights(const Graph& in, int64_t panel) {
   Graph g = in;
   for (Node& n : g.nodes) {
     const std::string twin = packed_twin(n.op);
@@ -42,12 +39,12 @@ Graph pack_dense_weights(const Graph& in) {
     if (a.empty() || a.back() != K) continue;
     const int64_t M = element_count(Shape(a.begin(), a.end() - 1));
     const std::string packed = g.unique_name(n.inputs[1] + ".panels");
-    Tensor t = pack_panels(*w, kPanel);
+    Tensor t = pack_panels(*w, panel);
     const Shape s = t.shape;
     g.set_value(Value{packed, DType::Float32, s, std::make_shared<const Tensor>(std::move(t))});
     n.op = twin;
     n.inputs[1] = packed;
-    n.attrs = {{"workload_shape", std::vector<int64_t>{M, N, K, kPanel}}};
+    n.attrs = {{"workload_shape", std::vector<int64_t>{M, N, K, panel}}};
   }
   g.remove_unused_values();
   return g;
