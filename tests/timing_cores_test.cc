@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "runtime/thread_pool.h"
@@ -26,9 +29,10 @@ std::vector<int> cpus_of(pid_t tid) {
 }
 
 TEST(TimingCores, TheKernelGetsTheLastCpusAndTheBuildersTheRest) {
-  EXPECT_FALSE(TimingCores::possible({0}, 1));
-  EXPECT_FALSE(TimingCores::possible({0, 1}, 2));
-  EXPECT_TRUE(TimingCores::possible({0, 1}, 1));
+  EXPECT_TRUE(TimingCores({0}, 1).takes_turns());
+  EXPECT_TRUE(TimingCores({0, 1}, 2).takes_turns());
+  EXPECT_TRUE(TimingCores({0, 1}, 2).kernel_cpus().empty());
+  EXPECT_FALSE(TimingCores({0, 1}, 1).takes_turns());
   TimingCores cores({0, 2, 5, 7}, 1);
   EXPECT_EQ(cores.kernel_cpus(), (std::vector<int>{7}));
   EXPECT_EQ(cores.free_cpus(), (std::vector<int>{0, 2, 5}));
@@ -75,6 +79,44 @@ TEST(TimingCores, ARunningBuilderLeavesTheKernelCpusWhileATimingRunsAndComesBack
   EXPECT_EQ(late_cpus, cores.free_cpus());
   stop = true;
   builder.join();
+}
+
+// When the kernel needs every CPU: a timing waits for the build in progress, and a build asked for
+// while a timing waits starts only after it, however many builds keep coming.
+TEST(TimingCores, TakingTurnsATimingWaitsForTheBuildInProgressAndNoBuildOvertakesIt) {
+  TimingCores cores({0, 1}, 2);
+  ASSERT_TRUE(cores.takes_turns());
+  std::mutex mu;
+  std::vector<std::string> events;
+  auto note = [&](const std::string& e) {
+    std::lock_guard<std::mutex> lock(mu);
+    events.push_back(e);
+  };
+  std::atomic<bool> building{false}, release_build{false};
+  std::thread first([&] {
+    TimingCores::Build turn(&cores);
+    building = true;
+    while (!release_build) std::this_thread::yield();
+    note("first build ends");
+  });
+  while (!building) std::this_thread::yield();
+  std::thread timing([&] {
+    TimingCores::Timing turn(&cores);
+    note("timing runs");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    note("timing ends");
+  });
+  while (cores.timings() == 0) std::this_thread::yield();  // the timing is waiting now
+  std::thread second([&] {
+    TimingCores::Build turn(&cores);
+    note("second build runs");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  release_build = true;
+  first.join();
+  timing.join();
+  second.join();
+  EXPECT_EQ(events, (std::vector<std::string>{"first build ends", "timing runs", "timing ends", "second build runs"}));
 }
 
 }  // namespace

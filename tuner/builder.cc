@@ -13,8 +13,8 @@ LocalBuilder::LocalBuilder(int threads, std::string timing_lock, int64_t cache_b
   start_threads(threads);
 }
 
-LocalBuilder::LocalBuilder(int threads, std::shared_ptr<TimingCores> cores)
-    : all_cpus_(runtime::usable_cpus()), cores_(std::move(cores)) {
+LocalBuilder::LocalBuilder(int threads, std::shared_ptr<TimingCores> cores, std::string timing_lock)
+    : timing_lock_(std::move(timing_lock)), all_cpus_(runtime::usable_cpus()), cores_(std::move(cores)) {
   start_threads(threads);
 }
 
@@ -85,8 +85,9 @@ Built LocalBuilder::build_now(const compiler::Task& task, const space::Config& c
       return b;
     }
   }
-  Placement where = cores_ ? Placement{{}, false} : placement_ ? placement_() : Placement{{}, true};
+  Placement where = cores_ ? Placement{{}, cores_->takes_turns()} : placement_ ? placement_() : Placement{{}, true};
   if (!cores_) runtime::pin_this_thread(where.cpus.empty() ? all_cpus_ : where.cpus);
+  TimingCores::Build job_turn(cores_.get());
   runtime::HostLock turn(where.hold_timing_lock ? timing_lock_ : "", runtime::HostLock::Mode::Shared);
   const auto t0 = std::chrono::steady_clock::now();
   try {

@@ -52,9 +52,9 @@ class LocalBuilder : public Builder {
   // build, decides where it runs (default: anywhere, holding the lock when there is one).
   LocalBuilder(int threads, std::string timing_lock = "", int64_t cache_bytes = 0,
                std::function<Placement()> placement = {});
-  // A local job's builders: on every CPU between the job's timings, on the CPUs the kernel leaves
-  // free while one runs (tuner/timing_cores.h).
-  LocalBuilder(int threads, std::shared_ptr<TimingCores> cores);
+  // A local job's builders: on every CPU between the job's timings, off the kernel's CPUs or
+  // waiting while one runs (tuner/timing_cores.h); holding the timing lock shared when they wait.
+  LocalBuilder(int threads, std::shared_ptr<TimingCores> cores, std::string timing_lock);
   ~LocalBuilder() override;
   std::future<Built> build(const compiler::Task& task, const space::Config& config) override;
   int width() const override { return static_cast<int>(threads_.size()); }

@@ -25,17 +25,32 @@ void set_cpus(pid_t tid, const std::vector<int>& cpus) {
 
 }  // namespace
 
-bool TimingCores::possible(const std::vector<int>& cpus, int kernel_threads) {
-  return kernel_threads > 0 && static_cast<size_t>(kernel_threads) < cpus.size();
-}
-
 TimingCores::TimingCores(std::vector<int> cpus, int kernel_threads) : all_cpus_(std::move(cpus)) {
-  const size_t kernel = static_cast<size_t>(std::clamp<int>(kernel_threads, 1, static_cast<int>(all_cpus_.size()) - 1));
-  free_cpus_.assign(all_cpus_.begin(), all_cpus_.end() - static_cast<std::ptrdiff_t>(kernel));
-  kernel_cpus_.assign(all_cpus_.end() - static_cast<std::ptrdiff_t>(kernel), all_cpus_.end());
+  if (kernel_threads < 1 || static_cast<size_t>(kernel_threads) >= all_cpus_.size()) return;  // taking turns
+  const auto kernel = static_cast<std::ptrdiff_t>(kernel_threads);
+  free_cpus_.assign(all_cpus_.begin(), all_cpus_.end() - kernel);
+  kernel_cpus_.assign(all_cpus_.end() - kernel, all_cpus_.end());
 }
 
-void TimingCores::place(pid_t tid) const { set_cpus(tid, timings_ > 0 ? free_cpus_ : all_cpus_); }
+void TimingCores::place(pid_t tid) const {
+  if (!takes_turns()) set_cpus(tid, timings_ > 0 ? free_cpus_ : all_cpus_);
+}
+
+void TimingCores::build_begin() {
+  if (!takes_turns()) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  turn_changed_.wait(lock, [this] { return timings_ == 0; });
+  ++builds_;
+}
+
+void TimingCores::build_end() {
+  if (!takes_turns()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --builds_;
+  }
+  turn_changed_.notify_all();
+}
 
 void TimingCores::add_builder() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -50,15 +65,26 @@ void TimingCores::remove_builder() {
 }
 
 void TimingCores::timing_begin() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (timings_++ == 0) {
+    for (pid_t tid : builders_) place(tid);
+  }
+  turn_changed_.wait(lock, [this] { return builds_ == 0; });
+}
+
+int TimingCores::timings() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (timings_++ > 0) return;
-  for (pid_t tid : builders_) place(tid);
+  return timings_;
 }
 
 void TimingCores::timing_end() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (--timings_ > 0) return;
-  for (pid_t tid : builders_) place(tid);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--timings_ == 0) {
+      for (pid_t tid : builders_) place(tid);
+    }
+  }
+  turn_changed_.notify_all();
 }
 
 }  // namespace tf::tuner

@@ -1,10 +1,15 @@
-// The cores of a local job's host, shared between its builds and its timings. The timed kernel's
-// worker is pinned to the last `kernel_threads` CPUs; between timings the builders use every CPU,
-// and while a kernel is timed they are moved (sched_setaffinity, at once, mid-build) onto the CPUs
-// the kernel leaves free. So no build ever shares a core with a timed kernel, and no timing waits
-// for a build to end. Another process's timings are kept apart by the host-wide lock as before.
+// The cores of a local job's host, shared between its builds and its timings, so that no build
+// ever runs on a core a kernel is being timed on:
+//  - when the kernel's threads leave CPUs free, its worker is pinned to the last `kernel_threads`
+//    CPUs; between timings the builders use every CPU, and while a kernel is timed they are moved
+//    (sched_setaffinity, at once, mid-build) onto the CPUs it leaves free: no timing waits;
+//  - when the kernel needs every CPU, builds and timings take turns: a timing waits for the builds
+//    in progress, and no build starts while a timing waits or runs (so a stream of builds cannot
+//    starve the timings, as shared holders of a file lock can starve the exclusive one).
+// Another process's timings are kept apart by the host-wide lock (runtime/host_lock.h).
 #pragma once
 
+#include <condition_variable>
 #include <mutex>
 #include <vector>
 
@@ -14,18 +19,41 @@ namespace tf::tuner {
 
 class TimingCores {
  public:
-  // `cpus`: the CPUs this process may use. Needs kernel_threads < cpus.size() (see possible()).
+  // `cpus`: the CPUs this process may use.
   TimingCores(std::vector<int> cpus, int kernel_threads);
-  static bool possible(const std::vector<int>& cpus, int kernel_threads);
 
+  // True: builds and timings take turns (the kernel leaves no CPU free).
+  bool takes_turns() const { return free_cpus_.empty(); }
+  // Where the worker is pinned (empty: taking turns, it is not).
   const std::vector<int>& kernel_cpus() const { return kernel_cpus_; }
   const std::vector<int>& free_cpus() const { return free_cpus_; }
 
   // The calling thread is a builder: confined now if a timing is in progress.
   void add_builder();
   void remove_builder();
+  // Around each build: taking turns, waits while a timing waits or runs; otherwise nothing.
+  void build_begin();
+  void build_end();
   void timing_begin();
   void timing_end();
+  // Timings waiting or running.
+  int timings() const;
+
+  // RAII: a build's turn, held for the scope.
+  class Build {
+   public:
+    explicit Build(TimingCores* cores) : cores_(cores) {
+      if (cores_) cores_->build_begin();
+    }
+    ~Build() {
+      if (cores_) cores_->build_end();
+    }
+    Build(const Build&) = delete;
+    Build& operator=(const Build&) = delete;
+
+   private:
+    TimingCores* cores_;
+  };
 
   // RAII: the builders are confined for the scope.
   class Timing {
@@ -48,8 +76,10 @@ class TimingCores {
 
   std::vector<int> all_cpus_, kernel_cpus_, free_cpus_;
   mutable std::mutex mu_;
+  std::condition_variable turn_changed_;
   std::vector<pid_t> builders_;
-  int timings_ = 0;
+  int timings_ = 0;  // waiting or running
+  int builds_ = 0;   // in progress, counted when taking turns
 };
 
 }  // namespace tf::tuner

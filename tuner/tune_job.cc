@@ -253,7 +253,7 @@ class TuneRun {
   std::unique_ptr<Builder> own_builder_;
   Builder* builder_ = nullptr;
   std::unique_ptr<Measurer> own_measurer_;
-  std::shared_ptr<TimingCores> cores_;  // null: the kernel may use every core, or is measured elsewhere
+  std::shared_ptr<TimingCores> cores_;  // null: measured elsewhere
   Measurer* measurer_ = nullptr;
 
   std::vector<double> build_ms_, overhead_ms_, worker_overhead_ms_;
@@ -325,24 +325,21 @@ void TuneRun::replay() {
 
 // The reference, the builder and the measurer.
 // A build on a core the timed kernel runs on slows the kernel down (on another core it costs
-// ~1.5% here: shared caches and memory). When the kernel's threads leave a core free, the worker
-// is pinned to its own cores and the builders use every core between timings, moving off the
-// kernel's during each (TimingCores). When they leave none, one builder holds the timing lock
-// shared, so builds and timings take turns while loading, checking and recording still overlap.
+// ~1.5% here: shared caches and memory). A local job's builders use every core between its timings
+// and stay off the kernel's cores during each (TimingCores: moved off them, or waiting when the
+// kernel needs every core), while loading, checking and recording still overlap the builds.
 void TuneRun::wire() {
   const auto wire_start = Clock::now();
   const std::vector<int> cpus = runtime::usable_cpus();
   const int cores = static_cast<int>(std::max<size_t>(1, cpus.size()));
-  const bool share_cores = !opts_.measurer && TimingCores::possible(cpus, opts_.threads);
-  if (share_cores) cores_ = std::make_shared<TimingCores>(cpus, opts_.threads);
+  const int threads = opts_.compile_threads > 0 ? opts_.compile_threads : cores;
+  if (!opts_.measurer) cores_ = std::make_shared<TimingCores>(cpus, opts_.threads);
   builder_ = opts_.builder;
   if (!builder_) {
-    const int threads = opts_.compile_threads > 0 ? opts_.compile_threads : share_cores ? cores : 1;
-    if (share_cores) {
-      own_builder_ = std::make_unique<LocalBuilder>(threads, cores_);
+    if (cores_) {
+      own_builder_ = std::make_unique<LocalBuilder>(threads, cores_, opts_.measure.timing_lock);
     } else {
-      const bool builds_beside_timing = opts_.threads + threads <= cores;
-      own_builder_ = std::make_unique<LocalBuilder>(threads, builds_beside_timing ? "" : opts_.measure.timing_lock);
+      own_builder_ = std::make_unique<LocalBuilder>(threads);  // measured elsewhere: nothing to disturb here
     }
     builder_ = own_builder_.get();
   }
@@ -350,10 +347,10 @@ void TuneRun::wire() {
   if (!measurer_) {
     own_measurer_ = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads, cores_);
     measurer_ = own_measurer_.get();
-    const std::string builds = share_cores ? "; the kernel pinned to CPU " + runtime::cpu_list_text(cores_->kernel_cpus()) +
-                                                 ", builds leave it while it is timed"
-                               : opts_.measure.timing_lock.empty() ? ""
-                                                                   : "; builds wait for timing to end (held shared)";
+    const std::string builds = cores_->takes_turns()
+                                   ? "; builds wait for each timing, and it for them"
+                                   : "; the kernel pinned to CPU " + runtime::cpu_list_text(cores_->kernel_cpus()) +
+                                         ", builds leave it while it is timed";
     result_.timing_isolation = opts_.measure.timing_lock.empty()
                                    ? "none (no timing lock)" + builds
                                    : "host-wide lock " + opts_.measure.timing_lock + " held while timing" + builds;
