@@ -56,10 +56,10 @@ TEST(TimingCores, ARunningBuilderLeavesTheKernelCpusWhileATimingRunsAndComesBack
   while (tid == 0) std::this_thread::yield();
   EXPECT_EQ(cpus_of(tid), all);
   {
-    TimingCores::Timing timing(&cores);
+    TimingTurn timing(&cores);
     EXPECT_EQ(cpus_of(tid), cores.free_cpus());
     {
-      TimingCores::Timing nested(&cores);  // a second measurer of the job: still confined
+      TimingTurn nested(&cores);  // a second measurer of the job: still confined
       EXPECT_EQ(cpus_of(tid), cores.free_cpus());
     }
     EXPECT_EQ(cpus_of(tid), cores.free_cpus());
@@ -68,7 +68,7 @@ TEST(TimingCores, ARunningBuilderLeavesTheKernelCpusWhileATimingRunsAndComesBack
   // A builder that starts during a timing starts confined.
   std::vector<int> late_cpus;
   {
-    TimingCores::Timing timing(&cores);
+    TimingTurn timing(&cores);
     std::thread late([&] {
       cores.add_builder();
       late_cpus = runtime::usable_cpus();
@@ -94,21 +94,21 @@ TEST(TimingCores, TakingTurnsATimingWaitsForTheBuildInProgressAndNoBuildOvertake
   };
   std::atomic<bool> building{false}, release_build{false};
   std::thread first([&] {
-    TimingCores::Build turn(&cores);
+    BuildTurn turn(&cores);
     building = true;
     while (!release_build) std::this_thread::yield();
     note("first build ends");
   });
   while (!building) std::this_thread::yield();
   std::thread timing([&] {
-    TimingCores::Timing turn(&cores);
+    TimingTurn turn(&cores);
     note("timing runs");
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     note("timing ends");
   });
   while (cores.timings() == 0) std::this_thread::yield();  // the timing is waiting now
   std::thread second([&] {
-    TimingCores::Build turn(&cores);
+    BuildTurn turn(&cores);
     note("second build runs");
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));

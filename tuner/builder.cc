@@ -87,7 +87,7 @@ Built LocalBuilder::build_now(const compiler::Task& task, const space::Config& c
   }
   Placement where = cores_ ? Placement{{}, cores_->takes_turns()} : placement_ ? placement_() : Placement{{}, true};
   if (!cores_) runtime::pin_this_thread(where.cpus.empty() ? all_cpus_ : where.cpus);
-  TimingCores::Build job_turn(cores_.get());
+  BuildTurn job_turn(cores_.get());
   runtime::HostLock turn(where.hold_timing_lock ? timing_lock_ : "", runtime::HostLock::Mode::Shared);
   const auto t0 = std::chrono::steady_clock::now();
   try {

@@ -17,7 +17,7 @@ std::future<Measured> LocalMeasurer::measure(std::vector<uint8_t> library, std::
                                              const runtime::MeasureOptions& opts) {
   return std::async(std::launch::deferred, [this, library = std::move(library), entry = std::move(entry), opts] {
     Measured m;
-    TimingCores::Timing no_builds_here(cores_.get());
+    TimingTurn no_builds_here(cores_.get());
     m.result = worker_.measure(library, entry, opts);
     m.device = host_;
     return m;

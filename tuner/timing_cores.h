@@ -39,38 +39,6 @@ class TimingCores {
   // Timings waiting or running.
   int timings() const;
 
-  // RAII: a build's turn, held for the scope.
-  class Build {
-   public:
-    explicit Build(TimingCores* cores) : cores_(cores) {
-      if (cores_) cores_->build_begin();
-    }
-    ~Build() {
-      if (cores_) cores_->build_end();
-    }
-    Build(const Build&) = delete;
-    Build& operator=(const Build&) = delete;
-
-   private:
-    TimingCores* cores_;
-  };
-
-  // RAII: the builders are confined for the scope.
-  class Timing {
-   public:
-    explicit Timing(TimingCores* cores) : cores_(cores) {
-      if (cores_) cores_->timing_begin();
-    }
-    ~Timing() {
-      if (cores_) cores_->timing_end();
-    }
-    Timing(const Timing&) = delete;
-    Timing& operator=(const Timing&) = delete;
-
-   private:
-    TimingCores* cores_;
-  };
-
  private:
   void place(pid_t tid) const;  // with mu_ held
 
@@ -81,5 +49,24 @@ class TimingCores {
   int timings_ = 0;  // waiting or running
   int builds_ = 0;   // in progress, counted when taking turns
 };
+
+// RAII: a build's or a timing's turn, held for the scope; with no TimingCores, nothing is held.
+template <void (TimingCores::*Begin)(), void (TimingCores::*End)()>
+class TimingCoresTurn {
+ public:
+  explicit TimingCoresTurn(TimingCores* cores) : cores_(cores) {
+    if (cores_) (cores_->*Begin)();
+  }
+  ~TimingCoresTurn() {
+    if (cores_) (cores_->*End)();
+  }
+  TimingCoresTurn(const TimingCoresTurn&) = delete;
+  TimingCoresTurn& operator=(const TimingCoresTurn&) = delete;
+
+ private:
+  TimingCores* cores_;
+};
+using BuildTurn = TimingCoresTurn<&TimingCores::build_begin, &TimingCores::build_end>;
+using TimingTurn = TimingCoresTurn<&TimingCores::timing_begin, &TimingCores::timing_end>;
 
 }  // namespace tf::tuner
