@@ -1,13 +1,12 @@
 #include "runtime/measure.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/aligned_buffer.h"
 #include "runtime/cold_inputs.h"
 #include "runtime/random_fill.h"
 
@@ -38,16 +37,8 @@ int64_t TensorSpec::num_elements() const {
 }
 
 void* KernelBench::allocate(size_t bytes) {
-  // Arguments of a MB or more sit on huge pages where the kernel offers them: with 4 KB pages
-  // each process gets another physical layout, so cache-set conflicts (and a kernel's speed)
-  // changed from one worker process to the next.
-  constexpr size_t kHuge = size_t{2} << 20;
-  const bool huge = bytes >= (size_t{1} << 20);
-  const size_t alignment = huge ? kHuge : TF_BUFFER_ALIGNMENT;
-  const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  void* p = std::aligned_alloc(alignment, std::max(rounded, alignment));
+  void* p = allocate_aligned(bytes);
   if (!p) throw std::bad_alloc();
-  if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);
   return p;
 }
 

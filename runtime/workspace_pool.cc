@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "runtime/aligned_buffer.h"
 #include "runtime/kernel_abi.h"
 
 namespace {
@@ -41,7 +42,7 @@ extern "C" void* tf_runtime_workspace_alloc(int64_t bytes) {
     }
   }
   const int64_t rounded = (bytes + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT;
-  void* block = std::aligned_alloc(TF_BUFFER_ALIGNMENT, static_cast<size_t>(rounded));
+  void* block = tf::runtime::allocate_aligned(static_cast<size_t>(rounded));
   if (!block) return nullptr;
   std::lock_guard<std::mutex> lock(p.mu);
   p.live[block] = bytes;

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/aligned_buffer.h"
+
 namespace tf::runtime::model {
 namespace {
 
@@ -19,7 +21,7 @@ void* aligned_bytes(int64_t bytes) {
     throw ModelFileError("the model needs " + std::to_string(bytes) + " bytes at once, more than this machine's " +
                          std::to_string(memory) + " bytes of memory");
   }
-  void* p = std::aligned_alloc(TF_BUFFER_ALIGNMENT, size);
+  void* p = allocate_aligned(size);
   if (!p) throw ModelFileError("cannot allocate " + std::to_string(bytes) + " bytes for the model");
   std::memset(p, 0, size);
   return p;
