@@ -37,7 +37,9 @@ std::vector<double> cold_timings(const compiler::Task& task, TFKernelFn fn, cons
 
 int run_command(const RunOptions& o) {
   auto task = make_task(o.workload);
-  space::Config cfg = config_from_args(o.config, *task);
+  runtime::ColdInputs cold = runtime::ColdInputs::Off;
+  runtime::parse_cold_inputs(o.measure.cold_inputs, &cold);
+  space::Config cfg = config_from_args(o.config, *task, cold);
   const int64_t threads = o.config.threads, repeat = o.measure.repeat;
   runtime::set_num_threads(o.config.threads);
 
@@ -52,8 +54,6 @@ int run_command(const RunOptions& o) {
     return 1;
   }
   CheckResult check = runner.check();
-  runtime::ColdInputs cold = runtime::ColdInputs::Off;
-  runtime::parse_cold_inputs(o.measure.cold_inputs, &cold);
   const std::vector<double> secs = cold == runtime::ColdInputs::Off ? runner.time(kernel->entry(), o.measure.min_ms, o.measure.repeat)
                                                                     : cold_timings(*task, kernel->entry(), o.measure, cold);
   const double median = tf::median(secs);

@@ -5,6 +5,8 @@
 #include "cli/open_db.h"
 #include "compiler/error.h"
 #include "db/database.h"
+#include "support/json.h"
+#include "tuner/best_configs.h"
 #include "tuner/tune_job.h"
 
 namespace tf::cli {
@@ -37,7 +39,7 @@ std::optional<runtime::ColdInputs> timing_of_option(const std::string& text) {
 }
 
 void add_config_options(CLI::App& app, ConfigArgs& out) {
-  out.config_option = app.add_option("--config", out.config, "a JSON object of knob values, 'default', or 'best' (from --db)")->type_name("CONFIG");
+  out.config_option = app.add_option("--config", out.config, "a JSON object of knob values, 'default', or 'best' (from --db: the fastest timed as this command times, else of any timing)")->type_name("CONFIG");
   out.index_option = app.add_option("--config-index", out.config_index, "the N-th config of the space (see tunefarm space)")
                          ->type_name("N")
                          ->check(CLI::NonNegativeNumber);
@@ -64,19 +66,24 @@ std::unique_ptr<compiler::Task> make_task(const WorkloadArgs& args) {
   return std::make_unique<compiler::Task>(w, codegen::parse_target(args.target));
 }
 
-space::Config config_from_args(const ConfigArgs& args, const compiler::Task& task) {
+space::Config config_from_args(const ConfigArgs& args, const compiler::Task& task, runtime::ColdInputs timing) {
   if (args.index_option->count()) return task.space().at(args.config_index);
   if (args.config == "best") {
     auto db_handle = open_existing_db(args.db, DbUse::Read);
     db::Database& database = *db_handle;
     const std::string device = args.key.empty() ? device_key_of(args.threads) : args.key;
-    auto best = database.best(task.workload().op, task.workload().shape, task.target().str(), device);
+    const tuner::BestConfigs best_configs(&database, task.target().str(), device, timing);
+    const std::optional<std::string> best = best_configs.config(task.workload());
     if (!best) {
       throw UsageError("--config best: " + args.db + " has no successful measurement of " + task.workload().str() + " on " +
                        task.target().str() + " as device " + device +
                        (args.key.empty() ? " (run tunefarm tune first, with the same --threads)" : " (tune it on that fleet first)"));
     }
-    return task.space().from_json(best->config);
+    if (!best_configs.other_timings().empty()) {
+      std::fprintf(stderr, "tunefarm: --config best: no record of %s timed %s; using its best timed otherwise\n",
+                   task.workload().str().c_str(), runtime::timing_name(timing));
+    }
+    return task.space().from_json(parse_json(*best));
   }
   return task.parse_config(args.config);
 }

@@ -44,7 +44,9 @@ std::vector<int64_t> parse_shape_option(const std::string& op, const std::string
 std::unique_ptr<compiler::Task> make_task(const WorkloadArgs& args);
 // The device key measurements were recorded under: local, one per thread count (tuner::local_device_key).
 std::string device_key_of(int threads);
-// From --config JSON|default|best, --config-index N.
-space::Config config_from_args(const ConfigArgs& args, const compiler::Task& task);
+// From --config JSON|default|best, --config-index N. `best` prefers records timed as `timing` says
+// (how the caller will time the kernel), else the best of any timing, saying so on stderr.
+space::Config config_from_args(const ConfigArgs& args, const compiler::Task& task,
+                               runtime::ColdInputs timing = runtime::ColdInputs::Off);
 
 }  // namespace tf::cli

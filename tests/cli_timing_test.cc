@@ -87,6 +87,29 @@ TEST(CliTiming, BestAndHistoryShowTheTimingAndBestReadsTheOneAskedFor) {
   EXPECT_NE(tracker.err.find("--timing"), std::string::npos) << tracker.err;
 }
 
+// `run --config best` runs the best config timed the way it times (--cold-inputs), else the best of
+// any timing, saying so.
+TEST(CliTiming, RunConfigBestPrefersRecordsTimedAsItTimes) {
+  const std::string lines = temp("run.jsonl"), db = temp("run.db");
+  {
+    std::ofstream out(lines);
+    out << line(3, 0.001, "") << line(2, 0.002, "\"cold-weights\"");
+  }
+  ASSERT_EQ(run_cli("import --db " + db + " " + lines).exit_code, 0);
+  auto mr_run = [&](const std::string& extra, Result* r) {
+    *r = run_cli("run" + kWorkload + db + " --config best --min-ms 1 --repeat 1 --json" + extra);
+    EXPECT_EQ(r->exit_code, 0) << r->err;
+    return r->exit_code == 0 ? tf::parse_json(r->out).at("config").at("mr").get<int>() : -1;
+  };
+  Result r;
+  EXPECT_EQ(mr_run("", &r), 3);
+  EXPECT_EQ(r.err.find("timed otherwise"), std::string::npos) << r.err;
+  EXPECT_EQ(mr_run(" --cold-inputs weights", &r), 2);
+  EXPECT_EQ(r.err.find("timed otherwise"), std::string::npos) << r.err;
+  EXPECT_EQ(mr_run(" --cold-inputs all", &r), 3);  // none timed cold-all: the best of any timing
+  EXPECT_NE(r.err.find("no record of dense[32,48,40] timed cold-all"), std::string::npos) << r.err;
+}
+
 TEST(CliTiming, ExportThenImportKeepsEveryTimingAndAddsNothingTwice) {
   const std::string lines = temp("rt.jsonl"), db = temp("rt.db"), exported = temp("rt-export.jsonl"), copy = temp("rt-copy.db");
   {
