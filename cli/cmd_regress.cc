@@ -15,6 +15,8 @@
 #include "db/database.h"
 #include "regress/regression_run.h"
 #include "regress/report.h"
+#include "support/json.h"
+#include "tuner/best_configs.h"
 #include "tuner/tune_job.h"
 
 namespace tf::cli {
@@ -106,14 +108,16 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
-// The config to build: the db's best on this target and key, else the tracker's, else (with
+// The config to build: the db's best on this target and key (timed warm, as regress times, else
+// of any timing), else the tracker's, else (with
 // --tune-missing) one tuned now, else the db's best on another key of a machine of the same kind
 // (same triple and CPU: a config tuned with `tunefarm tune` on the host a local fleet runs on).
 regress::BestConfigFn best_config(db::Database& db, Where& where, int64_t tune_missing) {
   return [&db, &where, tune_missing](const regress::SuiteWorkload& sw) -> std::optional<Json> {
     const auto& w = sw.workload;
     auto from_db = [&]() -> std::optional<Json> {
-      if (auto m = db.best(w.op, w.shape, where.comparer->target(), where.comparer->device_key())) return m->config;
+      const tuner::BestConfigs best(&db, where.comparer->target(), where.comparer->device_key(), runtime::ColdInputs::Off);
+      if (auto config = best.config(w)) return parse_json(*config);
       if (where.fleet) return where.fleet->best(w);
       return std::nullopt;
     };
