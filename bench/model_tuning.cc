@@ -2,12 +2,12 @@
 
 #include <cstdio>
 
+#include "cli/model_latency.h"
 #include "compiler/codegen/target.h"
 #include "compiler/compiler.h"
-#include "graph/build.h"
 #include "graph/pipeline.h"
 #include "graph/tasks.h"
-#include "tuner/best_configs.h"
+#include "tuner/tune_job.h"
 #include "tuner/tune_tasks.h"
 
 namespace tf::bench {
@@ -15,18 +15,9 @@ namespace tf::bench {
 std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
                                                         db::Database* db, graph::Graph* planned, bool graph_layouts,
                                                         runtime::ColdInputs timing) {
-  graph::BuildOptions options;
-  options.target = codegen::parse_target(target);
-  options.threads = threads;
-  const tuner::BestConfigs best(db, options.target.str(), tuner::local_device_key(threads), timing);
-  options.config_for = [best](const ops::Workload& w) { return best.config(w); };
-  graph::PlanOptions plan = graph::plan_options_for(options.target);
-  plan.measured_seconds = [best](const ops::Workload& w) { return best.seconds(w); };
-  plan.graph_layouts = graph_layouts;
-  graph::Graph plan_built = graph::plan_graph(imported, plan);
-  auto exec = std::make_unique<runtime::model::Executor>(graph::build_model(plan_built, options));
-  if (planned) *planned = std::move(plan_built);
-  return exec;
+  return std::make_unique<runtime::model::Executor>(cli::build_with_db(imported, codegen::parse_target(target), threads, db,
+                                                                       tuner::local_device_key(threads), planned, timing,
+                                                                       graph_layouts));
 }
 
 ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSettings& s, db::Database& db) {

@@ -13,10 +13,12 @@
 namespace tf::cli {
 
 runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                        const std::string& device_key, graph::Graph* planned, runtime::ColdInputs timing) {
+                                        const std::string& device_key, graph::Graph* planned, runtime::ColdInputs timing,
+                                        bool graph_layouts) {
   const tuner::BestConfigs best(db, target.str(), device_key, timing);
   graph::PlanOptions plan = graph::plan_options_for(target);
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
+  plan.graph_layouts = graph_layouts;
   graph::Graph g = graph::plan_graph(imported, plan);
   graph::BuildOptions options;
   options.target = target;
