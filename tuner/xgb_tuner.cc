@@ -43,7 +43,11 @@ void XgbTuner::add_start_point(int64_t config_index) {
 const std::vector<float>& XgbTuner::features_of(int64_t index) {
   auto it = feature_cache_.find(index);
   if (it != feature_cache_.end()) return it->second;
-  std::vector<float> f = features_fn_(space_.at(index));
+  return cache_features(index, features_fn_(space_.at(index)));
+}
+
+// Every row as wide as the first: a template's features may vary in count between configs.
+const std::vector<float>& XgbTuner::cache_features(int64_t index, std::vector<float> f) {
   if (num_features_ == 0) num_features_ = static_cast<int>(f.size());
   f.resize(static_cast<size_t>(num_features_), 0.0f);
   return feature_cache_.emplace(index, std::move(f)).first->second;
@@ -51,8 +55,9 @@ const std::vector<float>& XgbTuner::features_of(int64_t index) {
 
 void XgbTuner::compute_features(const std::vector<int64_t>& indices) {
   std::vector<int64_t> missing;
+  std::set<int64_t> seen;
   for (int64_t i : indices) {
-    if (!feature_cache_.count(i) && std::find(missing.begin(), missing.end(), i) == missing.end()) missing.push_back(i);
+    if (!feature_cache_.count(i) && seen.insert(i).second) missing.push_back(i);
   }
   const size_t workers = std::min<size_t>(missing.size(), std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   if (workers < 2) return;  // features_of computes the one or none left
@@ -65,12 +70,7 @@ void XgbTuner::compute_features(const std::vector<int64_t>& indices) {
   for (size_t w = 1; w < workers; ++w) helpers.push_back(std::async(std::launch::async, work));
   work();
   for (auto& h : helpers) h.get();
-  for (size_t k = 0; k < missing.size(); ++k) {
-    std::vector<float>& f = computed[k];
-    if (num_features_ == 0) num_features_ = static_cast<int>(f.size());
-    f.resize(static_cast<size_t>(num_features_), 0.0f);
-    feature_cache_.emplace(missing[k], std::move(f));
-  }
+  for (size_t k = 0; k < missing.size(); ++k) cache_features(missing[k], std::move(computed[k]));
 }
 
 void XgbTuner::observe(const std::vector<TrialResult>& results) {

@@ -39,6 +39,7 @@ class XgbTuner : public Tuner {
 
  private:
   const std::vector<float>& features_of(int64_t index);
+  const std::vector<float>& cache_features(int64_t index, std::vector<float> features);
   // Computes the features of those of `indices` not cached yet, on every core: the search waits
   // for them, and with nothing built or timed meanwhile the other cores would sit idle.
   void compute_features(const std::vector<int64_t>& indices);
