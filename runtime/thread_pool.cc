@@ -193,11 +193,27 @@ std::vector<int> usable_cpus() {
   return cpus;
 }
 
-bool pin_this_thread(const std::vector<int>& cpus) {
+namespace {
+
+cpu_set_t cpu_set_of(const std::vector<int>& cpus) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  for (int c : cpus) CPU_SET(c, &set);
+  for (int c : cpus) {
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  }
+  return set;
+}
+
+}  // namespace
+
+bool pin_this_thread(const std::vector<int>& cpus) {
+  const cpu_set_t set = cpu_set_of(cpus);
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+bool pin_thread(pid_t thread_id, const std::vector<int>& cpus) {
+  const cpu_set_t set = cpu_set_of(cpus);
+  return sched_setaffinity(thread_id, sizeof set, &set) == 0;
 }
 
 std::string cpu_list_text(const std::vector<int>& cpus) {

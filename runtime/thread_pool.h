@@ -2,6 +2,8 @@
 // this small runtime). tf_runtime_parallel_for (kernel_abi.h) is its C entry point.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -20,6 +22,8 @@ bool pin_threads_to_cpus(const std::vector<int>& cpus);
 std::vector<int> usable_cpus();
 // Pins the calling thread alone to these CPUs. Returns false if the OS refused.
 bool pin_this_thread(const std::vector<int>& cpus);
+// The same for another thread of this process (its kernel thread id), at once even mid-run.
+bool pin_thread(pid_t thread_id, const std::vector<int>& cpus);
 // "0,2,3": how CPU lists are written in options and messages.
 std::string cpu_list_text(const std::vector<int>& cpus);
 

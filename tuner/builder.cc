@@ -37,15 +37,7 @@ int64_t LocalBuilder::cache_hits() const {
 }
 
 void LocalBuilder::run() {
-  struct Placed {
-    TimingCores* cores;
-    explicit Placed(TimingCores* c) : cores(c) {
-      if (cores) cores->add_builder();
-    }
-    ~Placed() {
-      if (cores) cores->remove_builder();
-    }
-  } placed(cores_.get());
+  BuilderThread placed(cores_.get());
   for (;;) {
     std::function<void()> work;
     {

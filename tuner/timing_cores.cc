@@ -1,27 +1,17 @@
 #include "tuner/timing_cores.h"
 
-#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+
+#include "runtime/thread_pool.h"
 
 namespace tf::tuner {
 
 namespace {
 
 pid_t this_thread_id() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
-
-void set_cpus(pid_t tid, const std::vector<int>& cpus) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : cpus) {
-    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
-  }
-  // A thread that already ended has nothing to move; any other failure leaves it where it was,
-  // which costs timing accuracy, never correctness.
-  ::sched_setaffinity(tid, sizeof set, &set);
-}
 
 }  // namespace
 
@@ -33,7 +23,9 @@ TimingCores::TimingCores(std::vector<int> cpus, int kernel_threads) : all_cpus_(
 }
 
 void TimingCores::place(pid_t tid) const {
-  if (!takes_turns()) set_cpus(tid, timings_ > 0 ? free_cpus_ : all_cpus_);
+  // A thread that already ended has nothing to move; another failure leaves it where it was,
+  // which costs timing accuracy, never correctness.
+  if (!takes_turns()) runtime::pin_thread(tid, timings_ > 0 ? free_cpus_ : all_cpus_);
 }
 
 void TimingCores::build_begin() {

@@ -50,7 +50,8 @@ class TimingCores {
   int builds_ = 0;   // in progress, counted when taking turns
 };
 
-// RAII: a build's or a timing's turn, held for the scope; with no TimingCores, nothing is held.
+// RAII: a build's or a timing's turn, or a builder thread's life, for the scope; with no
+// TimingCores, nothing is held.
 template <void (TimingCores::*Begin)(), void (TimingCores::*End)()>
 class TimingCoresTurn {
  public:
@@ -67,6 +68,7 @@ class TimingCoresTurn {
   TimingCores* cores_;
 };
 using BuildTurn = TimingCoresTurn<&TimingCores::build_begin, &TimingCores::build_end>;
+using BuilderThread = TimingCoresTurn<&TimingCores::add_builder, &TimingCores::remove_builder>;
 using TimingTurn = TimingCoresTurn<&TimingCores::timing_begin, &TimingCores::timing_end>;
 
 }  // namespace tf::tuner
