@@ -7,11 +7,11 @@
 namespace tf::db {
 namespace {
 
-constexpr const char* kColumns =
+constexpr const char* kBaselineColumns =
     "b.name, w.op, w.shape, w.dtype, t.target, t.device_key, b.config, b.compiler_version, b.costs, b.entry_symbol, "
     "b.device, b.measure, b.created_ms";
 
-Baseline read_row(Statement& q, bool with_library) {
+Baseline read_baseline(Statement& q, bool with_library) {
   Baseline b;
   b.name = q.column_text(0);
   b.op = q.column_text(1);
@@ -68,21 +68,21 @@ void Database::save_baseline(const std::string& name, const std::vector<Baseline
 }
 
 std::vector<Baseline> Database::baseline(const std::string& name) {
-  Statement q(conn_.handle(), std::string("SELECT ") + kColumns +
+  Statement q(conn_.handle(), std::string("SELECT ") + kBaselineColumns +
                                   ", b.library FROM baselines b JOIN workloads w ON w.id = b.workload_id "
                                   "JOIN targets t ON t.id = b.target_id WHERE b.name = ? ORDER BY b.id");
   q.bind(1, name);
   std::vector<Baseline> out;
-  while (q.step()) out.push_back(read_row(q, true));
+  while (q.step()) out.push_back(read_baseline(q, true));
   return out;
 }
 
 std::vector<Baseline> Database::baselines() {
-  Statement q(conn_.handle(), std::string("SELECT ") + kColumns +
+  Statement q(conn_.handle(), std::string("SELECT ") + kBaselineColumns +
                                   " FROM baselines b JOIN workloads w ON w.id = b.workload_id "
                                   "JOIN targets t ON t.id = b.target_id ORDER BY b.name, b.id");
   std::vector<Baseline> out;
-  while (q.step()) out.push_back(read_row(q, false));
+  while (q.step()) out.push_back(read_baseline(q, false));
   return out;
 }
 

@@ -7,10 +7,10 @@
 namespace tf::db {
 namespace {
 
-constexpr const char* kColumns =
+constexpr const char* kModelBaselineColumns =
     "name, model, input_shapes, target, device_key, threads, compiler_version, device, costs, created_ms";
 
-ModelBaseline read_row(Statement& q, bool with_tfm) {
+ModelBaseline read_model_baseline(Statement& q, bool with_tfm) {
   ModelBaseline b;
   b.name = q.column_text(0);
   b.model = q.column_text(1);
@@ -39,7 +39,7 @@ void Database::save_model_baseline(const ModelBaseline& b, bool replace) {
     Statement del(conn_.handle(), "DELETE FROM model_baselines WHERE name = ?");
     del.bind(1, b.name).run();
   }
-  Statement ins(conn_.handle(), std::string("INSERT INTO model_baselines (") + kColumns + ", tfm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement ins(conn_.handle(), std::string("INSERT INTO model_baselines (") + kModelBaselineColumns + ", tfm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   ins.bind(1, b.name).bind(2, b.model).bind(3, b.input_shapes).bind(4, b.target).bind(5, b.device_key);
   ins.bind(6, static_cast<int64_t>(b.threads)).bind(7, b.compiler_version).bind(8, b.device).bind(9, Json(b.costs).dump());
   ins.bind(10, b.created_ms > 0 ? b.created_ms : now_ms()).bind_blob(11, b.tfm);
@@ -48,16 +48,16 @@ void Database::save_model_baseline(const ModelBaseline& b, bool replace) {
 }
 
 std::optional<ModelBaseline> Database::model_baseline(const std::string& name) {
-  Statement q(conn_.handle(), std::string("SELECT ") + kColumns + ", tfm FROM model_baselines WHERE name = ?");
+  Statement q(conn_.handle(), std::string("SELECT ") + kModelBaselineColumns + ", tfm FROM model_baselines WHERE name = ?");
   q.bind(1, name);
   if (!q.step()) return std::nullopt;
-  return read_row(q, true);
+  return read_model_baseline(q, true);
 }
 
 std::vector<ModelBaseline> Database::model_baselines() {
-  Statement q(conn_.handle(), std::string("SELECT ") + kColumns + " FROM model_baselines ORDER BY name");
+  Statement q(conn_.handle(), std::string("SELECT ") + kModelBaselineColumns + " FROM model_baselines ORDER BY name");
   std::vector<ModelBaseline> out;
-  while (q.step()) out.push_back(read_row(q, false));
+  while (q.step()) out.push_back(read_model_baseline(q, false));
   return out;
 }
 

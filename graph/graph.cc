@@ -145,6 +145,12 @@ const Tensor* Graph::constant(const std::string& name) const {
   return it == values_.end() ? nullptr : it->second.data.get();
 }
 
+std::optional<double> Graph::scalar_constant(const std::string& name) const {
+  const Tensor* t = name.empty() ? nullptr : constant(name);
+  if (!t || t->size() != 1) return std::nullopt;
+  return t->at(0);
+}
+
 bool Graph::is_output(const std::string& value) const {
   return std::find(outputs.begin(), outputs.end(), value) != outputs.end();
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -110,6 +111,8 @@ class Graph {
   const Value& output_of(const Node& n, size_t i = 0) const;
   bool input_present(const Node& n, size_t i) const { return i < n.inputs.size() && !n.inputs[i].empty(); }
   const Tensor* constant(const std::string& name) const;  // nullptr unless a constant
+  // The value of a one-element constant; nullopt for anything else (and for "").
+  std::optional<double> scalar_constant(const std::string& name) const;
 
   // How many node inputs read the value, plus one if it is a graph output.
   int use_count(const std::string& value) const;

@@ -13,6 +13,9 @@
 namespace tf::graph {
 
 struct PlanOptions {
+  PlanOptions() = default;
+  explicit PlanOptions(bool blocked) : blocked_layouts(blocked) {}
+
   // Blocked (NCHWc) activations between convolutions, conv and dense weights packed at build time.
   // Off: every conv stays on plain NCHW, every dense weight as [K, N] (what the test-only evaluator
   // reads).

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "compiler/compiler.h"
+#include "regress/report.h"
 #include "support/stats.h"
 
 namespace tf::regress {
@@ -19,12 +20,6 @@ KernelBinary build_current(const ops::Workload& w, const Json& config, const std
   const space::Config cfg = task.space().from_json(config);
   codegen::SharedLibrary lib = task.build_shared_library(cfg);
   return KernelBinary{"current", std::move(lib.bytes), lib.entry_symbol};
-}
-
-std::string fmt(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
 }
 
 }  // namespace
@@ -90,7 +85,7 @@ std::vector<SavedWorkload> save_baseline(const std::string& name, const Suite& s
       b.measure["timings"] = static_cast<int64_t>(k.costs.size());
       s.gflops = gflops_of(sw.workload, k.costs);
       s.status = "saved";
-      if (progress) progress(sw.name + ": " + fmt("%.1f GFLOPS", s.gflops));
+      if (progress) progress(sw.name + ": " + format_value("%.1f GFLOPS", s.gflops));
       entries.push_back(std::move(b));
     } catch (const RunError&) {
       throw;
@@ -172,7 +167,7 @@ RegressReport run_regress(const std::string& baseline, const Suite& suite, Compa
       progress(sw.name + ": " + v.status +
                (v.status == "failed" || v.status == "broken"
                     ? " - " + v.error
-                    : fmt(" %.3fx", v.ratio.median) + fmt(" (95%% CI %.3f", v.ratio.low) + fmt("-%.3f)", v.ratio.high)));
+                    : format_value(" %.3fx", v.ratio.median) + format_value(" (95%% CI %.3f", v.ratio.low) + format_value("-%.3f)", v.ratio.high)));
     }
     report.workloads.push_back(std::move(v));
   }

@@ -5,20 +5,21 @@
 #include "support/xml.h"
 
 namespace tf::regress {
-namespace {
 
-std::string fmt(const char* f, double a) {
+std::string format_value(const char* format, double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
+  std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
+
+namespace {
 
 bool compared(const WorkloadVerdict& w) { return w.status == "faster" || w.status == "unchanged" || w.status == "slower"; }
 
 // "0.612x (95% CI 0.601-0.623), 5% threshold"
 std::string ratio_text(const WorkloadVerdict& w) {
-  return fmt("%.3fx", w.ratio.median) + fmt(" (%.0f%% CI ", w.ratio.confidence * 100) + fmt("%.3f", w.ratio.low) +
-         fmt("-%.3f)", w.ratio.high) + fmt(", threshold %.1f%%", w.threshold * 100);
+  return format_value("%.3fx", w.ratio.median) + format_value(" (%.0f%% CI ", w.ratio.confidence * 100) + format_value("%.3f", w.ratio.low) +
+         format_value("-%.3f)", w.ratio.high) + format_value(", threshold %.1f%%", w.threshold * 100);
 }
 
 }  // namespace
@@ -34,7 +35,7 @@ std::string to_junit(const RegressReport& r) {
   // The same counts on the <testsuites> root and its one <testsuite>: CI systems read either.
   const std::string counts = " tests=\"" + std::to_string(r.workloads.size()) + "\" failures=\"" + std::to_string(failures) +
                              "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
-                             "\" time=\"" + fmt("%.3f", r.seconds) + "\"";
+                             "\" time=\"" + format_value("%.3f", r.seconds) + "\"";
   x += "<testsuites name=\"tunefarm regress\"" + counts + ">\n";
   x += "  <testsuite name=\"" + xml_escape("baseline " + r.baseline) + "\"" + counts + ">\n";
   x += "    <properties>\n";
@@ -46,10 +47,10 @@ std::string to_junit(const RegressReport& r) {
   x += "    </properties>\n";
   for (const auto& w : r.workloads) {
     x += "    <testcase classname=\"tunefarm.regress." + xml_escape(r.baseline) + "\" name=\"" + xml_escape(w.name) +
-         "\" time=\"" + fmt("%.3f", w.seconds) + "\">\n";
+         "\" time=\"" + format_value("%.3f", w.seconds) + "\">\n";
     if (w.status == "slower") {
       x += "      <failure type=\"slower\" message=\"" + xml_escape("slower: " + ratio_text(w)) + "\">" +
-           xml_escape(w.workload_key + fmt(": baseline %.1f GFLOPS", w.baseline_gflops) + fmt(", current %.1f GFLOPS", w.current_gflops) +
+           xml_escape(w.workload_key + format_value(": baseline %.1f GFLOPS", w.baseline_gflops) + format_value(", current %.1f GFLOPS", w.current_gflops) +
                       "; baseline config " + w.baseline_config.dump() + " (" + w.baseline_compiler + "), current config " +
                       w.current_config.dump() + " (" + w.current_compiler + ")") +
            "</failure>\n";
@@ -120,12 +121,12 @@ std::string to_markdown(const RegressReport& r) {
   for (const auto& w : r.workloads) {
     md += "| " + w.name + " | " + (w.status == "slower" || w.status == "broken" || w.status == "failed" ? "**" + w.status + "**" : w.status) + " | ";
     if (compared(w)) {
-      md += fmt("%.3f", w.ratio.median) + " | " + fmt("%.3f", w.ratio.low) + fmt("-%.3f", w.ratio.high) + " | " +
-            fmt("%.1f", w.baseline_gflops) + " | " + fmt("%.1f", w.current_gflops) + " | ";
+      md += format_value("%.3f", w.ratio.median) + " | " + format_value("%.3f", w.ratio.low) + format_value("-%.3f", w.ratio.high) + " | " +
+            format_value("%.1f", w.baseline_gflops) + " | " + format_value("%.1f", w.current_gflops) + " | ";
     } else {
       md += " | | | | ";
     }
-    md += fmt("%.1f%%", w.threshold * 100) + " | " + (w.config_changed ? "changed" : "same") + " |\n";
+    md += format_value("%.1f%%", w.threshold * 100) + " | " + (w.config_changed ? "changed" : "same") + " |\n";
   }
   bool notes = false;
   for (const auto& w : r.workloads) {
@@ -136,7 +137,7 @@ std::string to_markdown(const RegressReport& r) {
   }
   const int code = r.exit_code();
   md += std::string("\nResult: ") + (code == 0 ? "nothing slower beyond its threshold" : code == 1 ? "SLOWER" : "the run FAILED") +
-        fmt(" (exit %.0f)", code) + fmt(", %.0f s.\n", r.seconds);
+        format_value(" (exit %.0f)", code) + format_value(", %.0f s.\n", r.seconds);
   return md;
 }
 

@@ -14,4 +14,7 @@ std::string to_junit(const RegressReport& r);
 Json to_json(const RegressReport& r);
 std::string to_markdown(const RegressReport& r);
 
+// One double through a printf format ("%.1f GFLOPS"), as the reports and progress lines print it.
+std::string format_value(const char* format, double v);
+
 }  // namespace tf::regress

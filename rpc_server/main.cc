@@ -1,6 +1,7 @@
 // tunefarm-rpc-server: the board daemon. Runs on each target board, dials out to the tracker,
 // registers its device key and measures the kernels it is sent. Links the small runtime, not LLVM.
 #include <sys/prctl.h>
+#include <unistd.h>  // environ
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +18,6 @@
 #include "rpc_server/board_info.h"
 #include "support/args.h"
 
-extern char** environ;
 
 namespace {
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test through ctest, then each fuzz target briefly.
+# Installs what is missing, builds, and runs every test through ctest (the fuzz targets among them,
+# over their seeds and reproducible mutations of them).
 #   scripts/test.sh [CTEST-ARGS...]
+#   scripts/test.sh --fuzz [CTEST-ARGS...]       the fuzz targets under libFuzzer with ASan and UBSan,
+#                                                10 s each (build-fuzz/, docs/fuzzing.md)
 #   scripts/test.sh --sanitize address,undefined [CTEST-ARGS...]   every test, built with ASan and UBSan
 #   scripts/test.sh --sanitize thread [CTEST-ARGS...]              the tracker, dispatcher, job and
 #                                                                  thread-pool tests, built with TSan
@@ -8,6 +11,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sanitize=""
+if [[ "${1:-}" == --fuzz ]]; then
+  shift
+  "$root/scripts/build.sh" --fuzz
+  exec ctest --test-dir "$root/build-fuzz" --output-on-failure -j "$(nproc)" --timeout 300 "$@"
+fi
 if [[ "${1:-}" == --sanitize ]]; then
   sanitize="${2:-}"
   shift $(( $# >= 2 ? 2 : 1 ))
@@ -37,8 +45,4 @@ if [ -n "$sanitize" ]; then
 fi
 
 "$root/scripts/build.sh"
-"$root/scripts/build.sh" --fuzz
-status=0
-ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)" --timeout 900 "$@" || status=$?
-ctest --test-dir "$root/build-fuzz" --output-on-failure -j "$(nproc)" --timeout 300 || status=$?
-exit "$status"
+exec ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)" --timeout 900 "$@"

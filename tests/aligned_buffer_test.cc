@@ -54,7 +54,9 @@ TEST(AlignedBuffer, SmallBuffersAreVectorAlignedAndLargeOnesOnHugePageBoundaries
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (size_t{2} << 20), 0u);
   std::memset(p, 1, big);
-  if (thp_offered()) EXPECT_NE(thp_eligible(p).find('1'), std::string::npos) << "the buffer was not advised onto huge pages";
+  if (thp_offered()) {
+    EXPECT_NE(thp_eligible(p).find('1'), std::string::npos) << "the buffer was not advised onto huge pages";
+  }
   std::free(p);
 }
 

@@ -15,6 +15,25 @@
 
 namespace tf::testing_support {
 
+// n floats uniform in [-1, 1) from a seed.
+inline std::vector<float> random_floats(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// What check_workload refuses the op's shape with ("" when it accepts it).
+inline std::string workload_error(const std::string& op, const std::string& text) {
+  try {
+    ops::check_workload({op, ops::parse_shape(op, text)});
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // `samples` at kEveryConfig checks every point of the space (small spaces) instead of random ones.
 constexpr int kEveryConfig = -1;
 

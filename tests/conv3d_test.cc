@@ -15,14 +15,8 @@ namespace tf {
 namespace {
 
 using testing_support::expect_configs_correct;
-
-std::vector<float> random_floats(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
+using testing_support::random_floats;
+using testing_support::workload_error;
 
 struct Window {
   int64_t in, kernel, stride, dilation, pad_begin;
@@ -109,15 +103,6 @@ TEST(Conv3dOp, ShapesReadAndPrintByName) {
             "n=1,c=2,d=4,h=5,w=6,k=2,kd=1,kh=2,kw=3,stride_d=1,stride_h=2,stride_w=1,pad_front=0,pad_top=0,pad_left=0,"
             "pad_back=1,pad_bottom=0,pad_right=0");
   EXPECT_EQ(ops::parse_shape("conv3d", ops::find_operator("conv3d").shape_text(uneven)), uneven);
-}
-
-std::string workload_error(const std::string& op, const std::string& text) {
-  try {
-    ops::check_workload({op, ops::parse_shape(op, text)});
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Conv3dOp, NonsenseIsRefusedByField) {

@@ -15,14 +15,8 @@ namespace tf {
 namespace {
 
 using testing_support::expect_configs_correct;
-
-std::vector<float> random_floats(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
+using testing_support::random_floats;
+using testing_support::workload_error;
 
 struct Axis {
   int64_t in, kernel, stride, dilation, pad_begin, pad_end, output_padding;
@@ -72,15 +66,6 @@ TEST(Conv3dTransposeSpace, RandomConfigsOnAwkwardShapes) {
   expect_configs_correct("conv3d_transpose_bias", "n=2,c=4,d=2,h=3,w=7,k=6,kd=2,kh=2,kw=3,stride=2,pad=1,groups=2,output_padding_w=1", 10, 2);
   // Negative pads (an output_shape beyond the natural one) widen the output.
   expect_configs_correct("conv3d_transpose", "c=2,d=2,h=3,w=3,k=2,kd=2,kh=2,kw=2,stride=2,pad_back=-1,pad_right=-1", 5, 3);
-}
-
-std::string workload_error(const std::string& op, const std::string& text) {
-  try {
-    ops::check_workload({op, ops::parse_shape(op, text)});
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Conv3dTransposeOp, NonsenseIsRefusedByField) {

@@ -13,15 +13,12 @@
 
 #include "db/database.h"
 #include "db/schema.h"
+#include "tests/test_files.h"
 
 namespace tf::db {
 namespace {
 
-std::string fresh_path(const std::string& name) {
-  std::string p = testing::TempDir() + "tf_open_" + name + "_" + std::to_string(getpid()) + ".db";
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((p + suffix).c_str());
-  return p;
-}
+using testing_support::fresh_path;
 
 Measurement sample(double seconds, int mr) {
   Measurement m;

@@ -12,17 +12,12 @@
 
 #include "db/database.h"
 #include "db/schema.h"
+#include "tests/test_files.h"
 
 namespace tf::db {
 namespace {
 
-std::string fresh_path(const std::string& name) {
-  std::string p = testing::TempDir() + "tf_" + name + "_" + std::to_string(getpid()) + ".db";
-  std::remove(p.c_str());
-  std::remove((p + "-wal").c_str());
-  std::remove((p + "-shm").c_str());
-  return p;
-}
+using testing_support::fresh_path;
 
 Measurement sample(double seconds, int mr, int64_t t_ms) {
   Measurement m;

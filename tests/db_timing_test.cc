@@ -9,17 +9,14 @@
 #include "db/database.h"
 #include "db/schema.h"
 #include "tuner/best_configs.h"
+#include "tests/test_files.h"
 
 namespace tf::db {
 namespace {
 
-using runtime::ColdInputs;
+using testing_support::fresh_path;
 
-std::string fresh_path(const std::string& name) {
-  std::string p = testing::TempDir() + "tf_timing_" + name + "_" + std::to_string(getpid()) + ".db";
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((p + suffix).c_str());
-  return p;
-}
+using runtime::ColdInputs;
 
 const char* kTarget = "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4";
 

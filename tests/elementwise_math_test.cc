@@ -19,6 +19,7 @@
 #include "compiler/ops/elementwise.h"
 #include "runtime/measure.h"
 #include "tests/float_accuracy.h"
+#include "tests/elementwise_exprs.h"
 
 namespace tf {
 namespace {
@@ -31,10 +32,10 @@ using accuracy::wide_inputs;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-E x(int i) { return ops::ew_input(i); }
-E c(double v) { return ops::ew_constant(v); }
-E un(K k, E a) { return ops::ew_unary(k, std::move(a)); }
-E bin(K k, E a, E b) { return ops::ew_binary(k, std::move(a), std::move(b)); }
+using testing_support::x;
+using testing_support::c;
+using testing_support::un;
+using testing_support::bin;
 
 // The kernel of `e` over rank-1 inputs of one length, and whether each output is within the
 // reference's tolerance (ElementwiseOperator::reference, from evaluate()).

@@ -15,6 +15,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ops/elementwise.h"
 #include "runtime/thread_pool.h"
+#include "tests/elementwise_exprs.h"
 
 namespace tf {
 namespace {
@@ -22,10 +23,10 @@ namespace {
 using ops::ElementwiseKind;
 using K = ElementwiseKind;
 
-ops::ElementwiseExprPtr x(int i) { return ops::ew_input(i); }
-ops::ElementwiseExprPtr c(double v) { return ops::ew_constant(v); }
-ops::ElementwiseExprPtr bin(K k, ops::ElementwiseExprPtr a, ops::ElementwiseExprPtr b) { return ops::ew_binary(k, a, b); }
-ops::ElementwiseExprPtr un(K k, ops::ElementwiseExprPtr a) { return ops::ew_unary(k, a); }
+using testing_support::x;
+using testing_support::c;
+using testing_support::un;
+using testing_support::bin;
 
 // gelu(x) = 0.5 x (1 + erf(x / sqrt 2)), as BERT's exporters write it.
 ops::ElementwiseExprPtr gelu(ops::ElementwiseExprPtr v) {

@@ -4,7 +4,7 @@
 
 #include "compiler/ir/visitor.h"
 
-namespace tf::testing {
+namespace tf::testing_support {
 
 struct IrCounts : ir::IRVisitor {
   using ir::IRVisitor::visit;
@@ -27,4 +27,4 @@ inline IrCounts count_nodes(const ir::Stmt& s) {
   return c;
 }
 
-}  // namespace tf::testing
+}  // namespace tf::testing_support

@@ -13,7 +13,7 @@
 #include "compiler/ir/function.h"
 #include "compiler/ir/ir.h"
 
-namespace tf::testing {
+namespace tf::testing_support {
 
 class IrInterpreter {
  public:
@@ -41,4 +41,4 @@ class IrInterpreter {
   int64_t stores_ = 0;
 };
 
-}  // namespace tf::testing
+}  // namespace tf::testing_support

@@ -9,7 +9,7 @@
 
 #include "compiler/ir/printer.h"
 
-namespace tf::testing {
+namespace tf::testing_support {
 
 using namespace ir;  // NOLINT: this file is all IR
 
@@ -267,13 +267,13 @@ void IrInterpreter::exec(const Stmt& s) {
   }
 }
 
-}  // namespace tf::testing
+}  // namespace tf::testing_support
 
 // ---------------------------------------------------------------- tests of the interpreter
 
 #include <gtest/gtest.h>
 
-namespace tf::testing {
+namespace tf::testing_support {
 namespace {
 
 TEST(PassesInterpreter, FloorSemanticsAndVectors) {
@@ -305,4 +305,4 @@ TEST(PassesInterpreter, RejectsOutOfBoundsAndContractViolations) {
 }
 
 }  // namespace
-}  // namespace tf::testing
+}  // namespace tf::testing_support

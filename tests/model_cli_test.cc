@@ -9,10 +9,11 @@
 #include "support/json.h"
 #include "tests/cli_runner.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/test_files.h"
 
 namespace {
 
-std::string model_path(const std::string& name) { return std::string(TF_MODELS_DIR) + "/" + name + ".onnx"; }
+using tf::testing_support::model_path;
 
 std::string write_temp(const std::string& name, const std::string& bytes) {
   const std::string path = testing::TempDir() + "tf-model-" + std::to_string(::getpid()) + "-" + name;

@@ -65,18 +65,16 @@ Graph typed_graph() {
   return g;
 }
 
-ops::ElementwiseExprPtr x(int i) { return ops::ew_input(i); }
-
 // The test's own lowering: each node one typed elementwise kernel over its inputs, broadcast to
 // the output's rank; `wrong` declares every input float32 (what a lowering ignorant of types did).
 NodeLowering lower_typed(const Graph& g, const Node& n, bool wrong = false) {
   ops::ElementwiseExprPtr e;
-  if (n.op == "Add") e = ops::ew_binary(K::Add, x(0), x(1));
-  if (n.op == "CastAdd") e = ops::ew_binary(K::Add, ops::ew_cast(x(0), DType::Float32), x(1));
+  if (n.op == "Add") e = ops::ew_binary(K::Add, ops::ew_input(0), ops::ew_input(1));
+  if (n.op == "CastAdd") e = ops::ew_binary(K::Add, ops::ew_cast(ops::ew_input(0), DType::Float32), ops::ew_input(1));
   // x > 2.5 as relu(x - 2.5) != 0, from the kinds this branch has.
-  if (n.op == "Greater") e = ops::ew_cast(ops::ew_unary(K::Relu, ops::ew_binary(K::Sub, x(0), ops::ew_constant(2.5))), DType::Bool);
-  if (n.op == "MaskMul") e = ops::ew_binary(K::Mul, ops::ew_cast(x(0), DType::Float32), ops::ew_cast(x(1), DType::Float32));
-  if (n.op == "Cast") e = ops::ew_cast(x(0), g.value(n.outputs[0]).dtype);
+  if (n.op == "Greater") e = ops::ew_cast(ops::ew_unary(K::Relu, ops::ew_binary(K::Sub, ops::ew_input(0), ops::ew_constant(2.5))), DType::Bool);
+  if (n.op == "MaskMul") e = ops::ew_binary(K::Mul, ops::ew_cast(ops::ew_input(0), DType::Float32), ops::ew_cast(ops::ew_input(1), DType::Float32));
+  if (n.op == "Cast") e = ops::ew_cast(ops::ew_input(0), g.value(n.outputs[0]).dtype);
   if (!e) throw CompileError(n.describe() + ": the test lowers no such op");
   const Shape& out = g.value(n.outputs[0]).shape;
   std::vector<DType> types;

@@ -10,16 +10,13 @@
 #include "support/json.h"
 #include "tests/cli_runner.h"
 #include "tests/onnx_model_builder.h"
+#include "tests/test_files.h"
 
 namespace {
 
-using tf::graph::testing::OnnxModelBuilder;
+using tf::testing_support::scratch;
 
-std::string scratch(const std::string& name) {
-  const std::string dir = testing::TempDir() + "tf-input-shape-" + name + "-" + std::to_string(::getpid());
-  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  return dir;
-}
+using tf::graph::testing::OnnxModelBuilder;
 
 // image [N,3,H,W] -> 3x3 conv (pad 1) with bias -> Relu, written to `dir`.
 std::string stem_model(const std::string& dir) {

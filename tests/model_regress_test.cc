@@ -11,17 +11,13 @@
 #include "db/database.h"
 #include "support/json.h"
 #include "tests/cli_runner.h"
+#include "tests/test_files.h"
 
 namespace tf {
 namespace {
 
-std::string small_cnn() { return std::string(TF_MODELS_DIR) + "/small_cnn.onnx"; }
-
-std::string scratch(const std::string& name) {
-  const std::string dir = testing::TempDir() + "tf-model-regress-" + name + "-" + std::to_string(::getpid());
-  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  return dir;
-}
+using testing_support::small_cnn;
+using testing_support::scratch;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);

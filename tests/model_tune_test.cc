@@ -17,20 +17,16 @@
 #include "tests/cli_runner.h"
 #include "tests/fleet_harness.h"
 #include "tests/graph_evaluator.h"
+#include "tests/test_files.h"
 
 namespace tf {
 namespace {
 
+using testing_support::small_cnn;
+using testing_support::scratch;
+
 using fleet_test::eventually;
 namespace v1 = ::tunefarm::v1;
-
-std::string small_cnn() { return std::string(TF_MODELS_DIR) + "/small_cnn.onnx"; }
-
-std::string scratch(const std::string& name) {
-  const std::string dir = testing::TempDir() + "tf-model-tune-" + name + "-" + std::to_string(::getpid());
-  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  return dir;
-}
 
 // Every measurement of the job: how many, each config once per workload.
 size_t measured_once(const std::string& db_path, int64_t job_id, std::map<std::string, int64_t>* per_workload = nullptr) {

@@ -22,9 +22,10 @@ namespace {
 using testing::OnnxModelBuilder;
 
 struct Operand {
+  Operand(std::string t, Shape s) : term(std::move(t)), shape(std::move(s)) {}
   std::string term;
   Shape shape;
-  std::vector<float> values;
+  std::vector<float> values;  // filled by the test
 };
 
 // out[assignment of out's letters] = sum over the other letters of the operands' product.

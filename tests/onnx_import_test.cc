@@ -13,15 +13,16 @@
 #include "graph/tasks.h"
 #include "tests/onnx_model_builder.h"
 #include "tests/onnx_model_run.h"
+#include "tests/test_files.h"
 
 namespace tf::graph {
 namespace {
 
+using testing_support::model_path;
+
 using testing::error_of;
 using testing::import_error;
 using testing::OnnxModelBuilder;
-
-std::string model_path(const std::string& name) { return std::string(TF_MODELS_DIR) + "/" + name + ".onnx"; }
 
 
 const Node& first(const Graph& g, const std::string& op) {

@@ -13,14 +13,15 @@
 #include "graph/tasks.h"
 #include "tests/onnx_model_builder.h"
 #include "tests/onnx_model_run.h"
+#include "tests/test_files.h"
 
 namespace tf::graph {
 namespace {
 
+using testing_support::model_path;
+
 using testing::error_of;
 using testing::OnnxModelBuilder;
-
-std::string model_path(const std::string& name) { return std::string(TF_MODELS_DIR) + "/" + name + ".onnx"; }
 
 // image [N,3,H,W] -> 3x3 conv (pad 1) -> Relu: a detector's stem with its spatial extents left to the user.
 OnnxModelBuilder stem(const std::vector<std::string>& dims = {"N", "3", "H", "W"}) {

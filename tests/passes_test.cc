@@ -18,8 +18,8 @@ using namespace ir;  // NOLINT: tests build IR by hand
 
 Expr V(const Var& v) { return to_expr(v); }
 
-using testing::count_nodes;
-using testing::IrCounts;
+using testing_support::count_nodes;
+using testing_support::IrCounts;
 
 // ---------------------------------------------------------------- simplify
 
@@ -104,7 +104,7 @@ TEST(PassesPartition, HoistsOverhangGuardOutOfMainLoop) {
 
   // Same result as before, every element written once.
   std::vector<double> a(75, 0), b(75, 0);
-  testing::IrInterpreter ia, ib;
+  testing_support::IrInterpreter ia, ib;
   ia.bind(out, &a);
   ia.run(s);
   ib.bind(out, &b);
@@ -123,7 +123,7 @@ TEST(PassesPartition, FusedLoopGuardThroughFloordiv) {
   ASSERT_TRUE(seq) << to_string(p);
   EXPECT_EQ(count_nodes(seq->stmts[0]).ifs, 0) << to_string(p);
   std::vector<double> a(64, 0), b(64, 0);
-  testing::IrInterpreter ia, ib;
+  testing_support::IrInterpreter ia, ib;
   ia.bind(out, &a);
   ia.run(s);
   ib.bind(out, &b);
@@ -241,7 +241,7 @@ void expect_lowered_configs_correct(const std::string& op, std::vector<int64_t> 
     bufs.emplace_back(expected.size(), std::numeric_limits<double>::quiet_NaN());
     std::vector<std::vector<double>*> args;
     for (auto& b : bufs) args.push_back(&b);
-    testing::IrInterpreter interp;
+    testing_support::IrInterpreter interp;
     try {
       interp.run(f, args);
     } catch (const std::exception& e) {

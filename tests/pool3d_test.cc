@@ -16,6 +16,8 @@ namespace tf {
 namespace {
 
 using testing_support::expect_configs_correct;
+using testing_support::random_floats;
+using testing_support::workload_error;
 
 struct Axis {
   int64_t in, kernel, stride, dilation, pad_begin, pad_end;
@@ -49,14 +51,6 @@ std::vector<float> pool3d_loop(int64_t planes, const Axis (&a)[3], const std::ve
   return y;
 }
 
-std::vector<float> random_floats(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
-
 TEST(Pool3dOp, MatchesPlainLoops) {
   runtime::set_num_threads(2);
   const Axis a[3] = {{5, 2, 2, 1, 1, 0}, {6, 3, 1, 1, 1, 1}, {11, 3, 2, 1, 0, 2}};
@@ -88,15 +82,6 @@ TEST(Pool3dSpace, RandomConfigsOnAwkwardShapes) {
   expect_configs_correct("max_pool3d", shape, testing_support::kEveryConfig, 1);
   expect_configs_correct("avg_pool3d", shape, testing_support::kEveryConfig, 2);
   expect_configs_correct("avg_pool3d", "c=3,d=8,h=16,w=16,kd=2,kh=2,kw=2,stride=2", testing_support::kEveryConfig, 3);
-}
-
-std::string workload_error(const std::string& op, const std::string& text) {
-  try {
-    ops::check_workload({op, ops::parse_shape(op, text)});
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Pool3dOp, NonsenseIsRefusedByField) {

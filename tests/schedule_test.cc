@@ -150,7 +150,7 @@ TEST(Lower, StageComputedWhereItsReaderIsGetsTheReadersRegion) {
 
   std::vector<double> in(65), out(64);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i % 7) - 3;
-  testing::IrInterpreter interp;
+  testing_support::IrInterpreter interp;
   interp.run(lower::lower(s, "chain"), {&in, &out});
   for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], 2 * in[i] + 2 * in[i + 1] + 1) << i;
 }

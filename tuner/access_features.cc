@@ -11,9 +11,11 @@
 #include "compiler/ir/visitor.h"
 
 namespace tf::tuner {
-namespace {
 
 float log2p(double v) { return static_cast<float>(std::log2(1.0 + std::max(0.0, v))); }
+
+namespace {
+
 
 int64_t const_extent(const ir::ForNode* loop) {
   int64_t e = 1;

@@ -11,6 +11,9 @@
 
 namespace tf::tuner {
 
+// The scale of every count feature: log2(1 + v), 0 for v <= 0.
+float log2p(double v);
+
 // Loop levels described, from the hottest innermost loop outwards (missing levels are zeros).
 constexpr int kAccessLevels = 5;
 // Memory buffers described per level, the largest footprints first.

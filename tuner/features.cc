@@ -8,7 +8,6 @@
 namespace tf::tuner {
 namespace {
 
-float log2p(double v) { return static_cast<float>(std::log2(1.0 + std::max(0.0, v))); }
 
 // Reads the rolled nest (lower::LowerStage::Rolled): unrolled and vectorized loops are still loops,
 // counted as the copies and vector lanes code generation will make of them.

@@ -25,8 +25,6 @@ namespace {
 using ir::Expr;
 using te::Tensor;
 
-constexpr int64_t kNoScale = 1000000000;
-
 class Attention : public Operator {
  public:
   explicit Attention(bool masked) : masked_(masked) {}

@@ -20,8 +20,6 @@ namespace {
 using ir::Expr;
 using te::Tensor;
 
-constexpr int64_t kNoScale = 1000000000;
-
 class BatchMatmul : public Operator {
  public:
   explicit BatchMatmul(bool nt) : nt_(nt) {}

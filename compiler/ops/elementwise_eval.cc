@@ -23,7 +23,6 @@ using Fn = std::function<double(double)>;
 
 constexpr double kUnit = 1.0 / (1 << 24);  // float32 unit roundoff
 
-double to_float(double v) { return static_cast<double>(static_cast<float>(v)); }
 
 // `ulps` float32 ulps of v, generously (an ulp at v is at most 2^-23 |v|).
 double rounded(double v, double ulps) { return std::isinf(v) ? 0 : ulps * kUnit * 2 * std::fabs(v); }
@@ -201,7 +200,7 @@ Bounded where_bounded(const Bounded& c, const Bounded& a, const Bounded& b) {
 // across; a float one rounds once (int64 beyond 2^24).
 static Bounded cast_bounded(const Bounded& a, DType to) {
   switch (to) {
-    case DType::Float32: return {to_float(a.value), a.error + kUnit * 2 * std::fabs(a.value)};
+    case DType::Float32: return {round_to_float(a.value), a.error + kUnit * 2 * std::fabs(a.value)};
     case DType::Float64: return a;  // the double the evaluation already holds
     case DType::Bool: {
       const auto f = [](double x) { return x != 0 ? 1.0 : 0.0; };
@@ -216,18 +215,18 @@ static Bounded cast_bounded(const Bounded& a, DType to) {
 
 ElementwiseExpr::Bounded ElementwiseExpr::evaluate(const std::vector<double>& in) const {
   if (kind == Kind::Input) return {in.at(static_cast<size_t>(input)), 0};
-  if (kind == Kind::Constant) return {to_float(value), 0};
+  if (kind == Kind::Constant) return {round_to_float(value), 0};
   std::vector<Bounded> x;
   for (const auto& a : args) x.push_back(a->evaluate(in));
   Bounded r;
   if (kind == Kind::Cast) {
     r = cast_bounded(x[0], to);
   } else if (kind == Kind::Clip) {
-    r = {std::min(std::max(x[0].value, to_float(value)), to_float(value2)), x[0].error};
+    r = {std::min(std::max(x[0].value, round_to_float(value)), round_to_float(value2)), x[0].error};
   } else if (kind == Kind::Where) {
     r = where_bounded(x[0], x[1], x[2]);
   } else if (x.size() == 1) {
-    r = unary_bounded(kind, x[0], to_float(value));
+    r = unary_bounded(kind, x[0], round_to_float(value));
   } else {
     r = binary_bounded(kind, x[0], x[1]);
   }

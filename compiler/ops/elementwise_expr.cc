@@ -83,7 +83,6 @@ using Kind = ElementwiseKind;
 using detail::constant_text;
 using detail::kind_info;
 
-double to_float(double v) { return static_cast<double>(static_cast<float>(v)); }
 
 void check_finite(double v, const std::string& what) {
   if (!std::isfinite(v)) throw CompileError("elementwise: " + what + " must be finite");
@@ -138,7 +137,7 @@ ElementwiseExprPtr ew_constant(double v) {
   check_finite(v, "a constant");
   auto e = std::make_shared<ElementwiseExpr>();
   e->kind = Kind::Constant;
-  e->value = to_float(v);
+  e->value = round_to_float(v);
   return e;
 }
 
@@ -176,7 +175,7 @@ ElementwiseExprPtr ew_pow(ElementwiseExprPtr a, double exponent) {
   if (!a) throw CompileError("elementwise: pow of a null operand");
   auto e = std::make_shared<ElementwiseExpr>();
   e->kind = Kind::Pow;
-  e->value = to_float(exponent);
+  e->value = round_to_float(exponent);
   e->args = {std::move(a)};
   return e;
 }
@@ -188,8 +187,8 @@ ElementwiseExprPtr ew_clip(ElementwiseExprPtr a, double lo, double hi) {
   if (!a) throw CompileError("elementwise: clip of a null operand");
   auto e = std::make_shared<ElementwiseExpr>();
   e->kind = Kind::Clip;
-  e->value = to_float(lo);
-  e->value2 = to_float(hi);
+  e->value = round_to_float(lo);
+  e->value2 = round_to_float(hi);
   e->args = {std::move(a)};
   return e;
 }

@@ -15,7 +15,6 @@ namespace {
 
 using ir::Expr;
 
-constexpr int64_t kDefaultEpsE12 = 10000000;  // 1e-5
 
 class InstanceNorm : public Operator {
  public:

@@ -15,7 +15,6 @@ namespace {
 
 using ir::Expr;
 
-constexpr int64_t kDefaultEpsE12 = 10000000;  // 1e-5
 
 double epsilon(int64_t eps_e12) { return static_cast<double>(eps_e12) * 1e-12; }
 

@@ -7,6 +7,9 @@
 
 namespace tf::ops {
 
+// A scale_e9 shape value of 1.0 (units of 1e-9): batch_matmul and attention unscaled.
+constexpr int64_t kNoScale = 1000000000;
+
 std::unique_ptr<Operator> make_softmax();
 std::unique_ptr<Operator> make_log_softmax();
 std::unique_ptr<Operator> make_hardmax();

@@ -12,6 +12,9 @@
 
 namespace tf::ops {
 
+// The eps_e12 knob's default, ONNX's epsilon of 1e-5 in units of 1e-12.
+constexpr int64_t kDefaultEpsE12 = 10000000;
+
 // Schedules the output y[rows, cols] after its row reductions (in the order given: each may read
 // the ones before it), all of them one row at a time inside y's row loop, so a row is read from
 // memory once and stays in L1 for the passes over it; y's columns vectorized; the rows in parallel

@@ -15,5 +15,7 @@ namespace tf::ops {
 ir::DataType kernel_type(DType t);
 // The model type a kernel argument of this (scalar) type holds; nullopt when none does (float16).
 std::optional<DType> model_dtype(ir::DataType kernel);
+// v rounded to the nearest float32, as a kernel stores a constant.
+inline double round_to_float(double v) { return static_cast<double>(static_cast<float>(v)); }
 
 }  // namespace tf::ops

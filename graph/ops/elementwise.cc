@@ -15,12 +15,6 @@ namespace {
 
 using rules::fail;
 
-std::optional<double> scalar_of(const Graph& g, const std::string& value) {
-  const Tensor* t = value.empty() ? nullptr : g.constant(value);
-  if (!t || t->size() != 1) return std::nullopt;
-  return t->at(0);
-}
-
 // A scalar constant as a literal of its own dtype: the expression's constants are float32, so an
 // integer or bool one is a float32 literal cast to its type, exact up to 2^24, and a float64 one a
 // float32 literal only when float32 holds it exactly (its kernel code makes it a float64 literal).
@@ -41,14 +35,14 @@ class ExpressionBuilder : public ElementwiseArgs {
 
   ops::ElementwiseExprPtr value(const std::string& name) override {
     if (auto it = exprs_.find(name); it != exprs_.end()) return it->second;
-    if (scalar_of(outer_, name)) {
+    if (outer_.scalar_constant(name)) {
       if (auto literal = literal_of(*outer_.constant(name))) return exprs_[name] = literal;
     }
     const int index = static_cast<int>(args_.size());
     args_.push_back(name);
     return exprs_[name] = ops::ew_input(index);
   }
-  std::optional<double> scalar_constant(const std::string& name) const override { return scalar_of(outer_, name); }
+  std::optional<double> scalar_constant(const std::string& name) const override { return outer_.scalar_constant(name); }
 
   void add(const Graph& scope, const Node& n) {
     const OpDef* def = find_op_def(n.op);

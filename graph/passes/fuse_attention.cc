@@ -97,7 +97,7 @@ bool match_scores(const Graph& g, const std::string& logits, int64_t batch, int6
   return true;
 }
 
-std::optional<Attention> match(const Graph& g, size_t softmax) {
+std::optional<Attention> match_attention(const Graph& g, size_t softmax) {
   const Node& sm = g.nodes[softmax];
   const Shape& probs_shape = g.value(sm.inputs[0]).shape;
   if (probs_shape.size() != 4 || sm.attr_int("axis", -1) != 3) return std::nullopt;
@@ -140,7 +140,7 @@ Graph fuse_attention(const Graph& in) {
   std::vector<Replacement> found;
   for (size_t i = 0; i < in.nodes.size(); ++i) {
     if (in.nodes[i].op != "Softmax") continue;
-    auto a = match(in, i);
+    auto a = match_attention(in, i);
     if (!a || overlaps(found, a->nodes)) continue;
     // The new node takes the output Transpose's place (a->nodes[2]): every input is defined by then.
     std::swap(a->nodes[2], a->nodes.back());

@@ -38,11 +38,6 @@ bool computes(const ops::ElementwiseExpr& e, double (*f)(double)) {
   return true;
 }
 
-bool scalar_constant(const Graph& g, const std::string& name) {
-  const Tensor* t = g.constant(name);
-  return t && t->size() == 1;
-}
-
 bool fusible(const Graph& g, const Node& n, const Shape& shape) {
   return (n.op == kFusedElementwise || is_elementwise(n.op)) && n.outputs.size() == 1 && g.value(n.outputs[0]).dtype == DType::Float32 &&
          g.value(n.outputs[0]).shape == shape;
@@ -137,7 +132,7 @@ std::optional<Match> gelu_after(const Graph& g, size_t at, const std::set<size_t
     for (const auto& in : n.inputs) {
       if (in.empty()) continue;
       if (available.count(in)) reads_region = true;
-      else if (!scalar_constant(g, in)) reads_only_these = false;
+      else if (!g.scalar_constant(in)) reads_only_these = false;
     }
     if (!reads_region || !reads_only_these) continue;
     region.push_back(j);

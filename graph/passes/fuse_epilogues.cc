@@ -19,11 +19,6 @@ FusionRole role(const Node& n) {
 
 bool absorbs_as(const Graph& g, int node, Epilogue e) { return node >= 0 && role(g.nodes[node]).epilogue == e; }
 
-bool is_scalar_constant(const Graph& g, const std::string& name, double v) {
-  const Tensor* t = name.empty() ? nullptr : g.constant(name);
-  return t && t->size() == 1 && t->at(0) == v;
-}
-
 // The other operand of a binary node reading `value`.
 const std::string& other_operand(const Node& n, const std::string& value) { return n.inputs[0] == value ? n.inputs[1] : n.inputs[0]; }
 
@@ -100,8 +95,8 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
     ensure_bias();
     return fused(kernel + "_bias_relu", {size_t(next)}, n->outputs);
   }
-  if (!volume && absorbs_as(g, next, Epilogue::Clip) && is_scalar_constant(g, n->inputs.size() > 1 ? n->inputs[1] : "", 0) &&
-      is_scalar_constant(g, n->inputs.size() > 2 ? n->inputs[2] : "", 6)) {
+  if (!volume && absorbs_as(g, next, Epilogue::Clip) && g.scalar_constant(n->inputs.size() > 1 ? n->inputs[1] : "") == 0.0 &&
+      g.scalar_constant(n->inputs.size() > 2 ? n->inputs[2] : "") == 6.0) {
     ensure_bias();
     return fused("conv2d_bias_clip", {size_t(next)}, n->outputs);
   }

@@ -33,12 +33,6 @@ std::optional<std::string> other_input(const Node& n, const std::string& value) 
   return std::nullopt;
 }
 
-std::optional<double> scalar_constant(const Graph& g, const std::string& name) {
-  const Tensor* t = g.constant(name);
-  if (!t || t->size() != 1 || !t->is_float()) return std::nullopt;
-  return t->at(0);
-}
-
 // A float constant with one value per column ([C], [1, C], ...).
 bool per_column(const Graph& g, const std::string& name, int64_t cols) {
   const Tensor* t = g.constant(name);
@@ -50,7 +44,7 @@ bool per_column(const Graph& g, const std::string& name, int64_t cols) {
 std::optional<std::string> variance_of(const Graph& g, size_t square) {
   const Node& sq = g.nodes[square];
   const std::string& d = sq.inputs[0];
-  const bool squares = (sq.op == "Pow" && sq.inputs.size() == 2 && scalar_constant(g, sq.inputs[1]) == 2.0) ||
+  const bool squares = (sq.op == "Pow" && sq.inputs.size() == 2 && g.scalar_constant(sq.inputs[1]) == 2.0) ||
                        (sq.op == "Mul" && sq.inputs.size() == 2 && sq.inputs[1] == d);
   if (!squares) return std::nullopt;
   const int r = sole_reader(g, sq.outputs[0]);
@@ -58,7 +52,7 @@ std::optional<std::string> variance_of(const Graph& g, size_t square) {
   return g.nodes[r].outputs[0];
 }
 
-std::optional<LayerNorm> match(const Graph& g, size_t mean_node) {
+std::optional<LayerNorm> match_layer_norm(const Graph& g, size_t mean_node) {
   const Node& mean = g.nodes[mean_node];
   if (!mean_over_last_axis(g, mean)) return std::nullopt;
   LayerNorm ln;
@@ -81,7 +75,7 @@ std::optional<LayerNorm> match(const Graph& g, size_t mean_node) {
   const int add_eps = sole_reader(g, *var);
   if (add_eps < 0 || g.nodes[add_eps].op != "Add") return std::nullopt;
   const auto eps_name = other_input(g.nodes[add_eps], *var);
-  const auto eps = eps_name ? scalar_constant(g, *eps_name) : std::nullopt;
+  const auto eps = eps_name ? g.scalar_constant(*eps_name) : std::nullopt;
   if (!eps || !(*eps > 0 && *eps <= 1)) return std::nullopt;
   const int sqrt = sole_reader(g, g.nodes[add_eps].outputs[0]);
   if (sqrt < 0 || g.nodes[sqrt].op != "Sqrt" || div.inputs[1] != g.nodes[sqrt].outputs[0] || g.use_count(div.inputs[1]) != 1) return std::nullopt;
@@ -117,7 +111,7 @@ Graph fuse_layer_norm(const Graph& in) {
   Graph g = in;
   std::vector<Replacement> found;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const auto ln = match(g, i);
+    const auto ln = match_layer_norm(g, i);
     if (!ln || overlaps(found, ln->nodes)) continue;
     const int64_t cols = g.value(ln->x).shape.back();
     Node n;
