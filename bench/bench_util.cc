@@ -11,15 +11,14 @@
 #include <thread>
 
 #include "support/args.h"
+#include "support/files.h"
 
 namespace tf::bench {
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::optional<std::string> text = try_read_file(path);
+  if (!text) throw UsageError("cannot read " + path);
+  return std::move(*text);
 }
 
 std::string cpu_name() {

@@ -9,6 +9,7 @@
 
 #include "compiler/error.h"
 #include "support/args.h"
+#include "support/files.h"
 
 namespace tf::bench {
 
@@ -126,13 +127,11 @@ std::vector<Conv2dWorkload> conv2d_workloads_from_json(const Json& file, const s
 }
 
 std::vector<Conv2dWorkload> load_conv2d_workloads(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read " + path + " (the standard conv2d workloads; --workloads-file or TUNEFARM_SHARED_DIR)");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::optional<std::string> text = try_read_file(path);
+  if (!text) throw UsageError("cannot read " + path + " (the standard conv2d workloads; --workloads-file or TUNEFARM_SHARED_DIR)");
   Json file;
   try {
-    file = parse_json(text.str());
+    file = parse_json(*text);
   } catch (const std::exception& e) {
     throw UsageError(path + ": " + e.what());
   }

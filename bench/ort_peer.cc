@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "support/files.h"
 #include "support/json.h"
 #include "support/subprocess.h"
 
@@ -31,13 +32,6 @@ std::string find_on_path(const std::string& name) {
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return "";
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -68,7 +62,7 @@ OrtResult run_ort(const OrtOptions& o) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw std::runtime_error("ort_run.js failed (status " + std::to_string(status) + "): " + node.output());
   }
-  const Json j = Json::parse(read_text(report));
+  const Json j = Json::parse(try_read_file(report).value_or(""));
   OrtResult r;
   r.version = j.value("version", "");
   r.latency_ms = j.at("latency_ms").get<double>();

@@ -13,6 +13,7 @@
 #include "proto/json_convert.h"
 #include "proto/tokens.h"
 #include "proto/utf8.h"
+#include "support/files.h"
 #include "support/measure_args.h"
 #include "support/workload_key.h"
 
@@ -128,7 +129,7 @@ std::optional<T> given(const CLI::App& cmd, const std::string& option, const T& 
 v1::SubmitJobRequest request_from_job_file(const SubmitOptions& o) {
   std::string text;
   try {
-    text = fleet::read_text_file(o.job_file);
+    text = read_file(o.job_file);
   } catch (const std::exception& e) {
     throw UsageError(std::string("--job: ") + e.what());
   }

@@ -1,5 +1,6 @@
 #include "graph/onnx_import.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "graph/onnx_inputs.h"
 #include "graph/onnx_nodes.h"
 #include "graph/shape_inference.h"
+#include "support/files.h"
 
 namespace tf::graph {
 namespace {
@@ -22,12 +24,11 @@ using onnx_import::where;
 // more elements than this is a malformed file, not a model.
 constexpr int64_t kMaxElements = int64_t{1} << 31;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CompileError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+std::string read_model_file(const std::string& path) {
+  errno = 0;
+  std::optional<std::string> bytes = try_read_file(path);
+  if (!bytes) throw CompileError(path + ": cannot open: " + std::strerror(errno));
+  return std::move(*bytes);
 }
 
 onnx::ModelProto parse_model(const std::string& bytes, const std::string& what) {
@@ -242,7 +243,7 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
 }  // namespace
 
 OnnxSummary summarize_onnx_file(const std::string& path, const ImportOptions& options) {
-  const onnx::ModelProto model = parse_model(read_file(path), path);
+  const onnx::ModelProto model = parse_model(read_model_file(path), path);
   OnnxSummary s;
   s.opset = default_opset(model, path);
   s.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
@@ -287,6 +288,6 @@ Tensor import_onnx_tensor(const std::string& bytes, const std::string& what) {
   return convert_tensor(t, what);
 }
 
-Graph import_onnx_file(const std::string& path, const ImportOptions& options) { return import_onnx_bytes(read_file(path), path, options); }
+Graph import_onnx_file(const std::string& path, const ImportOptions& options) { return import_onnx_bytes(read_model_file(path), path, options); }
 
 }  // namespace tf::graph

@@ -1,18 +1,10 @@
 #include "proto/channel.h"
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
-namespace tf::fleet {
+#include "support/files.h"
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace tf::fleet {
 
 std::shared_ptr<grpc::Channel> open_channel(const std::string& address, const std::string& tls_ca_file) {
   grpc::ChannelArguments args;
@@ -26,7 +18,7 @@ std::shared_ptr<grpc::Channel> open_channel(const std::string& address, const st
     creds = grpc::InsecureChannelCredentials();
   } else {
     grpc::SslCredentialsOptions ssl;
-    ssl.pem_root_certs = read_text_file(tls_ca_file);
+    ssl.pem_root_certs = read_file(tls_ca_file);
     creds = grpc::SslCredentials(ssl);
   }
   return grpc::CreateCustomChannel(address, creds, args);

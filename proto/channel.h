@@ -18,6 +18,5 @@ void add_token(grpc::ClientContext& ctx, const std::string& token);
 // Messages can carry kernels and reference outputs of several MB.
 constexpr int kMaxMessageBytes = 256 << 20;
 
-std::string read_text_file(const std::string& path);  // throws std::runtime_error naming the file
 
 }  // namespace tf::fleet

@@ -4,9 +4,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <random>
 #include <sstream>
 #include <stdexcept>
+
+#include "proto/secrets.h"
 
 namespace tf::fleet {
 
@@ -29,6 +30,10 @@ std::optional<Role> parse_role(const std::string& s) {
 std::vector<TokenEntry> read_token_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("token file '" + path + "': cannot read it");
+  return parse_token_lines(in, path);
+}
+
+std::vector<TokenEntry> parse_token_lines(std::istream& in, const std::string& path) {
   std::vector<TokenEntry> out;
   std::map<std::string, int> line_of;  // token -> the line that holds it
   std::string line;
@@ -62,13 +67,7 @@ std::vector<TokenEntry> read_token_file(const std::string& path) {
 }
 
 std::string new_token_line(Role role, const std::string& name) {
-  std::random_device entropy;  // /dev/urandom on Linux
-  std::string token = "tf_";
-  char hex[9];
-  for (int i = 0; i < 4; ++i) {
-    std::snprintf(hex, sizeof hex, "%08x", entropy());
-    token += hex;
-  }
+  const std::string token = "tf_" + random_hex(16);
   return token + " " + role_name(role) + (name.empty() ? "" : " " + name);
 }
 

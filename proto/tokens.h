@@ -4,6 +4,7 @@
 // board's or a client's file holds its own line (the first token in the file is used).
 #pragma once
 
+#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct TokenEntry {
 // twice (by line numbers: the message never holds a token), and naming the file when it holds no
 // token at all.
 std::vector<TokenEntry> read_token_file(const std::string& path);
+// The same over lines already open; `path` names them in messages.
+std::vector<TokenEntry> parse_token_lines(std::istream& in, const std::string& path);
 
 // A fresh random token line for a token file: "tf_<32 hex> <role> <name>".
 std::string new_token_line(Role role, const std::string& name);

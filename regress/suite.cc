@@ -6,6 +6,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/shape_json.h"
+#include "support/files.h"
 #include "support/json.h"
 
 namespace tf::regress {
@@ -149,11 +150,9 @@ Suite parse_suite(const std::string& text, const std::string& path) {
 }
 
 Suite load_suite(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw SuiteError(path + ": cannot read the suite file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_suite(ss.str(), path);
+  const std::optional<std::string> text = try_read_file(path);
+  if (!text) throw SuiteError(path + ": cannot read the suite file");
+  return parse_suite(*text, path);
 }
 
 }  // namespace tf::regress

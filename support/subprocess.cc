@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "support/files.h"
+
 namespace tf {
 
 Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& log) : log_(log) {
@@ -35,10 +37,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
 Subprocess::~Subprocess() { kill(SIGKILL); }
 
 std::string Subprocess::output() const {
-  std::ifstream in(log_);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return try_read_file(log_).value_or("");
 }
 
 void Subprocess::kill(int sig) {

@@ -11,18 +11,14 @@
 #include "bench/conv2d_workloads.h"
 #include "compiler/ops/operator.h"
 #include "support/args.h"
+#include "support/files.h"
 
 namespace {
 
 using tf::Json;
 using tf::bench::Conv2dWorkload;
 
-Json read_json(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return tf::parse_json(ss.str());
-}
+Json read_json(const std::string& path) { return tf::parse_json(tf::read_file(path)); }
 
 std::string shared_file() {
   const std::string path = tf::bench::default_conv2d_workloads_path(TF_SOURCE_DIR);

@@ -20,6 +20,7 @@
 
 #include "proto/channel.h"
 #include "proto/tunefarm.grpc.pb.h"
+#include "support/files.h"
 #include "support/subprocess.h"
 
 namespace tf::fleet_test {
@@ -27,12 +28,7 @@ namespace tf::fleet_test {
 namespace v1 = ::tunefarm::v1;
 using Clock = std::chrono::steady_clock;
 
-inline std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+inline std::string read_all(const std::string& path) { return try_read_file(path).value_or(""); }
 
 using Process = Subprocess;
 

@@ -15,6 +15,7 @@
 #include <future>
 #include <thread>
 
+#include "support/files.h"
 #include "tests/fleet_harness.h"
 #include "tests/raw_http_client.h"
 #include "tracker/http/http_server.h"
@@ -179,12 +180,7 @@ class TlsClient {
   boost::beast::ssl_stream<boost::beast::tcp_stream> stream_{io_, ssl_};
 };
 
-std::string file_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string file_text(const std::string& path) { return try_read_file(path).value_or(""); }
 
 TEST(HttpServer, TlsClientsThatNeverFinishClosingMakeRoomForARequest) {
   const std::string dir = "/tmp/tf-http-server-tls-" + std::to_string(::getpid());

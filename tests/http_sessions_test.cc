@@ -4,7 +4,7 @@
 #include <set>
 #include <thread>
 
-#include "tracker/http/secrets.h"
+#include "proto/secrets.h"
 #include "tracker/http/sessions.h"
 
 namespace tf::tracker::http {
@@ -73,16 +73,16 @@ TEST(HttpSessions, AnExpiredSessionIsGone) {
 }
 
 TEST(HttpSecrets, OnlyTheSameNonEmptySecretMatches) {
-  const std::string secret = random_hex(32);
+  const std::string secret = fleet::random_hex(32);
   EXPECT_EQ(secret.size(), 64u);
-  EXPECT_NE(secret, random_hex(32));
-  EXPECT_TRUE(same_secret(secret, secret));
-  EXPECT_FALSE(same_secret(secret.substr(1), secret));
-  EXPECT_FALSE(same_secret(secret + "0", secret));
-  EXPECT_FALSE(same_secret("", ""));
+  EXPECT_NE(secret, fleet::random_hex(32));
+  EXPECT_TRUE(fleet::same_secret(secret, secret));
+  EXPECT_FALSE(fleet::same_secret(secret.substr(1), secret));
+  EXPECT_FALSE(fleet::same_secret(secret + "0", secret));
+  EXPECT_FALSE(fleet::same_secret("", ""));
   std::string other = secret;
   other[10] = other[10] == 'a' ? 'b' : 'a';
-  EXPECT_FALSE(same_secret(other, secret));
+  EXPECT_FALSE(fleet::same_secret(other, secret));
 }
 
 }  // namespace

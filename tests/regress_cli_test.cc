@@ -5,17 +5,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/files.h"
 #include "support/json.h"
 #include "tests/cli_runner.h"
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const std::string& path) { return tf::try_read_file(path).value_or(""); }
 
 class RegressCli : public ::testing::Test {
  protected:

@@ -1,17 +1,8 @@
 #include "tracker/auth.h"
 
+#include "proto/secrets.h"
+
 namespace tf::tracker {
-namespace {
-
-// Compares without an early exit, so the time taken says nothing about how much of a guess was right.
-bool same_token(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;  // a token's length is no secret
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-}  // namespace
 
 Authenticator::Authenticator(std::vector<fleet::TokenEntry> tokens) : enabled_(true), tokens_(std::move(tokens)) {}
 
@@ -45,7 +36,7 @@ grpc::Status Authenticator::check_token(const std::string* token, std::initializ
   }
   const fleet::TokenEntry* found = nullptr;
   for (const auto& e : tokens_) {
-    if (same_token(*token, e.token)) found = &e;
+    if (fleet::same_secret(*token, e.token)) found = &e;
   }
   if (!found) return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, call + ": unknown token");
   bool ok = false;

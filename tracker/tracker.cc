@@ -8,6 +8,7 @@
 
 #include "proto/channel.h"
 #include "runtime/thread_pool.h"
+#include "support/files.h"
 
 namespace tf::tracker {
 
@@ -65,8 +66,8 @@ Tracker::Tracker(const TrackerOptions& opts)
     creds = grpc::InsecureServerCredentials();
   } else {
     grpc::SslServerCredentialsOptions ssl;
-    key = fleet::read_text_file(opts.tls_key);
-    cert = fleet::read_text_file(opts.tls_cert);
+    key = read_file(opts.tls_key);
+    cert = read_file(opts.tls_cert);
     check_pem("--tls-cert", opts.tls_cert, cert, false);
     check_pem("--tls-key", opts.tls_key, key, true);
     ssl.pem_key_cert_pairs.push_back({key, cert});

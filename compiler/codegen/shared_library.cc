@@ -14,6 +14,7 @@
 #include "compiler/codegen/codegen_llvm.h"
 #include "compiler/codegen/llvm_backend.h"
 #include "compiler/error.h"
+#include "support/files.h"
 
 namespace tf::codegen {
 namespace {
@@ -43,10 +44,6 @@ void write_file(const std::string& path, const std::string& bytes) {
   if (!out) throw CompileError("cannot write " + path);
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // lld's ELF driver, in this process. It keeps its state in globals, so one link at a time; the
 // context is torn down after each link so the next starts clean.
@@ -83,8 +80,9 @@ SharedLibrary compile_shared_library(const ir::LoweredFunc& f, const Target& tar
                                          dir.path() + "/kernel.o"};
   std::string log;
   if (!run_linker(argv, &log)) throw CompileError("linking kernel '" + f.name + "' with lld failed: " + log);
-  std::string so = read_file(dir.path() + "/kernel.so");
-  lib.bytes.assign(so.begin(), so.end());
+  const std::optional<std::string> so = try_read_file(dir.path() + "/kernel.so");
+  if (!so) throw CompileError("kernel '" + f.name + "': lld wrote no readable kernel.so");
+  lib.bytes.assign(so->begin(), so->end());
   return lib;
 }
 

@@ -24,8 +24,6 @@ using tcp = asio::ip::tcp;
 using PlainStream = beast::tcp_stream;
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
-constexpr size_t kMaxHeaderBytes = 16 * 1024;
-constexpr size_t kMaxBodyBytes = 1 << 20;
 constexpr size_t kFirstReadBytes = 4096;
 
 // Errors that end a connection without an answer: the client left, a deadline passed, the server

@@ -9,7 +9,7 @@
 #include "tracker/http/assets.h"
 #include "tracker/http/origin_checks.h"
 #include "tracker/http/redirect.h"
-#include "tracker/http/secrets.h"
+#include "proto/secrets.h"
 
 namespace tf::tracker::http {
 namespace {
@@ -97,7 +97,7 @@ Dashboard::Dashboard(const Authenticator& auth, Dispatcher& dispatcher, JobManag
       jobs_(jobs),
       db_path_(std::move(db_path)),
       tls_(tls),
-      anonymous_csrf_token_(random_hex(32)) {}
+      anonymous_csrf_token_(fleet::random_hex(32)) {}
 
 std::optional<Dashboard::Caller> Dashboard::caller(const Request& req, Response* denied) {
   Principal who;
@@ -132,7 +132,7 @@ std::optional<Response> Dashboard::refuse_foreign(const Request& req) const {
 
 std::optional<Response> Dashboard::refuse_without_csrf_token(const Request& req, const Caller& caller) const {
   if (!is_state_changing(req) || caller.via == Via::Bearer) return std::nullopt;  // a page elsewhere cannot set Authorization
-  if (same_secret(req.header("x-csrf-token"), caller.csrf_token)) return std::nullopt;
+  if (fleet::same_secret(req.header("x-csrf-token"), caller.csrf_token)) return std::nullopt;
   return text(403, "refused: a change by a browser needs the X-CSRF-Token header the dashboard's pages read from GET /api/session "
                    "(scripts send Authorization: Bearer TOKEN instead)");
 }

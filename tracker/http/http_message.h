@@ -5,11 +5,16 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <cstddef>
 #include <string>
 
 #include "tracker/http/http_server.h"
 
 namespace tf::tracker::http {
+
+// What the server reads of a request at most: larger ones are answered 431 or 413, unread.
+constexpr size_t kMaxHeaderBytes = 16 * 1024;
+constexpr size_t kMaxBodyBytes = 1 << 20;
 
 using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
 using BeastResponse = boost::beast::http::response<boost::beast::http::string_body>;

@@ -1,6 +1,6 @@
 #include "tracker/http/sessions.h"
 
-#include "tracker/http/secrets.h"
+#include "proto/secrets.h"
 
 namespace tf::tracker::http {
 namespace {
@@ -34,8 +34,8 @@ size_t Sessions::count(const std::string& name) const {
 }
 
 std::string Sessions::open(const Principal& who) {
-  const std::string selector = random_hex(kSelectorHex / 2);
-  Entry entry{random_hex(kVerifierHex / 2), Session{who, random_hex(32)}, {}, 0};
+  const std::string selector = fleet::random_hex(kSelectorHex / 2);
+  Entry entry{fleet::random_hex(kVerifierHex / 2), Session{who, fleet::random_hex(32)}, {}, 0};
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
   drop_expired(now);
@@ -52,7 +52,7 @@ std::optional<Sessions::Session> Sessions::find(const std::string& id) {
   if (id.size() != kSelectorHex + kVerifierHex) return std::nullopt;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(id.substr(0, kSelectorHex));
-  if (it == sessions_.end() || !same_secret(id.substr(kSelectorHex), it->second.verifier)) return std::nullopt;
+  if (it == sessions_.end() || !fleet::same_secret(id.substr(kSelectorHex), it->second.verifier)) return std::nullopt;
   if (it->second.expires < std::chrono::steady_clock::now()) {
     sessions_.erase(it);
     return std::nullopt;

@@ -1,4 +1,4 @@
-#include "tracker/http/secrets.h"
+#include "proto/secrets.h"
 
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -7,12 +7,12 @@
 #include <stdexcept>
 #include <vector>
 
-namespace tf::tracker::http {
+namespace tf::fleet {
 
 std::string random_hex(size_t bytes) {
   std::vector<unsigned char> raw(bytes);
   if (RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1) {
-    throw std::runtime_error("OpenSSL's RAND_bytes could not make a session secret: " +
+    throw std::runtime_error("OpenSSL's RAND_bytes could not make a secret: " +
                              std::string(ERR_error_string(ERR_get_error(), nullptr)));
   }
   static const char* hex = "0123456789abcdef";
@@ -29,4 +29,4 @@ bool same_secret(const std::string& given, const std::string& secret) {
   return CRYPTO_memcmp(given.data(), secret.data(), secret.size()) == 0;
 }
 
-}  // namespace tf::tracker::http
+}  // namespace tf::fleet

@@ -1,11 +1,11 @@
-// The dashboard's secrets (session ids, CSRF tokens): made by OpenSSL's CSPRNG and compared in time
-// that does not depend on where they differ.
+// Secrets (bearer tokens, the dashboard's session ids and CSRF tokens): made by OpenSSL's CSPRNG and
+// compared in time that does not depend on where they differ.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
-namespace tf::tracker::http {
+namespace tf::fleet {
 
 // `bytes` random bytes from RAND_bytes, as lower-case hex. Throws std::runtime_error when OpenSSL
 // cannot make them.
@@ -14,4 +14,4 @@ std::string random_hex(size_t bytes);
 // Whether `given` is `secret`, compared with CRYPTO_memcmp. An empty secret matches nothing.
 bool same_secret(const std::string& given, const std::string& secret);
 
-}  // namespace tf::tracker::http
+}  // namespace tf::fleet
