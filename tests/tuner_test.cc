@@ -4,6 +4,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/error.h"
+#include "tuner/make_tuner.h"
 #include "tuner/tuner.h"
 
 namespace tf::tuner {

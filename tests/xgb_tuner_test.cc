@@ -8,6 +8,7 @@
 
 #include "support/json.h"
 #include "tuner/features.h"
+#include "tuner/make_tuner.h"
 #include "tuner/tuner.h"
 #include "tuner/xgb_tuner.h"
 

@@ -22,6 +22,7 @@
 #include "support/stats.h"
 #include "tuner/builder.h"
 #include "tuner/features.h"
+#include "tuner/make_tuner.h"
 #include "tuner/measurer.h"
 #include "tuner/tuner.h"
 #include "tuner/seed_records.h"

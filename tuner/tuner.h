@@ -58,9 +58,4 @@ class Tuner {
 // A candidate's features for a cost model (tuner/features.h).
 using FeatureFn = std::function<std::vector<float>(const space::Config&)>;
 
-// Throws tf::CompileError naming the tuner when the name is unknown (random, grid, ga, xgb). `features`
-// is what the xgb tuner's model sees; without it, the knob values alone.
-std::unique_ptr<Tuner> make_tuner(const std::string& name, const space::ConfigSpace& space, int64_t budget,
-                                  uint64_t seed, FeatureFn features = {});
-
 }  // namespace tf::tuner
