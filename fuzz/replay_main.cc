@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <random>
 #include <stdexcept>
@@ -22,6 +21,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+
+#include "support/files.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -59,9 +60,9 @@ void run_one(const Bytes& input) {
   LLVMFuzzerTestOneInput(input.data(), input.size());
 }
 
-Bytes read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+Bytes read_seed(const std::filesystem::path& p) {
+  const std::string bytes = tf::read_file(p.string());
+  return Bytes(bytes.begin(), bytes.end());
 }
 
 // The seeds: every regular file of each folder (in name order, so runs repeat) and each file named.
@@ -74,9 +75,9 @@ std::vector<Bytes> read_seeds(const std::vector<std::string>& paths) {
         if (e.is_regular_file()) files.push_back(e.path());
       }
       std::sort(files.begin(), files.end());
-      for (const auto& f : files) seeds.push_back(read_file(f));
+      for (const auto& f : files) seeds.push_back(read_seed(f));
     } else if (std::filesystem::is_regular_file(path)) {
-      seeds.push_back(read_file(path));
+      seeds.push_back(read_seed(path));
     } else {
       throw std::runtime_error("fuzz replay: '" + path + "' is neither a file nor a folder");
     }
