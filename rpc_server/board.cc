@@ -4,6 +4,8 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <grpcpp/grpcpp.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +31,19 @@
 namespace tf::board {
 
 namespace {
+
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+void unblock_stop_signals() {
+  const sigset_t set = stop_signals();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
 
 using Clock = std::chrono::steady_clock;
 using Stream = grpc::ClientReaderWriter<v1::BoardMessage, v1::TrackerMessage>;
@@ -255,8 +270,36 @@ std::string timing_isolation(const BoardOptions& opts) {
   return s;
 }
 
+void block_stop_signals() {
+  const sigset_t set = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
 int run_board(const BoardOptions& opts) {
   if (opts.load_test_boards > 0) return run_load_test(opts);
+  // The drain handler goes in before anything slow (peak measurement, the worker's start): a SIGTERM that
+  // arrives while the board starts up drains it like any other, instead of killing it. main() keeps the
+  // signals blocked until this point.
+  std::atomic<bool> draining{false};
+  std::mutex session_mu;
+  Session* current = nullptr;  // guarded by session_mu
+  std::condition_variable wake;
+
+  boost::asio::io_context io;
+  boost::asio::signal_set signals(io, SIGTERM, SIGINT);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    std::printf("board: %s: draining (finishing the work held, taking no more)\n", strsignal(sig));
+    std::fflush(stdout);
+    draining = true;
+    std::lock_guard<std::mutex> lock(session_mu);
+    if (current) current->drain();
+    wake.notify_all();
+  });
+  unblock_stop_signals();
+  std::printf("board: starting (measuring this host's FMA peak)\n");
+  std::fflush(stdout);
+
   v1::BoardInfo info = detect_board(opts.key, opts.cpus, opts.threads);
   info.set_timing_isolation(timing_isolation(opts));
   runtime::MeasureWorker worker(opts.worker_path.empty() ? runtime::MeasureWorker::default_path() : opts.worker_path,
@@ -282,23 +325,7 @@ int run_board(const BoardOptions& opts) {
   auto channel = fleet::open_channel(opts.tracker, opts.tls_ca);
   auto stub = v1::Boards::NewStub(channel);
 
-  std::atomic<bool> draining{false};
-  std::mutex session_mu;
-  Session* current = nullptr;  // guarded by session_mu
-  std::condition_variable wake;
-
   // The event loop: signals and heartbeats.
-  boost::asio::io_context io;
-  boost::asio::signal_set signals(io, SIGTERM, SIGINT);
-  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-    if (ec) return;
-    std::printf("board: %s: draining (finishing the work held, taking no more)\n", strsignal(sig));
-    std::fflush(stdout);
-    draining = true;
-    std::lock_guard<std::mutex> lock(session_mu);
-    if (current) current->drain();
-    wake.notify_all();
-  });
   boost::asio::steady_timer heartbeat_timer(io);
   std::function<void()> schedule_heartbeat = [&] {
     heartbeat_timer.expires_after(std::chrono::milliseconds(1000));
@@ -347,6 +374,9 @@ int run_board(const BoardOptions& opts) {
   }
   io.stop();
   io_thread.join();
+  // Destroying the signal set restores the default action: a second SIGTERM from here on would end
+  // a board that has already drained with "Terminated" instead of its exit code.
+  block_stop_signals();
   if (exit_code == 0) std::printf("board: stopped\n");
   return exit_code;
 }

@@ -34,6 +34,10 @@ struct BoardOptions {
   int load_test_boards = 0;
 };
 
+// Holds SIGTERM and SIGINT back (main's first step) until run_board has its drain handler in place, so
+// a board told to stop while it starts up drains instead of dying.
+void block_stop_signals();
+
 // Runs until SIGTERM/SIGINT (then drains) or until the tracker refuses the board for good (bad
 // token, wrong role, bad key): returns the process exit code.
 int run_board(const BoardOptions& opts);

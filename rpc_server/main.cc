@@ -36,6 +36,7 @@ void keep_secrets_from_kernels() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tf::board::block_stop_signals();
   auto app = tf::make_app("tunefarm-rpc-server", "A tunefarm board: measures kernels for the tracker it dials.");
   tf::board::BoardOptions opts;
   std::string token_file;

@@ -170,5 +170,26 @@ TEST(FleetBoard, SigtermFinishesTheItemInFlightThenExits) {
   std::remove(log.c_str());
 }
 
+TEST(FleetBoard, SigtermWhileStartingUpStillExitsCleanly) {
+  // Once in main, the board measures its peak and starts its worker before it dials: a SIGTERM at any
+  // moment of that drains it (exit 0) rather than kills it. A second SIGTERM after the first is harmless.
+  ScriptedTracker tracker({});
+  Server server(tracker);
+  for (int delay_ms : {0, 20, 200}) {
+    const std::string log = "/tmp/tf-board-early-" + std::to_string(::getpid()) + ".log";
+    Process board = start_board(server.address(), log);
+    ASSERT_TRUE(eventually([&] { return board.output().find("board: starting") != std::string::npos; }, std::chrono::seconds(30)))
+        << board.output();
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    board.kill(SIGTERM);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    board.kill(SIGTERM);
+    const int status = board.wait_exit(std::chrono::seconds(30));
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "SIGTERM " << delay_ms << " ms into its start: status " << status << "\n" << board.output();
+    std::remove(log.c_str());
+  }
+}
+
 }  // namespace
 }  // namespace tf::fleet_test
