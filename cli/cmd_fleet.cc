@@ -310,12 +310,13 @@ int token_new_command(const TokenOptions& o) {
 
 // `tunefarm best --tracker HOST:PORT --key KEY`: the best config the fleet measured.
 int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const std::string& op, const std::vector<int64_t>& shape,
-                      bool as_json) {
+                      const std::string& timing, bool as_json) {
   TrackerClient client(tracker);
   v1::GetBestRequest req;
   req.mutable_workload()->set_op(op);
   for (int64_t d : shape) req.mutable_workload()->add_shape(d);
   req.set_device_key(key);
+  req.set_timing(timing);
   if (std::string bad = fleet::invalid_utf8_field(req); !bad.empty()) throw UsageError(bad);
   v1::GetBestResponse resp;
   auto ctx = client.context();
@@ -323,7 +324,8 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
   if (!s.ok()) return client.fail("tunefarm best", s);
   const std::string wl = workload_key(op, shape);
   if (!resp.found()) {
-    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on key %s\n", wl.c_str(), key.c_str());
+    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on key %s%s\n", wl.c_str(), key.c_str(),
+                 timing.empty() ? "" : (" timed " + timing).c_str());
     return 1;
   }
   if (as_json) {
@@ -336,13 +338,14 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
     o["device"] = resp.device();
     o["job_id"] = resp.job_id();
     o["emulated"] = resp.emulated();
+    o["timing"] = resp.timing();
     Json costs = Json::array();
     for (double c : resp.costs()) costs.push_back(c);
     o["costs"] = costs;
     std::printf("%s\n", o.dump(2).c_str());
   } else {
-    std::printf("%s  %.1f GFLOPS  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(), key.c_str(),
-                printable(resp.device()).c_str(), printable(resp.config_json()).c_str());
+    std::printf("%s  %.1f GFLOPS  %s  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(), printable(resp.timing()).c_str(),
+                key.c_str(), printable(resp.device()).c_str(), printable(resp.config_json()).c_str());
     if (resp.emulated()) {
       std::printf("note: key %s has emulated boards (qemu-user): the config is checked, its speed is not a real board's\n",
                   key.c_str());

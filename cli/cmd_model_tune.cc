@@ -315,6 +315,7 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
               "job (and other kernels) than at another.");
   cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   add_measure_options(*cmd, a->measure, kTuning | kCold);
+  cmd->get_option("--trials")->description("candidates to measure across all the model's kernels");
   cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
   cmd->add_option("--layouts", a->layouts,
                   "graph: tune each conv's channel blocks (8, 16, 32) as alternatives and measure the conversions, so the build "

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "cli/commands.h"
 #include "cli/open_db.h"
@@ -59,9 +60,10 @@ int best_command(const BestOptions& b) {
   const ReadOptions& o = b.read;
   if (b.key_option->count() || b.tracker.address_option->count()) {
     if (!b.key_option->count()) throw UsageError("--tracker needs --key: the boards whose best you want");
-    if (o.timing_option->count()) throw UsageError("--timing reads a database (--db); the tracker answers with its best of any timing");
     if (o.workload.shape.empty()) throw UsageError("give --op and --shape");
-    return best_from_tracker(b.tracker, b.key, o.workload.op, parse_shape_option(o.workload.op, o.workload.shape), o.json);
+    const auto timing = timing_of_option(o.timing);
+    return best_from_tracker(b.tracker, b.key, o.workload.op, parse_shape_option(o.workload.op, o.workload.shape),
+                             timing ? runtime::timing_name(*timing) : "", o.json);
   }
   auto task = make_task(o.workload);
   auto db_handle = open_existing_db(o.db, DbUse::Read);
@@ -90,11 +92,13 @@ int history_command(const ReadOptions& o) {
   auto db_handle = open_existing_db(o.db, DbUse::Read);
   db::Database& database = *db_handle;
   int64_t n = 0;
-  double best = 0;
+  // A running best per timing: a warm record's speed is no bar for a cold one's.
+  std::map<runtime::ColdInputs, double> best_by_timing;
   const auto timing = timing_of_option(o.timing);
   for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads), timing)) {
     ++n;
     const double g = m.outcome == db::Outcome::Ok ? gflops_of(m, *task) : 0;
+    double& best = best_by_timing[m.timing];
     best = std::max(best, g);
     if (o.json) {
       std::printf("%s\n", m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace).c_str());

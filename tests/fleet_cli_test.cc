@@ -146,6 +146,10 @@ TEST_F(FleetCli, EveryCommandPlainAndJson) {
   EXPECT_TRUE(b.at("config").at("mr").is_number_integer());
   EXPECT_FALSE(b.at("costs").empty());
   EXPECT_TRUE(b.at("job_id").is_number_integer());
+  EXPECT_EQ(b.at("timing"), "warm");
+  Result cold = cli(std::string("best --op dense --shape ") + kShape + " --key " + kKey + " --timing cold-all");
+  EXPECT_EQ(cold.exit_code, 1) << cold.out;
+  EXPECT_NE(cold.err.find("timed cold-all"), std::string::npos) << cold.err;
 }
 
 TEST_F(FleetCli, CancelPlainAndJson) {

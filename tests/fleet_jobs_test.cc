@@ -57,6 +57,27 @@ TEST(FleetJobs, AJobFinishesAcrossTwoBoardsWithEveryTrialOnce) {
   ASSERT_TRUE(stub->GetBest(ctx.get(), best_req, &best).ok());
   EXPECT_TRUE(best.found());
   EXPECT_NEAR(best.gflops(), job.workloads(0).best_gflops(), 1e-6 * best.gflops());
+  EXPECT_EQ(best.timing(), "warm") << "the job timed its kernels warm";
+
+  // Asked for a timing: only records timed so. This job timed nothing cold.
+  best_req.set_timing("warm");
+  auto warm_ctx = context();
+  v1::GetBestResponse warm;
+  ASSERT_TRUE(stub->GetBest(warm_ctx.get(), best_req, &warm).ok());
+  EXPECT_TRUE(warm.found());
+  EXPECT_EQ(warm.config_json(), best.config_json());
+  best_req.set_timing("cold-weights");
+  auto cold_ctx = context();
+  v1::GetBestResponse cold;
+  ASSERT_TRUE(stub->GetBest(cold_ctx.get(), best_req, &cold).ok());
+  EXPECT_FALSE(cold.found()) << cold.config_json();
+  best_req.set_timing("hot\r\nX-Injected: 1");
+  auto bad_ctx = context();
+  v1::GetBestResponse bad;
+  const grpc::Status refused = stub->GetBest(bad_ctx.get(), best_req, &bad);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("timing"), std::string::npos) << refused.error_message();
+  EXPECT_EQ(refused.error_message().find('\n'), std::string::npos) << "control characters are escaped";
 }
 
 TEST(FleetJobs, KillingABoardMidJobLosesAndDoublesNothing) {

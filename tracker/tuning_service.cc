@@ -4,6 +4,8 @@
 #include "compiler/ops/shape_json.h"
 #include "db/database.h"
 #include "proto/json_convert.h"
+#include "proto/utf8.h"
+#include "runtime/measure.h"
 #include "tracker/compare.h"
 #include "tuner/legacy_host_target.h"
 
@@ -116,6 +118,15 @@ grpc::Status TuningService::best_of(const v1::GetBestRequest* req, v1::GetBestRe
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string("workload: ") + e.what());
   }
   if (req->device_key().empty()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "key: missing");
+  db::Database::Timing timing;
+  if (!req->timing().empty()) {
+    runtime::ColdInputs parsed;
+    if (!runtime::parse_timing(req->timing(), &parsed)) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "timing '" + fleet::printable(req->timing()) + "': not warm, cold-weights or cold-all");
+    }
+    timing = parsed;
+  }
   // Boards of a key share one target; any target the key was measured on counts.
   std::lock_guard<std::mutex> lock(db_mu_);
   std::optional<db::Measurement> best;
@@ -123,7 +134,7 @@ grpc::Status TuningService::best_of(const v1::GetBestRequest* req, v1::GetBestRe
   for (const auto& d : db_.devices()) {
     if (d.device_key != req->device_key()) continue;
     emulated = emulated || d.info.value("emulated", false);
-    auto m = db_.best(w.op(), shape, d.target, req->device_key());
+    auto m = db_.best(w.op(), shape, d.target, req->device_key(), timing);
     if (m && (!best || m->mean_s() < best->mean_s())) best = m;
   }
   if (!best) return grpc::Status::OK;  // found = false
@@ -135,6 +146,7 @@ grpc::Status TuningService::best_of(const v1::GetBestRequest* req, v1::GetBestRe
   out->set_target(best->target);
   out->set_device(best->device);
   out->set_emulated(emulated);
+  out->set_timing(runtime::timing_name(best->timing));
   if (best->job_id) out->set_job_id(*best->job_id);
   return grpc::Status::OK;
 }
