@@ -359,12 +359,12 @@ void add_fleet(CLI::App& tunefarm, Commands& commands) {
     auto o = std::make_shared<SubmitOptions>();
     CLI::App* cmd = o->cmd = tunefarm.add_subcommand("submit", "submit a tuning job to a tracker; its boards of --key measure it");
     cmd->footer("Prints the job id. With --job FILE, the options below fill in the fields the file leaves out; the file wins\n"
-                "where it sets a field (docs/architecture.md, \"A job file\").");
+                "where it sets a field (docs/tracker.md, \"Job files\").");
     add_tracker_options(*cmd, o->tracker);
     auto* op = cmd->add_option("--op", o->op, "operator, e.g. dense")->type_name("NAME");
     auto* shape = cmd->add_option("--shape", o->shape, "the op's extents, positional (512,512,512) or named (n=1,c=64,...)")
                       ->type_name("SHAPE");
-    cmd->add_option("--job", o->job_file, "a job file with many workloads (docs/architecture.md), instead of --op/--shape")
+    cmd->add_option("--job", o->job_file, "a job file with many workloads (docs/tracker.md), instead of --op/--shape")
         ->type_name("FILE")
         ->excludes(op)
         ->excludes(shape);

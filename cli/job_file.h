@@ -1,5 +1,5 @@
 // `tunefarm submit --job F`: the job file as sent to the tracker, with the options given on the
-// command line filling in the fields the file leaves out (docs/architecture.md, "A job file"). The
+// command line filling in the fields the file leaves out (docs/tracker.md, "Job files"). The
 // file wins where it sets a field.
 #pragma once
 
