@@ -186,6 +186,7 @@ int import_command(const FileOptions& o) {
 
 struct PlotOptions {
   WorkloadArgs workload;
+  int threads = 1;
   std::string db = "tunefarm.db";
   std::string output = "curve.svg";
 };
@@ -194,6 +195,7 @@ int plot_command(const PlotOptions& o) {
   auto task = make_task(o.workload);
   auto db_handle = open_existing_db(o.db, DbUse::Read);
   db::Database& database = *db_handle;
+  const std::string target = task->target().str(), device_key = device_key_of(o.threads);
   std::vector<Series> series;
   for (const auto& job : database.jobs()) {
     // Only jobs of `tunefarm tune` have one op and shape; a tracker job's spec has a workloads list.
@@ -206,13 +208,16 @@ int plot_command(const PlotOptions& o) {
     line.label = (tuner.is_string() ? tuner.get<std::string>() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
     double best = 0;
     for (const auto& m : database.job_measurements(job.id)) {
+      // GFLOPS of another target or thread count are another curve's, not this one's.
+      if (m.target != target || m.device_key != device_key) continue;
       if (m.outcome == db::Outcome::Ok) best = std::max(best, gflops_of(m, *task));
       line.y.push_back(best);
     }
     if (!line.y.empty()) series.push_back(std::move(line));
   }
   if (series.empty()) {
-    std::fprintf(stderr, "tunefarm plot: no tuning runs of %s in %s\n", task->workload().str().c_str(), o.db.c_str());
+    std::fprintf(stderr, "tunefarm plot: no tuning runs of %s on %s at %d thread(s) in %s\n", task->workload().str().c_str(),
+                 target.c_str(), o.threads, o.db.c_str());
     return 1;
   }
   std::ofstream out(o.output);
@@ -267,6 +272,7 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
     auto o = std::make_shared<PlotOptions>();
     CLI::App* cmd = tunefarm.add_subcommand("plot", "best-so-far GFLOPS per tuning run of a workload, as an SVG chart");
     add_workload_options(*cmd, o->workload);
+    add_threads_option(*cmd, o->threads, "the thread count it was tuned with (each is tuned apart)");
     cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
     cmd->add_option("-o,--output", o->output, "the SVG to write")->type_name("FILE");
     commands.on(cmd, [o] { return plot_command(*o); });

@@ -121,6 +121,12 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
     EXPECT_NE(text.find("<polyline"), std::string::npos);
     EXPECT_NE(text.find("random (job 1)"), std::string::npos) << "one curve per tuning run, labelled";
   }
+  // Runs of another target or thread count are not this workload's curve.
+  for (const std::string other : {" --threads 2", " --target 'llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1'"}) {
+    Result elsewhere = run_cli("plot --op dense --shape 32,48,40 --db " + db + " -o " + svg + other);
+    EXPECT_EQ(elsewhere.exit_code, 1) << other << ": " << elsewhere.out;
+    EXPECT_NE(elsewhere.err.find("no tuning runs"), std::string::npos) << elsewhere.err;
+  }
 
   ASSERT_EQ(run_cli("export --db " + db + " -o " + lines).exit_code, 0);
   Result first = run_cli("import --db " + db2 + " " + lines + " --json");
