@@ -148,7 +148,7 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
     Json out = {{"model", r.model},   {"input_shapes", r.input_shapes}, {"job_id", r.job_id},   {"where", r.where},     {"target", r.target},
                 {"scheduler", r.scheduler}, {"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms},
                 {"other_nodes_ms", r.other_nodes_ms}, {"measured_ms", r.measured_ms},
-                {"seconds", r.seconds}, {"state", r.state},     {"tasks", list},        {"curve", curve}};
+                {"seconds", r.seconds}, {"state", r.state}, {"time_limit_reached", r.out_of_time},     {"tasks", list},        {"curve", curve}};
     if (!r.time_spent.empty()) {
       Json spent = Json::object();
       for (const auto& [phase, seconds] : r.time_spent) spent[phase] = seconds;
@@ -157,9 +157,9 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
-  std::printf("%s: job %lld %s, %lld of %lld trials (%s scheduler) on %s in %.0f s\n", r.model.c_str(), static_cast<long long>(r.job_id),
+  std::printf("%s: job %lld %s, %lld of %lld trials (%s scheduler) on %s in %.0f s%s\n", r.model.c_str(), static_cast<long long>(r.job_id),
               r.state.c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.budget), r.scheduler.c_str(), r.where.c_str(),
-              r.seconds);
+              r.seconds, r.out_of_time ? " (time limit reached)" : "");
   std::printf("inputs %s\n", r.inputs_text.c_str());
   if (!r.time_spent.empty()) {
     std::string line;
@@ -193,6 +193,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   }
   tuner::TuneTasksOptions o;
   o.trials = a.measure.trials;
+  o.time_limit_s = a.time_limit_s;
   o.scheduler = tuner::parse_scheduler_policy(a.scheduler);
   o.each.tuner = a.measure.tuner;
   o.each.threads = a.threads;
@@ -245,6 +246,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   r.scheduler = a.scheduler;
   r.trials = done.trials;
   r.budget = a.measure.trials;
+  r.out_of_time = done.out_of_time;
   r.estimated_ms = ms(done.estimated_s) + r.other_nodes_ms;
   r.seconds = done.seconds;
   for (const auto& p : done.curve) r.curve.emplace_back(p.trials, ms(p.estimated_s) + r.other_nodes_ms);
@@ -316,6 +318,11 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   add_measure_options(*cmd, a->measure, kTuning | kCold);
   cmd->get_option("--trials")->description("candidates to measure across all the model's kernels");
+  cmd->add_option("--time-limit", a->time_limit_s,
+                  "seconds of tuning after which no batch starts (the best configs are still confirmed and the model timed); "
+                  "0: none")
+      ->type_name("S")
+      ->check(CLI::Range(0.0, 7.0 * 24 * 3600));
   cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
   cmd->add_option("--layouts", a->layouts,
                   "graph: tune each conv's channel blocks (8, 16, 32) as alternatives and measure the conversions, so the build "

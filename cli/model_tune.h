@@ -24,6 +24,7 @@ struct ModelTuneArgs {
     return m;
   }();
   std::string scheduler = "gradient";
+  double time_limit_s = 0;  // no batch starts after it; 0: none
   // "graph": each blocked conv's channel blocks are alternatives and the conversions between them
   // are measured, so `model build` plans the blocks for the whole graph (graph/passes/block_plan.h);
   // "per-conv": the blocks each conv takes alone (16 out), only its algorithms tuned.
@@ -47,6 +48,7 @@ struct ModelTuneResult {
     Json best_config;
   };
   std::string model, where, scheduler, state;
+  bool out_of_time = false;  // the time limit ended the search before the budget was spent
   Json input_shapes;        // the inputs as bound: {"image": [1,3,640,640]}
   std::string inputs_text;  // the same as --input-shape takes it
   std::string target;  // the kernels were built for

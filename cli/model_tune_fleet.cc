@@ -27,6 +27,7 @@ v1::SubmitJobRequest model_job_request(const ModelTuneArgs& a, const ModelTasks&
     spec->add_groups(t.group + 1);
   }
   spec->set_scheduler(a.scheduler);
+  spec->set_time_limit_s(a.time_limit_s);
   spec->set_model(std::filesystem::path(a.model_path).filename().string());
   spec->set_input_shapes(m.inputs_text);
   set_job_settings(spec, a.key, a.measure, a.priority);
@@ -49,6 +50,8 @@ ModelTuneResult result_of(const ModelTuneArgs& a, const ModelTasks& m, const v1:
   r.where = where;
   r.scheduler = a.scheduler;
   r.state = fleet::job_state_name(job.state());
+  r.out_of_time = job.spec().time_limit_s() > 0 && job.state() == v1::DONE && trials_of(job) < job.spec().trials() &&
+                  job.message().find("time limit") != std::string::npos;
   r.trials = trials_of(job);
   r.budget = job.spec().trials();
   r.estimated_ms = job.estimated_ms();

@@ -81,7 +81,8 @@ v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
 }  // namespace
 
 v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
-  check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure", "scheduler", "model", "input_shapes"});
+  check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure", "scheduler", "model", "input_shapes",
+                      "time_limit_s"});
   v1::JobSpec spec;
   const Json* workloads = member(v, "workloads");
   if (!workloads) throw SpecError("workloads: missing (a list of {\"op\": ..., \"shape\": [...]})");
@@ -129,6 +130,7 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
   if (const auto* f = member(v, "scheduler")) spec.set_scheduler(get_string(*f, "scheduler"));
   if (const auto* f = member(v, "model")) spec.set_model(get_string(*f, "model"));
   if (const auto* f = member(v, "input_shapes")) spec.set_input_shapes(get_string(*f, "input_shapes"));
+  if (const auto* f = member(v, "time_limit_s")) spec.set_time_limit_s(get_number(*f, "time_limit_s"));
   const Json* key = member(v, "key");
   if (!key) key = member(v, "device_key");
   if (key) spec.set_device_key(get_string(*key, "key"));
@@ -175,6 +177,7 @@ Json job_spec_to_json(const v1::JobSpec& spec) {
   if (!spec.scheduler().empty()) o["scheduler"] = spec.scheduler();
   if (!spec.model().empty()) o["model"] = spec.model();
   if (!spec.input_shapes().empty()) o["input_shapes"] = spec.input_shapes();
+  if (spec.time_limit_s() > 0) o["time_limit_s"] = spec.time_limit_s();
   o["key"] = spec.device_key();
   o["trials"] = spec.trials();
   o["tuner"] = spec.tuner();

@@ -93,6 +93,21 @@ TEST(JsonConvert, AModelJobKeepsItsInputShapes) {
   EXPECT_FALSE(job_spec_to_json(finished_job().spec()).contains("input_shapes"));
 }
 
+// A model job's time limit survives the tracker's database, and a bad one names the field.
+TEST(JsonConvert, AModelJobKeepsItsTimeLimit) {
+  v1::JobSpec spec = finished_job().spec();
+  spec.set_time_limit_s(300);
+  const v1::JobSpec back = job_spec_from_json(job_spec_to_json(spec));
+  EXPECT_DOUBLE_EQ(back.time_limit_s(), 300);
+  EXPECT_FALSE(job_spec_to_json(finished_job().spec()).contains("time_limit_s")) << "no limit, no field";
+  try {
+    job_spec_from_text(R"({"workloads": [{"op": "dense", "shape": [64, 64, 64]}], "time_limit_s": "5m"})");
+    ADD_FAILURE() << "a time limit that is not a number was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(std::string(e.what()), "time_limit_s: expected a number, got a string");
+  }
+}
+
 TEST(JsonConvert, ADeviceKeepsItsIntegerFields) {
   v1::Device d;
   d.set_device_key("x86");

@@ -190,6 +190,31 @@ TEST(ModelTune, AKilledLocalJobResumesWhereItStoppedWhenRunAgain) {
   for (const auto& t : j.at("tasks")) EXPECT_NEAR(t.at("trials").get<double>(), 14.4, 8) << t.dump();
 }
 
+// A budget in wall time: the search stops starting batches at the limit, the best configs are still
+// confirmed and the model timed, and the job is done (run again, it is a new job, not a resume).
+TEST(ModelTune, ATimeLimitEndsTheSearchAndTheJobIsDone) {
+  const std::string db = scratch("time-limit") + "/t.db";
+  const std::string command = "model tune " + small_cnn() + " --trials 100000 --time-limit 4 --db " + db + kQuick + " --json -q";
+  Result r = run_cli(command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = parse_json(r.out);
+  EXPECT_EQ(j.at("state"), "done");
+  EXPECT_TRUE(j.at("time_limit_reached").get<bool>());
+  EXPECT_GT(j.at("trials").get<int64_t>(), 0);
+  EXPECT_LT(j.at("trials").get<int64_t>(), 100000);
+  EXPECT_GT(j.at("measured_ms").get<double>(), 0) << "the tuned model is still timed";
+  Result again = run_cli(command);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(parse_json(again.out).at("job_id"), j.at("job_id").get<int64_t>() + 1);
+
+  Result text = run_cli("model tune " + small_cnn() + " --trials 100000 --time-limit 2 --db " + db + kQuick + " -q");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("(time limit reached)"), std::string::npos) << text.out;
+  Result negative = run_cli("model tune " + small_cnn() + " --time-limit -1 --db " + db);
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("--time-limit"), std::string::npos) << negative.err;
+}
+
 TEST(ModelTune, BadRequestsAreOneLineErrors) {
   Result r = run_cli("model tune " + small_cnn() + " --scheduler fair");
   EXPECT_EQ(r.exit_code, 2);

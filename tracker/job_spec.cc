@@ -75,6 +75,13 @@ grpc::Status check_job_spec(v1::JobSpec* spec, const std::function<bool(const st
   if (!spec->scheduler().empty() && spec->scheduler() != "gradient" && spec->scheduler() != "even") {
     return invalid("scheduler", "'" + fleet::printable(spec->scheduler()) + "' is none of gradient, even (or empty: one workload after another)");
   }
+  if (!(spec->time_limit_s() >= 0 && spec->time_limit_s() <= kMaxTimeLimitS)) {
+    return invalid("time_limit_s", "must be 0 (none) to " + std::to_string(static_cast<int64_t>(kMaxTimeLimitS)) + " seconds, got " +
+                                       std::to_string(spec->time_limit_s()));
+  }
+  if (spec->time_limit_s() > 0 && spec->scheduler().empty()) {
+    return invalid("time_limit_s", "only a scheduled job (scheduler gradient or even) has a time limit");
+  }
   if (spec->model().size() > 256) return invalid("model", "at most 256 bytes, got " + std::to_string(spec->model().size()));
   if (spec->input_shapes().size() > 4096) {
     return invalid("input_shapes", "at most 4096 bytes, got " + std::to_string(spec->input_shapes().size()));

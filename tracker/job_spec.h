@@ -23,5 +23,7 @@ bool valid_device_key(const std::string& key);
 // The tracker's own limit on a workload: its reference output is computed here in double
 // precision before any board measures it.
 constexpr double kMaxWorkloadFlops = 2e11;
+// A week: past it a time limit is a typo, not a plan.
+constexpr double kMaxTimeLimitS = 7 * 24 * 3600;
 
 }  // namespace tf::tracker

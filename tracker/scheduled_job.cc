@@ -31,6 +31,7 @@ void JobManager::run_scheduled(const std::shared_ptr<Run>& run, db::Database& db
   tuner::TuneTasksOptions o;
   o.trials = spec.trials();
   o.scheduler = tuner::parse_scheduler_policy(spec.scheduler());
+  o.time_limit_s = spec.time_limit_s();
   o.each = tune_options(run, spec, id);
   o.make_measurer = [&](const compiler::Task& task) -> std::unique_ptr<tuner::Measurer> {
     return std::make_unique<FleetMeasurer>(dispatcher_, id, spec.priority(), key, task.workload());
@@ -60,7 +61,9 @@ void JobManager::run_scheduled(const std::shared_ptr<Run>& run, db::Database& db
       j.set_elapsed_s(std::chrono::duration<double>(Clock::now() - run->started).count());
       const double per_trial = std::chrono::duration<double>(Clock::now() - loop_start).count() /
                                static_cast<double>(std::max<int64_t>(1, p.trials - replayed));
-      j.set_eta_s(per_trial * static_cast<double>(std::max<int64_t>(0, p.budget - p.trials)));
+      double eta_s = per_trial * static_cast<double>(std::max<int64_t>(0, p.budget - p.trials));
+      if (o.time_limit_s > 0) eta_s = std::min(eta_s, std::max(0.0, o.time_limit_s - p.elapsed_s));
+      j.set_eta_s(eta_s);
     });
     persist(db, run, false);
   });
@@ -74,6 +77,10 @@ void JobManager::run_scheduled(const std::shared_ptr<Run>& run, db::Database& db
       if (r.tasks[i].trials == 0 && !r.stopped) wp->set_state("untried");
     }
     j.set_estimated_ms(r.estimated_s * 1e3);
+    if (r.out_of_time) {
+      j.set_message("time limit of " + std::to_string(static_cast<int64_t>(o.time_limit_s)) + " s reached after " +
+                    std::to_string(r.trials) + " of " + std::to_string(o.trials) + " trials");
+    }
   });
   persist(db, run, true);
 }

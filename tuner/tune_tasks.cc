@@ -1,6 +1,7 @@
 // The path of a job of many tasks:
 //   1. every task started (a resumed job replays each task's measurements first)
-//   2. loop until the budget is spent: the scheduler picks a task, the task runs one batch
+//   2. loop until the budget (or the time limit) is spent: the scheduler picks a task, the task runs
+//      one batch
 //   3. every task's fastest configs measured again, its cost model saved
 #include "tuner/tune_tasks.h"
 
@@ -35,6 +36,9 @@ class TasksRun {
 
  private:
   bool stopped() const { return o_.each.stop && o_.each.stop->load(); }
+  bool out_of_time() const {
+    return o_.time_limit_s > 0 && std::chrono::duration<double>(Clock::now() - start_).count() >= o_.time_limit_s;
+  }
   void note_estimate();
   void report(size_t task, bool replayed);
 
@@ -93,6 +97,10 @@ void TasksRun::start() {
 void TasksRun::search() {
   const int batch = std::max(1, o_.each.batch);
   while (used_ < o_.trials && !stopped()) {
+    if (out_of_time()) {
+      result_.out_of_time = true;
+      break;
+    }
     const auto pick = scheduler_.next(progress_);
     if (!pick) break;
     TaskTuning& task = tuning(*pick);

@@ -24,6 +24,9 @@ struct TaskToTune {
 
 struct TuneTasksOptions {
   int64_t trials = 2000;  // for all tasks together
+  // No batch starts after this many seconds of the job (0: no limit): the budget a user has in wall
+  // time rather than trials. The fastest configs are still measured again afterwards.
+  double time_limit_s = 0;
   SchedulerPolicy scheduler = SchedulerPolicy::Gradient;
   SchedulerOptions scheduler_options;
   // Every task's options: tuner, threads, batch, measurement, seed, device key, the job to record
@@ -59,6 +62,7 @@ struct TuneTasksResult {
   double seconds = 0;
   TimeSpent spent;  // over every task
   bool stopped = false;
+  bool out_of_time = false;  // the time limit ended the search before the budget was spent
 };
 
 // Runs the job; every measurement goes to `db` under each.job_id when given.
