@@ -117,8 +117,17 @@ std::string set_attribute(scmp_filter_ctx ctx, scmp_filter_attr attr, const char
   return rc == 0 ? "" : libseccomp_error(std::string("seccomp_attr_set(") + name + ")", rc);
 }
 
+// Level 3 brings SCMP_ACT_KILL_PROCESS (Linux 4.14) on top of TSYNC: asked first, so that a host
+// without them (an old kernel, qemu-user, which filters nothing) is told so in words.
+constexpr unsigned kSeccompApiNeeded = 3;
+
 // The worker's filter, not yet loaded; null with *why when libseccomp refused part of it.
 FilterContext worker_filter(std::string* why) {
+  if (const unsigned api = seccomp_api_get(); api < kSeccompApiNeeded) {
+    *why = "seccomp_api_get: seccomp here offers API level " + std::to_string(api) + ", the filter needs " +
+           std::to_string(kSeccompApiNeeded) + " (threads synchronised, whole processes killed: Linux 4.14 or later)";
+    return nullptr;
+  }
   errno = 0;
   FilterContext ctx(seccomp_init(SCMP_ACT_TRAP));
   if (!ctx) {
