@@ -7,7 +7,8 @@ set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 # Packages, libraries and their CMake files are looked up in the arm64 multiarch folders.
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
-# pkg-config (gRPC's CMake files ask it for re2 and OpenSSL) must answer with the arm64 libraries.
+# pkg-config (gRPC's CMake files ask it for re2 and OpenSSL; the runtime for libseccomp) must answer
+# with the arm64 libraries.
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
 # protoc and grpc_cpp_plugin are the build host's programs.
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

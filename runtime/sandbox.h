@@ -7,7 +7,8 @@
 // - system calls: a seccomp filter allows what loading and timing a kernel needs and traps every
 //   other one (the network, new processes, writing files, raising limits, signalling other
 //   processes); the trap handler reports the call to the parent as a kSandboxViolation frame and
-//   ends the worker, so the trial fails with the call's name and the board starts a fresh worker;
+//   ends the worker, so the trial fails with the call's name and the board starts a fresh worker
+//   (a call of another ABI, x32 on x86_64, ends it at once: the list is of this ABI's numbers);
 // - resources: address space, open files, no core files.
 #pragma once
 

@@ -1,32 +1,24 @@
 // The system-call layer of the measure worker's sandbox (runtime/sandbox.h): a seccomp allowlist
-// written as a classic BPF program, and the SIGSYS handler that reports a trapped call.
+// built with libseccomp, which writes and checks the BPF program, and the SIGSYS handler that
+// reports a trapped call.
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
-#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <initializer_list>
+#include <memory>
 
 #include "runtime/sandbox.h"
 #include "runtime/sandbox_parts.h"
 #include "runtime/worker_protocol.h"
-
-#if defined(__x86_64__)
-#define TF_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define TF_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#else
-#error "the sandbox knows the system calls of x86_64 and aarch64"
-#endif
 
 namespace tf::runtime::sandbox {
 namespace {
@@ -61,124 +53,125 @@ const long kAllowed[] = {
 #endif
 };
 
-constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
-constexpr uint32_t kTrap = SECCOMP_RET_TRAP;
-
 // What an open may not ask for: writing, creating or truncating.
 constexpr uint32_t kWriteOpenFlags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | (O_TMPFILE & ~O_DIRECTORY);
 
-constexpr uint32_t arg_lo(int i) { return offsetof(seccomp_data, args) + 8 * i; }
-constexpr uint32_t arg_hi(int i) { return arg_lo(i) + 4; }
-
-class Filter {
- public:
-  Filter() {
-    load(offsetof(seccomp_data, arch));
-    jump(BPF_JEQ, TF_AUDIT_ARCH, 1, 0);
-    ret(SECCOMP_RET_KILL_PROCESS);
-    load(offsetof(seccomp_data, nr));
-  }
-  void allow(long nr) { when(nr, {stmt(BPF_RET | BPF_K, kAllow)}); }
-  void fail_with(long nr, int err) { when(nr, {stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | static_cast<uint32_t>(err))}); }
-  // Allowed when argument `arg` has none of `bits`.
-  void allow_without_bits(long nr, int arg, uint32_t bits) {
-    when(nr, {stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(arg)), cond(BPF_JSET, bits, 0, 1), stmt(BPF_RET | BPF_K, kTrap),
-              stmt(BPF_RET | BPF_K, kAllow)});
-  }
-  // Allowed when argument `arg` has all of `bits`.
-  void allow_with_bits(long nr, int arg, uint32_t bits) {
-    when(nr, {stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(arg)), stmt(BPF_ALU | BPF_AND | BPF_K, bits), cond(BPF_JEQ, bits, 0, 1),
-              stmt(BPF_RET | BPF_K, kAllow), stmt(BPF_RET | BPF_K, kTrap)});
-  }
-  // Allowed when the 64-bit argument `arg` equals `value`.
-  void allow_if_equal(long nr, int arg, uint64_t value) {
-    when(nr, {stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(arg)), cond(BPF_JEQ, static_cast<uint32_t>(value), 0, 3),
-              stmt(BPF_LD | BPF_W | BPF_ABS, arg_hi(arg)), cond(BPF_JEQ, static_cast<uint32_t>(value >> 32), 0, 1),
-              stmt(BPF_RET | BPF_K, kAllow), stmt(BPF_RET | BPF_K, kTrap)});
-  }
-  std::vector<sock_filter> finish() {
-    ret(kTrap);
-    return prog_;
-  }
-
- private:
-  static sock_filter stmt(uint16_t code, uint32_t k) { return BPF_STMT(code, k); }
-  static sock_filter cond(uint16_t op, uint32_t k, uint8_t jt, uint8_t jf) { return BPF_JUMP(BPF_JMP | op | BPF_K, k, jt, jf); }
-  void load(uint32_t offset) { prog_.push_back(stmt(BPF_LD | BPF_W | BPF_ABS, offset)); }
-  void jump(uint16_t op, uint32_t k, uint8_t jt, uint8_t jf) { prog_.push_back(cond(op, k, jt, jf)); }
-  void ret(uint32_t action) { prog_.push_back(stmt(BPF_RET | BPF_K, action)); }
-  // `block` runs when the call number is `nr` and ends in a return on every path, so the
-  // accumulator still holds the number for the next test when the block is skipped.
-  void when(long nr, std::vector<sock_filter> block) {
-    jump(BPF_JEQ, static_cast<uint32_t>(nr), 0, static_cast<uint8_t>(block.size()));
-    prog_.insert(prog_.end(), block.begin(), block.end());
-  }
-  std::vector<sock_filter> prog_;
+struct FilterRelease {
+  void operator()(void* ctx) const { seccomp_release(ctx); }
 };
+using FilterContext = std::unique_ptr<void, FilterRelease>;
 
-std::vector<sock_filter> worker_filter() {
-  Filter f;
-  for (long nr : kAllowed) f.allow(nr);
-  f.allow_without_bits(SYS_openat, 2, kWriteOpenFlags);
-#ifdef SYS_open
-  f.allow_without_bits(SYS_open, 1, kWriteOpenFlags);
-#endif
-  // Threads for the kernel's pool, never a process.
-  f.allow_with_bits(SYS_clone, 0, CLONE_THREAD | CLONE_VM);
-  // The C library falls back to clone when clone3 is missing; clone3's flags sit in memory a
-  // filter cannot read.
-  f.fail_with(SYS_clone3, ENOSYS);
-  // isatty() and nothing else: TIOCSTI on an inherited terminal would type into the operator's shell.
-  f.allow_if_equal(SYS_ioctl, 1, TCGETS);
-  // Reading limits (sanitizers, the C library) but never raising them.
-  f.allow_if_equal(SYS_prlimit64, 2, 0);
-  // Signals to itself only (abort, a thread pool's wake-ups): never to the board or its group.
-  const auto self = static_cast<uint64_t>(::getpid());
-  f.allow_if_equal(SYS_kill, 0, self);
-  f.allow_if_equal(SYS_tgkill, 0, self);
-  return f.finish();
+// libseccomp's name of a call of this architecture (null for a number it does not know), which
+// the caller frees.
+using OwnedName = std::unique_ptr<char, decltype(&std::free)>;
+OwnedName resolved_name(uint32_t nr) {
+  return OwnedName(seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, static_cast<int>(nr)), &std::free);
 }
 
-struct NamedCall {
-  long nr;
-  const char* name;
-};
-const NamedCall kNames[] = {
-    {SYS_socket, "socket"}, {SYS_socketpair, "socketpair"}, {SYS_connect, "connect"}, {SYS_bind, "bind"},
-    {SYS_listen, "listen"}, {SYS_accept4, "accept4"}, {SYS_sendto, "sendto"}, {SYS_sendmsg, "sendmsg"},
-#ifdef SYS_fork
-    {SYS_fork, "fork"}, {SYS_vfork, "vfork"}, {SYS_open, "open"}, {SYS_creat, "creat"}, {SYS_unlink, "unlink"},
-    {SYS_rename, "rename"}, {SYS_mkdir, "mkdir"}, {SYS_chmod, "chmod"}, {SYS_accept, "accept"},
-#endif
-    {SYS_clone, "clone"}, {SYS_clone3, "clone3"}, {SYS_execve, "execve"}, {SYS_execveat, "execveat"},
-    {SYS_openat, "openat"}, {SYS_unlinkat, "unlinkat"}, {SYS_renameat2, "renameat2"}, {SYS_mkdirat, "mkdirat"},
-    {SYS_fchmodat, "fchmodat"}, {SYS_truncate, "truncate"}, {SYS_ftruncate, "ftruncate"}, {SYS_ptrace, "ptrace"},
-    {SYS_kill, "kill"}, {SYS_tkill, "tkill"}, {SYS_tgkill, "tgkill"}, {SYS_prlimit64, "prlimit64"},
-    {SYS_setrlimit, "setrlimit"}, {SYS_mount, "mount"}, {SYS_setuid, "setuid"}, {SYS_setgid, "setgid"},
-    {SYS_prctl, "prctl"}, {SYS_seccomp, "seccomp"}, {SYS_bpf, "bpf"}, {SYS_io_uring_setup, "io_uring_setup"},
-    {SYS_process_vm_writev, "process_vm_writev"}, {SYS_pipe2, "pipe2"}, {SYS_dup3, "dup3"},
-    {SYS_perf_event_open, "perf_event_open"}, {SYS_ioctl, "ioctl"},
+// libseccomp returns -errno; with SCMP_FLTATR_API_SYSRAWRC, seccomp_load passes on the kernel's.
+std::string libseccomp_error(const std::string& call, int rc) { return call + ": " + std::strerror(-rc); }
+
+// Each rule in order; the first failure names the call, the system call and why.
+class Rules {
+ public:
+  explicit Rules(scmp_filter_ctx ctx) : ctx_(ctx) {}
+  void add(uint32_t action, long nr, std::initializer_list<scmp_arg_cmp> when = {}) {
+    if (!error_.empty()) return;
+    const int rc = seccomp_rule_add_array(ctx_, action, static_cast<int>(nr), static_cast<unsigned>(when.size()), when.begin());
+    if (rc != 0) error_ = libseccomp_error("seccomp_rule_add(" + syscall_name(static_cast<uint32_t>(nr)) + ")", rc);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  scmp_filter_ctx ctx_;
+  std::string error_;
 };
 
-const char* known_name(uint32_t nr) {
-  for (const NamedCall& c : kNames) {
-    if (static_cast<uint32_t>(c.nr) == nr) return c.name;
+std::string add_worker_rules(scmp_filter_ctx ctx) {
+  Rules r(ctx);
+  for (long nr : kAllowed) r.add(SCMP_ACT_ALLOW, nr);
+  // Open flags are an int: only the low half of the register is the kernel's to read.
+  r.add(SCMP_ACT_ALLOW, SYS_openat, {SCMP_A2_32(SCMP_CMP_MASKED_EQ, kWriteOpenFlags, 0)});
+#ifdef SYS_open
+  r.add(SCMP_ACT_ALLOW, SYS_open, {SCMP_A1_32(SCMP_CMP_MASKED_EQ, kWriteOpenFlags, 0)});
+#endif
+  // Threads for the kernel's pool, never a process.
+  r.add(SCMP_ACT_ALLOW, SYS_clone, {SCMP_A0_32(SCMP_CMP_MASKED_EQ, CLONE_THREAD | CLONE_VM, CLONE_THREAD | CLONE_VM)});
+  // The C library falls back to clone when clone3 is missing; clone3's flags sit in memory a
+  // filter cannot read.
+  r.add(SCMP_ACT_ERRNO(ENOSYS), SYS_clone3);
+  // isatty() and nothing else: TIOCSTI on an inherited terminal would type into the operator's shell.
+  r.add(SCMP_ACT_ALLOW, SYS_ioctl, {SCMP_A1_64(SCMP_CMP_EQ, TCGETS)});
+  // Reading limits (sanitizers, the C library) but never raising them.
+  r.add(SCMP_ACT_ALLOW, SYS_prlimit64, {SCMP_A2_64(SCMP_CMP_EQ, 0)});
+  // Signals to itself only (abort, a thread pool's wake-ups): never to the board or its group.
+  // All 64 bits compared: a pid with high bits set is not this process's, whatever the kernel truncates.
+  const auto self = static_cast<uint64_t>(::getpid());
+  r.add(SCMP_ACT_ALLOW, SYS_kill, {SCMP_A0_64(SCMP_CMP_EQ, self)});
+  r.add(SCMP_ACT_ALLOW, SYS_tgkill, {SCMP_A0_64(SCMP_CMP_EQ, self)});
+  return r.error();
+}
+
+std::string set_attribute(scmp_filter_ctx ctx, scmp_filter_attr attr, const char* name, uint32_t value) {
+  const int rc = seccomp_attr_set(ctx, attr, value);
+  return rc == 0 ? "" : libseccomp_error(std::string("seccomp_attr_set(") + name + ")", rc);
+}
+
+// Level 3 brings SCMP_ACT_KILL_PROCESS (Linux 4.14) on top of TSYNC: asked first, so that a host
+// without them (an old kernel, qemu-user, which filters nothing) is told so in words.
+constexpr unsigned kSeccompApiNeeded = 3;
+
+// The worker's filter, not yet loaded; null with *why when libseccomp refused part of it.
+FilterContext worker_filter(std::string* why) {
+  if (const unsigned api = seccomp_api_get(); api < kSeccompApiNeeded) {
+    *why = "seccomp_api_get: seccomp here offers API level " + std::to_string(api) + ", the filter needs " +
+           std::to_string(kSeccompApiNeeded) + " (threads synchronised, whole processes killed: Linux 4.14 or later)";
+    return nullptr;
   }
-  return nullptr;
+  errno = 0;
+  FilterContext ctx(seccomp_init(SCMP_ACT_TRAP));
+  if (!ctx) {
+    *why = std::string("seccomp_init(SCMP_ACT_TRAP): ") +
+           (errno ? std::strerror(errno) : "libseccomp supports neither this architecture nor the trap action here");
+    return nullptr;
+  }
+  // A call of another ABI (x32 on x86_64, 32-bit ARM on aarch64) is not one the list speaks of:
+  // the process ends at once, unreported, rather than the list being read with the wrong numbers.
+  *why = set_attribute(ctx.get(), SCMP_FLTATR_ACT_BADARCH, "SCMP_FLTATR_ACT_BADARCH", SCMP_ACT_KILL_PROCESS);
+  // The thread pool may already run: every thread gets the same filter, or none does.
+  if (why->empty()) *why = set_attribute(ctx.get(), SCMP_FLTATR_CTL_TSYNC, "SCMP_FLTATR_CTL_TSYNC", 1);
+  // The kernel's own reason when loading fails, not libseccomp's ECANCELED.
+  if (why->empty()) *why = set_attribute(ctx.get(), SCMP_FLTATR_API_SYSRAWRC, "SCMP_FLTATR_API_SYSRAWRC", 1);
+  if (why->empty()) *why = add_worker_rules(ctx.get());
+  if (!why->empty()) return nullptr;
+  return ctx;
+}
+
+// Names of this architecture's calls, resolved before the filter is loaded: the SIGSYS handler
+// may not allocate, and libseccomp's lookup does. A longer name would not fit the violation frame.
+constexpr uint32_t kNamedCalls = 512;
+constexpr size_t kNameBytes = 32;
+char call_names[kNamedCalls][kNameBytes];
+
+void resolve_call_names() {
+  for (uint32_t nr = 0; nr < kNamedCalls; ++nr) {
+    const OwnedName name = resolved_name(nr);
+    if (name) std::memcpy(call_names[nr], name.get(), std::min(std::strlen(name.get()), kNameBytes));
+  }
 }
 
 // Async-signal-safe: a fixed-size frame built on the stack, two writes and _exit.
 void on_forbidden_call(int, siginfo_t* info, void*) {
   const uint32_t nr = static_cast<uint32_t>(info->si_syscall);
-  uint8_t frame[sizeof(uint32_t) + sizeof(uint64_t) + sizeof(uint32_t) + 32] = {};
+  uint8_t frame[sizeof(uint32_t) + sizeof(uint64_t) + sizeof(uint32_t) + kNameBytes] = {};
   const uint32_t kind = worker_protocol::kSandboxViolation;
-  const char* name = known_name(nr);
-  const size_t name_len = name ? std::min<size_t>(std::strlen(name), 32) : 0;
+  const char* name = nr < kNamedCalls ? call_names[nr] : "";
+  const size_t name_len = strnlen(name, kNameBytes);
   const uint64_t payload = sizeof nr + name_len;
   std::memcpy(frame, &kind, sizeof kind);
   std::memcpy(frame + 4, &payload, sizeof payload);
   std::memcpy(frame + 12, &nr, sizeof nr);
-  if (name_len) std::memcpy(frame + 16, name, name_len);
+  std::memcpy(frame + 16, name, name_len);
   ssize_t ignored = ::write(STDOUT_FILENO, frame, 16 + name_len);
   (void)ignored;
   ::_exit(4);  // not kWorkerCannotSandbox: the parent has read the frame and knows why
@@ -189,22 +182,21 @@ void on_forbidden_call(int, siginfo_t* info, void*) {
 bool open_flags_allowed(int flags) { return (static_cast<uint32_t>(flags) & kWriteOpenFlags) == 0; }
 
 std::string syscall_name(uint32_t nr) {
-  if (const char* name = known_name(nr)) return name;
-  return "system call " + std::to_string(nr);
+  const OwnedName name = resolved_name(nr);
+  return name ? std::string(name.get()) : "system call " + std::to_string(nr);
 }
 
 std::string install_syscall_filter() {
+  std::string why;
+  const FilterContext filter = worker_filter(&why);
+  if (!filter) return why;
+  resolve_call_names();
   struct sigaction sa {};
   sa.sa_sigaction = on_forbidden_call;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   if (::sigaction(SIGSYS, &sa, nullptr) != 0) return std::string("sigaction(SIGSYS): ") + std::strerror(errno);
-  std::vector<sock_filter> prog = worker_filter();
-  sock_fprog fprog{static_cast<unsigned short>(prog.size()), prog.data()};
-  // TSYNC: the thread pool may already run; every thread gets the same filter.
-  if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog) != 0) {
-    return std::string("seccomp(SECCOMP_SET_MODE_FILTER): ") + std::strerror(errno);
-  }
+  if (const int rc = seccomp_load(filter.get()); rc != 0) return libseccomp_error("seccomp_load", rc);
   return "";
 }
 

@@ -20,6 +20,8 @@ PACKAGES=(
   libboost-dev
   # command-line options (header-only)
   libcli11-dev
+  # the measure worker's system-call filter: libseccomp writes the BPF for each architecture
+  libseccomp-dev
   # tests
   libgtest-dev libgmock-dev openssl
   # fuzz targets (scripts/build.sh --fuzz): clang and its libFuzzer, ASan and UBSan runtimes
@@ -81,6 +83,8 @@ install_onnxruntime() {
 AARCH64_PACKAGES=(
   crossbuild-essential-arm64 qemu-user-static
   libgrpc++-dev:arm64 libprotobuf-dev:arm64 libboost-dev:arm64
+  # the board's measure worker links libseccomp for its system-call filter
+  libseccomp-dev:arm64
 )
 
 enable_arm64_packages() {
