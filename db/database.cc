@@ -10,7 +10,9 @@
 
 #include <sqlite3.h>
 
+#include "db/measurement_rows.h"
 #include "db/process_identity.h"
+#include "db/record_hash.h"
 #include "db/schema.h"
 #include "runtime/timing_check.h"
 
@@ -20,34 +22,6 @@ namespace {
 
 std::string shape_json(const std::vector<int64_t>& shape) {
   return Json(shape).dump();
-}
-
-std::string hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-// FNV-1a over the record's identity: what was measured, where, when, how, and what came out.
-std::string record_hash(const Measurement& m) {
-  Json identity = m.to_json();
-  // A warm record hashes as records did before timings were stored, so importing an old export
-  // into a newer file finds the records already there.
-  if (m.timing == runtime::ColdInputs::Off) identity.erase("timing");
-  // Error texts come from compilers and boards and need not be UTF-8; a record is kept regardless.
-  const std::string s = identity.dump(-1, ' ', false, Json::error_handler_t::replace);
-  // Two FNV-1a passes (forwards and backwards): stable across builds and machines, unlike
-  // std::hash, because records move between farms.
-  uint64_t h = 1469598103934665603ull, h2 = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  for (auto it = s.rbegin(); it != s.rend(); ++it) {
-    h2 ^= static_cast<unsigned char>(*it);
-    h2 *= 1099511628211ull;
-  }
-  return hex64(h) + hex64(h2);
 }
 
 // " AND <table>.timing = ?" with its argument appended to `args`, or nothing for any timing.
@@ -218,37 +192,11 @@ bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::ve
 
 bool Database::each_row(const std::string& where, const std::vector<std::string>& args,
                         const std::function<bool(Measurement&)>& visit) {
-  Statement q(conn_.handle(),
-              "SELECT w.op, w.shape, w.dtype, t.target, t.device_key, m.config, m.config_index, m.costs, m.outcome, "
-              "m.error, m.build_ms, m.device, m.compiler_version, m.created_ms, m.job_id, m.timing "
-              "FROM measurements m JOIN workloads w ON w.id = m.workload_id JOIN targets t ON t.id = m.target_id " +
-                  where);
+  Statement q(conn_.handle(), kSelectMeasurements + where);
   for (size_t i = 0; i < args.size(); ++i) q.bind(static_cast<int>(i + 1), args[i]);
   while (q.step()) {
     Measurement m;
-    bool usable = true;
-    try {
-      m.op = q.column_text(0);
-      m.shape = parse_json(q.column_text(1)).get<std::vector<int64_t>>();
-      m.config = parse_json(q.column_text(5));
-      // A cost stored as null (a NaN or inf written before timings were checked) is kept as NaN,
-      // so the check below refuses the row instead of the parser refusing the whole query.
-      for (const auto& c : parse_json(q.column_text(7))) m.costs.push_back(c.is_number() ? c.get<double>() : NAN);
-    } catch (const std::exception&) {
-      usable = false;
-    }
-    m.dtype = q.column_text(2);
-    m.target = q.column_text(3);
-    m.device_key = q.column_text(4);
-    m.config_index = q.column_int(6);
-    usable = parse_outcome(q.column_text(8), &m.outcome) && usable;
-    m.error = q.column_text(9);
-    m.build_ms = q.column_double(10);
-    m.device = q.column_text(11);
-    m.compiler_version = q.column_text(12);
-    m.created_ms = q.column_int(13);
-    if (!q.column_is_null(14)) m.job_id = q.column_int(14);
-    usable = runtime::parse_timing(q.column_text(15), &m.timing) && usable;
+    bool usable = read_measurement_row(q, &m);
     if (usable && m.outcome == Outcome::Ok) usable = runtime::timing_problem(m.costs).empty();
     if (!usable) {
       ++invalid_rows_skipped_;
