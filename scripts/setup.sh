@@ -20,7 +20,7 @@ PACKAGES=(
   libboost-dev
   # command-line options (header-only)
   libcli11-dev
-  # stable content hashes (XXH3): record hashes in the database, kernel symbol names
+  # stable content hashes (XXH3, header-only here): record hashes in the database, kernel names
   libxxhash-dev
   # tests
   libgtest-dev libgmock-dev openssl
@@ -82,7 +82,7 @@ install_onnxruntime() {
 # and qemu-user to run the board on this host.
 AARCH64_PACKAGES=(
   crossbuild-essential-arm64 qemu-user-static
-  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libboost-dev:arm64 libxxhash-dev:arm64
+  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libboost-dev:arm64
 )
 
 enable_arm64_packages() {

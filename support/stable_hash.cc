@@ -1,6 +1,9 @@
 #include "support/stable_hash.h"
 
+// xxHash's own inline build: its functions compile into this file, so nothing links libxxhash.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
+#undef XXH_INLINE_ALL
 
 #include <cstdint>
 #include <cstdio>
