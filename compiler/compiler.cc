@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cctype>
 
 #include <llvm/Config/llvm-config.h>
 
 #include "compiler/lower/lower.h"
+#include "support/stable_hash.h"
 
 namespace tf::compiler {
 namespace {
@@ -65,16 +65,13 @@ std::string Task::kernel_name() const {
   const bool identifier = std::all_of(op.begin(), op.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
   std::string name = "tf_" + op + "_";
   if (!identifier) {
-    uint64_t hash = 1469598103934665603ull;  // FNV-1a: stable across processes and builds
-    for (char c : op) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     std::string stem;
     for (char c : op) {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') break;
       stem += c;
     }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-    name = "tf_" + stem + "_" + hex + "_";
+    // A stable hash, so a kernel has one name on every build and machine that compiles it.
+    name = "tf_" + stem + "_" + stable_hash_hex64(op) + "_";
   }
   for (size_t i = 0; i < workload_.shape.size(); ++i) name += (i ? "x" : "") + std::to_string(workload_.shape[i]);
   return name;

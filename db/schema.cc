@@ -4,11 +4,21 @@
 #include <string>
 #include <vector>
 
+#include "db/record_hash.h"
+
 namespace tf::db {
 namespace {
 
+// One step of the schema: SQL, then (when a step must compute in C++) a rewrite of stored rows.
+struct Migration {
+  Migration(const char* sql) : sql(sql) {}
+  Migration(const char* sql, void (*rewrite)(Connection&)) : sql(sql), rewrite(rewrite) {}
+  const char* sql;
+  void (*rewrite)(Connection&) = nullptr;
+};
+
 // Append only: a released migration never changes, or old files would diverge.
-const std::vector<const char*> kMigrations = {
+const std::vector<Migration> kMigrations = {
     // 1: workloads, targets, jobs, measurements, cost models.
     R"sql(
     CREATE TABLE workloads (
@@ -130,6 +140,12 @@ const std::vector<const char*> kMigrations = {
     ALTER TABLE measurements ADD COLUMN timing TEXT NOT NULL DEFAULT 'warm'
       CHECK (timing IN ('warm','cold-weights','cold-all'));
     )sql",
+    // 8: record hashes are XXH3-128 of the whole record (db/record_hash.h), where schemas 1-7 stored
+    // two FNV-1a passes: every stored hash is computed again, so a record written again identically
+    // is still found. It reads rows with kSelectMeasurements (db/measurement_rows.h), which may
+    // therefore name only columns of schema 8 and older; the migration tests from schema 7 fail if it
+    // names a newer one.
+    {"", rehash_records},
 };
 
 const char* kAppTable = "tunefarm_meta";
@@ -166,7 +182,9 @@ void apply(Connection& c, int from, int to) {
     bool is_tf;
     if (read_version(c, &is_tf) != v) return t.commit();  // another process migrated meanwhile
     c.exec("CREATE TABLE IF NOT EXISTS tunefarm_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-    c.exec(kMigrations[static_cast<size_t>(v)]);
+    const Migration& m = kMigrations[static_cast<size_t>(v)];
+    c.exec(m.sql);
+    if (m.rewrite) m.rewrite(c);
     Statement s(c.handle(), "INSERT OR REPLACE INTO tunefarm_meta (key, value) VALUES ('schema_version', ?)");
     s.bind(1, std::to_string(v + 1)).run();
     t.commit();

@@ -22,6 +22,8 @@ PACKAGES=(
   libcli11-dev
   # the measure worker's system-call filter: libseccomp writes the BPF for each architecture
   libseccomp-dev
+  # stable content hashes (XXH3, header-only here): record hashes in the database, kernel names
+  libxxhash-dev
   # tests
   libgtest-dev libgmock-dev openssl
   # fuzz targets (scripts/build.sh --fuzz): clang and its libFuzzer, ASan and UBSan runtimes

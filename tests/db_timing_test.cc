@@ -1,6 +1,7 @@
-// Warm and cold timings in one database: a file of schema 6 reads as warm, a record hashes as it
-// did before timings were stored, reads filter by timing, and a model build prefers the timing it
-// runs its kernels with, falling back to any timing for a workload with none.
+// Warm and cold timings in one database: a file of schema 6 reads as warm and finds its records
+// again, the same record timed another way is another record, reads filter by timing, and a model
+// build prefers the timing it runs its kernels with, falling back to any timing for a workload with
+// none.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -52,6 +53,10 @@ Measurement old_record() {
   return m;
 }
 const char* kOldHash = "6d5cd4c2b0bbfd40bac5785410cdae3c";
+// The hash every build and machine stores for old_record() (XXH3-128 of its export record, timing
+// included): records move between farms, so changing it needs a migration that computes the
+// stored hashes again.
+const char* kRecordHash = "3f9066ebe3ac6091637cecabda3cb4a3";
 
 std::string stored_hash(Database& db) {
   Statement q(db.connection().handle(), "SELECT record_hash FROM measurements ORDER BY id LIMIT 1");
@@ -59,12 +64,12 @@ std::string stored_hash(Database& db) {
   return q.column_text(0);
 }
 
-TEST(DatabaseTiming, AWarmRecordHashesAsBeforeTimingsWereStored) {
+TEST(DatabaseTiming, TheSameRecordTimedColdIsAnotherRecord) {
   const std::string path = fresh_path("hash");
   Database db(path);
   ASSERT_TRUE(db.record(old_record()));
-  EXPECT_EQ(stored_hash(db), kOldHash);
-  // The same record timed cold is another record.
+  EXPECT_EQ(stored_hash(db), kRecordHash);
+  EXPECT_FALSE(db.record(old_record()));
   Measurement cold = old_record();
   cold.timing = ColdInputs::Weights;
   EXPECT_TRUE(db.record(cold));
