@@ -5,6 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/input_shape_args.h"
+#include "cli/pass_dumps.h"
+#include "graph/graph_text.h"
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
 #include "graph/tasks.h"
@@ -17,6 +19,7 @@ struct InspectOptions {
   std::string file;
   InputShapeArgs shapes;
   bool json = false;
+  std::string dump_after;
 };
 
 Json tensors_json(const std::vector<graph::OnnxSummary::Tensor>& ts) {
@@ -106,9 +109,12 @@ int inspect_command(const InspectOptions& o) {
   const graph::OnnxSummary summary = graph::summarize_onnx_file(o.file, options);
   std::optional<graph::Graph> planned;
   std::vector<graph::Task> tasks;
+  PassDumps dumps(o.dump_after);
   const bool importable = summary.unsupported.empty() && summary.binding_error.empty();
   if (importable) {
-    planned = graph::plan_graph(graph::import_onnx_file(o.file, options), graph::plan_options_for(codegen::host_target()));
+    graph::GraphPassObserver dump;
+    if (dumps.requested()) dump = [&dumps](const std::string& pass, const graph::Graph& g) { dumps.after(pass, [&g] { return graph::to_text(g); }); };
+    planned = graph::plan_graph(graph::import_onnx_file(o.file, options), graph::plan_options_for(codegen::host_target()), dump);
     tasks = graph::tunable_tasks(*planned);
   }
   if (o.json) {
@@ -125,7 +131,10 @@ int inspect_command(const InspectOptions& o) {
     out["tasks"] = tasks_json(tasks);
     out["unsupported"] = summary.unsupported;
     out["binding_error"] = summary.binding_error.empty() ? Json(nullptr) : Json(summary.binding_error);
+    if (dumps.requested()) out["dumps"] = dumps.json();
     std::printf("%s\n", out.dump(2).c_str());
+  } else if (dumps.requested() && importable) {
+    dumps.print();
   } else {
     print_plain(o.file, summary, planned ? &*planned : nullptr, tasks);
   }
@@ -150,7 +159,8 @@ void add_model(CLI::App& tunefarm, Commands& commands) {
               "file is not a usable model or a given shape does not fit it.");
   cmd->add_option("model", o->file, "the .onnx file")->required()->type_name("M.onnx");
   add_input_shape_options(*cmd, o->shapes);
-  cmd->add_flag("--json", o->json, "print JSON");
+  add_dump_after_option(*cmd, o->dump_after, graph::pipeline_pass_names(), "the graph (instead of the summary)");
+  cmd->add_flag("--json", o->json, "print JSON (with --dump-after, \"dumps\": [{\"pass\", \"index\", \"text\"}])");
   commands.on(cmd, [o] { return inspect_command(*o); });
 }
 

@@ -87,10 +87,14 @@ std::vector<ir::DataType> Task::argument_types() const {
 }
 
 ir::LoweredFunc Task::lower(const space::Config& cfg, lower::LowerStage stage, BuildTimes* times) const {
-  auto t0 = std::chrono::steady_clock::now();
-  ops::Scheduled s = op_->schedule(workload_.shape, cfg, target_);
   lower::LowerOptions opts;
   opts.stage = stage;
+  return lower(cfg, opts, times);
+}
+
+ir::LoweredFunc Task::lower(const space::Config& cfg, const lower::LowerOptions& opts, BuildTimes* times) const {
+  auto t0 = std::chrono::steady_clock::now();
+  ops::Scheduled s = op_->schedule(workload_.shape, cfg, target_);
   ir::LoweredFunc f = lower::lower(*s.schedule, kernel_name(), opts);
   if (times) times->lower_ms = ms_since(t0);
   return f;

@@ -49,6 +49,7 @@ class Task {
 
   ir::LoweredFunc lower(const space::Config& cfg, lower::LowerStage stage = lower::LowerStage::Full,
                         BuildTimes* times = nullptr) const;
+  ir::LoweredFunc lower(const space::Config& cfg, const lower::LowerOptions& opts, BuildTimes* times = nullptr) const;
   std::unique_ptr<codegen::JitKernel> build_jit(const space::Config& cfg, BuildTimes* times = nullptr,
                                                 const codegen::CodegenOptions& opts = {}) const;
   codegen::SharedLibrary build_shared_library(const space::Config& cfg, BuildTimes* times = nullptr,

@@ -37,7 +37,7 @@ std::vector<std::string> pipeline_pass_names() {
   return names;
 }
 
-Graph plan_graph(const Graph& imported, const PlanOptions& options) {
+Graph plan_graph(const Graph& imported, const PlanOptions& options, const GraphPassObserver& after_pass) {
   Graph g = imported;
   for (const auto& pass : pipeline(options)) {
     g = pass.run(g);
@@ -46,6 +46,7 @@ Graph plan_graph(const Graph& imported, const PlanOptions& options) {
     } catch (const CompileError& e) {
       throw CompileError(std::string("pass ") + pass.name + " left a broken graph: " + e.what());
     }
+    if (after_pass) after_pass(pass.name, g);
   }
   return g;
 }

@@ -8,13 +8,16 @@
 #include "graph/pipeline.h"
 #include "graph/shape_inference.h"
 #include "graph/tasks.h"
+#include "tests/graph_builders.h"
 #include "tests/graph_evaluator.h"
 #include "tests/onnx_model_builder.h"
 
 namespace tf::graph {
 namespace {
 
+using testing::add_constant;
 using testing::Evaluator;
+using testing::node;
 using testing::OnnxModelBuilder;
 using testing::random_tensor;
 
@@ -34,21 +37,6 @@ double difference(const Graph& before, const Graph& after, uint32_t seed = 1) {
     worst = std::max(worst, testing::max_relative_difference(b.at(name), t));
   }
   return worst;
-}
-
-void add_constant(Graph& g, const std::string& name, Tensor t) {
-  Value v{name, t.dtype, t.shape, nullptr};
-  v.data = std::make_shared<const Tensor>(std::move(t));
-  g.set_value(std::move(v));
-}
-
-Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
-  Node n;
-  n.name = op + "_" + out[0];
-  n.op = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
 }
 
 TEST(GraphPasses, FoldConstantsEvaluatesConstantSubgraphsAndBypassesIdentity) {
