@@ -30,6 +30,7 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   }
   tuner::TuneTasksOptions o;
   o.trials = s.trials;
+  o.time_limit_s = s.time_limit_s;
   o.scheduler = s.scheduler;
   o.each.tuner = "xgb";
   o.each.threads = s.threads;

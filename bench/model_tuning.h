@@ -43,6 +43,7 @@ struct ModelTuneSettings {
   std::string target = "native";
   int threads = 1;
   int64_t trials = 2000;
+  double time_limit_s = 0;  // no batch starts after it (`model tune --time-limit`); 0: none
   tuner::SchedulerPolicy scheduler = tuner::SchedulerPolicy::Gradient;
   double min_repeat_ms = 20;
   // As `tunefarm model tune` times a model's kernels: their weights cold, as the model reads them.

@@ -12,7 +12,7 @@ namespace {
 // The tracker's check of a job's time limit: a number of seconds a scheduled job can use.
 TEST(JobSpecCheck, ATimeLimitIsSecondsOfAScheduledJob) {
   auto check = [](const std::string& scheduler, double limit) {
-    fleet::v1::JobSpec spec;
+    tracker::v1::JobSpec spec;
     auto* w = spec.add_workloads();
     w->set_op("dense");
     for (int64_t d : {64, 64, 64}) w->add_shape(d);

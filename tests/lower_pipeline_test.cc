@@ -26,7 +26,9 @@ std::vector<std::string> observed_passes(const compiler::Task& task, lower::Lowe
     if (last_text) *last_text = ir::to_string(f);
   };
   const ir::LoweredFunc f = task.lower(task.space().default_config(), opts);
-  if (last_text) EXPECT_EQ(*last_text, ir::to_string(f)) << "the last pass's kernel is what lower returns";
+  if (last_text) {
+    EXPECT_EQ(*last_text, ir::to_string(f)) << "the last pass's kernel is what lower returns";
+  }
   return passes;
 }
 
