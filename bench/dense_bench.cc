@@ -16,13 +16,13 @@
 
 #include "bench/bench_util.h"
 #include "bench/peers.h"
+#include "compiler/compiler.h"
+#include "compiler/kernel_runner.h"
+#include "db/database.h"
+#include "runtime/thread_pool.h"
 #include "support/args.h"
 #include "support/measure_args.h"
 #include "support/stats.h"
-#include "cli/kernel_runner.h"
-#include "compiler/compiler.h"
-#include "db/database.h"
-#include "runtime/thread_pool.h"
 #include "tuner/legacy_host_target.h"
 
 namespace {
@@ -149,7 +149,7 @@ int run(int argc, char** argv) {
         }
         tf::compiler::BuildTimes times;
         auto kernel = task.build_jit(cfg, &times);
-        tf::cli::KernelRunner runner(task.op(), task.workload().shape);
+        tf::compiler::KernelRunner runner(task.op(), task.workload().shape);
         int32_t status = runner.run(kernel->entry());
         bool pass = status == TF_OK && runner.check().pass;
         double gflops = pass ? flops / tf::median(runner.time(kernel->entry(), min_ms, repeat)) * 1e-9 : 0;

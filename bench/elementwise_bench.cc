@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
+#include "compiler/kernel_runner.h"
 #include "compiler/ops/elementwise.h"
 #include "runtime/thread_pool.h"
 
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     const std::vector<int64_t> shape(static_cast<size_t>(e->num_inputs()), n);
     compiler::Task task(op, shape, codegen::host_target());
     auto kernel = task.build_jit(single_thread_config(task));
-    std::vector<cli::HostTensor> tensors;
+    std::vector<compiler::HostTensor> tensors;
     std::vector<TFBuffer> args;
     for (size_t i = 0; i <= shape.size(); ++i) tensors.emplace_back(std::vector<int64_t>{n});
     for (size_t i = 0; i < shape.size(); ++i) {

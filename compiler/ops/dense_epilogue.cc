@@ -5,6 +5,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/ir/math.h"
+#include "compiler/ops/model_operators.h"
 
 namespace tf::ops {
 namespace {
@@ -12,7 +13,6 @@ namespace {
 constexpr double kSqrtHalf = 0.70710678118654752440;
 constexpr double kSqrtTwoOverPi = 0.79788456080286535588;
 constexpr double kCubic = 0.044715;
-constexpr double kUnit = 1.0 / (1 << 24);
 // |d gelu / dx| <= 1.13 for both forms (at x ~ 1.4): an error in the sum grows by at most this.
 constexpr double kGeluSlope = 1.2;
 
@@ -70,7 +70,7 @@ double dense_epilogue_reference(DenseEpilogue e, double c, double c_error, doubl
     return c;
   }
   const double v = c + bias;
-  const double v_error = c_error + kUnit * std::fabs(v);
+  const double v_error = c_error + kUnitRoundoff * std::fabs(v);
   double y = v;
   switch (e) {
     case DenseEpilogue::BiasRelu:
@@ -82,11 +82,11 @@ double dense_epilogue_reference(DenseEpilogue e, double c, double c_error, doubl
       y = e == DenseEpilogue::BiasGelu ? gelu_erf(v) : gelu_tanh(v);
       // The slope carries the sum's error; the scaling, erf or tanh (3 ulp) and the products
       // round a few times relative to |v| and |y|.
-      *error = kGeluSlope * v_error + 16 * kUnit * (std::fabs(v) + std::fabs(y));
+      *error = kGeluSlope * v_error + 16 * kUnitRoundoff * (std::fabs(v) + std::fabs(y));
       break;
     case DenseEpilogue::BiasAdd:
       y = v + residual;
-      *error = v_error + kUnit * (std::fabs(residual) + std::fabs(y));
+      *error = v_error + kUnitRoundoff * (std::fabs(residual) + std::fabs(y));
       break;
     default:
       *error = v_error;

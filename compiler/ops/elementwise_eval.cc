@@ -12,6 +12,7 @@
 #include "compiler/error.h"
 #include "compiler/ops/elementwise_expr.h"
 #include "compiler/ops/elementwise_kinds.h"
+#include "compiler/ops/model_operators.h"
 #include "compiler/ops/tensor_dtype.h"
 
 namespace tf::ops {
@@ -21,11 +22,9 @@ using Kind = ElementwiseKind;
 using Bounded = ElementwiseExpr::Bounded;
 using Fn = std::function<double(double)>;
 
-constexpr double kUnit = 1.0 / (1 << 24);  // float32 unit roundoff
-
 
 // `ulps` float32 ulps of v, generously (an ulp at v is at most 2^-23 |v|).
-double rounded(double v, double ulps) { return std::isinf(v) ? 0 : ulps * kUnit * 2 * std::fabs(v); }
+double rounded(double v, double ulps) { return std::isinf(v) ? 0 : ulps * kUnitRoundoff * 2 * std::fabs(v); }
 
 // The largest change of a monotonic-by-pieces f over [v - e, v + e] (0 included when crossed).
 double spread(const Fn& f, double v, double e) {
@@ -200,7 +199,7 @@ Bounded where_bounded(const Bounded& c, const Bounded& a, const Bounded& b) {
 // across; a float one rounds once (int64 beyond 2^24).
 static Bounded cast_bounded(const Bounded& a, DType to) {
   switch (to) {
-    case DType::Float32: return {round_to_float(a.value), a.error + kUnit * 2 * std::fabs(a.value)};
+    case DType::Float32: return {round_to_float(a.value), a.error + kUnitRoundoff * 2 * std::fabs(a.value)};
     case DType::Float64: return a;  // the double the evaluation already holds
     case DType::Bool: {
       const auto f = [](double x) { return x != 0 ? 1.0 : 0.0; };
