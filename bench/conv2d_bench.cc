@@ -18,9 +18,9 @@
 #include "bench/conv2d_workloads.h"
 #include "bench/peers.h"
 #include "bench/winograd_accuracy.h"
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
 #include "compiler/error.h"
+#include "compiler/kernel_runner.h"
 #include "db/database.h"
 #include "runtime/host_lock.h"
 #include "runtime/measure.h"
@@ -118,7 +118,7 @@ Measured measure_config(const tf::compiler::Task& task, const tf::space::Config&
     out.error = std::string("build: ") + e.what();
     return out;
   }
-  tf::cli::KernelRunner runner(task.op(), task.workload().shape);
+  tf::compiler::KernelRunner runner(task.op(), task.workload().shape);
   if (const int32_t status = runner.run(kernel->entry()); status != TF_OK) {
     out.error = std::string("the kernel returned ") + tf_kernel_status_str(status);
     return out;

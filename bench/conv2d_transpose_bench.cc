@@ -10,8 +10,8 @@
 
 #include "bench/bench_util.h"
 #include "bench/deconv_peer.h"
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
+#include "compiler/kernel_runner.h"
 #include "runtime/host_lock.h"
 #include "runtime/measure.h"
 #include "runtime/thread_pool.h"
@@ -50,7 +50,7 @@ std::unique_ptr<tf::runtime::HostLock> timing_lock() {
 // Seconds per call of one config (median), or a negative number when it fails its check.
 double seconds_of(const tf::compiler::Task& task, const tf::space::Config& cfg, const Options& o) {
   auto kernel = task.build_jit(cfg);
-  tf::cli::KernelRunner runner(task.op(), task.workload().shape);
+  tf::compiler::KernelRunner runner(task.op(), task.workload().shape);
   if (runner.run(kernel->entry()) != TF_OK || !runner.check().pass) return -1;
   const auto lock = timing_lock();
   return tf::median(runner.time(kernel->entry(), o.min_ms, o.repeat));

@@ -20,13 +20,13 @@
 #include "bench/conv2d_workloads.h"
 #include "bench/prediction_quality.h"
 #include "bench/search_runs.h"
-#include "cli/svg_chart.h"
 #include "compiler/compiler.h"
 #include "compiler/ops/registry.h"
 #include "db/database.h"
 #include "support/args.h"
 #include "support/json.h"
 #include "support/stats.h"
+#include "support/svg_chart.h"
 #include "tuner/legacy_host_target.h"
 
 namespace {
@@ -211,7 +211,7 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
     row["op"] = layer.task->workload().op;
     row["space_size"] = layer.task->space().size();
     row["best_gflops"] = lr.best;
-    std::vector<tf::cli::Series> series;
+    std::vector<tf::ChartSeries> series;
     for (const auto& label : labels) {
       if (!lr.curves.count(label)) continue;
       std::vector<double> per_seed;
@@ -238,17 +238,17 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
     rows.push_back(row);
     if (!o.no_save) {
       std::ofstream(std::string(TF_SOURCE_DIR) + "/bench/results/" + o.name + "-" + layer.name + ".svg")
-          << tf::cli::line_chart_svg(layer.name + " (" + layer.task->workload().op + ", " +
+          << tf::line_chart_svg(layer.name + " (" + layer.task->workload().op + ", " +
                                          std::to_string(layer.task->space().size()) + " configs): best so far, median of " +
                                          std::to_string(o.seeds) + " seeds",
                                      "trials", "best GFLOPS so far / best of any run", series);
     }
   }
-  std::vector<tf::cli::Series> overall_series;
+  std::vector<tf::ChartSeries> overall_series;
   for (const auto& [label, curves] : overall) overall_series.push_back({label, median_curve(curves, 1.0)});
   if (!o.no_save) {
     std::ofstream(std::string(TF_SOURCE_DIR) + "/bench/results/" + o.name + ".svg")
-        << tf::cli::line_chart_svg("best so far relative to each layer's best, median over " + std::to_string(layers.size()) + " layers",
+        << tf::line_chart_svg("best so far relative to each layer's best, median over " + std::to_string(layers.size()) + " layers",
                                    "trials", "best GFLOPS so far / best of any run", overall_series);
   }
   std::printf("\n");

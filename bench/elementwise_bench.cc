@@ -8,15 +8,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
+#include "compiler/kernel_runner.h"
 #include "compiler/ops/elementwise.h"
 #include "runtime/thread_pool.h"
+#include "support/args.h"
 
 namespace {
 
@@ -90,7 +90,10 @@ space::Config single_thread_config(const compiler::Task& task) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int64_t n = argc > 1 ? std::atoll(argv[1]) : 65536;
+  int64_t n = 65536;
+  auto app = make_app("elementwise_bench", "Elementwise kernels against loops of std:: calls: elements per second, one thread.");
+  app->add_option("n", n, "elements per input")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{1} << 26));
+  if (auto code = parse_args(*app, argc, argv)) return *code;
   runtime::set_num_threads(1);
   const Case cases[] = {
       {"exp(x0)", loop<f_exp>},       {"log(x0)", loop<f_log>},           {"sin(x0)", loop<f_sin>},
@@ -108,7 +111,7 @@ int main(int argc, char** argv) {
     const std::vector<int64_t> shape(static_cast<size_t>(e->num_inputs()), n);
     compiler::Task task(op, shape, codegen::host_target());
     auto kernel = task.build_jit(single_thread_config(task));
-    std::vector<cli::HostTensor> tensors;
+    std::vector<compiler::HostTensor> tensors;
     std::vector<TFBuffer> args;
     for (size_t i = 0; i <= shape.size(); ++i) tensors.emplace_back(std::vector<int64_t>{n});
     for (size_t i = 0; i < shape.size(); ++i) {

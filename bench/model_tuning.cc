@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "cli/model_latency.h"
 #include "compiler/codegen/target.h"
 #include "compiler/compiler.h"
+#include "graph/model_latency.h"
 #include "graph/pipeline.h"
 #include "graph/tasks.h"
 #include "tuner/tune_job.h"
@@ -15,7 +15,7 @@ namespace tf::bench {
 std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
                                                         db::Database* db, graph::Graph* planned, bool graph_layouts,
                                                         runtime::ColdInputs timing) {
-  return std::make_unique<runtime::model::Executor>(cli::build_with_db(imported, codegen::parse_target(target), threads, db,
+  return std::make_unique<runtime::model::Executor>(graph::build_with_db(imported, codegen::parse_target(target), threads, db,
                                                                        tuner::local_device_key(threads), planned, timing,
                                                                        graph_layouts));
 }

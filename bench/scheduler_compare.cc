@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "bench/model_tuning.h"
-#include "cli/svg_chart.h"
+#include "support/svg_chart.h"
 #include "tuner/task_scheduler.h"
 
 namespace tf::bench {
@@ -98,11 +98,11 @@ void compare_schedulers(const graph::Graph& imported, const SchedulerComparison&
                   "measured latency (" + std::to_string(even.final_measured_ms) + " ms), as a share of the budget",
               share, "<= 0.6", share <= 0.6);
 
-  std::vector<cli::Series> series = {{"gradient, estimated", per_trial(gradient.run, c.trials, false)},
+  std::vector<ChartSeries> series = {{"gradient, estimated", per_trial(gradient.run, c.trials, false)},
                                      {"even, estimated", per_trial(even.run, c.trials, false)},
                                      {"gradient, measured", per_trial(gradient.run, c.trials, true)},
                                      {"even, measured", per_trial(even.run, c.trials, true)}};
-  std::ofstream(c.svg_path) << cli::line_chart_svg(c.model + ", " + std::to_string(c.threads) +
+  std::ofstream(c.svg_path) << line_chart_svg(c.model + ", " + std::to_string(c.threads) +
                                                        " thread(s): latency against trials, gradient vs even scheduler",
                                                    "trials (whole model)", "ms per run", series);
   std::fprintf(stderr, "models_bench: plot in %s\n", c.svg_path.c_str());

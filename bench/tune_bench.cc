@@ -7,8 +7,9 @@
 // Writes bench/results/NAME.json in the shape every benchmark follows.
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -79,18 +80,20 @@ double remeasure(const tf::compiler::Task& task, const Json& config, int threads
   return median(per_process);
 }
 
-int run(int argc, char** argv) {
-  struct Options {
-    std::string efficiency_workloads = "gemm-512,bert-ffn1", quality_workloads = "gemm-1024,bert-ffn1";
-    int64_t seeds = 5;
-    std::string tuners = "xgb,xgb-cold,random", history_workloads = "gemm-256,bert-qkv";
-    int64_t history_trials = 150, quality_trials = 400;
-    std::string threads = "1,2";
-    std::string workloads_file = std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json";
-    std::string name = "tune";
-    tf::MeasureArgs measure;
-    bool no_save = false;
-  } o;
+struct Options {
+  std::string efficiency_workloads = "gemm-512,bert-ffn1", quality_workloads = "gemm-1024,bert-ffn1";
+  int64_t seeds = 5;
+  std::string tuners = "xgb,xgb-cold,random", history_workloads = "gemm-256,bert-qkv";
+  int64_t history_trials = 150, quality_trials = 400;
+  std::string threads = "1,2";
+  std::string workloads_file = std::string(TF_SOURCE_DIR) + "/../shared/workloads/dense.json";
+  std::string name = "tune";
+  tf::MeasureArgs measure;
+  bool no_save = false;
+};
+
+// The options, or the exit code when there is nothing to run (--help, a bad option).
+std::optional<int> parse_options(int argc, char** argv, Options& o) {
   o.measure.min_ms = 10;
   auto app = tf::make_app("tune_bench", "Benchmark the tuners: search efficiency, tuned quality against oneDNN, overhead per trial.");
   app->add_option("--efficiency-workloads", o.efficiency_workloads, "workloads for search efficiency")->type_name("NAMES");
@@ -109,202 +112,308 @@ int run(int argc, char** argv) {
   app->add_option("--workloads-file", o.workloads_file, "standard workloads")->type_name("PATH");
   app->add_option("--name", o.name, "results go to bench/results/NAME.json")->type_name("NAME");
   app->add_flag("--no-save", o.no_save, "print the tables only");
-  if (auto code = tf::parse_args(*app, argc, argv)) return *code;
-  const Json workloads = parse_json(read_file(o.workloads_file));
-  const double min_ms = o.measure.min_ms;
-  const tf::codegen::Target target = tf::codegen::host_target();
-  const std::string scratch = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + ".db";
-  Json rows = Json::array();
+  return tf::parse_args(*app, argc, argv);
+}
+
+// What the benchmark's steps share: the options, the standard workloads, the scratch databases, and
+// what the xgb runs' trials cost (the overhead table).
+struct Bench {
+  Options o;
+  Json workloads;
+  tf::codegen::Target target;
+  std::string scratch;     // each run's own database
+  std::string history_db;  // for xgb+history: other workloads' xgb runs; empty when not compared
   std::vector<double> build_ms, overhead_ms, worker_ms, search_ms;
 
-  std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
+  tf::compiler::Task dense_task(const std::string& workload) const {
+    const Shape s = find_workload(workloads, workload);
+    return tf::compiler::Task({"dense", {s.M, s.N, s.K}}, target);
+  }
+  void add_overheads(const tf::tuner::TuneResult& r) {
+    build_ms.push_back(r.build_ms_median);
+    overhead_ms.push_back(r.overhead_ms_median);
+    worker_ms.push_back(r.worker_overhead_ms_median);
+    search_ms.push_back(r.search_ms_per_trial);
+  }
+};
+
+void print_efficiency_intro(const Bench& b) {
+  std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), b.target.str().c_str(), today().c_str());
   std::printf("## Search efficiency: trials to reach 90%% of the best GFLOPS any run found (median of %lld seeds)\n\n",
-              static_cast<long long>(o.seeds));
+              static_cast<long long>(b.o.seeds));
   std::printf("The best is the highest best any run reported (each run confirms its winner in a fresh worker at the end);\n"
               "trials are counted on the runs' best-so-far curves, measured the same way.\n");
   std::printf("xgb starts from an empty database as a fresh farm does: from the tuning records shipped with tunefarm\n"
               "(tuner/seeds: gemm-256, bert-qkv, odd-1000x77x333; never a workload measured here). xgb-cold starts from\n"
               "nothing (8 warm-up trials spread over every knob's choices first). xgb+history, when asked for, from a db holding xgb runs of %s (%lld trials each).\n\n",
-              o.history_workloads.c_str(), static_cast<long long>(o.history_trials));
-  const std::vector<std::string> tuners = split(o.tuners);
-  std::string history_db;
-  if (std::find(tuners.begin(), tuners.end(), "xgb+history") != tuners.end()) {
-    history_db = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + "-history.db";
-    remove_db(history_db);
-    for (const std::string& hname : split(o.history_workloads)) {
-      Shape s = find_workload(workloads, hname);
-      tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
-      tf::db::Database db(history_db);
-      tf::tuner::TuneOptions history;
-      history.tuner = "xgb";
-      history.trials = o.history_trials;
-      history.measure.min_repeat_ms = min_ms;
-      auto r = tf::tuner::tune(task, history, &db);
-      std::fprintf(stderr, "  history: %s, %lld xgb trials, best %.1f GFLOPS\n", hname.c_str(), static_cast<long long>(r.trials),
-                   r.best_gflops);
-    }
+              b.o.history_workloads.c_str(), static_cast<long long>(b.o.history_trials));
+}
+
+// For xgb+history: the history workloads tuned with xgb into a db of their own.
+std::string tune_history_db(const Bench& b) {
+  const std::string path = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + "-history.db";
+  remove_db(path);
+  for (const std::string& hname : split(b.o.history_workloads)) {
+    tf::compiler::Task task = b.dense_task(hname);
+    tf::db::Database db(path);
+    tf::tuner::TuneOptions history;
+    history.tuner = "xgb";
+    history.trials = b.o.history_trials;
+    history.measure.min_repeat_ms = b.o.measure.min_ms;
+    auto r = tf::tuner::tune(task, history, &db);
+    std::fprintf(stderr, "  history: %s, %lld xgb trials, best %.1f GFLOPS\n", hname.c_str(), static_cast<long long>(r.trials),
+                 r.best_gflops);
   }
-  std::printf("| workload | best GFLOPS |");
-  for (const auto& t : tuners) std::printf(" %s trials |", t.c_str());
-  std::vector<std::string> guided;  // every tuner but random, each compared with random
+  return path;
+}
+
+// Every tuner but random: each is compared with random.
+std::vector<std::string> guided_tuners(const std::vector<std::string>& tuners) {
+  std::vector<std::string> guided;
   for (const auto& t : tuners) {
     if (t != "random") guided.push_back(t);
   }
+  return guided;
+}
+
+void print_efficiency_header(const std::vector<std::string>& tuners, const std::vector<std::string>& guided) {
+  std::printf("| workload | best GFLOPS |");
+  for (const auto& t : tuners) std::printf(" %s trials |", t.c_str());
   for (const auto& t : guided) std::printf(" %s / random |", t.c_str());
   std::printf("\n|---|---|");
   for (size_t i = 0; i < tuners.size() + guided.size(); ++i) std::printf("---|");
   std::printf("\n");
-  std::map<std::string, double> worst_ratio;  // by tuner, over workloads
-  for (const std::string& wname : split(o.efficiency_workloads)) {
-    Shape s = find_workload(workloads, wname);
-    tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
-    std::map<std::string, std::vector<std::vector<double>>> curves;
-    std::vector<Json> run_bests;
-    double best_found = 0;  // the best any run reported (each run's winner confirmed in a fresh worker)
-    for (const std::string& tuner : tuners) {
-      const bool from_history = tuner == "xgb+history", cold = tuner == "xgb-cold";
-      for (int64_t seed = 1; seed <= o.seeds; ++seed) {
-        auto r = run_job(task, from_history || cold ? "xgb" : tuner, o.measure.trials, static_cast<uint64_t>(seed), 1, min_ms,
-                         scratch, from_history ? history_db : "", !cold);
-        if (r.best) run_bests.push_back(r.best->config);
-        best_found = std::max(best_found, r.best_gflops);
-        curves[tuner].push_back(r.best_curve);
-        // The overhead of the tuning path users run (xgb). Random's candidates are mostly slow
-        // kernels whose warm-up run alone takes 10-50 ms: kernel time the protocol needs, not overhead.
-        if (tuner != "random") {
-          build_ms.push_back(r.build_ms_median);
-          overhead_ms.push_back(r.overhead_ms_median);
-          worker_ms.push_back(r.worker_overhead_ms_median);
-          search_ms.push_back(r.search_ms_per_trial);
-        }
-        std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s (search %.1f ms/trial, overhead %.1f ms/trial), 90%% of own best at trial %lld\n",
-                     wname.c_str(), tuner.c_str(), static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials),
-                     r.seconds, r.search_ms_per_trial, r.overhead_ms_median, static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
-      }
-    }
-    // The threshold: 90% of the best GFLOPS any run found, as the runs report it (their winners
-    // confirmed in a fresh worker), so curve and threshold are measured alike. The same with the
-    // runs' winners re-measured in 3 fresh processes is printed beside it: a lower level, which
-    // many configs pass, so random reaches it sooner.
-    const double best = best_found;
-    double best_remeasured = 0;
-    for (const Json& config : run_bests) best_remeasured = std::max(best_remeasured, remeasure(task, config, 1));
-    std::map<std::string, double> need, need_remeasured;
-    for (auto& [tuner, list] : curves) {
-      std::vector<double> t, t2;
-      std::string per_seed;
-      for (const auto& c : list) {
-        t.push_back(static_cast<double>(trials_to_reach(c, 0.9 * best)));
-        t2.push_back(static_cast<double>(trials_to_reach(c, 0.9 * best_remeasured)));
-        per_seed += (per_seed.empty() ? "" : ", ") + std::to_string(static_cast<int64_t>(t.back()));
-      }
-      need[tuner] = median(t);
-      need_remeasured[tuner] = median(t2);
-      std::printf("  %s %s: trials to %.1f GFLOPS per seed: %s\n", wname.c_str(), tuner.c_str(), 0.9 * best, per_seed.c_str());
-    }
-    for (const auto& [tuner, n] : need_remeasured) {
-      std::printf("  %s %s: median trials to 90%% of the best re-measured in 3 fresh processes (%.1f GFLOPS): %.0f%s\n",
-                  wname.c_str(), tuner.c_str(), 0.9 * best_remeasured, n,
-                  tuner != "random" && need_remeasured.count("random")
-                      ? (" (/ random " + std::to_string(n / std::max(1.0, need_remeasured["random"])).substr(0, 4) + ")").c_str()
-                      : "");
-    }
-    auto ratio_of = [&](const std::string& t) {
-      return need.count(t) && need.count("random") ? need[t] / std::max(1.0, need["random"]) : 0.0;
-    };
-    std::printf("| %s | %.1f |", wname.c_str(), best);
-    for (const auto& t : tuners) std::printf(" %.0f |", need[t]);
-    for (const auto& t : guided) {
-      worst_ratio[t] = std::max(worst_ratio[t], ratio_of(t));
-      std::printf(" %.2f |", ratio_of(t));
-    }
-    std::printf("\n");
-    std::fflush(stdout);
-    Json row = Json::object();
-    row["what"] = "search_efficiency";
-    row["workload"] = wname;
-    row["best_gflops"] = best;
-    row["best_gflops_remeasured_3_processes"] = best_remeasured;
-    for (const auto& t : tuners) row[t + "_trials_to_90pct_of_remeasured"] = need_remeasured[t];
-    for (const auto& t : tuners) row[t + "_trials_to_90pct"] = need[t];
-    for (const auto& t : guided) row["ratio_" + t + "_random"] = ratio_of(t);
-    rows.push_back(row);
-  }
+}
 
+// Every tuner's runs on one workload, one per seed.
+struct SearchRuns {
+  std::map<std::string, std::vector<std::vector<double>>> curves;  // by tuner: each run's best-so-far curve
+  std::vector<Json> run_bests;                                     // each run's winning config
+  double best_found = 0;  // the best any run reported (each run's winner confirmed in a fresh worker)
+};
+
+SearchRuns run_searches(Bench& b, const tf::compiler::Task& task, const std::string& wname, const std::vector<std::string>& tuners) {
+  SearchRuns runs;
+  for (const std::string& tuner : tuners) {
+    const bool from_history = tuner == "xgb+history", cold = tuner == "xgb-cold";
+    for (int64_t seed = 1; seed <= b.o.seeds; ++seed) {
+      auto r = run_job(task, from_history || cold ? "xgb" : tuner, b.o.measure.trials, static_cast<uint64_t>(seed), 1, b.o.measure.min_ms,
+                       b.scratch, from_history ? b.history_db : "", !cold);
+      if (r.best) runs.run_bests.push_back(r.best->config);
+      runs.best_found = std::max(runs.best_found, r.best_gflops);
+      runs.curves[tuner].push_back(r.best_curve);
+      // The overhead of the tuning path users run (xgb). Random's candidates are mostly slow
+      // kernels whose warm-up run alone takes 10-50 ms: kernel time the protocol needs, not overhead.
+      if (tuner != "random") b.add_overheads(r);
+      std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s (search %.1f ms/trial, overhead %.1f ms/trial), 90%% of own best at trial %lld\n",
+                   wname.c_str(), tuner.c_str(), static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials),
+                   r.seconds, r.search_ms_per_trial, r.overhead_ms_median, static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
+    }
+  }
+  return runs;
+}
+
+// By tuner: the trials each of its runs needed to reach `level`.
+std::map<std::string, std::vector<double>> trials_per_run(const SearchRuns& runs, double level) {
+  std::map<std::string, std::vector<double>> trials;
+  for (const auto& [tuner, list] : runs.curves) {
+    for (const auto& c : list) trials[tuner].push_back(static_cast<double>(trials_to_reach(c, level)));
+  }
+  return trials;
+}
+
+std::map<std::string, double> medians(const std::map<std::string, std::vector<double>>& by_tuner) {
+  std::map<std::string, double> out;
+  for (const auto& [tuner, values] : by_tuner) out[tuner] = median(values);
+  return out;
+}
+
+void print_trials_per_seed(const std::string& wname, double level, const std::map<std::string, std::vector<double>>& trials) {
+  for (const auto& [tuner, list] : trials) {
+    std::string per_seed;
+    for (double t : list) per_seed += (per_seed.empty() ? "" : ", ") + std::to_string(static_cast<int64_t>(t));
+    std::printf("  %s %s: trials to %.1f GFLOPS per seed: %s\n", wname.c_str(), tuner.c_str(), level, per_seed.c_str());
+  }
+}
+
+void print_remeasured_trials(const std::string& wname, double best_remeasured, std::map<std::string, double>& need_remeasured) {
+  for (const auto& [tuner, n] : need_remeasured) {
+    std::printf("  %s %s: median trials to 90%% of the best re-measured in 3 fresh processes (%.1f GFLOPS): %.0f%s\n",
+                wname.c_str(), tuner.c_str(), 0.9 * best_remeasured, n,
+                tuner != "random" && need_remeasured.count("random")
+                    ? (" (/ random " + std::to_string(n / std::max(1.0, need_remeasured["random"])).substr(0, 4) + ")").c_str()
+                    : "");
+  }
+}
+
+// A tuner's median trials over random's; 0 when either was not run.
+double ratio_to_random(std::map<std::string, double>& need, const std::string& tuner) {
+  return need.count(tuner) && need.count("random") ? need[tuner] / std::max(1.0, need["random"]) : 0.0;
+}
+
+// One workload's search efficiency, by tuner: median trials to 90% of the best any run found.
+struct Efficiency {
+  double best = 0, best_remeasured = 0;
+  std::map<std::string, double> need, need_remeasured;
+};
+
+Efficiency measure_search_efficiency(Bench& b, const std::string& wname, const std::vector<std::string>& tuners) {
+  tf::compiler::Task task = b.dense_task(wname);
+  const SearchRuns runs = run_searches(b, task, wname, tuners);
+  // The threshold: 90% of the best GFLOPS any run found, as the runs report it (their winners
+  // confirmed in a fresh worker), so curve and threshold are measured alike. The same with the
+  // runs' winners re-measured in 3 fresh processes is printed beside it: a lower level, which
+  // many configs pass, so random reaches it sooner.
+  Efficiency e;
+  e.best = runs.best_found;
+  for (const Json& config : runs.run_bests) e.best_remeasured = std::max(e.best_remeasured, remeasure(task, config, 1));
+  const auto trials = trials_per_run(runs, 0.9 * e.best);
+  e.need = medians(trials);
+  e.need_remeasured = medians(trials_per_run(runs, 0.9 * e.best_remeasured));
+  print_trials_per_seed(wname, 0.9 * e.best, trials);
+  print_remeasured_trials(wname, e.best_remeasured, e.need_remeasured);
+  return e;
+}
+
+void print_efficiency_row(const std::string& wname, Efficiency& e, const std::vector<std::string>& tuners,
+                          const std::vector<std::string>& guided) {
+  std::printf("| %s | %.1f |", wname.c_str(), e.best);
+  for (const auto& t : tuners) std::printf(" %.0f |", e.need[t]);
+  for (const auto& t : guided) std::printf(" %.2f |", ratio_to_random(e.need, t));
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+Json efficiency_row(const std::string& wname, Efficiency& e, const std::vector<std::string>& tuners,
+                    const std::vector<std::string>& guided) {
+  Json row = Json::object();
+  row["what"] = "search_efficiency";
+  row["workload"] = wname;
+  row["best_gflops"] = e.best;
+  row["best_gflops_remeasured_3_processes"] = e.best_remeasured;
+  for (const auto& t : tuners) row[t + "_trials_to_90pct_of_remeasured"] = e.need_remeasured[t];
+  for (const auto& t : tuners) row[t + "_trials_to_90pct"] = e.need[t];
+  for (const auto& t : guided) row["ratio_" + t + "_random"] = ratio_to_random(e.need, t);
+  return row;
+}
+
+// Search efficiency on every efficiency workload, rows appended to `rows`; each guided tuner's
+// worst ratio to random.
+std::map<std::string, double> search_efficiency(Bench& b, Json& rows) {
+  print_efficiency_intro(b);
+  const std::vector<std::string> tuners = split(b.o.tuners);
+  if (std::find(tuners.begin(), tuners.end(), "xgb+history") != tuners.end()) b.history_db = tune_history_db(b);
+  const std::vector<std::string> guided = guided_tuners(tuners);
+  print_efficiency_header(tuners, guided);
+  std::map<std::string, double> worst_ratio;  // by tuner, over workloads
+  for (const std::string& wname : split(b.o.efficiency_workloads)) {
+    Efficiency e = measure_search_efficiency(b, wname, tuners);
+    for (const auto& t : guided) worst_ratio[t] = std::max(worst_ratio[t], ratio_to_random(e.need, t));
+    print_efficiency_row(wname, e, tuners, guided);
+    rows.push_back(efficiency_row(wname, e, tuners, guided));
+  }
+  return worst_ratio;
+}
+
+struct QualityRun {
+  Json row;
+  double ratio_onednn = 0;
+};
+
+// One workload at one thread count: xgb's best after the quality trials, re-measured, against oneDNN.
+QualityRun measure_tuned_quality(Bench& b, const tf::compiler::Task& task, const std::string& wname, int threads) {
+  const Shape s = find_workload(b.workloads, wname);
+  const double flops = 2.0 * static_cast<double>(s.M) * static_cast<double>(s.N) * static_cast<double>(s.K);
+  auto r = run_job(task, "xgb", b.o.quality_trials, 1, threads, b.o.measure.min_ms, b.scratch);
+  b.add_overheads(r);
+  settle();
+  const double tuned = r.best ? remeasure(task, r.best->config, threads) : 0;
+  const double onednn = flops / median(time_onednn_matmul(s.M, s.N, s.K, threads, 200, 5)) * 1e-9;
+  const double ratio = tuned / onednn;
+  const std::string cfg = r.best ? r.best->config.dump() : "none";
+  std::printf("| %s | %d | %.1f | %.1f | %.1f | %.2fx | `%s` |\n", wname.c_str(), threads, tuned, r.best_gflops, onednn, ratio,
+              cfg.c_str());
+  std::fflush(stdout);
+  Json row = Json::object();
+  row["what"] = "tuned_quality";
+  row["workload"] = wname;
+  row["threads"] = threads;
+  row["config"] = r.best ? r.best->config : Json();
+  row["gflops"] = tuned;
+  row["gflops_in_job"] = r.best_gflops;
+  row["onednn_gflops"] = onednn;
+  row["ratio_onednn"] = ratio;
+  row["trials"] = r.trials;
+  row["seconds"] = r.seconds;
+  return {row, ratio};
+}
+
+// Tuned quality on every quality workload and thread count, rows appended to `rows`; the worst
+// ratio to oneDNN.
+double tuned_quality(Bench& b, Json& rows) {
   std::printf("\n## Tuned quality: best after %lld xgb trials vs oneDNN (same run)\n\n",
-              static_cast<long long>(o.quality_trials));
+              static_cast<long long>(b.o.quality_trials));
   std::printf("GFLOPS: the job's best config measured again (3 fresh worker processes, median of their medians of 7\n"
               "timings), the job's own measurement beside it.\n\n");
   std::printf("| workload | threads | GFLOPS | in job | oneDNN GFLOPS | ratio | config |\n|---|---|---|---|---|---|---|\n");
   double worst_quality = 1e9;
-  for (const std::string& wname : split(o.quality_workloads)) {
-    Shape s = find_workload(workloads, wname);
-    tf::compiler::Task task({"dense", {s.M, s.N, s.K}}, target);
-    const double flops = 2.0 * static_cast<double>(s.M) * static_cast<double>(s.N) * static_cast<double>(s.K);
-    for (const std::string& ts : split(o.threads)) {
-      const int threads = std::stoi(ts);
-      auto r = run_job(task, "xgb", o.quality_trials, 1, threads, min_ms, scratch);
-      build_ms.push_back(r.build_ms_median);
-      overhead_ms.push_back(r.overhead_ms_median);
-      worker_ms.push_back(r.worker_overhead_ms_median);
-      search_ms.push_back(r.search_ms_per_trial);
-      settle();
-      const double tuned = r.best ? remeasure(task, r.best->config, threads) : 0;
-      const double onednn = flops / median(time_onednn_matmul(s.M, s.N, s.K, threads, 200, 5)) * 1e-9;
-      const double ratio = tuned / onednn;
-      worst_quality = std::min(worst_quality, ratio);
-      const std::string cfg = r.best ? r.best->config.dump() : "none";
-      std::printf("| %s | %d | %.1f | %.1f | %.1f | %.2fx | `%s` |\n", wname.c_str(), threads, tuned, r.best_gflops, onednn, ratio,
-                  cfg.c_str());
-      std::fflush(stdout);
-      Json row = Json::object();
-      row["what"] = "tuned_quality";
-      row["workload"] = wname;
-      row["threads"] = threads;
-      row["config"] = r.best ? r.best->config : Json();
-      row["gflops"] = tuned;
-      row["gflops_in_job"] = r.best_gflops;
-      row["onednn_gflops"] = onednn;
-      row["ratio_onednn"] = ratio;
-      row["trials"] = r.trials;
-      row["seconds"] = r.seconds;
-      rows.push_back(row);
+  for (const std::string& wname : split(b.o.quality_workloads)) {
+    const tf::compiler::Task task = b.dense_task(wname);
+    for (const std::string& ts : split(b.o.threads)) {
+      const QualityRun q = measure_tuned_quality(b, task, wname, std::stoi(ts));
+      rows.push_back(q.row);
+      worst_quality = std::min(worst_quality, q.ratio_onednn);
     }
   }
-  remove_db(scratch);
-  if (!history_db.empty()) remove_db(history_db);
+  return worst_quality;
+}
 
+// The overhead table, and its results row.
+Json overhead_per_trial(const Bench& b) {
   std::printf("\n## Overhead per trial (median over the xgb runs of each run's median)\n\n");
   std::printf("| part | ms per trial |\n|---|---|\n");
-  std::printf("| build (lower + LLVM + lld, overlapped with measuring the previous candidate) | %.1f |\n", median(build_ms));
-  std::printf("| trial wall time less the kernel's own timed runs (everything else) | %.1f |\n", median(overhead_ms));
-  std::printf("| of which in the measure call and db write (load, warm-up, check, protocol) | %.1f |\n", median(worker_ms));
-  std::printf("| xgb search (retraining + annealing), per trial | %.1f |\n\n", median(search_ms));
+  std::printf("| build (lower + LLVM + lld, overlapped with measuring the previous candidate) | %.1f |\n", median(b.build_ms));
+  std::printf("| trial wall time less the kernel's own timed runs (everything else) | %.1f |\n", median(b.overhead_ms));
+  std::printf("| of which in the measure call and db write (load, warm-up, check, protocol) | %.1f |\n", median(b.worker_ms));
+  std::printf("| xgb search (retraining + annealing), per trial | %.1f |\n\n", median(b.search_ms));
   Json overhead = Json::object();
   overhead["what"] = "overhead_per_trial_ms";
-  overhead["build"] = median(build_ms);
-  overhead["wall_beyond_timed_runs"] = median(overhead_ms);
-  overhead["measure_call_and_db"] = median(worker_ms);
-  overhead["xgb_search"] = median(search_ms);
-  rows.push_back(overhead);
+  overhead["build"] = median(b.build_ms);
+  overhead["wall_beyond_timed_runs"] = median(b.overhead_ms);
+  overhead["measure_call_and_db"] = median(b.worker_ms);
+  overhead["xgb_search"] = median(b.search_ms);
+  return overhead;
+}
+
+Targets tune_targets(const std::map<std::string, double>& worst_ratio, double worst_quality, const Bench& b) {
   Targets targets;
-  auto add_target = [&](const std::string& what, double value, const std::string& goal, bool met) {
-    targets.add(what, value, goal, met);
-  };
   const std::map<std::string, std::string> starts = {{"xgb", "empty db: a fresh farm, from the shipped seed records"},
                                                      {"xgb-cold", "empty db, no seed records"},
                                                      {"xgb+history", "db with other workloads' history"}};
   for (const auto& [t, ratio] : worst_ratio) {
     const auto start = starts.find(t);
-    add_target(t + " trials / random trials to 90% of best, " + (start != starts.end() ? start->second : t) + " (worst workload)",
-               ratio, "<= 0.33", ratio <= 1.0 / 3);
+    targets.add(t + " trials / random trials to 90% of best, " + (start != starts.end() ? start->second : t) + " (worst workload)",
+                ratio, "<= 0.33", ratio <= 1.0 / 3);
   }
-  add_target("tuned GFLOPS / oneDNN (worst workload and thread count)", worst_quality, ">= 0.8", worst_quality >= 0.8);
-  add_target("median ms per trial of wall time beyond the kernel's timed runs", median(overhead_ms), "< 30", median(overhead_ms) < 30);
+  targets.add("tuned GFLOPS / oneDNN (worst workload and thread count)", worst_quality, ">= 0.8", worst_quality >= 0.8);
+  targets.add("median ms per trial of wall time beyond the kernel's timed runs", median(b.overhead_ms), "< 30", median(b.overhead_ms) < 30);
+  return targets;
+}
 
-  if (!o.no_save) {
-    write_results(o.name, target.str(), rows, targets);
-  }
+int run(int argc, char** argv) {
+  Bench b;
+  if (auto code = parse_options(argc, argv, b.o)) return *code;
+  b.workloads = parse_json(read_file(b.o.workloads_file));
+  b.target = tf::codegen::host_target();
+  b.scratch = "/tmp/tf-tune-bench-" + std::to_string(::getpid()) + ".db";
+  Json rows = Json::array();
+  const std::map<std::string, double> worst_ratio = search_efficiency(b, rows);
+  const double worst_quality = tuned_quality(b, rows);
+  remove_db(b.scratch);
+  if (!b.history_db.empty()) remove_db(b.history_db);
+  rows.push_back(overhead_per_trial(b));
+  const Targets targets = tune_targets(worst_ratio, worst_quality, b);
+  if (!b.o.no_save) write_results(b.o.name, b.target.str(), rows, targets);
   return 0;
 }
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "cli/kernel_runner.h"
+#include "compiler/kernel_runner.h"
 #include "compiler/ops/winograd.h"
 #include "runtime/random_fill.h"
 
@@ -15,7 +15,7 @@ WinogradAccuracy winograd_error_vs_direct(const compiler::Task& task, const spac
   const std::string& op = task.workload().op;
   const bool relu = op.find("relu") != std::string::npos, clip = op.find("clip") != std::string::npos;
 
-  std::vector<cli::HostTensor> tensors;
+  std::vector<compiler::HostTensor> tensors;
   int index = 0;
   for (const auto& s : task.op().input_shapes(shape)) {
     tensors.emplace_back(s);

@@ -6,10 +6,10 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/job_file.h"
 #include "cli/tracker_client.h"
 #include "cli/workload_args.h"
 #include "proto/channel.h"
+#include "proto/job_file.h"
 #include "proto/json_convert.h"
 #include "proto/tokens.h"
 #include "proto/utf8.h"
@@ -135,7 +135,7 @@ v1::SubmitJobRequest request_from_job_file(const SubmitOptions& o) {
   }
   if (std::string bad = fleet::utf8_error(text); !bad.empty()) throw UsageError("--job " + o.job_file + ": not valid UTF-8: " + bad);
   const CLI::App& cmd = *o.cmd;
-  JobFileOptions options;
+  fleet::JobFileOptions options;
   options.key = given(cmd, "--key", o.key);
   options.trials = given(cmd, "--trials", o.measure.trials);
   options.tuner = given(cmd, "--tuner", o.measure.tuner);
@@ -145,9 +145,9 @@ v1::SubmitJobRequest request_from_job_file(const SubmitOptions& o) {
   options.repeat = given(cmd, "--repeat", o.measure.repeat);
   options.timeout_s = given(cmd, "--timeout", o.measure.timeout_s);
   options.cold_inputs = given(cmd, "--cold-inputs", o.measure.cold_inputs);
-  FilledJobFile filled;
+  fleet::FilledJobFile filled;
   try {
-    filled = fill_job_file(text, options);
+    filled = fleet::fill_job_file(text, options);
   } catch (const JsonLimitError& e) {
     throw UsageError("--job " + o.job_file + ": " + e.what());
   }

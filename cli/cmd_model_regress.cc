@@ -2,12 +2,12 @@
 #include <chrono>
 #include <filesystem>
 
-#include "cli/model_latency.h"
 #include "cli/model_regress.h"
 #include "cli/open_db.h"
 #include "cli/workload_args.h"
 #include "compiler/compiler.h"
 #include "db/process_identity.h"
+#include "graph/model_latency.h"
 #include "graph/onnx_import.h"
 #include "graph/tasks.h"
 #include "regress/model_regression.h"
@@ -30,7 +30,7 @@ BuiltHere build_here(const ModelRegressArgs& a, db::Database& db) {
   const graph::Graph imported = graph::import_onnx_file(a.model, import_options(a.shapes));
   graph::Graph planned;
   BuiltHere b;
-  b.file = build_with_db(imported, codegen::host_target(), a.threads, &db, device_key_of(a.threads), &planned);
+  b.file = graph::build_with_db(imported, codegen::host_target(), a.threads, &db, device_key_of(a.threads), &planned);
   b.flops = graph::kernel_flops(planned);
   b.inputs_text = bound_inputs_text(planned);
   return b;

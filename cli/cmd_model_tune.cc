@@ -9,12 +9,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "cli/open_db.h"
 #include "cli/commands.h"
-#include "cli/model_latency.h"
 #include "cli/model_tune.h"
+#include "cli/open_db.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
+#include "graph/model_latency.h"
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
 #include "runtime/measure.h"
@@ -221,7 +221,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   const std::string device_key = device_key_of(a.threads);
   // What no trial changes: the nodes outside the tuned kernels, timed once in a default build.
   const auto default_start = std::chrono::steady_clock::now();
-  const MeasuredModel defaults = measure_model_here(m.imported, target, a.threads, nullptr, device_key, o.each.measure.timing_lock);
+  const graph::MeasuredModel defaults = graph::measure_model_here(m.imported, target, a.threads, nullptr, device_key, o.each.measure.timing_lock);
   r.other_nodes_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
   const double default_s = seconds_since(default_start);
   if (!a.quiet) {
@@ -265,7 +265,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   r.state = done.stopped ? "cancelled" : any_ok ? "done" : "failed";
   const auto final_start = std::chrono::steady_clock::now();
   if (r.state == "done") {
-    r.measured_ms = measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock,
+    r.measured_ms = graph::measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock,
                                        o.each.measure.cold_inputs)
                         .median_ms;
   }

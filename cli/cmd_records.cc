@@ -6,12 +6,12 @@
 
 #include "cli/commands.h"
 #include "cli/open_db.h"
-#include "cli/record_check.h"
-#include "cli/record_line.h"
 #include "cli/tracker_client.h"
-#include "cli/svg_chart.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
+#include "support/svg_chart.h"
+#include "tuner/record_check.h"
+#include "tuner/record_line.h"
 
 namespace tf::cli {
 namespace {
@@ -145,7 +145,7 @@ int import_command(const FileOptions& o) {
   if (!in) throw UsageError("cannot read " + file);
   auto db_handle = open_or_create_db(o.db);
   db::Database& database = *db_handle;
-  RecordChecker checker;
+  tuner::RecordChecker checker;
   constexpr size_t kReasonsShown = 5;
   int64_t added = 0, present = 0, bad = 0, refused = 0, line_no = 0;
   std::vector<std::string> reasons;
@@ -156,12 +156,12 @@ int import_command(const FileOptions& o) {
   std::string line;
   while (std::getline(in, line)) {
     ++line_no;
-    const RecordLine read = read_record_line(line, checker);
+    const tuner::RecordLine read = tuner::read_record_line(line, checker);
     switch (read.verdict) {
-      case RecordLine::Verdict::Blank: break;
-      case RecordLine::Verdict::Unreadable: reject(&bad, read.why); break;
-      case RecordLine::Verdict::Refused: reject(&refused, read.why); break;
-      case RecordLine::Verdict::Ok: (database.record(read.record) ? added : present)++; break;
+      case tuner::RecordLine::Verdict::Blank: break;
+      case tuner::RecordLine::Verdict::Unreadable: reject(&bad, read.why); break;
+      case tuner::RecordLine::Verdict::Refused: reject(&refused, read.why); break;
+      case tuner::RecordLine::Verdict::Ok: (database.record(read.record) ? added : present)++; break;
     }
   }
   if (o.json) {
@@ -196,14 +196,14 @@ int plot_command(const PlotOptions& o) {
   auto db_handle = open_existing_db(o.db, DbUse::Read);
   db::Database& database = *db_handle;
   const std::string target = task->target().str(), device_key = device_key_of(o.threads);
-  std::vector<Series> series;
+  std::vector<ChartSeries> series;
   for (const auto& job : database.jobs()) {
     // Only jobs of `tunefarm tune` have one op and shape; a tracker job's spec has a workloads list.
     const Json& spec = job.spec;
     if (!spec.is_object()) continue;
     if (spec.value("op", Json()) != task->workload().op) continue;
     if (spec.value("shape", Json()) != Json(task->workload().shape)) continue;
-    Series line;
+    ChartSeries line;
     const Json tuner = spec.value("tuner", Json());
     line.label = (tuner.is_string() ? tuner.get<std::string>() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
     double best = 0;

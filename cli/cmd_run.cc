@@ -2,13 +2,13 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
-#include "cli/kernel_runner.h"
 #include "cli/workload_args.h"
+#include "compiler/kernel_runner.h"
 #include "runtime/measure.h"
 #include "runtime/thread_pool.h"
-#include "tuner/tune_job.h"
 #include "support/measure_args.h"
 #include "support/stats.h"
+#include "tuner/tune_job.h"
 
 namespace tf::cli {
 
@@ -46,14 +46,14 @@ int run_command(const RunOptions& o) {
   compiler::BuildTimes times;
   const codegen::CodegenOptions& codegen_opts = o.codegen;
   auto kernel = task->build_jit(cfg, &times, codegen_opts);
-  KernelRunner runner(task->op(), task->workload().shape);
+  compiler::KernelRunner runner(task->op(), task->workload().shape);
   int32_t status = runner.run(kernel->entry());
   if (status != TF_OK) {
     std::fprintf(stderr, "tunefarm run: kernel %s returned %d: %s\n", task->kernel_name().c_str(), status,
                  tf_kernel_status_str(status));
     return 1;
   }
-  CheckResult check = runner.check();
+  compiler::CheckResult check = runner.check();
   const std::vector<double> secs = cold == runtime::ColdInputs::Off ? runner.time(kernel->entry(), o.measure.min_ms, o.measure.repeat)
                                                                     : cold_timings(*task, kernel->entry(), o.measure, cold);
   const double median = tf::median(secs);

@@ -1,17 +1,17 @@
 // A job file (`tunefarm submit --job F`): the client fills in its command-line options
-// (cli/job_file.h), then the tracker reads the JSON (proto/json_convert.h, with the tracker's named
+// (proto/job_file.h), then the tracker reads the JSON (proto/json_convert.h, with the tracker's named
 // shapes) and checks the spec (tracker/job_spec.h). Refusals are SpecError (JsonLimitError from the
 // client, for text beyond the job-spec limits) or a non-OK status, each naming the field.
-#include "cli/job_file.h"
 #include "compiler/ops/shape_json.h"
 #include "fuzz/fuzz_check.h"
+#include "proto/job_file.h"
 #include "proto/json_convert.h"
 #include "tracker/job_spec.h"
 
 namespace {
 
-tf::cli::JobFileOptions command_line_options() {
-  tf::cli::JobFileOptions o;
+tf::fleet::JobFileOptions command_line_options() {
+  tf::fleet::JobFileOptions o;
   o.key = "local-fleet";
   o.trials = 64;
   o.tuner = "random";
@@ -27,12 +27,12 @@ tf::cli::JobFileOptions command_line_options() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tf;
-  static const cli::JobFileOptions given = command_line_options();
+  static const fleet::JobFileOptions given = command_line_options();
   const std::string text = fuzz::as_text(data, size);
   fuzz::expect_refusal_or_success<fleet::SpecError>([&] {
-    cli::FilledJobFile filled;
+    fleet::FilledJobFile filled;
     try {
-      filled = cli::fill_job_file(text, given);
+      filled = fleet::fill_job_file(text, given);
     } catch (const JsonLimitError& e) {
       throw fleet::SpecError(e.what());  // the client refuses what the tracker would, with the same message
     }

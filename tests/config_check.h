@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/printer.h"
+#include "compiler/kernel_runner.h"
 
 namespace tf::testing_support {
 
@@ -41,7 +41,7 @@ inline void expect_configs_correct(const std::string& op, const std::string& sha
                                    bool corners = true) {
   const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
   compiler::Task task({op, shape}, codegen::host_target());
-  cli::KernelRunner runner(task.op(), shape, seed);
+  compiler::KernelRunner runner(task.op(), shape, seed);
   std::mt19937_64 rng(seed);
   std::vector<int64_t> indices = {task.space().default_config().index()};
   if (samples == kEveryConfig) {

@@ -5,8 +5,8 @@
 // reference.
 #include <gtest/gtest.h>
 
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
+#include "compiler/kernel_runner.h"
 #include "compiler/ops/conv2d_shape.h"
 #include "runtime/thread_pool.h"
 #include "tests/config_check.h"
@@ -70,7 +70,7 @@ TEST_F(Conv2dSpace, EveryEpilogue) {
 TEST_F(Conv2dSpace, ClipReachesSix) {
   const std::vector<int64_t> shape = ops::parse_shape("conv2d_bias_clip", "c=64,h=6,w=6,k=4,r=3,s=3,pad=1");
   compiler::Task task({"conv2d_bias_clip", shape}, codegen::host_target());
-  cli::KernelRunner runner(task.op(), shape, 3);
+  compiler::KernelRunner runner(task.op(), shape, 3);
   auto kernel = task.build_jit(task.space().default_config());
   ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
   EXPECT_TRUE(runner.check().pass);

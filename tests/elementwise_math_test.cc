@@ -13,9 +13,9 @@
 #include <limits>
 #include <random>
 
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/printer.h"
+#include "compiler/kernel_runner.h"
 #include "compiler/ops/elementwise.h"
 #include "runtime/measure.h"
 #include "tests/float_accuracy.h"
@@ -51,7 +51,7 @@ KernelRun run(const E& e, const std::vector<std::vector<float>>& in) {
   const std::vector<int64_t> shape(in.size(), n);
   compiler::Task task(op, shape, codegen::host_target());
   auto kernel = task.build_jit(task.space().default_config());
-  std::vector<cli::HostTensor> tensors;
+  std::vector<compiler::HostTensor> tensors;
   std::vector<TFBuffer> args;
   std::vector<const float*> ptrs;
   for (const auto& v : in) {
@@ -390,7 +390,7 @@ TEST(ElementwiseMath, NewKindsPassTheTuningCheckOnRandomInputs) {
     auto op = std::make_shared<ops::ElementwiseOperator>(ops::parse_elementwise(t), 2);
     const std::vector<int64_t> shape = {7, 37, 1, 37};  // x1 broadcasts along rows (PRelu's slope)
     compiler::Task task(op, shape, codegen::host_target());
-    cli::KernelRunner runner(task.op(), shape, 5);
+    compiler::KernelRunner runner(task.op(), shape, 5);
     for (int64_t idx = 0; idx < task.space().size(); ++idx) {
       SCOPED_TRACE(std::string(t) + " config " + task.space().at(idx).str());
       ASSERT_EQ(runner.run(task.build_jit(task.space().at(idx))->entry()), TF_OK);

@@ -10,9 +10,9 @@
 #include <random>
 #include <unistd.h>
 
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/printer.h"
+#include "compiler/kernel_runner.h"
 #include "compiler/ops/elementwise.h"
 #include "runtime/thread_pool.h"
 #include "tests/elementwise_exprs.h"
@@ -36,7 +36,7 @@ ops::ElementwiseExprPtr gelu(ops::ElementwiseExprPtr v) {
 void expect_correct(const ops::ElementwiseExprPtr& e, int rank, const std::vector<int64_t>& shape) {
   auto op = std::make_shared<ops::ElementwiseOperator>(e, rank);
   compiler::Task task(op, shape, codegen::host_target());
-  cli::KernelRunner runner(task.op(), shape, 3);
+  compiler::KernelRunner runner(task.op(), shape, 3);
   for (int64_t idx = 0; idx < task.space().size(); ++idx) {
     auto cfg = task.space().at(idx);
     SCOPED_TRACE(op->name() + " " + op->shape_text(shape) + " config " + cfg.str());

@@ -10,9 +10,9 @@
 #include <memory>
 #include <random>
 
-#include "cli/kernel_runner.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/ir/math.h"
+#include "compiler/kernel_runner.h"
 #include "compiler/lower/lower.h"
 #include "compiler/schedule/schedule.h"
 #include "tests/float_accuracy.h"
@@ -41,7 +41,7 @@ std::vector<float> run_on(const codegen::Target& target, const MathFn& f, const 
   opts.keep_assembly = assembly != nullptr;
   auto kernel = codegen::compile_jit(elementwise_kernel(f, n, target), target, opts);
   if (assembly) *assembly = kernel->assembly();
-  cli::HostTensor x({n}), y({n});
+  compiler::HostTensor x({n}), y({n});
   std::copy(in.begin(), in.end(), x.data());
   std::vector<TFBuffer> args = {x.buffer(), y.buffer()};
   EXPECT_EQ(kernel->entry()(args.data(), 2), TF_OK);

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <functional>
 
-#include "cli/record_line.h"
 #include "compiler/compiler.h"
 #include "compiler/error.h"
 #include "proto/json_convert.h"
@@ -14,6 +13,7 @@
 #include "support/json.h"
 #include "tests/cli_runner.h"
 #include "tests/fleet_harness.h"
+#include "tuner/record_line.h"
 
 namespace tf {
 namespace {
@@ -65,9 +65,9 @@ TEST(JsonLimits, EveryReaderOfOutsideJsonRefusesDeepText) {
   EXPECT_EQ(error_of([&] { fleet::job_spec_from_text(deep); }), "job spec: nesting deeper than 64 levels");
   EXPECT_EQ(error_of([&] { fleet::job_spec_from_text(std::string(2 << 20, ' ') + "{}"); }), "job spec: 2 MB, the limit is 1 MB");
   EXPECT_EQ(error_of([&] { regress::parse_suite(deep, "suite.json"); }), "suite.json: nesting deeper than 64 levels");
-  cli::RecordChecker checker;
-  const cli::RecordLine line = cli::read_record_line(deep, checker);
-  EXPECT_EQ(line.verdict, cli::RecordLine::Verdict::Unreadable);
+  tuner::RecordChecker checker;
+  const tuner::RecordLine line = tuner::read_record_line(deep, checker);
+  EXPECT_EQ(line.verdict, tuner::RecordLine::Verdict::Unreadable);
   EXPECT_EQ(line.why, "unreadable: nesting deeper than 64 levels");
   codegen::Target target;
   target.triple = "x86_64-pc-linux-gnu";

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
+#include "compiler/kernel_runner.h"
 #include "compiler/ops/registry.h"
 
 namespace tf::testing_support {
@@ -18,7 +18,7 @@ namespace tf::testing_support {
 inline std::vector<float> run_op_kernel(const std::string& op, const std::vector<int64_t>& shape,
                                         const std::vector<std::vector<float>>& inputs) {
   compiler::Task task({op, shape}, codegen::host_target());
-  std::vector<cli::HostTensor> tensors;
+  std::vector<compiler::HostTensor> tensors;
   const auto in_shapes = task.op().input_shapes(shape);
   EXPECT_EQ(in_shapes.size(), inputs.size()) << op;
   for (size_t k = 0; k < in_shapes.size() && k < inputs.size(); ++k) {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "cli/kernel_runner.h"
 #include "compiler/compiler.h"
+#include "compiler/kernel_runner.h"
 #include "runtime/kernel_library.h"
 #include "runtime/thread_pool.h"
 
@@ -72,7 +72,7 @@ TEST(KernelLibrary, LoadsAGeneratedLibraryFromMemoryAndRunsIt) {
   auto lib = build_dense_library(task);
   ASSERT_GT(lib.bytes.size(), 1000u);
   auto loaded = runtime::KernelLibrary::load(lib.bytes, lib.entry_symbol);
-  cli::KernelRunner runner(task.op(), task.workload().shape, 11);
+  compiler::KernelRunner runner(task.op(), task.workload().shape, 11);
   ASSERT_EQ(runner.run(loaded->entry()), TF_OK);
   EXPECT_TRUE(runner.check().pass);
   // Two libraries with the same entry symbol stay distinct (RTLD_LOCAL, distinct files).
@@ -185,7 +185,7 @@ TEST(KernelLibrary, ASeparateProcessWithoutLlvmLoadsAndRunsIt) {
 TEST(KernelLibrary, KernelArgumentChecksReturnStatuses) {
   compiler::Task task({"dense", {8, 16, 8}}, codegen::host_target());
   auto kernel = task.build_jit(task.space().default_config());
-  cli::HostTensor a({8, 8}), b({8, 16}), c({8, 16}), wrong({16, 8});
+  compiler::HostTensor a({8, 8}), b({8, 16}), c({8, 16}), wrong({16, 8});
   std::vector<TFBuffer> args = {a.buffer(), b.buffer(), c.buffer()};
   EXPECT_EQ(kernel->entry()(args.data(), 3), TF_OK);
   EXPECT_EQ(kernel->entry()(args.data(), 2), TF_ERR_NUM_ARGS);

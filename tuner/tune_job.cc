@@ -21,20 +21,21 @@
 #include "runtime/thread_pool.h"
 #include "support/stats.h"
 #include "tuner/builder.h"
+#include "tuner/candidate_pipeline.h"
+#include "tuner/fastest_libraries.h"
 #include "tuner/features.h"
 #include "tuner/make_tuner.h"
 #include "tuner/measurer.h"
-#include "tuner/tuner.h"
 #include "tuner/seed_records.h"
+#include "tuner/trial_times.h"
+#include "tuner/tuner.h"
+#include "tuner/workbench.h"
 #include "tuner/xgb_tuner.h"
 
 namespace tf::tuner {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
-double seconds_since(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
+using Clock = TrialTimes::Clock;
 
 db::Outcome to_outcome(runtime::MeasureStatus s) {
   switch (s) {
@@ -198,7 +199,8 @@ class TuneRun {
   TuneRun(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
           std::function<void(const Progress&)> on_progress)
       : task_(task), opts_(opts), db_(db), on_progress_(std::move(on_progress)), start_(Clock::now()),
-        flops_(static_cast<double>(task.op().flops(task.workload().shape))) {
+        flops_(static_cast<double>(task.op().flops(task.workload().shape))),
+        fastest_(static_cast<size_t>(std::max(0, 3 * opts.confirm_top))) {
     tuner_ = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed,
                         [&task](const space::Config& c) { return candidate_features(task, c); });
     xgb_ = dynamic_cast<XgbTuner*>(tuner_.get());
@@ -225,9 +227,14 @@ class TuneRun {
  private:
   bool stop_requested() const { return opts_.stop && opts_.stop->load(); }
   void run_batch(const std::vector<space::Config>& batch);
+  TrialResult record_trial(const space::Config& config, Built& built, const Measured& m, Clock::time_point asked,
+                           Clock::time_point answered);
   void count_trial(const db::Measurement& rec, bool ok, double gflops);
-  void keep_if_fastest(int64_t config_index, double gflops, codegen::SharedLibrary lib);
   void report(const std::string& outcome, double gflops);
+  void measure_fastest_again();
+  bool measure_again(Measurer& confirmer, db::Measurement& rec);
+  Built built_again(int64_t config_index);
+  void adopt_db_best();
   void record_job_state(const char* state) {
     Json progress = Json::object();
     progress["trials"] = result_.trials;
@@ -247,34 +254,11 @@ class TuneRun {
   bool own_job_ = false;
   TuneResult result_;
   std::vector<std::pair<double, db::Measurement>> ok_trials_;  // for confirming the best at the end
-  std::multimap<double, int64_t> fastest_by_speed_;              // GFLOPS -> config index, slowest first
-  std::map<int64_t, codegen::SharedLibrary> fastest_libraries_;  // by config index
-  runtime::WorkloadSetup setup_;                                 // inputs and reference output, made once
-
-  std::unique_ptr<Builder> own_builder_;
-  Builder* builder_ = nullptr;
-  std::unique_ptr<Measurer> own_measurer_;
-  std::shared_ptr<TimingCores> cores_;  // null: measured elsewhere
-  Measurer* measurer_ = nullptr;
-
-  std::vector<double> build_ms_, overhead_ms_, worker_overhead_ms_;
-  double search_ms_ = 0;
-  Clock::time_point trial_start_;  // the end of the previous trial: a trial's wall time includes
-                                   // waiting for its build and, at a batch's start, for the tuner
+  FastestLibraries fastest_;
+  runtime::WorkloadSetup setup_;  // inputs and reference output, made once
+  std::unique_ptr<Workbench> workbench_;
+  TrialTimes times_;
 };
-
-// The libraries of the fastest trials so far, which confirm_best() would otherwise build again.
-void TuneRun::keep_if_fastest(int64_t config_index, double gflops, codegen::SharedLibrary lib) {
-  const size_t keep = static_cast<size_t>(std::max(0, 3 * opts_.confirm_top));
-  if (keep == 0) return;
-  if (fastest_by_speed_.size() >= keep && gflops <= fastest_by_speed_.begin()->first) return;
-  fastest_by_speed_.emplace(gflops, config_index);
-  fastest_libraries_[config_index] = std::move(lib);
-  while (fastest_by_speed_.size() > keep) {
-    fastest_libraries_.erase(fastest_by_speed_.begin()->second);
-    fastest_by_speed_.erase(fastest_by_speed_.begin());
-  }
-}
 
 // Every trial, measured now or replayed, counts the same way.
 void TuneRun::count_trial(const db::Measurement& rec, bool ok, double gflops) {
@@ -324,46 +308,19 @@ void TuneRun::replay() {
   }
 }
 
-// The reference, the builder and the measurer.
-// A build on a core the timed kernel runs on slows the kernel down (on another core it costs
-// ~1.5% here: shared caches and memory). A local job's builders use every core between its timings
-// and stay off the kernel's cores during each (TimingCores: moved off them, or waiting when the
-// kernel needs every core), while loading, checking and recording still overlap the builds.
+// The builder and the measurer (workbench.h), and the reference every measurement checks against.
 void TuneRun::wire() {
   const auto wire_start = Clock::now();
-  const std::vector<int> cpus = runtime::usable_cpus();
-  const int cores = static_cast<int>(std::max<size_t>(1, cpus.size()));
-  const int threads = opts_.compile_threads > 0 ? opts_.compile_threads : cores;
-  if (!opts_.measurer) cores_ = std::make_shared<TimingCores>(cpus, opts_.threads);
-  builder_ = opts_.builder;
-  if (!builder_) {
-    if (cores_) {
-      own_builder_ = std::make_unique<LocalBuilder>(threads, cores_, opts_.measure.timing_lock);
-    } else {
-      own_builder_ = std::make_unique<LocalBuilder>(threads);  // measured elsewhere: nothing to disturb here
-    }
-    builder_ = own_builder_.get();
-  }
-  measurer_ = opts_.measurer;
-  if (!measurer_) {
-    own_measurer_ = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads, cores_);
-    measurer_ = own_measurer_.get();
-    const std::string builds = cores_->takes_turns()
-                                   ? "; builds wait for each timing, and it for them"
-                                   : "; the kernel pinned to CPU " + runtime::cpu_list_text(cores_->kernel_cpus()) +
-                                         ", builds leave it while it is timed";
-    result_.timing_isolation = opts_.measure.timing_lock.empty()
-                                   ? "none (no timing lock)" + builds
-                                   : "host-wide lock " + opts_.measure.timing_lock + " held while timing" + builds;
-  }
+  workbench_ = std::make_unique<Workbench>(opts_);
+  result_.timing_isolation = workbench_->timing_isolation();
   setup_ = make_workload_setup(task_, opts_.seed);
-  measurer_->setup(setup_);
+  workbench_->measurer().setup(setup_);
   result_.spent.start += seconds_since(wire_start);
 }
 
 // The loop: the tuner proposes a batch, the batch is built and measured, the tuner learns.
 void TuneRun::search() {
-  while (step(std::max(opts_.batch, measurer_->capacity()))) {
+  while (step(std::max(opts_.batch, workbench_->measurer().capacity()))) {
   }
 }
 
@@ -374,9 +331,9 @@ bool TuneRun::step(int max_batch) {
     return false;
   }
   const auto search_start = Clock::now();
-  trial_start_ = search_start;
+  times_.start_batch(search_start);
   std::vector<space::Config> batch = tuner_->next_batch(std::max(1, max_batch));
-  search_ms_ += ms_between(search_start, Clock::now());
+  times_.add_search(search_start);
   if (batch.empty()) return false;
   run_batch(batch);
   if (own_job_) record_job_state("running");
@@ -384,106 +341,62 @@ bool TuneRun::step(int max_batch) {
   return !result_.stopped;
 }
 
-// Builds run ahead, builder->width() at a time, in proposal order; up to capacity() built
-// candidates are being measured at once.
+// The batch through the pipeline (candidate_pipeline.h), each trial recorded as it is measured, then
+// the tuner learns from the batch.
 void TuneRun::run_batch(const std::vector<space::Config>& batch) {
-  std::vector<std::future<Built>> builds;
-  // A build refers to task_; when recording a trial fails (the db cannot be written) this run ends
-  // early, and the builds still queued must be done before the job and its task go away.
-  struct WaitForBuilds {
-    std::vector<std::future<Built>>& builds;
-    ~WaitForBuilds() {
-      for (auto& b : builds) {
-        if (b.valid()) b.wait();
-      }
-    }
-  } wait_for_builds{builds};
-  std::vector<Built> built(batch.size());
-  std::vector<std::future<Measured>> measuring(batch.size());
-  size_t submitted = 0;
-  auto launch_builds = [&] {
-    while (builds.size() < batch.size() && builds.size() < submitted + static_cast<size_t>(builder_->width())) {
-      builds.push_back(builder_->build(task_, batch[builds.size()]));
-    }
-  };
-  launch_builds();
+  CandidatePipeline pipeline(task_, batch, workbench_->builder(), workbench_->measurer(), opts_.measure, opts_.stop);
   std::vector<TrialResult> results;
   for (size_t i = 0; i < batch.size(); ++i) {
-    while (submitted < batch.size() && submitted < i + static_cast<size_t>(measurer_->capacity()) && !stop_requested()) {
-      const auto wait_start = Clock::now();
-      built[submitted] = builds[submitted].get();
-      result_.spent.build_wait += seconds_since(wait_start);
-      ++submitted;
-      launch_builds();
-      const Built& b = built[submitted - 1];
-      if (b.error.empty()) {
-        measuring[submitted - 1] = measurer_->measure(b.lib.bytes, b.lib.entry_symbol, opts_.measure);
-      } else {
-        std::promise<Measured> failed;
-        Measured m;
-        m.result.status = runtime::MeasureStatus::LoadError;
-        m.result.error = b.error;
-        failed.set_value(m);
-        measuring[submitted - 1] = failed.get_future();
-      }
-    }
-    if (i >= submitted) break;  // stopped: nothing more was sent
-    const auto t0 = Clock::now();
-    Measured m = measuring[i].get();
-    const auto measured = Clock::now();
+    pipeline.send_through(i, result_.spent.build_wait);
+    if (i >= pipeline.sent()) break;  // stopped: nothing more was sent
+    const auto asked = Clock::now();
+    Measured m = pipeline.take_measurement(i);
+    const auto answered = Clock::now();
     if (m.cancelled) continue;
-    db::Measurement rec = make_record(task_, opts_, batch[i], built[i], m, job_id_);
-    if (db_) db_->record(rec);
-    double timed_ms = 0;
-    for (double c : m.result.costs) timed_ms += c * 1000 * std::max(1, m.result.number);
-    const auto trial_end = Clock::now();
-    result_.spent.timed += timed_ms / 1000;
-    result_.spent.measuring += std::max(0.0, ms_between(t0, measured) - timed_ms) / 1000;
-    result_.spent.record += ms_between(measured, trial_end) / 1000;
-    worker_overhead_ms_.push_back(std::max(0.0, ms_between(t0, trial_end) - timed_ms));
-    overhead_ms_.push_back(std::max(0.0, ms_between(trial_start_, trial_end) - timed_ms));
-    trial_start_ = trial_end;
-    if (!built[i].cached && built[i].error.empty()) build_ms_.push_back(built[i].build_ms);
-
-    const bool ok = m.result.status == runtime::MeasureStatus::Ok && !m.result.costs.empty();
-    // The mean over repeats, as the database ranks configs by it: `tunefarm best` and this job
-    // must agree on which config won.
-    const double gflops = ok ? flops_ / rec.mean_s() * 1e-9 : 0;
-    results.push_back({batch[i].index(), ok, gflops});
-    count_trial(rec, ok, gflops);
-    if (ok) keep_if_fastest(batch[i].index(), gflops, std::move(built[i].lib));
-    report(ok ? "ok" : db::outcome_name(rec.outcome), gflops);
+    results.push_back(record_trial(batch[i], pipeline.built(i), m, asked, answered));
   }
-  // Candidates still in flight when the job was stopped are waited for (the measurer answers a
-  // cancelled job's at once), so nothing refers to this frame's builds afterwards.
-  for (size_t i = results.size(); i < submitted; ++i) {
-    if (measuring[i].valid()) measuring[i].wait();
-  }
+  pipeline.wait_for_measurements();
   const auto update_start = Clock::now();
   tuner_->update(results);
-  search_ms_ += ms_between(update_start, Clock::now());
+  times_.add_search(update_start);
+}
+
+// A measured candidate: recorded in the db, timed, counted, reported; what the tuner learns from it.
+TrialResult TuneRun::record_trial(const space::Config& config, Built& built, const Measured& m, Clock::time_point asked,
+                                  Clock::time_point answered) {
+  db::Measurement rec = make_record(task_, opts_, config, built, m, job_id_);
+  if (db_) db_->record(rec);
+  times_.add_trial(m, built, asked, answered, Clock::now(), result_.spent);
+  const bool ok = m.result.status == runtime::MeasureStatus::Ok && !m.result.costs.empty();
+  // The mean over repeats, as the database ranks configs by it: `tunefarm best` and this job
+  // must agree on which config won.
+  const double gflops = ok ? flops_ / rec.mean_s() * 1e-9 : 0;
+  count_trial(rec, ok, gflops);
+  if (ok) fastest_.offer(config.index(), gflops, std::move(built.lib));
+  report(ok ? "ok" : db::outcome_name(rec.outcome), gflops);
+  return {config.index(), ok, gflops};
 }
 
 // A job's best is the maximum of many noisy measurements, and a kernel's speed also varies from
 // process to process with the physical layout of its buffers; so the fastest few are measured
-// again (on this host in a fresh worker process) and their timings appended to their records, more
-// of them while an unconfirmed one still looks faster than the best confirmed. The db then ranks
-// them on both measurements.
+// again and ranked on both measurements.
 void TuneRun::confirm_best() {
   if (result_.stopped || opts_.confirm_top <= 0 || ok_trials_.size() < 2) return;
-  const auto confirm_start = Clock::now();
   struct AddTime {
     double& to;
     Clock::time_point from;
     ~AddTime() { to += seconds_since(from); }
-  } add_time{result_.spent.confirm, confirm_start};
-  std::unique_ptr<Measurer> fresh;
-  Measurer* confirmer = opts_.measurer;
-  if (!confirmer) {
-    fresh = std::make_unique<LocalMeasurer>(opts_.worker_path, opts_.threads, cores_);
-    fresh->setup(setup_);
-    confirmer = fresh.get();
-  }
+  } add_time{result_.spent.confirm, Clock::now()};
+  measure_fastest_again();
+  adopt_db_best();
+}
+
+// On this host in a fresh worker process (else by the job's measurer), the fastest few, more of
+// them while an unconfirmed one still looks faster than the best confirmed; the best of those
+// becomes the job's.
+void TuneRun::measure_fastest_again() {
+  std::unique_ptr<Measurer> fresh = workbench_->fresh_local_measurer(setup_);
+  Measurer& confirmer = fresh ? *fresh : workbench_->measurer();
   std::stable_sort(ok_trials_.begin(), ok_trials_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   const size_t most = std::min(ok_trials_.size(), static_cast<size_t>(3 * opts_.confirm_top));
   double best = 0;
@@ -491,18 +404,7 @@ void TuneRun::confirm_best() {
   for (size_t i = 0; i < most && !stop_requested(); ++i) {
     if (i >= static_cast<size_t>(opts_.confirm_top) && ok_trials_[i].first <= best) break;
     db::Measurement& rec = ok_trials_[i].second;
-    Built b;
-    if (auto kept = fastest_libraries_.find(rec.config_index); kept != fastest_libraries_.end()) {
-      b.lib = kept->second;
-    } else {
-      b = builder_->build(task_, task_.space().at(rec.config_index)).get();
-    }
-    if (!b.error.empty()) continue;
-    Measured m = confirmer->measure(b.lib.bytes, b.lib.entry_symbol, opts_.measure).get();
-    if (m.cancelled || m.result.status != runtime::MeasureStatus::Ok || m.result.costs.empty()) continue;
-    if (db_ && job_id_) db_->add_repeats(*job_id_, rec, m.result.costs);
-    rec.costs.insert(rec.costs.end(), m.result.costs.begin(), m.result.costs.end());
-    ++result_.confirmed;
+    if (!measure_again(confirmer, rec)) continue;
     const double gflops = flops_ / rec.mean_s() * 1e-9;
     if (gflops > best) {
       best = gflops;
@@ -513,15 +415,40 @@ void TuneRun::confirm_best() {
     result_.best = *winner;
     result_.best_gflops = best;
   }
-  // With a db, the job names the config `tunefarm best` will (the two agree unless the cap above
-  // left a faster-looking config unconfirmed).
-  if (db_ && job_id_) {
-    if (auto b = db_->best(task_.workload().op, task_.workload().shape, task_.target().str(), opts_.device_key,
-                           opts_.measure.cold_inputs)) {
-      if (b->job_id == job_id_) {
-        result_.best = *b;
-        result_.best_gflops = flops_ / b->mean_s() * 1e-9;
-      }
+}
+
+// The second measurement's timings appended to the record and to its row in the db; false when
+// there is none (the build failed, the job was cancelled, the kernel did not run).
+bool TuneRun::measure_again(Measurer& confirmer, db::Measurement& rec) {
+  const Built b = built_again(rec.config_index);
+  if (!b.error.empty()) return false;
+  Measured m = confirmer.measure(b.lib.bytes, b.lib.entry_symbol, opts_.measure).get();
+  if (m.cancelled || m.result.status != runtime::MeasureStatus::Ok || m.result.costs.empty()) return false;
+  if (db_ && job_id_) db_->add_repeats(*job_id_, rec, m.result.costs);
+  rec.costs.insert(rec.costs.end(), m.result.costs.begin(), m.result.costs.end());
+  ++result_.confirmed;
+  return true;
+}
+
+// A fast trial's library as kept, else the config built again.
+Built TuneRun::built_again(int64_t config_index) {
+  if (const codegen::SharedLibrary* kept = fastest_.find(config_index)) {
+    Built b;
+    b.lib = *kept;
+    return b;
+  }
+  return workbench_->builder().build(task_, task_.space().at(config_index)).get();
+}
+
+// With a db, the job names the config `tunefarm best` will (the two agree unless the cap on
+// measuring again left a faster-looking config unconfirmed).
+void TuneRun::adopt_db_best() {
+  if (!db_ || !job_id_) return;
+  if (auto b = db_->best(task_.workload().op, task_.workload().shape, task_.target().str(), opts_.device_key,
+                         opts_.measure.cold_inputs)) {
+    if (b->job_id == job_id_) {
+      result_.best = *b;
+      result_.best_gflops = flops_ / b->mean_s() * 1e-9;
     }
   }
 }
@@ -542,15 +469,9 @@ void TuneRun::save_model() {
 
 TuneResult TuneRun::summary() {
   result_.seconds = ms_between(start_, Clock::now()) / 1000;
-  result_.build_ms_median = median(build_ms_);
-  result_.overhead_ms_median = median(overhead_ms_);
-  result_.worker_overhead_ms_median = median(worker_overhead_ms_);
-  const int64_t measured_here = result_.trials - result_.replayed;
-  result_.search_ms_per_trial = measured_here > 0 ? search_ms_ / static_cast<double>(measured_here) : 0;
-  result_.spent.search = search_ms_ / 1000;
+  times_.summarize(result_.trials - result_.replayed, result_);
   return result_;
 }
-
 
 TuneResult tune(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
                 const std::function<void(const Progress&)>& on_progress) {

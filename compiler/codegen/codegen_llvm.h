@@ -44,12 +44,32 @@ class CodeGenLLVM {
   void emit(const ir::Stmt& s);
   void emit_for(const ir::ForNode* n);
   void emit_serial_loop(const ir::ForNode* n);
-  void emit_parallel_loop(const ir::ForNode* n);
   void emit_store(const ir::StoreNode* n);
   void emit_allocate(const ir::AllocateNode* n);
   void emit_if(const ir::IfThenElseNode* n);
   // Leaves the current function with `status` (non-zero: an error), from anywhere in its body.
   void emit_fail(llvm::Value* status);
+
+  // ---- parallel loops, outlined for the runtime's launcher (codegen_stmt.cc)
+  // What a parallel loop's body uses from the enclosing function, passed to every iteration.
+  struct ParallelCaptures {
+    std::vector<const ir::VarNode*> vars;
+    std::vector<llvm::Value*> values;  // of `vars`, in the enclosing function
+    std::vector<ir::Buffer> buffers;
+  };
+  void emit_parallel_loop(const ir::ForNode* n);
+  ParallelCaptures capture_outer_uses(const ir::Stmt& body) const;
+  llvm::Function* emit_parallel_iteration(const ir::ForNode* n, const ParallelCaptures& captures, const std::string& name);
+  llvm::StructType* parallel_closure_type(const ParallelCaptures& captures);
+  llvm::Function* emit_parallel_task(llvm::Function* iteration, llvm::StructType* closure_type, const std::string& name);
+  llvm::Value* emit_closure(const ir::ForNode* n, const ParallelCaptures& captures, llvm::StructType* closure_type,
+                            const std::string& base);
+  void emit_parallel_launch(llvm::Value* extent, llvm::Function* task, llvm::Value* closure, const std::string& base);
+  void emit_launcher_call(llvm::Value* launcher, llvm::Value* extent, llvm::Function* task, llvm::Value* closure,
+                          const std::string& base, llvm::BasicBlock* joined);
+  void emit_tasks_in_order(llvm::Value* extent, llvm::Function* task, llvm::Value* closure, const std::string& base,
+                           llvm::BasicBlock* joined);
+  void emit_parallel_status_check(llvm::Value* closure, llvm::StructType* closure_type, const std::string& base);
 
   // ---- expressions (codegen_expr.cc)
   llvm::Value* emit(const ir::Expr& e);

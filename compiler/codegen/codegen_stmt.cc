@@ -114,49 +114,61 @@ void CodeGenLLVM::emit_serial_loop(const ir::ForNode* n) {
 //   at the loop's place: pack the closure, call the launcher (or run the tasks in order when no
 //   launcher is installed), then return any failure.
 void CodeGenLLVM::emit_parallel_loop(const ir::ForNode* n) {
-  const int id = num_parallel_++;
-  const std::string base = name_ + ".par" + std::to_string(id);
+  const std::string base = name_ + ".par" + std::to_string(num_parallel_++);
+  const ParallelCaptures captures = capture_outer_uses(n->body);
+  llvm::Function* iteration = emit_parallel_iteration(n, captures, base + ".body");
+  llvm::StructType* closure_type = parallel_closure_type(captures);
+  llvm::Function* task = emit_parallel_task(iteration, closure_type, base);
+  llvm::Value* closure = emit_closure(n, captures, closure_type, base);
+  emit_parallel_launch(emit(n->extent), task, closure, base);
+  emit_parallel_status_check(closure, closure_type, base);
+}
+
+// The variables and buffers of the enclosing function the body uses: what each iteration is passed.
+CodeGenLLVM::ParallelCaptures CodeGenLLVM::capture_outer_uses(const ir::Stmt& body) const {
   UseCollector uses;
-  uses.visit(n->body);
-  std::vector<const ir::VarNode*> vars;
-  std::vector<llvm::Value*> var_values;
+  uses.visit(body);
+  ParallelCaptures captures;
   for (const auto* v : uses.vars) {
     auto it = fs_.vars.find(v);
     if (it != fs_.vars.end()) {
-      vars.push_back(v);
-      var_values.push_back(it->second);
+      captures.vars.push_back(v);
+      captures.values.push_back(it->second);
     }
   }
-  std::vector<ir::Buffer> buffers;
   for (const auto& buf : uses.buffers) {
-    if (fs_.buffers.count(buf.get())) buffers.push_back(buf);
+    if (fs_.buffers.count(buf.get())) captures.buffers.push_back(buf);
   }
+  return captures;
+}
 
-  // ---- the iteration function
+// One iteration as a function of its own: (i64 iter, vars..., buffers...) -> i32 status.
+llvm::Function* CodeGenLLVM::emit_parallel_iteration(const ir::ForNode* n, const ParallelCaptures& captures,
+                                                     const std::string& name) {
   std::vector<llvm::Type*> params{b_.getInt64Ty()};
-  for (auto* v : var_values) params.push_back(v->getType());
-  for (size_t i = 0; i < buffers.size(); ++i) params.push_back(b_.getPtrTy());
+  for (auto* v : captures.values) params.push_back(v->getType());
+  for (size_t i = 0; i < captures.buffers.size(); ++i) params.push_back(b_.getPtrTy());
   auto* iter_fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), params, false),
-                                         llvm::GlobalValue::InternalLinkage, base + ".body", module_.get());
+                                         llvm::GlobalValue::InternalLinkage, name, module_.get());
   set_kernel_attributes(iter_fn);
 
   FunctionState outer = std::move(fs_);
-  llvm::IRBuilderBase::InsertPoint outer_ip = b_.saveIP();
+  llvm::IRBuilderBase::InsertPointGuard outer_ip(b_);
   fs_ = FunctionState();
   fs_.fn = iter_fn;
   fs_.vars[n->var.get()] = iter_fn->getArg(0);
   iter_fn->getArg(0)->setName(n->var->name);
-  for (size_t i = 0; i < vars.size(); ++i) {
+  for (size_t i = 0; i < captures.vars.size(); ++i) {
     llvm::Argument* a = iter_fn->getArg(static_cast<unsigned>(1 + i));
-    a->setName(vars[i]->name);
-    fs_.vars[vars[i]] = a;
+    a->setName(captures.vars[i]->name);
+    fs_.vars[captures.vars[i]] = a;
   }
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    llvm::Argument* a = iter_fn->getArg(static_cast<unsigned>(1 + vars.size() + i));
-    a->setName(buffers[i]->name);
+  for (size_t i = 0; i < captures.buffers.size(); ++i) {
+    llvm::Argument* a = iter_fn->getArg(static_cast<unsigned>(1 + captures.vars.size() + i));
+    a->setName(captures.buffers[i]->name);
     a->addAttr(llvm::Attribute::NoAlias);
     a->addAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(TF_BUFFER_ALIGNMENT)));
-    fs_.buffers[buffers[i].get()] = a;
+    fs_.buffers[captures.buffers[i].get()] = a;
   }
   fs_.alloca_block = llvm::BasicBlock::Create(ctx_, "entry", iter_fn);
   auto* start = llvm::BasicBlock::Create(ctx_, "start", iter_fn);
@@ -165,40 +177,50 @@ void CodeGenLLVM::emit_parallel_loop(const ir::ForNode* n) {
   b_.CreateRet(b_.getInt32(TF_OK));
   b_.SetInsertPoint(fs_.alloca_block);
   b_.CreateBr(start);
+  fs_ = std::move(outer);
+  return iter_fn;
+}
 
-  // ---- the task function: closure = { i32 status, i64 min, vars..., buffers... }
+// closure = { i32 status, i64 min, vars..., buffers... }
+llvm::StructType* CodeGenLLVM::parallel_closure_type(const ParallelCaptures& captures) {
   std::vector<llvm::Type*> fields{b_.getInt32Ty(), b_.getInt64Ty()};
-  for (auto* v : var_values) fields.push_back(v->getType());
-  for (size_t i = 0; i < buffers.size(); ++i) fields.push_back(b_.getPtrTy());
-  llvm::StructType* closure_type = llvm::StructType::get(ctx_, fields);
+  for (auto* v : captures.values) fields.push_back(v->getType());
+  for (size_t i = 0; i < captures.buffers.size(); ++i) fields.push_back(b_.getPtrTy());
+  return llvm::StructType::get(ctx_, fields);
+}
+
+// The function the launcher calls per task: unpacks the closure, runs the iteration min + task, and
+// records a failure in the closure.
+llvm::Function* CodeGenLLVM::emit_parallel_task(llvm::Function* iteration, llvm::StructType* closure_type,
+                                                const std::string& name) {
   auto* task_fn = llvm::Function::Create(
       llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt64Ty(), b_.getPtrTy()}, false),
-      llvm::GlobalValue::InternalLinkage, base, module_.get());
+      llvm::GlobalValue::InternalLinkage, name, module_.get());
   set_kernel_attributes(task_fn);
+  llvm::IRBuilderBase::InsertPointGuard outer_ip(b_);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", task_fn));
-  {
-    llvm::Value* closure = task_fn->getArg(1);
-    llvm::Value* min = b_.CreateLoad(b_.getInt64Ty(), b_.CreateStructGEP(closure_type, closure, 1));
-    std::vector<llvm::Value*> call_args{b_.CreateNSWAdd(min, task_fn->getArg(0))};
-    for (unsigned i = 2; i < fields.size(); ++i) {
-      call_args.push_back(b_.CreateLoad(fields[i], b_.CreateStructGEP(closure_type, closure, i)));
-    }
-    llvm::Value* status = b_.CreateCall(iter_fn, call_args);
-    auto* failed = llvm::BasicBlock::Create(ctx_, "failed", task_fn);
-    auto* done = llvm::BasicBlock::Create(ctx_, "done", task_fn);
-    b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(TF_OK)), failed, done);
-    b_.SetInsertPoint(failed);
-    // Any failing task's status will do; the store races benignly with other failing tasks.
-    b_.CreateStore(status, b_.CreateStructGEP(closure_type, closure, 0))->setAtomic(llvm::AtomicOrdering::Monotonic);
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
-    b_.CreateRetVoid();
+  llvm::Value* closure = task_fn->getArg(1);
+  llvm::Value* min = b_.CreateLoad(b_.getInt64Ty(), b_.CreateStructGEP(closure_type, closure, 1));
+  std::vector<llvm::Value*> call_args{b_.CreateNSWAdd(min, task_fn->getArg(0))};
+  for (unsigned i = 2; i < closure_type->getNumElements(); ++i) {
+    call_args.push_back(b_.CreateLoad(closure_type->getElementType(i), b_.CreateStructGEP(closure_type, closure, i)));
   }
+  llvm::Value* status = b_.CreateCall(iteration, call_args);
+  auto* failed = llvm::BasicBlock::Create(ctx_, "failed", task_fn);
+  auto* done = llvm::BasicBlock::Create(ctx_, "done", task_fn);
+  b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(TF_OK)), failed, done);
+  b_.SetInsertPoint(failed);
+  // Any failing task's status will do; the store races benignly with other failing tasks.
+  b_.CreateStore(status, b_.CreateStructGEP(closure_type, closure, 0))->setAtomic(llvm::AtomicOrdering::Monotonic);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  b_.CreateRetVoid();
+  return task_fn;
+}
 
-  fs_ = std::move(outer);
-  b_.restoreIP(outer_ip);
-
-  // ---- the launch
+// The closure on the enclosing function's stack, filled: status OK, the loop's min, the captures.
+llvm::Value* CodeGenLLVM::emit_closure(const ir::ForNode* n, const ParallelCaptures& captures, llvm::StructType* closure_type,
+                                       const std::string& base) {
   llvm::Value* closure;
   {
     llvm::IRBuilder<> ab(fs_.alloca_block, fs_.alloca_block->begin());
@@ -206,23 +228,36 @@ void CodeGenLLVM::emit_parallel_loop(const ir::ForNode* n) {
   }
   b_.CreateStore(b_.getInt32(TF_OK), b_.CreateStructGEP(closure_type, closure, 0));
   b_.CreateStore(emit(n->min), b_.CreateStructGEP(closure_type, closure, 1));
-  for (size_t i = 0; i < var_values.size(); ++i) {
-    b_.CreateStore(var_values[i], b_.CreateStructGEP(closure_type, closure, static_cast<unsigned>(2 + i)));
+  for (size_t i = 0; i < captures.values.size(); ++i) {
+    b_.CreateStore(captures.values[i], b_.CreateStructGEP(closure_type, closure, static_cast<unsigned>(2 + i)));
   }
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    b_.CreateStore(buffer_pointer(buffers[i]),
-                   b_.CreateStructGEP(closure_type, closure, static_cast<unsigned>(2 + var_values.size() + i)));
+  for (size_t i = 0; i < captures.buffers.size(); ++i) {
+    b_.CreateStore(buffer_pointer(captures.buffers[i]),
+                   b_.CreateStructGEP(closure_type, closure, static_cast<unsigned>(2 + captures.values.size() + i)));
   }
-  llvm::Value* extent = emit(n->extent);
+  return closure;
+}
+
+// `extent` tasks through the launcher when one is installed, else in order; both join at
+// <base>.joined, where the insert point is left.
+void CodeGenLLVM::emit_parallel_launch(llvm::Value* extent, llvm::Function* task, llvm::Value* closure, const std::string& base) {
   llvm::Value* launcher = b_.CreateLoad(b_.getPtrTy(), parallel_for_, "launcher");
   auto* launch = llvm::BasicBlock::Create(ctx_, base + ".launch", fs_.fn);
   auto* serial = llvm::BasicBlock::Create(ctx_, base + ".serial", fs_.fn);
   auto* joined = llvm::BasicBlock::Create(ctx_, base + ".joined", fs_.fn);
   b_.CreateCondBr(b_.CreateIsNotNull(launcher), launch, serial);
-
   b_.SetInsertPoint(launch);
+  emit_launcher_call(launcher, extent, task, closure, base, joined);
+  b_.SetInsertPoint(serial);
+  emit_tasks_in_order(extent, task, closure, base, joined);
+  b_.SetInsertPoint(joined);
+}
+
+// The launcher runs the tasks and returns non-zero when it could not: TF_ERR_PARALLEL.
+void CodeGenLLVM::emit_launcher_call(llvm::Value* launcher, llvm::Value* extent, llvm::Function* task, llvm::Value* closure,
+                                     const std::string& base, llvm::BasicBlock* joined) {
   auto* launcher_type = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false);
-  llvm::Value* launched = b_.CreateCall(launcher_type, launcher, {extent, task_fn, closure});
+  llvm::Value* launched = b_.CreateCall(launcher_type, launcher, {extent, task, closure});
   auto* launch_ok = llvm::BasicBlock::Create(ctx_, base + ".launched", fs_.fn);
   auto* launch_failed = llvm::BasicBlock::Create(ctx_, base + ".launch_failed", fs_.fn);
   b_.CreateCondBr(b_.CreateICmpEQ(launched, b_.getInt32(0)), launch_ok, launch_failed);
@@ -230,25 +265,27 @@ void CodeGenLLVM::emit_parallel_loop(const ir::ForNode* n) {
   emit_fail(b_.getInt32(TF_ERR_PARALLEL));
   b_.SetInsertPoint(launch_ok);
   b_.CreateBr(joined);
+}
 
-  // No launcher installed (a host that loaded the module without the runtime): run in order.
-  b_.SetInsertPoint(serial);
-  {
-    llvm::BasicBlock* pre = b_.GetInsertBlock();
-    auto* header = llvm::BasicBlock::Create(ctx_, base + ".serial.header", fs_.fn);
-    auto* step = llvm::BasicBlock::Create(ctx_, base + ".serial.step", fs_.fn);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(header);
-    llvm::PHINode* t = b_.CreatePHI(b_.getInt64Ty(), 2, "task");
-    t->addIncoming(b_.getInt64(0), pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(t, extent), step, joined);
-    b_.SetInsertPoint(step);
-    b_.CreateCall(task_fn, {t, closure});
-    t->addIncoming(b_.CreateNSWAdd(t, b_.getInt64(1)), step);
-    b_.CreateBr(header);
-  }
+// No launcher installed (a host that loaded the module without the runtime): run in order.
+void CodeGenLLVM::emit_tasks_in_order(llvm::Value* extent, llvm::Function* task, llvm::Value* closure, const std::string& base,
+                                      llvm::BasicBlock* joined) {
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(ctx_, base + ".serial.header", fs_.fn);
+  auto* step = llvm::BasicBlock::Create(ctx_, base + ".serial.step", fs_.fn);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* t = b_.CreatePHI(b_.getInt64Ty(), 2, "task");
+  t->addIncoming(b_.getInt64(0), pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(t, extent), step, joined);
+  b_.SetInsertPoint(step);
+  b_.CreateCall(task, {t, closure});
+  t->addIncoming(b_.CreateNSWAdd(t, b_.getInt64(1)), step);
+  b_.CreateBr(header);
+}
 
-  b_.SetInsertPoint(joined);
+// Leaves the enclosing function with the status any failing task recorded in the closure.
+void CodeGenLLVM::emit_parallel_status_check(llvm::Value* closure, llvm::StructType* closure_type, const std::string& base) {
   llvm::Value* status = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(closure_type, closure, 0));
   auto* ok = llvm::BasicBlock::Create(ctx_, base + ".ok", fs_.fn);
   auto* failed = llvm::BasicBlock::Create(ctx_, base + ".failed", fs_.fn);

@@ -1,8 +1,8 @@
-#include "cli/job_file.h"
+#include "proto/job_file.h"
 
 #include "support/json.h"
 
-namespace tf::cli {
+namespace tf::fleet {
 namespace {
 
 // Sets obj[field] to `value` unless the file has it; says so in `overridden` when it does.
@@ -50,4 +50,4 @@ FilledJobFile fill_job_file(const std::string& text, const JobFileOptions& given
   return out;
 }
 
-}  // namespace tf::cli
+}  // namespace tf::fleet

@@ -13,7 +13,7 @@
 #include "runtime/measure.h"
 #include "runtime/model/model_file.h"
 
-namespace tf::cli {
+namespace tf::graph {
 
 struct MeasuredModel {
   double median_ms = 0;
@@ -33,4 +33,4 @@ MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Ta
                                  const std::string& device_key, const std::string& lock_file,
                                  runtime::ColdInputs timing = runtime::ColdInputs::Weights);
 
-}  // namespace tf::cli
+}  // namespace tf::graph

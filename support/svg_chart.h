@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-namespace tf::cli {
+namespace tf {
 
-struct Series {
+struct ChartSeries {
   std::string label;
   std::vector<double> y;  // y[i] at x = i + 1
 };
 
 std::string line_chart_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
-                           const std::vector<Series>& series);
+                           const std::vector<ChartSeries>& series);
 
-}  // namespace tf::cli
+}  // namespace tf

@@ -1,4 +1,4 @@
-#include "cli/svg_chart.h"
+#include "support/svg_chart.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "support/xml.h"
 
-namespace tf::cli {
+namespace tf {
 namespace {
 
 // A "nice" tick step (1, 2 or 5 times a power of ten) giving about `ticks` intervals.
@@ -29,7 +29,7 @@ std::string fmt(double v) {
 }  // namespace
 
 std::string line_chart_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
-                           const std::vector<Series>& series) {
+                           const std::vector<ChartSeries>& series) {
   const double width = 760, height = 440, left = 70, right = 180, top = 40, bottom = 50;
   const double pw = width - left - right, ph = height - top - bottom;
   size_t max_x = 1;
@@ -78,4 +78,4 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
   return o.str();
 }
 
-}  // namespace tf::cli
+}  // namespace tf

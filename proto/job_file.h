@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tf::cli {
+namespace tf::fleet {
 
 // The options given on the command line; unset: not given.
 struct JobFileOptions {
@@ -29,4 +29,4 @@ struct FilledJobFile {
 // JsonLimitError.
 FilledJobFile fill_job_file(const std::string& text, const JobFileOptions& given);
 
-}  // namespace tf::cli
+}  // namespace tf::fleet

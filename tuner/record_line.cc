@@ -1,8 +1,8 @@
-#include "cli/record_line.h"
+#include "tuner/record_line.h"
 
 #include "support/json.h"
 
-namespace tf::cli {
+namespace tf::tuner {
 
 RecordLine read_record_line(const std::string& line, RecordChecker& checker) {
   RecordLine out;
@@ -20,4 +20,4 @@ RecordLine read_record_line(const std::string& line, RecordChecker& checker) {
   return out;
 }
 
-}  // namespace tf::cli
+}  // namespace tf::tuner

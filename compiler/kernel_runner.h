@@ -10,7 +10,7 @@
 #include "compiler/ops/operator.h"
 #include "runtime/kernel_abi.h"
 
-namespace tf::cli {
+namespace tf::compiler {
 
 // A 64-byte-aligned float tensor that can be passed to a kernel.
 class HostTensor {
@@ -57,4 +57,4 @@ class KernelRunner {
   std::vector<float> reference_, tolerance_;
 };
 
-}  // namespace tf::cli
+}  // namespace tf::compiler

@@ -1,8 +1,8 @@
-#include "cli/record_check.h"
+#include "tuner/record_check.h"
 
 #include "runtime/timing_check.h"
 
-namespace tf::cli {
+namespace tf::tuner {
 
 std::string RecordChecker::problem(const db::Measurement& m) {
   if (m.dtype != "float32") return "workload dtype '" + m.dtype + "' is not supported (float32 only)";
@@ -29,4 +29,4 @@ std::string RecordChecker::problem(const db::Measurement& m) {
   return "";
 }
 
-}  // namespace tf::cli
+}  // namespace tf::tuner

@@ -1,4 +1,4 @@
-#include "cli/kernel_runner.h"
+#include "compiler/kernel_runner.h"
 
 #include <chrono>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "runtime/measure.h"
 #include "runtime/random_fill.h"
 
-namespace tf::cli {
+namespace tf::compiler {
 
 HostTensor::HostTensor(std::vector<int64_t> shape) : shape_(std::move(shape)), size_(1) {
   for (int64_t d : shape_) size_ *= d;
@@ -91,4 +91,4 @@ std::vector<double> KernelRunner::time(TFKernelFn fn, double min_ms, int repeat)
   return seconds;
 }
 
-}  // namespace tf::cli
+}  // namespace tf::compiler

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "cli/record_check.h"
 #include "db/database.h"
+#include "tuner/record_check.h"
 
-namespace tf::cli {
+namespace tf::tuner {
 
 struct RecordLine {
   enum class Verdict { Blank, Unreadable, Refused, Ok };
@@ -18,4 +18,4 @@ struct RecordLine {
 
 RecordLine read_record_line(const std::string& line, RecordChecker& checker);
 
-}  // namespace tf::cli
+}  // namespace tf::tuner

@@ -1,4 +1,4 @@
-#include "cli/model_latency.h"
+#include "graph/model_latency.h"
 
 #include <cstdio>
 
@@ -10,7 +10,7 @@
 #include "runtime/thread_pool.h"
 #include "tuner/best_configs.h"
 
-namespace tf::cli {
+namespace tf::graph {
 
 runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
                                         const std::string& device_key, graph::Graph* planned, runtime::ColdInputs timing,
@@ -41,4 +41,4 @@ MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Ta
   return MeasuredModel{timed.median_ms(), graph::latency_breakdown(planned, exec.model(), timed)};
 }
 
-}  // namespace tf::cli
+}  // namespace tf::graph

@@ -11,7 +11,7 @@
 #include "compiler/compiler.h"
 #include "db/database.h"
 
-namespace tf::cli {
+namespace tf::tuner {
 
 class RecordChecker {
  public:
@@ -25,4 +25,4 @@ class RecordChecker {
   std::map<std::string, std::string> task_errors_;
 };
 
-}  // namespace tf::cli
+}  // namespace tf::tuner
