@@ -91,7 +91,8 @@ Json results_document(const std::string& name, const std::string& target, const 
   return result;
 }
 
-void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets, std::FILE* say) {
+void write_results(const std::string& name, const std::string& target, const Json& rows, const Targets& targets,
+                   std::FILE* say) {
   write_result(name, results_document(name, target, rows, targets).dump(2));
   std::fprintf(say, "\nwrote bench/results/%s.json\n", name.c_str());
 }

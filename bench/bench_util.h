@@ -11,7 +11,7 @@ namespace tf::bench {
 
 std::string read_file(const std::string& path);  // throws UsageError when unreadable
 std::string cpu_name();
-std::string today();  // YYYY-MM-DD, UTC
+std::string today();                                   // YYYY-MM-DD, UTC
 std::vector<std::string> split(const std::string& s);  // comma-separated, empty parts dropped
 // OpenMP and OpenBLAS workers spin for a while after a call; let them sleep before timing the next.
 void settle();

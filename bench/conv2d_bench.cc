@@ -36,7 +36,7 @@ using tf::Json;
 using namespace tf::bench;
 
 struct Options {
-  std::string workloads;  // comma-separated; empty (and no positional names): every workload of the file
+  std::string workloads;           // comma-separated; empty (and no positional names): every workload of the file
   std::vector<std::string> names;  // positional
   std::string workloads_file = default_conv2d_workloads_path(TF_SOURCE_DIR);
   std::string threads = "1,2";
@@ -58,7 +58,8 @@ int64_t default_trials() {
   char* end = nullptr;
   const long long n = std::strtoll(env, &end, 10);
   if (*end != '\0' || n < 1 || n > 1000000) {
-    throw tf::UsageError(std::string("TUNEFARM_CONV2D_TRIALS=") + env + ": expected a number of trials from 1 to 1000000");
+    throw tf::UsageError(std::string("TUNEFARM_CONV2D_TRIALS=") + env +
+                         ": expected a number of trials from 1 to 1000000");
   }
   return n;
 }
@@ -94,7 +95,9 @@ void warn_when_busy() {
   double load[1] = {0};
   const unsigned cores = std::thread::hardware_concurrency();
   if (::getloadavg(load, 1) == 1 && cores > 0 && load[0] > cores) {
-    std::fprintf(stderr, "warning: load average %.1f on %u cores: the timings will be noisy, oneDNN's at 2 threads most\n", load[0], cores);
+    std::fprintf(stderr,
+                 "warning: load average %.1f on %u cores: the timings will be noisy, oneDNN's at 2 threads most\n",
+                 load[0], cores);
   }
 }
 
@@ -140,12 +143,13 @@ struct Tuned {
   double gflops_in_job = 0;  // as the tuning job (or the db) measured it, in a worker process
   int64_t trials = 0;
   double seconds = 0, trials_per_min = 0, build_ms_median = 0;
-  std::string from;          // "this run" or the db's path
+  std::string from;  // "this run" or the db's path
 };
 
 class Conv2dBench {
  public:
-  Conv2dBench(const Options& o, const std::vector<Conv2dWorkload>& file) : o_(o), target_(tf::codegen::parse_target(o.target)) {
+  Conv2dBench(const Options& o, const std::vector<Conv2dWorkload>& file)
+      : o_(o), target_(tf::codegen::parse_target(o.target)) {
     table_ = o.json ? stderr : stdout;
     for (const auto& t : split(o.threads)) threads_.push_back(parse_threads(t));
     for (const auto& v : split(o.variants)) {
@@ -156,19 +160,25 @@ class Conv2dBench {
       } else if (v == "plain" || v == "blocked" || std::find(winograd.begin(), winograd.end(), v) != winograd.end()) {
         variants_.push_back(v);
       } else {
-        throw tf::UsageError("--variants: '" + v + "' is none of plain, blocked, winograd, winograd-m2, winograd-m4, winograd-m6");
+        throw tf::UsageError("--variants: '" + v +
+                             "' is none of plain, blocked, winograd, winograd-m2, winograd-m4, winograd-m6");
       }
     }
     // Read-only: a db of configs tuned before is only read (db::DbError says why it cannot be).
-    if (!o.tuned_db.empty()) tuned_db_ = std::make_unique<tf::db::Database>(o.tuned_db, tf::db::Database::Open::ReadOnly);
-    else if (!o.onednn_only) tuning_db_ = std::make_unique<tf::db::Database>(o.db);
+    if (!o.tuned_db.empty())
+      tuned_db_ = std::make_unique<tf::db::Database>(o.tuned_db, tf::db::Database::Open::ReadOnly);
+    else if (!o.onednn_only)
+      tuning_db_ = std::make_unique<tf::db::Database>(o.db);
     targets_in_.threads = threads_;
     targets_in_.layer_sets = layer_sets(file);
   }
 
   void print_header() const {
-    std::fprintf(table_, "machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target_.str().c_str(), today().c_str());
-    std::fprintf(table_, "| workload | threads | variant | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | oneDNN impl | compile ms |\n");
+    std::fprintf(table_, "machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target_.str().c_str(),
+                 today().c_str());
+    std::fprintf(table_,
+                 "| workload | threads | variant | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | oneDNN impl | "
+                 "compile ms |\n");
     std::fprintf(table_, "|---|---|---|---|---|---|---|---|---|---|\n");
     std::fflush(table_);
   }
@@ -187,13 +197,15 @@ class Conv2dBench {
       for (const auto& [v, task] : tasks) tuned[v.variant] = tuned_config(w, v, *task, threads);
       const auto [onednn_gflops, onednn_impl] = measure_onednn(w, threads, false);
       // oneDNN's own Winograd beside ours, when it has one for this CPU and shape (reported, not a target).
-      if (std::any_of(tasks.begin(), tasks.end(), [](const auto& t) { return t.first.op == "conv2d_winograd_nchwc"; })) {
+      if (std::any_of(tasks.begin(), tasks.end(),
+                      [](const auto& t) { return t.first.op == "conv2d_winograd_nchwc"; })) {
         measure_onednn(w, threads, true);
       }
       Conv2dComparison best{w.name, "", threads, 0, onednn_gflops};
       for (const auto& [v, task] : tasks) {
         settle();
-        measure_and_add_row(w, v, *task, threads, "default", task->space().default_config(), nullptr, onednn_gflops, onednn_impl);
+        measure_and_add_row(w, v, *task, threads, "default", task->space().default_config(), nullptr, onednn_gflops,
+                            onednn_impl);
         const Tuned& t = tuned[v.variant];
         if (!t.config) continue;
         tf::space::Config cfg;
@@ -246,7 +258,8 @@ class Conv2dBench {
       return nullptr;
     }
     try {
-      return std::make_unique<tf::compiler::Task>(tf::ops::Workload{v.op, tf::ops::parse_shape(v.op, v.shape)}, target_);
+      return std::make_unique<tf::compiler::Task>(tf::ops::Workload{v.op, tf::ops::parse_shape(v.op, v.shape)},
+                                                  target_);
     } catch (const tf::CompileError& e) {
       add_skipped(w, v, 0, e.what());
       return nullptr;
@@ -263,12 +276,14 @@ class Conv2dBench {
         t.gflops_in_job = static_cast<double>(task.op().flops(task.workload().shape)) / best->mean_s() * 1e-9;
         if (best->job_id) note_tuning_job(w, *best->job_id, t);
       } else {
-        add_skipped(w, v, threads, "no tuned config for device key " + key + " and target " + task.target().str() + " in " + o_.tuned_db);
+        add_skipped(
+            w, v, threads,
+            "no tuned config for device key " + key + " and target " + task.target().str() + " in " + o_.tuned_db);
       }
       return t;
     }
-    std::fprintf(stderr, "  %s %s, %s: tuning %lld xgb trials into %s\n", w.name.c_str(), v.variant.c_str(), thread_word(threads).c_str(),
-                 static_cast<long long>(o_.trials), o_.db.c_str());
+    std::fprintf(stderr, "  %s %s, %s: tuning %lld xgb trials into %s\n", w.name.c_str(), v.variant.c_str(),
+                 thread_word(threads).c_str(), static_cast<long long>(o_.trials), o_.db.c_str());
     tf::tuner::TuneOptions opts;
     opts.tuner = "xgb";
     opts.trials = o_.trials;
@@ -295,7 +310,8 @@ class Conv2dBench {
     } else {
       add_skipped(w, v, threads, "none of the " + std::to_string(r.trials) + " tuning trials ran correctly");
     }
-    if (w.model() == "resnet18" && w.shape.r == 3 && w.shape.s == 3) targets_in_.resnet18_3x3_trials_per_min.push_back(t.trials_per_min);
+    if (w.model() == "resnet18" && w.shape.r == 3 && w.shape.s == 3)
+      targets_in_.resnet18_3x3_trials_per_min.push_back(t.trials_per_min);
     return t;
   }
 
@@ -307,7 +323,8 @@ class Conv2dBench {
     t.trials = static_cast<int64_t>(tuned_db_->job_measurements(job_id).size());
     t.seconds = static_cast<double>(job->updated_ms - job->created_ms) / 1000;
     t.trials_per_min = t.seconds > 0 ? static_cast<double>(t.trials) * 60 / t.seconds : 0;
-    if (w.model() == "resnet18" && w.shape.r == 3 && w.shape.s == 3) targets_in_.resnet18_3x3_trials_per_min.push_back(t.trials_per_min);
+    if (w.model() == "resnet18" && w.shape.r == 3 && w.shape.s == 3)
+      targets_in_.resnet18_3x3_trials_per_min.push_back(t.trials_per_min);
   }
 
   std::pair<double, std::string> measure_onednn(const Conv2dWorkload& w, int threads, bool winograd) {
@@ -329,12 +346,14 @@ class Conv2dBench {
       row["check"] = t.mismatches == 0 ? "pass" : "fail";
       if (t.mismatches) row["mismatches"] = t.mismatches;
       rows_.push_back(row);
-      std::fprintf(stderr, "  oneDNN%s, %s: %.1f GFLOPS (%s), check %s\n", winograd ? " winograd" : "", thread_word(threads).c_str(), gflops, t.impl.c_str(),
+      std::fprintf(stderr, "  oneDNN%s, %s: %.1f GFLOPS (%s), check %s\n", winograd ? " winograd" : "",
+                   thread_word(threads).c_str(), gflops, t.impl.c_str(),
                    t.mismatches == 0 ? "pass" : ("FAIL: " + std::to_string(t.mismatches) + " elements off").c_str());
       if (o_.onednn_only || winograd) {
         // Its Winograd misses the direct reference's bound by design: the check says how far.
         std::fprintf(table_, "| %s | %d | oneDNN%s | - | %.1f | %s | - | %.1f | %s | - |\n", w.name.c_str(), threads,
-                     winograd ? " winograd" : "", gflops, winograd ? (t.mismatches ? "off bound" : "pass") : "-", gflops, t.impl.c_str());
+                     winograd ? " winograd" : "", gflops, winograd ? (t.mismatches ? "off bound" : "pass") : "-",
+                     gflops, t.impl.c_str());
       }
       return {gflops, t.impl};
     } catch (const std::exception& e) {
@@ -359,7 +378,8 @@ class Conv2dBench {
       try {
         task.build_shared_library(cfg, &times);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "  %s %s: config %s does not build: %s\n", w.name.c_str(), v.variant.c_str(), cfg.str().c_str(), e.what());
+        std::fprintf(stderr, "  %s %s: config %s does not build: %s\n", w.name.c_str(), v.variant.c_str(),
+                     cfg.str().c_str(), e.what());
         continue;
       }
       ms.push_back(times.lower_ms + times.codegen_ms);
@@ -368,9 +388,9 @@ class Conv2dBench {
     return compile_ms_[key] = tf::median(ms);
   }
 
-  Measured measure_and_add_row(const Conv2dWorkload& w, const Conv2dVariant& v, const tf::compiler::Task& task, int threads,
-                               const std::string& config_name, const tf::space::Config& cfg, const Tuned* tuned,
-                               double onednn_gflops, const std::string& onednn_impl) {
+  Measured measure_and_add_row(const Conv2dWorkload& w, const Conv2dVariant& v, const tf::compiler::Task& task,
+                               int threads, const std::string& config_name, const tf::space::Config& cfg,
+                               const Tuned* tuned, double onednn_gflops, const std::string& onednn_impl) {
     const Measured m = measure_config(task, cfg, static_cast<double>(w.shape.flops()), threads, o_.measure);
     const double ratio = onednn_gflops > 0 ? m.gflops / onednn_gflops : 0;
     const double compile = compile_ms(w, v, task);
@@ -384,7 +404,8 @@ class Conv2dBench {
     row["shape"] = v.shape;
     row["config_name"] = config_name;
     row["config"] = config;
-    row["run"] = "tunefarm run --op " + v.op + " --shape " + v.shape + " --config '" + config + "' --threads " + std::to_string(threads);
+    row["run"] = "tunefarm run --op " + v.op + " --shape " + v.shape + " --config '" + config + "' --threads " +
+                 std::to_string(threads);
     row["gflops"] = m.gflops;
     row["onednn_gflops"] = onednn_gflops;
     row["onednn_impl"] = onednn_impl;
@@ -401,8 +422,9 @@ class Conv2dBench {
       const WinogradAccuracy acc = winograd_error_vs_direct(task, cfg);
       row["error_vs_direct"] = acc.relative();
       row["within_winograd_bound"] = acc.within_bound;
-      std::fprintf(stderr, "  %s %s %s config: max |error| vs direct %.2e of max |output| %.2f%s\n", w.name.c_str(), v.variant.c_str(),
-                   config_name.c_str(), acc.relative(), acc.max_abs_output, acc.within_bound ? "" : " (OUTSIDE the bound)");
+      std::fprintf(stderr, "  %s %s %s config: max |error| vs direct %.2e of max |output| %.2f%s\n", w.name.c_str(),
+                   v.variant.c_str(), config_name.c_str(), acc.relative(), acc.max_abs_output,
+                   acc.within_bound ? "" : " (OUTSIDE the bound)");
     }
     if (tuned) {
       row["tuned_from"] = tuned->from;
@@ -415,8 +437,9 @@ class Conv2dBench {
       }
     }
     rows_.push_back(row);
-    std::fprintf(table_, "| %s | %d | %s | %s | %.1f | %s | %.2fx | %.1f | %s | %.1f |\n", w.name.c_str(), threads, v.variant.c_str(),
-                 config_name.c_str(), m.gflops, m.pass ? "pass" : "FAIL", ratio, onednn_gflops, onednn_impl.c_str(), compile);
+    std::fprintf(table_, "| %s | %d | %s | %s | %.1f | %s | %.2fx | %.1f | %s | %.1f |\n", w.name.c_str(), threads,
+                 v.variant.c_str(), config_name.c_str(), m.gflops, m.pass ? "pass" : "FAIL", ratio, onednn_gflops,
+                 onednn_impl.c_str(), compile);
     std::fflush(table_);
     return m;
   }
@@ -425,8 +448,10 @@ class Conv2dBench {
   Json tuned_ratios(const std::string& workload, int threads, double onednn_gflops) const {
     Json out = Json::object();
     for (const auto& row : rows_) {
-      if (row.at("what") == "kernel" && row.at("workload") == workload && row.at("threads") == threads && row.at("config_name") == "tuned") {
-        out[row.at("variant").get<std::string>()] = onednn_gflops > 0 ? row.at("gflops").get<double>() / onednn_gflops : 0;
+      if (row.at("what") == "kernel" && row.at("workload") == workload && row.at("threads") == threads &&
+          row.at("config_name") == "tuned") {
+        out[row.at("variant").get<std::string>()] =
+            onednn_gflops > 0 ? row.at("gflops").get<double>() / onednn_gflops : 0;
       }
     }
     return out;
@@ -447,8 +472,8 @@ class Conv2dBench {
   }
 
   void add_skipped(const Conv2dWorkload& w, const Conv2dVariant& v, int threads, const std::string& reason) {
-    std::fprintf(stderr, "  skip %s %s (%s --shape %s)%s: %s\n", w.name.c_str(), v.variant.c_str(), v.op.c_str(), v.shape.c_str(),
-                 threads ? (", " + thread_word(threads)).c_str() : "", reason.c_str());
+    std::fprintf(stderr, "  skip %s %s (%s --shape %s)%s: %s\n", w.name.c_str(), v.variant.c_str(), v.op.c_str(),
+                 v.shape.c_str(), threads ? (", " + thread_word(threads)).c_str() : "", reason.c_str());
     Json row = Json::object();
     row["what"] = "skipped";
     row["workload"] = w.name;
@@ -478,22 +503,27 @@ int run(int argc, char** argv) {
   o.measure.repeat = 5;
   auto app = tf::make_app("conv2d_bench", "Benchmark conv2d kernels (default and tuned configs) against oneDNN.");
   app->add_option("names", o.names, "workload names from the workloads file (default: all)")->type_name("NAME...");
-  app->add_option("--workloads", o.workloads, "workload names, comma-separated (with the positional names)")->type_name("NAMES");
+  app->add_option("--workloads", o.workloads, "workload names, comma-separated (with the positional names)")
+      ->type_name("NAMES");
   app->add_option("--workloads-file", o.workloads_file, "standard conv2d workloads")->type_name("PATH");
   app->add_option("--threads", o.threads, "thread counts")->type_name("LIST");
   app->add_option("--variants", o.variants,
-                  "plain (NCHW conv2d), blocked (NCHWc conv2d_nchwc / depthwise_nchwc), winograd-m2/-m4/-m6 (conv2d_winograd_nchwc on "
+                  "plain (NCHW conv2d), blocked (NCHWc conv2d_nchwc / depthwise_nchwc), winograd-m2/-m4/-m6 "
+                  "(conv2d_winograd_nchwc on "
                   "3x3 stride-1 layers; winograd: all three)")
       ->type_name("LIST");
-  app->add_option("--trials", o.trials, "xgb trials per workload, variant and thread count (default 400, or TUNEFARM_CONV2D_TRIALS)")
+  app->add_option("--trials", o.trials,
+                  "xgb trials per workload, variant and thread count (default 400, or TUNEFARM_CONV2D_TRIALS)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   app->add_option("--db", o.db, "tuning database the tuning records go to")->type_name("PATH");
-  app->add_option("--tuned", o.tuned_db, "skip tuning: take each workload's best config from this tuning db")->type_name("PATH");
+  app->add_option("--tuned", o.tuned_db, "skip tuning: take each workload's best config from this tuning db")
+      ->type_name("PATH");
   app->add_option("--tune-min-ms", o.tune_min_ms, "while tuning, each timing lasts at least this long")
       ->type_name("MS")
       ->check(CLI::Range(0.1, 10000.0));
-  app->add_option("--compile-samples", o.compile_samples, "random configs per workload and variant whose compile time is measured")
+  app->add_option("--compile-samples", o.compile_samples,
+                  "random configs per workload and variant whose compile time is measured")
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{1000}));
   tf::add_measure_options(*app, o.measure, tf::kTiming);
@@ -516,7 +546,8 @@ int run(int argc, char** argv) {
   std::fprintf(bench.table(), "\n");
   if (!o.onednn_only) bench.add_targets(targets);
   if (!o.no_save) write_results(o.name, bench.target().str(), bench.rows(), targets, bench.table());
-  if (o.json) std::printf("%s\n", results_document(o.name, bench.target().str(), bench.rows(), targets).dump(2).c_str());
+  if (o.json)
+    std::printf("%s\n", results_document(o.name, bench.target().str(), bench.rows(), targets).dump(2).c_str());
   return 0;
 }
 

@@ -21,17 +21,17 @@ struct Conv2dComparison {
 
 // A set of layers a target judges: "resnet18" layers, "mobilenet" depthwise layers.
 struct Conv2dLayerSet {
-  std::string label;                  // "ResNet-18 layers"
-  std::vector<std::string> workloads; // every layer of the set in the workloads file
+  std::string label;                   // "ResNet-18 layers"
+  std::vector<std::string> workloads;  // every layer of the set in the workloads file
   double geomean_goal = 0.85;
-  double worst_goal = 0;              // 0: no per-layer floor
+  double worst_goal = 0;  // 0: no per-layer floor
 };
 
 struct Conv2dTargetInputs {
   std::vector<Conv2dComparison> comparisons;
-  std::vector<int> threads;                       // the thread counts the run asked for
+  std::vector<int> threads;  // the thread counts the run asked for
   std::vector<Conv2dLayerSet> layer_sets;
-  std::vector<double> compile_ms;                 // per compiled candidate
+  std::vector<double> compile_ms;                   // per compiled candidate
   std::vector<double> resnet18_3x3_trials_per_min;  // per tuning job on a ResNet-18 3x3 layer
 };
 

@@ -58,9 +58,11 @@ double seconds_of(const tf::compiler::Task& task, const tf::space::Config& cfg, 
 
 int run(int argc, char** argv) {
   Options o;
-  auto app = tf::make_app("conv2d_transpose_bench", "Benchmark conv2d_transpose (default and searched configs) against oneDNN.");
+  auto app = tf::make_app("conv2d_transpose_bench",
+                          "Benchmark conv2d_transpose (default and searched configs) against oneDNN.");
   app->add_option("--threads", o.threads, "threads")->check(CLI::Range(1, 256));
-  app->add_option("--samples", o.samples, "random configs searched per workload")->check(CLI::Range(int64_t{0}, int64_t{100000}));
+  app->add_option("--samples", o.samples, "random configs searched per workload")
+      ->check(CLI::Range(int64_t{0}, int64_t{100000}));
   app->add_option("--min-ms", o.min_ms, "each timing lasts at least this long")->check(CLI::Range(0.1, 10000.0));
   app->add_option("--name", o.name, "results go to bench/results/NAME.json");
   app->add_flag("--no-save", o.no_save, "do not write bench/results/NAME.json");
@@ -70,8 +72,8 @@ int run(int argc, char** argv) {
   const auto target = tf::codegen::host_target();
   Json rows = Json::array();
   std::vector<double> default_ratios, searched_ratios;
-  std::printf("%-22s %10s %10s %10s %8s %8s  %s\n", "workload", "onednn_ms", "default_ms", "searched_ms", "def/dnn", "srch/dnn",
-              "searched config");
+  std::printf("%-22s %10s %10s %10s %8s %8s  %s\n", "workload", "onednn_ms", "default_ms", "searched_ms", "def/dnn",
+              "srch/dnn", "searched config");
   for (const auto& [label, text] : kWorkloads) {
     const auto shape = tf::ops::parse_shape("conv2d_transpose", text);
     const auto sh = tf::ops::Conv2dTransposeShape::from_vector(shape);
@@ -95,8 +97,8 @@ int run(int argc, char** argv) {
     }
     default_ratios.push_back(default_s / dnn_s);
     searched_ratios.push_back(best_s / dnn_s);
-    std::printf("%-22s %10.3f %10.3f %10.3f %8.2f %8.2f  %s\n", label, dnn_s * 1e3, default_s * 1e3, best_s * 1e3, default_s / dnn_s,
-                best_s / dnn_s, best.str().c_str());
+    std::printf("%-22s %10.3f %10.3f %10.3f %8.2f %8.2f  %s\n", label, dnn_s * 1e3, default_s * 1e3, best_s * 1e3,
+                default_s / dnn_s, best_s / dnn_s, best.str().c_str());
     std::fflush(stdout);
     Json row;
     row["workload"] = label;

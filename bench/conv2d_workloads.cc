@@ -23,9 +23,9 @@ struct FieldSpec {
 };
 const std::vector<FieldSpec>& field_specs() {
   static const std::vector<FieldSpec> specs = {
-      {"N", true, 0},       {"IC", true, 0},     {"H", true, 0},          {"W", true, 0},        {"OC", true, 0},
-      {"KH", true, 0},      {"KW", true, 0},     {"stride", false, 1},    {"pad", false, 0},     {"groups", false, 1},
-      {"dilation", false, 1},
+      {"N", true, 0},    {"IC", true, 0},      {"H", true, 0},         {"W", true, 0},
+      {"OC", true, 0},   {"KH", true, 0},      {"KW", true, 0},        {"stride", false, 1},
+      {"pad", false, 0}, {"groups", false, 1}, {"dilation", false, 1},
   };
   return specs;
 }
@@ -77,7 +77,7 @@ Conv2dWorkload workload_from_entry(const Json& entry, const std::string& where) 
   const std::string here = where + " (" + w.name + ")";
   for (const auto& [key, value] : entry.items()) {
     const bool known = key == "name" || std::any_of(field_specs().begin(), field_specs().end(),
-                                                     [&](const FieldSpec& f) { return key == f.field; });
+                                                    [&](const FieldSpec& f) { return key == f.field; });
     if (!known) throw UsageError(here + ": unknown field \"" + key + "\" (known: " + known_fields() + ")");
   }
   std::map<std::string, int64_t> v;
@@ -88,7 +88,8 @@ Conv2dWorkload workload_from_entry(const Json& entry, const std::string& where) 
       continue;
     }
     const Json& value = entry.at(f.field);
-    if (!value.is_number_integer()) throw UsageError(here + ": \"" + f.field + "\" must be an integer, got " + value.dump());
+    if (!value.is_number_integer())
+      throw UsageError(here + ": \"" + f.field + "\" must be an integer, got " + value.dump());
     v[f.field] = value.get<int64_t>();
   }
   ops::Conv2dShape& s = w.shape;
@@ -128,7 +129,9 @@ std::vector<Conv2dWorkload> conv2d_workloads_from_json(const Json& file, const s
 
 std::vector<Conv2dWorkload> load_conv2d_workloads(const std::string& path) {
   const std::optional<std::string> text = try_read_file(path);
-  if (!text) throw UsageError("cannot read " + path + " (the standard conv2d workloads; --workloads-file or TUNEFARM_SHARED_DIR)");
+  if (!text)
+    throw UsageError("cannot read " + path +
+                     " (the standard conv2d workloads; --workloads-file or TUNEFARM_SHARED_DIR)");
   Json file;
   try {
     file = parse_json(*text);

@@ -1,8 +1,8 @@
 // The standard conv2d workloads (../shared/workloads/conv2d.json) as tunefarm workloads: each named
 // entry becomes the operators that can run it (the plain NCHW `conv2d`, the blocked NCHWc
 // `conv2d_nchwc` or `depthwise_nchwc`, and for 3x3 stride-1 layers `conv2d_winograd_nchwc`) with
-// the shape text `tunefarm run --op OP --shape SHAPE` takes. Whether a blocked operator exists in this build is the caller's question: the mapping
-// only names it.
+// the shape text `tunefarm run --op OP --shape SHAPE` takes. Whether a blocked operator exists in this build is the
+// caller's question: the mapping only names it.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +22,8 @@ struct Conv2dVariant {
 };
 
 struct Conv2dWorkload {
-  std::string name;        // the file's stable name, e.g. "resnet18-c2"
-  ops::Conv2dShape shape;  // its flops() is the file's formula, 2*N*OC*OH*OW*(IC/groups)*KH*KW
+  std::string name;                     // the file's stable name, e.g. "resnet18-c2"
+  ops::Conv2dShape shape;               // its flops() is the file's formula, 2*N*OC*OH*OW*(IC/groups)*KH*KW
   std::vector<Conv2dVariant> variants;  // plain first
   // The model a workload belongs to: its name up to the first '-' ("resnet18", "mobilenet").
   std::string model() const;

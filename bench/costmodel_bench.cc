@@ -8,13 +8,13 @@
 //   3. the search's own time per trial.
 // Every run's measurements are kept in one SQLite dataset, so part 2 can be run again on it alone
 // (--evaluate-only) while features change.
+#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <string>
-#include <unistd.h>
 
 #include "bench/bench_util.h"
 #include "bench/conv2d_workloads.h"
@@ -65,8 +65,9 @@ std::vector<Layer> load_layers(const Options& o, const tf::codegen::Target& targ
       if (v.variant == o.variant) chosen = &v;
     }
     if (!chosen) throw tf::UsageError("workload '" + w.name + "' has no " + o.variant + " variant");
-    out.push_back({w.name, std::make_shared<tf::compiler::Task>(
-                               tf::ops::Workload{chosen->op, tf::ops::parse_shape(chosen->op, chosen->shape)}, target)});
+    out.push_back(
+        {w.name, std::make_shared<tf::compiler::Task>(
+                     tf::ops::Workload{chosen->op, tf::ops::parse_shape(chosen->op, chosen->shape)}, target)});
   }
   return out;
 }
@@ -90,8 +91,8 @@ void copy_measurements(const std::string& from, tf::db::Database& to) {
 
 struct LayerRuns {
   std::map<std::string, std::vector<std::vector<double>>> curves;  // by tuner label, one per seed
-  std::vector<double> search_ms;                                    // per xgb run
-  double best = 0;                                                  // the best any run confirmed
+  std::vector<double> search_ms;                                   // per xgb run
+  double best = 0;                                                 // the best any run confirmed
 };
 
 class Bench {
@@ -125,8 +126,8 @@ class Bench {
           ++others;
         }
       }
-      std::fprintf(stderr, "  %s: history of %lld other layer(s) of %s\n", layer.name.c_str(), static_cast<long long>(others),
-                   layer.task->workload().op.c_str());
+      std::fprintf(stderr, "  %s: history of %lld other layer(s) of %s\n", layer.name.c_str(),
+                   static_cast<long long>(others), layer.task->workload().op.c_str());
       run_seeds(layer, "xgb+history", history, dataset);
       remove_db(history);
     }
@@ -149,9 +150,9 @@ class Bench {
       lr.curves[label].push_back(r.best_curve);
       lr.best = std::max(lr.best, r.best_gflops);
       if (run.tuner == "xgb") lr.search_ms.push_back(r.search_ms_per_trial);
-      std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS, %lld trials in %.0f s, search %.1f ms/trial\n", layer.name.c_str(),
-                   label.c_str(), static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials), r.seconds,
-                   r.search_ms_per_trial);
+      std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS, %lld trials in %.0f s, search %.1f ms/trial\n",
+                   layer.name.c_str(), label.c_str(), static_cast<long long>(seed), r.best_gflops,
+                   static_cast<long long>(r.trials), r.seconds, r.search_ms_per_trial);
       copy_measurements(run.db_path, dataset);
       if (label == "xgb-cold" && seed == 1) {
         history_of_[layer.name] = work_ + "-" + layer.name + ".db";
@@ -182,15 +183,18 @@ std::vector<double> median_curve(const std::vector<std::vector<double>>& curves,
   return out;
 }
 
-void report_search(const Options& o, const std::map<std::string, LayerRuns>& runs, const std::vector<Layer>& layers, Json& rows,
-                   Targets& targets) {
+void report_search(const Options& o, const std::map<std::string, LayerRuns>& runs, const std::vector<Layer>& layers,
+                   Json& rows, Targets& targets) {
   const auto labels = split(o.tuners);
-  std::printf("## Search efficiency: trials to reach %.0f%% of the best any run found (median of %lld seeds, %lld trials each)\n\n",
-              o.threshold * 100, static_cast<long long>(o.seeds), static_cast<long long>(o.trials));
-  std::printf("Runs start from an empty db with no seed records and without the template's default config (the search\n"
-              "alone is compared); xgb+history starts from a db holding the seed-1 xgb-cold run of every other layer of\n"
-              "the same operator. A run that never reaches the level counts as %lld.\n\n",
-              static_cast<long long>(o.trials + 1));
+  std::printf(
+      "## Search efficiency: trials to reach %.0f%% of the best any run found (median of %lld seeds, %lld trials "
+      "each)\n\n",
+      o.threshold * 100, static_cast<long long>(o.seeds), static_cast<long long>(o.trials));
+  std::printf(
+      "Runs start from an empty db with no seed records and without the template's default config (the search\n"
+      "alone is compared); xgb+history starts from a db holding the seed-1 xgb-cold run of every other layer of\n"
+      "the same operator. A run that never reaches the level counts as %lld.\n\n",
+      static_cast<long long>(o.trials + 1));
   std::printf("| layer | space | best GFLOPS |");
   for (const auto& l : labels) std::printf(" %s |", l.c_str());
   for (const auto& l : labels) {
@@ -199,7 +203,7 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
   std::printf("\n|---|---|---|");
   for (size_t i = 0; i < 2 * labels.size() - 1; ++i) std::printf("---|");
   std::printf("\n");
-  std::map<std::string, std::vector<double>> ratios;  // by tuner, one per layer
+  std::map<std::string, std::vector<double>> ratios;                // by tuner, one per layer
   std::map<std::string, std::vector<std::vector<double>>> overall;  // by tuner, median curve per layer
   std::vector<double> search_ms;
   for (const auto& layer : layers) {
@@ -215,7 +219,8 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
     for (const auto& label : labels) {
       if (!lr.curves.count(label)) continue;
       std::vector<double> per_seed;
-      for (const auto& c : lr.curves.at(label)) per_seed.push_back(static_cast<double>(trials_to_reach(c, o.threshold * lr.best)));
+      for (const auto& c : lr.curves.at(label))
+        per_seed.push_back(static_cast<double>(trials_to_reach(c, o.threshold * lr.best)));
       need[label] = median(per_seed);
       row[label + "_trials"] = per_seed;
       row[label + "_median_trials"] = need[label];
@@ -224,7 +229,8 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
       series.push_back({label, curve});
       overall[label].push_back(curve);
     }
-    std::printf("| %s | %lld | %.1f |", layer.name.c_str(), static_cast<long long>(layer.task->space().size()), lr.best);
+    std::printf("| %s | %lld | %.1f |", layer.name.c_str(), static_cast<long long>(layer.task->space().size()),
+                lr.best);
     for (const auto& l : labels) std::printf(" %.0f |", need[l]);
     for (const auto& l : labels) {
       if (l == "random") continue;
@@ -239,17 +245,17 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
     if (!o.no_save) {
       std::ofstream(std::string(TF_SOURCE_DIR) + "/bench/results/" + o.name + "-" + layer.name + ".svg")
           << tf::line_chart_svg(layer.name + " (" + layer.task->workload().op + ", " +
-                                         std::to_string(layer.task->space().size()) + " configs): best so far, median of " +
-                                         std::to_string(o.seeds) + " seeds",
-                                     "trials", "best GFLOPS so far / best of any run", series);
+                                    std::to_string(layer.task->space().size()) + " configs): best so far, median of " +
+                                    std::to_string(o.seeds) + " seeds",
+                                "trials", "best GFLOPS so far / best of any run", series);
     }
   }
   std::vector<tf::ChartSeries> overall_series;
   for (const auto& [label, curves] : overall) overall_series.push_back({label, median_curve(curves, 1.0)});
   if (!o.no_save) {
-    std::ofstream(std::string(TF_SOURCE_DIR) + "/bench/results/" + o.name + ".svg")
-        << tf::line_chart_svg("best so far relative to each layer's best, median over " + std::to_string(layers.size()) + " layers",
-                                   "trials", "best GFLOPS so far / best of any run", overall_series);
+    std::ofstream(std::string(TF_SOURCE_DIR) + "/bench/results/" + o.name + ".svg") << tf::line_chart_svg(
+        "best so far relative to each layer's best, median over " + std::to_string(layers.size()) + " layers", "trials",
+        "best GFLOPS so far / best of any run", overall_series);
   }
   std::printf("\n");
   const std::map<std::string, double> goals = {{"xgb-cold", 0.5}, {"xgb+history", 0.2}};
@@ -261,7 +267,8 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
     row["median_ratio_over_layers"] = m;
     row["worst_ratio"] = *std::max_element(r.begin(), r.end());
     rows.push_back(row);
-    const std::string what = label + " trials / random trials to " + std::to_string(static_cast<int>(o.threshold * 100)) +
+    const std::string what = label + " trials / random trials to " +
+                             std::to_string(static_cast<int>(o.threshold * 100)) +
                              "% of the best (median over layers of the median over seeds)";
     if (goals.count(label)) {
       char goal[32];
@@ -273,7 +280,8 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
   }
   if (!search_ms.empty()) {
     const double worst = *std::max_element(search_ms.begin(), search_ms.end());
-    std::printf("xgb search (retraining + annealing) per trial: median %.1f ms, worst run %.1f ms\n\n", median(search_ms), worst);
+    std::printf("xgb search (retraining + annealing) per trial: median %.1f ms, worst run %.1f ms\n\n",
+                median(search_ms), worst);
     Json row = Json::object();
     row["what"] = "search_ms_per_trial";
     row["median"] = median(search_ms);
@@ -287,15 +295,19 @@ void report_predictions(const Options& o, const std::vector<Layer>& layers, Json
   tf::db::Database dataset(o.dataset, tf::db::Database::Open::Existing);
   tf::tuner::alias_legacy_host_target(dataset);
   std::vector<LayerSamples> samples;
-  for (const auto& layer : layers) samples.push_back(layer_samples(dataset, layer.name, layer.task, tf::tuner::local_device_key(1)));
+  for (const auto& layer : layers)
+    samples.push_back(layer_samples(dataset, layer.name, layer.task, tf::tuner::local_device_key(1)));
   std::printf("## Prediction quality on held-out measurements\n\n");
-  std::printf("Per layer, its distinct measured configs in %lld folds: a model trained on the other folds ranks the\n"
-              "held-out fold (mean over folds), as the tuner trains once a job has results of its own; transfer: trained\n"
-              "on the other layers of its operator alone, ranking all of the layer's configs (what a job's first batch\n"
-              "is chosen by). Top-10 recall: of the 10 fastest held-out configs, the share\n"
-              "among the model's 10 best-scored.\n\n",
-              static_cast<long long>(o.folds));
-  std::printf("| layer | configs | features | objective | rank corr. | top-10 recall | transfer rank corr. | transfer top-10 recall |\n");
+  std::printf(
+      "Per layer, its distinct measured configs in %lld folds: a model trained on the other folds ranks the\n"
+      "held-out fold (mean over folds), as the tuner trains once a job has results of its own; transfer: trained\n"
+      "on the other layers of its operator alone, ranking all of the layer's configs (what a job's first batch\n"
+      "is chosen by). Top-10 recall: of the 10 fastest held-out configs, the share\n"
+      "among the model's 10 best-scored.\n\n",
+      static_cast<long long>(o.folds));
+  std::printf(
+      "| layer | configs | features | objective | rank corr. | top-10 recall | transfer rank corr. | transfer top-10 "
+      "recall |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   double worst_recall = 1;
   // Every feature set with the tuner's objective, and the tuner's features with every objective.
@@ -319,9 +331,9 @@ void report_predictions(const Options& o, const std::vector<Layer>& layers, Json
   for (const auto& [set, params] : variants) {
     if (!features.count(set)) features[set] = layer_features(samples, set);
     for (const auto& q : evaluate_predictions(samples, features[set], set, params, static_cast<int>(o.folds), 7)) {
-      std::printf("| %s | %lld | %s | %s | %.3f | %.2f | %.3f | %.2f |\n", q.layer.c_str(), static_cast<long long>(q.samples),
-                  tf::tuner::feature_set_name(set).c_str(), q.objective.c_str(), q.spearman, q.top10_recall, q.transfer_spearman,
-                  q.transfer_top10_recall);
+      std::printf("| %s | %lld | %s | %s | %.3f | %.2f | %.3f | %.2f |\n", q.layer.c_str(),
+                  static_cast<long long>(q.samples), tf::tuner::feature_set_name(set).c_str(), q.objective.c_str(),
+                  q.spearman, q.top10_recall, q.transfer_spearman, q.transfer_top10_recall);
       std::fflush(stdout);
       Json row = Json::object();
       row["what"] = "prediction_quality";
@@ -335,30 +347,41 @@ void report_predictions(const Options& o, const std::vector<Layer>& layers, Json
       row["transfer_rank_correlation"] = q.transfer_spearman;
       row["transfer_top10_recall"] = q.transfer_top10_recall;
       rows.push_back(row);
-      if (set == tf::tuner::kFeatureSet && tf::tuner::describe(params) == tf::tuner::describe(tuner_params)) worst_recall = std::min(worst_recall, q.top10_recall);
+      if (set == tf::tuner::kFeatureSet && tf::tuner::describe(params) == tf::tuner::describe(tuner_params))
+        worst_recall = std::min(worst_recall, q.top10_recall);
     }
   }
   std::printf("\n");
-  targets.add("held-out top-10 recall, worst layer (the tuner's features, " + tf::tuner::feature_set_name(tf::tuner::kFeatureSet) +
-                  ", and objective, " + tf::tuner::describe(tuner_params) + ")",
+  targets.add("held-out top-10 recall, worst layer (the tuner's features, " +
+                  tf::tuner::feature_set_name(tf::tuner::kFeatureSet) + ", and objective, " +
+                  tf::tuner::describe(tuner_params) + ")",
               worst_recall, ">= 0.5", worst_recall >= 0.5);
 }
 
 int run(int argc, char** argv) {
   Options o;
-  auto app = tf::make_app("costmodel_bench",
-                          "Benchmark the cost model on large conv2d spaces: trials to reach 95% of the best against random and "
-                          "the genetic tuner, cold and with history; held-out prediction quality per feature set; search time.");
+  auto app = tf::make_app(
+      "costmodel_bench",
+      "Benchmark the cost model on large conv2d spaces: trials to reach 95% of the best against random and "
+      "the genetic tuner, cold and with history; held-out prediction quality per feature set; search time.");
   app->add_option("--layers", o.layers, "standard conv2d workloads (their blocked templates)")->type_name("NAMES");
   app->add_option("--variant", o.variant, "blocked (NCHWc templates) or plain (NCHW conv2d)")
-      ->type_name("NAME")->check(CLI::IsMember({"blocked", "plain"}));
-  app->add_option("--tuners", o.tuners, "xgb-cold, xgb+history (history of the other layers), random, ga")->type_name("NAMES");
-  app->add_option("--seeds", o.seeds, "runs per tuner and layer")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{100}));
-  app->add_option("--trials", o.trials, "trials per run")->type_name("N")->check(CLI::Range(int64_t{10}, int64_t{100000}));
+      ->type_name("NAME")
+      ->check(CLI::IsMember({"blocked", "plain"}));
+  app->add_option("--tuners", o.tuners, "xgb-cold, xgb+history (history of the other layers), random, ga")
+      ->type_name("NAMES");
+  app->add_option("--seeds", o.seeds, "runs per tuner and layer")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{100}));
+  app->add_option("--trials", o.trials, "trials per run")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{10}, int64_t{100000}));
   app->add_option("--threshold", o.threshold, "the level runs must reach, as a share of the best any run found")
-      ->type_name("X")->check(CLI::Range(0.5, 1.0));
+      ->type_name("X")
+      ->check(CLI::Range(0.5, 1.0));
   app->add_option("--min-ms", o.min_ms, "minimum ms per timed repeat")->type_name("MS")->check(CLI::Range(0.1, 1000.0));
-  app->add_option("--folds", o.folds, "folds of each layer's measurements for prediction quality")->type_name("K")
+  app->add_option("--folds", o.folds, "folds of each layer's measurements for prediction quality")
+      ->type_name("K")
       ->check(CLI::Range(int64_t{2}, int64_t{20}));
   app->add_option("--objectives", o.objectives, "learning objectives compared for prediction quality (XGBoost names)")
       ->type_name("NAMES");

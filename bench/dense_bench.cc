@@ -7,11 +7,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
 #include <optional>
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "bench/bench_util.h"
@@ -51,7 +51,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   o.measure.min_ms = 200;
   o.measure.repeat = 5;
   auto app = tf::make_app("dense_bench", "Benchmark dense kernels against OpenBLAS and oneDNN.");
-  app->add_option("--workloads", o.workloads, "workload names from the workloads file, or NAME:MxNxK")->type_name("NAMES");
+  app->add_option("--workloads", o.workloads, "workload names from the workloads file, or NAME:MxNxK")
+      ->type_name("NAMES");
   app->add_option("--threads", o.threads, "thread counts")->type_name("LIST");
   app->add_option("--workloads-file", o.workloads_file, "standard workloads")->type_name("PATH");
   app->add_option("--configs", o.configs, "hand-picked configs")->type_name("PATH");
@@ -61,7 +62,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{10000}));
   app->add_option("--target", o.target, "target string")->type_name("TARGET");
-  app->add_option("--best-from-db", o.best_from_db, "instead of the hand-picked configs: each workload's best config in this tuning db")
+  app->add_option("--best-from-db", o.best_from_db,
+                  "instead of the hand-picked configs: each workload's best config in this tuning db")
       ->type_name("PATH");
   app->add_option("--key", o.key, "with --best-from-db: the device key whose best configs to take")->type_name("KEY");
   app->add_flag("--no-save", o.no_save, "print the table only");
@@ -97,7 +99,8 @@ class WorkloadReader {
   static DenseWorkload with_extents(const std::string& spec, size_t colon) {
     long long m = 0, n = 0, k = 0;
     char tail = 0;
-    if (std::sscanf(spec.c_str() + colon + 1, "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 || k <= 0) {
+    if (std::sscanf(spec.c_str() + colon + 1, "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 ||
+        k <= 0) {
       throw tf::UsageError("workload '" + spec + "': expected NAME:MxNxK, e.g. gemm-512:512x512x512");
     }
     return {spec.substr(0, colon), m, n, k};
@@ -137,8 +140,9 @@ Candidate best_from_db(const Options& o, const tf::codegen::Target& target, cons
 }
 
 // The default config, then the tuned one from --best-from-db or the hand-picked ones.
-std::vector<Candidate> candidates_for(const tf::compiler::Task& task, const Options& o, const tf::codegen::Target& target,
-                                      const DenseWorkload& w, double flops, const std::vector<Candidate>& handpicked) {
+std::vector<Candidate> candidates_for(const tf::compiler::Task& task, const Options& o,
+                                      const tf::codegen::Target& target, const DenseWorkload& w, double flops,
+                                      const std::vector<Candidate>& handpicked) {
   std::vector<Candidate> candidates = {{"default", task.space().default_config().to_json()}};
   if (!o.best_from_db.empty()) {
     candidates.push_back(best_from_db(o, target, w, flops));
@@ -170,8 +174,8 @@ struct CandidateRun {
 
 // Built with the JIT, checked against the reference, timed when it passes; nothing when the
 // candidate's config is not one of the workload's space (a hand-picked config of another shape).
-std::optional<CandidateRun> run_candidate(const tf::compiler::Task& task, const Candidate& cand, const std::string& wname,
-                                          double flops, double min_ms, int repeat) {
+std::optional<CandidateRun> run_candidate(const tf::compiler::Task& task, const Candidate& cand,
+                                          const std::string& wname, double flops, double min_ms, int repeat) {
   CandidateRun r;
   try {
     r.config = task.space().from_json(cand.config);
@@ -189,13 +193,15 @@ std::optional<CandidateRun> run_candidate(const tf::compiler::Task& task, const 
   return r;
 }
 
-void print_candidate_row(const std::string& wname, int threads, const Candidate& cand, const CandidateRun& r, const PeerGflops& peers) {
+void print_candidate_row(const std::string& wname, int threads, const Candidate& cand, const CandidateRun& r,
+                         const PeerGflops& peers) {
   std::printf("| %s | %d | %s | %.1f | %s | %.2fx | %.1f | %.1f | %.1f |\n", wname.c_str(), threads, cand.name.c_str(),
               r.gflops, r.pass ? "pass" : "FAIL", r.gflops / peers.onednn, peers.onednn, peers.openblas, r.compile_ms);
   std::fflush(stdout);
 }
 
-Json candidate_row(const std::string& wname, int threads, const Candidate& cand, const CandidateRun& r, const PeerGflops& peers) {
+Json candidate_row(const std::string& wname, int threads, const Candidate& cand, const CandidateRun& r,
+                   const PeerGflops& peers) {
   Json row = Json::object();
   row["workload"] = wname;
   row["threads"] = threads;
@@ -233,7 +239,8 @@ CompileTimes sample_compile_times(const tf::codegen::Target& target, int64_t sam
 Targets dense_targets(double best_ratio_1024_1t, const CompileTimes& c) {
   Targets targets;
   if (best_ratio_1024_1t > 0) {
-    targets.add("best hand-picked gemm-1024 1-thread GFLOPS / oneDNN", best_ratio_1024_1t, ">= 0.5", best_ratio_1024_1t >= 0.5);
+    targets.add("best hand-picked gemm-1024 1-thread GFLOPS / oneDNN", best_ratio_1024_1t, ">= 0.5",
+                best_ratio_1024_1t >= 0.5);
   }
   if (!c.jit_ms.empty()) {
     const double jit_median = tf::median(c.jit_ms), so_median = tf::median(c.so_ms);
@@ -281,16 +288,19 @@ int run(int argc, char** argv) {
   Json rows = Json::array();
   double best_ratio_1024_1t = 0;
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target.str().c_str(), today().c_str());
-  std::printf("| workload | threads | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | OpenBLAS GFLOPS | compile ms |\n");
+  std::printf(
+      "| workload | threads | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | OpenBLAS GFLOPS | compile ms |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& spec : split(o.workloads)) {
-    best_ratio_1024_1t = std::max(best_ratio_1024_1t, bench_workload(workloads.read(spec), o, target, handpicked, rows));
+    best_ratio_1024_1t =
+        std::max(best_ratio_1024_1t, bench_workload(workloads.read(spec), o, target, handpicked, rows));
   }
 
   const CompileTimes compile = sample_compile_times(target, o.compile_samples);
   if (!compile.jit_ms.empty()) {
-    std::printf("\ncompile time per candidate (median of %zu random gemm-1024 configs): JIT %.1f ms, shared library %.1f ms\n",
-                compile.jit_ms.size(), tf::median(compile.jit_ms), tf::median(compile.so_ms));
+    std::printf(
+        "\ncompile time per candidate (median of %zu random gemm-1024 configs): JIT %.1f ms, shared library %.1f ms\n",
+        compile.jit_ms.size(), tf::median(compile.jit_ms), tf::median(compile.so_ms));
   }
   const Targets targets = dense_targets(best_ratio_1024_1t, compile);
   if (!o.no_save) write_results(o.name, target.str(), rows, targets);

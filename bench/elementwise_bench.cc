@@ -91,17 +91,20 @@ space::Config single_thread_config(const compiler::Task& task) {
 
 int main(int argc, char** argv) {
   int64_t n = 65536;
-  auto app = make_app("elementwise_bench", "Elementwise kernels against loops of std:: calls: elements per second, one thread.");
+  auto app = make_app("elementwise_bench",
+                      "Elementwise kernels against loops of std:: calls: elements per second, one thread.");
   app->add_option("n", n, "elements per input")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{1} << 26));
   if (auto code = parse_args(*app, argc, argv)) return *code;
   runtime::set_num_threads(1);
   const Case cases[] = {
-      {"exp(x0)", loop<f_exp>},       {"log(x0)", loop<f_log>},           {"sin(x0)", loop<f_sin>},
-      {"cos(x0)", loop<f_cos>},       {"tan(x0)", loop<f_tan>},           {"atan(x0)", loop<f_atan>},
-      {"asin(x0)", loop<f_asin>},     {"sinh(x0)", loop<f_sinh>},         {"asinh(x0)", loop<f_asinh>},
-      {"softplus(x0)", loop<f_softplus>}, {"expm1(x0)", loop<f_expm1>},   {"round(x0)", loop<f_round>},
-      {"pow(x0,x1)", loop<f_pow>},    {"fmod(x0,x1)", loop<f_fmod>},      {"mod(x0,x1)", loop<f_mod>},
-      {"where(gt(x0,0),x0,mul(x0,0.01))", loop<f_leaky>},
+      {"exp(x0)", loop<f_exp>},     {"log(x0)", loop<f_log>},
+      {"sin(x0)", loop<f_sin>},     {"cos(x0)", loop<f_cos>},
+      {"tan(x0)", loop<f_tan>},     {"atan(x0)", loop<f_atan>},
+      {"asin(x0)", loop<f_asin>},   {"sinh(x0)", loop<f_sinh>},
+      {"asinh(x0)", loop<f_asinh>}, {"softplus(x0)", loop<f_softplus>},
+      {"expm1(x0)", loop<f_expm1>}, {"round(x0)", loop<f_round>},
+      {"pow(x0,x1)", loop<f_pow>},  {"fmod(x0,x1)", loop<f_fmod>},
+      {"mod(x0,x1)", loop<f_mod>},  {"where(gt(x0,0),x0,mul(x0,0.01))", loop<f_leaky>},
   };
   std::printf("%-34s %12s %12s %8s   (n = %lld, 1 thread, %s)\n", "expression", "kernel el/s", "std:: el/s", "ratio",
               static_cast<long long>(n), codegen::host_target().str().c_str());
@@ -115,8 +118,9 @@ int main(int argc, char** argv) {
     std::vector<TFBuffer> args;
     for (size_t i = 0; i <= shape.size(); ++i) tensors.emplace_back(std::vector<int64_t>{n});
     for (size_t i = 0; i < shape.size(); ++i) {
-      for (int64_t j = 0; j < n; ++j) tensors[i].data()[j] = i == 0 ? 0.001f + static_cast<float>(j % 1000) / 1000.0f
-                                                                      : 0.5f + static_cast<float>(j % 7);
+      for (int64_t j = 0; j < n; ++j)
+        tensors[i].data()[j] =
+            i == 0 ? 0.001f + static_cast<float>(j % 1000) / 1000.0f : 0.5f + static_cast<float>(j % 7);
     }
     for (const auto& t : tensors) args.push_back(t.buffer());
     const TFKernelFn fn = kernel->entry();
@@ -128,8 +132,8 @@ int main(int argc, char** argv) {
       b[i] = 0.5f + static_cast<float>(i % 7);
     }
     const double std_s = seconds_per_call([&] { c.std_loop(a.data(), b.data(), out.data(), n); });
-    std::printf("%-34s %12.3g %12.3g %7.1fx\n", c.text, static_cast<double>(n) / kernel_s, static_cast<double>(n) / std_s,
-                std_s / kernel_s);
+    std::printf("%-34s %12.3g %12.3g %7.1fx\n", c.text, static_cast<double>(n) / kernel_s,
+                static_cast<double>(n) / std_s, std_s / kernel_s);
   }
   return 0;
 }

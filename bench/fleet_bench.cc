@@ -54,8 +54,8 @@ class Tracker {
     const std::string port_file = dir + "/port";
     std::remove(port_file.c_str());
     process_ = std::make_unique<tf::Subprocess>(
-        std::vector<std::string>{TF_TRACKER, "--listen", address(), "--db", db, "--port-file", port_file, "--build-threads",
-                                 std::to_string(build_threads)},
+        std::vector<std::string>{TF_TRACKER, "--listen", address(), "--db", db, "--port-file", port_file,
+                                 "--build-threads", std::to_string(build_threads)},
         dir + "/tracker.log");
     if (!wait_until([&] { return std::ifstream(port_file).good(); }, 30)) {
       throw std::runtime_error("the tracker did not start:\n" + process_->output());
@@ -90,7 +90,8 @@ class Tracker {
     while (reader->Read(&job)) {
     }
     reader->Finish();
-    if (job.state() != v1::DONE) throw std::runtime_error("job " + std::to_string(job.id()) + " ended " + job.message());
+    if (job.state() != v1::DONE)
+      throw std::runtime_error("job " + std::to_string(job.id()) + " ended " + job.message());
     return job;
   }
 
@@ -121,7 +122,8 @@ int run(int argc, char** argv) {
   std::string boards_list = "8,32,128", name = "fleet";
   int64_t capacity_trials = 2000;
   bool no_save = false;
-  auto app = tf::make_app("fleet_bench", "Benchmark the fleet: overhead per trial against local tuning, and the tracker's capacity.");
+  auto app = tf::make_app("fleet_bench",
+                          "Benchmark the fleet: overhead per trial against local tuning, and the tracker's capacity.");
   tf::add_measure_options(*app, measure, tf::kTrials);
   app->get_option("--trials")->description("trials of the gemm-512 overhead run");
   app->add_option("--boards", boards_list, "board connections for the capacity runs")->type_name("LIST");
@@ -136,7 +138,8 @@ int run(int argc, char** argv) {
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   Json rows = Json::array();
   Targets targets;
-  std::printf("machine: %s, %u cores, date %s\n\n", cpu_name().c_str(), std::thread::hardware_concurrency(), today().c_str());
+  std::printf("machine: %s, %u cores, date %s\n\n", cpu_name().c_str(), std::thread::hardware_concurrency(),
+              today().c_str());
 
   // 1. Overhead.
   std::printf("## Overhead per trial: gemm-512, %lld random trials (seed 1), 1 thread, min 20 ms per timing\n\n",
@@ -159,9 +162,11 @@ int run(int argc, char** argv) {
   {
     const std::string db = dir + "/fleet.db";
     Tracker tracker(dir, db, 1);
-    tf::Subprocess board({TF_RPC_SERVER, "--tracker", tracker.address(), "--key", "bench", "--cpus", "0", "--threads", "1"},
-                         dir + "/board.log");
-    if (!wait_until([&] { return tracker.devices("bench") == 1; }, 30)) throw std::runtime_error("the board did not register");
+    tf::Subprocess board(
+        {TF_RPC_SERVER, "--tracker", tracker.address(), "--key", "bench", "--cpus", "0", "--threads", "1"},
+        dir + "/board.log");
+    if (!wait_until([&] { return tracker.devices("bench") == 1; }, 30))
+      throw std::runtime_error("the board did not register");
     const auto t0 = Clock::now();
     v1::Job job = tracker.run(job_spec("bench", {512, 512, 512}, trials, 16, 20));
     fleet_ms = per_trial_ms(db, job.id());
@@ -176,7 +181,8 @@ int run(int argc, char** argv) {
   rows.push_back(overhead);
 
   // 2. Capacity.
-  std::printf("## Tracker capacity: synthetic boards (no code runs), dense 64x64x64 candidates from a warm build cache\n\n");
+  std::printf(
+      "## Tracker capacity: synthetic boards (no code runs), dense 64x64x64 candidates from a warm build cache\n\n");
   const std::string db = dir + "/capacity.db";
   Tracker tracker(dir, db, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   auto load_test = [&](int boards) {
@@ -188,7 +194,8 @@ int run(int argc, char** argv) {
   {
     // Warm the build cache with the very candidates the runs will dispatch (same tuner and seed).
     auto warm = load_test(8);
-    if (!wait_until([&] { return tracker.devices("load") == 8; }, 60)) throw std::runtime_error("load-test boards did not register");
+    if (!wait_until([&] { return tracker.devices("load") == 8; }, 60))
+      throw std::runtime_error("load-test boards did not register");
     const auto t0 = Clock::now();
     tracker.run(job_spec("load", {64, 64, 64}, capacity_trials, 256, 1));
     std::printf("build cache warmed: %lld candidates built in %.1f s\n\n", static_cast<long long>(capacity_trials),
@@ -197,12 +204,15 @@ int run(int argc, char** argv) {
     warm->wait_exit(std::chrono::seconds(30));
     wait_until([&] { return tracker.devices("load") == 0; }, 30);
   }
-  std::printf("| boards | dispatches | seconds | dispatches/s | latency p50 ms | latency p99 ms |\n|---|---|---|---|---|---|\n");
+  std::printf(
+      "| boards | dispatches | seconds | dispatches/s | latency p50 ms | latency p99 ms "
+      "|\n|---|---|---|---|---|---|\n");
   double at_largest = 0;
   for (const std::string& b : split(boards_list)) {
     const int boards = std::stoi(b);
     auto lt = load_test(boards);
-    if (!wait_until([&] { return tracker.devices("load") == boards; }, 60)) throw std::runtime_error("load-test boards did not register");
+    if (!wait_until([&] { return tracker.devices("load") == boards; }, 60))
+      throw std::runtime_error("load-test boards did not register");
     tracker.run(job_spec("load", {64, 64, 64}, capacity_trials, std::max(256, 4 * boards), 1));
     lt->kill(SIGTERM);
     lt->wait_exit(std::chrono::seconds(30));
@@ -212,9 +222,9 @@ int run(int argc, char** argv) {
     if (brace == std::string::npos) throw std::runtime_error("the load test printed no summary:\n" + out);
     Json summary = parse_json(out.substr(brace));
     const double rate = summary.at("items_per_s").get<double>();
-    std::printf("| %d | %lld | %.2f | %.0f | %.3f | %.3f |\n", boards, static_cast<long long>(summary.at("items").get<int64_t>()),
-                summary.at("seconds").get<double>(), rate, summary.at("latency_ms_p50").get<double>(),
-                summary.at("latency_ms_p99").get<double>());
+    std::printf("| %d | %lld | %.2f | %.0f | %.3f | %.3f |\n", boards,
+                static_cast<long long>(summary.at("items").get<int64_t>()), summary.at("seconds").get<double>(), rate,
+                summary.at("latency_ms_p50").get<double>(), summary.at("latency_ms_p99").get<double>());
     std::fflush(stdout);
     summary["what"] = "capacity";
     rows.push_back(summary);

@@ -12,12 +12,12 @@
 
 namespace tf::bench {
 
-std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
-                                                        db::Database* db, graph::Graph* planned, bool graph_layouts,
-                                                        runtime::ColdInputs timing) {
-  return std::make_unique<runtime::model::Executor>(graph::build_with_db(imported, codegen::parse_target(target), threads, db,
-                                                                       tuner::local_device_key(threads), planned, timing,
-                                                                       graph_layouts));
+std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target,
+                                                        int threads, db::Database* db, graph::Graph* planned,
+                                                        bool graph_layouts, runtime::ColdInputs timing) {
+  return std::make_unique<runtime::model::Executor>(graph::build_with_db(imported, codegen::parse_target(target),
+                                                                         threads, db, tuner::local_device_key(threads),
+                                                                         planned, timing, graph_layouts));
 }
 
 ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSettings& s, db::Database& db) {
@@ -37,7 +37,8 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   o.each.device_key = tuner::local_device_key(s.threads);
   o.each.measure.min_repeat_ms = s.min_repeat_ms;
   o.each.measure.cold_inputs = s.cold_inputs;
-  o.each.job_id = db.create_job(Json{{"kind", "model"}, {"bench", "models_bench"}, {"trials", s.trials}}, "models_bench");
+  o.each.job_id =
+      db.create_job(Json{{"kind", "model"}, {"bench", "models_bench"}, {"trials", s.trials}}, "models_bench");
 
   ModelTuneRun run;
   int64_t next_checkpoint = s.checkpoint;
@@ -52,14 +53,17 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
     }
     run.curve.push_back(point);
     if (p.trials >= next_line) {
-      std::fprintf(stderr, "    %s: %lld/%lld trials, estimated %.2f ms%s  %.0f s\n", tuner::scheduler_policy_name(s.scheduler),
-                   static_cast<long long>(p.trials), static_cast<long long>(p.budget), point.estimated_ms,
-                   point.measured_ms > 0 ? (", measured " + std::to_string(point.measured_ms) + " ms").c_str() : "", p.elapsed_s);
+      std::fprintf(stderr, "    %s: %lld/%lld trials, estimated %.2f ms%s  %.0f s\n",
+                   tuner::scheduler_policy_name(s.scheduler), static_cast<long long>(p.trials),
+                   static_cast<long long>(p.budget), point.estimated_ms,
+                   point.measured_ms > 0 ? (", measured " + std::to_string(point.measured_ms) + " ms").c_str() : "",
+                   p.elapsed_s);
       while (next_line <= p.trials) next_line += every;
     }
   };
   const tuner::TuneTasksResult r = tuner::tune_tasks(to_tune, o, &db, progress);
-  db.update_job(*o.each.job_id, r.stopped ? "cancelled" : "done", Json{{"trials", r.trials}, {"estimated_ms", r.estimated_s * 1e3}});
+  db.update_job(*o.each.job_id, r.stopped ? "cancelled" : "done",
+                Json{{"trials", r.trials}, {"estimated_ms", r.estimated_s * 1e3}});
   run.trials = r.trials;
   run.seconds = r.seconds;
   run.estimated_ms = r.estimated_s * 1e3;

@@ -22,15 +22,15 @@ namespace tf::bench {
 // `tunefarm model build --db` builds.
 // `planned`, when given, receives the plan built. Records timed as `timing` count first
 // (tuner::BestConfigs).
-std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target, int threads,
-                                                        db::Database* db, graph::Graph* planned = nullptr,
+std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target,
+                                                        int threads, db::Database* db, graph::Graph* planned = nullptr,
                                                         bool graph_layouts = true,
                                                         runtime::ColdInputs timing = runtime::ColdInputs::Weights);
 
 struct ModelTuneRun {
   int64_t trials = 0;
-  double seconds = 0;        // tuning wall time
-  double estimated_ms = 0;   // sum of calls x best kernel time at the end
+  double seconds = 0;       // tuning wall time
+  double estimated_ms = 0;  // sum of calls x best kernel time at the end
   struct Point {
     int64_t trials = 0;
     double estimated_ms = 0;

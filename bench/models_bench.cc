@@ -28,15 +28,15 @@
 #include "compiler/codegen/target.h"
 #include "db/database.h"
 #include "graph/build.h"
-#include "graph/onnx_import.h"
 #include "graph/latency_breakdown.h"
+#include "graph/onnx_import.h"
 #include "graph/pipeline.h"
 #include "graph/tasks.h"
 #include "runtime/host_lock.h"
 #include "runtime/measure.h"
-#include "runtime/peak_flops.h"
 #include "runtime/model/executor.h"
 #include "runtime/model/timing.h"
+#include "runtime/peak_flops.h"
 #include "runtime/thread_pool.h"
 #include "support/args.h"
 #include "support/npy.h"
@@ -49,15 +49,15 @@ using namespace tf::bench;
 namespace model = tf::runtime::model;
 
 constexpr double kAgreement = 1e-3;
-const std::set<std::string> kExportedModels = {"mobilenetv3_opset9", "fpn_opset11", "transformer_opset13", "transformer_deep_opset13",
-                                                "speech_conv1d_opset12"};
+const std::set<std::string> kExportedModels = {"mobilenetv3_opset9", "fpn_opset11", "transformer_opset13",
+                                               "transformer_deep_opset13", "speech_conv1d_opset12"};
 
 struct Options {
   std::string models = "resnet18,mobilenetv2,bert_layer", threads = "1,2";
   std::string models_dir = TF_MODELS_DIR, name = "models", target = "native";
   std::string lock_file = tf::runtime::MeasureOptions{}.timing_lock;
   int runs = 20, rounds = 2;
-  int64_t tune = 0;  // trials per model and thread count; 0: default configs only
+  int64_t tune = 0;      // trials per model and thread count; 0: default configs only
   bool from_db = false;  // also time the model built from --db as it is (tuned by `tunefarm model tune`)
   std::string db = std::string(TF_BINARY_DIR) + "/models-tuning.db";
   double tune_min_ms = 10;
@@ -74,13 +74,13 @@ struct Built {
   tf::graph::Graph planned;
   double build_s = 0;
   std::map<std::string, std::string> input_files;  // the .npy files ORT reads
-  model::HostTensors outputs;  // ours, on those inputs
+  model::HostTensors outputs;                      // ours, on those inputs
 };
 
 // The model built with the db's best configs for `threads` (defaults without a db), its random
 // inputs written for ORT, and our outputs on them.
-Built build(const tf::graph::Graph& imported, const Options& o, const std::string& dir, int threads, tf::db::Database* db,
-            bool graph_layouts = true) {
+Built build(const tf::graph::Graph& imported, const Options& o, const std::string& dir, int threads,
+            tf::db::Database* db, bool graph_layouts = true) {
   const auto start = std::chrono::steady_clock::now();
   Built b;
   b.exec = build_from_db(imported, o.target, threads, db, &b.planned, graph_layouts);
@@ -113,7 +113,8 @@ double worst_difference(const Built& b, const OrtResult& ort) {
 // The latency / ORT bound a model is held to (issue 31 for the tuned models within 2000 trials and the
 // CNNs' defaults; the exported models' defaults from issue 30), or nullopt where none applies.
 std::optional<double> ratio_target(const std::string& model, const std::string& configs, int64_t trials) {
-  static const std::map<std::string, double> tuned = {{"resnet18", 0.85}, {"mobilenetv2", 0.80}, {"bert_layer", 0.90}, {"bert_encoder12", 0.90}};
+  static const std::map<std::string, double> tuned = {
+      {"resnet18", 0.85}, {"mobilenetv2", 0.80}, {"bert_layer", 0.90}, {"bert_encoder12", 0.90}};
   if (configs == "default") {
     if (model == "resnet18" || model == "mobilenetv2") return 1.0;
     if (kExportedModels.count(model)) return 1.2;
@@ -144,7 +145,8 @@ Json time_model_against_ort(Built& b, const std::string& onnx, int threads, cons
       const model::ModelTiming t = model::time_model(*b.exec, per_round, 0);
       for (double s : t.totals) ours_ms.push_back(s * 1e3);
       steps.per_step.resize(t.per_step.size());
-      for (size_t s = 0; s < t.per_step.size(); ++s) steps.per_step[s].insert(steps.per_step[s].end(), t.per_step[s].begin(), t.per_step[s].end());
+      for (size_t s = 0; s < t.per_step.size(); ++s)
+        steps.per_step[s].insert(steps.per_step[s].end(), t.per_step[s].begin(), t.per_step[s].end());
       OrtOptions run{onnx, b.input_files, dir + "/ort", threads, per_round, 1};
       ort = run_ort(run);
       ort_ms.insert(ort_ms.end(), ort.times_ms.begin(), ort.times_ms.end());
@@ -156,12 +158,16 @@ Json time_model_against_ort(Built& b, const std::string& onnx, int threads, cons
   const tf::graph::LatencyBreakdown parts = tf::graph::latency_breakdown(b.planned, b.exec->model(), steps);
   const double gflops = static_cast<double>(tf::graph::kernel_flops(b.planned)) / (ours_median * 1e6);
   return Json{{"threads", threads},
-              {"breakdown_ms", {{"tuned_kernels", parts.tuned_ms}, {"untuned_nodes", parts.untuned_ms}, {"layout_transforms", parts.layout_ms}}},
+              {"breakdown_ms",
+               {{"tuned_kernels", parts.tuned_ms},
+                {"untuned_nodes", parts.untuned_ms},
+                {"layout_transforms", parts.layout_ms}}},
               {"effective_gflops", gflops},
               {"share_of_fma_peak", gflops / (o.peak_gflops_per_thread * threads)},
               {"runs", ours_ms.size()},
               {"tunefarm", {{"min_ms", ours_min}, {"median_ms", ours_median}}},
-              {"onnxruntime", {{"version", ort.version}, {"runs", ort_ms.size()}, {"min_ms", ort_min}, {"median_ms", ort_median}}},
+              {"onnxruntime",
+               {{"version", ort.version}, {"runs", ort_ms.size()}, {"min_ms", ort_min}, {"median_ms", ort_median}}},
               {"ratio_median", ours_median / ort_median},
               {"ratio_min", ours_min / ort_min},
               {"max_relative_difference", diff},
@@ -169,20 +175,25 @@ Json time_model_against_ort(Built& b, const std::string& onnx, int threads, cons
 }
 
 void print_table(const Json& rows) {
-  std::printf("\n| model | threads | configs | tunefarm min / median ms | ORT min / median ms | ratio (median) | peak activations MiB | build s | max rel diff |\n");
+  std::printf(
+      "\n| model | threads | configs | tunefarm min / median ms | ORT min / median ms | ratio (median) | peak "
+      "activations MiB | build s | max rel diff |\n");
   std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     if (r.value("what", "model") != "model") continue;
     if (r.contains("error")) {
-      std::printf("| %s | | | failed: %s | | | | | |\n", r["model"].get<std::string>().c_str(), r["error"].get<std::string>().c_str());
+      std::printf("| %s | | | failed: %s | | | | | |\n", r["model"].get<std::string>().c_str(),
+                  r["error"].get<std::string>().c_str());
       continue;
     }
     std::string configs = r["configs"].get<std::string>();
     if (r.contains("trials")) configs += " (" + std::to_string(r["trials"].get<int64_t>()) + " trials)";
-    std::printf("| %s | %d | %s | %.2f / %.2f | %.2f / %.2f | %.2f | %.1f | %.1f | %.2g |\n", r["model"].get<std::string>().c_str(),
-                r["threads"].get<int>(), configs.c_str(), r["tunefarm"]["min_ms"].get<double>(), r["tunefarm"]["median_ms"].get<double>(),
-                r["onnxruntime"]["min_ms"].get<double>(), r["onnxruntime"]["median_ms"].get<double>(), r["ratio_median"].get<double>(),
-                r["peak_activation_bytes"].get<double>() / 1048576.0, r["build_s"].get<double>(), r["max_relative_difference"].get<double>());
+    std::printf("| %s | %d | %s | %.2f / %.2f | %.2f / %.2f | %.2f | %.1f | %.1f | %.2g |\n",
+                r["model"].get<std::string>().c_str(), r["threads"].get<int>(), configs.c_str(),
+                r["tunefarm"]["min_ms"].get<double>(), r["tunefarm"]["median_ms"].get<double>(),
+                r["onnxruntime"]["min_ms"].get<double>(), r["onnxruntime"]["median_ms"].get<double>(),
+                r["ratio_median"].get<double>(), r["peak_activation_bytes"].get<double>() / 1048576.0,
+                r["build_s"].get<double>(), r["max_relative_difference"].get<double>());
   }
 }
 
@@ -195,7 +206,8 @@ tf::graph::ImportOptions import_options_of(const std::string& models_dir, const 
   if (!std::filesystem::exists(path)) return options;
   const Json bindings = Json::parse(std::ifstream(path));
   if (!bindings.contains(model)) return options;
-  for (const auto& [input, extents] : bindings.at(model).items()) options.input_shapes[input] = extents.get<tf::graph::Shape>();
+  for (const auto& [input, extents] : bindings.at(model).items())
+    options.input_shapes[input] = extents.get<tf::graph::Shape>();
   return options;
 }
 
@@ -208,7 +220,8 @@ double median_ms(model::Executor& exec, const Options& o) {
 
 class ModelsBench {
  public:
-  explicit ModelsBench(const Options& o) : o_(o), work_(std::filesystem::temp_directory_path().string() + "/models_bench_" + std::to_string(::getpid())) {
+  explicit ModelsBench(const Options& o)
+      : o_(o), work_(std::filesystem::temp_directory_path().string() + "/models_bench_" + std::to_string(::getpid())) {
     if (o.tune > 0 || o.from_db) db_ = std::make_unique<tf::db::Database>(o.db);
   }
   ~ModelsBench() { std::filesystem::remove_all(work_); }
@@ -234,7 +247,8 @@ class ModelsBench {
           worst = std::max(worst, timed_row(b, onnx, dir, name, threads, "from-db", Json::object()));
           // The same records with each conv's own blocks: what planning the layouts for the graph bought.
           Built per_conv = build(imported, o_, dir, threads, db_.get(), false);
-          worst = std::max(worst, timed_row(per_conv, onnx, dir, name, threads, "from-db, per-conv layouts", Json::object()));
+          worst = std::max(worst,
+                           timed_row(per_conv, onnx, dir, name, threads, "from-db, per-conv layouts", Json::object()));
         }
         if (o_.tune <= 0) continue;
         ModelTuneSettings s;
@@ -243,13 +257,15 @@ class ModelsBench {
         s.trials = o_.tune;
         s.min_repeat_ms = o_.tune_min_ms;
         s.time_limit_s = o_.tune_time_limit_s;
-        std::fprintf(stderr, "models_bench: tuning %s at %d thread(s): %lld trials, gradient scheduler, into %s\n", name.c_str(), threads,
-                     static_cast<long long>(o_.tune), o_.db.c_str());
+        std::fprintf(stderr, "models_bench: tuning %s at %d thread(s): %lld trials, gradient scheduler, into %s\n",
+                     name.c_str(), threads, static_cast<long long>(o_.tune), o_.db.c_str());
         const ModelTuneRun tuned = tune_model_tasks(imported, s, *db_);
         Built b = build(imported, o_, dir, threads, db_.get());
-        const Json extra = {{"trials", tuned.trials}, {"tuning_seconds", tuned.seconds}, {"estimated_ms", tuned.estimated_ms}};
+        const Json extra = {
+            {"trials", tuned.trials}, {"tuning_seconds", tuned.seconds}, {"estimated_ms", tuned.estimated_ms}};
         // Issue 31: a model's tuning within 5 minutes on this host's cores.
-        targets_.add(name + " " + std::to_string(threads) + "-thread tuning wall time (s), " + std::to_string(tuned.trials) + " trials",
+        targets_.add(name + " " + std::to_string(threads) + "-thread tuning wall time (s), " +
+                         std::to_string(tuned.trials) + " trials",
                      tuned.seconds, "<= 300", tuned.seconds <= 300);
         worst = std::max(worst, timed_row(b, onnx, dir, name, threads, "tuned", extra));
       }
@@ -271,9 +287,11 @@ class ModelsBench {
     c.min_repeat_ms = o_.tune_min_ms;
     c.work_dir = work_ + "/schedulers";
     c.svg_path = std::string(TF_SOURCE_DIR) + "/bench/results/" + o_.name + "-schedulers.svg";
-    const tf::graph::Graph imported = tf::graph::import_onnx_file(o_.models_dir + "/" + name + ".onnx", import_options_of(o_.models_dir, name));
+    const tf::graph::Graph imported =
+        tf::graph::import_onnx_file(o_.models_dir + "/" + name + ".onnx", import_options_of(o_.models_dir, name));
     tf::runtime::set_num_threads(c.threads);
-    compare_schedulers(imported, c, [this](model::Executor& e) { return median_ms(e, o_); }, rows_, targets_);
+    compare_schedulers(
+        imported, c, [this](model::Executor& e) { return median_ms(e, o_); }, rows_, targets_);
   }
 
   void finish() {
@@ -285,7 +303,8 @@ class ModelsBench {
   // Times one build against ORT and adds its row; returns its disagreement with ORT.
   double timed_row(Built& b, const std::string& onnx, const std::string& dir, const std::string& name, int threads,
                    const std::string& configs, const Json& extra) {
-    std::fprintf(stderr, "models_bench: timing %s (%s configs) at %d thread(s)\n", name.c_str(), configs.c_str(), threads);
+    std::fprintf(stderr, "models_bench: timing %s (%s configs) at %d thread(s)\n", name.c_str(), configs.c_str(),
+                 threads);
     Json row = time_model_against_ort(b, onnx, threads, o_, dir);
     row["what"] = "model";
     row["model"] = name;
@@ -294,7 +313,8 @@ class ModelsBench {
     row["build_s"] = b.build_s;
     for (const auto& [k, v] : extra.items()) row[k] = v;
     const double ratio = row["ratio_median"].get<double>();
-    const std::string what = name + " " + std::to_string(threads) + "-thread latency / ONNX Runtime's (median), " + configs + " configs";
+    const std::string what =
+        name + " " + std::to_string(threads) + "-thread latency / ONNX Runtime's (median), " + configs + " configs";
     if (const auto bound = ratio_target(name, configs, o_.tune)) {
       targets_.add(what, ratio, "<= " + format_bound(*bound), ratio <= *bound);
     } else {
@@ -313,27 +333,35 @@ class ModelsBench {
 
 int run(int argc, char** argv) {
   Options o;
-  auto app = tf::make_app("models_bench", "Time whole models (default and tuned configs) against ONNX Runtime on the same inputs.");
+  auto app = tf::make_app("models_bench",
+                          "Time whole models (default and tuned configs) against ONNX Runtime on the same inputs.");
   app->add_option("--models", o.models, "model names in --models-dir (NAME.onnx)")->type_name("LIST");
   app->add_option("--threads", o.threads, "thread counts")->type_name("LIST");
   app->add_option("--runs", o.runs, "timed runs per model, thread count and runtime")->check(CLI::Range(1, 100000));
   app->add_option("--rounds", o.rounds, "our runs and ORT's alternate in this many rounds")->check(CLI::Range(1, 1000));
-  app->add_option("--tune", o.tune, "tune each model's kernels as one job of N trials per thread count first (0: defaults only)")
+  app->add_option("--tune", o.tune,
+                  "tune each model's kernels as one job of N trials per thread count first (0: defaults only)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
   app->add_flag("--from-db", o.from_db, "also time each model built from --db's records as they are (no tuning here)");
   app->add_option("--db", o.db, "where tuning records go (delete it for a cold start)")->type_name("PATH");
-  app->add_option("--tune-time-limit", o.tune_time_limit_s, "seconds after which a model's tuning starts no batch (0: none)")
+  app->add_option("--tune-time-limit", o.tune_time_limit_s,
+                  "seconds after which a model's tuning starts no batch (0: none)")
       ->check(CLI::Range(0.0, 86400.0));
-  app->add_option("--tune-min-ms", o.tune_min_ms, "each timing of a tuning trial lasts at least this long")->check(CLI::Range(0.1, 10000.0));
-  app->add_option("--compare-schedulers", o.compare_schedulers, "tune this model from empty dbs with the gradient and the even "
-                                                                "scheduler (--tune trials, default 2000) and plot both")
+  app->add_option("--tune-min-ms", o.tune_min_ms, "each timing of a tuning trial lasts at least this long")
+      ->check(CLI::Range(0.1, 10000.0));
+  app->add_option("--compare-schedulers", o.compare_schedulers,
+                  "tune this model from empty dbs with the gradient and the even "
+                  "scheduler (--tune trials, default 2000) and plot both")
       ->type_name("MODEL");
-  app->add_option("--compare-threads", o.compare_threads, "the thread count of the scheduler comparison")->check(CLI::Range(1, 1024));
-  app->add_option("--checkpoint", o.checkpoint, "the comparison builds and times the model every N trials")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  app->add_option("--compare-threads", o.compare_threads, "the thread count of the scheduler comparison")
+      ->check(CLI::Range(1, 1024));
+  app->add_option("--checkpoint", o.checkpoint, "the comparison builds and times the model every N trials")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   app->add_option("--models-dir", o.models_dir, "where the .onnx files are (scripts/make-models.py)")->type_name("DIR");
   app->add_option("--target", o.target, "target string")->type_name("TARGET");
-  app->add_option("--lock-file", o.lock_file, "the host-wide timing lock boards and tuning jobs share")->type_name("PATH");
+  app->add_option("--lock-file", o.lock_file, "the host-wide timing lock boards and tuning jobs share")
+      ->type_name("PATH");
   app->add_option("--name", o.name, "results go to bench/results/NAME.json")->type_name("NAME");
   app->add_flag("--no-save", o.no_save, "print the table only");
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;

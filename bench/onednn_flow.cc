@@ -14,9 +14,11 @@ std::vector<float> random_floats(int64_t n, uint64_t seed) {
 }
 
 OnednnConvTiming time_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s, const dnnl::primitive_desc_base& pd,
-                                        const dnnl::primitive& prim, OnednnProblem& problem, double min_ms, int repeat) {
+                                        const dnnl::primitive& prim, OnednnProblem& problem, double min_ms,
+                                        int repeat) {
   using dnnl::memory;
-  memory user_src(problem.user_src, eng, problem.src.data()), user_weight(problem.user_weight, eng, problem.weight.data());
+  memory user_src(problem.user_src, eng, problem.src.data()),
+      user_weight(problem.user_weight, eng, problem.weight.data());
   // Reordered into oneDNN's layouts once, outside the timed loop: a framework keeps activations in
   // the chosen layout from layer to layer and reorders weights when it loads the model.
   memory src(pd.src_desc(), eng), weight(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
@@ -25,10 +27,12 @@ OnednnConvTiming time_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s
   s.wait();
   OnednnConvTiming out;
   out.impl = pd.impl_info_str();
-  out.seconds = time_calls([&] {
-    prim.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
-    s.wait();
-  }, min_ms, repeat);
+  out.seconds = time_calls(
+      [&] {
+        prim.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
+        s.wait();
+      },
+      min_ms, repeat);
 
   std::vector<float> result(problem.user_dst.get_size() / sizeof(float)), expected, tolerance;
   memory user_dst(problem.user_dst, eng, result.data());

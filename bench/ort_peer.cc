@@ -49,16 +49,29 @@ OrtResult run_ort(const OrtOptions& o) {
   std::filesystem::create_directories(o.work_dir);
   const std::string report = o.work_dir + "/ort_report.json";
   std::filesystem::remove(report);
-  std::vector<std::string> argv = {find_on_path("node"), kOrtDir + "/ort_run.js", "--model", o.model, "--output-dir", o.work_dir,
-                                   "--threads", std::to_string(o.threads), "--runs", std::to_string(o.runs),
-                                   "--warmup", std::to_string(o.warmup), "--report", report};
+  std::vector<std::string> argv = {find_on_path("node"),
+                                   kOrtDir + "/ort_run.js",
+                                   "--model",
+                                   o.model,
+                                   "--output-dir",
+                                   o.work_dir,
+                                   "--threads",
+                                   std::to_string(o.threads),
+                                   "--runs",
+                                   std::to_string(o.runs),
+                                   "--warmup",
+                                   std::to_string(o.warmup),
+                                   "--report",
+                                   report};
   for (const auto& [name, file] : o.inputs) {
     argv.push_back("--input");
     argv.push_back(name + "=" + file);
   }
   Subprocess node(argv, o.work_dir + "/ort_run.log");
   const int status = node.wait_exit(std::chrono::seconds(o.timeout_seconds));
-  if (status == -1) throw std::runtime_error("ort_run.js ran longer than " + std::to_string(o.timeout_seconds) + " s: " + node.output());
+  if (status == -1)
+    throw std::runtime_error("ort_run.js ran longer than " + std::to_string(o.timeout_seconds) +
+                             " s: " + node.output());
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw std::runtime_error("ort_run.js failed (status " + std::to_string(status) + "): " + node.output());
   }
@@ -68,7 +81,8 @@ OrtResult run_ort(const OrtOptions& o) {
   r.latency_ms = j.at("latency_ms").get<double>();
   r.median_ms = j.at("median_ms").get<double>();
   r.times_ms = j.value("times_ms", std::vector<double>{});
-  for (const auto& out : j.at("outputs")) r.output_files[out.at("name").get<std::string>()] = out.at("file").get<std::string>();
+  for (const auto& out : j.at("outputs"))
+    r.output_files[out.at("name").get<std::string>()] = out.at("file").get<std::string>();
   return r;
 }
 
@@ -90,16 +104,19 @@ double relative_difference(size_t n, const Get& got, const Get& want) {
 double max_relative_difference(const std::vector<float>& got, const std::vector<float>& want) {
   if (got.size() != want.size()) throw std::invalid_argument("max_relative_difference: sizes differ");
   using Get = std::function<double(size_t)>;
-  return relative_difference(got.size(), Get([&](size_t i) { return double(got[i]); }), Get([&](size_t i) { return double(want[i]); }));
+  return relative_difference(got.size(), Get([&](size_t i) { return double(got[i]); }),
+                             Get([&](size_t i) { return double(want[i]); }));
 }
 
 double max_relative_difference(const HostTensor& got, const HostTensor& want) {
   if (got.dtype != want.dtype) {
-    throw std::invalid_argument(std::string("max_relative_difference: ") + dtype_name(got.dtype) + " against " + dtype_name(want.dtype));
+    throw std::invalid_argument(std::string("max_relative_difference: ") + dtype_name(got.dtype) + " against " +
+                                dtype_name(want.dtype));
   }
   if (got.elements() != want.elements()) throw std::invalid_argument("max_relative_difference: sizes differ");
   using Get = std::function<double(size_t)>;
-  return relative_difference(static_cast<size_t>(got.elements()), Get([&](size_t i) { return got.at(static_cast<int64_t>(i)); }),
+  return relative_difference(static_cast<size_t>(got.elements()),
+                             Get([&](size_t i) { return got.at(static_cast<int64_t>(i)); }),
                              Get([&](size_t i) { return want.at(static_cast<int64_t>(i)); }));
 }
 

@@ -27,8 +27,8 @@ struct OrtOptions {
 
 struct OrtResult {
   std::string version;
-  double latency_ms = 0, median_ms = 0;  // min and median over the runs
-  std::vector<double> times_ms;          // every run, sorted
+  double latency_ms = 0, median_ms = 0;             // min and median over the runs
+  std::vector<double> times_ms;                     // every run, sorted
   std::map<std::string, std::string> output_files;  // output name -> .npy file
 };
 

@@ -46,10 +46,12 @@ std::vector<double> time_onednn_matmul(int64_t M, int64_t N, int64_t K, int thre
   auto a = random_floats(M * K, 1), b = random_floats(K * N, 2);
   std::vector<float> c(static_cast<size_t>(M * N));
   memory A(a_md, eng, a.data()), B(b_md, eng, b.data()), C(c_md, eng, c.data());
-  return time_calls([&] {
-    prim.execute(s, {{DNNL_ARG_SRC, A}, {DNNL_ARG_WEIGHTS, B}, {DNNL_ARG_DST, C}});
-    s.wait();
-  }, min_ms, repeat);
+  return time_calls(
+      [&] {
+        prim.execute(s, {{DNNL_ARG_SRC, A}, {DNNL_ARG_WEIGHTS, B}, {DNNL_ARG_DST, C}});
+        s.wait();
+      },
+      min_ms, repeat);
 }
 
 OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, double min_ms, int repeat, bool winograd) {
@@ -65,21 +67,27 @@ OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, dou
                                            : memory::dims{sh.k, sh.c, sh.r, sh.s};
   const memory::dims dst_dims = {sh.n, sh.k, sh.oh(), sh.ow()};
   // What the framework holds: plain NCHW activations and OIHW (GOIHW) weights.
-  const memory::desc user_src_md(src_dims, dt::f32, tag::nchw), user_weight_md(weight_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
+  const memory::desc user_src_md(src_dims, dt::f32, tag::nchw),
+      user_weight_md(weight_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
   convolution_forward::primitive_desc pd;
   try {
     // oneDNN counts dilation from 0 (1 = every other input).
-    convolution_forward::desc desc(prop_kind::forward_inference,
-                                   winograd ? algorithm::convolution_winograd : algorithm::convolution_direct,
-                                   memory::desc(src_dims, dt::f32, tag::any), memory::desc(weight_dims, dt::f32, tag::any),
-                                   memory::desc(dst_dims, dt::f32, tag::any), {sh.stride, sh.stride},
-                                   {sh.dilation - 1, sh.dilation - 1}, {sh.pad_top, sh.pad_left}, {sh.pad_bottom, sh.pad_right});
+    convolution_forward::desc desc(
+        prop_kind::forward_inference, winograd ? algorithm::convolution_winograd : algorithm::convolution_direct,
+        memory::desc(src_dims, dt::f32, tag::any), memory::desc(weight_dims, dt::f32, tag::any),
+        memory::desc(dst_dims, dt::f32, tag::any), {sh.stride, sh.stride}, {sh.dilation - 1, sh.dilation - 1},
+        {sh.pad_top, sh.pad_left}, {sh.pad_bottom, sh.pad_right});
     pd = convolution_forward::primitive_desc(desc, eng);
   } catch (const dnnl::error& e) {
-    throw std::runtime_error(std::string("oneDNN refuses ") + (winograd ? "winograd " : "") + "conv2d " + sh.named() + ": " + e.what());
+    throw std::runtime_error(std::string("oneDNN refuses ") + (winograd ? "winograd " : "") + "conv2d " + sh.named() +
+                             ": " + e.what());
   }
-  OnednnProblem problem{user_src_md, user_weight_md, memory::desc(dst_dims, dt::f32, tag::nchw),
-                        random_floats(sh.n * sh.c * sh.h * sh.w, 1), random_floats(sh.k * sh.c_per_group() * sh.r * sh.s, 2), {}};
+  OnednnProblem problem{user_src_md,
+                        user_weight_md,
+                        memory::desc(dst_dims, dt::f32, tag::nchw),
+                        random_floats(sh.n * sh.c * sh.h * sh.w, 1),
+                        random_floats(sh.k * sh.c_per_group() * sh.r * sh.s, 2),
+                        {}};
   // OIHW and GOIHW are the same bytes: k = groups * k_per_group.
   problem.reference = [&](std::vector<float>* expected, std::vector<float>* tolerance) {
     ops::conv2d_reference(sh, problem.src.data(), problem.weight.data(), {}, expected, tolerance);
@@ -91,10 +99,13 @@ std::vector<double> time_openblas_sgemm(int64_t M, int64_t N, int64_t K, int thr
   openblas_set_num_threads(threads);
   auto a = random_floats(M * K, 1), b = random_floats(K * N, 2);
   std::vector<float> c(static_cast<size_t>(M * N));
-  return time_calls([&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
-                1.0f, a.data(), static_cast<int>(K), b.data(), static_cast<int>(N), 0.0f, c.data(), static_cast<int>(N));
-  }, min_ms, repeat);
+  return time_calls(
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
+                    static_cast<int>(K), 1.0f, a.data(), static_cast<int>(K), b.data(), static_cast<int>(N), 0.0f,
+                    c.data(), static_cast<int>(N));
+      },
+      min_ms, repeat);
 }
 
 }  // namespace tf::bench

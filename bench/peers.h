@@ -27,10 +27,11 @@ std::vector<double> time_openblas_sgemm(int64_t M, int64_t N, int64_t K, int thr
 struct OnednnConvTiming {
   std::vector<double> seconds;  // per call, as time_calls
   std::string impl;
-  int64_t mismatches = 0;       // elements outside the reference's per-element bound
+  int64_t mismatches = 0;  // elements outside the reference's per-element bound
 };
 // `winograd`: oneDNN's convolution_winograd algorithm instead of convolution_direct (only some
 // CPUs and shapes have it: a refusal is a std::runtime_error saying so).
-OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& shape, int threads, double min_ms, int repeat, bool winograd = false);
+OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& shape, int threads, double min_ms, int repeat,
+                                    bool winograd = false);
 
 }  // namespace tf::bench

@@ -116,14 +116,15 @@ LayerFeatures layer_features(const std::vector<LayerSamples>& layers, tuner::Fea
   LayerFeatures rows(layers.size());
   for (size_t l = 0; l < layers.size(); ++l) {
     const auto& task = *layers[l].task;
-    for (int64_t index : layers[l].config_indices) rows[l].push_back(tuner::candidate_features(task, task.space().at(index), features));
+    for (int64_t index : layers[l].config_indices)
+      rows[l].push_back(tuner::candidate_features(task, task.space().at(index), features));
   }
   return rows;
 }
 
 std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSamples>& layers, const LayerFeatures& rows,
-                                                    tuner::FeatureSet features, const tuner::XgbParams& params, int folds,
-                                                    uint64_t seed) {
+                                                    tuner::FeatureSet features, const tuner::XgbParams& params,
+                                                    int folds, uint64_t seed) {
   auto pointers = [&](size_t l, const std::vector<size_t>& which) {
     std::vector<const std::vector<float>*> out;
     for (size_t i : which) out.push_back(&rows[l][i]);
@@ -166,7 +167,8 @@ std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSampl
     std::vector<double> rho, recall;
     for (int f = 0; f < folds; ++f) {
       std::vector<size_t> test, train;
-      for (size_t i = 0; i < shuffled.size(); ++i) (static_cast<int>(i % static_cast<size_t>(folds)) == f ? test : train).push_back(shuffled[i]);
+      for (size_t i = 0; i < shuffled.size(); ++i)
+        (static_cast<int>(i % static_cast<size_t>(folds)) == f ? test : train).push_back(shuffled[i]);
       Training t;
       t.add_group(pointers(l, train), values(l, train));
       const Scored s = score_held_out(t, pointers(l, test), values(l, test), params, seed + static_cast<uint64_t>(f));

@@ -50,8 +50,8 @@ LayerFeatures layer_features(const std::vector<LayerSamples>& layers, tuner::Fea
 // layer's never train its model, nor do layers whose rows have another length under `features`
 // (the tuner leaves such priors out too).
 std::vector<PredictionQuality> evaluate_predictions(const std::vector<LayerSamples>& layers, const LayerFeatures& rows,
-                                                    tuner::FeatureSet features, const tuner::XgbParams& params, int folds,
-                                                    uint64_t seed);
+                                                    tuner::FeatureSet features, const tuner::XgbParams& params,
+                                                    int folds, uint64_t seed);
 
 // Spearman's rank correlation (ties share their mean rank); 0 when either side is constant.
 double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);

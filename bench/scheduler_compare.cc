@@ -30,8 +30,8 @@ Curve tune_from_empty_db(const graph::Graph& imported, const SchedulerComparison
   s.min_repeat_ms = c.min_repeat_ms;
   s.checkpoint = c.checkpoint;
   s.measure = measure;
-  std::fprintf(stderr, "models_bench: %s, %d thread(s): %lld trials with the %s scheduler from an empty db\n", c.model.c_str(), c.threads,
-               static_cast<long long>(c.trials), tuner::scheduler_policy_name(policy));
+  std::fprintf(stderr, "models_bench: %s, %d thread(s): %lld trials with the %s scheduler from an empty db\n",
+               c.model.c_str(), c.threads, static_cast<long long>(c.trials), tuner::scheduler_policy_name(policy));
   Curve out;
   out.run = tune_model_tasks(imported, s, db);
   auto exec = build_from_db(imported, c.target, c.threads, &db);
@@ -78,9 +78,14 @@ void compare_schedulers(const graph::Graph& imported, const SchedulerComparison&
   const Curve even = tune_from_empty_db(imported, c, tuner::SchedulerPolicy::Even, measure);
   const Curve gradient = tune_from_empty_db(imported, c, tuner::SchedulerPolicy::Gradient, measure);
   for (const auto& [name, curve] : {std::pair<const char*, const Curve*>{"even", &even}, {"gradient", &gradient}}) {
-    rows.push_back(Json{{"what", "scheduler_curve"}, {"model", c.model}, {"threads", c.threads}, {"scheduler", name},
-                        {"trials", curve->run.trials}, {"tuning_seconds", curve->run.seconds},
-                        {"final_estimated_ms", curve->run.estimated_ms}, {"final_measured_ms", curve->final_measured_ms},
+    rows.push_back(Json{{"what", "scheduler_curve"},
+                        {"model", c.model},
+                        {"threads", c.threads},
+                        {"scheduler", name},
+                        {"trials", curve->run.trials},
+                        {"tuning_seconds", curve->run.seconds},
+                        {"final_estimated_ms", curve->run.estimated_ms},
+                        {"final_measured_ms", curve->final_measured_ms},
                         {"points", curve_json(curve->run)}});
   }
   // The first checkpoint at which the gradient scheduler's model measured at least as fast as the
@@ -94,7 +99,8 @@ void compare_schedulers(const graph::Graph& imported, const SchedulerComparison&
   }
   if (reached < 0 && gradient.final_measured_ms <= even.final_measured_ms) reached = gradient.run.trials;
   const double share = reached < 0 ? INFINITY : static_cast<double>(reached) / static_cast<double>(c.trials);
-  targets.add(c.model + " " + std::to_string(c.threads) + "-thread: trials the gradient scheduler needs to reach the even split's final " +
+  targets.add(c.model + " " + std::to_string(c.threads) +
+                  "-thread: trials the gradient scheduler needs to reach the even split's final " +
                   "measured latency (" + std::to_string(even.final_measured_ms) + " ms), as a share of the budget",
               share, "<= 0.6", share <= 0.6);
 
@@ -102,9 +108,9 @@ void compare_schedulers(const graph::Graph& imported, const SchedulerComparison&
                                      {"even, estimated", per_trial(even.run, c.trials, false)},
                                      {"gradient, measured", per_trial(gradient.run, c.trials, true)},
                                      {"even, measured", per_trial(even.run, c.trials, true)}};
-  std::ofstream(c.svg_path) << line_chart_svg(c.model + ", " + std::to_string(c.threads) +
-                                                       " thread(s): latency against trials, gradient vs even scheduler",
-                                                   "trials (whole model)", "ms per run", series);
+  std::ofstream(c.svg_path) << line_chart_svg(
+      c.model + ", " + std::to_string(c.threads) + " thread(s): latency against trials, gradient vs even scheduler",
+      "trials (whole model)", "ms per run", series);
   std::fprintf(stderr, "models_bench: plot in %s\n", c.svg_path.c_str());
 }
 

@@ -17,10 +17,10 @@ struct SearchRun {
   uint64_t seed = 1;
   int threads = 1;
   double min_repeat_ms = 10;
-  std::string db_path;          // removed first, with its -wal and -shm
-  std::string start_db;         // copied to db_path first when given (history the run transfers from)
-  bool seed_records = true;     // from the shipped seed records when the db holds no history
-  bool default_first = true;    // xgb measures the template's default first
+  std::string db_path;        // removed first, with its -wal and -shm
+  std::string start_db;       // copied to db_path first when given (history the run transfers from)
+  bool seed_records = true;   // from the shipped seed records when the db holds no history
+  bool default_first = true;  // xgb measures the template's default first
 };
 
 tuner::TuneResult run_search(const compiler::Task& task, const SearchRun& run);

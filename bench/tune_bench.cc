@@ -5,24 +5,24 @@
 //   3. overhead per trial: build; the trial's wall time beyond the kernel's own timed runs; the
 //      tuner's search
 // Writes bench/results/NAME.json in the shape every benchmark follows.
+#include <unistd.h>
 #include <algorithm>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 #include "bench/bench_util.h"
 #include "bench/peers.h"
 #include "bench/search_runs.h"
-#include "support/args.h"
-#include "support/measure_args.h"
 #include "compiler/compiler.h"
 #include "db/database.h"
-#include "support/json.h"
-#include "support/stats.h"
 #include "runtime/measure_worker.h"
+#include "support/args.h"
+#include "support/json.h"
+#include "support/measure_args.h"
+#include "support/stats.h"
 #include "tuner/tune_job.h"
 
 namespace {
@@ -38,7 +38,8 @@ struct Shape {
 
 Shape find_workload(const Json& workloads, const std::string& name) {
   for (const auto& w : workloads.at("workloads")) {
-    if (w.at("name").get<std::string>() == name) return {w.at("M").get<int64_t>(), w.at("N").get<int64_t>(), w.at("K").get<int64_t>()};
+    if (w.at("name").get<std::string>() == name)
+      return {w.at("M").get<int64_t>(), w.at("N").get<int64_t>(), w.at("K").get<int64_t>()};
   }
   throw tf::UsageError("workload '" + name + "' is not in the workloads file");
 }
@@ -95,19 +96,29 @@ struct Options {
 // The options, or the exit code when there is nothing to run (--help, a bad option).
 std::optional<int> parse_options(int argc, char** argv, Options& o) {
   o.measure.min_ms = 10;
-  auto app = tf::make_app("tune_bench", "Benchmark the tuners: search efficiency, tuned quality against oneDNN, overhead per trial.");
-  app->add_option("--efficiency-workloads", o.efficiency_workloads, "workloads for search efficiency")->type_name("NAMES");
+  auto app = tf::make_app("tune_bench",
+                          "Benchmark the tuners: search efficiency, tuned quality against oneDNN, overhead per trial.");
+  app->add_option("--efficiency-workloads", o.efficiency_workloads, "workloads for search efficiency")
+      ->type_name("NAMES");
   app->add_option("--quality-workloads", o.quality_workloads, "workloads for tuned quality")->type_name("NAMES");
-  app->add_option("--seeds", o.seeds, "seeds per tuner for search efficiency")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{1000}));
-  app->add_option("--tuners", o.tuners,
-                  "tuners compared for search efficiency: xgb (empty db: a fresh farm, starts from the shipped seed records), "
-                  "xgb-cold (empty db, no seed records), xgb+history (a db with other workloads' xgb runs), random")
+  app->add_option("--seeds", o.seeds, "seeds per tuner for search efficiency")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  app->add_option(
+         "--tuners", o.tuners,
+         "tuners compared for search efficiency: xgb (empty db: a fresh farm, starts from the shipped seed records), "
+         "xgb-cold (empty db, no seed records), xgb+history (a db with other workloads' xgb runs), random")
       ->type_name("NAMES");
-  app->add_option("--history-workloads", o.history_workloads, "for xgb+history: workloads tuned first into the db it starts from")
+  app->add_option("--history-workloads", o.history_workloads,
+                  "for xgb+history: workloads tuned first into the db it starts from")
       ->type_name("NAMES");
-  app->add_option("--history-trials", o.history_trials, "xgb trials per history workload")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  app->add_option("--history-trials", o.history_trials, "xgb trials per history workload")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   tf::add_measure_options(*app, o.measure, tf::kTrials | tf::kMinMs);
-  app->add_option("--quality-trials", o.quality_trials, "xgb trials per tuned-quality run")->type_name("N")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  app->add_option("--quality-trials", o.quality_trials, "xgb trials per tuned-quality run")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   app->add_option("--threads", o.threads, "thread counts for tuned quality")->type_name("LIST");
   app->add_option("--workloads-file", o.workloads_file, "standard workloads")->type_name("PATH");
   app->add_option("--name", o.name, "results go to bench/results/NAME.json")->type_name("NAME");
@@ -141,12 +152,15 @@ void print_efficiency_intro(const Bench& b) {
   std::printf("machine: %s, target %s, date %s\n\n", cpu_name().c_str(), b.target.str().c_str(), today().c_str());
   std::printf("## Search efficiency: trials to reach 90%% of the best GFLOPS any run found (median of %lld seeds)\n\n",
               static_cast<long long>(b.o.seeds));
-  std::printf("The best is the highest best any run reported (each run confirms its winner in a fresh worker at the end);\n"
-              "trials are counted on the runs' best-so-far curves, measured the same way.\n");
-  std::printf("xgb starts from an empty database as a fresh farm does: from the tuning records shipped with tunefarm\n"
-              "(tuner/seeds: gemm-256, bert-qkv, odd-1000x77x333; never a workload measured here). xgb-cold starts from\n"
-              "nothing (8 warm-up trials spread over every knob's choices first). xgb+history, when asked for, from a db holding xgb runs of %s (%lld trials each).\n\n",
-              b.o.history_workloads.c_str(), static_cast<long long>(b.o.history_trials));
+  std::printf(
+      "The best is the highest best any run reported (each run confirms its winner in a fresh worker at the end);\n"
+      "trials are counted on the runs' best-so-far curves, measured the same way.\n");
+  std::printf(
+      "xgb starts from an empty database as a fresh farm does: from the tuning records shipped with tunefarm\n"
+      "(tuner/seeds: gemm-256, bert-qkv, odd-1000x77x333; never a workload measured here). xgb-cold starts from\n"
+      "nothing (8 warm-up trials spread over every knob's choices first). xgb+history, when asked for, from a db "
+      "holding xgb runs of %s (%lld trials each).\n\n",
+      b.o.history_workloads.c_str(), static_cast<long long>(b.o.history_trials));
 }
 
 // For xgb+history: the history workloads tuned with xgb into a db of their own.
@@ -161,8 +175,8 @@ std::string tune_history_db(const Bench& b) {
     history.trials = b.o.history_trials;
     history.measure.min_repeat_ms = b.o.measure.min_ms;
     auto r = tf::tuner::tune(task, history, &db);
-    std::fprintf(stderr, "  history: %s, %lld xgb trials, best %.1f GFLOPS\n", hname.c_str(), static_cast<long long>(r.trials),
-                 r.best_gflops);
+    std::fprintf(stderr, "  history: %s, %lld xgb trials, best %.1f GFLOPS\n", hname.c_str(),
+                 static_cast<long long>(r.trials), r.best_gflops);
   }
   return path;
 }
@@ -192,22 +206,26 @@ struct SearchRuns {
   double best_found = 0;  // the best any run reported (each run's winner confirmed in a fresh worker)
 };
 
-SearchRuns run_searches(Bench& b, const tf::compiler::Task& task, const std::string& wname, const std::vector<std::string>& tuners) {
+SearchRuns run_searches(Bench& b, const tf::compiler::Task& task, const std::string& wname,
+                        const std::vector<std::string>& tuners) {
   SearchRuns runs;
   for (const std::string& tuner : tuners) {
     const bool from_history = tuner == "xgb+history", cold = tuner == "xgb-cold";
     for (int64_t seed = 1; seed <= b.o.seeds; ++seed) {
-      auto r = run_job(task, from_history || cold ? "xgb" : tuner, b.o.measure.trials, static_cast<uint64_t>(seed), 1, b.o.measure.min_ms,
-                       b.scratch, from_history ? b.history_db : "", !cold);
+      auto r = run_job(task, from_history || cold ? "xgb" : tuner, b.o.measure.trials, static_cast<uint64_t>(seed), 1,
+                       b.o.measure.min_ms, b.scratch, from_history ? b.history_db : "", !cold);
       if (r.best) runs.run_bests.push_back(r.best->config);
       runs.best_found = std::max(runs.best_found, r.best_gflops);
       runs.curves[tuner].push_back(r.best_curve);
       // The overhead of the tuning path users run (xgb). Random's candidates are mostly slow
       // kernels whose warm-up run alone takes 10-50 ms: kernel time the protocol needs, not overhead.
       if (tuner != "random") b.add_overheads(r);
-      std::fprintf(stderr, "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s (search %.1f ms/trial, overhead %.1f ms/trial), 90%% of own best at trial %lld\n",
-                   wname.c_str(), tuner.c_str(), static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials),
-                   r.seconds, r.search_ms_per_trial, r.overhead_ms_median, static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
+      std::fprintf(stderr,
+                   "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s (search %.1f ms/trial, overhead %.1f "
+                   "ms/trial), 90%% of own best at trial %lld\n",
+                   wname.c_str(), tuner.c_str(), static_cast<long long>(seed), r.best_gflops,
+                   static_cast<long long>(r.trials), r.seconds, r.search_ms_per_trial, r.overhead_ms_median,
+                   static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
     }
   }
   return runs;
@@ -228,7 +246,8 @@ std::map<std::string, double> medians(const std::map<std::string, std::vector<do
   return out;
 }
 
-void print_trials_per_seed(const std::string& wname, double level, const std::map<std::string, std::vector<double>>& trials) {
+void print_trials_per_seed(const std::string& wname, double level,
+                           const std::map<std::string, std::vector<double>>& trials) {
   for (const auto& [tuner, list] : trials) {
     std::string per_seed;
     for (double t : list) per_seed += (per_seed.empty() ? "" : ", ") + std::to_string(static_cast<int64_t>(t));
@@ -236,13 +255,15 @@ void print_trials_per_seed(const std::string& wname, double level, const std::ma
   }
 }
 
-void print_remeasured_trials(const std::string& wname, double best_remeasured, std::map<std::string, double>& need_remeasured) {
+void print_remeasured_trials(const std::string& wname, double best_remeasured,
+                             std::map<std::string, double>& need_remeasured) {
   for (const auto& [tuner, n] : need_remeasured) {
-    std::printf("  %s %s: median trials to 90%% of the best re-measured in 3 fresh processes (%.1f GFLOPS): %.0f%s\n",
-                wname.c_str(), tuner.c_str(), 0.9 * best_remeasured, n,
-                tuner != "random" && need_remeasured.count("random")
-                    ? (" (/ random " + std::to_string(n / std::max(1.0, need_remeasured["random"])).substr(0, 4) + ")").c_str()
-                    : "");
+    std::printf(
+        "  %s %s: median trials to 90%% of the best re-measured in 3 fresh processes (%.1f GFLOPS): %.0f%s\n",
+        wname.c_str(), tuner.c_str(), 0.9 * best_remeasured, n,
+        tuner != "random" && need_remeasured.count("random")
+            ? (" (/ random " + std::to_string(n / std::max(1.0, need_remeasured["random"])).substr(0, 4) + ")").c_str()
+            : "");
   }
 }
 
@@ -331,8 +352,8 @@ QualityRun measure_tuned_quality(Bench& b, const tf::compiler::Task& task, const
   const double onednn = flops / median(time_onednn_matmul(s.M, s.N, s.K, threads, 200, 5)) * 1e-9;
   const double ratio = tuned / onednn;
   const std::string cfg = r.best ? r.best->config.dump() : "none";
-  std::printf("| %s | %d | %.1f | %.1f | %.1f | %.2fx | `%s` |\n", wname.c_str(), threads, tuned, r.best_gflops, onednn, ratio,
-              cfg.c_str());
+  std::printf("| %s | %d | %.1f | %.1f | %.1f | %.2fx | `%s` |\n", wname.c_str(), threads, tuned, r.best_gflops, onednn,
+              ratio, cfg.c_str());
   std::fflush(stdout);
   Json row = Json::object();
   row["what"] = "tuned_quality";
@@ -353,9 +374,11 @@ QualityRun measure_tuned_quality(Bench& b, const tf::compiler::Task& task, const
 double tuned_quality(Bench& b, Json& rows) {
   std::printf("\n## Tuned quality: best after %lld xgb trials vs oneDNN (same run)\n\n",
               static_cast<long long>(b.o.quality_trials));
-  std::printf("GFLOPS: the job's best config measured again (3 fresh worker processes, median of their medians of 7\n"
-              "timings), the job's own measurement beside it.\n\n");
-  std::printf("| workload | threads | GFLOPS | in job | oneDNN GFLOPS | ratio | config |\n|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "GFLOPS: the job's best config measured again (3 fresh worker processes, median of their medians of 7\n"
+      "timings), the job's own measurement beside it.\n\n");
+  std::printf(
+      "| workload | threads | GFLOPS | in job | oneDNN GFLOPS | ratio | config |\n|---|---|---|---|---|---|---|\n");
   double worst_quality = 1e9;
   for (const std::string& wname : split(b.o.quality_workloads)) {
     const tf::compiler::Task task = b.dense_task(wname);
@@ -372,9 +395,11 @@ double tuned_quality(Bench& b, Json& rows) {
 Json overhead_per_trial(const Bench& b) {
   std::printf("\n## Overhead per trial (median over the xgb runs of each run's median)\n\n");
   std::printf("| part | ms per trial |\n|---|---|\n");
-  std::printf("| build (lower + LLVM + lld, overlapped with measuring the previous candidate) | %.1f |\n", median(b.build_ms));
+  std::printf("| build (lower + LLVM + lld, overlapped with measuring the previous candidate) | %.1f |\n",
+              median(b.build_ms));
   std::printf("| trial wall time less the kernel's own timed runs (everything else) | %.1f |\n", median(b.overhead_ms));
-  std::printf("| of which in the measure call and db write (load, warm-up, check, protocol) | %.1f |\n", median(b.worker_ms));
+  std::printf("| of which in the measure call and db write (load, warm-up, check, protocol) | %.1f |\n",
+              median(b.worker_ms));
   std::printf("| xgb search (retraining + annealing), per trial | %.1f |\n\n", median(b.search_ms));
   Json overhead = Json::object();
   overhead["what"] = "overhead_per_trial_ms";
@@ -392,11 +417,13 @@ Targets tune_targets(const std::map<std::string, double>& worst_ratio, double wo
                                                      {"xgb+history", "db with other workloads' history"}};
   for (const auto& [t, ratio] : worst_ratio) {
     const auto start = starts.find(t);
-    targets.add(t + " trials / random trials to 90% of best, " + (start != starts.end() ? start->second : t) + " (worst workload)",
+    targets.add(t + " trials / random trials to 90% of best, " + (start != starts.end() ? start->second : t) +
+                    " (worst workload)",
                 ratio, "<= 0.33", ratio <= 1.0 / 3);
   }
   targets.add("tuned GFLOPS / oneDNN (worst workload and thread count)", worst_quality, ">= 0.8", worst_quality >= 0.8);
-  targets.add("median ms per trial of wall time beyond the kernel's timed runs", median(b.overhead_ms), "< 30", median(b.overhead_ms) < 30);
+  targets.add("median ms per trial of wall time beyond the kernel's timed runs", median(b.overhead_ms), "< 30",
+              median(b.overhead_ms) < 30);
   return targets;
 }
 

@@ -42,7 +42,8 @@ WinogradAccuracy winograd_error_vs_direct(const compiler::Task& task, const spac
   std::vector<float> direct, direct_tol, wino, wino_tol;
   const auto packed = ops::weight_to_packed(weight.data(), c.k, c.c, 9, sh.ib, sh.ob);
   ops::conv2d_nchwc_reference(sh, tensors[0].data(), packed.data(), bias, residual, relu, clip, &direct, &direct_tol);
-  ops::conv2d_winograd_reference(sh, tensors[0].data(), tensors[1].data(), bias, residual, relu, clip, &wino, &wino_tol);
+  ops::conv2d_winograd_reference(sh, tensors[0].data(), tensors[1].data(), bias, residual, relu, clip, &wino,
+                                 &wino_tol);
   const float* got = tensors.back().data();
   out.within_bound = true;
   for (size_t i = 0; i < direct.size(); ++i) {

@@ -28,29 +28,29 @@ using fleet::printable;
 std::string workload_line(const v1::WorkloadProgress& p) {
   char buf[512];
   std::snprintf(buf, sizeof buf, "  %-28s %-8s %5lld/%-5lld trials  ok %-5lld failed %-4lld best %7.1f GFLOPS",
-                printable(p.workload_key()).c_str(), printable(p.state()).c_str(), static_cast<long long>(p.trials_done()),
-                static_cast<long long>(p.trials()), static_cast<long long>(p.ok()), static_cast<long long>(p.failed()),
-                p.best_gflops());
+                printable(p.workload_key()).c_str(), printable(p.state()).c_str(),
+                static_cast<long long>(p.trials_done()), static_cast<long long>(p.trials()),
+                static_cast<long long>(p.ok()), static_cast<long long>(p.failed()), p.best_gflops());
   return buf;
 }
 
 std::string job_line(const v1::Job& j) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "job %lld  %-9s owner %s  key %s  tuner %s  elapsed %.0f s", static_cast<long long>(j.id()),
-                fleet::job_state_name(j.state()), printable(j.owner()).c_str(), printable(j.spec().device_key()).c_str(),
-                printable(j.spec().tuner()).c_str(),
-                j.elapsed_s());
+  std::snprintf(buf, sizeof buf, "job %lld  %-9s owner %s  key %s  tuner %s  elapsed %.0f s",
+                static_cast<long long>(j.id()), fleet::job_state_name(j.state()), printable(j.owner()).c_str(),
+                printable(j.spec().device_key()).c_str(), printable(j.spec().tuner()).c_str(), j.elapsed_s());
   std::string line = buf;
   if (!j.spec().scheduler().empty()) {
     int64_t done = 0;
     for (const auto& p : j.workloads()) done += p.trials_done();
-    std::snprintf(buf, sizeof buf, "  model %s: %lld/%lld trials (%s), estimated %.2f ms", printable(j.spec().model()).c_str(),
-                  static_cast<long long>(done), static_cast<long long>(j.spec().trials()), printable(j.spec().scheduler()).c_str(),
-                  j.estimated_ms());
+    std::snprintf(buf, sizeof buf, "  model %s: %lld/%lld trials (%s), estimated %.2f ms",
+                  printable(j.spec().model()).c_str(), static_cast<long long>(done),
+                  static_cast<long long>(j.spec().trials()), printable(j.spec().scheduler()).c_str(), j.estimated_ms());
     line += buf;
     if (!j.spec().input_shapes().empty()) line += "  inputs " + printable(j.spec().input_shapes());
   }
-  if (j.state() == v1::RUNNING && j.eta_s() > 0) line += "  ETA " + std::to_string(static_cast<int64_t>(j.eta_s())) + " s";
+  if (j.state() == v1::RUNNING && j.eta_s() > 0)
+    line += "  ETA " + std::to_string(static_cast<int64_t>(j.eta_s())) + " s";
   return line;
 }
 
@@ -71,36 +71,40 @@ int follow(TrackerClient& client, int64_t id, bool json) {
   int drawn = 0;
   std::map<std::string, std::string> last_printed;  // per workload: its state and trials done
   std::string last_message;
-  const grpc::Status s = watch_job(client, id, [&](const v1::Job& snapshot) {
-    job = snapshot;
-    any = true;
-    if (json) {
-      std::printf("%s\n", fleet::job_to_json(job).dump().c_str());
-    } else if (tty) {
-      if (drawn > 0) std::printf("\033[%dA", drawn);
-      drawn = 0;
-      std::printf("\033[2K%s\n", job_line(job).c_str());
-      ++drawn;
-      for (const auto& p : job.workloads()) {
-        std::printf("\033[2K%s\n", workload_line(p).c_str());
-        ++drawn;
-      }
-      std::printf("\033[2K  %s\n", printable(job.message()).c_str());
-      ++drawn;
-    } else {
-      for (const auto& p : job.workloads()) {
-        const std::string now = p.state() + "/" + std::to_string(p.trials_done());
-        auto& seen = last_printed[p.workload_key()];
-        if (now != seen) std::printf("job %lld %s\n", static_cast<long long>(job.id()), workload_line(p).substr(2).c_str());
-        seen = now;
-      }
-      if (job.message() != last_message && !job.message().empty()) {
-        std::printf("job %lld: %s\n", static_cast<long long>(job.id()), printable(job.message()).c_str());
-      }
-      last_message = job.message();
-    }
-    std::fflush(stdout);
-  }, json ? "" : "tunefarm status");
+  const grpc::Status s = watch_job(
+      client, id,
+      [&](const v1::Job& snapshot) {
+        job = snapshot;
+        any = true;
+        if (json) {
+          std::printf("%s\n", fleet::job_to_json(job).dump().c_str());
+        } else if (tty) {
+          if (drawn > 0) std::printf("\033[%dA", drawn);
+          drawn = 0;
+          std::printf("\033[2K%s\n", job_line(job).c_str());
+          ++drawn;
+          for (const auto& p : job.workloads()) {
+            std::printf("\033[2K%s\n", workload_line(p).c_str());
+            ++drawn;
+          }
+          std::printf("\033[2K  %s\n", printable(job.message()).c_str());
+          ++drawn;
+        } else {
+          for (const auto& p : job.workloads()) {
+            const std::string now = p.state() + "/" + std::to_string(p.trials_done());
+            auto& seen = last_printed[p.workload_key()];
+            if (now != seen)
+              std::printf("job %lld %s\n", static_cast<long long>(job.id()), workload_line(p).substr(2).c_str());
+            seen = now;
+          }
+          if (job.message() != last_message && !job.message().empty()) {
+            std::printf("job %lld: %s\n", static_cast<long long>(job.id()), printable(job.message()).c_str());
+          }
+          last_message = job.message();
+        }
+        std::fflush(stdout);
+      },
+      json ? "" : "tunefarm status");
   if (!s.ok()) return client.fail("tunefarm status", s);
   if (!any) return 1;
   if (!json) {
@@ -133,7 +137,8 @@ v1::SubmitJobRequest request_from_job_file(const SubmitOptions& o) {
   } catch (const std::exception& e) {
     throw UsageError(std::string("--job: ") + e.what());
   }
-  if (std::string bad = fleet::utf8_error(text); !bad.empty()) throw UsageError("--job " + o.job_file + ": not valid UTF-8: " + bad);
+  if (std::string bad = fleet::utf8_error(text); !bad.empty())
+    throw UsageError("--job " + o.job_file + ": not valid UTF-8: " + bad);
   const CLI::App& cmd = *o.cmd;
   fleet::JobFileOptions options;
   options.key = given(cmd, "--key", o.key);
@@ -185,9 +190,9 @@ int submit_command(const SubmitOptions& o) {
     return 0;
   }
   if (!json) {
-    std::printf("job %lld submitted to %s (key %s, %d workload(s))%s%s\n", static_cast<long long>(job.id()), client.address().c_str(),
-                printable(job.spec().device_key()).c_str(), job.spec().workloads_size(), job.message().empty() ? "" : ": ",
-                printable(job.message()).c_str());
+    std::printf("job %lld submitted to %s (key %s, %d workload(s))%s%s\n", static_cast<long long>(job.id()),
+                client.address().c_str(), printable(job.spec().device_key()).c_str(), job.spec().workloads_size(),
+                job.message().empty() ? "" : ": ", printable(job.message()).c_str());
     std::fflush(stdout);
   }
   if (!o.follow) return 0;
@@ -263,12 +268,14 @@ int devices_command(const DevicesOptions& o) {
   }
   if (resp.devices_size() == 0) std::printf("no boards connected to %s\n", client.address().c_str());
   for (const auto& d : resp.devices()) {
-    std::printf("%-16s %-28s %-8s %d thread(s)  done %lld  %s\n    target %s\n    %s\n", printable(d.device_key()).c_str(),
-                printable(d.board_id()).c_str(), printable(d.state()).c_str(), d.threads(), static_cast<long long>(d.items_done()),
-                printable(d.cpu_name()).c_str(), printable(d.target()).c_str(), printable(d.timing_isolation()).c_str());
+    std::printf("%-16s %-28s %-8s %d thread(s)  done %lld  %s\n    target %s\n    %s\n",
+                printable(d.device_key()).c_str(), printable(d.board_id()).c_str(), printable(d.state()).c_str(),
+                d.threads(), static_cast<long long>(d.items_done()), printable(d.cpu_name()).c_str(),
+                printable(d.target()).c_str(), printable(d.timing_isolation()).c_str());
     if (d.emulated()) {
-      std::printf("    EMULATED (qemu-user): its timings are kept under key '%s' only, never compared with real boards\n",
-                  printable(d.device_key()).c_str());
+      std::printf(
+          "    EMULATED (qemu-user): its timings are kept under key '%s' only, never compared with real boards\n",
+          printable(d.device_key()).c_str());
     }
   }
   return 0;
@@ -309,8 +316,8 @@ int token_new_command(const TokenOptions& o) {
 }  // namespace
 
 // `tunefarm best --tracker HOST:PORT --key KEY`: the best config the fleet measured.
-int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const std::string& op, const std::vector<int64_t>& shape,
-                      const std::string& timing, bool as_json) {
+int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const std::string& op,
+                      const std::vector<int64_t>& shape, const std::string& timing, bool as_json) {
   TrackerClient client(tracker);
   v1::GetBestRequest req;
   req.mutable_workload()->set_op(op);
@@ -344,11 +351,13 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
     o["costs"] = costs;
     std::printf("%s\n", o.dump(2).c_str());
   } else {
-    std::printf("%s  %.1f GFLOPS  %s  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(), printable(resp.timing()).c_str(),
-                key.c_str(), printable(resp.device()).c_str(), printable(resp.config_json()).c_str());
+    std::printf("%s  %.1f GFLOPS  %s  on key %s (%s)  config %s\n", wl.c_str(), resp.gflops(),
+                printable(resp.timing()).c_str(), key.c_str(), printable(resp.device()).c_str(),
+                printable(resp.config_json()).c_str());
     if (resp.emulated()) {
-      std::printf("note: key %s has emulated boards (qemu-user): the config is checked, its speed is not a real board's\n",
-                  key.c_str());
+      std::printf(
+          "note: key %s has emulated boards (qemu-user): the config is checked, its speed is not a real board's\n",
+          key.c_str());
     }
   }
   return 0;
@@ -357,27 +366,33 @@ int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const 
 void add_fleet(CLI::App& tunefarm, Commands& commands) {
   {
     auto o = std::make_shared<SubmitOptions>();
-    CLI::App* cmd = o->cmd = tunefarm.add_subcommand("submit", "submit a tuning job to a tracker; its boards of --key measure it");
-    cmd->footer("Prints the job id. With --job FILE, the options below fill in the fields the file leaves out; the file wins\n"
-                "where it sets a field (docs/tracker.md, \"Job files\").");
+    CLI::App* cmd = o->cmd =
+        tunefarm.add_subcommand("submit", "submit a tuning job to a tracker; its boards of --key measure it");
+    cmd->footer(
+        "Prints the job id. With --job FILE, the options below fill in the fields the file leaves out; the file wins\n"
+        "where it sets a field (docs/tracker.md, \"Job files\").");
     add_tracker_options(*cmd, o->tracker);
     auto* op = cmd->add_option("--op", o->op, "operator, e.g. dense")->type_name("NAME");
-    auto* shape = cmd->add_option("--shape", o->shape, "the op's extents, positional (512,512,512) or named (n=1,c=64,...)")
-                      ->type_name("SHAPE");
+    auto* shape =
+        cmd->add_option("--shape", o->shape, "the op's extents, positional (512,512,512) or named (n=1,c=64,...)")
+            ->type_name("SHAPE");
     cmd->add_option("--job", o->job_file, "a job file with many workloads (docs/tracker.md), instead of --op/--shape")
         ->type_name("FILE")
         ->excludes(op)
         ->excludes(shape);
     cmd->add_option("--key", o->key, "device key of the boards that measure (see tunefarm devices)")->type_name("KEY");
     add_measure_options(*cmd, o->measure, kTuning | kCold);
-    cmd->add_option("--priority", o->priority, "1-100: jobs on one key share its boards in this ratio")->type_name("P")->check(CLI::Range(1, 100));
+    cmd->add_option("--priority", o->priority, "1-100: jobs on one key share its boards in this ratio")
+        ->type_name("P")
+        ->check(CLI::Range(1, 100));
     cmd->add_flag("--follow", o->follow, "then follow the job to its end (exit 0 when done)");
     cmd->add_flag("--json", o->json, "print JSON");
     commands.on(cmd, [o] { return submit_command(*o); });
   }
   {
     auto o = std::make_shared<StatusOptions>();
-    CLI::App* cmd = tunefarm.add_subcommand("status", "a job's state and progress per workload (tunefarm status JOB), or the list of jobs");
+    CLI::App* cmd = tunefarm.add_subcommand(
+        "status", "a job's state and progress per workload (tunefarm status JOB), or the list of jobs");
     add_tracker_options(*cmd, o->tracker);
     o->job_option = cmd->add_option("job,--job", o->job, "the job (also the first argument)")->type_name("ID");
     cmd->add_option("--limit", o->limit, "jobs listed, newest first")->type_name("N")->check(CLI::Range(1, 10000));
@@ -407,8 +422,9 @@ void add_fleet(CLI::App& tunefarm, Commands& commands) {
     CLI::App* token = tunefarm.add_subcommand("token", "make a token line for a tracker's --token-file");
     token->require_subcommand(1);
     CLI::App* cmd = token->add_subcommand("new", "print a new token line: '<token> <role> <name>'");
-    cmd->footer("Append it to the tracker's --token-file, and give the board or client the same line in its own\n"
-                "--token-file (or TUNEFARM_TOKEN).");
+    cmd->footer(
+        "Append it to the tracker's --token-file, and give the board or client the same line in its own\n"
+        "--token-file (or TUNEFARM_TOKEN).");
     cmd->add_option("--role", o->role, "board | client | admin")->type_name("ROLE")->required();
     cmd->add_option("--name", o->name, "who holds it (job owner, logs)")->type_name("NAME");
     commands.on(cmd, [o] { return token_new_command(*o); });

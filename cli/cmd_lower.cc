@@ -17,11 +17,14 @@ struct LowerOptions {
 };
 
 // The kernel lowered fully, or as scheduled with --raw; the passes --dump-after asks for in `dumps`.
-std::string lowered_text(const compiler::Task& task, const space::Config& cfg, const LowerOptions& o, PassDumps& dumps) {
+std::string lowered_text(const compiler::Task& task, const space::Config& cfg, const LowerOptions& o,
+                         PassDumps& dumps) {
   lower::LowerOptions lowering;
   lowering.stage = o.raw ? lower::LowerStage::Scheduled : lower::LowerStage::Full;
   if (dumps.requested()) {
-    lowering.after_pass = [&dumps](const std::string& pass, const ir::LoweredFunc& f) { dumps.after(pass, [&f] { return ir::to_string(f); }); };
+    lowering.after_pass = [&dumps](const std::string& pass, const ir::LoweredFunc& f) {
+      dumps.after(pass, [&f] { return ir::to_string(f); });
+    };
   }
   return ir::to_string(task.lower(cfg, lowering));
 }
@@ -64,12 +67,15 @@ void add_lower(CLI::App& tunefarm, Commands& commands) {
   add_config_options(*cmd, o->config);
   add_threads_option(*cmd, o->config.threads, "with --config best: the thread count it was tuned with");
   cmd->add_flag("--raw", o->raw, "show the nest as scheduled, before the simplify/partition/unroll/vectorize passes");
-  cmd->add_flag("--asm", o->assembly, "show the machine code the config compiles to instead (the optimised kernel, as the tuner measures it)")
+  cmd->add_flag("--asm", o->assembly,
+                "show the machine code the config compiles to instead (the optimised kernel, as the tuner measures it)")
       ->excludes(cmd->get_option("--raw"));
   add_dump_after_option(*cmd, o->dump_after, lower::lower_pass_names(), "the kernel")
       ->excludes(cmd->get_option("--raw"))
       ->excludes(cmd->get_option("--asm"));
-  cmd->add_flag("--json", o->json, "print JSON ({\"config\", \"lowered\"} or {\"config\", \"assembly\"}; with --dump-after, \"dumps\": [{\"pass\", \"index\", \"text\"}])");
+  cmd->add_flag("--json", o->json,
+                "print JSON ({\"config\", \"lowered\"} or {\"config\", \"assembly\"}; with --dump-after, \"dumps\": "
+                "[{\"pass\", \"index\", \"text\"}])");
   commands.on(cmd, [o] { return lower_command(*o); });
 }
 

@@ -43,7 +43,9 @@ Json inputs_json(const std::vector<graph::OnnxSummary::Tensor>& ts) {
 // "N (extent 0), H (extent 2)": what --input-shape binds.
 std::string symbolic_text(const std::vector<graph::SymbolicExtent>& dims) {
   std::string s;
-  for (const auto& d : dims) s += (s.empty() ? "" : ", ") + (d.name.empty() ? std::string("?") : d.name) + " (extent " + std::to_string(d.index) + ")";
+  for (const auto& d : dims)
+    s += (s.empty() ? "" : ", ") + (d.name.empty() ? std::string("?") : d.name) + " (extent " +
+         std::to_string(d.index) + ")";
   return s;
 }
 
@@ -56,8 +58,14 @@ Json counts_json(const std::map<std::string, int>& counts) {
 Json tasks_json(const std::vector<graph::Task>& tasks) {
   Json out = Json::array();
   for (const auto& t : tasks) {
-    out.push_back({{"op", t.workload.op}, {"shape", t.shape_text}, {"workload", t.workload.str()}, {"count", t.count},
-                   {"flops", t.flops}, {"share", t.share}, {"nodes", t.nodes}, {"group", t.group + 1}});
+    out.push_back({{"op", t.workload.op},
+                   {"shape", t.shape_text},
+                   {"workload", t.workload.str()},
+                   {"count", t.count},
+                   {"flops", t.flops},
+                   {"share", t.share},
+                   {"nodes", t.nodes},
+                   {"group", t.group + 1}});
   }
   return out;
 }
@@ -78,8 +86,10 @@ void print_inputs(const graph::OnnxSummary& s) {
   }
 }
 
-void print_plain(const std::string& file, const graph::OnnxSummary& s, const graph::Graph* planned, const std::vector<graph::Task>& tasks) {
-  std::printf("%s: opset %lld, from %s\n", file.c_str(), static_cast<long long>(s.opset), s.producer.empty() ? "?" : s.producer.c_str());
+void print_plain(const std::string& file, const graph::OnnxSummary& s, const graph::Graph* planned,
+                 const std::vector<graph::Task>& tasks) {
+  std::printf("%s: opset %lld, from %s\n", file.c_str(), static_cast<long long>(s.opset),
+              s.producer.empty() ? "?" : s.producer.c_str());
   print_inputs(s);
   std::printf("outputs:\n");
   for (const auto& t : s.outputs) std::printf("  %-24s %-8s %s\n", t.name.c_str(), t.dtype.c_str(), t.shape.c_str());
@@ -89,12 +99,14 @@ void print_plain(const std::string& file, const graph::OnnxSummary& s, const gra
   if (planned) {
     std::printf("planned nodes (%zu): %s\n", planned->nodes.size(), counts_text(graph::count_ops(*planned)).c_str());
     const double gflop = static_cast<double>(graph::kernel_flops(*planned)) / 1e9;
-    std::printf("tunable tasks (%zu, %.2f GFLOP per run; tasks of one group are alternative kernels of the same nodes):\n", tasks.size(), gflop);
+    std::printf(
+        "tunable tasks (%zu, %.2f GFLOP per run; tasks of one group are alternative kernels of the same nodes):\n",
+        tasks.size(), gflop);
     std::printf("  %-35s %-70s %5s %6s %9s %6s\n", "op", "shape", "group", "count", "GFLOP", "share");
     for (const auto& t : tasks) {
       std::printf("  %-35s %-70s %5s %6lld %9.3f %5.1f%%\n", t.workload.op.c_str(), t.shape_text.c_str(),
-                  t.group < 0 ? "-" : std::to_string(t.group + 1).c_str(), static_cast<long long>(t.count), static_cast<double>(t.flops) / 1e9,
-                  100 * t.share);
+                  t.group < 0 ? "-" : std::to_string(t.group + 1).c_str(), static_cast<long long>(t.count),
+                  static_cast<double>(t.flops) / 1e9, 100 * t.share);
     }
   }
   if (!s.unsupported.empty()) {
@@ -113,8 +125,12 @@ int inspect_command(const InspectOptions& o) {
   const bool importable = summary.unsupported.empty() && summary.binding_error.empty();
   if (importable) {
     graph::GraphPassObserver dump;
-    if (dumps.requested()) dump = [&dumps](const std::string& pass, const graph::Graph& g) { dumps.after(pass, [&g] { return graph::to_text(g); }); };
-    planned = graph::plan_graph(graph::import_onnx_file(o.file, options), graph::plan_options_for(codegen::host_target()), dump);
+    if (dumps.requested())
+      dump = [&dumps](const std::string& pass, const graph::Graph& g) {
+        dumps.after(pass, [&g] { return graph::to_text(g); });
+      };
+    planned = graph::plan_graph(graph::import_onnx_file(o.file, options),
+                                graph::plan_options_for(codegen::host_target()), dump);
     tasks = graph::tunable_tasks(*planned);
   }
   if (o.json) {
@@ -146,17 +162,20 @@ int inspect_command(const InspectOptions& o) {
 }  // namespace
 
 void add_model(CLI::App& tunefarm, Commands& commands) {
-  CLI::App* model = tunefarm.add_subcommand("model", "whole models: inspect, tune and build an ONNX model; run and time a compiled one (.tfm)");
+  CLI::App* model = tunefarm.add_subcommand(
+      "model", "whole models: inspect, tune and build an ONNX model; run and time a compiled one (.tfm)");
   add_model_tune(*model, commands);
   add_model_build(*model, commands);
   add_model_run(*model, commands);
   model->require_subcommand(1);
   auto o = std::make_shared<InspectOptions>();
-  CLI::App* cmd = model->add_subcommand("inspect", "an ONNX model's inputs, outputs, nodes by op, tunable tasks and unsupported nodes");
-  cmd->footer("Shapes are static: each input's symbolic extents are listed and bound by --input-shape NAME=1,3,640,640\n"
-              "(once per input; a symbolic name bound there binds it in every input) and extent 0 by --batch.\n"
-              "Exit 1 when the model has nodes tunefarm cannot import or extents left symbolic (they are listed), 2 when the\n"
-              "file is not a usable model or a given shape does not fit it.");
+  CLI::App* cmd = model->add_subcommand(
+      "inspect", "an ONNX model's inputs, outputs, nodes by op, tunable tasks and unsupported nodes");
+  cmd->footer(
+      "Shapes are static: each input's symbolic extents are listed and bound by --input-shape NAME=1,3,640,640\n"
+      "(once per input; a symbolic name bound there binds it in every input) and extent 0 by --batch.\n"
+      "Exit 1 when the model has nodes tunefarm cannot import or extents left symbolic (they are listed), 2 when the\n"
+      "file is not a usable model or a given shape does not fit it.");
   cmd->add_option("model", o->file, "the .onnx file")->required()->type_name("M.onnx");
   add_input_shape_options(*cmd, o->shapes);
   add_dump_after_option(*cmd, o->dump_after, graph::pipeline_pass_names(), "the graph (instead of the summary)");

@@ -34,8 +34,8 @@ struct BuildArgs {
 };
 
 Json kernel_json(const graph::BuiltKernel& k) {
-  Json j = {{"workload", k.workload}, {"shape", k.shape_text}, {"config", parse_json(k.config)}, {"tuned", k.tuned},
-            {"nodes", k.nodes}, {"compile_ms", k.compile_ms}};
+  Json j = {{"workload", k.workload}, {"shape", k.shape_text}, {"config", parse_json(k.config)},
+            {"tuned", k.tuned},       {"nodes", k.nodes},      {"compile_ms", k.compile_ms}};
   if (!k.note.empty()) j["note"] = k.note;
   return j;
 }
@@ -50,15 +50,16 @@ int build_command(const BuildArgs& args) {
   options.threads = args.threads;
   const std::string target_text = options.target.str();
   const runtime::ColdInputs timing = *timing_of_option(args.timing);
-  const tuner::BestConfigs best(database.get(), target_text, args.key.empty() ? device_key_of(args.threads) : args.key, timing);
+  const tuner::BestConfigs best(database.get(), target_text, args.key.empty() ? device_key_of(args.threads) : args.key,
+                                timing);
   graph::PlanOptions plan = graph::plan_options_for(options.target);
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
   const graph::Graph planned = graph::plan_graph(graph::import_onnx_file(args.onnx_path, import), plan);
   options.config_for = [&](const ops::Workload& w) { return best.config(w); };
   options.on_kernel = [&](size_t i, size_t n, const graph::BuiltKernel& k) {
     if (args.quiet) return;
-    std::fprintf(stderr, "model build: [%zu/%zu] %s %s (%.0f ms)%s%s\n", i + 1, n, k.workload.c_str(), k.tuned ? "tuned" : "default",
-                 k.compile_ms, k.note.empty() ? "" : ": ", k.note.c_str());
+    std::fprintf(stderr, "model build: [%zu/%zu] %s %s (%.0f ms)%s%s\n", i + 1, n, k.workload.c_str(),
+                 k.tuned ? "tuned" : "default", k.compile_ms, k.note.empty() ? "" : ": ", k.note.c_str());
   };
   graph::BuildReport report;
   const runtime::model::ModelFile file = graph::build_model(planned, options, &report);
@@ -72,24 +73,35 @@ int build_command(const BuildArgs& args) {
   for (const auto& k : report.kernels) tuned += k.tuned ? 1 : 0;
   const std::vector<std::string> timed_otherwise = best.other_timings();
   if (!timed_otherwise.empty() && !args.quiet) {
-    std::fprintf(stderr, "model build: %zu workloads have no record timed %s; their best of another timing is used:", timed_otherwise.size(),
-                 args.timing.c_str());
+    std::fprintf(stderr, "model build: %zu workloads have no record timed %s; their best of another timing is used:",
+                 timed_otherwise.size(), args.timing.c_str());
     for (const auto& w : timed_otherwise) std::fprintf(stderr, " %s", w.c_str());
     std::fprintf(stderr, "\n");
   }
   if (args.as_json) {
     Json kernels = Json::array();
     for (const auto& k : report.kernels) kernels.push_back(kernel_json(k));
-    Json out = {{"model", args.onnx_path}, {"output", args.out_path}, {"target", target_text}, {"threads", args.threads},
-                {"batch", import.batch.value_or(1)}, {"input_shapes", bound_inputs_json(planned)}, {"steps", report.steps}, {"aliases", report.aliases}, {"kernels", kernels},
-                {"tuned_kernels", tuned}, {"timing", args.timing}, {"timed_otherwise", timed_otherwise},
-                {"peak_activation_bytes", report.arena_bytes}, {"constant_bytes", report.constant_bytes},
+    Json out = {{"model", args.onnx_path},
+                {"output", args.out_path},
+                {"target", target_text},
+                {"threads", args.threads},
+                {"batch", import.batch.value_or(1)},
+                {"input_shapes", bound_inputs_json(planned)},
+                {"steps", report.steps},
+                {"aliases", report.aliases},
+                {"kernels", kernels},
+                {"tuned_kernels", tuned},
+                {"timing", args.timing},
+                {"timed_otherwise", timed_otherwise},
+                {"peak_activation_bytes", report.arena_bytes},
+                {"constant_bytes", report.constant_bytes},
                 {"seconds", seconds}};
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("%s -> %s: %zu steps, %zu kernels (%zu tuned from the database, the rest default), %zu aliases\n", args.onnx_path.c_str(),
-              args.out_path.c_str(), report.steps, report.kernels.size(), tuned, report.aliases);
+  std::printf("%s -> %s: %zu steps, %zu kernels (%zu tuned from the database, the rest default), %zu aliases\n",
+              args.onnx_path.c_str(), args.out_path.c_str(), report.steps, report.kernels.size(), tuned,
+              report.aliases);
   std::printf("inputs %s\n", bound_inputs_text(planned).c_str());
   std::printf("peak activation memory %.2f MiB, constants %.2f MiB, built in %.1f s\n", report.arena_bytes / 1048576.0,
               report.constant_bytes / 1048576.0, seconds);
@@ -100,25 +112,33 @@ int build_command(const BuildArgs& args) {
 
 void add_model_build(CLI::App& model_cmd, Commands& commands) {
   auto a = std::make_shared<BuildArgs>();
-  CLI::App* cmd = model_cmd.add_subcommand("build", "compile an ONNX model into one file (.tfm) a board runs with the runtime alone");
-  cmd->footer("Every kernel uses the database's best config for its workload on this target and thread count (--db), or\n"
-              "under the boards' --key, the default config elsewhere. Records timed as --timing says count first (cold-weights:\n"
-              "as `model tune` times kernels by default); a workload with none takes its best of any timing. Shapes are static:\n"
-              "symbolic input extents are bound by --input-shape NAME=1,3,640,640 (once per input) and extent 0 by --batch, as\n"
-              "they were for `model tune`.");
+  CLI::App* cmd = model_cmd.add_subcommand(
+      "build", "compile an ONNX model into one file (.tfm) a board runs with the runtime alone");
+  cmd->footer(
+      "Every kernel uses the database's best config for its workload on this target and thread count (--db), or\n"
+      "under the boards' --key, the default config elsewhere. Records timed as --timing says count first "
+      "(cold-weights:\n"
+      "as `model tune` times kernels by default); a workload with none takes its best of any timing. Shapes are "
+      "static:\n"
+      "symbolic input extents are bound by --input-shape NAME=1,3,640,640 (once per input) and extent 0 by --batch, "
+      "as\n"
+      "they were for `model tune`.");
   cmd->add_option("model", a->onnx_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   cmd->add_option("-o,--output", a->out_path, "the compiled model to write")->required()->type_name("M.tfm");
   cmd->add_option("--db", a->db_path, "tuning database whose best configs the kernels use")->type_name("PATH");
   cmd->add_option("--threads", a->threads, "the thread count the configs were tuned for (the database's device key)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--key", a->key, "use the configs measured by the boards of this key (a fleet's db; for boards of another "
-                                   "kind of machine, give --target their target, as `tunefarm devices` shows it)")
+  cmd->add_option("--key", a->key,
+                  "use the configs measured by the boards of this key (a fleet's db; for boards of another "
+                  "kind of machine, give --target their target, as `tunefarm devices` shows it)")
       ->type_name("KEY");
-  add_timing_option(*cmd, a->timing,
-                    "prefer configs timed so (a workload with none takes its best of any timing): cold-weights as a model "
-                    "reads its weights, warm as `tunefarm tune` times by default");
-  cmd->add_option("--target", a->target,
-                  "native (this host, named as a board on it names itself), or \"llvm -mtriple=... -mcpu=... -mattr=...\"")
+  add_timing_option(
+      *cmd, a->timing,
+      "prefer configs timed so (a workload with none takes its best of any timing): cold-weights as a model "
+      "reads its weights, warm as `tunefarm tune` times by default");
+  cmd->add_option(
+         "--target", a->target,
+         "native (this host, named as a board on it names itself), or \"llvm -mtriple=... -mcpu=... -mattr=...\"")
       ->type_name("TARGET");
   add_input_shape_options(*cmd, a->shapes);
   cmd->add_flag("--json", a->as_json, "print JSON");

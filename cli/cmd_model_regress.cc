@@ -1,5 +1,5 @@
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "cli/model_regress.h"
@@ -47,23 +47,27 @@ regress::ModelTimingSettings timing(const ModelRegressArgs& a, int rounds) {
 }  // namespace
 
 void add_model_regress_options(CLI::App& cmd, ModelRegressArgs& a) {
-  cmd.add_option("--model", a.model, "a whole model instead of a suite: the .onnx file, built from --db's best configs, timed on this host")
+  cmd.add_option("--model", a.model,
+                 "a whole model instead of a suite: the .onnx file, built from --db's best configs, timed on this host")
       ->check(CLI::ExistingFile)
       ->type_name("M.onnx");
   add_input_shape_options(cmd, a.shapes);
-  cmd.add_option("--threads", a.threads, "with --model: threads the model runs on (its configs are the db's at this count)")
+  cmd.add_option("--threads", a.threads,
+                 "with --model: threads the model runs on (its configs are the db's at this count)")
       ->check(CLI::Range(1, 1024));
 }
 
-int save_model_baseline(const ModelRegressArgs& a, const std::string& db_path, const std::string& name, bool replace, int rounds,
-                        bool as_json) {
+int save_model_baseline(const ModelRegressArgs& a, const std::string& db_path, const std::string& name, bool replace,
+                        int rounds, bool as_json) {
   auto db_handle = open_or_create_db(db_path);
   db::Database& db = *db_handle;
   if (!replace && db.model_baseline(name)) {
-    throw regress::RunError("model baseline '" + name + "' exists in " + db_path + "; --replace to overwrite it, or choose another name");
+    throw regress::RunError("model baseline '" + name + "' exists in " + db_path +
+                            "; --replace to overwrite it, or choose another name");
   }
   BuiltHere built = build_here(a, db);
-  std::fprintf(stderr, "baseline save: timing %s on this host, %d rounds at %d thread(s)\n", a.model.c_str(), rounds, a.threads);
+  std::fprintf(stderr, "baseline save: timing %s on this host, %d rounds at %d thread(s)\n", a.model.c_str(), rounds,
+               a.threads);
   db::ModelBaseline b;
   b.name = name;
   b.model = model_name(a.model);
@@ -78,13 +82,19 @@ int save_model_baseline(const ModelRegressArgs& a, const std::string& db_path, c
   db.save_model_baseline(b, replace);
   const double ms = median(b.costs) * 1e3;
   if (as_json) {
-    std::printf("%s\n", Json{{"baseline", name}, {"model", b.model}, {"input_shapes", b.input_shapes}, {"median_ms", ms},
-                             {"rounds", rounds}, {"threads", a.threads}, {"tfm_bytes", b.tfm.size()}, {"stored", true}}
+    std::printf("%s\n", Json{{"baseline", name},
+                             {"model", b.model},
+                             {"input_shapes", b.input_shapes},
+                             {"median_ms", ms},
+                             {"rounds", rounds},
+                             {"threads", a.threads},
+                             {"tfm_bytes", b.tfm.size()},
+                             {"stored", true}}
                             .dump(2)
                             .c_str());
   } else {
-    std::printf("model baseline '%s' saved: %s (%s), %.3f ms median over %d rounds, compiler %s, in %s\n", name.c_str(), b.model.c_str(),
-                b.input_shapes.c_str(), ms, rounds, b.compiler_version.c_str(), db_path.c_str());
+    std::printf("model baseline '%s' saved: %s (%s), %.3f ms median over %d rounds, compiler %s, in %s\n", name.c_str(),
+                b.model.c_str(), b.input_shapes.c_str(), ms, rounds, b.compiler_version.c_str(), db_path.c_str());
   }
   return 0;
 }
@@ -94,14 +104,16 @@ regress::RegressReport model_regress(const ModelRegressArgs& a, const std::strin
   auto db_handle = open_existing_db(db_path, DbUse::Read);
   db::Database& db = *db_handle;
   const auto stored = db.model_baseline(baseline);
-  if (!stored) throw regress::RunError("no model baseline named '" + baseline + "' in " + db_path + " (tunefarm baseline list)");
+  if (!stored)
+    throw regress::RunError("no model baseline named '" + baseline + "' in " + db_path + " (tunefarm baseline list)");
   if (stored->model != model_name(a.model)) {
-    throw regress::RunError("model baseline '" + baseline + "' is of " + stored->model + ", not " + model_name(a.model));
+    throw regress::RunError("model baseline '" + baseline + "' is of " + stored->model + ", not " +
+                            model_name(a.model));
   }
   BuiltHere built = build_here(a, db);
   if (built.inputs_text != stored->input_shapes) {
-    throw regress::RunError("model baseline '" + baseline + "' was built for inputs " + stored->input_shapes + ", this run binds " +
-                            built.inputs_text + " (give the same --input-shape / --batch)");
+    throw regress::RunError("model baseline '" + baseline + "' was built for inputs " + stored->input_shapes +
+                            ", this run binds " + built.inputs_text + " (give the same --input-shape / --batch)");
   }
   regress::RegressReport report;
   report.baseline = baseline;
@@ -111,9 +123,10 @@ regress::RegressReport model_regress(const ModelRegressArgs& a, const std::strin
   report.timing_isolation = "the host-wide timing lock; baseline and current models in turn each round";
   report.rounds = rounds;
   const auto start = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "regress: %s against model baseline '%s', %d interleaved rounds at %d thread(s)\n", a.model.c_str(), baseline.c_str(),
-               rounds, a.threads);
-  report.workloads.push_back(regress::compare_models(*stored, built.file, built.flops, threshold.value_or(0.05), timing(a, rounds)));
+  std::fprintf(stderr, "regress: %s against model baseline '%s', %d interleaved rounds at %d thread(s)\n",
+               a.model.c_str(), baseline.c_str(), rounds, a.threads);
+  report.workloads.push_back(
+      regress::compare_models(*stored, built.file, built.flops, threshold.value_or(0.05), timing(a, rounds)));
   report.device = report.workloads.back().device;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
@@ -123,8 +136,13 @@ Json model_baselines_json(const std::string& db_path) {
   auto db_handle = open_existing_db(db_path, DbUse::Read);
   Json list = Json::array();
   for (const auto& b : db_handle->model_baselines()) {
-    list.push_back(Json{{"name", b.name}, {"model", b.model}, {"input_shapes", b.input_shapes}, {"device_key", b.device_key},
-                        {"compiler_version", b.compiler_version}, {"median_ms", median(b.costs) * 1e3}, {"created_ms", b.created_ms}});
+    list.push_back(Json{{"name", b.name},
+                        {"model", b.model},
+                        {"input_shapes", b.input_shapes},
+                        {"device_key", b.device_key},
+                        {"compiler_version", b.compiler_version},
+                        {"median_ms", median(b.costs) * 1e3},
+                        {"created_ms", b.created_ms}});
   }
   return list;
 }

@@ -89,7 +89,8 @@ model::HostTensors read_inputs(const model::Executor& exec, const std::vector<st
     inputs[name] = std::move(array);
   }
   for (const auto& in : exec.inputs()) {
-    if (!inputs.count(in.name)) throw UsageError("input '" + in.name + "' is not given (--input " + in.name + "=file.npy)");
+    if (!inputs.count(in.name))
+      throw UsageError("input '" + in.name + "' is not given (--input " + in.name + "=file.npy)");
   }
   return inputs;
 }
@@ -107,7 +108,9 @@ int run_command(const RunArgs& args) {
       return 0;
     });
     written.push_back(Json{{"name", out.name}, {"shape", out.shape}, {"dtype", dtype_name(out.dtype)}, {"file", path}});
-    if (!args.as_json) std::printf("%s [%s] %s -> %s\n", out.name.c_str(), shape_text(out.shape).c_str(), dtype_name(out.dtype), path.c_str());
+    if (!args.as_json)
+      std::printf("%s [%s] %s -> %s\n", out.name.c_str(), shape_text(out.shape).c_str(), dtype_name(out.dtype),
+                  path.c_str());
   }
   if (args.as_json) std::printf("%s\n", Json{{"model", args.model_path}, {"outputs", written}}.dump(2).c_str());
   return 0;
@@ -116,7 +119,7 @@ int run_command(const RunArgs& args) {
 struct BenchArgs {
   std::string model_path;
   int threads = 1;
-  int runs = 0;            // 0: as many as fit in min_seconds, at least 10
+  int runs = 0;  // 0: as many as fit in min_seconds, at least 10
   double min_seconds = 1.0;
   std::string lock_file = runtime::MeasureOptions{}.timing_lock;
   bool as_json = false;
@@ -160,7 +163,8 @@ int bench_command(const BenchArgs& args) {
   std::printf("%s: %d thread(s), %zu runs: min %.3f ms, median %.3f ms, peak activation memory %.2f MiB\n",
               args.model_path.c_str(), args.threads, totals.size(), min_ms, median_ms, exec->arena_bytes() / 1048576.0);
   std::vector<std::string> by_time = node_order;
-  std::stable_sort(by_time.begin(), by_time.end(), [&](const auto& a, const auto& b) { return node_ms[a] > node_ms[b]; });
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [&](const auto& a, const auto& b) { return node_ms[a] > node_ms[b]; });
   std::printf("\n  %-40s %10s %7s\n", "node", "median ms", "share");
   double sum = 0;
   for (const auto& n : by_time) sum += node_ms[n];
@@ -174,7 +178,8 @@ int bench_command(const BenchArgs& args) {
 
 void add_model_run(CLI::App& model_cmd, Commands& commands) {
   auto run = std::make_shared<RunArgs>();
-  CLI::App* cmd = model_cmd.add_subcommand("run", "run a compiled model (.tfm) on .npy inputs; each output is written as OUTDIR/NAME.npy");
+  CLI::App* cmd = model_cmd.add_subcommand(
+      "run", "run a compiled model (.tfm) on .npy inputs; each output is written as OUTDIR/NAME.npy");
   cmd->add_option("model", run->model_path, "the compiled model (.tfm)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--input", run->inputs, "NAME=file.npy, once per model input")->take_all();
   cmd->add_option("-o,--out-dir", run->out_dir, "folder for the outputs")->required();
@@ -183,11 +188,14 @@ void add_model_run(CLI::App& model_cmd, Commands& commands) {
   commands.on(cmd, [run] { return run_command(*run); });
 
   auto bench = std::make_shared<BenchArgs>();
-  CLI::App* b = model_cmd.add_subcommand("bench", "time a compiled model: latency (min, median), per-node breakdown, peak activation memory");
+  CLI::App* b = model_cmd.add_subcommand(
+      "bench", "time a compiled model: latency (min, median), per-node breakdown, peak activation memory");
   b->add_option("model", bench->model_path, "the compiled model (.tfm)")->required()->check(CLI::ExistingFile);
   b->add_option("--threads", bench->threads, "threads the kernels' parallel loops use")->check(CLI::Range(1, 1024));
-  b->add_option("--runs", bench->runs, "runs to time (0: as many as fit in --min-seconds, at least 10)")->check(CLI::Range(0, 1000000));
-  b->add_option("--min-seconds", bench->min_seconds, "time spent running when --runs is 0")->check(CLI::Range(0.0, 3600.0));
+  b->add_option("--runs", bench->runs, "runs to time (0: as many as fit in --min-seconds, at least 10)")
+      ->check(CLI::Range(0, 1000000));
+  b->add_option("--min-seconds", bench->min_seconds, "time spent running when --runs is 0")
+      ->check(CLI::Range(0.0, 3600.0));
   b->add_option("--lock-file", bench->lock_file, "the host-wide timing lock boards and tuning jobs share");
   b->add_flag("--json", bench->as_json, "print JSON (latency_ms is the minimum)");
   commands.on(b, [bench] { return bench_command(*bench); });

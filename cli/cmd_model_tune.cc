@@ -90,7 +90,8 @@ std::optional<int64_t> unfinished_job(db::Database& db, const Json& spec) {
 Json progress_json(const tuner::TasksProgress& p, const std::vector<graph::Task>& tasks) {
   Json per_task = Json::array();
   for (size_t i = 0; i < p.tasks.size(); ++i) {
-    per_task.push_back({{"workload", tasks[i].workload.str()}, {"trials", p.tasks[i].trials}, {"best_ms", ms(p.tasks[i].best_s())}});
+    per_task.push_back(
+        {{"workload", tasks[i].workload.str()}, {"trials", p.tasks[i].trials}, {"best_ms", ms(p.tasks[i].best_s())}});
   }
   return {{"trials", p.trials}, {"budget", p.budget}, {"estimated_ms", ms(p.estimated_s)}, {"tasks", per_task}};
 }
@@ -101,13 +102,15 @@ void print_progress(const tuner::TasksProgress& p, const std::vector<graph::Task
   std::string untuned = p.missing ? " (" + std::to_string(p.missing) + " tasks not yet measured)" : "";
   if (p.replayed) {
     std::fprintf(stderr, "model tune: resumed with %lld of %lld trials measured before; estimated %.3g ms%s\n",
-                 static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s) + other_ms, untuned.c_str());
+                 static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s) + other_ms,
+                 untuned.c_str());
     return;
   }
   std::fprintf(stderr, "%s[%5lld/%lld] estimated %.3g ms%s  task %zu %s x%lld: %lld trials, best %.3f ms  %5.0f s%s",
-               tty ? "\r\033[K" : "", static_cast<long long>(p.trials), static_cast<long long>(p.budget), ms(p.estimated_s) + other_ms,
-               untuned.c_str(), p.task + 1, t.workload.op.c_str(), static_cast<long long>(t.count),
-               static_cast<long long>(tp.trials), ms(tp.best_s()), p.elapsed_s, tty ? "" : "\n");
+               tty ? "\r\033[K" : "", static_cast<long long>(p.trials), static_cast<long long>(p.budget),
+               ms(p.estimated_s) + other_ms, untuned.c_str(), p.task + 1, t.workload.op.c_str(),
+               static_cast<long long>(t.count), static_cast<long long>(tp.trials), ms(tp.best_s()), p.elapsed_s,
+               tty ? "" : "\n");
   std::fflush(stderr);
 }
 
@@ -127,12 +130,15 @@ ModelTuneResult::TaskRow task_row(const graph::Task& t, int64_t trials) {
 ModelTasks model_tasks(const ModelTuneArgs& a) {
   graph::Graph imported = graph::import_onnx_file(a.model_path, import_options(a.shapes));
   const graph::Graph planned = graph::plan_graph(imported, graph::plan_options_for(codegen::parse_target(a.target)));
-  ModelTasks m{std::move(imported), graph::tunable_tasks(planned, a.layouts == "graph"), bound_inputs_json(planned), bound_inputs_text(planned)};
+  ModelTasks m{std::move(imported), graph::tunable_tasks(planned, a.layouts == "graph"), bound_inputs_json(planned),
+               bound_inputs_text(planned)};
   // A board times kernels a job calls: the conversions (count 0) are left to their estimate there.
   if (!a.key.empty()) {
-    m.tasks.erase(std::remove_if(m.tasks.begin(), m.tasks.end(), [](const graph::Task& t) { return t.count == 0; }), m.tasks.end());
+    m.tasks.erase(std::remove_if(m.tasks.begin(), m.tasks.end(), [](const graph::Task& t) { return t.count == 0; }),
+                  m.tasks.end());
   }
-  if (m.tasks.empty()) throw UsageError(a.model_path + ": the model has no tunable kernels (no convolution or matrix product)");
+  if (m.tasks.empty())
+    throw UsageError(a.model_path + ": the model has no tunable kernels (no convolution or matrix product)");
   return m;
 }
 
@@ -140,15 +146,34 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
   if (as_json) {
     Json list = Json::array();
     for (const auto& t : r.tasks) {
-      list.push_back({{"op", t.op}, {"shape", t.shape_text}, {"workload", t.workload}, {"calls", t.calls}, {"group", t.group}, {"trials", t.trials},
-                      {"best_ms", t.best_ms}, {"best_gflops", t.best_gflops}, {"best_config", t.best_config}});
+      list.push_back({{"op", t.op},
+                      {"shape", t.shape_text},
+                      {"workload", t.workload},
+                      {"calls", t.calls},
+                      {"group", t.group},
+                      {"trials", t.trials},
+                      {"best_ms", t.best_ms},
+                      {"best_gflops", t.best_gflops},
+                      {"best_config", t.best_config}});
     }
     Json curve = Json::array();
     for (const auto& [trials, est_ms] : r.curve) curve.push_back({trials, est_ms});
-    Json out = {{"model", r.model},   {"input_shapes", r.input_shapes}, {"job_id", r.job_id},   {"where", r.where},     {"target", r.target},
-                {"scheduler", r.scheduler}, {"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms},
-                {"other_nodes_ms", r.other_nodes_ms}, {"measured_ms", r.measured_ms},
-                {"seconds", r.seconds}, {"state", r.state}, {"time_limit_reached", r.out_of_time},     {"tasks", list},        {"curve", curve}};
+    Json out = {{"model", r.model},
+                {"input_shapes", r.input_shapes},
+                {"job_id", r.job_id},
+                {"where", r.where},
+                {"target", r.target},
+                {"scheduler", r.scheduler},
+                {"trials", r.trials},
+                {"budget", r.budget},
+                {"estimated_ms", r.estimated_ms},
+                {"other_nodes_ms", r.other_nodes_ms},
+                {"measured_ms", r.measured_ms},
+                {"seconds", r.seconds},
+                {"state", r.state},
+                {"time_limit_reached", r.out_of_time},
+                {"tasks", list},
+                {"curve", curve}};
     if (!r.time_spent.empty()) {
       Json spent = Json::object();
       for (const auto& [phase, seconds] : r.time_spent) spent[phase] = seconds;
@@ -157,19 +182,23 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
-  std::printf("%s: job %lld %s, %lld of %lld trials (%s scheduler) on %s in %.0f s%s\n", r.model.c_str(), static_cast<long long>(r.job_id),
-              r.state.c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.budget), r.scheduler.c_str(), r.where.c_str(),
-              r.seconds, r.out_of_time ? " (time limit reached)" : "");
+  std::printf("%s: job %lld %s, %lld of %lld trials (%s scheduler) on %s in %.0f s%s\n", r.model.c_str(),
+              static_cast<long long>(r.job_id), r.state.c_str(), static_cast<long long>(r.trials),
+              static_cast<long long>(r.budget), r.scheduler.c_str(), r.where.c_str(), r.seconds,
+              r.out_of_time ? " (time limit reached)" : "");
   std::printf("inputs %s\n", r.inputs_text.c_str());
   if (!r.time_spent.empty()) {
     std::string line;
-    for (const auto& [phase, seconds] : r.time_spent) line += (line.empty() ? "" : ", ") + phase + " " + format_seconds(seconds);
+    for (const auto& [phase, seconds] : r.time_spent)
+      line += (line.empty() ? "" : ", ") + phase + " " + format_seconds(seconds);
     std::printf("time: %s\n", line.c_str());
   }
   if (r.measured_ms > 0) {
-    std::printf("latency: estimated %.3g ms per run (tuned kernels %.3g + other nodes %.3g, measured once), measured %.3g ms (%+.1f%%)\n",
-                r.estimated_ms, r.estimated_ms - r.other_nodes_ms, r.other_nodes_ms, r.measured_ms,
-                100 * (r.estimated_ms - r.measured_ms) / r.measured_ms);
+    std::printf(
+        "latency: estimated %.3g ms per run (tuned kernels %.3g + other nodes %.3g, measured once), measured %.3g ms "
+        "(%+.1f%%)\n",
+        r.estimated_ms, r.estimated_ms - r.other_nodes_ms, r.other_nodes_ms, r.measured_ms,
+        100 * (r.estimated_ms - r.measured_ms) / r.measured_ms);
   } else {
     std::printf("estimated latency of the tuned kernels: %.3g ms per run\n", r.estimated_ms);
   }
@@ -203,7 +232,8 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   o.each.measure.repeat = a.measure.repeat;
   o.each.measure.timeout_s = a.measure.timeout_s;
   runtime::parse_cold_inputs(a.measure.cold_inputs, &o.each.measure.cold_inputs);
-  if (std::string bad = runtime::measure_options_error(o.each.measure); !bad.empty()) throw UsageError("measure options: " + bad);
+  if (std::string bad = runtime::measure_options_error(o.each.measure); !bad.empty())
+    throw UsageError("measure options: " + bad);
 
   auto db_handle = open_or_create_db(a.db_path);
   db::Database& database = *db_handle;
@@ -221,16 +251,21 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   const std::string device_key = device_key_of(a.threads);
   // What no trial changes: the nodes outside the tuned kernels, timed once in a default build.
   const auto default_start = std::chrono::steady_clock::now();
-  const graph::MeasuredModel defaults = graph::measure_model_here(m.imported, target, a.threads, nullptr, device_key, o.each.measure.timing_lock);
+  const graph::MeasuredModel defaults =
+      graph::measure_model_here(m.imported, target, a.threads, nullptr, device_key, o.each.measure.timing_lock);
   r.other_nodes_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
   const double default_s = seconds_since(default_start);
   if (!a.quiet) {
-    std::fprintf(stderr, "model tune: default build %.3g ms per run: kernels %.3g, other nodes %.3g, layout transforms %.3g\n",
+    std::fprintf(stderr,
+                 "model tune: default build %.3g ms per run: kernels %.3g, other nodes %.3g, layout transforms %.3g\n",
                  defaults.median_ms, defaults.parts.tuned_ms, defaults.parts.untuned_ms, defaults.parts.layout_ms);
   }
-  std::fprintf(stderr, "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s, %s inputs timed cold; recorded in %s\n",
-               static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials), a.scheduler.c_str(), a.threads,
-               a.threads == 1 ? "" : "s", a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(), a.db_path.c_str());
+  std::fprintf(stderr,
+               "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s, %s inputs "
+               "timed cold; recorded in %s\n",
+               static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials),
+               a.scheduler.c_str(), a.threads, a.threads == 1 ? "" : "s",
+               a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(), a.db_path.c_str());
   auto progress = [&](const tuner::TasksProgress& p) {
     if (!a.quiet) print_progress(p, tasks, r.other_nodes_ms, tty);
     database.update_job(r.job_id, "running", progress_json(p, tasks));
@@ -265,8 +300,8 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   r.state = done.stopped ? "cancelled" : any_ok ? "done" : "failed";
   const auto final_start = std::chrono::steady_clock::now();
   if (r.state == "done") {
-    r.measured_ms = graph::measure_model_here(m.imported, target, a.threads, &database, device_key, o.each.measure.timing_lock,
-                                       o.each.measure.cold_inputs)
+    r.measured_ms = graph::measure_model_here(m.imported, target, a.threads, &database, device_key,
+                                              o.each.measure.timing_lock, o.each.measure.cold_inputs)
                         .median_ms;
   }
   r.time_spent = time_spent(default_s, done, seconds_since(final_start));
@@ -293,11 +328,12 @@ int model_tune_command(const ModelTuneArgs& a) {
     // The build must bind the inputs as the tuning did, or its kernels are other workloads.
     const std::string shapes = shape_flags(a.shapes);
     if (a.key.empty()) {
-      std::printf("next: tunefarm model build %s%s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(), shapes.c_str(),
-                  a.db_path.c_str(), a.threads);
+      std::printf("next: tunefarm model build %s%s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(),
+                  shapes.c_str(), a.db_path.c_str(), a.threads);
     } else {
-      std::printf("next: tunefarm model build %s%s --db TRACKER_DB --key %s --target '%s' -o MODEL.tfm\n", a.model_path.c_str(),
-                  shapes.c_str(), a.key.c_str(), r.target.empty() ? "<the boards' target: tunefarm devices>" : r.target.c_str());
+      std::printf("next: tunefarm model build %s%s --db TRACKER_DB --key %s --target '%s' -o MODEL.tfm\n",
+                  a.model_path.c_str(), shapes.c_str(), a.key.c_str(),
+                  r.target.empty() ? "<the boards' target: tunefarm devices>" : r.target.c_str());
     }
   }
   return r.state == "done" ? 0 : 1;
@@ -307,26 +343,35 @@ int model_tune_command(const ModelTuneArgs& a) {
 
 void add_model_tune(CLI::App& model_cmd, Commands& commands) {
   auto a = std::make_shared<ModelTuneArgs>();
-  CLI::App* cmd = model_cmd.add_subcommand("tune", "tune every distinct kernel of an ONNX model as one job with one trial budget");
-  cmd->footer("--trials is the budget of the whole model. The gradient scheduler gives each batch of trials to the kernel whose\n"
-              "tuning is expected to cut the model's latency most (calls x time, after a round that tries every kernel once);\n"
-              "--scheduler even splits the budget evenly. On this host by default (--threads, --db); with --key the job runs on\n"
-              "the tracker's boards of that key and shows in `tunefarm status` (cancel it there). Run the same command again\n"
-              "after a kill to resume an unfinished local job. Then: tunefarm model build M.onnx --db F --threads T -o M.tfm, with the\n"
-              "same --input-shape and --batch: the input shapes are part of the job, and a model tuned at one shape is another\n"
-              "job (and other kernels) than at another.");
+  CLI::App* cmd =
+      model_cmd.add_subcommand("tune", "tune every distinct kernel of an ONNX model as one job with one trial budget");
+  cmd->footer(
+      "--trials is the budget of the whole model. The gradient scheduler gives each batch of trials to the kernel "
+      "whose\n"
+      "tuning is expected to cut the model's latency most (calls x time, after a round that tries every kernel once);\n"
+      "--scheduler even splits the budget evenly. On this host by default (--threads, --db); with --key the job runs "
+      "on\n"
+      "the tracker's boards of that key and shows in `tunefarm status` (cancel it there). Run the same command again\n"
+      "after a kill to resume an unfinished local job. Then: tunefarm model build M.onnx --db F --threads T -o M.tfm, "
+      "with the\n"
+      "same --input-shape and --batch: the input shapes are part of the job, and a model tuned at one shape is "
+      "another\n"
+      "job (and other kernels) than at another.");
   cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   add_measure_options(*cmd, a->measure, kTuning | kCold);
   cmd->get_option("--trials")->description("candidates to measure across all the model's kernels");
-  cmd->add_option("--time-limit", a->time_limit_s,
-                  "seconds of tuning after which no batch starts (the best configs are still confirmed and the model timed); "
-                  "0: none")
+  cmd->add_option(
+         "--time-limit", a->time_limit_s,
+         "seconds of tuning after which no batch starts (the best configs are still confirmed and the model timed); "
+         "0: none")
       ->type_name("S")
       ->check(CLI::Range(0.0, 7.0 * 24 * 3600));
-  cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")->check(CLI::IsMember({"gradient", "even"}));
-  cmd->add_option("--layouts", a->layouts,
-                  "graph: tune each conv's channel blocks (8, 16, 32) as alternatives and measure the conversions, so the build "
-                  "chooses the blocks for the whole graph; per-conv: blocks of 16, each conv alone")
+  cmd->add_option("--scheduler", a->scheduler, "where trials go: gradient or even")
+      ->check(CLI::IsMember({"gradient", "even"}));
+  cmd->add_option(
+         "--layouts", a->layouts,
+         "graph: tune each conv's channel blocks (8, 16, 32) as alternatives and measure the conversions, so the build "
+         "chooses the blocks for the whole graph; per-conv: blocks of 16, each conv alone")
       ->check(CLI::IsMember({"graph", "per-conv"}));
   add_input_shape_options(*cmd, a->shapes);
   add_threads_option(*cmd, a->threads, "threads of the kernels under measurement (this host; a board uses its own)");
@@ -336,7 +381,8 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("--db", a->db_path, "tuning database (created when missing; this host)")->type_name("PATH");
   add_tracker_options(*cmd, a->tracker);
   cmd->add_option("--key", a->key, "tune on the tracker's boards of this key instead of this host")->type_name("KEY");
-  cmd->add_option("--priority", a->priority, "the job's share of the key's boards against other jobs (fleet)")->check(CLI::Range(1, 100));
+  cmd->add_option("--priority", a->priority, "the job's share of the key's boards against other jobs (fleet)")
+      ->check(CLI::Range(1, 100));
   cmd->add_flag("--json", a->as_json, "print the result as JSON (progress stays on stderr)");
   cmd->add_flag("-q,--quiet", a->quiet, "no progress lines");
   commands.on(cmd, [a] { return model_tune_command(*a); });

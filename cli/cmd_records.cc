@@ -69,11 +69,12 @@ int best_command(const BestOptions& b) {
   auto db_handle = open_existing_db(o.db, DbUse::Read);
   db::Database& database = *db_handle;
   const auto timing = timing_of_option(o.timing);
-  auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads), timing);
+  auto best = database.best(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads),
+                            timing);
   if (!best) {
-    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s%s in %s\n", task->workload().str().c_str(),
-                 task->target().str().c_str(), timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "",
-                 o.db.c_str());
+    std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s%s in %s\n",
+                 task->workload().str().c_str(), task->target().str().c_str(),
+                 timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "", o.db.c_str());
     return 1;
   }
   if (o.json) {
@@ -95,7 +96,8 @@ int history_command(const ReadOptions& o) {
   // A running best per timing: a warm record's speed is no bar for a cold one's.
   std::map<runtime::ColdInputs, double> best_by_timing;
   const auto timing = timing_of_option(o.timing);
-  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(), device_key_of(o.threads), timing)) {
+  for (const auto& m : database.history(task->workload().op, task->workload().shape, task->target().str(),
+                                        device_key_of(o.threads), timing)) {
     ++n;
     const double g = m.outcome == db::Outcome::Ok ? gflops_of(m, *task) : 0;
     double& best = best_by_timing[m.timing];
@@ -103,8 +105,8 @@ int history_command(const ReadOptions& o) {
     if (o.json) {
       std::printf("%s\n", m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
     } else {
-      std::printf("%5lld  %-13s %-12s %8.1f GFLOPS  best %8.1f  %s\n", static_cast<long long>(n), db::outcome_name(m.outcome),
-                  runtime::timing_name(m.timing), g, best, m.config.dump().c_str());
+      std::printf("%5lld  %-13s %-12s %8.1f GFLOPS  best %8.1f  %s\n", static_cast<long long>(n),
+                  db::outcome_name(m.outcome), runtime::timing_name(m.timing), g, best, m.config.dump().c_str());
     }
   }
   note_skipped("tunefarm history", database);
@@ -205,7 +207,8 @@ int plot_command(const PlotOptions& o) {
     if (spec.value("shape", Json()) != Json(task->workload().shape)) continue;
     ChartSeries line;
     const Json tuner = spec.value("tuner", Json());
-    line.label = (tuner.is_string() ? tuner.get<std::string>() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
+    line.label =
+        (tuner.is_string() ? tuner.get<std::string>() : std::string("job")) + " (job " + std::to_string(job.id) + ")";
     double best = 0;
     for (const auto& m : database.job_measurements(job.id)) {
       // GFLOPS of another target or thread count are another curve's, not this one's.
@@ -216,8 +219,8 @@ int plot_command(const PlotOptions& o) {
     if (!line.y.empty()) series.push_back(std::move(line));
   }
   if (series.empty()) {
-    std::fprintf(stderr, "tunefarm plot: no tuning runs of %s on %s at %d thread(s) in %s\n", task->workload().str().c_str(),
-                 target.c_str(), o.threads, o.db.c_str());
+    std::fprintf(stderr, "tunefarm plot: no tuning runs of %s on %s at %d thread(s) in %s\n",
+                 task->workload().str().c_str(), target.c_str(), o.threads, o.db.c_str());
     return 1;
   }
   std::ofstream out(o.output);
@@ -233,10 +236,12 @@ int plot_command(const PlotOptions& o) {
 void add_records(CLI::App& tunefarm, Commands& commands) {
   {
     auto o = std::make_shared<BestOptions>();
-    CLI::App* cmd = tunefarm.add_subcommand("best", "the best measured config of a workload on a target, from the database");
+    CLI::App* cmd =
+        tunefarm.add_subcommand("best", "the best measured config of a workload on a target, from the database");
     add_read_options(*cmd, o->read, "print JSON",
                      "only records timed so (default: any; a warm and a cold timing of one config differ)");
-    o->key_option = cmd->add_option("--key", o->key, "ask the tracker for the best on the boards of this key instead")->type_name("KEY");
+    o->key_option = cmd->add_option("--key", o->key, "ask the tracker for the best on the boards of this key instead")
+                        ->type_name("KEY");
     add_tracker_options(*cmd, o->tracker);
     commands.on(cmd, [o] { return best_command(*o); });
   }
@@ -249,21 +254,26 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
   {
     auto o = std::make_shared<FileOptions>();
     o->file = "-";
-    CLI::App* cmd = tunefarm.add_subcommand("export", "write every tuning record of a database as JSON lines (one measurement per line)");
+    CLI::App* cmd = tunefarm.add_subcommand(
+        "export", "write every tuning record of a database as JSON lines (one measurement per line)");
     cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
     cmd->add_option("-o,--output", o->file, "output file; - for stdout")->type_name("FILE");
     commands.on(cmd, [o] { return export_command(*o); });
   }
   {
     auto o = std::make_shared<FileOptions>();
-    CLI::App* cmd = tunefarm.add_subcommand("import", "read tuning records (JSON lines, as export writes them) into a database");
-    cmd->footer("Records already there are skipped. Each record is checked like a measurement: the op exists, the shape is\n"
-                "valid for it, the target parses, every knob exists with one of its choices, a successful record's costs\n"
-                "are finite, positive and at least 1 ns per run. Unreadable or refused lines are counted, the first few\n"
-                "reported with their line numbers, and skipped, never half-imported; the valid ones are imported.\n"
-                "Exit status: 0 when every line was imported or already present, 1 when any line was unreadable or\n"
-                "refused, 2 for bad usage.");
-    cmd->add_option("file", o->file, "the JSON lines to read (as tunefarm export writes them)")->required()->type_name("FILE");
+    CLI::App* cmd =
+        tunefarm.add_subcommand("import", "read tuning records (JSON lines, as export writes them) into a database");
+    cmd->footer(
+        "Records already there are skipped. Each record is checked like a measurement: the op exists, the shape is\n"
+        "valid for it, the target parses, every knob exists with one of its choices, a successful record's costs\n"
+        "are finite, positive and at least 1 ns per run. Unreadable or refused lines are counted, the first few\n"
+        "reported with their line numbers, and skipped, never half-imported; the valid ones are imported.\n"
+        "Exit status: 0 when every line was imported or already present, 1 when any line was unreadable or\n"
+        "refused, 2 for bad usage.");
+    cmd->add_option("file", o->file, "the JSON lines to read (as tunefarm export writes them)")
+        ->required()
+        ->type_name("FILE");
     cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
     cmd->add_flag("--json", o->json, "print counts as JSON");
     commands.on(cmd, [o] { return import_command(*o); });

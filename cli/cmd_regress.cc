@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/open_db.h"
 #include "cli/fleet_comparer.h"
 #include "cli/model_regress.h"
+#include "cli/open_db.h"
 #include "cli/tracker_client.h"
 #include "compiler/compiler.h"
 #include "db/database.h"
@@ -35,21 +35,31 @@ struct RunOptions {
 };
 
 void add_run_options(CLI::App& a, RunOptions& o) {
-  a.add_option("--suite", o.suite, "the suite: workloads, thresholds, where (docs/ci.md; sample bench/suites/ci.json); or --model")
+  a.add_option("--suite", o.suite,
+               "the suite: workloads, thresholds, where (docs/ci.md; sample bench/suites/ci.json); or --model")
       ->type_name("FILE");
   add_model_regress_options(a, o.model);
   a.add_option("--db", o.db, "tuning database (best configs and baselines)")->type_name("PATH");
   a.add_flag("--local", o.local, "measure in a worker process on this host");
-  o.key_option = a.add_option("--key", o.key, "measure on a board of this device key, via --tracker (default: the suite's \"key\")")->type_name("KEY");
-  o.target_option = a.add_option("--target", o.target, "with --local: the target to build for (default: the suite's, else this host)")
-                        ->type_name("TARGET");
-  o.rounds_option = a.add_option("--rounds", o.rounds, "interleaved rounds (regress) or timings (baseline save) per workload "
-                                                       "(default: the suite's, else 15; 6 is the least a 95% interval needs)")
+  o.key_option = a.add_option("--key", o.key,
+                              "measure on a board of this device key, via --tracker (default: the suite's \"key\")")
+                     ->type_name("KEY");
+  o.target_option =
+      a.add_option("--target", o.target, "with --local: the target to build for (default: the suite's, else this host)")
+          ->type_name("TARGET");
+  o.rounds_option = a.add_option("--rounds", o.rounds,
+                                 "interleaved rounds (regress) or timings (baseline save) per workload "
+                                 "(default: the suite's, else 15; 6 is the least a 95% interval needs)")
                         ->type_name("N")
                         ->check(CLI::Range(6, 1000));
-  a.add_option("--min-ms", o.min_ms, "each timing repeats the kernel until it lasts this long")->type_name("MS")->check(CLI::Range(1.0, 10000.0));
-  a.add_option("--timeout", o.timeout_s, "hard limit per timing, seconds")->type_name("S")->check(CLI::Range(1.0, 3600.0));
-  a.add_option("--tune-missing", o.tune_missing, "tune a workload with no tuned config for N xgb trials first (0: only report it)")
+  a.add_option("--min-ms", o.min_ms, "each timing repeats the kernel until it lasts this long")
+      ->type_name("MS")
+      ->check(CLI::Range(1.0, 10000.0));
+  a.add_option("--timeout", o.timeout_s, "hard limit per timing, seconds")
+      ->type_name("S")
+      ->check(CLI::Range(1.0, 3600.0));
+  a.add_option("--tune-missing", o.tune_missing,
+               "tune a workload with no tuned config for N xgb trials first (0: only report it)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
   add_tracker_options(a, o.tracker);
@@ -69,7 +79,8 @@ Where where_from(const RunOptions& o, const regress::Suite& suite) {
   const std::string key = key_given ? o.key : suite.key;
   if (local && key_given) throw UsageError("--local and --key: choose one (a host worker, or the boards of a key)");
   if (local || (key.empty() && !o.tracker.address_option->count())) {
-    if (!local) throw UsageError("say where to measure: --local, or --tracker HOST:PORT --key KEY (or \"key\" in the suite)");
+    if (!local)
+      throw UsageError("say where to measure: --local, or --tracker HOST:PORT --key KEY (or \"key\" in the suite)");
     const std::string target = o.target_option->count() ? o.target : suite.target.empty() ? "llvm" : suite.target;
     w.comparer = std::make_unique<regress::LocalComparer>(codegen::parse_target(target).str(), suite.threads);
     return w;
@@ -116,7 +127,8 @@ regress::BestConfigFn best_config(db::Database& db, Where& where, int64_t tune_m
   return [&db, &where, tune_missing](const regress::SuiteWorkload& sw) -> std::optional<Json> {
     const auto& w = sw.workload;
     auto from_db = [&]() -> std::optional<Json> {
-      const tuner::BestConfigs best(&db, where.comparer->target(), where.comparer->device_key(), runtime::ColdInputs::Off);
+      const tuner::BestConfigs best(&db, where.comparer->target(), where.comparer->device_key(),
+                                    runtime::ColdInputs::Off);
       if (auto config = best.config(w)) return parse_json(*config);
       if (where.fleet) return where.fleet->best(w);
       return std::nullopt;
@@ -197,8 +209,8 @@ int baseline_save(const SaveOptions& so) {
   auto db_handle = open_or_create_db(o.db);
   db::Database& db = *db_handle;
   say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
-  auto saved = regress::save_baseline(name, suite, *where.comparer, best_config(db, where, o.tune_missing), db, so.replace,
-                                      settings, say);
+  auto saved = regress::save_baseline(name, suite, *where.comparer, best_config(db, where, o.tune_missing), db,
+                                      so.replace, settings, say);
   int stored = 0, failed = 0;
   for (const auto& s : saved) {
     stored += s.status == "saved";
@@ -228,13 +240,14 @@ int baseline_save(const SaveOptions& so) {
                   s.status == "saved" ? s.config.dump().c_str() : s.error.c_str());
     }
     if (ok) {
-      std::printf("baseline '%s' saved: %d workload(s), compiler %s, in %s\n", name.c_str(), stored, compiler::version().c_str(),
-                  o.db.c_str());
+      std::printf("baseline '%s' saved: %d workload(s), compiler %s, in %s\n", name.c_str(), stored,
+                  compiler::version().c_str(), o.db.c_str());
     }
   }
   if (!ok) {
     std::fprintf(stderr, "tunefarm baseline save: nothing stored: %s\n",
-                 failed ? "a workload failed (see above)" : "no workload of the suite has a tuned config (tune them, or --tune-missing N)");
+                 failed ? "a workload failed (see above)"
+                        : "no workload of the suite has a tuned config (tune them, or --tune-missing N)");
     return 2;
   }
   return 0;
@@ -282,16 +295,19 @@ int baseline_list(const BaselineOptions& o) {
   }
   for (const auto& m : models) {
     std::printf("model baseline %-16s %s (%s), %.3f ms, key %s, compiler %s\n", m.at("name").get<std::string>().c_str(),
-                m.at("model").get<std::string>().c_str(), m.at("input_shapes").get<std::string>().c_str(), m.at("median_ms").get<double>(),
-                m.at("device_key").get<std::string>().c_str(), m.at("compiler_version").get<std::string>().c_str());
+                m.at("model").get<std::string>().c_str(), m.at("input_shapes").get<std::string>().c_str(),
+                m.at("median_ms").get<double>(), m.at("device_key").get<std::string>().c_str(),
+                m.at("compiler_version").get<std::string>().c_str());
   }
   if (by_name.empty()) {
-    if (models.empty()) std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n", o.db.c_str());
+    if (models.empty())
+      std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n", o.db.c_str());
   } else {
     std::printf("%-16s %9s  %-16s %-16s %s\n", "name", "workloads", "created (UTC)", "device key", "compiler");
     for (const auto& j : list) {
-      std::printf("%-16s %9lld  %-16s %-16s %s\n", j.at("name").get<std::string>().c_str(), static_cast<long long>(j.at("workloads").get<int64_t>()),
-                  j.at("created").get<std::string>().c_str(), j.at("device_key").get<std::string>().c_str(), j.at("compiler_version").get<std::string>().c_str());
+      std::printf("%-16s %9lld  %-16s %-16s %s\n", j.at("name").get<std::string>().c_str(),
+                  static_cast<long long>(j.at("workloads").get<int64_t>()), j.at("created").get<std::string>().c_str(),
+                  j.at("device_key").get<std::string>().c_str(), j.at("compiler_version").get<std::string>().c_str());
     }
   }
   return 0;
@@ -309,11 +325,13 @@ int baseline_show(const BaselineOptions& o) {
     return 0;
   }
   for (const auto& j : list) {
-    std::printf("%s  %.1f GFLOPS (median of %zu timings)  key %s, %s\n  config %s\n  compiler %s, library %lld bytes, saved %s UTC\n",
-                j.at("workload").get<std::string>().c_str(), j.at("gflops").get<double>(), j.at("costs").size(),
-                j.at("device_key").get<std::string>().c_str(), j.at("device").get<std::string>().c_str(), j.at("config").dump().c_str(),
-                j.at("compiler_version").get<std::string>().c_str(), static_cast<long long>(j.at("library_bytes").get<int64_t>()),
-                j.at("created").get<std::string>().c_str());
+    std::printf(
+        "%s  %.1f GFLOPS (median of %zu timings)  key %s, %s\n  config %s\n  compiler %s, library %lld bytes, saved %s "
+        "UTC\n",
+        j.at("workload").get<std::string>().c_str(), j.at("gflops").get<double>(), j.at("costs").size(),
+        j.at("device_key").get<std::string>().c_str(), j.at("device").get<std::string>().c_str(),
+        j.at("config").dump().c_str(), j.at("compiler_version").get<std::string>().c_str(),
+        static_cast<long long>(j.at("library_bytes").get<int64_t>()), j.at("created").get<std::string>().c_str());
   }
   return 0;
 }
@@ -351,7 +369,8 @@ regress::RegressReport suite_regress(const RegressOptions& ro, std::optional<dou
   }
   Where where = where_from(o, suite);
   say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
-  return regress::run_regress(ro.baseline, suite, *where.comparer, best_config(db, where, o.tune_missing), db, settings, say);
+  return regress::run_regress(ro.baseline, suite, *where.comparer, best_config(db, where, o.tune_missing), db, settings,
+                              say);
 }
 
 int regress_command(const RegressOptions& ro) {
@@ -395,13 +414,15 @@ int reporting_run_errors(const std::string& command, const std::function<int()>&
 }
 
 void add_baseline(CLI::App& tunefarm, Commands& commands) {
-  CLI::App* baseline = tunefarm.add_subcommand("baseline", "save, list, show or delete a named baseline for CI regression runs");
+  CLI::App* baseline =
+      tunefarm.add_subcommand("baseline", "save, list, show or delete a named baseline for CI regression runs");
   baseline->require_subcommand(1);
   {
     auto o = std::make_shared<SaveOptions>();
     CLI::App* cmd = baseline->add_subcommand("save", "build, measure and store the suite's best configs under NAME");
-    cmd->footer("Builds each suite workload's best config with this compiler, measures it, and stores the config, compiler\n"
-                "version, timings and the library itself under NAME (--local | --tracker HOST:PORT --key KEY).");
+    cmd->footer(
+        "Builds each suite workload's best config with this compiler, measures it, and stores the config, compiler\n"
+        "version, timings and the library itself under NAME (--local | --tracker HOST:PORT --key KEY).");
     cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
     add_run_options(*cmd, o->run);
     cmd->add_flag("--replace", o->replace, "overwrite a baseline of the same name");
@@ -417,7 +438,8 @@ void add_baseline(CLI::App& tunefarm, Commands& commands) {
   }
   {
     auto o = std::make_shared<BaselineOptions>();
-    CLI::App* cmd = baseline->add_subcommand("show", "a baseline's workloads: config, compiler, measured GFLOPS, where");
+    CLI::App* cmd =
+        baseline->add_subcommand("show", "a baseline's workloads: config, compiler, measured GFLOPS, where");
     cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
     cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
     cmd->add_flag("--json", o->json, "print as JSON");
@@ -437,13 +459,18 @@ void add_baseline(CLI::App& tunefarm, Commands& commands) {
 void add_regress(CLI::App& tunefarm, Commands& commands) {
   add_baseline(tunefarm, commands);
   auto o = std::make_shared<RegressOptions>();
-  CLI::App* cmd = tunefarm.add_subcommand("regress", "compare this compiler's kernels with a baseline's, side by side (exit 1: slower)");
-  cmd->footer("Builds each suite workload's config with this compiler and measures it side by side with the baseline's\n"
-              "stored library, interleaved on one machine; decides faster / unchanged / slower from the median paired\n"
-              "speed ratio and its 95% interval. Exit 0: nothing slower; 1: slower; 2: the run failed.");
+  CLI::App* cmd = tunefarm.add_subcommand(
+      "regress", "compare this compiler's kernels with a baseline's, side by side (exit 1: slower)");
+  cmd->footer(
+      "Builds each suite workload's config with this compiler and measures it side by side with the baseline's\n"
+      "stored library, interleaved on one machine; decides faster / unchanged / slower from the median paired\n"
+      "speed ratio and its 95% interval. Exit 0: nothing slower; 1: slower; 2: the run failed.");
   add_run_options(*cmd, o->run);
-  cmd->add_option("--baseline", o->baseline, "the baseline to compare with (tunefarm baseline list shows them)")->type_name("NAME")->required();
-  cmd->add_option("--threshold", o->threshold, "slower/faster only beyond this (e.g. 5% or 0.05; default: the suite's, else 5%)")
+  cmd->add_option("--baseline", o->baseline, "the baseline to compare with (tunefarm baseline list shows them)")
+      ->type_name("NAME")
+      ->required();
+  cmd->add_option("--threshold", o->threshold,
+                  "slower/faster only beyond this (e.g. 5% or 0.05; default: the suite's, else 5%)")
       ->type_name("T");
   cmd->add_option("--junit", o->junit, "write JUnit XML")->type_name("FILE");
   cmd->add_option("--json", o->json, "write the report as JSON")->type_name("FILE");

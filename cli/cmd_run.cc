@@ -23,7 +23,8 @@ struct RunOptions {
 };
 
 // Timed as a worker times a candidate (runtime/measure.h), rotating through copies of the cold inputs.
-std::vector<double> cold_timings(const compiler::Task& task, TFKernelFn fn, const MeasureArgs& m, runtime::ColdInputs cold) {
+std::vector<double> cold_timings(const compiler::Task& task, TFKernelFn fn, const MeasureArgs& m,
+                                 runtime::ColdInputs cold) {
   runtime::KernelBench bench(tuner::make_workload_setup(task, 1));
   runtime::MeasureOptions opts;
   opts.min_repeat_ms = m.min_ms;
@@ -31,7 +32,8 @@ std::vector<double> cold_timings(const compiler::Task& task, TFKernelFn fn, cons
   opts.cold_inputs = cold;
   const runtime::MeasureResult r = bench.measure(fn, opts);
   if (r.status != runtime::MeasureStatus::Ok) throw std::runtime_error("cold timing: " + r.error);
-  std::fprintf(stderr, "tunefarm run: %s inputs cold, rotating through %d copies\n", runtime::cold_inputs_name(cold), bench.rotation());
+  std::fprintf(stderr, "tunefarm run: %s inputs cold, rotating through %d copies\n", runtime::cold_inputs_name(cold),
+               bench.rotation());
   return r.costs;
 }
 
@@ -54,8 +56,9 @@ int run_command(const RunOptions& o) {
     return 1;
   }
   compiler::CheckResult check = runner.check();
-  const std::vector<double> secs = cold == runtime::ColdInputs::Off ? runner.time(kernel->entry(), o.measure.min_ms, o.measure.repeat)
-                                                                    : cold_timings(*task, kernel->entry(), o.measure, cold);
+  const std::vector<double> secs = cold == runtime::ColdInputs::Off
+                                       ? runner.time(kernel->entry(), o.measure.min_ms, o.measure.repeat)
+                                       : cold_timings(*task, kernel->entry(), o.measure, cold);
   const double median = tf::median(secs);
   double gflops = static_cast<double>(task->op().flops(task->workload().shape)) / median * 1e-9;
 
@@ -91,8 +94,8 @@ int run_command(const RunOptions& o) {
                 static_cast<long long>(repeat), static_cast<long long>(threads));
     std::printf("  compile %.1f ms (lower %.1f, codegen %.1f)\n", times.lower_ms + times.codegen_ms, times.lower_ms,
                 times.codegen_ms);
-    std::printf("  check %s (max abs error %.3g, %lld mismatches)\n", check.pass ? "pass" : "FAIL",
-                check.max_abs_error, static_cast<long long>(check.mismatches));
+    std::printf("  check %s (max abs error %.3g, %lld mismatches)\n", check.pass ? "pass" : "FAIL", check.max_abs_error,
+                static_cast<long long>(check.mismatches));
   }
   return check.pass ? 0 : 1;
 }
@@ -104,16 +107,19 @@ void add_run(CLI::App& tunefarm, Commands& commands) {
   o->measure.repeat = 5;
   o->measure.min_ms = 100;
   CLI::App* cmd = tunefarm.add_subcommand("run", "compile a config, run it, check it, report GFLOPS");
-  cmd->footer("Compiles a config of a workload with LLVM (in-process JIT), runs it on random inputs, checks the result\n"
-              "against a plain reference, and reports GFLOPS (the median of --repeat timings). Exit 1 when the check fails.");
+  cmd->footer(
+      "Compiles a config of a workload with LLVM (in-process JIT), runs it on random inputs, checks the result\n"
+      "against a plain reference, and reports GFLOPS (the median of --repeat timings). Exit 1 when the check fails.");
   add_workload_options(*cmd, o->workload);
   add_config_options(*cmd, o->config);
   add_threads_option(*cmd, o->config.threads, "threads of the runtime's pool");
   add_measure_options(*cmd, o->measure, kTiming | kCold);
-  cmd->add_option("--opt-level", o->codegen.opt_level, "LLVM optimisation level 0-3 (lower compiles faster; for debugging)")
+  cmd->add_option("--opt-level", o->codegen.opt_level,
+                  "LLVM optimisation level 0-3 (lower compiles faster; for debugging)")
       ->type_name("N")
       ->check(CLI::Range(0, 3));
-  cmd->add_flag("--llvm-o3", o->codegen.llvm_o3, "optimise with LLVM's whole O3 pipeline instead of the kernel pipeline");
+  cmd->add_flag("--llvm-o3", o->codegen.llvm_o3,
+                "optimise with LLVM's whole O3 pipeline instead of the kernel pipeline");
   cmd->add_flag("--json", o->json, "print JSON");
   commands.on(cmd, [o] { return run_command(*o); });
 }

@@ -50,8 +50,10 @@ int space_command(const WorkloadArgs& args, bool as_json) {
   if (cs.searchable_size() == cs.size()) {
     std::printf("\nsize: %lld configs ([x] marks the default)\n", static_cast<long long>(cs.size()));
   } else {
-    std::printf("\nsize: %lld configs, %lld searched ([x] marks the default; the rest exceed a limit and build only when named)\n",
-                static_cast<long long>(cs.size()), static_cast<long long>(cs.searchable_size()));
+    std::printf(
+        "\nsize: %lld configs, %lld searched ([x] marks the default; the rest exceed a limit and build only when "
+        "named)\n",
+        static_cast<long long>(cs.size()), static_cast<long long>(cs.searchable_size()));
   }
   return 0;
 }
@@ -71,7 +73,8 @@ void add_space(CLI::App& tunefarm, Commands& commands) {
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* cmd = tunefarm.add_subcommand("space", "show an operator's config space on a workload: knobs, choices, size");
+  CLI::App* cmd =
+      tunefarm.add_subcommand("space", "show an operator's config space on a workload: knobs, choices, size");
   add_workload_options(*cmd, o->workload);
   cmd->add_flag("--json", o->json, "print JSON ({\"knobs\": [...], \"size\": N})");
   commands.on(cmd, [o] { return space_command(o->workload, o->json); });

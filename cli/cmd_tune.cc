@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "cli/open_db.h"
 #include "cli/commands.h"
+#include "cli/open_db.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
 #include "regress/suite.h"
@@ -16,7 +16,8 @@ namespace tf::cli {
 
 namespace {
 
-Json result_json(const compiler::Task& task, const tuner::TuneOptions& opts, const tuner::TuneResult& r, const std::string& db) {
+Json result_json(const compiler::Task& task, const tuner::TuneOptions& opts, const tuner::TuneResult& r,
+                 const std::string& db) {
   Json out = Json::object();
   out["workload"] = task.workload().str();
   out["target"] = task.target().str();
@@ -37,13 +38,16 @@ Json result_json(const compiler::Task& task, const tuner::TuneOptions& opts, con
   return out;
 }
 
-void print_result(const compiler::Task& task, const tuner::TuneOptions& opts, const tuner::TuneResult& r, const std::string& db) {
-  std::printf("%s on %s: %lld trials (%lld ok, %lld failed) in %.1f s with the %s tuner\n", task.workload().str().c_str(),
-              task.target().str().c_str(), static_cast<long long>(r.trials), static_cast<long long>(r.ok),
-              static_cast<long long>(r.failed), r.seconds, opts.tuner.c_str());
+void print_result(const compiler::Task& task, const tuner::TuneOptions& opts, const tuner::TuneResult& r,
+                  const std::string& db) {
+  std::printf("%s on %s: %lld trials (%lld ok, %lld failed) in %.1f s with the %s tuner\n",
+              task.workload().str().c_str(), task.target().str().c_str(), static_cast<long long>(r.trials),
+              static_cast<long long>(r.ok), static_cast<long long>(r.failed), r.seconds, opts.tuner.c_str());
   std::printf("best: %.1f GFLOPS  config %s\n", r.best_gflops, r.best ? r.best->config.dump().c_str() : "none");
-  std::printf("per trial (median): build %.1f ms (overlapped), wall time beyond the kernel's timed runs %.1f ms; search %.1f ms\n",
-              r.build_ms_median, r.overhead_ms_median, r.search_ms_per_trial);
+  std::printf(
+      "per trial (median): build %.1f ms (overlapped), wall time beyond the kernel's timed runs %.1f ms; search %.1f "
+      "ms\n",
+      r.build_ms_median, r.overhead_ms_median, r.search_ms_per_trial);
   if (r.confirmed > 0) {
     std::printf("confirmed: the %lld fastest measured again in a fresh worker; best ranked on both measurements\n",
                 static_cast<long long>(r.confirmed));
@@ -105,7 +109,8 @@ int tune_command(TuneCommandOptions& o) {
   opts.seed_records = !o.no_seed_records;
   opts.confirm_top = o.confirm;
   if (o.no_timing_lock) opts.measure.timing_lock.clear();
-  if (std::string bad = runtime::measure_options_error(opts.measure); !bad.empty()) throw UsageError("measure options: " + bad);
+  if (std::string bad = runtime::measure_options_error(opts.measure); !bad.empty())
+    throw UsageError("measure options: " + bad);
   auto db_handle = open_or_create_db(o.db);
   db::Database& database = *db_handle;
 
@@ -113,9 +118,9 @@ int tune_command(TuneCommandOptions& o) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](const tuner::Progress& p) {
     if (json && !tty) return;
-    std::fprintf(stderr, "%strial %lld/%lld  %-13s %8.1f GFLOPS  best %8.1f  %6.1f s  ETA %5.0f s%s",
-                 tty ? "\r" : "", static_cast<long long>(p.trial), static_cast<long long>(p.trials), p.outcome.c_str(),
-                 p.gflops, p.best_gflops, p.elapsed_s, p.eta_s, tty ? "" : "\n");
+    std::fprintf(stderr, "%strial %lld/%lld  %-13s %8.1f GFLOPS  best %8.1f  %6.1f s  ETA %5.0f s%s", tty ? "\r" : "",
+                 static_cast<long long>(p.trial), static_cast<long long>(p.trials), p.outcome.c_str(), p.gflops,
+                 p.best_gflops, p.elapsed_s, p.eta_s, tty ? "" : "\n");
     std::fflush(stderr);
   };
   Json results = Json::array();
@@ -139,28 +144,34 @@ int tune_command(TuneCommandOptions& o) {
 void add_tune(CLI::App& tunefarm, Commands& commands) {
   auto o = std::make_shared<TuneCommandOptions>();
   CLI::App* cmd = tunefarm.add_subcommand("tune", "search a workload's config space, measuring in a worker process");
-  cmd->footer("Builds candidates as shared libraries, measures each in a worker process (a crash or hang costs only the\n"
-              "worker), and records every measurement in the database.");
+  cmd->footer(
+      "Builds candidates as shared libraries, measures each in a worker process (a crash or hang costs only the\n"
+      "worker), and records every measurement in the database.");
   add_workload_options(*cmd, o->workload);
   o->target_option = cmd->get_option("--target");
   add_measure_options(*cmd, o->measure, kTuning | kCold);
   cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
-  o->threads_option = add_threads_option(*cmd, o->threads, "threads of the kernel under measurement (with --suite: the suite's)");
+  o->threads_option =
+      add_threads_option(*cmd, o->threads, "threads of the kernel under measurement (with --suite: the suite's)");
   cmd->add_option("--batch", o->batch, "candidates proposed at a time")->type_name("N")->check(CLI::Range(1, 4096));
   cmd->add_option("--compile-threads", o->compile_threads,
                   "candidates built in parallel while others are measured; they leave the timed kernel's cores "
                   "while it is timed (0: one per core)")
       ->type_name("N")
       ->check(CLI::Range(0, 64));
-  cmd->add_option("--confirm", o->confirm, "measure the N fastest again at the end (a fresh worker) and rank on both; 0: off")
+  cmd->add_option("--confirm", o->confirm,
+                  "measure the N fastest again at the end (a fresh worker) and rank on both; 0: off")
       ->type_name("N")
       ->check(CLI::Range(0, 100));
-  cmd->add_option("--suite", o->suite, "tune every workload of a regression suite (docs/ci.md) instead of --op/--shape, for "
-                                       "its target and threads")
+  cmd->add_option("--suite", o->suite,
+                  "tune every workload of a regression suite (docs/ci.md) instead of --op/--shape, for "
+                  "its target and threads")
       ->type_name("FILE")
       ->excludes(o->workload.shape_option);
-  cmd->add_flag("--no-seed-records", o->no_seed_records, "with an empty db, start xgb from nothing instead of the records shipped with tunefarm");
-  cmd->add_flag("--no-timing-lock", o->no_timing_lock, "do not hold the host-wide timing lock (only when nothing else measures here)");
+  cmd->add_flag("--no-seed-records", o->no_seed_records,
+                "with an empty db, start xgb from nothing instead of the records shipped with tunefarm");
+  cmd->add_flag("--no-timing-lock", o->no_timing_lock,
+                "do not hold the host-wide timing lock (only when nothing else measures here)");
   cmd->add_flag("--json", o->json, "print the result as JSON");
   commands.on(cmd, [o] { return tune_command(*o); });
 }

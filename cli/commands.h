@@ -49,7 +49,7 @@ void add_model_tune(CLI::App& model, Commands& commands);
 struct TrackerArgs;
 // `tunefarm best --key KEY [--tracker HOST:PORT] [--timing T]`, answered by the tracker; `timing`
 // empty: any.
-int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const std::string& op, const std::vector<int64_t>& shape,
-                      const std::string& timing, bool as_json);
+int best_from_tracker(const TrackerArgs& tracker, const std::string& key, const std::string& op,
+                      const std::vector<int64_t>& shape, const std::string& timing, bool as_json);
 
 }  // namespace tf::cli

@@ -11,7 +11,8 @@ namespace tf::cli {
 namespace {
 
 std::string status_text(const grpc::Status& s) {
-  return s.error_message().empty() ? "gRPC code " + std::to_string(s.error_code()) : fleet::printable(s.error_message());
+  return s.error_message().empty() ? "gRPC code " + std::to_string(s.error_code())
+                                   : fleet::printable(s.error_message());
 }
 
 v1::Workload to_wire(const ops::Workload& w) {
@@ -47,11 +48,13 @@ std::string FleetComparer::timing_isolation() const {
 }
 
 std::string FleetComparer::where() const {
-  return "a board of key " + key_ + " via the tracker at " + client_.address() + " (" + std::to_string(boards_) + " connected)";
+  return "a board of key " + key_ + " via the tracker at " + client_.address() + " (" + std::to_string(boards_) +
+         " connected)";
 }
 
-regress::Comparison FleetComparer::compare(const ops::Workload& workload, const std::vector<regress::KernelBinary>& kernels,
-                                           int rounds, const runtime::MeasureOptions& opts) {
+regress::Comparison FleetComparer::compare(const ops::Workload& workload,
+                                           const std::vector<regress::KernelBinary>& kernels, int rounds,
+                                           const runtime::MeasureOptions& opts) {
   v1::CompareRequest req;
   req.set_device_key(key_);
   *req.mutable_workload() = to_wire(workload);
@@ -68,7 +71,8 @@ regress::Comparison FleetComparer::compare(const ops::Workload& workload, const 
   auto ctx = client_.context(deadline_s);
   v1::CompareResponse resp;
   grpc::Status s = client_.stub().Compare(ctx.get(), req, &resp);
-  if (!s.ok()) throw regress::RunError("comparing on key " + key_ + " via " + client_.address() + ": " + status_text(s));
+  if (!s.ok())
+    throw regress::RunError("comparing on key " + key_ + " via " + client_.address() + ": " + status_text(s));
   regress::Comparison out;
   out.device = resp.device();
   measured_on_ = resp.device();
@@ -79,7 +83,8 @@ regress::Comparison FleetComparer::compare(const ops::Workload& workload, const 
     k.costs.assign(r.costs().begin(), r.costs().end());
     out.kernels.push_back(std::move(k));
   }
-  if (out.kernels.size() != kernels.size()) throw regress::RunError("the tracker answered for another number of kernels");
+  if (out.kernels.size() != kernels.size())
+    throw regress::RunError("the tracker answered for another number of kernels");
   return out;
 }
 
@@ -93,13 +98,15 @@ std::optional<Json> FleetComparer::best(const ops::Workload& w) {
     v1::GetBestResponse resp;
     auto ctx = client_.context();
     grpc::Status s = client_.stub().GetBest(ctx.get(), req, &resp);
-    if (!s.ok()) throw regress::RunError("the best config of " + w.str() + " from " + client_.address() + ": " + status_text(s));
+    if (!s.ok())
+      throw regress::RunError("the best config of " + w.str() + " from " + client_.address() + ": " + status_text(s));
     if (resp.found()) return parse_json(resp.config_json());
   }
   return std::nullopt;
 }
 
-void FleetComparer::tune(const ops::Workload& w, int64_t trials, const std::function<void(const std::string&)>& progress) {
+void FleetComparer::tune(const ops::Workload& w, int64_t trials,
+                         const std::function<void(const std::string&)>& progress) {
   v1::SubmitJobRequest req;
   auto* spec = req.mutable_spec();
   *spec->add_workloads() = to_wire(w);
@@ -112,7 +119,9 @@ void FleetComparer::tune(const ops::Workload& w, int64_t trials, const std::func
     grpc::Status s = client_.stub().SubmitJob(ctx.get(), req, &job);
     if (!s.ok()) throw regress::RunError("submitting a tuning job for " + w.str() + ": " + status_text(s));
   }
-  if (progress) progress("tuning " + w.str() + " first: job " + std::to_string(job.id()) + ", " + std::to_string(trials) + " trials");
+  if (progress)
+    progress("tuning " + w.str() + " first: job " + std::to_string(job.id()) + ", " + std::to_string(trials) +
+             " trials");
   while (job.state() == v1::QUEUED || job.state() == v1::RUNNING) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     v1::GetJobRequest get;

@@ -20,8 +20,8 @@ class FleetComparer : public regress::Comparer {
   std::string where() const override;
   // The measuring board's, once a comparison ran; before, the first connected board's.
   std::string timing_isolation() const override;
-  regress::Comparison compare(const ops::Workload& workload, const std::vector<regress::KernelBinary>& kernels, int rounds,
-                              const runtime::MeasureOptions& opts) override;
+  regress::Comparison compare(const ops::Workload& workload, const std::vector<regress::KernelBinary>& kernels,
+                              int rounds, const runtime::MeasureOptions& opts) override;
 
   // The tracker's best config of `w` for the key; none when it has none.
   std::optional<Json> best(const ops::Workload& w);
@@ -33,7 +33,7 @@ class FleetComparer : public regress::Comparer {
   TrackerClient& client_;
   std::string key_, target_;
   std::vector<std::pair<std::string, std::string>> isolation_by_board_;  // board id ("host:pid#n"), isolation
-  std::string measured_on_;                                                // "host:pid"
+  std::string measured_on_;                                              // "host:pid"
   int boards_ = 0;
 };
 

@@ -10,7 +10,8 @@
 #include "db/sqlite.h"
 
 int main(int argc, char** argv) {
-  auto app = tf::make_app("tunefarm", "tunefarm compiles tensor operators into fast machine code and tunes their schedules.");
+  auto app =
+      tf::make_app("tunefarm", "tunefarm compiles tensor operators into fast machine code and tunes their schedules.");
   app->footer("'tunefarm <command> --help' shows a command's options.");
   app->require_subcommand(1);
   tf::cli::Commands commands;

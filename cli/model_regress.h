@@ -23,8 +23,8 @@ void add_model_regress_options(CLI::App& cmd, ModelRegressArgs& a);
 
 // Builds the model with `db_path`'s best configs (this host's device key at a.threads), times it
 // `rounds` times and stores it as model baseline `name`. 0, or 2 when nothing was stored.
-int save_model_baseline(const ModelRegressArgs& a, const std::string& db_path, const std::string& name, bool replace, int rounds,
-                        bool as_json);
+int save_model_baseline(const ModelRegressArgs& a, const std::string& db_path, const std::string& name, bool replace,
+                        int rounds, bool as_json);
 
 // The model built now against model baseline `baseline`, interleaved on this host. Throws
 // regress::RunError when the baseline does not exist or is of another model.

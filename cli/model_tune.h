@@ -10,8 +10,8 @@
 #include "cli/input_shape_args.h"
 #include "cli/tracker_client.h"
 #include "graph/tasks.h"
-#include "support/measure_args.h"
 #include "support/json.h"
+#include "support/measure_args.h"
 
 namespace tf::cli {
 
@@ -19,7 +19,7 @@ struct ModelTuneArgs {
   std::string model_path;
   MeasureArgs measure = [] {
     MeasureArgs m;
-    m.trials = 2000;  // for the whole model
+    m.trials = 2000;            // for the whole model
     m.cold_inputs = "weights";  // each kernel's weights from memory, as the model reads them
     return m;
   }();
@@ -33,8 +33,8 @@ struct ModelTuneArgs {
   int threads = 1;        // on this host: the kernels' threads
   std::string target = "native";
   std::string db_path = "tunefarm.db";
-  TrackerArgs tracker;    // with --key: tune on the fleet
-  std::string key;        // the boards' key
+  TrackerArgs tracker;  // with --key: tune on the fleet
+  std::string key;      // the boards' key
   int priority = 1;
   bool as_json = false, quiet = false;
 };
@@ -43,15 +43,15 @@ struct ModelTuneResult {
   struct TaskRow {
     std::string op, shape_text, workload;
     int64_t calls = 1, trials = 0;
-    int group = 0;  // tasks of one group >= 1 are alternative kernels of the same nodes; 0: none
+    int group = 0;                        // tasks of one group >= 1 are alternative kernels of the same nodes; 0: none
     double best_ms = 0, best_gflops = 0;  // per call; 0: nothing correct
     Json best_config;
   };
   std::string model, where, scheduler, state;
   bool out_of_time = false;  // the time limit ended the search before the budget was spent
-  Json input_shapes;        // the inputs as bound: {"image": [1,3,640,640]}
-  std::string inputs_text;  // the same as --input-shape takes it
-  std::string target;  // the kernels were built for
+  Json input_shapes;         // the inputs as bound: {"image": [1,3,640,640]}
+  std::string inputs_text;   // the same as --input-shape takes it
+  std::string target;        // the kernels were built for
   int64_t job_id = 0, trials = 0, budget = 0;
   double estimated_ms = 0, seconds = 0;
   // On this host: the untuned nodes and layout transforms, measured once before the search (part of

@@ -93,28 +93,34 @@ int tune_model_on_fleet(const ModelTuneArgs& a, const ModelTasks& m, ModelTuneRe
   if (grpc::Status s = client.stub().SubmitJob(ctx.get(), req, &job); !s.ok()) {
     return client.fail("tunefarm model tune", s);
   }
-  std::fprintf(stderr, "model tune: job %lld on %s, key %s: %zu tasks, %lld trials, %s scheduler (tunefarm status %lld; cancel %lld)\n",
-               static_cast<long long>(job.id()), client.address().c_str(), a.key.c_str(), m.tasks.size(),
-               static_cast<long long>(a.measure.trials), a.scheduler.c_str(), static_cast<long long>(job.id()),
-               static_cast<long long>(job.id()));
+  std::fprintf(
+      stderr,
+      "model tune: job %lld on %s, key %s: %zu tasks, %lld trials, %s scheduler (tunefarm status %lld; cancel %lld)\n",
+      static_cast<long long>(job.id()), client.address().c_str(), a.key.c_str(), m.tasks.size(),
+      static_cast<long long>(a.measure.trials), a.scheduler.c_str(), static_cast<long long>(job.id()),
+      static_cast<long long>(job.id()));
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   int64_t last_trials = -1;
   std::string last_message;
   // On a terminal every change redraws the line; in a log, a line per twentieth of the budget.
   const int64_t log_step = tty ? 1 : std::max<int64_t>(1, a.measure.trials / 20);
-  const grpc::Status s = watch_job(client, job.id(), [&](const v1::Job& snapshot) {
-    job = snapshot;
-    const int64_t done = trials_of(job);
-    const bool ended = job.state() != v1::QUEUED && job.state() != v1::RUNNING;
-    if (!a.quiet && (last_trials < 0 || done >= last_trials + log_step || ended || job.message() != last_message)) {
-      std::fprintf(stderr, "%s[%5lld/%lld] estimated %.3g ms  %s  %.0f s%s%s%s", tty ? "\r\033[K" : "", static_cast<long long>(done),
-                   static_cast<long long>(job.spec().trials()), job.estimated_ms(), fleet::job_state_name(job.state()), job.elapsed_s(),
-                   job.message().empty() ? "" : "  ", fleet::printable(job.message()).c_str(), tty ? "" : "\n");
-      std::fflush(stderr);
-      last_trials = done;
-    }
-    last_message = job.message();
-  }, "tunefarm model tune");
+  const grpc::Status s = watch_job(
+      client, job.id(),
+      [&](const v1::Job& snapshot) {
+        job = snapshot;
+        const int64_t done = trials_of(job);
+        const bool ended = job.state() != v1::QUEUED && job.state() != v1::RUNNING;
+        if (!a.quiet && (last_trials < 0 || done >= last_trials + log_step || ended || job.message() != last_message)) {
+          std::fprintf(stderr, "%s[%5lld/%lld] estimated %.3g ms  %s  %.0f s%s%s%s", tty ? "\r\033[K" : "",
+                       static_cast<long long>(done), static_cast<long long>(job.spec().trials()), job.estimated_ms(),
+                       fleet::job_state_name(job.state()), job.elapsed_s(), job.message().empty() ? "" : "  ",
+                       fleet::printable(job.message()).c_str(), tty ? "" : "\n");
+          std::fflush(stderr);
+          last_trials = done;
+        }
+        last_message = job.message();
+      },
+      "tunefarm model tune");
   if (tty && !a.quiet) std::fprintf(stderr, "\n");
   if (!s.ok()) return client.fail("tunefarm model tune", s);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

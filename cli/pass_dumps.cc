@@ -8,9 +8,12 @@ namespace {
 constexpr const char* kEveryPass = "all";
 }  // namespace
 
-CLI::Option* add_dump_after_option(CLI::App& cmd, std::string& out, std::vector<std::string> passes, const std::string& what) {
+CLI::Option* add_dump_after_option(CLI::App& cmd, std::string& out, std::vector<std::string> passes,
+                                   const std::string& what) {
   passes.push_back(kEveryPass);
-  return cmd.add_option("--dump-after", out, "print " + what + " after the named pass (each time it runs), or after every pass with 'all'")
+  return cmd
+      .add_option("--dump-after", out,
+                  "print " + what + " after the named pass (each time it runs), or after every pass with 'all'")
       ->type_name("PASS|all")
       ->check(CLI::IsMember(passes));
 }

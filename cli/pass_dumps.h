@@ -12,7 +12,8 @@
 namespace tf::cli {
 
 // --dump-after on `cmd`: one of `passes` or "all"; any other name fails parsing with the list.
-CLI::Option* add_dump_after_option(CLI::App& cmd, std::string& out, std::vector<std::string> passes, const std::string& what);
+CLI::Option* add_dump_after_option(CLI::App& cmd, std::string& out, std::vector<std::string> passes,
+                                   const std::string& what);
 
 // The dumps one --dump-after value asks for, collected while the pipeline runs.
 class PassDumps {

@@ -36,7 +36,8 @@ std::unique_ptr<grpc::ClientContext> TrackerClient::context(double deadline_s) c
   auto ctx = std::make_unique<grpc::ClientContext>();
   fleet::add_token(*ctx, token_);
   if (deadline_s > 0) {
-    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(deadline_s * 1000)));
+    ctx->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::milliseconds(static_cast<int64_t>(deadline_s * 1000)));
   }
   return ctx;
 }
@@ -44,8 +45,8 @@ std::unique_ptr<grpc::ClientContext> TrackerClient::context(double deadline_s) c
 int TrackerClient::fail(const std::string& cmd, const grpc::Status& s) const {
   switch (s.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
-      std::fprintf(stderr, "%s: cannot reach the tracker at %s: %s (is it running? scripts/fleet.sh start)\n", cmd.c_str(),
-                   address_.c_str(), fleet::printable(s.error_message()).c_str());
+      std::fprintf(stderr, "%s: cannot reach the tracker at %s: %s (is it running? scripts/fleet.sh start)\n",
+                   cmd.c_str(), address_.c_str(), fleet::printable(s.error_message()).c_str());
       return 1;
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       std::fprintf(stderr, "%s: the tracker at %s did not answer in time\n", cmd.c_str(), address_.c_str());
@@ -94,7 +95,9 @@ grpc::Status watch_job(TrackerClient& client, int64_t id, const std::function<vo
     }
     s = reader->Finish();
     if (s.error_code() != grpc::StatusCode::UNAVAILABLE || attempt >= 60) break;
-    if (attempt == 0 && !who.empty()) std::fprintf(stderr, "%s: lost the tracker (%s); waiting for it\n", who.c_str(), fleet::printable(s.error_message()).c_str());
+    if (attempt == 0 && !who.empty())
+      std::fprintf(stderr, "%s: lost the tracker (%s); waiting for it\n", who.c_str(),
+                   fleet::printable(s.error_message()).c_str());
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   return s;

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "support/args.h"
 #include "compiler/compiler.h"
 #include "runtime/measure.h"
+#include "support/args.h"
 
 namespace tf::cli {
 

@@ -1,8 +1,8 @@
 #include "compiler/compiler.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 
 #include <llvm/Config/llvm-config.h>
 
@@ -47,7 +47,8 @@ space::Config Task::parse_config(const std::string& spec) const {
   // An index is digits with an optional sign; anything else ("--2", "1-2") is read as JSON below.
   const size_t digits_from = s[0] == '-' ? 1 : 0;
   if (s.size() > digits_from && s.find_first_not_of("0123456789", digits_from) == std::string::npos) {
-    if (s.size() > 18) throw CompileError("config index '" + s + "' is outside the space [0, " + std::to_string(space_.size()) + ")");
+    if (s.size() > 18)
+      throw CompileError("config index '" + s + "' is outside the space [0, " + std::to_string(space_.size()) + ")");
     return space_.at(std::stoll(s));
   }
   Json v;
@@ -62,7 +63,8 @@ space::Config Task::parse_config(const std::string& spec) const {
 
 std::string Task::kernel_name() const {
   const std::string& op = workload_.op;
-  const bool identifier = std::all_of(op.begin(), op.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  const bool identifier =
+      std::all_of(op.begin(), op.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
   std::string name = "tf_" + op + "_";
   if (!identifier) {
     std::string stem;

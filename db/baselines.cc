@@ -46,7 +46,9 @@ void Database::save_baseline(const std::string& name, const std::vector<Baseline
   Statement exists(conn_.handle(), "SELECT COUNT(*) FROM baselines WHERE name = ?");
   exists.bind(1, name);
   if (exists.step() && exists.column_int(0) > 0) {
-    if (!replace) throw DbError("baseline '" + name + "' exists (" + std::to_string(exists.column_int(0)) + " workloads); replace it or choose another name");
+    if (!replace)
+      throw DbError("baseline '" + name + "' exists (" + std::to_string(exists.column_int(0)) +
+                    " workloads); replace it or choose another name");
     Statement del(conn_.handle(), "DELETE FROM baselines WHERE name = ?");
     del.bind(1, name).run();
   }
@@ -56,10 +58,16 @@ void Database::save_baseline(const std::string& name, const std::vector<Baseline
     key.shape = b.shape;
     key.dtype = b.dtype;
     const int64_t w = workload_id(key), tg = target_id(b.target, b.device_key);
-    Statement ins(conn_.handle(),
-                  "INSERT INTO baselines (name, workload_id, target_id, config, compiler_version, costs, library, entry_symbol, "
-                  "device, measure, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    ins.bind(1, name).bind(2, w).bind(3, tg).bind(4, b.config.dump()).bind(5, b.compiler_version).bind(6, Json(b.costs).dump());
+    Statement ins(
+        conn_.handle(),
+        "INSERT INTO baselines (name, workload_id, target_id, config, compiler_version, costs, library, entry_symbol, "
+        "device, measure, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    ins.bind(1, name)
+        .bind(2, w)
+        .bind(3, tg)
+        .bind(4, b.config.dump())
+        .bind(5, b.compiler_version)
+        .bind(6, Json(b.costs).dump());
     ins.bind_blob(7, b.library).bind(8, b.entry_symbol).bind(9, b.device).bind(10, b.measure.dump());
     ins.bind(11, b.created_ms > 0 ? b.created_ms : now_ms());
     ins.run();

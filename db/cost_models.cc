@@ -17,10 +17,11 @@ void Database::save_model(const std::string& op, const std::string& target, cons
 
 std::optional<CostModel> Database::load_model(const std::string& op, const std::string& target,
                                               const std::string& device_key, int64_t feature_version) {
-  Statement q(conn_.handle(),
-              "SELECT c.feature_version, c.training_size, c.model FROM cost_models c JOIN targets t ON t.id = c.target_id "
-              "WHERE c.op = ? AND tf_target(t.target) = ? AND t.device_key = ? AND c.feature_version = ? "
-              "ORDER BY c.created_ms DESC, c.id DESC LIMIT 1");
+  Statement q(
+      conn_.handle(),
+      "SELECT c.feature_version, c.training_size, c.model FROM cost_models c JOIN targets t ON t.id = c.target_id "
+      "WHERE c.op = ? AND tf_target(t.target) = ? AND t.device_key = ? AND c.feature_version = ? "
+      "ORDER BY c.created_ms DESC, c.id DESC LIMIT 1");
   q.bind(1, op).bind(2, target).bind(3, device_key).bind(4, feature_version);
   if (!q.step()) return std::nullopt;
   return CostModel{q.column_int(0), q.column_int(1), q.column_blob(2)};

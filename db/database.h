@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,25 +26,25 @@ struct Measurement {
   std::string op;
   std::vector<int64_t> shape;
   std::string dtype = "float32";
-  std::string target;               // canonical target string
+  std::string target;  // canonical target string
   std::string device_key = "local";
-  Json config;                      // {"knob": value}
+  Json config;  // {"knob": value}
   int64_t config_index = -1;
-  std::vector<double> costs;        // seconds per run, every repeat
+  std::vector<double> costs;  // seconds per run, every repeat
   Outcome outcome = Outcome::Ok;
   std::string error;
   double build_ms = 0;
-  std::string device;               // which board measured it
+  std::string device;  // which board measured it
   std::string compiler_version;
-  int64_t created_ms = 0;           // 0: now
+  int64_t created_ms = 0;  // 0: now
   std::optional<int64_t> job_id;
   // How it was timed (MeasureOptions::cold_inputs; stored and exported as runtime::timing_name):
   // a warm timing and a cold one of the same config are different numbers, never compared.
   runtime::ColdInputs timing = runtime::ColdInputs::Off;
 
   double mean_s() const;
-  std::string workload_key() const;  // "dense[512,512,512]:float32"
-  Json to_json() const;              // the export record, timing included
+  std::string workload_key() const;             // "dense[512,512,512]:float32"
+  Json to_json() const;                         // the export record, timing included
   static Measurement from_json(const Json& v);  // throws JsonError naming the field
 };
 
@@ -79,11 +79,11 @@ struct Baseline {
   std::string device_key;
   Json config;
   std::string compiler_version;
-  std::vector<double> costs;        // seconds per run, every timing
-  std::vector<uint8_t> library;     // the shared library (empty in listings)
+  std::vector<double> costs;     // seconds per run, every timing
+  std::vector<uint8_t> library;  // the shared library (empty in listings)
   std::string entry_symbol;
-  std::string device;               // the board or host that measured it
-  Json measure;                     // the measurement settings
+  std::string device;  // the board or host that measured it
+  Json measure;        // the measurement settings
   int64_t created_ms = 0;
   std::string workload_key() const;
 };

@@ -6,10 +6,11 @@ namespace tf::db {
 void Database::record_device(const DeviceRecord& d) {
   Transaction t(conn_);
   const int64_t now = d.last_seen_ms ? d.last_seen_ms : now_ms();
-  Statement s(conn_.handle(),
-              "INSERT INTO devices (device_key, hostname, target, info, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?) "
-              "ON CONFLICT (device_key, hostname) DO UPDATE SET target = excluded.target, info = excluded.info, "
-              "last_seen_ms = excluded.last_seen_ms");
+  Statement s(
+      conn_.handle(),
+      "INSERT INTO devices (device_key, hostname, target, info, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (device_key, hostname) DO UPDATE SET target = excluded.target, info = excluded.info, "
+      "last_seen_ms = excluded.last_seen_ms");
   s.bind(1, d.device_key).bind(2, d.hostname).bind(3, d.target).bind(4, d.info.dump()).bind(5, now).bind(6, now);
   s.run();
   t.commit();
@@ -17,7 +18,8 @@ void Database::record_device(const DeviceRecord& d) {
 
 std::vector<DeviceRecord> Database::devices() {
   Statement q(conn_.handle(),
-              "SELECT device_key, hostname, target, info, first_seen_ms, last_seen_ms FROM devices ORDER BY device_key, hostname");
+              "SELECT device_key, hostname, target, info, first_seen_ms, last_seen_ms FROM devices ORDER BY "
+              "device_key, hostname");
   std::vector<DeviceRecord> out;
   while (q.step()) {
     DeviceRecord d;

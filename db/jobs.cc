@@ -9,7 +9,8 @@ namespace tf::db {
 int64_t Database::create_job(const Json& spec, const std::string& owner, const std::string& state) {
   Transaction t(conn_);
   Statement s(conn_.handle(),
-              "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start) "
+              "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, "
+              "process_start) "
               "VALUES (?, ?, '{}', ?, ?, ?, ?, ?, ?)");
   const int64_t now = now_ms();
   s.bind(1, spec.dump()).bind(2, state).bind(3, owner).bind(4, now).bind(5, now);
@@ -56,10 +57,12 @@ std::optional<Job> Database::job(int64_t id) {
 }
 
 std::vector<Job> Database::read_jobs(std::optional<int64_t> id) {
-  Statement q(conn_.handle(),
-              std::string("SELECT id, spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start "
-                          "FROM jobs ") +
-                  (id ? "WHERE id = ? " : "") + "ORDER BY id ASC");
+  Statement q(
+      conn_.handle(),
+      std::string(
+          "SELECT id, spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start "
+          "FROM jobs ") +
+          (id ? "WHERE id = ? " : "") + "ORDER BY id ASC");
   if (id) q.bind(1, *id);
   std::vector<Job> out;
   std::vector<size_t> dead;
@@ -93,7 +96,8 @@ std::vector<Job> Database::read_jobs(std::optional<int64_t> id) {
     for (size_t i : dead) {
       Transaction t(conn_);
       // Only if still running as we saw it: a concurrent writer's newer state wins.
-      Statement s(conn_.handle(), "UPDATE jobs SET state = 'failed', progress = ?, updated_ms = ? WHERE id = ? AND state = 'running'");
+      Statement s(conn_.handle(),
+                  "UPDATE jobs SET state = 'failed', progress = ?, updated_ms = ? WHERE id = ? AND state = 'running'");
       s.bind(1, out[i].progress.dump()).bind(2, now_ms()).bind(3, out[i].id).run();
       t.commit();
     }

@@ -93,7 +93,8 @@ Measurement Measurement::from_json(const Json& r) {
   const Json& w = record_field::object(r, "", "workload");
   m.op = record_field::string(w, "workload.", "op");
   for (const auto& d : record_field::array(w, "workload.", "shape")) {
-    if (!d.is_number_integer()) throw JsonError(std::string("field \"workload.shape\": expected integers, got ") + json_kind(d));
+    if (!d.is_number_integer())
+      throw JsonError(std::string("field \"workload.shape\": expected integers, got ") + json_kind(d));
     m.shape.push_back(d.get<int64_t>());
   }
   if (w.contains("dtype")) m.dtype = record_field::string(w, "workload.", "dtype");

@@ -35,20 +35,27 @@ void Database::save_model_baseline(const ModelBaseline& b, bool replace) {
   Statement exists(conn_.handle(), "SELECT model FROM model_baselines WHERE name = ?");
   exists.bind(1, b.name);
   if (exists.step()) {
-    if (!replace) throw DbError("model baseline '" + b.name + "' exists (of " + exists.column_text(0) + "); replace it or choose another name");
+    if (!replace)
+      throw DbError("model baseline '" + b.name + "' exists (of " + exists.column_text(0) +
+                    "); replace it or choose another name");
     Statement del(conn_.handle(), "DELETE FROM model_baselines WHERE name = ?");
     del.bind(1, b.name).run();
   }
-  Statement ins(conn_.handle(), std::string("INSERT INTO model_baselines (") + kModelBaselineColumns + ", tfm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement ins(conn_.handle(), std::string("INSERT INTO model_baselines (") + kModelBaselineColumns +
+                                    ", tfm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   ins.bind(1, b.name).bind(2, b.model).bind(3, b.input_shapes).bind(4, b.target).bind(5, b.device_key);
-  ins.bind(6, static_cast<int64_t>(b.threads)).bind(7, b.compiler_version).bind(8, b.device).bind(9, Json(b.costs).dump());
+  ins.bind(6, static_cast<int64_t>(b.threads))
+      .bind(7, b.compiler_version)
+      .bind(8, b.device)
+      .bind(9, Json(b.costs).dump());
   ins.bind(10, b.created_ms > 0 ? b.created_ms : now_ms()).bind_blob(11, b.tfm);
   ins.run();
   t.commit();
 }
 
 std::optional<ModelBaseline> Database::model_baseline(const std::string& name) {
-  Statement q(conn_.handle(), std::string("SELECT ") + kModelBaselineColumns + ", tfm FROM model_baselines WHERE name = ?");
+  Statement q(conn_.handle(),
+              std::string("SELECT ") + kModelBaselineColumns + ", tfm FROM model_baselines WHERE name = ?");
   q.bind(1, name);
   if (!q.step()) return std::nullopt;
   return read_model_baseline(q, true);

@@ -34,13 +34,20 @@ bool Database::record(const Measurement& in) {
   Transaction t(conn_);
   int64_t w = workload_id(m), tg = target_id(m.target, m.device_key);
   const Json costs = m.costs;
-  Statement s(conn_.handle(),
-              "INSERT OR IGNORE INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
-              "outcome, error, build_ms, device, compiler_version, created_ms, record_hash, timing) "
-              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  if (m.job_id) s.bind(1, *m.job_id); else s.bind_null(1);
+  Statement s(
+      conn_.handle(),
+      "INSERT OR IGNORE INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
+      "outcome, error, build_ms, device, compiler_version, created_ms, record_hash, timing) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (m.job_id)
+    s.bind(1, *m.job_id);
+  else
+    s.bind_null(1);
   s.bind(2, w).bind(3, tg).bind(4, m.config.dump()).bind(5, m.config_index).bind(6, costs.dump());
-  if (m.outcome == Outcome::Ok && !m.costs.empty()) s.bind(7, m.mean_s()); else s.bind_null(7);
+  if (m.outcome == Outcome::Ok && !m.costs.empty())
+    s.bind(7, m.mean_s());
+  else
+    s.bind_null(7);
   s.bind(8, std::string(outcome_name(m.outcome))).bind(9, m.error).bind(10, m.build_ms).bind(11, m.device);
   s.bind(12, m.compiler_version).bind(13, m.created_ms).bind(14, record_hash(m));
   s.bind(15, std::string(runtime::timing_name(m.timing)));
@@ -59,13 +66,16 @@ bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::ve
     }
   }
   Transaction t(conn_);
-  const std::string where = "WHERE m.job_id = " + std::to_string(job_id) +
-                            " AND w.key = ? AND t.target = ? AND t.device_key = ? AND m.config_index = " +
-                            std::to_string(key.config_index) + " AND m.outcome = 'ok'";
+  const std::string where =
+      "WHERE m.job_id = " + std::to_string(job_id) +
+      " AND w.key = ? AND t.target = ? AND t.device_key = ? AND m.config_index = " + std::to_string(key.config_index) +
+      " AND m.outcome = 'ok'";
   auto rows = query(where, {key.workload_key(), key.target, key.device_key});
   if (rows.empty() || extra.empty()) return false;
-  Statement id_of(conn_.handle(), "SELECT m.id FROM measurements m JOIN workloads w ON w.id = m.workload_id "
-                                  "JOIN targets t ON t.id = m.target_id " + where);
+  Statement id_of(conn_.handle(),
+                  "SELECT m.id FROM measurements m JOIN workloads w ON w.id = m.workload_id "
+                  "JOIN targets t ON t.id = m.target_id " +
+                      where);
   id_of.bind(1, key.workload_key()).bind(2, key.target).bind(3, key.device_key);
   if (!id_of.step()) return false;
   const int64_t id = id_of.column_int(0);
@@ -115,22 +125,25 @@ std::optional<Measurement> Database::best(const std::string& op, const std::vect
   // No LIMIT: a row with a stored bad timing is skipped and the next fastest taken. NULL means
   // (NaN written by older builds) sort first in SQLite and are excluded here.
   std::optional<Measurement> best;
-  each_row("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ? AND m.outcome = 'ok' AND m.mean_s IS NOT NULL" +
-               of_timing + " ORDER BY m.mean_s ASC, m.id ASC",
-           args, [&](Measurement& m) {
-             best = std::move(m);
-             return false;
-           });
+  each_row(
+      "WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ? AND m.outcome = 'ok' AND m.mean_s IS NOT NULL" +
+          of_timing + " ORDER BY m.mean_s ASC, m.id ASC",
+      args, [&](Measurement& m) {
+        best = std::move(m);
+        return false;
+      });
   return best;
 }
 
-std::vector<Measurement> Database::best_per_target(const std::string& op, const std::vector<int64_t>& shape, Timing timing) {
+std::vector<Measurement> Database::best_per_target(const std::string& op, const std::vector<int64_t>& shape,
+                                                   Timing timing) {
   Measurement key;
   key.op = op;
   key.shape = shape;
-  Statement targets(conn_.handle(),
-                    "SELECT DISTINCT tf_target(t.target), t.device_key FROM measurements m JOIN workloads w ON w.id = m.workload_id "
-                    "JOIN targets t ON t.id = m.target_id WHERE w.key = ? AND m.outcome = 'ok' ORDER BY t.id");
+  Statement targets(
+      conn_.handle(),
+      "SELECT DISTINCT tf_target(t.target), t.device_key FROM measurements m JOIN workloads w ON w.id = m.workload_id "
+      "JOIN targets t ON t.id = m.target_id WHERE w.key = ? AND m.outcome = 'ok' ORDER BY t.id");
   targets.bind(1, key.workload_key());
   std::vector<std::pair<std::string, std::string>> where;
   while (targets.step()) where.emplace_back(targets.column_text(0), targets.column_text(1));
@@ -138,7 +151,8 @@ std::vector<Measurement> Database::best_per_target(const std::string& op, const 
   for (const auto& [target, device_key] : where) {
     if (auto b = best(op, shape, target, device_key, timing)) out.push_back(std::move(*b));
   }
-  std::stable_sort(out.begin(), out.end(), [](const Measurement& a, const Measurement& b) { return a.mean_s() < b.mean_s(); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Measurement& a, const Measurement& b) { return a.mean_s() < b.mean_s(); });
   return out;
 }
 
@@ -149,15 +163,17 @@ std::vector<Measurement> Database::history(const std::string& op, const std::vec
   key.shape = shape;
   std::vector<std::string> args = {key.workload_key(), target, device_key};
   const std::string of_timing = timing_condition("m", timing, &args);
-  return query("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ?" + of_timing + " ORDER BY m.id ASC", args);
+  return query("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ?" + of_timing + " ORDER BY m.id ASC",
+               args);
 }
 
-std::vector<Measurement> Database::op_history(const std::string& op, const std::string& target, const std::string& device_key,
-                                              int64_t limit, Timing timing) {
+std::vector<Measurement> Database::op_history(const std::string& op, const std::string& target,
+                                              const std::string& device_key, int64_t limit, Timing timing) {
   std::vector<std::string> args = {op, target, device_key};
   const std::string of_op =
       "FROM measurements m2 JOIN workloads w2 ON w2.id = m2.workload_id JOIN targets t2 ON t2.id = m2.target_id "
-      "WHERE w2.op = ? AND tf_target(t2.target) = ? AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL" +
+      "WHERE w2.op = ? AND tf_target(t2.target) = ? AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT "
+      "NULL" +
       timing_condition("m2", timing, &args);
   Statement count(conn_.handle(), "SELECT COUNT(DISTINCT m2.workload_id) " + of_op);
   for (size_t i = 0; i < args.size(); ++i) count.bind(static_cast<int>(i + 1), args[i]);
@@ -169,12 +185,16 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
   const int64_t per_shape = std::max<int64_t>(limit / shapes, 16);
   const int64_t fast = per_shape / 2, spread = per_shape - fast;
   const std::string f = std::to_string(fast), step = "MAX(1, (n - " + f + ") / " + std::to_string(spread) + ")";
-  return query("WHERE m.id IN (SELECT id FROM (SELECT m2.id AS id, "
-               "ROW_NUMBER() OVER (PARTITION BY m2.workload_id ORDER BY m2.mean_s, m2.id) AS r, "
-               "COUNT(*) OVER (PARTITION BY m2.workload_id) AS n " + of_op + ") "
-               "WHERE r <= " + f + " OR ((r - " + f + ") % " + step + " = 0 AND (r - " + f + ") / " + step + " <= " +
-                   std::to_string(spread) + ")) ORDER BY m.id",
-               args);
+  return query(
+      "WHERE m.id IN (SELECT id FROM (SELECT m2.id AS id, "
+      "ROW_NUMBER() OVER (PARTITION BY m2.workload_id ORDER BY m2.mean_s, m2.id) AS r, "
+      "COUNT(*) OVER (PARTITION BY m2.workload_id) AS n " +
+          of_op +
+          ") "
+          "WHERE r <= " +
+          f + " OR ((r - " + f + ") % " + step + " = 0 AND (r - " + f + ") / " + step +
+          " <= " + std::to_string(spread) + ")) ORDER BY m.id",
+      args);
 }
 
 std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }

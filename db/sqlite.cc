@@ -41,7 +41,9 @@ std::string describe_sqlite_code(int code) {
   if (code == SQLITE_IOERR_WRITE) return "a write failed: the disk is full, or the file reached a size limit";
   switch (code & 0xff) {
     case SQLITE_FULL: return "the disk is full";
-    case SQLITE_BUSY: return "another connection or process holds its write lock (waited " + std::to_string(kBusyTimeoutMs / 1000) + " s)";
+    case SQLITE_BUSY:
+      return "another connection or process holds its write lock (waited " + std::to_string(kBusyTimeoutMs / 1000) +
+             " s)";
     case SQLITE_READONLY: return "the database is read-only: its file, directory or file system cannot be written";
     case SQLITE_NOTADB: return "the file is not a SQLite database";
     case SQLITE_CANTOPEN: return "the file cannot be opened: missing, or no permission";
@@ -69,12 +71,14 @@ Statement& Statement::bind(int i, double v) {
 }
 
 Statement& Statement::bind(int i, const std::string& v) {
-  if (sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) != SQLITE_OK) fail(db_, "bind");
+  if (sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) != SQLITE_OK)
+    fail(db_, "bind");
   return *this;
 }
 
 Statement& Statement::bind_blob(int i, const std::vector<uint8_t>& v) {
-  if (sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) != SQLITE_OK) fail(db_, "bind");
+  if (sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) != SQLITE_OK)
+    fail(db_, "bind");
   return *this;
 }
 
@@ -149,14 +153,19 @@ Connection::Connection(const std::string& path, Access access) : access_(access)
 void Connection::open_immutable() {
   std::string uri = "file:";
   for (char ch : path_) {
-    if (ch == '%') uri += "%25";
-    else if (ch == '?') uri += "%3f";
-    else if (ch == '#') uri += "%23";
-    else uri += ch;
+    if (ch == '%')
+      uri += "%25";
+    else if (ch == '?')
+      uri += "%3f";
+    else if (ch == '#')
+      uri += "%23";
+    else
+      uri += ch;
   }
   uri += "?immutable=1";
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI, nullptr) != SQLITE_OK ||
+  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI, nullptr) !=
+          SQLITE_OK ||
       !readable(db)) {
     sqlite3_close(db);
     return;  // keep the first connection: its error is the one to report

@@ -26,12 +26,15 @@ void expect_refusal_or_success(Parse&& parse) {
   try {
     parse();
   } catch (const Documented& e) {
-    if (e.what() == nullptr || *e.what() == '\0') finding(std::string("refused without a message: ") + typeid(e).name());
+    if (e.what() == nullptr || *e.what() == '\0')
+      finding(std::string("refused without a message: ") + typeid(e).name());
   } catch (const std::exception& e) {
     finding(std::string("undocumented exception ") + typeid(e).name() + ": " + e.what());
   }
 }
 
-inline std::string as_text(const uint8_t* data, size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
+inline std::string as_text(const uint8_t* data, size_t size) {
+  return std::string(reinterpret_cast<const char*>(data), size);
+}
 
 }  // namespace tf::fuzz

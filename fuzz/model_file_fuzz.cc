@@ -15,7 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // What was accepted copied no more bytes than the file holds.
     uint64_t copied = m.constants.size();
     for (const Kernel& k : m.kernels) copied += k.library.size();
-    if (copied > size) tf::fuzz::finding("the sections copied " + std::to_string(copied) + " bytes of a " + std::to_string(size) + "-byte file");
+    if (copied > size)
+      tf::fuzz::finding("the sections copied " + std::to_string(copied) + " bytes of a " + std::to_string(size) +
+                        "-byte file");
   });
   return 0;
 }

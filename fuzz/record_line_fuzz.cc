@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // A checker per line: its cache of tasks would otherwise grow over millions of inputs.
     tuner::RecordChecker checker;
     const tuner::RecordLine line = tuner::read_record_line(fuzz::as_text(data, size), checker);
-    const bool refused = line.verdict == tuner::RecordLine::Verdict::Unreadable || line.verdict == tuner::RecordLine::Verdict::Refused;
+    const bool refused =
+        line.verdict == tuner::RecordLine::Verdict::Unreadable || line.verdict == tuner::RecordLine::Verdict::Refused;
     if (refused && line.why.empty()) fuzz::finding("a record line refused without a reason");
   });
   return 0;

@@ -87,9 +87,20 @@ std::vector<Bytes> read_seeds(const std::vector<std::string>& paths) {
 }
 
 // Values at the edges of what parsers check: zero, signs, the largest sizes, separators.
-constexpr uint8_t kBoundaryBytes[] = {0x00, 0x01, 0x7f, 0x80, 0xff, '\n', '\r', '"', '\\', '{', '}', '[', ']', ',', ':', '-', '0', '9'};
-constexpr uint64_t kBoundaryWords[] = {0, 1, 0x7f, 0xff, 0x7fff, 0xffff, 0x7fffffff, 0x80000000, 0xffffffff,
-                                       0x7fffffffffffffffULL, 0x8000000000000000ULL, 0xffffffffffffffffULL};
+constexpr uint8_t kBoundaryBytes[] = {0x00, 0x01, 0x7f, 0x80, 0xff, '\n', '\r', '"', '\\',
+                                      '{',  '}',  '[',  ']',  ',',  ':',  '-',  '0', '9'};
+constexpr uint64_t kBoundaryWords[] = {0,
+                                       1,
+                                       0x7f,
+                                       0xff,
+                                       0x7fff,
+                                       0xffff,
+                                       0x7fffffff,
+                                       0x80000000,
+                                       0xffffffff,
+                                       0x7fffffffffffffffULL,
+                                       0x8000000000000000ULL,
+                                       0xffffffffffffffffULL};
 
 class Mutator {
  public:
@@ -125,7 +136,8 @@ class Mutator {
       case 3: {  // erase a range
         if (b.empty()) break;
         const size_t at = pick(b.size());
-        b.erase(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + 1 + pick(std::min<size_t>(b.size() - at, 64))));
+        b.erase(b.begin() + static_cast<std::ptrdiff_t>(at),
+                b.begin() + static_cast<std::ptrdiff_t>(at + 1 + pick(std::min<size_t>(b.size() - at, 64))));
         break;
       }
       case 4: {  // insert random bytes
@@ -140,7 +152,8 @@ class Mutator {
         const size_t at = pick(b.size()), n = 1 + pick(std::min<size_t>(b.size() - at, 32));
         const Bytes chunk(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + n));
         const size_t times = 1 + pick(64);
-        for (size_t t = 0; t < times && b.size() < max_size_; ++t) b.insert(b.begin() + static_cast<std::ptrdiff_t>(at), chunk.begin(), chunk.end());
+        for (size_t t = 0; t < times && b.size() < max_size_; ++t)
+          b.insert(b.begin() + static_cast<std::ptrdiff_t>(at), chunk.begin(), chunk.end());
         break;
       }
       default: {  // splice: this input's head, another's tail
@@ -196,6 +209,7 @@ int main(int argc, char** argv) {
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) break;
     run_one(mutator.mutate(seeds));
   }
-  std::printf("fuzz replay: %zu seeds and %lld mutations ran without a finding\n", seeds.size(), static_cast<long long>(ran));
+  std::printf("fuzz replay: %zu seeds and %lld mutations ran without a finding\n", seeds.size(),
+              static_cast<long long>(ran));
   return 0;
 }

@@ -80,8 +80,9 @@ using DTypeOf = std::function<DType(const std::string&)>;
 void check_argument_types(const compiler::Task& task, const PlannedStep& step, const DTypeOf& dtype_of) {
   const std::vector<ir::DataType> types = task.argument_types();
   if (types.size() != step.call.args.size()) {
-    throw CompileError("node '" + step.node + "': kernel " + task.workload().str() + " takes " + std::to_string(types.size()) +
-                       " arguments; the call passes " + std::to_string(step.call.args.size()));
+    throw CompileError("node '" + step.node + "': kernel " + task.workload().str() + " takes " +
+                       std::to_string(types.size()) + " arguments; the call passes " +
+                       std::to_string(step.call.args.size()));
   }
   for (size_t a = 0; a < types.size(); ++a) {
     const std::string& value = step.call.args[a];
@@ -89,12 +90,12 @@ void check_argument_types(const compiler::Task& task, const PlannedStep& step, c
     const bool is_output = a + 1 == types.size();
     const std::string which = is_output ? "output" : "input " + std::to_string(a);
     if (!want) {
-      throw CompileError("node '" + step.node + "': kernel " + task.workload().str() + "'s " + which + " is " + types[a].str() +
-                         ", which no model value holds");
+      throw CompileError("node '" + step.node + "': kernel " + task.workload().str() + "'s " + which + " is " +
+                         types[a].str() + ", which no model value holds");
     }
     if (dtype_of(value) != *want) {
-      throw CompileError("node '" + step.node + "': value '" + value + "' is " + dtype_name(dtype_of(value)) + " but kernel " +
-                         task.workload().str() + " takes " + dtype_name(*want) + " as its " + which);
+      throw CompileError("node '" + step.node + "': value '" + value + "' is " + dtype_name(dtype_of(value)) +
+                         " but kernel " + task.workload().str() + " takes " + dtype_name(*want) + " as its " + which);
     }
   }
 }
@@ -126,7 +127,8 @@ CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options, c
     try {
       lib = task.build_shared_library(cfg);
     } catch (const CompileError& e) {
-      throw CompileError("node '" + info.nodes.front() + "': compiling " + task.workload().str() + " with config " + cfg.str() + ": " + e.what());
+      throw CompileError("node '" + info.nodes.front() + "': compiling " + task.workload().str() + " with config " +
+                         cfg.str() + ": " + e.what());
     }
     info.workload = task.workload().str();
     info.shape_text = call.op->shape_text(call.shape);
@@ -190,7 +192,9 @@ class ValueTable {
     file_->arena_bytes = plan.arena_bytes;
   }
 
-  DType dtype_of(const std::string& v) const { return l_.extra_constants.count(v) ? l_.extra_constants.at(v).dtype : g_.value(v).dtype; }
+  DType dtype_of(const std::string& v) const {
+    return l_.extra_constants.count(v) ? l_.extra_constants.at(v).dtype : g_.value(v).dtype;
+  }
 
   int id(const std::string& v) {
     if (auto it = ids_.find(v); it != ids_.end()) return it->second;
@@ -216,7 +220,9 @@ class ValueTable {
     auto it = l_.extra_constants.find(v);
     return it != l_.extra_constants.end() ? it->second : *g_.constant(v);
   }
-  Shape shape_of(const std::string& v) const { return l_.extra_constants.count(v) ? l_.extra_constants.at(v).shape : g_.value(v).shape; }
+  Shape shape_of(const std::string& v) const {
+    return l_.extra_constants.count(v) ? l_.extra_constants.at(v).shape : g_.value(v).shape;
+  }
   int64_t bytes_of(const std::string& v) const { return element_count(shape_of(v)) * dtype_bytes(dtype_of(v)); }
 
   int64_t constant_offset(const std::string& v) {
@@ -224,7 +230,8 @@ class ValueTable {
     const Tensor& t = constant(v);
     const size_t held = t.held();
     if (static_cast<int64_t>(held) != t.size()) {
-      throw CompileError("constant '" + v + "' holds " + std::to_string(held) + " values for shape " + shape_str(t.shape));
+      throw CompileError("constant '" + v + "' holds " + std::to_string(held) + " values for shape " +
+                         shape_str(t.shape));
     }
     auto& bytes = file_->constants;
     const int64_t offset = aligned(static_cast<int64_t>(bytes.size()));
@@ -252,7 +259,8 @@ model::ModelFile build_model(const Graph& planned, const BuildOptions& options, 
   for (const auto& in : planned.inputs) file.inputs.push_back(values.id(in));
   for (const auto& out : planned.outputs) file.outputs.push_back(values.id(out));
 
-  CompiledKernels compiled = compile_kernels(lowered, options, [&](const std::string& v) { return values.dtype_of(v); });
+  CompiledKernels compiled =
+      compile_kernels(lowered, options, [&](const std::string& v) { return values.dtype_of(v); });
   for (size_t s = 0; s < lowered.steps.size(); ++s) {
     const PlannedStep& p = lowered.steps[s];
     model::Step step;

@@ -33,36 +33,55 @@ Tensor Tensor::doubles(Shape shape, std::vector<double> data) {
 }
 
 void Tensor::append(const Tensor& src, int64_t from, int64_t count) {
-  if (src.dtype != dtype) throw CompileError(std::string("a ") + dtype_name(dtype) + " tensor appended " + dtype_name(src.dtype) + " elements");
-  if (dtype == DType::Float32) f32.insert(f32.end(), src.f32.begin() + from, src.f32.begin() + from + count);
-  else if (dtype == DType::Float64) f64.insert(f64.end(), src.f64.begin() + from, src.f64.begin() + from + count);
-  else i64.insert(i64.end(), src.i64.begin() + from, src.i64.begin() + from + count);
+  if (src.dtype != dtype)
+    throw CompileError(std::string("a ") + dtype_name(dtype) + " tensor appended " + dtype_name(src.dtype) +
+                       " elements");
+  if (dtype == DType::Float32)
+    f32.insert(f32.end(), src.f32.begin() + from, src.f32.begin() + from + count);
+  else if (dtype == DType::Float64)
+    f64.insert(f64.end(), src.f64.begin() + from, src.f64.begin() + from + count);
+  else
+    i64.insert(i64.end(), src.i64.begin() + from, src.i64.begin() + from + count);
 }
 
 void Tensor::append_value(double v) {
-  if (dtype == DType::Float32) f32.push_back(static_cast<float>(v));
-  else if (dtype == DType::Float64) f64.push_back(v);
-  else if (dtype == DType::Bool) i64.push_back(v != 0);
-  else i64.push_back(static_cast<int64_t>(v));
+  if (dtype == DType::Float32)
+    f32.push_back(static_cast<float>(v));
+  else if (dtype == DType::Float64)
+    f64.push_back(v);
+  else if (dtype == DType::Bool)
+    i64.push_back(v != 0);
+  else
+    i64.push_back(static_cast<int64_t>(v));
 }
 
 void Tensor::resize_elements(int64_t n) {
-  if (dtype == DType::Float32) f32.resize(n);
-  else if (dtype == DType::Float64) f64.resize(n);
-  else i64.resize(n);
+  if (dtype == DType::Float32)
+    f32.resize(n);
+  else if (dtype == DType::Float64)
+    f64.resize(n);
+  else
+    i64.resize(n);
 }
 
 void Tensor::set(int64_t e, const Tensor& src, int64_t from) {
-  if (dtype == DType::Float32) f32[e] = src.f32[from];
-  else if (dtype == DType::Float64) f64[e] = src.f64[from];
-  else i64[e] = src.i64[from];
+  if (dtype == DType::Float32)
+    f32[e] = src.f32[from];
+  else if (dtype == DType::Float64)
+    f64[e] = src.f64[from];
+  else
+    i64[e] = src.i64[from];
 }
 
 Tensor Tensor::ints(Shape shape, std::vector<int64_t> data, DType dtype) {
-  if (dtype == DType::Float32 || dtype == DType::Float64) throw CompileError(std::string("Tensor::ints: ") + dtype_name(dtype) + " data belongs in Tensor::floats or Tensor::doubles");
+  if (dtype == DType::Float32 || dtype == DType::Float64)
+    throw CompileError(std::string("Tensor::ints: ") + dtype_name(dtype) +
+                       " data belongs in Tensor::floats or Tensor::doubles");
   for (int64_t v : data) {
-    if (dtype == DType::Int32 && (v < INT32_MIN || v > INT32_MAX)) throw CompileError("int32 tensor: value " + std::to_string(v) + " is out of range");
-    if (dtype == DType::Bool && v != 0 && v != 1) throw CompileError("bool tensor: value " + std::to_string(v) + " is neither 0 nor 1");
+    if (dtype == DType::Int32 && (v < INT32_MIN || v > INT32_MAX))
+      throw CompileError("int32 tensor: value " + std::to_string(v) + " is out of range");
+    if (dtype == DType::Bool && v != 0 && v != 1)
+      throw CompileError("bool tensor: value " + std::to_string(v) + " is neither 0 nor 1");
   }
   Tensor t;
   t.dtype = dtype;
@@ -128,14 +147,16 @@ Value& Graph::value(const std::string& name) {
 
 const Value& Graph::input_of(const Node& n, size_t i) const {
   if (i >= n.inputs.size()) {
-    throw CompileError(n.describe() + ": input " + std::to_string(i) + " is missing (the node has " + std::to_string(n.inputs.size()) + ")");
+    throw CompileError(n.describe() + ": input " + std::to_string(i) + " is missing (the node has " +
+                       std::to_string(n.inputs.size()) + ")");
   }
   return value(n.inputs[i]);
 }
 
 const Value& Graph::output_of(const Node& n, size_t i) const {
   if (i >= n.outputs.size()) {
-    throw CompileError(n.describe() + ": output " + std::to_string(i) + " is missing (the node has " + std::to_string(n.outputs.size()) + ")");
+    throw CompileError(n.describe() + ": output " + std::to_string(i) + " is missing (the node has " +
+                       std::to_string(n.outputs.size()) + ")");
   }
   return value(n.outputs[i]);
 }
@@ -171,7 +192,8 @@ std::vector<size_t> Graph::consumers(const std::string& value) const {
 
 int Graph::producer(const std::string& value) const {
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (std::find(nodes[i].outputs.begin(), nodes[i].outputs.end(), value) != nodes[i].outputs.end()) return static_cast<int>(i);
+    if (std::find(nodes[i].outputs.begin(), nodes[i].outputs.end(), value) != nodes[i].outputs.end())
+      return static_cast<int>(i);
   }
   return -1;
 }
@@ -239,7 +261,8 @@ void Graph::remove_dead_nodes() {
   std::set<std::string> live(outputs.begin(), outputs.end());
   std::vector<bool> keep(nodes.size(), false);
   for (size_t i = nodes.size(); i-- > 0;) {
-    keep[i] = std::any_of(nodes[i].outputs.begin(), nodes[i].outputs.end(), [&](const std::string& o) { return live.count(o); });
+    keep[i] = std::any_of(nodes[i].outputs.begin(), nodes[i].outputs.end(),
+                          [&](const std::string& o) { return live.count(o); });
     if (keep[i]) live.insert(nodes[i].inputs.begin(), nodes[i].inputs.end());
   }
   std::vector<Node> kept;
@@ -255,13 +278,15 @@ void Graph::check() const {
   for (const auto& [name, v] : values_) {
     if (v.is_constant()) {
       defined.insert(name);
-      if (v.data->size() != element_count(v.shape)) throw CompileError("graph: constant '" + name + "' has data of another shape");
+      if (v.data->size() != element_count(v.shape))
+        throw CompileError("graph: constant '" + name + "' has data of another shape");
     }
   }
   for (const auto& in : inputs) value(in);
   for (const auto& n : nodes) {
     for (const auto& in : n.inputs) {
-      if (!in.empty() && !defined.count(in)) throw CompileError(n.describe() + " reads '" + in + "' before it is defined");
+      if (!in.empty() && !defined.count(in))
+        throw CompileError(n.describe() + " reads '" + in + "' before it is defined");
     }
     for (const auto& out : n.outputs) {
       if (defined.count(out)) throw CompileError(n.describe() + " writes '" + out + "', which is already defined");

@@ -44,9 +44,13 @@ struct Tensor {
   static Tensor ints(Shape shape, std::vector<int64_t> data, DType dtype = DType::Int64);
   int64_t size() const { return element_count(shape); }
   // Element i as double whatever the dtype (for shape arithmetic and the evaluator).
-  double at(int64_t i) const { return dtype == DType::Float32 ? f32[i] : dtype == DType::Float64 ? f64[i] : static_cast<double>(i64[i]); }
+  double at(int64_t i) const {
+    return dtype == DType::Float32 ? f32[i] : dtype == DType::Float64 ? f64[i] : static_cast<double>(i64[i]);
+  }
   // How many elements the dtype's storage holds (the shape's count in a well-formed tensor).
-  size_t held() const { return dtype == DType::Float32 ? f32.size() : dtype == DType::Float64 ? f64.size() : i64.size(); }
+  size_t held() const {
+    return dtype == DType::Float32 ? f32.size() : dtype == DType::Float64 ? f64.size() : i64.size();
+  }
   bool is_float() const { return dtype == DType::Float32 || dtype == DType::Float64; }
   // Element-by-element building in whatever storage the dtype uses (folds that move elements):
   // `count` elements of `src` (of this dtype) from `from` on; v stored in this dtype (rounded to

@@ -56,7 +56,9 @@ std::string input_text(const Graph& g, const std::string& name) {
   return s;
 }
 
-std::string output_text(const Graph& g, const std::string& name) { return g.has_value(name) ? typed_value(g.value(name)) : name; }
+std::string output_text(const Graph& g, const std::string& name) {
+  return g.has_value(name) ? typed_value(g.value(name)) : name;
+}
 
 std::string node_text(const Graph& g, const Node& n) {
   std::string s;

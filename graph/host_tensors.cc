@@ -7,7 +7,8 @@ namespace tf::graph {
 HostTensor to_host_tensor(const Tensor& t) {
   const size_t held = t.held();
   if (static_cast<int64_t>(held) != t.size()) {
-    throw CompileError(std::string("a ") + dtype_name(t.dtype) + " tensor of shape " + shape_str(t.shape) + " holds " + std::to_string(held) + " values");
+    throw CompileError(std::string("a ") + dtype_name(t.dtype) + " tensor of shape " + shape_str(t.shape) + " holds " +
+                       std::to_string(held) + " values");
   }
   switch (t.dtype) {
     case DType::Float32: return HostTensor::floats(t.shape, t.f32);

@@ -21,7 +21,8 @@ bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p,
 // The direct blocked conv's extents of a member of the family, or nullopt for another op.
 std::optional<ops::Workload> direct_of(const ops::Workload& w) {
   if (starts_with(w.op, kWinograd)) {
-    return ops::Workload{kDirect + w.op.substr(kWinograd.size()), std::vector<int64_t>(w.shape.begin(), w.shape.end() - 1)};
+    return ops::Workload{kDirect + w.op.substr(kWinograd.size()),
+                         std::vector<int64_t>(w.shape.begin(), w.shape.end() - 1)};
   }
   if (starts_with(w.op, kDirect)) return w;
   return std::nullopt;
@@ -39,7 +40,8 @@ std::vector<ops::Workload> kernel_alternatives(const ops::Workload& w) {
   const auto direct = direct_of(w);
   if (!direct) return {w};
   const std::string winograd = kWinograd + direct->op.substr(kDirect.size());
-  if (!ops::has_operator(winograd) || !winograd_fits(ops::Conv2dNchwcShape::from_vector(direct->shape).conv)) return {w};
+  if (!ops::has_operator(winograd) || !winograd_fits(ops::Conv2dNchwcShape::from_vector(direct->shape).conv))
+    return {w};
   std::vector<ops::Workload> all = {*direct};
   for (int64_t m : kWinogradTiles) {
     ops::Workload alt{winograd, direct->shape};

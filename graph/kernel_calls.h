@@ -16,8 +16,8 @@ namespace tf::graph {
 struct KernelCall {
   // A registry operator, or one the model built (a fused elementwise chain).
   std::shared_ptr<const ops::Operator> op;
-  std::vector<int64_t> shape;      // the workload's extents
-  std::vector<std::string> args;   // value names: the kernel's inputs in order, then its output
+  std::vector<int64_t> shape;     // the workload's extents
+  std::vector<std::string> args;  // value names: the kernel's inputs in order, then its output
   // The shape the kernel sees each argument as (op.input_shapes, then output_shape): a value
   // reshaped in place where the kernel's rank differs from the graph's.
   std::vector<std::vector<int64_t>> arg_shapes;

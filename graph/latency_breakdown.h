@@ -17,6 +17,7 @@ struct LatencyBreakdown {
 };
 
 // The per-step medians of `timing` (of `model`, built from `planned`) summed by kind.
-LatencyBreakdown latency_breakdown(const Graph& planned, const runtime::model::ModelFile& model, const runtime::model::ModelTiming& timing);
+LatencyBreakdown latency_breakdown(const Graph& planned, const runtime::model::ModelFile& model,
+                                   const runtime::model::ModelTiming& timing);
 
 }  // namespace tf::graph

@@ -12,7 +12,8 @@ namespace {
 // The table's entry for the values `at` gives its variables.
 size_t entry(const CostTable& t, const std::vector<int>& at, const std::vector<int>& choices) {
   size_t i = 0;
-  for (int v : t.vars) i = i * static_cast<size_t>(choices[static_cast<size_t>(v)]) + static_cast<size_t>(at[static_cast<size_t>(v)]);
+  for (int v : t.vars)
+    i = i * static_cast<size_t>(choices[static_cast<size_t>(v)]) + static_cast<size_t>(at[static_cast<size_t>(v)]);
   return i;
 }
 
@@ -42,18 +43,22 @@ struct Eliminated {
 }  // namespace
 
 int ChoiceProblem::add_variable(int choices) {
-  if (choices < 1) throw CompileError("layout choice: a variable needs at least one value, got " + std::to_string(choices));
+  if (choices < 1)
+    throw CompileError("layout choice: a variable needs at least one value, got " + std::to_string(choices));
   choices_.push_back(choices);
   return static_cast<int>(choices_.size()) - 1;
 }
 
 void ChoiceProblem::add_cost(CostTable table) {
   for (int v : table.vars) {
-    if (v < 0 || v >= variables()) throw CompileError("layout choice: a cost table names variable " + std::to_string(v) + " of " + std::to_string(variables()));
+    if (v < 0 || v >= variables())
+      throw CompileError("layout choice: a cost table names variable " + std::to_string(v) + " of " +
+                         std::to_string(variables()));
   }
   if (table.cost.size() != combinations(table.vars, choices_)) {
     throw CompileError("layout choice: a cost table over " + std::to_string(table.vars.size()) + " variables has " +
-                       std::to_string(table.cost.size()) + " entries, not " + std::to_string(combinations(table.vars, choices_)));
+                       std::to_string(table.cost.size()) + " entries, not " +
+                       std::to_string(combinations(table.vars, choices_)));
   }
   tables_.push_back(std::move(table));
 }

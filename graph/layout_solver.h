@@ -13,8 +13,8 @@
 namespace tf::graph {
 
 struct CostTable {
-  std::vector<int> vars;       // distinct variable indices; the first varies slowest in `cost`
-  std::vector<double> cost;    // one entry per combination of the vars' values (may be +inf)
+  std::vector<int> vars;     // distinct variable indices; the first varies slowest in `cost`
+  std::vector<double> cost;  // one entry per combination of the vars' values (may be +inf)
 };
 
 class ChoiceProblem {

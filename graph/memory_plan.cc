@@ -27,7 +27,9 @@ MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers, int64_t align
     // The live neighbours' byte ranges, by start: the first gap that holds `size` wins.
     std::vector<std::pair<int64_t, int64_t>> taken;
     for (size_t j : placed) {
-      if (lifetimes_meet(buffers[i], buffers[j])) taken.emplace_back(plan.offsets[j], plan.offsets[j] + align_up(std::max<int64_t>(buffers[j].bytes, 1), alignment));
+      if (lifetimes_meet(buffers[i], buffers[j]))
+        taken.emplace_back(plan.offsets[j],
+                           plan.offsets[j] + align_up(std::max<int64_t>(buffers[j].bytes, 1), alignment));
     }
     std::sort(taken.begin(), taken.end());
     int64_t offset = 0;

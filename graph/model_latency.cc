@@ -12,9 +12,9 @@
 
 namespace tf::graph {
 
-runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                        const std::string& device_key, graph::Graph* planned, runtime::ColdInputs timing,
-                                        bool graph_layouts) {
+runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads,
+                                        db::Database* db, const std::string& device_key, graph::Graph* planned,
+                                        runtime::ColdInputs timing, bool graph_layouts) {
   const tuner::BestConfigs best(db, target.str(), device_key, timing);
   graph::PlanOptions plan = graph::plan_options_for(target);
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
@@ -29,14 +29,16 @@ runtime::model::ModelFile build_with_db(const graph::Graph& imported, const code
   return file;
 }
 
-MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                 const std::string& device_key, const std::string& lock_file, runtime::ColdInputs timing) {
+MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads,
+                                 db::Database* db, const std::string& device_key, const std::string& lock_file,
+                                 runtime::ColdInputs timing) {
   graph::Graph planned;
   runtime::model::Executor exec(build_with_db(imported, target, threads, db, device_key, &planned, timing));
   runtime::set_num_threads(threads);
   runtime::model::fill_random_inputs(exec);
   runtime::HostLock lock(lock_file);
-  if (!lock.held()) std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
+  if (!lock.held())
+    std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
   const runtime::model::ModelTiming timed = runtime::model::time_model(exec, 0, 0.5);
   return MeasuredModel{timed.median_ms(), graph::latency_breakdown(planned, exec.model(), timed)};
 }

@@ -24,13 +24,15 @@ struct MeasuredModel {
 // target, thread count and device key (null: the defaults), preferring records timed as `timing`
 // (tuner::BestConfigs); `planned` receives the plan. `graph_layouts` false: each conv keeps its own
 // channel blocks (what planning the layouts for the whole graph buys is the difference).
-runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                        const std::string& device_key, graph::Graph* planned = nullptr,
-                                        runtime::ColdInputs timing = runtime::ColdInputs::Weights, bool graph_layouts = true);
+runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads,
+                                        db::Database* db, const std::string& device_key,
+                                        graph::Graph* planned = nullptr,
+                                        runtime::ColdInputs timing = runtime::ColdInputs::Weights,
+                                        bool graph_layouts = true);
 
 // `db` null: default configs. Holds the host-wide timing lock `lock_file` while timing.
-MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads, db::Database* db,
-                                 const std::string& device_key, const std::string& lock_file,
+MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads,
+                                 db::Database* db, const std::string& device_key, const std::string& lock_file,
                                  runtime::ColdInputs timing = runtime::ColdInputs::Weights);
 
 }  // namespace tf::graph

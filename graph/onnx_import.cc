@@ -33,8 +33,10 @@ std::string read_model_file(const std::string& path) {
 
 onnx::ModelProto parse_model(const std::string& bytes, const std::string& what) {
   onnx::ModelProto model;
-  if (bytes.empty() || !model.ParseFromString(bytes)) throw CompileError(what + ": not an ONNX model (the protobuf does not parse)");
-  if (!model.has_graph() || model.graph().node_size() == 0) throw CompileError(what + ": not an ONNX model (no graph, or a graph without nodes)");
+  if (bytes.empty() || !model.ParseFromString(bytes))
+    throw CompileError(what + ": not an ONNX model (the protobuf does not parse)");
+  if (!model.has_graph() || model.graph().node_size() == 0)
+    throw CompileError(what + ": not an ONNX model (no graph, or a graph without nodes)");
   return model;
 }
 
@@ -42,8 +44,8 @@ int64_t default_opset(const onnx::ModelProto& model, const std::string& what) {
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") {
       if (o.version() < kMinOpset || o.version() > kMaxOpset) {
-        throw CompileError(what + ": opset " + std::to_string(o.version()) + " is not supported (opsets " + std::to_string(kMinOpset) + "-" +
-                           std::to_string(kMaxOpset) + ")");
+        throw CompileError(what + ": opset " + std::to_string(o.version()) + " is not supported (opsets " +
+                           std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset) + ")");
       }
       return o.version();
     }
@@ -52,7 +54,9 @@ int64_t default_opset(const onnx::ModelProto& model, const std::string& what) {
 }
 
 std::string dtype_text(int32_t elem_type) {
-  return onnx::TensorProto::DataType_IsValid(elem_type) ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type)) : "unknown";
+  return onnx::TensorProto::DataType_IsValid(elem_type)
+             ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type))
+             : "unknown";
 }
 
 // The element types tensors of a model may hold here; nullopt for the others (float16, strings...).
@@ -89,15 +93,18 @@ Shape checked_dims(const google::protobuf::RepeatedField<int64_t>& dims, const s
 template <typename T>
 std::vector<T> raw_values(const std::string& raw, int64_t count, const std::string& what) {
   if (raw.size() != static_cast<size_t>(count) * sizeof(T)) {
-    throw CompileError(what + ": raw data has " + std::to_string(raw.size()) + " bytes for " + std::to_string(count) + " elements");
+    throw CompileError(what + ": raw data has " + std::to_string(raw.size()) + " bytes for " + std::to_string(count) +
+                       " elements");
   }
   std::vector<T> v(count);
-  if (count > 0) std::memcpy(v.data(), raw.data(), raw.size());  // ONNX raw data is little-endian, as is every host we build for
+  if (count > 0)
+    std::memcpy(v.data(), raw.data(), raw.size());  // ONNX raw data is little-endian, as is every host we build for
   return v;
 }
 
 Tensor convert_tensor(const onnx::TensorProto& t, const std::string& what) {
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) throw CompileError(what + ": external data is not supported (save the model with its weights inside)");
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    throw CompileError(what + ": external data is not supported (save the model with its weights inside)");
   const Shape shape = checked_dims(t.dims(), what);
   const int64_t count = element_count(shape);
   auto check_count = [&](int64_t n) {
@@ -105,22 +112,26 @@ Tensor convert_tensor(const onnx::TensorProto& t, const std::string& what) {
   };
   switch (t.data_type()) {
     case onnx::TensorProto::FLOAT: {
-      std::vector<float> v = t.has_raw_data() ? raw_values<float>(t.raw_data(), count, what) : std::vector<float>(t.float_data().begin(), t.float_data().end());
+      std::vector<float> v = t.has_raw_data() ? raw_values<float>(t.raw_data(), count, what)
+                                              : std::vector<float>(t.float_data().begin(), t.float_data().end());
       check_count(static_cast<int64_t>(v.size()));
       return Tensor::floats(shape, std::move(v));
     }
     case onnx::TensorProto::DOUBLE: {
-      std::vector<double> v = t.has_raw_data() ? raw_values<double>(t.raw_data(), count, what) : std::vector<double>(t.double_data().begin(), t.double_data().end());
+      std::vector<double> v = t.has_raw_data() ? raw_values<double>(t.raw_data(), count, what)
+                                               : std::vector<double>(t.double_data().begin(), t.double_data().end());
       check_count(static_cast<int64_t>(v.size()));
       return Tensor::doubles(shape, std::move(v));
     }
     case onnx::TensorProto::INT64: {
-      std::vector<int64_t> v = t.has_raw_data() ? raw_values<int64_t>(t.raw_data(), count, what) : std::vector<int64_t>(t.int64_data().begin(), t.int64_data().end());
+      std::vector<int64_t> v = t.has_raw_data() ? raw_values<int64_t>(t.raw_data(), count, what)
+                                                : std::vector<int64_t>(t.int64_data().begin(), t.int64_data().end());
       check_count(static_cast<int64_t>(v.size()));
       return Tensor::ints(shape, std::move(v));
     }
     case onnx::TensorProto::INT32: {
-      std::vector<int32_t> v32 = t.has_raw_data() ? raw_values<int32_t>(t.raw_data(), count, what) : std::vector<int32_t>(t.int32_data().begin(), t.int32_data().end());
+      std::vector<int32_t> v32 = t.has_raw_data() ? raw_values<int32_t>(t.raw_data(), count, what)
+                                                  : std::vector<int32_t>(t.int32_data().begin(), t.int32_data().end());
       check_count(static_cast<int64_t>(v32.size()));
       return Tensor::ints(shape, std::vector<int64_t>(v32.begin(), v32.end()), DType::Int32);
     }
@@ -134,7 +145,9 @@ Tensor convert_tensor(const onnx::TensorProto& t, const std::string& what) {
       check_count(static_cast<int64_t>(v.size()));
       return Tensor::ints(shape, std::move(v), DType::Bool);
     }
-    default: throw CompileError(what + ": dtype " + dtype_text(t.data_type()) + " is not supported (float32, int64, int32, bool, float64)");
+    default:
+      throw CompileError(what + ": dtype " + dtype_text(t.data_type()) +
+                         " is not supported (float32, int64, int32, bool, float64)");
   }
 }
 
@@ -148,9 +161,11 @@ Tensor constant_attribute(const onnx::NodeProto& p, const std::string& what) {
   for (const auto& a : p.attribute()) {
     if (a.name() == "value") return convert_tensor(a.t(), what + ": attribute 'value'");
     if (a.name() == "value_float") return Tensor::floats({}, {a.f()});
-    if (a.name() == "value_floats") return Tensor::floats({a.floats_size()}, std::vector<float>(a.floats().begin(), a.floats().end()));
+    if (a.name() == "value_floats")
+      return Tensor::floats({a.floats_size()}, std::vector<float>(a.floats().begin(), a.floats().end()));
     if (a.name() == "value_int") return Tensor::ints({}, {a.i()});
-    if (a.name() == "value_ints") return Tensor::ints({a.ints_size()}, std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+    if (a.name() == "value_ints")
+      return Tensor::ints({a.ints_size()}, std::vector<int64_t>(a.ints().begin(), a.ints().end()));
   }
   throw CompileError(what + ": no value");
 }
@@ -161,8 +176,11 @@ Value input_value(const onnx_import::BoundInput& in, const std::string& what) {
   const std::string w = what + ": input '" + v.name() + "'";
   const int32_t elem_type = v.type().tensor_type().elem_type();
   const std::optional<DType> dtype = dtype_of(elem_type);
-  if (!dtype) throw CompileError(w + ": dtype " + dtype_text(elem_type) + " is not supported (float32, int64, int32, bool, float64)");
-  return Value{v.name(), *dtype, checked_dims(google::protobuf::RepeatedField<int64_t>(in.shape.begin(), in.shape.end()), w), nullptr};
+  if (!dtype)
+    throw CompileError(w + ": dtype " + dtype_text(elem_type) +
+                       " is not supported (float32, int64, int32, bool, float64)");
+  return Value{v.name(), *dtype,
+               checked_dims(google::protobuf::RepeatedField<int64_t>(in.shape.begin(), in.shape.end()), w), nullptr};
 }
 
 std::string node_name(const onnx::NodeProto& p, int index) {
@@ -175,7 +193,8 @@ std::vector<std::string> refusals(const onnx::GraphProto& graph, int64_t opset) 
     const auto& p = graph.node(i);
     const std::string name = node_name(p, i);
     OpVersion version;
-    if (auto why = onnx_import::refuse_node(p, onnx_import::convert_node(p, name), opset, &version)) out.push_back(where(name, p.op_type(), opset) + ": " + *why);
+    if (auto why = onnx_import::refuse_node(p, onnx_import::convert_node(p, name), opset, &version))
+      out.push_back(where(name, p.op_type(), opset) + ": " + *why);
   }
   return out;
 }
@@ -183,7 +202,8 @@ std::vector<std::string> refusals(const onnx::GraphProto& graph, int64_t opset) 
 Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOptions& options, const std::string& what) {
   const auto& gp = model.graph();
   Graph g;
-  for (const auto& init : gp.initializer()) g.set_value(constant_value(init.name(), convert_tensor(init, what + ": initializer '" + init.name() + "'")));
+  for (const auto& init : gp.initializer())
+    g.set_value(constant_value(init.name(), convert_tensor(init, what + ": initializer '" + init.name() + "'")));
   for (const auto& in : onnx_import::bind_inputs(gp, options, what)) {
     g.set_value(input_value(in, what));
     g.inputs.push_back(in.info->name());
@@ -195,7 +215,8 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
     const std::string name = node_name(p, i);
     const std::string prefix = what + ": " + where(name, p.op_type(), opset);
     for (const auto& out : p.output()) {
-      if (!out.empty() && (!written.insert(out).second || g.has_value(out))) throw CompileError(prefix + ": output '" + out + "' is written twice");
+      if (!out.empty() && (!written.insert(out).second || g.has_value(out)))
+        throw CompileError(prefix + ": output '" + out + "' is written twice");
     }
     if (p.op_type() == "Constant") {
       g.set_value(constant_value(p.output(0), constant_attribute(p, prefix)));
@@ -231,7 +252,8 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
   }
   g.nodes = std::move(kept);
   for (const auto& out : g.outputs) {
-    if (g.sequences.count(out)) throw CompileError(what + ": output '" + out + "' is a sequence; a compiled model's outputs are tensors");
+    if (g.sequences.count(out))
+      throw CompileError(what + ": output '" + out + "' is a sequence; a compiled model's outputs are tensors");
     if (!g.has_value(out)) throw CompileError(what + ": output '" + out + "' is never computed");
   }
   g.sequences.clear();
@@ -252,7 +274,8 @@ OnnxSummary summarize_onnx_file(const std::string& path, const ImportOptions& op
   auto info = [](const onnx::ValueInfoProto& v) {
     const int32_t t = v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0;
     const std::optional<DType> dtype = dtype_of(t);
-    return OnnxSummary::Tensor{v.name(), dtype ? dtype_name(*dtype) : dtype_text(t), dims_text(v), onnx_import::symbolic_extents(v), {}};
+    return OnnxSummary::Tensor{
+        v.name(), dtype ? dtype_name(*dtype) : dtype_text(t), dims_text(v), onnx_import::symbolic_extents(v), {}};
   };
   for (const auto& in : model.graph().input()) {
     if (!initializers.count(in.name())) s.inputs.push_back(info(in));
@@ -275,7 +298,8 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& what, const
   const int64_t opset = default_opset(model, what);
   const auto refused = refusals(model.graph(), opset);
   if (!refused.empty()) {
-    std::string msg = what + ": " + std::to_string(refused.size()) + " unsupported node" + (refused.size() > 1 ? "s" : "") + ": ";
+    std::string msg =
+        what + ": " + std::to_string(refused.size()) + " unsupported node" + (refused.size() > 1 ? "s" : "") + ": ";
     for (size_t i = 0; i < refused.size(); ++i) msg += (i ? "; " : "") + refused[i];
     throw CompileError(msg);
   }
@@ -288,6 +312,8 @@ Tensor import_onnx_tensor(const std::string& bytes, const std::string& what) {
   return convert_tensor(t, what);
 }
 
-Graph import_onnx_file(const std::string& path, const ImportOptions& options) { return import_onnx_bytes(read_model_file(path), path, options); }
+Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
+  return import_onnx_bytes(read_model_file(path), path, options);
+}
 
 }  // namespace tf::graph

@@ -28,11 +28,14 @@ struct SymbolBinding {
 };
 using Symbols = std::map<std::string, SymbolBinding>;
 
-bool has_shape(const onnx::ValueInfoProto& v) { return v.type().has_tensor_type() && v.type().tensor_type().has_shape(); }
+bool has_shape(const onnx::ValueInfoProto& v) {
+  return v.type().has_tensor_type() && v.type().tensor_type().has_shape();
+}
 
 std::vector<Declared> declared_dims(const onnx::ValueInfoProto& v) {
   std::vector<Declared> out;
-  for (const auto& d : v.type().tensor_type().shape().dim()) out.push_back({d.has_dim_value() ? d.dim_value() : 0, d.dim_param()});
+  for (const auto& d : v.type().tensor_type().shape().dim())
+    out.push_back({d.has_dim_value() ? d.dim_value() : 0, d.dim_param()});
   return out;
 }
 
@@ -44,7 +47,9 @@ std::string list_text(const Shape& s) {
   return out;
 }
 
-std::string extent_text(int index, const std::string& param) { return std::to_string(index) + " (" + quoted_param(param) + ")"; }
+std::string extent_text(int index, const std::string& param) {
+  return std::to_string(index) + " (" + quoted_param(param) + ")";
+}
 
 std::string input_prefix(const onnx::ValueInfoProto& v, const std::string& what) {
   return what + ": input '" + v.name() + "' " + dims_text(v);
@@ -61,15 +66,16 @@ std::vector<const onnx::ValueInfoProto*> model_inputs(const onnx::GraphProto& gr
   return out;
 }
 
-void check_names(const std::vector<const onnx::ValueInfoProto*>& inputs, const ImportOptions& options, const std::string& what) {
+void check_names(const std::vector<const onnx::ValueInfoProto*>& inputs, const ImportOptions& options,
+                 const std::string& what) {
   std::set<std::string> names;
   for (const auto* v : inputs) names.insert(v->name());
   for (const auto& [name, shape] : options.input_shapes) {
     if (names.count(name)) continue;
     std::string list;
     for (const auto* v : inputs) list += (list.empty() ? "'" : ", '") + v->name() + "'";
-    throw CompileError(what + ": " + kShapeFlag + " names '" + name + "', which is not an input of the model (its inputs: " +
-                       (list.empty() ? "none" : list) + ")");
+    throw CompileError(what + ": " + kShapeFlag + " names '" + name +
+                       "', which is not an input of the model (its inputs: " + (list.empty() ? "none" : list) + ")");
   }
 }
 
@@ -77,9 +83,9 @@ void bind_symbol(Symbols& symbols, const std::string& param, const SymbolBinding
   if (param.empty()) return;  // an unnamed extent binds nothing elsewhere
   auto [it, fresh] = symbols.emplace(param, b);
   if (fresh || it->second.value == b.value) return;
-  throw CompileError(prefix + ": extent " + extent_text(b.index, param) + " is given as " + std::to_string(b.value) + ", but " +
-                     kShapeFlag + " binds '" + param + "' to " + std::to_string(it->second.value) + " at extent " +
-                     std::to_string(it->second.index) + " of input '" + it->second.input + "'");
+  throw CompileError(prefix + ": extent " + extent_text(b.index, param) + " is given as " + std::to_string(b.value) +
+                     ", but " + kShapeFlag + " binds '" + param + "' to " + std::to_string(it->second.value) +
+                     " at extent " + std::to_string(it->second.index) + " of input '" + it->second.input + "'");
 }
 
 // A full shape given for `v`: positive, of the declared rank, equal to every static extent, and
@@ -102,14 +108,14 @@ void check_given(const onnx::ValueInfoProto& v, const Shape& given, const Import
     const int index = static_cast<int>(i);
     if (dims[i].is_static()) {
       if (dims[i].value != given[i]) {
-        throw CompileError(prefix + ": extent " + std::to_string(i) + " is " + std::to_string(dims[i].value) + " in the model, " + flag +
-                           " gives " + std::to_string(given[i]));
+        throw CompileError(prefix + ": extent " + std::to_string(i) + " is " + std::to_string(dims[i].value) +
+                           " in the model, " + flag + " gives " + std::to_string(given[i]));
       }
       continue;
     }
     if (i == 0 && options.batch && *options.batch != given[0]) {
-      throw CompileError(prefix + ": " + kBatchFlag + " " + std::to_string(*options.batch) + " and " + flag + " disagree on extent " +
-                         extent_text(0, dims[0].param));
+      throw CompileError(prefix + ": " + kBatchFlag + " " + std::to_string(*options.batch) + " and " + flag +
+                         " disagree on extent " + extent_text(0, dims[0].param));
     }
     bind_symbol(symbols, dims[i].param, {given[i], v.name(), index}, prefix);
   }
@@ -120,16 +126,20 @@ void check_given(const onnx::ValueInfoProto& v, const Shape& given, const Import
 Shape resolve(const onnx::ValueInfoProto& v, int64_t batch, const Symbols& symbols, const std::string& what) {
   const std::string prefix = input_prefix(v, what);
   if (!has_shape(v)) {
-    throw CompileError(prefix + " has no shape: tunefarm plans static shapes; give it with " + kShapeFlag + " " + v.name() + "=...");
+    throw CompileError(prefix + " has no shape: tunefarm plans static shapes; give it with " + kShapeFlag + " " +
+                       v.name() + "=...");
   }
   const std::vector<Declared> dims = declared_dims(v);
   Shape shape;
   std::vector<std::string> template_dims, unbound;
   for (size_t i = 0; i < dims.size(); ++i) {
     std::optional<int64_t> value;
-    if (dims[i].is_static()) value = dims[i].value;
-    else if (auto it = symbols.find(dims[i].param); !dims[i].param.empty() && it != symbols.end()) value = it->second.value;
-    else if (i == 0) value = batch;
+    if (dims[i].is_static())
+      value = dims[i].value;
+    else if (auto it = symbols.find(dims[i].param); !dims[i].param.empty() && it != symbols.end())
+      value = it->second.value;
+    else if (i == 0)
+      value = batch;
     if (value) {
       shape.push_back(*value);
       template_dims.push_back(std::to_string(*value));
@@ -140,7 +150,8 @@ Shape resolve(const onnx::ValueInfoProto& v, int64_t batch, const Symbols& symbo
   }
   if (unbound.empty()) return shape;
   std::string extents, value;
-  for (size_t i = 0; i < unbound.size(); ++i) extents += (i == 0 ? "" : i + 1 == unbound.size() ? " and " : ", ") + unbound[i];
+  for (size_t i = 0; i < unbound.size(); ++i)
+    extents += (i == 0 ? "" : i + 1 == unbound.size() ? " and " : ", ") + unbound[i];
   for (size_t i = 0; i < template_dims.size(); ++i) value += (i ? "," : "") + template_dims[i];
   const bool one = unbound.size() == 1;
   throw CompileError(prefix + ": extent" + (one ? " " : "s ") + extents + (one ? " is" : " are") + " symbolic; bind " +
@@ -148,7 +159,8 @@ Shape resolve(const onnx::ValueInfoProto& v, int64_t batch, const Symbols& symbo
 }
 
 // The options checked against the model; the symbolic names the given shapes bind.
-Symbols given_symbols(const std::vector<const onnx::ValueInfoProto*>& inputs, const ImportOptions& options, const std::string& what) {
+Symbols given_symbols(const std::vector<const onnx::ValueInfoProto*>& inputs, const ImportOptions& options,
+                      const std::string& what) {
   if (options.batch && *options.batch <= 0) {
     throw CompileError(what + ": batch " + std::to_string(*options.batch) + " must be positive");
   }
@@ -156,7 +168,8 @@ Symbols given_symbols(const std::vector<const onnx::ValueInfoProto*>& inputs, co
   Symbols symbols;
   for (const auto* v : inputs) {
     if (!v->type().has_tensor_type()) throw CompileError(what + ": input '" + v->name() + "' is not a tensor");
-    if (auto it = options.input_shapes.find(v->name()); it != options.input_shapes.end()) check_given(*v, it->second, options, symbols, what);
+    if (auto it = options.input_shapes.find(v->name()); it != options.input_shapes.end())
+      check_given(*v, it->second, options, symbols, what);
   }
   return symbols;
 }
@@ -169,7 +182,9 @@ std::string dims_text(const onnx::ValueInfoProto& v) {
   const auto& dims = v.type().tensor_type().shape().dim();
   for (int i = 0; i < dims.size(); ++i) {
     s += i ? "," : "";
-    s += dims[i].has_dim_value() ? std::to_string(dims[i].dim_value()) : dims[i].dim_param().empty() ? "?" : dims[i].dim_param();
+    s += dims[i].has_dim_value()       ? std::to_string(dims[i].dim_value())
+         : dims[i].dim_param().empty() ? "?"
+                                       : dims[i].dim_param();
   }
   return s + "]";
 }
@@ -188,13 +203,15 @@ void check_input_options(const onnx::GraphProto& graph, const ImportOptions& opt
   given_symbols(model_inputs(graph), options, what);
 }
 
-std::vector<BoundInput> bind_inputs(const onnx::GraphProto& graph, const ImportOptions& options, const std::string& what) {
+std::vector<BoundInput> bind_inputs(const onnx::GraphProto& graph, const ImportOptions& options,
+                                    const std::string& what) {
   const auto inputs = model_inputs(graph);
   const Symbols symbols = given_symbols(inputs, options, what);
   std::vector<BoundInput> out;
   for (const auto* v : inputs) {
     auto it = options.input_shapes.find(v->name());
-    out.push_back({v, it != options.input_shapes.end() ? it->second : resolve(*v, options.batch.value_or(1), symbols, what)});
+    out.push_back(
+        {v, it != options.input_shapes.end() ? it->second : resolve(*v, options.batch.value_or(1), symbols, what)});
   }
   return out;
 }

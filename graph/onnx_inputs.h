@@ -32,6 +32,7 @@ void check_input_options(const onnx::GraphProto& graph, const ImportOptions& opt
 // The graph's inputs in order (initializers listed as inputs left out), each with every extent
 // bound. Throws CompileError naming the input, the extent, the model's and the given value, and
 // the flag that binds it: what check_input_options refuses, and an extent left symbolic.
-std::vector<BoundInput> bind_inputs(const onnx::GraphProto& graph, const ImportOptions& options, const std::string& what);
+std::vector<BoundInput> bind_inputs(const onnx::GraphProto& graph, const ImportOptions& options,
+                                    const std::string& what);
 
 }  // namespace tf::graph::onnx_import

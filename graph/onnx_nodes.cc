@@ -40,13 +40,15 @@ Node convert_node(const onnx::NodeProto& p, const std::string& name) {
 }
 
 std::optional<std::string> refuse_node(const onnx::NodeProto& p, const Node& n, int64_t opset, OpVersion* version) {
-  if (!p.domain().empty() && p.domain() != "ai.onnx") return "domain '" + p.domain() + "' is not supported (only the default ONNX domain)";
+  if (!p.domain().empty() && p.domain() != "ai.onnx")
+    return "domain '" + p.domain() + "' is not supported (only the default ONNX domain)";
   std::string why;
   const OpDef* def = find_op_def(p.op_type(), opset, version, &why);
   if (!def) return why;
   if (p.output_size() == 0) return "has no outputs";
   for (const auto& a : p.attribute()) {
-    if (std::find(def->attributes.begin(), def->attributes.end(), a.name()) == def->attributes.end()) return "attribute '" + a.name() + "' is not supported";
+    if (std::find(def->attributes.begin(), def->attributes.end(), a.name()) == def->attributes.end())
+      return "attribute '" + a.name() + "' is not supported";
   }
   try {
     return def->check ? def->check(n, *version) : std::nullopt;

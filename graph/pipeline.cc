@@ -20,12 +20,19 @@ std::vector<Pass> pipeline(const PlanOptions& options) {
       {"lift_unit_height", passes::lift_unit_height},  // 1-D windows' neighbours on [N,C,1,L]: no Reshapes between
       {"fold_batchnorm", passes::fold_batchnorm},      // BatchNormalization into the Conv before it
       {"fuse_layer_norm", passes::fuse_layer_norm},    // a layer norm written out as seven nodes: one kernel
-      {"fuse_attention", passes::fuse_attention},      // Transpose, MatMul, scale, mask, Softmax, MatMul, Transpose: one kernel
+      {"fuse_attention",
+       passes::fuse_attention},  // Transpose, MatMul, scale, mask, Softmax, MatMul, Transpose: one kernel
       {"fuse_epilogues", passes::fuse_epilogues},      // bias, relu, clip, residual add into conv2d_* / dense_*
       {"fuse_elementwise", passes::fuse_elementwise},  // what is left elementwise (GELU, scaling): one node per chain
       {"fuse_dense_activation", passes::fuse_dense_activation},  // a GELU chain into the dense before it
-      {"pack_dense_weights", [&options](const Graph& g) { return options.blocked_layouts ? passes::pack_dense_weights(g, options.dense_panel) : g; }},  // constant dense weights as panels, once
-      {"plan_layouts", [&options](const Graph& g) { return passes::plan_layouts(g, options); }},  // NCHWc between convolutions, weights packed once, each conv's algorithm
+      {"pack_dense_weights",
+       [&options](const Graph& g) {
+         return options.blocked_layouts ? passes::pack_dense_weights(g, options.dense_panel) : g;
+       }},  // constant dense weights as panels, once
+      {"plan_layouts",
+       [&options](const Graph& g) {
+         return passes::plan_layouts(g, options);
+       }},  // NCHWc between convolutions, weights packed once, each conv's algorithm
   };
 }
 

@@ -12,7 +12,8 @@ namespace {
 
 }  // namespace
 
-int64_t window_output(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_end, bool ceil_mode) {
+int64_t window_output(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_end,
+                      bool ceil_mode) {
   if (stride <= 0) return -1;
   const int64_t span = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
   if (span < 0) return 0;
@@ -24,7 +25,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const Node& n) {
   for (size_t i = 0; i < out.size(); ++i) {
     const int64_t da = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
     const int64_t db = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    if (da != db && da != 1 && db != 1) fail(n, "shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
+    if (da != db && da != 1 && db != 1)
+      fail(n, "shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
     out[i] = da == 1 ? db : da;
   }
   return out;

@@ -39,7 +39,8 @@ std::optional<NodeKernel> lowered_kernel(const Graph& g, const Node& n) {
 ops::Conv2dShape conv2d_shape(const Graph& g, const Node& n) {
   const Shape& x = g.input_of(n, 0).shape;
   const Shape& w = g.input_of(n, 1).shape;
-  const auto strides = n.attr_ints("strides", {1, 1}), dil = n.attr_ints("dilations", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
+  const auto strides = n.attr_ints("strides", {1, 1}), dil = n.attr_ints("dilations", {1, 1}),
+             pads = n.attr_ints("pads", {0, 0, 0, 0});
   ops::Conv2dShape s;
   s.n = x[0], s.c = x[1], s.h = x[2], s.w = x[3];
   s.k = w[0], s.r = w[2], s.s = w[3];
@@ -80,7 +81,8 @@ void add_layout_transforms(std::vector<Task>* tasks) {
 }  // namespace
 
 std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
-  if (n.op == "ConvTranspose" || starts_with(n.op, "conv3d") || starts_with(n.op, "attention")) return lowered_kernel(g, n);
+  if (n.op == "ConvTranspose" || starts_with(n.op, "conv3d") || starts_with(n.op, "attention"))
+    return lowered_kernel(g, n);
   const bool conv = starts_with(n.op, "conv2d") || starts_with(n.op, "depthwise"), dense = starts_with(n.op, "dense");
   if (!conv && !dense) return std::nullopt;
   NodeKernel k;
@@ -105,7 +107,8 @@ std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
 int64_t kernel_flops(const Graph& planned) {
   int64_t flops = 0;
   for (const Node& n : planned.nodes) {
-    if (const auto k = node_kernel(planned, n)) flops += ops::find_operator(k->workload.op).flops(k->workload.shape) * k->calls;
+    if (const auto k = node_kernel(planned, n))
+      flops += ops::find_operator(k->workload.op).flops(k->workload.shape) * k->calls;
   }
   return flops;
 }
@@ -118,9 +121,11 @@ std::vector<Task> tunable_tasks(const Graph& g, bool block_alternatives) {
   for (const Node& n : g.nodes) {
     const auto k = node_kernel(g, n);
     if (!k) continue;
-    const auto alternatives = block_alternatives ? kernel_alternatives_with_blocks(k->workload) : kernel_alternatives(k->workload);
+    const auto alternatives =
+        block_alternatives ? kernel_alternatives_with_blocks(k->workload) : kernel_alternatives(k->workload);
     int group = -1;
-    if (alternatives.size() > 1) group = groups.try_emplace(alternatives[0].str(), static_cast<int>(groups.size())).first->second;
+    if (alternatives.size() > 1)
+      group = groups.try_emplace(alternatives[0].str(), static_cast<int>(groups.size())).first->second;
     for (const ops::Workload& w : alternatives) {
       const std::string key = w.str();
       auto [it, fresh] = by_key.try_emplace(key);

@@ -34,9 +34,9 @@ std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n);
 struct Task {
   ops::Workload workload;
   std::string shape_text;
-  int64_t count = 0;   // kernel calls per model run
-  int64_t flops = 0;   // all calls together
-  double share = 0;    // of the FLOPs the graph's nodes run
+  int64_t count = 0;  // kernel calls per model run
+  int64_t flops = 0;  // all calls together
+  double share = 0;   // of the FLOPs the graph's nodes run
   std::vector<std::string> nodes;
   // Tasks of one group >= 0 are alternative kernels for the same calls (kernel_alternatives.h): the
   // model runs one of them, whichever was measured fastest.

@@ -18,5 +18,4 @@ void add_token(grpc::ClientContext& ctx, const std::string& token);
 // Messages can carry kernels and reference outputs of several MB.
 constexpr int kMaxMessageBytes = 256 << 20;
 
-
 }  // namespace tf::fleet

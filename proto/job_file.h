@@ -20,7 +20,7 @@ struct JobFileOptions {
 };
 
 struct FilledJobFile {
-  std::string text;                    // what to send: the tracker checks it
+  std::string text;                     // what to send: the tracker checks it
   std::vector<std::string> overridden;  // options the file sets itself ("--trials"), which it wins
 };
 

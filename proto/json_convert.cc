@@ -23,7 +23,8 @@ void check_fields(const Json& v, const std::string& where, const std::set<std::s
 std::string path(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
 
 int64_t get_int(const Json& v, const std::string& where) {
-  if (!v.is_number_integer()) throw SpecError(where + ": expected an integer, got " + (v.is_number() ? "a fraction" : json_kind(v)));
+  if (!v.is_number_integer())
+    throw SpecError(where + ": expected an integer, got " + (v.is_number() ? "a fraction" : json_kind(v)));
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
     throw SpecError(where + ": " + v.dump() + " is out of range");
   }
@@ -60,13 +61,15 @@ int32_t get_int32(const Json& v, const std::string& where) {
 v1::ColdInputs cold_inputs_from_json(const Json& v, const std::string& where) {
   runtime::ColdInputs c = runtime::ColdInputs::Off;
   if (!v.is_string() || !runtime::parse_cold_inputs(v.get<std::string>(), &c)) {
-    throw SpecError(where + ": expected \"off\", \"weights\" or \"all\", got " + (v.is_string() ? "'" + printable(v.get<std::string>()) + "'" : json_kind(v)));
+    throw SpecError(where + ": expected \"off\", \"weights\" or \"all\", got " +
+                    (v.is_string() ? "'" + printable(v.get<std::string>()) + "'" : json_kind(v)));
   }
   return to_wire(c);
 }
 
 v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
-  check_fields(v, where, {"repeat", "number", "min_repeat_ms", "flush_cache", "cooldown_ms", "timeout_s", "cold_inputs"});
+  check_fields(v, where,
+               {"repeat", "number", "min_repeat_ms", "flush_cache", "cooldown_ms", "timeout_s", "cold_inputs"});
   v1::MeasureOptions m;
   if (const auto* f = member(v, "repeat")) m.set_repeat(get_int32(*f, path(where, "repeat")));
   if (const auto* f = member(v, "number")) m.set_number(get_int32(*f, path(where, "number")));
@@ -74,15 +77,17 @@ v1::MeasureOptions measure_from_json(const Json& v, const std::string& where) {
   if (const auto* f = member(v, "flush_cache")) m.set_flush_cache(get_bool(*f, path(where, "flush_cache")));
   if (const auto* f = member(v, "cooldown_ms")) m.set_cooldown_ms(get_number(*f, path(where, "cooldown_ms")));
   if (const auto* f = member(v, "timeout_s")) m.set_timeout_s(get_number(*f, path(where, "timeout_s")));
-  if (const auto* f = member(v, "cold_inputs")) m.set_cold_inputs(cold_inputs_from_json(*f, path(where, "cold_inputs")));
+  if (const auto* f = member(v, "cold_inputs"))
+    m.set_cold_inputs(cold_inputs_from_json(*f, path(where, "cold_inputs")));
   return m;
 }
 
 }  // namespace
 
 v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
-  check_fields(v, "job", {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure", "scheduler", "model", "input_shapes",
-                      "time_limit_s"});
+  check_fields(v, "job",
+               {"workloads", "key", "device_key", "trials", "tuner", "priority", "seed", "batch", "measure",
+                "scheduler", "model", "input_shapes", "time_limit_s"});
   v1::JobSpec spec;
   const Json* workloads = member(v, "workloads");
   if (!workloads) throw SpecError("workloads: missing (a list of {\"op\": ..., \"shape\": [...]})");
@@ -98,7 +103,8 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
     const Json* shape = member(w, "shape");
     if (!shape) throw SpecError(where + ".shape: missing");
     if (shape->is_array() || !read_shape) {
-      if (!shape->is_array()) throw SpecError(where + ".shape: expected a list of extents, got " + std::string(json_kind(*shape)));
+      if (!shape->is_array())
+        throw SpecError(where + ".shape: expected a list of extents, got " + std::string(json_kind(*shape)));
       for (size_t d = 0; d < shape->size(); ++d) {
         out->add_shape(get_int((*shape)[d], where + ".shape[" + std::to_string(d) + "]"));
       }
@@ -117,7 +123,8 @@ v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape) {
     if (const auto* g = member(w, "group")) {
       while (spec.groups_size() < static_cast<int>(i)) spec.add_groups(0);
       const int64_t group = get_int(*g, where + ".group");
-      if (group < 0 || group > std::numeric_limits<int32_t>::max()) throw SpecError(where + ".group: must be 0 (none) or a group number, got " + std::to_string(group));
+      if (group < 0 || group > std::numeric_limits<int32_t>::max())
+        throw SpecError(where + ".group: must be 0 (none) or a group number, got " + std::to_string(group));
       spec.add_groups(static_cast<int32_t>(group));
     }
   }
@@ -185,10 +192,11 @@ Json job_spec_to_json(const v1::JobSpec& spec) {
   o["seed"] = static_cast<int64_t>(spec.seed());
   o["batch"] = spec.batch();
   const auto& m = spec.measure();
-  o["measure"] = {{"repeat", m.repeat()},           {"number", m.number()},
-                  {"min_repeat_ms", m.min_repeat_ms()}, {"flush_cache", m.flush_cache()},
-                  {"cooldown_ms", m.cooldown_ms()}, {"timeout_s", m.timeout_s()}};
-  if (m.cold_inputs() != v1::COLD_INPUTS_UNSPECIFIED) o["measure"]["cold_inputs"] = runtime::cold_inputs_name(from_wire(m.cold_inputs()));
+  o["measure"] = {
+      {"repeat", m.repeat()},           {"number", m.number()},           {"min_repeat_ms", m.min_repeat_ms()},
+      {"flush_cache", m.flush_cache()}, {"cooldown_ms", m.cooldown_ms()}, {"timeout_s", m.timeout_s()}};
+  if (m.cold_inputs() != v1::COLD_INPUTS_UNSPECIFIED)
+    o["measure"]["cold_inputs"] = runtime::cold_inputs_name(from_wire(m.cold_inputs()));
   return o;
 }
 

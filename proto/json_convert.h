@@ -30,7 +30,8 @@ class SpecError : public std::invalid_argument {
 // A workload's shape is a list of extents; with a ShapeReader (the tracker's knows the ops, a
 // board's does not) it may also be named, "n=1,c=64,..." or {"n": 1, ...}.
 // The reader returns the positional extents or throws std::exception naming `where`.
-using ShapeReader = std::function<std::vector<int64_t>(const std::string& op, const Json& shape, const std::string& where)>;
+using ShapeReader =
+    std::function<std::vector<int64_t>(const std::string& op, const Json& shape, const std::string& where)>;
 v1::JobSpec job_spec_from_json(const Json& v, const ShapeReader& read_shape = {});
 // SpecError for text that is not JSON, too, or beyond kJobSpecJsonLimits ("job spec: nesting deeper
 // than 64 levels").

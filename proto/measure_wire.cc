@@ -11,7 +11,8 @@ std::string floats_to_bytes(const std::vector<float>& v) {
 }
 
 std::vector<float> bytes_to_floats(const std::string& b, const char* what) {
-  if (b.size() % sizeof(float) != 0) throw std::invalid_argument(std::string("reference: ") + what + " is not a whole number of floats");
+  if (b.size() % sizeof(float) != 0)
+    throw std::invalid_argument(std::string("reference: ") + what + " is not a whole number of floats");
   std::vector<float> v(b.size() / sizeof(float));
   std::memcpy(v.data(), b.data(), b.size());
   return v;
@@ -56,13 +57,15 @@ runtime::WorkloadSetup from_wire(const v1::Reference& r) {
     }
     s.args.push_back(from_wire(a));
   }
-  if (r.num_inputs() < 0 || r.num_inputs() >= r.args_size()) throw std::invalid_argument("reference: bad number of inputs");
+  if (r.num_inputs() < 0 || r.num_inputs() >= r.args_size())
+    throw std::invalid_argument("reference: bad number of inputs");
   s.num_inputs = r.num_inputs();
   s.seed = r.seed();
   s.expected = bytes_to_floats(r.expected(), "expected");
   s.tolerance = bytes_to_floats(r.tolerance(), "tolerance");
   const int64_t out_elements = s.args.back().num_elements();
-  if (!s.expected.empty() && (static_cast<int64_t>(s.expected.size()) != out_elements || s.tolerance.size() != s.expected.size())) {
+  if (!s.expected.empty() &&
+      (static_cast<int64_t>(s.expected.size()) != out_elements || s.tolerance.size() != s.expected.size())) {
     throw std::invalid_argument("reference: expected output and tolerance must match the output's " +
                                 std::to_string(out_elements) + " elements");
   }

@@ -52,7 +52,8 @@ std::vector<TokenEntry> parse_token_lines(std::istream& in, const std::string& p
     // One token, one role and one name: a second line for it would make which one counts silent.
     // The message names the lines, never the token.
     if (auto [first, fresh] = line_of.emplace(token, number); !fresh) {
-      throw std::runtime_error(where + ": the same token as line " + std::to_string(first->second) + " (each token once)");
+      throw std::runtime_error(where + ": the same token as line " + std::to_string(first->second) +
+                               " (each token once)");
     }
     words >> name;
     TokenEntry e;
@@ -62,7 +63,9 @@ std::vector<TokenEntry> parse_token_lines(std::istream& in, const std::string& p
     out.push_back(e);
   }
   // A tracker given no token would refuse every caller; a board or client would send none.
-  if (out.empty()) throw std::runtime_error("token file '" + path + "' holds no token (lines '<token> <role> [name]': tunefarm token new)");
+  if (out.empty())
+    throw std::runtime_error("token file '" + path +
+                             "' holds no token (lines '<token> <role> [name]': tunefarm token new)");
   return out;
 }
 

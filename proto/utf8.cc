@@ -35,9 +35,11 @@ std::string utf8_error(const std::string& s) {
     } else {
       return "byte " + std::to_string(i) + " (" + hex_byte(c) + ") starts no UTF-8 character";
     }
-    if (i + len > n) return "byte " + std::to_string(i) + " (" + hex_byte(c) + ") starts a character the text cuts short";
+    if (i + len > n)
+      return "byte " + std::to_string(i) + " (" + hex_byte(c) + ") starts a character the text cuts short";
     for (size_t k = 1; k < len; ++k) {
-      if ((p[i + k] & 0xc0) != 0x80) return "byte " + std::to_string(i + k) + " (" + hex_byte(p[i + k]) + ") is not a continuation byte";
+      if ((p[i + k] & 0xc0) != 0x80)
+        return "byte " + std::to_string(i + k) + " (" + hex_byte(p[i + k]) + ") is not a continuation byte";
       cp = (cp << 6) | (p[i + k] & 0x3f);
     }
     static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
@@ -75,7 +77,8 @@ std::string invalid_utf8_field(const google::protobuf::Message& m) {
       const std::string where = f->name() + (f->is_repeated() ? "[" + std::to_string(i) + "]" : "");
       if (f->type() == FieldDescriptor::TYPE_STRING) {
         const std::string v = f->is_repeated() ? refl->GetRepeatedString(m, f, i) : refl->GetString(m, f);
-        if (std::string e = utf8_error(v); !e.empty()) return where + ": '" + printable(v) + "' is not valid UTF-8: " + e;
+        if (std::string e = utf8_error(v); !e.empty())
+          return where + ": '" + printable(v) + "' is not valid UTF-8: " + e;
       } else {
         const auto& sub = f->is_repeated() ? refl->GetRepeatedMessage(m, f, i) : refl->GetMessage(m, f);
         if (std::string e = invalid_utf8_field(sub); !e.empty()) return where + "." + e;

@@ -31,7 +31,7 @@ struct KernelBinary {
 using ComparedKernel = tuner::KernelTimings;
 
 struct Comparison {
-  std::string device;  // the board or host every round ran on
+  std::string device;                   // the board or host every round ran on
   std::vector<ComparedKernel> kernels;  // in the order given
 };
 

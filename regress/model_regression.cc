@@ -25,7 +25,9 @@ std::unique_ptr<Executor> ready(const ModelFile& model, int threads) {
   return exec;
 }
 
-double turn_seconds(Executor& exec, int runs) { return runtime::model::time_model(exec, runs, 0, 1).median_ms() * 1e-3; }
+double turn_seconds(Executor& exec, int runs) {
+  return runtime::model::time_model(exec, runs, 0, 1).median_ms() * 1e-3;
+}
 
 // The kernels' workloads and configs: what decides whether the two builds differ.
 std::string kernels_of(const ModelFile& m) {
@@ -54,8 +56,8 @@ std::vector<double> time_model_rounds(const ModelFile& model, const ModelTimingS
   return out;
 }
 
-WorkloadVerdict compare_models(const db::ModelBaseline& baseline, const ModelFile& current, int64_t flops, double threshold,
-                               const ModelTimingSettings& s) {
+WorkloadVerdict compare_models(const db::ModelBaseline& baseline, const ModelFile& current, int64_t flops,
+                               double threshold, const ModelTimingSettings& s) {
   const auto start = std::chrono::steady_clock::now();
   WorkloadVerdict v;
   v.name = baseline.model;

@@ -25,7 +25,7 @@ std::vector<double> time_model_rounds(const runtime::model::ModelFile& model, co
 // The model of `current` against the baseline's: the verdict of their paired speed ratio. `flops`:
 // the model's kernel work (for the report's effective GFLOPS). A model that fails to load or run is
 // "broken" (current) or "failed" (the baseline's, or the run).
-WorkloadVerdict compare_models(const db::ModelBaseline& baseline, const runtime::model::ModelFile& current, int64_t flops,
-                               double threshold, const ModelTimingSettings& s);
+WorkloadVerdict compare_models(const db::ModelBaseline& baseline, const runtime::model::ModelFile& current,
+                               int64_t flops, double threshold, const ModelTimingSettings& s);
 
 }  // namespace tf::regress

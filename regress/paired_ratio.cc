@@ -30,13 +30,17 @@ const char* verdict_name(Verdict v) {
   return "?";
 }
 
-PairedRatio paired_speed_ratio(const std::vector<double>& baseline_s, const std::vector<double>& current_s, double confidence) {
-  if (baseline_s.size() != current_s.size()) throw std::invalid_argument("baseline and current timings differ in number of rounds");
+PairedRatio paired_speed_ratio(const std::vector<double>& baseline_s, const std::vector<double>& current_s,
+                               double confidence) {
+  if (baseline_s.size() != current_s.size())
+    throw std::invalid_argument("baseline and current timings differ in number of rounds");
   const int n = static_cast<int>(baseline_s.size());
-  if (n < 6) throw std::invalid_argument("at least 6 paired rounds are needed for a 95% interval, got " + std::to_string(n));
+  if (n < 6)
+    throw std::invalid_argument("at least 6 paired rounds are needed for a 95% interval, got " + std::to_string(n));
   std::vector<double> r;
   for (int i = 0; i < n; ++i) {
-    if (!(baseline_s[i] > 0) || !(current_s[i] > 0)) throw std::invalid_argument("a timing that is not a positive time");
+    if (!(baseline_s[i] > 0) || !(current_s[i] > 0))
+      throw std::invalid_argument("a timing that is not a positive time");
     r.push_back(baseline_s[i] / current_s[i]);
   }
   std::sort(r.begin(), r.end());

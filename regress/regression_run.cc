@@ -41,8 +41,8 @@ int RegressReport::exit_code() const {
 }
 
 std::vector<SavedWorkload> save_baseline(const std::string& name, const Suite& suite, Comparer& comparer,
-                                         const BestConfigFn& best, db::Database& db, bool replace, const RunSettings& settings,
-                                         const ProgressFn& progress) {
+                                         const BestConfigFn& best, db::Database& db, bool replace,
+                                         const RunSettings& settings, const ProgressFn& progress) {
   if (!replace && !db.baseline(name).empty()) {
     throw db::DbError("baseline '" + name + "' exists; --replace to overwrite it, or choose another name");
   }
@@ -56,7 +56,8 @@ std::vector<SavedWorkload> save_baseline(const std::string& name, const Suite& s
     std::optional<Json> config = best(sw);
     if (!config) {
       s.status = "untuned";
-      s.error = "no tuned config for " + s.workload_key + " on " + comparer.target() + " (key " + comparer.device_key() + ")";
+      s.error =
+          "no tuned config for " + s.workload_key + " on " + comparer.target() + " (key " + comparer.device_key() + ")";
       if (progress) progress(sw.name + ": " + s.error);
       out.push_back(std::move(s));
       continue;
@@ -64,7 +65,8 @@ std::vector<SavedWorkload> save_baseline(const std::string& name, const Suite& s
     s.config = *config;
     try {
       KernelBinary bin = build_current(sw.workload, *config, comparer.target());
-      if (progress) progress(sw.name + ": measuring " + config->dump() + " (" + std::to_string(settings.rounds) + " timings)");
+      if (progress)
+        progress(sw.name + ": measuring " + config->dump() + " (" + std::to_string(settings.rounds) + " timings)");
       Comparison c = comparer.compare(sw.workload, {bin}, settings.rounds, settings.measure);
       const ComparedKernel& k = c.kernels.front();
       if (k.status != runtime::MeasureStatus::Ok) throw std::runtime_error("the kernel failed: " + k.error);
@@ -105,7 +107,8 @@ RegressReport run_regress(const std::string& baseline, const Suite& suite, Compa
                           db::Database& db, const RunSettings& settings, const ProgressFn& progress) {
   const auto start = Clock::now();
   std::vector<db::Baseline> entries = db.baseline(baseline);
-  if (entries.empty()) throw RunError("no baseline named '" + baseline + "' in the db (tunefarm baseline list shows them)");
+  if (entries.empty())
+    throw RunError("no baseline named '" + baseline + "' in the db (tunefarm baseline list shows them)");
   RegressReport report;
   report.baseline = baseline;
   report.suite = suite.path;
@@ -144,7 +147,8 @@ RegressReport run_regress(const std::string& baseline, const Suite& suite, Compa
       }
       Comparison c = comparer.compare(sw.workload, {old, current}, settings.rounds, settings.measure);
       v.device = c.device;
-      if (report.device.find(c.device) == std::string::npos) report.device += (report.device.empty() ? "" : ", ") + c.device;
+      if (report.device.find(c.device) == std::string::npos)
+        report.device += (report.device.empty() ? "" : ", ") + c.device;
       const ComparedKernel &b = c.kernels[0], &k = c.kernels[1];
       if (b.status != runtime::MeasureStatus::Ok) {
         throw std::runtime_error("the baseline's stored library failed on " + c.device + ": " + b.error);
@@ -167,7 +171,8 @@ RegressReport run_regress(const std::string& baseline, const Suite& suite, Compa
       progress(sw.name + ": " + v.status +
                (v.status == "failed" || v.status == "broken"
                     ? " - " + v.error
-                    : format_value(" %.3fx", v.ratio.median) + format_value(" (95%% CI %.3f", v.ratio.low) + format_value("-%.3f)", v.ratio.high)));
+                    : format_value(" %.3fx", v.ratio.median) + format_value(" (95%% CI %.3f", v.ratio.low) +
+                          format_value("-%.3f)", v.ratio.high)));
     }
     report.workloads.push_back(std::move(v));
   }

@@ -26,9 +26,9 @@ using BestConfigFn = std::function<std::optional<Json>(const SuiteWorkload&)>;
 using ProgressFn = std::function<void(const std::string&)>;
 
 struct RunSettings {
-  int rounds = 15;                   // interleaved rounds (regress) or timings (baseline save)
-  runtime::MeasureOptions measure;   // repeat is ignored: one timing per turn
-  std::optional<double> threshold;   // the command line's, over the suite's
+  int rounds = 15;                  // interleaved rounds (regress) or timings (baseline save)
+  runtime::MeasureOptions measure;  // repeat is ignored: one timing per turn
+  std::optional<double> threshold;  // the command line's, over the suite's
 };
 
 struct SavedWorkload {
@@ -43,8 +43,8 @@ struct SavedWorkload {
 // nothing is stored when a workload failed (a build error, a kernel that fails) or none was tuned.
 // Throws db::DbError when `name` exists and not `replace`, RunError when measuring fails.
 std::vector<SavedWorkload> save_baseline(const std::string& name, const Suite& suite, Comparer& comparer,
-                                         const BestConfigFn& best, db::Database& db, bool replace, const RunSettings& settings,
-                                         const ProgressFn& progress = {});
+                                         const BestConfigFn& best, db::Database& db, bool replace,
+                                         const RunSettings& settings, const ProgressFn& progress = {});
 
 struct WorkloadVerdict {
   std::string name, workload_key;

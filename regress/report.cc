@@ -14,12 +14,15 @@ std::string format_value(const char* format, double v) {
 
 namespace {
 
-bool compared(const WorkloadVerdict& w) { return w.status == "faster" || w.status == "unchanged" || w.status == "slower"; }
+bool compared(const WorkloadVerdict& w) {
+  return w.status == "faster" || w.status == "unchanged" || w.status == "slower";
+}
 
 // "0.612x (95% CI 0.601-0.623), 5% threshold"
 std::string ratio_text(const WorkloadVerdict& w) {
-  return format_value("%.3fx", w.ratio.median) + format_value(" (%.0f%% CI ", w.ratio.confidence * 100) + format_value("%.3f", w.ratio.low) +
-         format_value("-%.3f)", w.ratio.high) + format_value(", threshold %.1f%%", w.threshold * 100);
+  return format_value("%.3fx", w.ratio.median) + format_value(" (%.0f%% CI ", w.ratio.confidence * 100) +
+         format_value("%.3f", w.ratio.low) + format_value("-%.3f)", w.ratio.high) +
+         format_value(", threshold %.1f%%", w.threshold * 100);
 }
 
 }  // namespace
@@ -33,15 +36,17 @@ std::string to_junit(const RegressReport& r) {
   }
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   // The same counts on the <testsuites> root and its one <testsuite>: CI systems read either.
-  const std::string counts = " tests=\"" + std::to_string(r.workloads.size()) + "\" failures=\"" + std::to_string(failures) +
-                             "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
-                             "\" time=\"" + format_value("%.3f", r.seconds) + "\"";
+  const std::string counts = " tests=\"" + std::to_string(r.workloads.size()) + "\" failures=\"" +
+                             std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" +
+                             std::to_string(skipped) + "\" time=\"" + format_value("%.3f", r.seconds) + "\"";
   x += "<testsuites name=\"tunefarm regress\"" + counts + ">\n";
   x += "  <testsuite name=\"" + xml_escape("baseline " + r.baseline) + "\"" + counts + ">\n";
   x += "    <properties>\n";
-  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-           {"suite", r.suite}, {"device", r.device}, {"target", r.target}, {"timing_isolation", r.timing_isolation},
-           {"rounds", std::to_string(r.rounds)}}) {
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"suite", r.suite},
+                                                                             {"device", r.device},
+                                                                             {"target", r.target},
+                                                                             {"timing_isolation", r.timing_isolation},
+                                                                             {"rounds", std::to_string(r.rounds)}}) {
     x += "      <property name=\"" + k + "\" value=\"" + xml_escape(v) + "\"/>\n";
   }
   x += "    </properties>\n";
@@ -50,8 +55,9 @@ std::string to_junit(const RegressReport& r) {
          "\" time=\"" + format_value("%.3f", w.seconds) + "\">\n";
     if (w.status == "slower") {
       x += "      <failure type=\"slower\" message=\"" + xml_escape("slower: " + ratio_text(w)) + "\">" +
-           xml_escape(w.workload_key + format_value(": baseline %.1f GFLOPS", w.baseline_gflops) + format_value(", current %.1f GFLOPS", w.current_gflops) +
-                      "; baseline config " + w.baseline_config.dump() + " (" + w.baseline_compiler + "), current config " +
+           xml_escape(w.workload_key + format_value(": baseline %.1f GFLOPS", w.baseline_gflops) +
+                      format_value(", current %.1f GFLOPS", w.current_gflops) + "; baseline config " +
+                      w.baseline_config.dump() + " (" + w.baseline_compiler + "), current config " +
                       w.current_config.dump() + " (" + w.current_compiler + ")") +
            "</failure>\n";
     } else if (w.status == "broken") {
@@ -78,7 +84,8 @@ Json to_json(const RegressReport& r) {
   out["target"] = r.target;
   out["timing_isolation"] = r.timing_isolation;
   out["rounds"] = r.rounds;
-  out["statistic"] = "median of paired speed ratios (baseline time / current time per round), sign-test confidence interval";
+  out["statistic"] =
+      "median of paired speed ratios (baseline time / current time per round), sign-test confidence interval";
   Json list = Json::array();
   for (const auto& w : r.workloads) {
     Json j = Json::object();
@@ -119,10 +126,13 @@ std::string to_markdown(const RegressReport& r) {
   md += "| workload | verdict | speed ratio | 95% CI | baseline GFLOPS | current GFLOPS | threshold | config |\n";
   md += "|---|---|---|---|---|---|---|---|\n";
   for (const auto& w : r.workloads) {
-    md += "| " + w.name + " | " + (w.status == "slower" || w.status == "broken" || w.status == "failed" ? "**" + w.status + "**" : w.status) + " | ";
+    md += "| " + w.name + " | " +
+          (w.status == "slower" || w.status == "broken" || w.status == "failed" ? "**" + w.status + "**" : w.status) +
+          " | ";
     if (compared(w)) {
-      md += format_value("%.3f", w.ratio.median) + " | " + format_value("%.3f", w.ratio.low) + format_value("-%.3f", w.ratio.high) + " | " +
-            format_value("%.1f", w.baseline_gflops) + " | " + format_value("%.1f", w.current_gflops) + " | ";
+      md += format_value("%.3f", w.ratio.median) + " | " + format_value("%.3f", w.ratio.low) +
+            format_value("-%.3f", w.ratio.high) + " | " + format_value("%.1f", w.baseline_gflops) + " | " +
+            format_value("%.1f", w.current_gflops) + " | ";
     } else {
       md += " | | | | ";
     }
@@ -136,7 +146,10 @@ std::string to_markdown(const RegressReport& r) {
     md += "- " + w.name + ": " + w.error + "\n";
   }
   const int code = r.exit_code();
-  md += std::string("\nResult: ") + (code == 0 ? "nothing slower beyond its threshold" : code == 1 ? "SLOWER" : "the run FAILED") +
+  md += std::string("\nResult: ") +
+        (code == 0   ? "nothing slower beyond its threshold"
+         : code == 1 ? "SLOWER"
+                     : "the run FAILED") +
         format_value(" (exit %.0f)", code) + format_value(", %.0f s.\n", r.seconds);
   return md;
 }

@@ -88,7 +88,8 @@ Suite parse_suite(const std::string& text, const std::string& path) {
   s.path = path;
   static const std::set<std::string> known = {"about", "key", "target", "threads", "threshold", "rounds", "workloads"};
   for (const auto& [k, value] : v.items()) {
-    if (!known.count(k)) fail(path, "unknown field \"" + k + "\" (known: about, key, target, threads, threshold, rounds, workloads)");
+    if (!known.count(k))
+      fail(path, "unknown field \"" + k + "\" (known: about, key, target, threads, threshold, rounds, workloads)");
   }
   if (v.contains("key")) s.key = get_string(v["key"], path, "key");
   if (v.contains("target")) s.target = get_string(v["target"], path, "target");
@@ -121,7 +122,8 @@ Suite parse_suite(const std::string& text, const std::string& path) {
       }
     }
     if (!w.contains("op")) fail(path, at + ": missing \"op\"");
-    if (!w.contains("shape")) fail(path, at + ": missing \"shape\" (a list of extents, \"n=1,c=64,...\" or {\"n\": 1, ...})");
+    if (!w.contains("shape"))
+      fail(path, at + ": missing \"shape\" (a list of extents, \"n=1,c=64,...\" or {\"n\": 1, ...})");
     sw.workload.op = get_string(w["op"], path, at + ".op");
     const auto ops = ops::operator_names();
     if (std::find(ops.begin(), ops.end(), sw.workload.op) == ops.end()) {

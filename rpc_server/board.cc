@@ -1,11 +1,11 @@
 #include "rpc_server/board.h"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <grpcpp/grpcpp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -65,7 +65,8 @@ struct SessionEnd {
 // One connection to the tracker, from dialling to the stream's end.
 class Session {
  public:
-  Session(const BoardOptions& opts, const v1::BoardInfo& info, runtime::MeasureWorker& worker, const std::atomic<bool>& draining)
+  Session(const BoardOptions& opts, const v1::BoardInfo& info, runtime::MeasureWorker& worker,
+          const std::atomic<bool>& draining)
       : opts_(opts), info_(info), worker_(worker), draining_(draining) {}
 
   SessionEnd run(v1::Boards::Stub& stub) {
@@ -89,8 +90,8 @@ class Session {
       std::lock_guard<std::mutex> lock(write_mu_);
       open_ = true;
     }
-    std::printf("board: registered with %s as %s (key %s)\n", opts_.tracker.c_str(), msg.registered().board_id().c_str(),
-                info_.device_key().c_str());
+    std::printf("board: registered with %s as %s (key %s)\n", opts_.tracker.c_str(),
+                msg.registered().board_id().c_str(), info_.device_key().c_str());
     std::fflush(stdout);
     std::thread measurer([this] { measure_loop(); });
     while (stream_->Read(&msg)) {
@@ -154,7 +155,8 @@ class Session {
     try {
       references_[ref.reference_id()] = std::make_shared<runtime::WorkloadSetup>(fleet::from_wire(ref));
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "board: reference %llu is unusable: %s\n", static_cast<unsigned long long>(ref.reference_id()), e.what());
+      std::fprintf(stderr, "board: reference %llu is unusable: %s\n",
+                   static_cast<unsigned long long>(ref.reference_id()), e.what());
       references_.erase(ref.reference_id());
     }
   }
@@ -221,8 +223,9 @@ class Session {
         runtime::MeasureOptions mo = fleet::from_wire(q.item.measure());
         mo.timing_lock = opts_.timing_lock;
         std::vector<uint8_t> library(q.item.library().begin(), q.item.library().end());
-        runtime::MeasureResult m = q.item.foreign_library() ? worker_.measure_foreign(library, q.item.entry_symbol(), mo)
-                                                            : worker_.measure(library, q.item.entry_symbol(), mo);
+        runtime::MeasureResult m = q.item.foreign_library()
+                                       ? worker_.measure_foreign(library, q.item.entry_symbol(), mo)
+                                       : worker_.measure(library, q.item.entry_symbol(), mo);
         r->set_status(fleet::to_wire(m.status));
         for (double c : m.costs) r->add_costs(c);
         r->set_number(m.number);
@@ -266,7 +269,8 @@ std::string timing_isolation(const BoardOptions& opts) {
   } else {
     s = "kernels not pinned";
   }
-  s += opts.timing_lock.empty() ? "; no host-wide timing lock" : "; host-wide lock " + opts.timing_lock + " held while timing";
+  s += opts.timing_lock.empty() ? "; no host-wide timing lock"
+                                : "; host-wide lock " + opts.timing_lock + " held while timing";
   return s;
 }
 

@@ -19,14 +19,14 @@ namespace tf::board {
 struct BoardOptions {
   std::string tracker = "127.0.0.1:9190";
   std::string key;
-  std::string token;             // bearer token (empty: none)
-  std::string tls_ca;            // CA certificate file: TLS to the tracker
-  std::vector<int> cpus;         // pin kernels to these CPUs (empty: no pinning)
-  int threads = 0;               // threads per kernel (0: one per CPU it may use)
+  std::string token;                                      // bearer token (empty: none)
+  std::string tls_ca;                                     // CA certificate file: TLS to the tracker
+  std::vector<int> cpus;                                  // pin kernels to these CPUs (empty: no pinning)
+  int threads = 0;                                        // threads per kernel (0: one per CPU it may use)
   std::string timing_lock = "/tmp/tunefarm-timing.lock";  // empty: none
-  std::string worker_path;       // empty: next to this executable
+  std::string worker_path;                                // empty: next to this executable
   std::vector<std::string> worker_launcher;  // runs the worker under this command (an emulator); empty: directly
-  bool sandbox = true;           // the worker confines kernels (runtime/sandbox.h); off only under an emulator
+  bool sandbox = true;  // the worker confines kernels (runtime/sandbox.h); off only under an emulator
   uint64_t worker_memory_mb = runtime::kDefaultWorkerMemoryMb;
   int max_backoff_ms = 5000;
   // Test mode for the tracker's capacity benchmark: open this many board connections and answer

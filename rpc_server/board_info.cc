@@ -51,7 +51,8 @@ v1::BoardInfo detect_board(const std::string& key, const std::vector<int>& cpus,
   info.set_cpu_name(cpu.model.empty() ? arch : cpu.model);
   if (!cpu.kernel_arch.empty() && cpu.kernel_arch != arch) {
     info.set_emulated(true);
-    info.set_cpu_name(arch + ", emulated on an " + cpu.kernel_arch + " host" + (cpu.model.empty() ? "" : " (" + cpu.model + ")"));
+    info.set_cpu_name(arch + ", emulated on an " + cpu.kernel_arch + " host" +
+                      (cpu.model.empty() ? "" : " (" + cpu.model + ")"));
   }
   info.set_cores(static_cast<int32_t>(cpus.empty() ? runtime::usable_cpus().size() : cpus.size()));
   for (int c : cpus) info.add_pinned_cpus(c);

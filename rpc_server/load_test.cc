@@ -58,7 +58,8 @@ class Registered {
 // silent; writes share the stream with the results, so they take turns under `write_mu`.
 class Heartbeats {
  public:
-  Heartbeats(grpc::ClientReaderWriter<v1::BoardMessage, v1::TrackerMessage>& stream, std::mutex& write_mu, int interval_ms)
+  Heartbeats(grpc::ClientReaderWriter<v1::BoardMessage, v1::TrackerMessage>& stream, std::mutex& write_mu,
+             int interval_ms)
       : thread_([this, &stream, &write_mu, interval_ms] {
           std::unique_lock<std::mutex> lock(mu_);
           while (!cv_.wait_for(lock, std::chrono::milliseconds(std::max(100, interval_ms)), [&] { return done_; })) {
@@ -86,7 +87,8 @@ class Heartbeats {
 
 // One connection, from registration until the stream ends. True when it registered.
 bool one_connection(const BoardOptions& opts, int index, const std::shared_ptr<grpc::Channel>& channel, Stats& stats,
-                    std::vector<grpc::ClientContext*>& contexts, std::mutex& contexts_mu, const std::atomic<bool>& stopping) {
+                    std::vector<grpc::ClientContext*>& contexts, std::mutex& contexts_mu,
+                    const std::atomic<bool>& stopping) {
   auto stub = v1::Boards::NewStub(channel);
   grpc::ClientContext ctx;
   fleet::add_token(ctx, opts.token);
@@ -115,13 +117,15 @@ bool one_connection(const BoardOptions& opts, int index, const std::shared_ptr<g
     if (!msg.has_work()) continue;
     const auto now = Clock::now();
     if (items == 0) first = now;
-    if (result_sent != Clock::time_point{}) latency.push_back(std::chrono::duration<double, std::milli>(now - result_sent).count());
+    if (result_sent != Clock::time_point{})
+      latency.push_back(std::chrono::duration<double, std::milli>(now - result_sent).count());
     v1::BoardMessage out;
     auto* r = out.mutable_result();
     r->set_item_id(msg.work().item_id());
     r->set_status(v1::MEASURE_OK);
     // A made-up but stable cost per library, so the tuner sees a landscape, not noise.
-    const double cost = 1e-3 * (1.0 + static_cast<double>(std::hash<std::string>{}(msg.work().library()) % 1000) / 1000.0);
+    const double cost =
+        1e-3 * (1.0 + static_cast<double>(std::hash<std::string>{}(msg.work().library()) % 1000) / 1000.0);
     // As many timings and runs per timing as the item asks for: the tracker refuses any other count.
     const runtime::MeasureOptions asked = fleet::from_wire(msg.work().measure());
     for (int i = 0; i < std::max(1, asked.repeat); ++i) r->add_costs(cost);
@@ -146,11 +150,13 @@ bool one_connection(const BoardOptions& opts, int index, const std::shared_ptr<g
 
 // A connection dialled again, as a real board does, while the tracker restarts (a soak kills it).
 void one_board(const BoardOptions& opts, int index, std::shared_ptr<grpc::Channel> channel, Stats& stats,
-               std::vector<grpc::ClientContext*>& contexts, std::mutex& contexts_mu, const std::atomic<bool>& stopping) {
+               std::vector<grpc::ClientContext*>& contexts, std::mutex& contexts_mu,
+               const std::atomic<bool>& stopping) {
   int backoff_ms = 100;
   while (!stopping) {
     if (one_connection(opts, index, channel, stats, contexts, contexts_mu, stopping)) backoff_ms = 100;
-    for (int waited = 0; waited < backoff_ms && !stopping; waited += 50) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int waited = 0; waited < backoff_ms && !stopping; waited += 50)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     backoff_ms = std::min(opts.max_backoff_ms, backoff_ms * 2);
   }
 }
@@ -178,8 +184,8 @@ int run_load_test(const BoardOptions& opts) {
   std::atomic<bool> stopping{false};
   std::vector<std::thread> boards;
   for (int i = 0; i < opts.load_test_boards; ++i) {
-    boards.emplace_back(one_board, std::cref(opts), i, channels[static_cast<size_t>(i / 16)], std::ref(stats), std::ref(contexts),
-                        std::ref(contexts_mu), std::cref(stopping));
+    boards.emplace_back(one_board, std::cref(opts), i, channels[static_cast<size_t>(i / 16)], std::ref(stats),
+                        std::ref(contexts), std::ref(contexts_mu), std::cref(stopping));
   }
   std::printf("load test: %d synthetic boards with key %s connecting to %s (no code runs)\n", opts.load_test_boards,
               opts.key.c_str(), opts.tracker.c_str());
@@ -195,11 +201,12 @@ int run_load_test(const BoardOptions& opts) {
   }
   for (auto& t : boards) t.join();
   const double seconds = stats.items > 0 ? std::chrono::duration<double>(stats.last - stats.first).count() : 0;
-  std::printf("{\"boards\": %d, \"items\": %lld, \"seconds\": %.3f, \"items_per_s\": %.1f, \"latency_ms_p50\": %.3f, "
-              "\"latency_ms_p99\": %.3f}\n",
-              opts.load_test_boards, static_cast<long long>(stats.items), seconds,
-              seconds > 0 ? static_cast<double>(stats.items) / seconds : 0.0, percentile(stats.latency_ms, 0.5),
-              percentile(stats.latency_ms, 0.99));
+  std::printf(
+      "{\"boards\": %d, \"items\": %lld, \"seconds\": %.3f, \"items_per_s\": %.1f, \"latency_ms_p50\": %.3f, "
+      "\"latency_ms_p99\": %.3f}\n",
+      opts.load_test_boards, static_cast<long long>(stats.items), seconds,
+      seconds > 0 ? static_cast<double>(stats.items) / seconds : 0.0, percentile(stats.latency_ms, 0.5),
+      percentile(stats.latency_ms, 0.99));
   return 0;
 }
 

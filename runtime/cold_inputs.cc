@@ -70,8 +70,9 @@ int cold_copies(uint64_t bytes, const LastLevelCache& llc) {
   const uint64_t k = std::clamp<uint64_t>((want + bytes - 1) / bytes, 1, kMaxColdCopies);
   if (k > 1 && k * bytes > kMaxColdBytes) {
     throw std::runtime_error("cold inputs: " + std::to_string(k) + " copies of the " + mb_text(bytes) +
-                             " of rotated inputs (together at least twice the last-level cache of " + mb_text(llc.bytes) + ", " +
-                             llc.source + ") would take " + mb_text(k * bytes) + ", more than the " + mb_text(kMaxColdBytes) +
+                             " of rotated inputs (together at least twice the last-level cache of " +
+                             mb_text(llc.bytes) + ", " + llc.source + ") would take " + mb_text(k * bytes) +
+                             ", more than the " + mb_text(kMaxColdBytes) +
                              " a cold timing may use; measure warm (cold inputs off)");
   }
   return static_cast<int>(k);

@@ -92,13 +92,13 @@ const HostCpu& host_cpu() {
 
 std::vector<std::string> aarch64_hwcap_names(unsigned long hwcap, unsigned long hwcap2) {
   // Linux's arch/arm64/include/uapi/asm/hwcap.h, bit by bit, in /proc/cpuinfo's spelling.
-  static const char* const kHwcap[] = {"fp",    "asimd", "evtstrm", "aes",     "pmull",  "sha1",   "sha2",    "crc32",
-                                       "atomics", "fphp", "asimdhp", "cpuid",  "asimdrdm", "jscvt", "fcma",   "lrcpc",
-                                       "dcpop", "sha3",  "sm3",     "sm4",     "asimddp", "sha512", "sve",    "asimdfhm",
-                                       "dit",   "uscat", "ilrcpc",  "flagm",   "ssbs",   "sb",     "paca",   "pacg"};
-  static const char* const kHwcap2[] = {"dcpodp", "sve2",   "sveaes", "svepmull", "svebitperm", "svesha3", "svesm4", "flagm2",
-                                        "frint",  "svei8mm", "svef32mm", "svef64mm", "svebf16", "i8mm", "bf16", "dgh",
-                                        "rng",    "bti"};
+  static const char* const kHwcap[] = {"fp",      "asimd", "evtstrm", "aes",   "pmull",    "sha1",   "sha2", "crc32",
+                                       "atomics", "fphp",  "asimdhp", "cpuid", "asimdrdm", "jscvt",  "fcma", "lrcpc",
+                                       "dcpop",   "sha3",  "sm3",     "sm4",   "asimddp",  "sha512", "sve",  "asimdfhm",
+                                       "dit",     "uscat", "ilrcpc",  "flagm", "ssbs",     "sb",     "paca", "pacg"};
+  static const char* const kHwcap2[] = {"dcpodp",  "sve2",   "sveaes", "svepmull", "svebitperm", "svesha3",
+                                        "svesm4",  "flagm2", "frint",  "svei8mm",  "svef32mm",   "svef64mm",
+                                        "svebf16", "i8mm",   "bf16",   "dgh",      "rng",        "bti"};
   std::vector<std::string> out;
   for (size_t bit = 0; bit < std::size(kHwcap); ++bit) {
     if (hwcap & (1UL << bit)) out.push_back(kHwcap[bit]);

@@ -31,13 +31,13 @@ typedef int32_t (*TFKernelFn)(const TFBuffer* args, int32_t num_args);
 
 enum TFKernelStatus {
   TF_OK = 0,
-  TF_ERR_NUM_ARGS = 1,   /* wrong number of arguments */
-  TF_ERR_NDIM = 2,       /* an argument has the wrong rank */
-  TF_ERR_SHAPE = 3,      /* an argument has the wrong extents */
-  TF_ERR_DTYPE = 4,      /* an argument has the wrong element type */
-  TF_ERR_ALIGNMENT = 5,  /* a data pointer is null or not TF_BUFFER_ALIGNMENT-aligned */
-  TF_ERR_ALLOC = 6,      /* the kernel could not allocate its scratch memory */
-  TF_ERR_PARALLEL = 7    /* the runtime's parallel launcher failed or was not installed */
+  TF_ERR_NUM_ARGS = 1,  /* wrong number of arguments */
+  TF_ERR_NDIM = 2,      /* an argument has the wrong rank */
+  TF_ERR_SHAPE = 3,     /* an argument has the wrong extents */
+  TF_ERR_DTYPE = 4,     /* an argument has the wrong element type */
+  TF_ERR_ALIGNMENT = 5, /* a data pointer is null or not TF_BUFFER_ALIGNMENT-aligned */
+  TF_ERR_ALLOC = 6,     /* the kernel could not allocate its scratch memory */
+  TF_ERR_PARALLEL = 7   /* the runtime's parallel launcher failed or was not installed */
 };
 
 const char* tf_kernel_status_str(int32_t status);
@@ -68,7 +68,7 @@ void* tf_runtime_workspace_alloc(int64_t bytes);
 void tf_runtime_workspace_free(void* p);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* TUNEFARM_RUNTIME_KERNEL_ABI_H_ */

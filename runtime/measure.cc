@@ -13,9 +13,7 @@
 namespace tf::runtime {
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -53,7 +51,8 @@ KernelBench::KernelBench(const WorkloadSetup& setup, LastLevelCache llc) : setup
       fill_uniform(static_cast<float*>(p), t.num_elements(), input_seed(setup_.seed, static_cast<int>(i)));
     }
     data_.push_back(p);
-    buffers.push_back(TFBuffer{p, setup_.args[i].shape.data(), static_cast<int32_t>(t.shape.size()), t.dtype_code, t.dtype_bits, 0});
+    buffers.push_back(
+        TFBuffer{p, setup_.args[i].shape.data(), static_cast<int32_t>(t.shape.size()), t.dtype_code, t.dtype_bits, 0});
   }
   sets_.push_back(std::move(buffers));
 }
@@ -123,8 +122,9 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
     }
     if (bad > 0) {
       r.status = MeasureStatus::WrongAnswer;
-      r.error = std::to_string(bad) + " wrong output elements, first at flat index " + std::to_string(first) + ": got " +
-                std::to_string(got[first]) + ", expected " + std::to_string(setup_.expected[static_cast<size_t>(first)]);
+      r.error = std::to_string(bad) + " wrong output elements, first at flat index " + std::to_string(first) +
+                ": got " + std::to_string(got[first]) + ", expected " +
+                std::to_string(setup_.expected[static_cast<size_t>(first)]);
       return r;
     }
   }
@@ -154,7 +154,8 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
       double t = warm_s * 1000 >= calibrate_ms ? warm_s : time_runs(number);
       while (t * 1000 < calibrate_ms && number < kMaxNumber) {
         const double scale = t > 0 ? calibrate_ms / (t * 1000) * 1.2 : 10;
-        number = static_cast<int>(std::min<double>(kMaxNumber, std::max<double>(number * 2, std::ceil(number * scale))));
+        number =
+            static_cast<int>(std::min<double>(kMaxNumber, std::max<double>(number * 2, std::ceil(number * scale))));
         t = time_runs(number);
       }
       if (t * 1000 < opts.min_repeat_ms) {

@@ -1,8 +1,8 @@
 // The measurement protocol, shared by local tuning and the boards: run a kernel on deterministic
 // random inputs, check its output against the workload's reference, then time it (warm-up, then
 // `repeat` timings of `number` back-to-back runs, `number` grown until one timing lasts
-// min_repeat_ms, extrapolated from a calibrating timing an eighth as long), under a host-wide lock so that two measurers on one host never time at once.
-// No LLVM here: a board links this.
+// min_repeat_ms, extrapolated from a calibrating timing an eighth as long), under a host-wide lock so that two
+// measurers on one host never time at once. No LLVM here: a board links this.
 #pragma once
 
 #include <cstdint>
@@ -60,12 +60,12 @@ bool parse_timing(const std::string& text, ColdInputs* out);
 
 struct MeasureOptions {
   int repeat = 3;
-  int number = 0;              // runs per timing; 0: grow until min_repeat_ms
+  int number = 0;  // runs per timing; 0: grow until min_repeat_ms
   double min_repeat_ms = 20;
-  bool flush_cache = false;    // write a buffer larger than the LLC before each timing
-  double cooldown_ms = 0;      // pause after a candidate, to let clocks settle
+  bool flush_cache = false;  // write a buffer larger than the LLC before each timing
+  double cooldown_ms = 0;    // pause after a candidate, to let clocks settle
   ColdInputs cold_inputs = ColdInputs::Off;
-  double timeout_s = 10;       // hard limit per candidate (enforced by the parent), not counting the wait for the lock
+  double timeout_s = 10;  // hard limit per candidate (enforced by the parent), not counting the wait for the lock
   // Host-wide flock; empty: none. A lock that cannot be taken is not silently skipped: the
   // candidate fails saying so (a timing beside another measurer's is not what the output claims).
   std::string timing_lock = "/tmp/tunefarm-timing.lock";

@@ -18,7 +18,8 @@ std::string number_text(double v) {
 // Empty when lo <= v <= hi (which a NaN never is).
 std::string out_of_range(const char* field, double v, double lo, double hi, const char* unit) {
   if (v >= lo && v <= hi) return "";
-  return std::string(field) + ": " + number_text(v) + " is out of range (" + number_text(lo) + " to " + number_text(hi) + unit + ")";
+  return std::string(field) + ": " + number_text(v) + " is out of range (" + number_text(lo) + " to " +
+         number_text(hi) + unit + ")";
 }
 
 }  // namespace
@@ -27,12 +28,15 @@ std::string measure_options_error(const MeasureOptions& o) {
   if (o.repeat < 1 || o.repeat > kMaxRepeat) {
     return "repeat: " + std::to_string(o.repeat) + " is out of range (1 to " + std::to_string(kMaxRepeat) + ")";
   }
-  if (o.number < 0) return "number: " + std::to_string(o.number) + " must not be negative (0: grown until min_repeat_ms)";
-  if (o.number > kMaxNumber) return "number: " + std::to_string(o.number) + " is out of range (0 to " + std::to_string(kMaxNumber) + ")";
+  if (o.number < 0)
+    return "number: " + std::to_string(o.number) + " must not be negative (0: grown until min_repeat_ms)";
+  if (o.number > kMaxNumber)
+    return "number: " + std::to_string(o.number) + " is out of range (0 to " + std::to_string(kMaxNumber) + ")";
   if (auto e = out_of_range("min_repeat_ms", o.min_repeat_ms, 0, kMaxRepeatMs, " ms"); !e.empty()) return e;
   if (auto e = out_of_range("cooldown_ms", o.cooldown_ms, 0, kMaxRepeatMs, " ms"); !e.empty()) return e;
   if (o.cold_inputs != ColdInputs::Off && o.cold_inputs != ColdInputs::Weights && o.cold_inputs != ColdInputs::All) {
-    return "cold_inputs: " + std::to_string(static_cast<int32_t>(o.cold_inputs)) + " is not a mode (off, weights or all)";
+    return "cold_inputs: " + std::to_string(static_cast<int32_t>(o.cold_inputs)) +
+           " is not a mode (off, weights or all)";
   }
   if (!(o.timeout_s > 0)) return "timeout_s: " + number_text(o.timeout_s) + " must be positive";
   return out_of_range("timeout_s", o.timeout_s, 0, kMaxTimeoutS, " s");

@@ -265,7 +265,8 @@ MeasureResult MeasureWorker::failed(MeasureStatus status, const std::string& why
   return result;
 }
 
-MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& opts) {
+MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const std::string& entry,
+                                     const MeasureOptions& opts) {
   MeasureResult result;
   result.status = MeasureStatus::RuntimeError;
   if (!setup_) {
@@ -285,7 +286,8 @@ MeasureResult MeasureWorker::measure(const std::vector<uint8_t>& library, const 
   // that stops reading its pipe holds the parent no longer than a kernel that hangs.
   const auto send_by = after_seconds(std::clamp(opts.timeout_s, 0.001, kMaxTimeoutS));
   if (!setup_sent_) {
-    if (channel_->send(worker_protocol::kSetup, worker_protocol::encode_setup(*setup_), send_by) != WorkerChannel::Outcome::Done) {
+    if (channel_->send(worker_protocol::kSetup, worker_protocol::encode_setup(*setup_), send_by) !=
+        WorkerChannel::Outcome::Done) {
       return failed(MeasureStatus::RuntimeError, "measure worker did not take the workload: ", true);
     }
     setup_sent_ = true;
@@ -318,15 +320,18 @@ MeasureResult MeasureWorker::await_result(const MeasureOptions& opts) {
     if (!waiting) used_s += std::chrono::duration<double>(Clock::now() - t0).count();
     if (got == WorkerChannel::Outcome::Timeout) {
       if (waiting) {
-        return failed(MeasureStatus::RuntimeError, "waited " + std::to_string(max_wait_s) + " s for the host-wide timing lock " +
-                                                       opts.timing_lock + " without getting it; worker ",
+        return failed(MeasureStatus::RuntimeError,
+                      "waited " + std::to_string(max_wait_s) + " s for the host-wide timing lock " + opts.timing_lock +
+                          " without getting it; worker ",
                       true);
       }
       return failed(MeasureStatus::Timeout, "no result within " + std::to_string(opts.timeout_s) + " s; worker ", true);
     }
-    if (got == WorkerChannel::Outcome::Closed) return failed(MeasureStatus::RuntimeError, "the kernel crashed its worker: ", false);
+    if (got == WorkerChannel::Outcome::Closed)
+      return failed(MeasureStatus::RuntimeError, "the kernel crashed its worker: ", false);
     if (got == WorkerChannel::Outcome::Malformed) {
-      return failed(MeasureStatus::RuntimeError, "the measure worker sent a frame larger than any result (a kernel writing to its pipe); worker ",
+      return failed(MeasureStatus::RuntimeError,
+                    "the measure worker sent a frame larger than any result (a kernel writing to its pipe); worker ",
                     true);
     }
     if (kind == worker_protocol::kSandboxViolation) {
@@ -341,10 +346,12 @@ MeasureResult MeasureWorker::await_result(const MeasureOptions& opts) {
       try {
         r = worker_protocol::decode_result(payload, opts);
       } catch (const std::exception& e) {
-        return failed(MeasureStatus::RuntimeError, std::string("the measure worker sent a bad result (") + e.what() + "); worker ", true);
+        return failed(MeasureStatus::RuntimeError,
+                      std::string("the measure worker sent a bad result (") + e.what() + "); worker ", true);
       }
       if (r.status == MeasureStatus::Ok && phase != Phase::LockHeld) {
-        return failed(MeasureStatus::RuntimeError, "the measure worker sent timings without holding the timing lock; worker ", true);
+        return failed(MeasureStatus::RuntimeError,
+                      "the measure worker sent timings without holding the timing lock; worker ", true);
       }
       if (r.status != MeasureStatus::Ok) r.error = with_worker_text(r.error, channel_->take_error_text());
       return r;

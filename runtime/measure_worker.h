@@ -44,7 +44,8 @@ class MeasureWorker {
   // The same for a library this process did not build (a Compare caller's): measured in a worker
   // started for it with these settings and ended after it. Code a library leaves running (a
   // constructor that keeps answering the pipe) thus never sees another kernel's request.
-  MeasureResult measure_foreign(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& opts);
+  MeasureResult measure_foreign(const std::vector<uint8_t>& library, const std::string& entry,
+                                const MeasureOptions& opts);
   // A command the worker runs under, e.g. an emulator for a board built for another architecture
   // on a host without binfmt ({"qemu-aarch64-static"}). Searched on PATH.
   void set_launcher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }

@@ -4,8 +4,8 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 #include <vector>
 
 #include "runtime/host_lock.h"

@@ -11,6 +11,8 @@ namespace tf::runtime {
 void fill_uniform(float* data, int64_t n, uint64_t seed);
 
 // The seed of input `index` of a workload whose inputs come from `seed`.
-inline uint64_t input_seed(uint64_t seed, int index) { return seed * 1000003u + static_cast<uint64_t>(index) * 7919u + 1; }
+inline uint64_t input_seed(uint64_t seed, int index) {
+  return seed * 1000003u + static_cast<uint64_t>(index) * 7919u + 1;
+}
 
 }  // namespace tf::runtime

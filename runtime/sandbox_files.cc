@@ -38,11 +38,12 @@ struct Rule {
   uint64_t access;
 };
 const Rule kSystemRules[] = {
-    {"/usr", kReadTree},         {"/lib", kReadTree},          {"/lib64", kReadTree},
-    {"/lib32", kReadTree},       {"/libx32", kReadTree},       {"/etc/ld.so.cache", kRead},
-    {"/etc/localtime", kRead},   {"/sys/devices/system/cpu", kRead | LANDLOCK_ACCESS_FS_READ_DIR},
-    {"/dev/null", kRead},        {"/dev/zero", kRead},         {"/dev/urandom", kRead},
-    {"/proc/self", kRead | LANDLOCK_ACCESS_FS_READ_DIR},
+    {"/usr", kReadTree},       {"/lib", kReadTree},
+    {"/lib64", kReadTree},     {"/lib32", kReadTree},
+    {"/libx32", kReadTree},    {"/etc/ld.so.cache", kRead},
+    {"/etc/localtime", kRead}, {"/sys/devices/system/cpu", kRead | LANDLOCK_ACCESS_FS_READ_DIR},
+    {"/dev/null", kRead},      {"/dev/zero", kRead},
+    {"/dev/urandom", kRead},   {"/proc/self", kRead | LANDLOCK_ACCESS_FS_READ_DIR},
 };
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }

@@ -26,6 +26,7 @@ namespace {
 // The calls loading and timing a kernel make (the loader, the allocator, the thread pool, the
 // timing lock, the pipes to the parent), and the harmless queries the C library and sanitizers
 // make on the way. Everything else traps.
+// clang-format off
 const long kAllowed[] = {
     SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_lseek, SYS_close, SYS_fstat, SYS_newfstatat,
 #ifdef SYS_statx
@@ -52,6 +53,7 @@ const long kAllowed[] = {
     SYS_arch_prctl,
 #endif
 };
+// clang-format on
 
 // What an open may not ask for: writing, creating or truncating.
 constexpr uint32_t kWriteOpenFlags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | (O_TMPFILE & ~O_DIRECTORY);
@@ -77,7 +79,8 @@ class Rules {
   explicit Rules(scmp_filter_ctx ctx) : ctx_(ctx) {}
   void add(uint32_t action, long nr, std::initializer_list<scmp_arg_cmp> when = {}) {
     if (!error_.empty()) return;
-    const int rc = seccomp_rule_add_array(ctx_, action, static_cast<int>(nr), static_cast<unsigned>(when.size()), when.begin());
+    const int rc =
+        seccomp_rule_add_array(ctx_, action, static_cast<int>(nr), static_cast<unsigned>(when.size()), when.begin());
     if (rc != 0) error_ = libseccomp_error("seccomp_rule_add(" + syscall_name(static_cast<uint32_t>(nr)) + ")", rc);
   }
   const std::string& error() const { return error_; }

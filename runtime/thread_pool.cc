@@ -39,7 +39,8 @@ class ThreadPool {
     std::lock_guard<std::mutex> run(run_mutex_);
     if (cpus.empty()) return false;
     bool ok = pin_thread(pthread_self(), cpus[0]);
-    for (size_t i = 0; i < workers_.size(); ++i) ok &= pin_thread(workers_[i].native_handle(), cpus[(i + 1) % cpus.size()]);
+    for (size_t i = 0; i < workers_.size(); ++i)
+      ok &= pin_thread(workers_[i].native_handle(), cpus[(i + 1) % cpus.size()]);
     return ok;
   }
 

@@ -36,10 +36,12 @@ std::string result_problem(const MeasureResult& r, const MeasureOptions& asked) 
     return std::to_string(r.costs.size()) + " timings for " + std::to_string(repeats) + " repeats asked";
   }
   if (r.number < 1 || r.number > kMaxNumber) {
-    return "number (runs per timing) " + std::to_string(r.number) + " is out of range (1 to " + std::to_string(kMaxNumber) + ")";
+    return "number (runs per timing) " + std::to_string(r.number) + " is out of range (1 to " +
+           std::to_string(kMaxNumber) + ")";
   }
   if (asked.number > 0 && r.number != asked.number) {
-    return "number (runs per timing) " + std::to_string(r.number) + " where " + std::to_string(asked.number) + " was asked";
+    return "number (runs per timing) " + std::to_string(r.number) + " where " + std::to_string(asked.number) +
+           " was asked";
   }
   return "";
 }

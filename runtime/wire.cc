@@ -39,7 +39,8 @@ constexpr uint64_t kMaxFrame = uint64_t{1} << 32;
 
 bool write_frame(int fd, uint32_t kind, const std::vector<uint8_t>& payload) {
   uint64_t n = payload.size();
-  return write_all(fd, &kind, sizeof kind) && write_all(fd, &n, sizeof n) && write_all(fd, payload.data(), payload.size());
+  return write_all(fd, &kind, sizeof kind) && write_all(fd, &n, sizeof n) &&
+         write_all(fd, payload.data(), payload.size());
 }
 
 bool read_frame(int fd, uint32_t* kind, std::vector<uint8_t>* payload) {

@@ -19,7 +19,8 @@ void make_non_blocking(int fd) {
 }
 
 int millis_until(WorkerChannel::Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - WorkerChannel::Clock::now()).count();
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - WorkerChannel::Clock::now()).count();
   return static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30));
 }
 
@@ -93,7 +94,8 @@ std::string WorkerChannel::take_error_text() {
   return text;
 }
 
-WorkerChannel::Outcome WorkerChannel::send(uint32_t kind, const std::vector<uint8_t>& payload, Clock::time_point deadline) {
+WorkerChannel::Outcome WorkerChannel::send(uint32_t kind, const std::vector<uint8_t>& payload,
+                                           Clock::time_point deadline) {
   const uint64_t n = payload.size();
   uint8_t header[kFrameHeader];
   std::memcpy(header, &kind, sizeof kind);

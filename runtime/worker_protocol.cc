@@ -75,7 +75,8 @@ WorkloadSetup decode_setup(const std::vector<uint8_t>& b) {
   return s;
 }
 
-std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& o) {
+std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const std::string& entry,
+                                    const MeasureOptions& o) {
   wire::Writer w;
   w.blob(library.data(), library.size());
   w.str(entry);
@@ -90,7 +91,8 @@ std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const s
   return w.bytes();
 }
 
-void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library, std::string* entry, MeasureOptions* o) {
+void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library, std::string* entry,
+                    MeasureOptions* o) {
   wire::Reader r(b.data(), b.size());
   size_t n = 0;
   const uint8_t* p = r.blob(&n);

@@ -25,8 +25,10 @@ constexpr uint64_t kMaxWorkerFrameBytes = uint64_t{1} << 20;
 
 std::vector<uint8_t> encode_setup(const WorkloadSetup& s);
 WorkloadSetup decode_setup(const std::vector<uint8_t>& b);
-std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const std::string& entry, const MeasureOptions& o);
-void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library, std::string* entry, MeasureOptions* o);
+std::vector<uint8_t> encode_measure(const std::vector<uint8_t>& library, const std::string& entry,
+                                    const MeasureOptions& o);
+void decode_measure(const std::vector<uint8_t>& b, std::vector<uint8_t>* library, std::string* entry,
+                    MeasureOptions* o);
 std::vector<uint8_t> encode_result(const MeasureResult& r);
 // A successful result whose timings fail runtime/timing_check.h decodes as a RuntimeError saying so.
 MeasureResult decode_result(const std::vector<uint8_t>& b);

@@ -42,12 +42,15 @@ std::string failure_line(const CLI::App& root, const CLI::ParseError& e) {
     const std::string& first = extras.front();
     if (first.rfind("-", 0) == 0) return "unknown option " + first.substr(0, first.find('=')) + see;
     if (!subcommands.empty()) {
-      if (cmd.get_parent() == nullptr) return "unknown command '" + first + "' (commands: " + join_names(subcommands) + "; see " + command_path(root) + " --help)";
+      if (cmd.get_parent() == nullptr)
+        return "unknown command '" + first + "' (commands: " + join_names(subcommands) + "; see " + command_path(root) +
+               " --help)";
       return "unknown subcommand '" + first + "' (" + join_names(subcommands) + ")";
     }
     return "unexpected argument '" + first + "'" + see;
   }
-  if (missing_command) return "give a " + std::string(cmd.get_parent() ? "subcommand" : "command") + ": " + join_names(subcommands) + see;
+  if (missing_command)
+    return "give a " + std::string(cmd.get_parent() ? "subcommand" : "command") + ": " + join_names(subcommands) + see;
   return e.what() + see;
 }
 
@@ -117,7 +120,8 @@ std::vector<int64_t> parse_int_list(const std::string& what, const std::string& 
   return out;
 }
 
-CLI::Option* add_int_list_option(CLI::App& app, const std::string& name, std::vector<int64_t>& out, const std::string& help) {
+CLI::Option* add_int_list_option(CLI::App& app, const std::string& name, std::vector<int64_t>& out,
+                                 const std::string& help) {
   auto* opt = app.add_option_function<std::string>(
       name,
       [&out, name](const std::string& text) {

@@ -35,7 +35,8 @@ const CLI::App& chosen_command(const CLI::App& app);
 std::string command_path(const CLI::App& app);
 
 // "--shape 512,512,512": comma-separated integers.
-CLI::Option* add_int_list_option(CLI::App& app, const std::string& name, std::vector<int64_t>& out, const std::string& help);
+CLI::Option* add_int_list_option(CLI::App& app, const std::string& name, std::vector<int64_t>& out,
+                                 const std::string& help);
 // UsageError naming `what` unless `text` is comma-separated integers.
 std::vector<int64_t> parse_int_list(const std::string& what, const std::string& text);
 

@@ -29,7 +29,8 @@ HostTensor make(DType dtype, std::vector<int64_t> shape, const T* values, size_t
 
 template <typename T>
 std::vector<T> values_of(const HostTensor& t, DType want) {
-  if (t.dtype != want) throw std::invalid_argument(std::string("a ") + dtype_name(t.dtype) + " tensor read as " + dtype_name(want));
+  if (t.dtype != want)
+    throw std::invalid_argument(std::string("a ") + dtype_name(t.dtype) + " tensor read as " + dtype_name(want));
   std::vector<T> out(t.bytes.size() / sizeof(T));
   if (!out.empty()) std::memcpy(out.data(), t.bytes.data(), out.size() * sizeof(T));
   return out;
@@ -37,10 +38,18 @@ std::vector<T> values_of(const HostTensor& t, DType want) {
 
 }  // namespace
 
-HostTensor HostTensor::floats(std::vector<int64_t> shape, const std::vector<float>& v) { return make(DType::Float32, std::move(shape), v.data(), v.size()); }
-HostTensor HostTensor::float64s(std::vector<int64_t> shape, const std::vector<double>& v) { return make(DType::Float64, std::move(shape), v.data(), v.size()); }
-HostTensor HostTensor::int64s(std::vector<int64_t> shape, const std::vector<int64_t>& v) { return make(DType::Int64, std::move(shape), v.data(), v.size()); }
-HostTensor HostTensor::int32s(std::vector<int64_t> shape, const std::vector<int32_t>& v) { return make(DType::Int32, std::move(shape), v.data(), v.size()); }
+HostTensor HostTensor::floats(std::vector<int64_t> shape, const std::vector<float>& v) {
+  return make(DType::Float32, std::move(shape), v.data(), v.size());
+}
+HostTensor HostTensor::float64s(std::vector<int64_t> shape, const std::vector<double>& v) {
+  return make(DType::Float64, std::move(shape), v.data(), v.size());
+}
+HostTensor HostTensor::int64s(std::vector<int64_t> shape, const std::vector<int64_t>& v) {
+  return make(DType::Int64, std::move(shape), v.data(), v.size());
+}
+HostTensor HostTensor::int32s(std::vector<int64_t> shape, const std::vector<int32_t>& v) {
+  return make(DType::Int32, std::move(shape), v.data(), v.size());
+}
 HostTensor HostTensor::bools(std::vector<int64_t> shape, const std::vector<bool>& v) {
   std::vector<uint8_t> bytes(v.begin(), v.end());
   return make(DType::Bool, std::move(shape), bytes.data(), bytes.size());
@@ -69,11 +78,27 @@ std::vector<uint8_t> HostTensor::as_bools() const {
 double HostTensor::at(int64_t i) const {
   const uint8_t* p = bytes.data() + i * dtype_bytes(dtype);
   switch (dtype) {
-    case DType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::Int64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case DType::Int32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::Float32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::Int64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    case DType::Int32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
     case DType::Bool: return *p != 0;
-    case DType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
+    case DType::Float64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
   }
   return 0;
 }

@@ -37,7 +37,8 @@ void check_limits(const std::string& text, const JsonLimits& limits) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > limits.max_depth) throw JsonLimitError("nesting deeper than " + std::to_string(limits.max_depth) + " levels");
+      if (++depth > limits.max_depth)
+        throw JsonLimitError("nesting deeper than " + std::to_string(limits.max_depth) + " levels");
     } else if (c == ']' || c == '}') {
       --depth;
     }

@@ -35,10 +35,10 @@ struct JsonLimits {
 
 // The limits of each kind of JSON that comes from outside (docs/threat-model.md), each far beyond
 // a real one: a job of 64 workloads is about 20 KB.
-inline constexpr JsonLimits kJobSpecJsonLimits{size_t{1} << 20};       // job files, SubmitJob's spec_json
-inline constexpr JsonLimits kSuiteJsonLimits{size_t{4} << 20};         // regression suite files
-inline constexpr JsonLimits kRecordLineJsonLimits{size_t{1} << 20};    // a line of `tunefarm import`
-inline constexpr JsonLimits kConfigJsonLimits{size_t{64} << 10};       // --config, a config's knob values
+inline constexpr JsonLimits kJobSpecJsonLimits{size_t{1} << 20};         // job files, SubmitJob's spec_json
+inline constexpr JsonLimits kSuiteJsonLimits{size_t{4} << 20};           // regression suite files
+inline constexpr JsonLimits kRecordLineJsonLimits{size_t{1} << 20};      // a line of `tunefarm import`
+inline constexpr JsonLimits kConfigJsonLimits{size_t{64} << 10};         // --config, a config's knob values
 inline constexpr JsonLimits kModelManifestJsonLimits{size_t{16} << 20};  // a .tfm file's manifest
 
 // "an integer", "a string", ...: for messages that say what was found instead of what was expected.

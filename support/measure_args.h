@@ -10,12 +10,12 @@
 namespace tf {
 
 struct MeasureArgs {
-  int64_t trials = 200;     // --trials: candidates to measure per workload
+  int64_t trials = 200;       // --trials: candidates to measure per workload
   std::string tuner = "xgb";  // --tuner: xgb | random | grid | ga
-  uint64_t seed = 1;        // --seed: the tuner's and the random inputs'
-  double min_ms = 20;       // --min-ms: each timing repeats the kernel until it lasts this long
-  int repeat = 3;           // --repeat: timings per candidate
-  double timeout_s = 10;    // --timeout: hard limit per candidate, seconds
+  uint64_t seed = 1;          // --seed: the tuner's and the random inputs'
+  double min_ms = 20;         // --min-ms: each timing repeats the kernel until it lasts this long
+  int repeat = 3;             // --repeat: timings per candidate
+  double timeout_s = 10;      // --timeout: hard limit per candidate, seconds
   // --cold-inputs: off | weights | all (runtime/cold_inputs.h); a model's kernels are timed with
   // their weights cold, as the model runs them
   std::string cold_inputs = "off";

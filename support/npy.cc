@@ -124,7 +124,8 @@ class HeaderReader {
     const size_t from = pos_;
     int64_t v = 0;
     while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') {
-      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s_[pos_] - '0', &v)) bad("a shape extent is too large");
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s_[pos_] - '0', &v))
+        bad("a shape extent is too large");
       ++pos_;
     }
     if (pos_ == from) bad("a shape extent is not a non-negative integer");
@@ -143,9 +144,9 @@ struct Descr {
   const char* text;
   DType dtype;
 };
-constexpr Descr kDescrs[] = {{"<f4", DType::Float32}, {"=f4", DType::Float32}, {"<i8", DType::Int64}, {"=i8", DType::Int64},
-                             {"<i4", DType::Int32},   {"=i4", DType::Int32},   {"|b1", DType::Bool},
-                             {"<f8", DType::Float64}, {"=f8", DType::Float64}};
+constexpr Descr kDescrs[] = {{"<f4", DType::Float32}, {"=f4", DType::Float32}, {"<i8", DType::Int64},
+                             {"=i8", DType::Int64},   {"<i4", DType::Int32},   {"=i4", DType::Int32},
+                             {"|b1", DType::Bool},    {"<f8", DType::Float64}, {"=f8", DType::Float64}};
 
 const char* descr_of(DType t) {
   for (const auto& d : kDescrs) {
@@ -156,8 +157,11 @@ const char* descr_of(DType t) {
 
 // What a dtype string names, for a refusal: "'<f8' (float64)", "'>f4' (big-endian float32)".
 std::string describe_descr(const std::string& descr) {
-  static const struct { char kind; const char* name; } kKinds[] = {
-      {'f', "float"}, {'i', "int"}, {'u', "uint"}, {'b', "bool"}, {'c', "complex"}, {'U', "unicode string"}, {'S', "byte string"}, {'O', "object"}};
+  static const struct {
+    char kind;
+    const char* name;
+  } kKinds[] = {{'f', "float"},          {'i', "int"},         {'u', "uint"},  {'b', "bool"}, {'c', "complex"},
+                {'U', "unicode string"}, {'S', "byte string"}, {'O', "object"}};
   std::string named;
   if (descr.size() >= 3 && descr.size() <= 4 && std::strchr("<>|=", descr[0])) {
     for (const auto& k : kKinds) {
@@ -165,7 +169,7 @@ std::string describe_descr(const std::string& descr) {
       const std::string digits = descr.substr(2);
       if (digits.find_first_not_of("0123456789") != std::string::npos) break;
       const int size = std::stoi(digits);
-      named = k.kind == 'b' ? std::string("bool of ") + digits + " byte(s)"
+      named = k.kind == 'b'                 ? std::string("bool of ") + digits + " byte(s)"
               : std::strchr("fiuc", k.kind) ? k.name + std::to_string(size * 8)
                                             : k.name;
       if (descr[0] == '>') named = "big-endian " + named;
@@ -178,8 +182,9 @@ DType dtype_of_descr(const std::string& descr, const std::string& name) {
   for (const auto& d : kDescrs) {
     if (descr == d.text) return d.dtype;
   }
-  fail(name, "dtype " + describe_descr(descr) +
-                 " is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1'); convert it with x.astype(...)");
+  fail(name,
+       "dtype " + describe_descr(descr) +
+           " is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1'); convert it with x.astype(...)");
 }
 
 // The bytes of data of `shape` with elements of `element` bytes, or a refusal when the product
@@ -187,7 +192,8 @@ DType dtype_of_descr(const std::string& descr, const std::string& name) {
 uint64_t data_bytes(const std::vector<int64_t>& shape, int element, const std::string& name) {
   uint64_t n = static_cast<uint64_t>(element);
   for (int64_t d : shape) {
-    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) fail(name, "the shape's extents multiply beyond any file");
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+      fail(name, "the shape's extents multiply beyond any file");
   }
   return n;
 }
@@ -213,9 +219,11 @@ HostTensor read_npy(std::istream& in, uint64_t size, const std::string& name) {
   uint32_t header_len = 0;
   for (int i = length_bytes - 1; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
   const uint64_t data_offset = 8 + length_bytes + uint64_t{header_len};
-  if (header_len > kMaxHeaderBytes) fail(name, "damaged .npy header: it claims " + std::to_string(header_len) + " bytes");
+  if (header_len > kMaxHeaderBytes)
+    fail(name, "damaged .npy header: it claims " + std::to_string(header_len) + " bytes");
   if (data_offset > size) {
-    fail(name, "truncated .npy header: it claims " + std::to_string(header_len) + " bytes, the file has " + std::to_string(size));
+    fail(name, "truncated .npy header: it claims " + std::to_string(header_len) + " bytes, the file has " +
+                   std::to_string(size));
   }
   std::string text(header_len, '\0');
   in.read(text.data(), header_len);
@@ -225,8 +233,8 @@ HostTensor read_npy(std::istream& in, uint64_t size, const std::string& name) {
   if (h.fortran_order) fail(name, "Fortran order is not supported; save a C-ordered array");
   const uint64_t bytes = data_bytes(h.shape, dtype_bytes(dtype), name);
   if (bytes > size - data_offset) {
-    fail(name, "truncated: shape " + shape_text(h.shape) + " needs " + std::to_string(bytes) + " bytes of data, the file has " +
-                   std::to_string(size - data_offset));
+    fail(name, "truncated: shape " + shape_text(h.shape) + " needs " + std::to_string(bytes) +
+                   " bytes of data, the file has " + std::to_string(size - data_offset));
   }
   HostTensor a;
   a.dtype = dtype;
@@ -257,7 +265,8 @@ void write_npy(const std::string& path, const HostTensor& t) {
     fail(path, "the shape holds " + std::to_string(n) + " " + dtype_name(t.dtype) + " elements, the data " +
                    std::to_string(t.bytes.size()) + " bytes");
   }
-  std::string header = std::string("{'descr': '") + descr_of(t.dtype) + "', 'fortran_order': False, 'shape': " + shape_text(t.shape) + ", }";
+  std::string header = std::string("{'descr': '") + descr_of(t.dtype) +
+                       "', 'fortran_order': False, 'shape': " + shape_text(t.shape) + ", }";
   // Magic (6) + version (2) + length (2) + header + '\n' is a multiple of 64.
   const size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
   header.append(total - 10 - header.size() - 1, ' ');

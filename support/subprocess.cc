@@ -36,9 +36,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
 
 Subprocess::~Subprocess() { kill(SIGKILL); }
 
-std::string Subprocess::output() const {
-  return try_read_file(log_).value_or("");
-}
+std::string Subprocess::output() const { return try_read_file(log_).value_or(""); }
 
 void Subprocess::kill(int sig) {
   if (pid_ <= 0) return;

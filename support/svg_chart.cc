@@ -42,7 +42,8 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
   const double x_step = nice_step(static_cast<double>(max_x), 8);
   auto px = [&](double x) { return left + (x - 1) / std::max(1.0, static_cast<double>(max_x) - 1) * pw; };
   auto py = [&](double y) { return top + ph - y / y_top * ph; };
-  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
   std::ostringstream o;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
@@ -57,17 +58,19 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
   for (double x = x_step; x <= static_cast<double>(max_x) + 1e-9; x += x_step) {
     o << "<text x=\"" << px(x) << "\" y=\"" << top + ph + 18 << "\" text-anchor=\"middle\">" << fmt(x) << "</text>\n";
   }
-  o << "<line x1=\"" << left << "\" x2=\"" << left << "\" y1=\"" << top << "\" y2=\"" << top + ph << "\" stroke=\"black\"/>\n";
+  o << "<line x1=\"" << left << "\" x2=\"" << left << "\" y1=\"" << top << "\" y2=\"" << top + ph
+    << "\" stroke=\"black\"/>\n";
   o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << top + ph << "\" y2=\"" << top + ph
     << "\" stroke=\"black\"/>\n";
   o << "<text x=\"" << left + pw / 2 << "\" y=\"" << height - 12 << "\" text-anchor=\"middle\">" << xml_escape(x_label)
     << "</text>\n";
-  o << "<text transform=\"translate(18," << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">" << xml_escape(y_label)
-    << "</text>\n";
+  o << "<text transform=\"translate(18," << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
+    << xml_escape(y_label) << "</text>\n";
   for (size_t i = 0; i < series.size(); ++i) {
     const char* color = kColors[i % 8];
     o << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\" points=\"";
-    for (size_t j = 0; j < series[i].y.size(); ++j) o << px(static_cast<double>(j + 1)) << "," << py(series[i].y[j]) << " ";
+    for (size_t j = 0; j < series[i].y.size(); ++j)
+      o << px(static_cast<double>(j + 1)) << "," << py(series[i].y[j]) << " ";
     o << "\"/>\n";
     const double ly = top + 16 + static_cast<double>(i) * 18;
     o << "<line x1=\"" << left + pw + 12 << "\" x2=\"" << left + pw + 32 << "\" y1=\"" << ly - 4 << "\" y2=\"" << ly - 4

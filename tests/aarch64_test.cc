@@ -53,8 +53,8 @@ TEST(Aarch64Target, NeonHasFourLanesAndThirtyTwoRegisters) {
 // A board describes itself by its HWCAP names (as /proc/cpuinfo spells them); SVE, which the NEON
 // templates never use, stays out of the target so it does not split one kind of board into two keys.
 TEST(Aarch64Target, HwcapNamesBecomeLlvmFeatures) {
-  const codegen::Target t =
-      codegen::target_from_cpu_flags("aarch64-unknown-linux-gnu", {"fp", "asimd", "atomics", "asimddp", "crc32", "sve", "sve2", "cpuid"});
+  const codegen::Target t = codegen::target_from_cpu_flags(
+      "aarch64-unknown-linux-gnu", {"fp", "asimd", "atomics", "asimddp", "crc32", "sve", "sve2", "cpuid"});
   EXPECT_EQ(t.triple, "aarch64-unknown-linux-gnu");
   EXPECT_EQ(t.cpu, "generic");
   EXPECT_NE(t.features.find("+dotprod"), std::string::npos) << t.features;
@@ -70,8 +70,9 @@ TEST(Aarch64Target, HwcapNamesBecomeLlvmFeatures) {
 // the dense and conv2d spaces compile for AArch64 into AArch64 shared libraries.
 TEST(Aarch64Target, DenseAndConv2dSpacesBuildAarch64Libraries) {
   const codegen::Target t = codegen::parse_target(kAarch64Target);
-  for (const ops::Workload& w : {ops::Workload{"dense", {48, 40, 36}},
-                                 ops::Workload{"conv2d", ops::parse_shape("conv2d", "n=1,c=8,h=10,w=10,k=16,r=3,s=3,stride=1,pad=1")}}) {
+  for (const ops::Workload& w :
+       {ops::Workload{"dense", {48, 40, 36}},
+        ops::Workload{"conv2d", ops::parse_shape("conv2d", "n=1,c=8,h=10,w=10,k=16,r=3,s=3,stride=1,pad=1")}}) {
     compiler::Task task(w, t);
     for (const space::Config& cfg : some_configs(task, 4)) {
       SCOPED_TRACE(w.str() + " config " + cfg.to_json().dump());
@@ -91,8 +92,9 @@ TEST(Aarch64Board, DenseAndConv2dKernelsPassTheirChecksThere) {
   runtime::MeasureWorker worker(fleet_test::aarch64_worker(), {}, 1);
   worker.set_launcher(fleet_test::aarch64_emulator());
   worker.set_sandbox(false, 0);  // qemu-user cannot filter system calls
-  for (const ops::Workload& w : {ops::Workload{"dense", {48, 40, 36}},
-                                 ops::Workload{"conv2d", ops::parse_shape("conv2d", "n=1,c=8,h=10,w=10,k=16,r=3,s=3,stride=1,pad=1")}}) {
+  for (const ops::Workload& w :
+       {ops::Workload{"dense", {48, 40, 36}},
+        ops::Workload{"conv2d", ops::parse_shape("conv2d", "n=1,c=8,h=10,w=10,k=16,r=3,s=3,stride=1,pad=1")}}) {
     compiler::Task task(w, t);
     const runtime::WorkloadSetup setup = tuner::make_workload_setup(task, 7);
     ASSERT_FALSE(setup.expected.empty()) << w.str() << ": the worker must have outputs to check";
@@ -114,7 +116,9 @@ TEST(Aarch64Board, TheBoardIsAnArm64ProgramWithoutLlvm) {
   ASSERT_EQ(fleet_test::aarch64_missing(), "");
   for (const std::string& path : {fleet_test::aarch64_board(), fleet_test::aarch64_worker()}) {
     const std::string bytes = fleet_test::read_all(path);
-    EXPECT_EQ(elf_machine(std::vector<uint8_t>(bytes.begin(), bytes.begin() + std::min<size_t>(bytes.size(), 64))), EM_AARCH64) << path;
+    EXPECT_EQ(elf_machine(std::vector<uint8_t>(bytes.begin(), bytes.begin() + std::min<size_t>(bytes.size(), 64))),
+              EM_AARCH64)
+        << path;
     EXPECT_EQ(bytes.find("libLLVM"), std::string::npos) << path << " names libLLVM";
   }
   // Where the check looks: the board's dynamic dependencies are named in it.
@@ -145,7 +149,8 @@ TEST(Aarch64Board, AWrongTripleLibraryIsRefusedByName) {
   native.setup(tuner::make_workload_setup(x86, 3));
   const runtime::MeasureResult refused_here = native.measure(arm_lib.bytes, arm_lib.entry_symbol, quick());
   EXPECT_EQ(refused_here.status, runtime::MeasureStatus::LoadError);
-  EXPECT_NE(refused_here.error.find("built for aarch64, but this machine is x86_64"), std::string::npos) << refused_here.error;
+  EXPECT_NE(refused_here.error.find("built for aarch64, but this machine is x86_64"), std::string::npos)
+      << refused_here.error;
   EXPECT_EQ(emulated.restarts(), 1) << "one worker start, never replaced";
   EXPECT_EQ(native.restarts(), 1);
 }
@@ -160,8 +165,9 @@ TEST(Aarch64Board, AnEmulatedBoardRefusesToRunKernelsUnconfinedUnlessTold) {
   EXPECT_NE(why.find("seccomp"), std::string::npos) << why;
 
   std::vector<std::string> argv = fleet_test::aarch64_emulator();
-  for (const std::string& a : {fleet_test::aarch64_board(), std::string("--key"), std::string("k"), std::string("--worker-launcher"),
-                               fleet_test::aarch64_emulator().front(), std::string("--tracker"), std::string("127.0.0.1:1")}) {
+  for (const std::string& a :
+       {fleet_test::aarch64_board(), std::string("--key"), std::string("k"), std::string("--worker-launcher"),
+        fleet_test::aarch64_emulator().front(), std::string("--tracker"), std::string("127.0.0.1:1")}) {
     argv.push_back(a);
   }
   fleet_test::Process board(argv, "/tmp/tf-aarch64-unconfined-" + std::to_string(::getpid()) + ".log");

@@ -25,13 +25,13 @@ std::vector<float> features_of(const std::string& config) {
 // 8x32 stack tile (1 KB), and per run of it B's panel (512 k x 32 floats) is read once per tile row.
 TEST(AccessFeatures, SeeTheRegisterTileAndThePanelReuse) {
   auto f = features_of(R"({"mr":8,"nr":32,"kc":512,"mb":2,"unroll_k":2,"pack_b":true})");
-  EXPECT_FLOAT_EQ(f[0], log2p(256));                 // k.outer: 512 / unroll 2
-  EXPECT_FLOAT_EQ(f[1], 0.0f);                       // serial
-  EXPECT_FLOAT_EQ(f[3], log2p(8 * 32 * 4));          // the register tile
-  EXPECT_FLOAT_EQ(f[4], log2p(512 * 32 * 4));        // largest: the B panel, 64 KB
-  EXPECT_FLOAT_EQ(f[5], log2p(8));                   // each panel element used by 8 rows
-  EXPECT_FLOAT_EQ(f[6], log2p(8 * 512 * 4));         // then A's 8 rows, 16 KB
-  EXPECT_FLOAT_EQ(f[7], log2p(32));                  // each A element used for the 32 columns of its row
+  EXPECT_FLOAT_EQ(f[0], log2p(256));           // k.outer: 512 / unroll 2
+  EXPECT_FLOAT_EQ(f[1], 0.0f);                 // serial
+  EXPECT_FLOAT_EQ(f[3], log2p(8 * 32 * 4));    // the register tile
+  EXPECT_FLOAT_EQ(f[4], log2p(512 * 32 * 4));  // largest: the B panel, 64 KB
+  EXPECT_FLOAT_EQ(f[5], log2p(8));             // each panel element used by 8 rows
+  EXPECT_FLOAT_EQ(f[6], log2p(8 * 512 * 4));   // then A's 8 rows, 16 KB
+  EXPECT_FLOAT_EQ(f[7], log2p(32));            // each A element used for the 32 columns of its row
   // One level out (the loop over the mb tiles of a block) the panel is reused mb times more.
   EXPECT_FLOAT_EQ(f[kPerLevel + 0], log2p(2));
   EXPECT_FLOAT_EQ(f[kPerLevel + 4], log2p(512 * 32 * 4));

@@ -32,7 +32,8 @@ TEST(AffineForm, ReadsProductsWithConstantsAndPrintsPositiveTermsFirst) {
   EXPECT_EQ(f.coeff_of(a.get()), 4);
   EXPECT_EQ(f.coeff_of(b.get()), -2);
   EXPECT_EQ(f.constant_part(), 0);
-  EXPECT_EQ(str((AffineForm::constant(-7) - AffineForm::of(to_expr(b)) + AffineForm::of(to_expr(a))).to_expr()), "((a - b) - 7)");
+  EXPECT_EQ(str((AffineForm::constant(-7) - AffineForm::of(to_expr(b)) + AffineForm::of(to_expr(a))).to_expr()),
+            "((a - b) - 7)");
   // A product of two variables is one atom.
   EXPECT_EQ(AffineForm::of(to_expr(a) * to_expr(b)).terms().size(), 1u);
 }

@@ -24,7 +24,7 @@ struct Heads {
 struct Spelling {
   std::string scale_op = "Div";  // "Div", "Mul" or "" (none)
   float scale = 8.0f;
-  Shape mask;                      // empty: no mask
+  Shape mask;  // empty: no mask
   int64_t softmax_axis = -1;
   bool scores_are_an_output = false;
 };
@@ -108,7 +108,8 @@ TEST(AttentionFusion, UnscaledScoresAndABatchOfTwoWithAMaskEach) {
 TEST(AttentionFusion, TheKernelIsATunableTaskWithTheScaleInItsWorkload) {
   Spelling bert;
   bert.mask = {1, 1, 1, 19};
-  const Graph planned = plan_graph(import_onnx_bytes(attention_model(Heads{}, bert).bytes(), "test.onnx"), PlanOptions{});
+  const Graph planned =
+      plan_graph(import_onnx_bytes(attention_model(Heads{}, bert).bytes(), "test.onnx"), PlanOptions{});
   const auto tasks = tunable_tasks(planned);
   ASSERT_EQ(tasks.size(), 1u);
   EXPECT_EQ(tasks[0].workload.op, "attention_masked");
@@ -128,9 +129,10 @@ TEST(AttentionFusion, VariantsTheKernelCannotRunStayApart) {
   shared.scores_are_an_output = true;
   Heads square;
   square.keys = square.rows;  // a softmax over the query axis must still have the shapes line up
-  for (const auto& [what, heads, s] : {std::tuple{"a mask per query row", Heads{}, per_row}, std::tuple{"a mask per head", Heads{}, per_head},
-                                       std::tuple{"softmax over the query axis", square, other_axis},
-                                       std::tuple{"scores read by a graph output", Heads{}, shared}}) {
+  for (const auto& [what, heads, s] :
+       {std::tuple{"a mask per query row", Heads{}, per_row}, std::tuple{"a mask per head", Heads{}, per_head},
+        std::tuple{"softmax over the query axis", square, other_axis},
+        std::tuple{"scores read by a graph output", Heads{}, shared}}) {
     const auto b = attention_model(heads, s);
     const auto ops = planned_ops(b);
     EXPECT_EQ(ops.count("attention") + ops.count("attention_masked"), 0u) << what;

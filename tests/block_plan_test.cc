@@ -26,9 +26,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 TEST(LayoutSolver, AChainTakesTheCheapestPathNotEachLinksCheapestValue) {
   ChoiceProblem p;
   const int a = p.add_variable(2), b = p.add_variable(2), c = p.add_variable(2);
-  p.add_cost({{a}, {0, 1}});                 // a prefers 0
-  p.add_cost({{a, b}, {5, 0, 5, 0}});        // b = 1 is cheap either way
-  p.add_cost({{b, c}, {0, 9, 9, 2}});        // b = 1 forces c = 1 at 2
+  p.add_cost({{a}, {0, 1}});           // a prefers 0
+  p.add_cost({{a, b}, {5, 0, 5, 0}});  // b = 1 is cheap either way
+  p.add_cost({{b, c}, {0, 9, 9, 2}});  // b = 1 forces c = 1 at 2
   p.add_cost({{c}, {0, 0}});
   const auto s = p.solve();
   ASSERT_TRUE(s);
@@ -80,12 +80,15 @@ TEST(BlockAlternatives, CandidateBlocksFollowTheChannels) {
   const auto blocks = block_alternatives(mid);
   ASSERT_EQ(blocks.size(), 3u);
   for (const auto& w : blocks) EXPECT_EQ(w.shape[w.shape.size() - 2], w.shape.back()) << w.str();
-  const ops::Workload first{"conv2d_nchwc_bias_relu", ops::parse_shape("conv2d_nchwc_bias_relu", "c=3,h=32,w=32,k=64,r=3,s=3,pad=1,ib=3")};
+  const ops::Workload first{"conv2d_nchwc_bias_relu",
+                            ops::parse_shape("conv2d_nchwc_bias_relu", "c=3,h=32,w=32,k=64,r=3,s=3,pad=1,ib=3")};
   const auto firsts = block_alternatives(first);
   ASSERT_EQ(firsts.size(), 3u);
-  for (const auto& w : firsts) EXPECT_EQ(w.shape[w.shape.size() - 2], 3) << "a plain 3-channel input stays blocked by 3";
+  for (const auto& w : firsts)
+    EXPECT_EQ(w.shape[w.shape.size() - 2], 3) << "a plain 3-channel input stays blocked by 3";
   // Winograd members name the same family; every block has its algorithms.
-  const ops::Workload big{"conv2d_nchwc_bias", ops::parse_shape("conv2d_nchwc_bias", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1")};
+  const ops::Workload big{"conv2d_nchwc_bias",
+                          ops::parse_shape("conv2d_nchwc_bias", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1")};
   const auto family = kernel_alternatives_with_blocks(big);
   ASSERT_EQ(family.size(), 9u);
   EXPECT_EQ(kernel_alternatives_with_blocks(family[5]).size(), 9u);

@@ -45,7 +45,8 @@ TEST(BoardResult, AnUnusableTimingIsAFailedTrialNamingTheBoard) {
   d.add_board("b1", info, "llvm", "peer", board.link());
   auto ref = std::make_shared<v1::Reference>();
   ref->set_reference_id(1);
-  for (std::vector<double> costs : std::vector<std::vector<double>>{{NAN}, {INFINITY}, {0.0}, {-0.5}, {1e-15}, {}, {2e-3, 2e-3, 2e-3}}) {
+  for (std::vector<double> costs :
+       std::vector<std::vector<double>>{{NAN}, {INFINITY}, {0.0}, {-0.5}, {1e-15}, {}, {2e-3, 2e-3, 2e-3}}) {
     auto future = d.submit(1, 1, "k", ref, v1::WorkItem());
     const uint64_t id = board.next_id();
     ASSERT_NE(id, 0u);
@@ -69,7 +70,8 @@ TEST(BoardResult, AnUnusableTimingIsAFailedTrialNamingTheBoard) {
 }
 
 // One item of `flops` work per run, asked with `repeat` and `number`, answered with `r`.
-tuner::Measured answer(Dispatcher& d, Inbox& board, v1::WorkResult r, double flops = 0, int repeat = 2, int number = 0) {
+tuner::Measured answer(Dispatcher& d, Inbox& board, v1::WorkResult r, double flops = 0, int repeat = 2,
+                       int number = 0) {
   auto ref = std::make_shared<v1::Reference>();
   ref->set_reference_id(1);
   v1::WorkItem item;
@@ -114,7 +116,8 @@ TEST(BoardResult, TimingsThatDoNotMatchTheRequestAreRefused) {
   }
   // A number of runs per timing asked for is the one a result must have run.
   EXPECT_EQ(answer(d, board, timings({1e-3, 1e-3}, 7), 0, 2, 7).result.status, runtime::MeasureStatus::Ok);
-  EXPECT_NE(answer(d, board, timings({1e-3, 1e-3}, 8), 0, 2, 7).result.error.find("where 7 was asked"), std::string::npos);
+  EXPECT_NE(answer(d, board, timings({1e-3, 1e-3}, 8), 0, 2, 7).result.error.find("where 7 was asked"),
+            std::string::npos);
   d.shutdown();
 }
 

@@ -20,10 +20,12 @@ std::string temp(const std::string& name) {
   return p;
 }
 
-std::string record(const std::string& op, const std::string& shape, const std::string& config, const std::string& costs) {
+std::string record(const std::string& op, const std::string& shape, const std::string& config,
+                   const std::string& costs) {
   const std::string target = tf::codegen::parse_target("llvm -mcpu=native").str();
-  return "{\"workload\": {\"op\": \"" + op + "\", \"shape\": " + shape + ", \"dtype\": \"float32\"}, \"target\": {\"target\": \"" +
-         target + "\", \"device_key\": \"local\"}, \"config\": " + config + ", \"config_index\": -1, \"costs\": " + costs +
+  return "{\"workload\": {\"op\": \"" + op + "\", \"shape\": " + shape +
+         ", \"dtype\": \"float32\"}, \"target\": {\"target\": \"" + target +
+         "\", \"device_key\": \"local\"}, \"config\": " + config + ", \"config_index\": -1, \"costs\": " + costs +
          ", \"outcome\": \"ok\", \"time\": 1000}";
 }
 
@@ -33,11 +35,11 @@ TEST(CliImport, RecordsAreCheckedLikeMeasurementsAndRefusalsReported) {
     std::ofstream out(lines);
     out << record("dense", "[32,48,40]", "{}", "[0.001, 0.0011]") << "\n";         // 1: fine
     out << record("dense", "[32,48,40]", "{\"evil_knob\": 1}", "[1e-9]") << "\n";  // 2: unknown knob
-    out << record("no_such_op", "[32,48,40]", "{}", "[0.001]") << "\n";           // 3: unknown op
-    out << record("dense", "[0,-3,5]", "{}", "[0.001]") << "\n";                 // 4: impossible shape
-    out << record("dense", "[32,48,40]", "{}", "[-0.5]") << "\n";                // 5: negative cost
-    out << record("dense", "[32,48,40]", "{}", "[1e-15]") << "\n";               // 6: absurdly small
-    out << record("dense", "[32,48,40]", "{}", "[]") << "\n";                    // 7: ok without costs
+    out << record("no_such_op", "[32,48,40]", "{}", "[0.001]") << "\n";            // 3: unknown op
+    out << record("dense", "[0,-3,5]", "{}", "[0.001]") << "\n";                   // 4: impossible shape
+    out << record("dense", "[32,48,40]", "{}", "[-0.5]") << "\n";                  // 5: negative cost
+    out << record("dense", "[32,48,40]", "{}", "[1e-15]") << "\n";                 // 6: absurdly small
+    out << record("dense", "[32,48,40]", "{}", "[]") << "\n";                      // 7: ok without costs
   }
   Result r = run_cli("import --db " + db + " " + lines + " --json");
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -88,7 +90,9 @@ TEST(CliTargets, RecordsFiledUnderLlvmsNameForThisHostAreTheHostsRecords) {
   const std::string lines = temp("legacy.jsonl"), db = temp("legacy.db");
   {
     std::ofstream out(lines);
-    out << "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": {\"target\": \"" << llvm_named
+    out << "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": "
+           "{\"target\": \""
+        << llvm_named
         << "\", \"device_key\": \"local\"}, \"config\": {\"mr\": 3, \"unroll_k\": 2}, \"config_index\": -1, "
         << "\"costs\": [0.001], \"outcome\": \"ok\", \"time\": 1000}\n";
   }

@@ -20,7 +20,8 @@ struct Result {
 Result run_cli(const std::string& args) {
   // One file per process and call: ctest runs test cases as parallel processes.
   static int calls = 0;
-  std::string err_file = testing::TempDir() + "cli_stderr." + std::to_string(::getpid()) + "." + std::to_string(calls++) + ".txt";
+  std::string err_file =
+      testing::TempDir() + "cli_stderr." + std::to_string(::getpid()) + "." + std::to_string(calls++) + ".txt";
   std::string cmd = std::string(TF_CLI) + " " + args + " 2>" + err_file;
   FILE* p = popen(cmd.c_str(), "r");
   Result r{-1, "", ""};

@@ -27,8 +27,10 @@ TEST(CliSubmit, OptionsFillInWhatTheJobFileLeavesOutAndTheFileWinsWhereItSetsAFi
   // The file names workloads only: key, trials, tuner, seed and measure come from the command line.
   const std::string sparse = fleet.dir() + "/sparse.json";
   std::ofstream(sparse) << R"({"workloads": [{"op": "dense", "shape": [16, 16, 16]}]})";
-  Result r = run_cli("submit --job " + sparse + " --key sub --trials 3 --tuner random --seed 9 --priority 4 --min-ms 2 --repeat 2"
-                     " --timeout 7 --cold-inputs weights" + where);
+  Result r = run_cli("submit --job " + sparse +
+                     " --key sub --trials 3 --tuner random --seed 9 --priority 4 --min-ms 2 --repeat 2"
+                     " --timeout 7 --cold-inputs weights" +
+                     where);
   tf::Json spec = submitted_spec(r);
   EXPECT_EQ(spec.at("key").get<std::string>(), "sub");
   EXPECT_EQ(spec.at("trials").get<int64_t>(), 3);

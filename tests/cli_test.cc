@@ -40,8 +40,8 @@ TEST(Cli, BadInputGetsOneClearErrorLine) {
 }
 
 TEST(Cli, EverySubcommandHasHelp) {
-  for (const char* cmd : {"ops", "space", "lower", "run", "tune", "regress", "baseline", "baseline save", "baseline list",
-                          "baseline show", "baseline delete", "model", "model inspect"}) {
+  for (const char* cmd : {"ops", "space", "lower", "run", "tune", "regress", "baseline", "baseline save",
+                          "baseline list", "baseline show", "baseline delete", "model", "model inspect"}) {
     Result r = run_cli(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
     EXPECT_NE(r.out.find("usage: tunefarm " + std::string(cmd)), std::string::npos) << r.out;
@@ -88,7 +88,8 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
   const std::string db = dir + "cli_tune.db", db2 = dir + "cli_tune_copy.db", lines = dir + "cli_records.jsonl";
   std::remove(db.c_str());
   std::remove(db2.c_str());
-  Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 6 --batch 3 --min-ms 1 --tuner random --db " + db + " --json");
+  Result tune =
+      run_cli("tune --op dense --shape 32,48,40 --trials 6 --batch 3 --min-ms 1 --tuner random --db " + db + " --json");
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
   tf::Json t = tf::parse_json(tune.out);
   EXPECT_EQ(t.at("trials").get<int64_t>(), 6);
@@ -154,7 +155,8 @@ TEST(CliTune, TuneThenBestThenRunBestThenExportImportRoundTrip) {
 TEST(CliTune, EachThreadCountIsTunedApart) {
   const std::string db = testing::TempDir() + "cli_threads.db";
   std::remove(db.c_str());
-  Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 4 --min-ms 1 --tuner random --threads 2 --db " + db + " --json");
+  Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 4 --min-ms 1 --tuner random --threads 2 --db " + db +
+                        " --json");
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
   Result one = run_cli("best --op dense --shape 32,48,40 --db " + db);
   EXPECT_EQ(one.exit_code, 1) << "nothing was measured at 1 thread";

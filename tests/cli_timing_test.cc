@@ -25,10 +25,11 @@ std::string temp(const std::string& name) {
 
 // An export line of dense 32x48x40 on this host; `timing` empty: a line from before timings.
 std::string line(int mr, double seconds, const std::string& timing) {
-  std::string out = "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": {\"target\": \"" +
-                    tf::codegen::host_target().str() + "\", \"device_key\": \"local\"}, \"config\": {\"mr\": " + std::to_string(mr) +
-                    "}, \"config_index\": -1, \"costs\": [" + std::to_string(seconds) + "], \"outcome\": \"ok\", \"time\": " +
-                    std::to_string(1000 + mr);
+  std::string out =
+      "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": {\"target\": \"" +
+      tf::codegen::host_target().str() + "\", \"device_key\": \"local\"}, \"config\": {\"mr\": " + std::to_string(mr) +
+      "}, \"config_index\": -1, \"costs\": [" + std::to_string(seconds) +
+      "], \"outcome\": \"ok\", \"time\": " + std::to_string(1000 + mr);
   if (!timing.empty()) out += ", \"timing\": " + timing;
   return out + "}\n";
 }
@@ -66,7 +67,8 @@ TEST(CliTiming, BestAndHistoryShowTheTimingAndBestReadsTheOneAskedFor) {
   Result history = run_cli("history" + kWorkload + db);
   ASSERT_EQ(history.exit_code, 0) << history.err;
   EXPECT_EQ(std::count(history.out.begin(), history.out.end(), '\n'), 3) << history.out;
-  for (const char* t : {" warm ", " cold-weights ", " cold-all "}) EXPECT_NE(history.out.find(t), std::string::npos) << t << history.out;
+  for (const char* t : {" warm ", " cold-weights ", " cold-all "})
+    EXPECT_NE(history.out.find(t), std::string::npos) << t << history.out;
   Result only_warm = run_cli("history" + kWorkload + db + " --timing warm --json");
   ASSERT_EQ(only_warm.exit_code, 0) << only_warm.err;
   EXPECT_EQ(std::count(only_warm.out.begin(), only_warm.out.end(), '\n'), 1) << only_warm.out;
@@ -112,13 +114,16 @@ TEST(CliTiming, RunConfigBestPrefersRecordsTimedAsItTimes) {
 }
 
 TEST(CliTiming, ExportThenImportKeepsEveryTimingAndAddsNothingTwice) {
-  const std::string lines = temp("rt.jsonl"), db = temp("rt.db"), exported = temp("rt-export.jsonl"), copy = temp("rt-copy.db");
+  const std::string lines = temp("rt.jsonl"), db = temp("rt.db"), exported = temp("rt-export.jsonl"),
+                    copy = temp("rt-copy.db");
   {
     std::ofstream out(lines);
-    out << line(3, 0.001, "\"warm\"") << line(2, 0.002, "\"cold-weights\"") << line(4, 0.003, "\"cold-all\"") << line(6, 0.004, "");
+    out << line(3, 0.001, "\"warm\"") << line(2, 0.002, "\"cold-weights\"") << line(4, 0.003, "\"cold-all\"")
+        << line(6, 0.004, "");
   }
   ASSERT_EQ(run_cli("import --db " + db + " " + lines).exit_code, 0);
-  const std::map<int, ColdInputs> want = {{3, ColdInputs::Off}, {2, ColdInputs::Weights}, {4, ColdInputs::All}, {6, ColdInputs::Off}};
+  const std::map<int, ColdInputs> want = {
+      {3, ColdInputs::Off}, {2, ColdInputs::Weights}, {4, ColdInputs::All}, {6, ColdInputs::Off}};
   EXPECT_EQ(timing_by_mr(db), want);
 
   Result ex = run_cli("export --db " + db + " -o " + exported);
@@ -155,7 +160,8 @@ TEST(CliTiming, AnImportLineWithAnUnknownTimingIsRefusedNamingTheLine) {
 
 TEST(CliTiming, TuneRecordsHowItTimed) {
   const std::string warm = temp("tune-warm.db"), cold = temp("tune-cold.db");
-  const std::string tune = "tune --op dense --shape 32,48,40 --trials 2 --min-ms 1 --repeat 1 --tuner random --json --db ";
+  const std::string tune =
+      "tune --op dense --shape 32,48,40 --trials 2 --min-ms 1 --repeat 1 --tuner random --json --db ";
   Result w = run_cli(tune + warm);
   ASSERT_EQ(w.exit_code, 0) << w.err;
   Result c = run_cli(tune + cold + " --cold-inputs weights");

@@ -80,7 +80,8 @@ TEST(ColdInputs, TheLastLevelCacheIsTheHighestDataCacheInSysfs) {
     const char* level;
     const char* type;
     const char* size;
-  } caches[] = {{"1", "Data", "48K"}, {"1", "Instruction", "32K"}, {"2", "Unified", "1024K"}, {"3", "Unified", "32768K"}};
+  } caches[] = {
+      {"1", "Data", "48K"}, {"1", "Instruction", "32K"}, {"2", "Unified", "1024K"}, {"3", "Unified", "32768K"}};
   for (size_t i = 0; i < 4; ++i) {
     const auto dir = cpu0 / "cache" / ("index" + std::to_string(i));
     write_file(dir / "level", caches[i].level);
@@ -199,7 +200,8 @@ TEST(ColdInputs, TheWorkerProtocolCarriesTheMode) {
   std::vector<uint8_t> library;
   std::string entry;
   runtime::MeasureOptions back;
-  runtime::worker_protocol::decode_measure(runtime::worker_protocol::encode_measure({1, 2, 3}, "k", o), &library, &entry, &back);
+  runtime::worker_protocol::decode_measure(runtime::worker_protocol::encode_measure({1, 2, 3}, "k", o), &library,
+                                           &entry, &back);
   EXPECT_EQ(back.cold_inputs, ColdInputs::All);
   EXPECT_EQ(back.timing_lock, o.timing_lock);
   // A frame cut before the mode is refused, not read as "off".

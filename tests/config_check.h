@@ -48,7 +48,8 @@ inline void expect_configs_correct(const std::string& op, const std::string& sha
     for (int64_t i = 0; i < task.space().size(); ++i) indices.push_back(i);
   } else {
     if (corners) indices.insert(indices.end(), {0, task.space().size() - 1});
-    for (int i = 0; i < samples; ++i) indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
+    for (int i = 0; i < samples; ++i)
+      indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
   }
   for (int64_t idx : indices) {
     auto cfg = task.space().at(idx);

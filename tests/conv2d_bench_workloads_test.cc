@@ -29,11 +29,13 @@ std::string shared_file() {
 
 // The file's own formula on its own fields: 2*N*OC*OH*OW*(IC/groups)*KH*KW.
 double file_flops(const Json& e) {
-  const int64_t groups = e.value("groups", int64_t{1}), stride = e.value("stride", int64_t{1}), pad = e.value("pad", int64_t{0});
+  const int64_t groups = e.value("groups", int64_t{1}), stride = e.value("stride", int64_t{1}),
+                pad = e.value("pad", int64_t{0});
   const int64_t oh = (e.at("H").get<int64_t>() + 2 * pad - e.at("KH").get<int64_t>()) / stride + 1;
   const int64_t ow = (e.at("W").get<int64_t>() + 2 * pad - e.at("KW").get<int64_t>()) / stride + 1;
   return 2.0 * static_cast<double>(e.at("N").get<int64_t>() * e.at("OC").get<int64_t>() * oh * ow *
-                                   (e.at("IC").get<int64_t>() / groups) * e.at("KH").get<int64_t>() * e.at("KW").get<int64_t>());
+                                   (e.at("IC").get<int64_t>() / groups) * e.at("KH").get<int64_t>() *
+                                   e.at("KW").get<int64_t>());
 }
 
 TEST(Conv2dBenchWorkloads, EveryEntryMapsUnderItsNameToAPlainConv2dWithTheFilesFlops) {
@@ -69,7 +71,8 @@ TEST(Conv2dBenchWorkloads, BlockedVariantsNameTheBlockedOperatorWithChannelBlock
   int dense_layers = 0, depthwise_layers = 0;
   for (const Conv2dWorkload& w : tf::bench::load_conv2d_workloads(shared_file())) {
     SCOPED_TRACE(w.name);
-    const bool winograd = w.shape.groups == 1 && w.shape.r == 3 && w.shape.s == 3 && w.shape.stride == 1 && w.shape.dilation == 1;
+    const bool winograd =
+        w.shape.groups == 1 && w.shape.r == 3 && w.shape.s == 3 && w.shape.stride == 1 && w.shape.dilation == 1;
     ASSERT_EQ(w.variants.size(), winograd ? 5u : 2u);
     const auto& plain = w.variants[0];
     const auto& blocked = w.variants[1];
@@ -78,7 +81,8 @@ TEST(Conv2dBenchWorkloads, BlockedVariantsNameTheBlockedOperatorWithChannelBlock
       EXPECT_EQ(w.variants[i].variant, "winograd-m" + m);
       EXPECT_EQ(w.variants[i].op, "conv2d_winograd_nchwc");
       EXPECT_EQ(w.variants[i].shape, blocked.shape + ",m=" + m);
-      EXPECT_NO_THROW(tf::ops::check_workload({"conv2d_winograd_nchwc", tf::ops::parse_shape("conv2d_winograd_nchwc", w.variants[i].shape)}));
+      EXPECT_NO_THROW(tf::ops::check_workload(
+          {"conv2d_winograd_nchwc", tf::ops::parse_shape("conv2d_winograd_nchwc", w.variants[i].shape)}));
     }
     EXPECT_EQ(blocked.variant, "blocked");
     if (w.shape.groups == 1) {
@@ -124,17 +128,21 @@ void expect_refused(const std::string& workloads, const std::vector<std::string>
     tf::bench::conv2d_workloads_from_json(file, "f.json");
     ADD_FAILURE() << "accepted " << workloads;
   } catch (const tf::UsageError& e) {
-    for (const auto& m : mentions) EXPECT_NE(std::string(e.what()).find(m), std::string::npos) << e.what() << " lacks " << m;
+    for (const auto& m : mentions)
+      EXPECT_NE(std::string(e.what()).find(m), std::string::npos) << e.what() << " lacks " << m;
   }
 }
 
 TEST(Conv2dBenchWorkloads, ARefusedEntryIsNamedByIndexNameAndField) {
   const std::string ok = R"({"name": "a", "N": 1, "IC": 4, "H": 8, "W": 8, "OC": 4, "KH": 3, "KW": 3, "pad": 1})";
-  expect_refused(ok + R"(, {"name": "b", "N": 1, "IC": 4, "H": 8, "W": 8, "OC": 4, "KW": 3})", {"workloads[1]", "(b)", "\"KH\" is missing"});
+  expect_refused(ok + R"(, {"name": "b", "N": 1, "IC": 4, "H": 8, "W": 8, "OC": 4, "KW": 3})",
+                 {"workloads[1]", "(b)", "\"KH\" is missing"});
   expect_refused(R"({"name": "c", "N": 1, "IC": 4, "H": 8, "W": 8, "OC": 4, "KH": 3, "KW": 3, "strides": 2})",
                  {"workloads[0]", "(c)", "unknown field \"strides\""});
-  expect_refused(R"({"name": "d", "N": 1, "IC": 4, "H": 8.5, "W": 8, "OC": 4, "KH": 3, "KW": 3})", {"(d)", "\"H\" must be an integer"});
-  expect_refused(R"({"name": "e", "N": 1, "IC": 6, "H": 8, "W": 8, "OC": 6, "KH": 3, "KW": 3, "groups": 4})", {"(e)", "groups"});
+  expect_refused(R"({"name": "d", "N": 1, "IC": 4, "H": 8.5, "W": 8, "OC": 4, "KH": 3, "KW": 3})",
+                 {"(d)", "\"H\" must be an integer"});
+  expect_refused(R"({"name": "e", "N": 1, "IC": 6, "H": 8, "W": 8, "OC": 6, "KH": 3, "KW": 3, "groups": 4})",
+                 {"(e)", "groups"});
   expect_refused(R"({"name": "f", "N": 1, "IC": 4, "H": 2, "W": 2, "OC": 4, "KH": 3, "KW": 3})", {"(f)"});
   expect_refused(R"({"N": 1, "IC": 4, "H": 8, "W": 8, "OC": 4, "KH": 3, "KW": 3})", {"workloads[0]", "\"name\""});
   expect_refused(ok + "," + ok, {"\"a\" is used twice"});

@@ -36,7 +36,8 @@ TEST(Conv2dCli, SpaceAndLowerTakeNamedAndPositionalShapes) {
   EXPECT_EQ(named.out, positional.out);
   EXPECT_GT(tf::parse_json(named.out).at("size").get<int64_t>(), 10);
 
-  Result lower = run_cli("lower --op conv2d_bias_add_relu --shape " + kNamed + ",stride=2 --config '{\"kb\": 4, \"pad\": \"copy\"}'");
+  Result lower = run_cli("lower --op conv2d_bias_add_relu --shape " + kNamed +
+                         ",stride=2 --config '{\"kb\": 4, \"pad\": \"copy\"}'");
   ASSERT_EQ(lower.exit_code, 0) << lower.err;
   EXPECT_NE(lower.out.find("data.padded"), std::string::npos) << lower.out;
   EXPECT_NE(lower.out.find("residual"), std::string::npos) << lower.out;
@@ -44,7 +45,8 @@ TEST(Conv2dCli, SpaceAndLowerTakeNamedAndPositionalShapes) {
   Result ops = run_cli("ops");
   EXPECT_NE(ops.out.find("conv2d_bias_clip"), std::string::npos) << ops.out;
   // Dense takes named extents too.
-  EXPECT_EQ(run_cli("space --op dense --shape K=64,M=32,N=48 --json").out, run_cli("space --op dense --shape 32,48,64 --json").out);
+  EXPECT_EQ(run_cli("space --op dense --shape K=64,M=32,N=48 --json").out,
+            run_cli("space --op dense --shape 32,48,64 --json").out);
 }
 
 TEST(Conv2dCli, ShapesThatMakeNoSenseAreRefusedNamingTheField) {
@@ -62,7 +64,8 @@ TEST(Conv2dCli, ShapesThatMakeNoSenseAreRefusedNamingTheField) {
 TEST(Conv2dCliTune, TuneWithXgbThenBestHistoryPlotAndRunByEitherShape) {
   const std::string dir = temp_dir("tune");
   const std::string db = dir + "/t.db";
-  Result tune = run_cli("tune --op conv2d_bias_relu --shape " + kNamed + " --trials 12 --batch 4 --min-ms 1 --tuner xgb --db " + db + " --json");
+  Result tune = run_cli("tune --op conv2d_bias_relu --shape " + kNamed +
+                        " --trials 12 --batch 4 --min-ms 1 --tuner xgb --db " + db + " --json");
   ASSERT_EQ(tune.exit_code, 0) << tune.err << tune.out;
   const tf::Json t = tf::parse_json(tune.out);
   EXPECT_EQ(t.at("ok").get<int64_t>(), 12) << tune.out;
@@ -81,7 +84,8 @@ TEST(Conv2dCliTune, TuneWithXgbThenBestHistoryPlotAndRunByEitherShape) {
   ASSERT_EQ(run_cli("plot --op conv2d_bias_relu --shape " + kNamed + " --db " + db + " -o " + svg).exit_code, 0);
   EXPECT_NE(tf::fleet_test::read_all(svg).find("<svg"), std::string::npos);
 
-  Result run = run_cli("run --op conv2d_bias_relu --shape " + kNamed + " --config best --db " + db + " --json --min-ms 1");
+  Result run =
+      run_cli("run --op conv2d_bias_relu --shape " + kNamed + " --config best --db " + db + " --json --min-ms 1");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(tf::parse_json(run.out).at("check").get<std::string>(), "pass") << run.out;
   std::system(("rm -rf " + dir).c_str());
@@ -93,7 +97,8 @@ TEST(Conv2dCliTune, SubmitANamedShapeAndAJobFileOfEveryFormToAFleet) {
   fleet.start_board("conv");
   const std::string where = " --tracker " + fleet.address();
 
-  Result r = run_cli("submit --op conv2d_bias_clip --shape " + kNamed + ",groups=8 --key conv --trials 4 --tuner xgb --min-ms 1 --follow --json" + where);
+  Result r = run_cli("submit --op conv2d_bias_clip --shape " + kNamed +
+                     ",groups=8 --key conv --trials 4 --tuner xgb --min-ms 1 --follow --json" + where);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out << fleet.tracker().output();
 
   const std::string job = fleet.dir() + "/job.json";
@@ -107,8 +112,10 @@ TEST(Conv2dCliTune, SubmitANamedShapeAndAJobFileOfEveryFormToAFleet) {
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_GT(tf::parse_json(best.out).at("gflops").get<double>(), 0) << best.out;
 
-  expect_refused("submit --op conv2d --shape c=4,h=7,w=9,k=6,r=3,s=3,groups=3 --key conv" + where, "groups = 3 does not divide c = 4");
-  std::ofstream(job) << R"({"workloads": [{"op": "conv2d", "shape": {"c": 4, "h": 7, "w": 9, "k": 6, "r": 3, "z": 3}}], "key": "conv"})";
+  expect_refused("submit --op conv2d --shape c=4,h=7,w=9,k=6,r=3,s=3,groups=3 --key conv" + where,
+                 "groups = 3 does not divide c = 4");
+  std::ofstream(job)
+      << R"({"workloads": [{"op": "conv2d", "shape": {"c": 4, "h": 7, "w": 9, "k": 6, "r": 3, "z": 3}}], "key": "conv"})";
   expect_refused("submit --job " + job + where, "workloads[0].shape: conv2d shape: unknown extent 'z'");
 }
 

@@ -16,8 +16,11 @@ constexpr int kPerLevel = 4 + 2 * kAccessBuffersPerLevel;
 TEST(Conv2dFeatures, FiniteAndTheyTellTilesApart) {
   codegen::Target t;
   t.vector_bits = 512;
-  compiler::Task task({"conv2d_bias_relu", ops::parse_shape("conv2d_bias_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1")}, t);
-  auto features = [&](const std::string& config) { return candidate_features(task, task.space().from_json(parse_json(config))); };
+  compiler::Task task({"conv2d_bias_relu", ops::parse_shape("conv2d_bias_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1")},
+                      t);
+  auto features = [&](const std::string& config) {
+    return candidate_features(task, task.space().from_json(parse_json(config)));
+  };
   const auto small = features(R"({"kb":1,"xw":16,"order":"crs","pad":"inline"})");
   const auto large = features(R"({"kb":8,"xw":32,"order":"crs","pad":"inline"})");
   ASSERT_EQ(small.size(), large.size());
@@ -37,13 +40,18 @@ TEST(Conv2dFeatures, FiniteAndTheyTellTilesApart) {
 // every shape of an op, where the knob-based versions do not (a 1x1 conv has no unroll_kw or pad).
 TEST(Conv2dFeatures, ProgramFeaturesHaveOneLengthOnEveryShapeOfAnOp) {
   const auto target = codegen::host_target();
-  compiler::Task three({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=32,h=14,w=14,k=32,r=3,s=3,pad=1")}, target);
-  compiler::Task one({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=32,h=14,w=14,k=32,r=1,s=1,stride=2")}, target);
-  auto width = [](const compiler::Task& t, FeatureSet set) { return candidate_features(t, t.space().default_config(), set).size(); };
+  compiler::Task three({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=32,h=14,w=14,k=32,r=3,s=3,pad=1")},
+                       target);
+  compiler::Task one({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=32,h=14,w=14,k=32,r=1,s=1,stride=2")},
+                     target);
+  auto width = [](const compiler::Task& t, FeatureSet set) {
+    return candidate_features(t, t.space().default_config(), set).size();
+  };
   EXPECT_NE(width(three, FeatureSet::LoopNest), width(one, FeatureSet::LoopNest));
   EXPECT_EQ(width(three, FeatureSet::Program), width(one, FeatureSet::Program));
   EXPECT_EQ(kFeatureSet, FeatureSet::Program);
-  for (float f : candidate_features(three, three.space().at(three.space().size() - 1), FeatureSet::Program)) EXPECT_TRUE(std::isfinite(f));
+  for (float f : candidate_features(three, three.space().at(three.space().size() - 1), FeatureSet::Program))
+    EXPECT_TRUE(std::isfinite(f));
 }
 
 // The last program features: float operations executed per operation needed, selects per operation,

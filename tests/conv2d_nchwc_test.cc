@@ -31,12 +31,14 @@ using testing_support::kResnet18Layers;
 // references dominate the run time on a 2-core machine).
 TEST_F(NchwcSpace, ResnetLayers) {
   uint64_t seed = 200;
-  for (const auto& layer : kResnet18Layers) expect_configs_correct("conv2d_nchwc", layer + ",ib=16,ob=16", 1, ++seed, false);
+  for (const auto& layer : kResnet18Layers)
+    expect_configs_correct("conv2d_nchwc", layer + ",ib=16,ob=16", 1, ++seed, false);
 }
 
 TEST_F(NchwcSpace, MobilenetDepthwiseLayers) {
   uint64_t seed = 300;
-  for (const auto& layer : kMobilenetDepthwiseLayers) expect_configs_correct("depthwise_nchwc", layer + ",b=16", 3, ++seed, false);
+  for (const auto& layer : kMobilenetDepthwiseLayers)
+    expect_configs_correct("depthwise_nchwc", layer + ",b=16", 3, ++seed, false);
 }
 
 TEST_F(NchwcSpace, ConvOddShapes) {
@@ -46,7 +48,8 @@ TEST_F(NchwcSpace, ConvOddShapes) {
   expect_configs_correct("conv2d_nchwc", "c=37,h=7,w=23,k=41,r=3,s=3,pad=1", 6, 3);
   expect_configs_correct("conv2d_nchwc", "c=6,h=15,w=17,k=10,r=3,s=3,stride=2,pad=1,ib=4,ob=4", 6, 4);
   expect_configs_correct("conv2d_nchwc", "c=4,h=14,w=18,k=8,r=3,s=3,dilation=2,pad=2,ib=4,ob=8", 6, 5);
-  expect_configs_correct("conv2d_nchwc", "c=3,h=10,w=12,k=5,r=3,s=4,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1", 6, 6);
+  expect_configs_correct("conv2d_nchwc", "c=3,h=10,w=12,k=5,r=3,s=4,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1", 6,
+                         6);
   expect_configs_correct("conv2d_nchwc", "n=3,c=5,h=8,w=9,k=7,r=3,s=3,pad=1,ib=2,ob=4", 6, 7);
   expect_configs_correct("conv2d_nchwc", "c=17,h=6,w=7,k=9,r=1,s=1,ib=8,ob=8", 6, 8);
   expect_configs_correct("conv2d_nchwc", "c=3,h=1,w=1,k=2,r=1,s=1", 5, 9);
@@ -56,17 +59,19 @@ TEST_F(NchwcSpace, ConvOddShapes) {
 
 TEST_F(NchwcSpace, DepthwiseOddShapes) {
   expect_configs_correct("depthwise_nchwc", "c=7,h=13,w=15,k=7,r=3,s=3,pad=1", 6, 11);
-  expect_configs_correct("depthwise_nchwc", "c=6,h=13,w=15,k=12,r=3,s=3,pad=1,b=4", 6, 12);    // multiplier 2
+  expect_configs_correct("depthwise_nchwc", "c=6,h=13,w=15,k=12,r=3,s=3,pad=1,b=4", 6, 12);  // multiplier 2
   expect_configs_correct("depthwise_nchwc", "c=19,h=11,w=9,k=38,r=3,s=3,stride=2,pad=1,b=8", 6, 13);
   expect_configs_correct("depthwise_nchwc", "c=20,h=17,w=15,k=20,r=3,s=3,stride=2,pad=1", 6, 14);
   expect_configs_correct("depthwise_nchwc", "c=8,h=14,w=18,k=8,r=3,s=3,dilation=2,pad=2,b=8", 6, 15);
-  expect_configs_correct("depthwise_nchwc", "c=5,h=10,w=12,k=5,r=3,s=4,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1,b=4", 6, 16);
+  expect_configs_correct("depthwise_nchwc",
+                         "c=5,h=10,w=12,k=5,r=3,s=4,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1,b=4", 6, 16);
   expect_configs_correct("depthwise_nchwc", "n=3,c=16,h=8,w=9,k=16,r=5,s=5,pad=2", 6, 17);
 }
 
 TEST_F(NchwcSpace, EveryEpilogue) {
   uint64_t seed = 30;
-  for (const std::string op : {"conv2d_nchwc_bias", "conv2d_nchwc_bias_relu", "conv2d_nchwc_bias_add", "conv2d_nchwc_bias_add_relu", "conv2d_nchwc_bias_clip"}) {
+  for (const std::string op : {"conv2d_nchwc_bias", "conv2d_nchwc_bias_relu", "conv2d_nchwc_bias_add",
+                               "conv2d_nchwc_bias_add_relu", "conv2d_nchwc_bias_clip"}) {
     expect_configs_correct(op, "n=2,c=6,h=9,w=11,k=10,r=3,s=3,stride=2,pad=1,ib=4,ob=4", 3, ++seed);
     expect_configs_correct(op, "c=24,h=7,w=13,k=20,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1", 3, ++seed);
   }
@@ -97,7 +102,8 @@ TEST_F(NchwcSpace, Pools) {
   for (const std::string op : {"max_pool2d_nchwc", "avg_pool2d_nchwc"}) {
     expect_configs_correct(op, "c=64,h=112,w=112,r=3,s=3,stride=2,pad=1", 2, ++seed);  // ResNet's stem
     expect_configs_correct(op, "n=2,c=19,h=9,w=11,r=3,s=3,stride=2,pad=1,b=8", 6, ++seed);
-    expect_configs_correct(op, "c=5,h=7,w=13,r=2,s=3,stride=1,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2,b=4", 6, ++seed);
+    expect_configs_correct(op, "c=5,h=7,w=13,r=2,s=3,stride=1,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2,b=4", 6,
+                           ++seed);
     expect_configs_correct(op, "c=40,h=8,w=8,r=2,s=2,stride=2,b=32", 4, ++seed);
   }
   expect_configs_correct("avg_pool2d_nchwc", "c=20,h=7,w=7,r=3,s=3,stride=1,pad=1,count_include_pad=1", 4, ++seed);
@@ -108,9 +114,12 @@ TEST(NchwcOp, PoolShapesAddTheBlock) {
   EXPECT_EQ(shape.back(), 16);  // the block defaults to 16
   const auto& op = ops::find_operator("max_pool2d_nchwc");
   EXPECT_EQ(op.output_shape(shape), (std::vector<int64_t>{1, 4, 56, 56, 16}));
-  EXPECT_EQ(op.shape_text(shape), ops::find_operator("max_pool2d").shape_text(std::vector<int64_t>(shape.begin(), shape.end() - 1)) + ",b=16");
+  EXPECT_EQ(
+      op.shape_text(shape),
+      ops::find_operator("max_pool2d").shape_text(std::vector<int64_t>(shape.begin(), shape.end() - 1)) + ",b=16");
   EXPECT_THROW(op.check_shape({1, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 0}), CompileError);  // b = 0
-  EXPECT_THROW(op.check_shape(ops::parse_shape("max_pool2d_nchwc", "c=8,h=4,w=4,r=5,s=3,b=8")), CompileError);  // window taller than the input
+  EXPECT_THROW(op.check_shape(ops::parse_shape("max_pool2d_nchwc", "c=8,h=4,w=4,r=5,s=3,b=8")),
+               CompileError);  // window taller than the input
 }
 
 // clip(0, 6) must clip at 6, which inputs in [-1, 1) reach only when many products add up.
@@ -121,13 +130,14 @@ TEST_F(NchwcSpace, ClipReachesSix) {
 TEST(NchwcOp, ShapesReadAndPrintByName) {
   const auto shape = ops::parse_shape("conv2d_nchwc", "n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16");
   EXPECT_EQ(shape, (std::vector<int64_t>{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 16, 16}));
-  EXPECT_EQ(ops::parse_shape("conv2d_nchwc_bias_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1"), shape);  // blocks default 16
+  EXPECT_EQ(ops::parse_shape("conv2d_nchwc_bias_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1"),
+            shape);  // blocks default 16
   const auto& op = ops::find_operator("conv2d_nchwc_bias_add_relu");
   EXPECT_EQ(op.shape_text(shape), "n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16");
   EXPECT_EQ(op.output_shape(ops::parse_shape("conv2d_nchwc", "c=20,h=5,w=5,k=20,r=3,s=3,ib=8,ob=16")),
             (std::vector<int64_t>{1, 2, 3, 3, 16}));
-  EXPECT_EQ(op.input_shapes(shape), (std::vector<std::vector<int64_t>>{
-                                        {1, 4, 56, 56, 16}, {4, 4, 3, 3, 16, 16}, {4, 16}, {1, 4, 56, 56, 16}}));
+  EXPECT_EQ(op.input_shapes(shape),
+            (std::vector<std::vector<int64_t>>{{1, 4, 56, 56, 16}, {4, 4, 3, 3, 16, 16}, {4, 16}, {1, 4, 56, 56, 16}}));
   EXPECT_EQ(op.flops(shape), 2LL * 64 * 56 * 56 * 64 * 9);
 
   const auto dw = ops::parse_shape("depthwise_nchwc", "c=32,h=112,w=112,k=32,r=3,s=3,pad=1,groups=32,b=16");
@@ -135,7 +145,8 @@ TEST(NchwcOp, ShapesReadAndPrintByName) {
   EXPECT_EQ(ops::find_operator("depthwise_nchwc_bias").input_shapes(dw),
             (std::vector<std::vector<int64_t>>{{1, 2, 112, 112, 16}, {2, 3, 3, 16}, {2, 16}}));
   EXPECT_EQ(ops::parse_shape("layout_to_nchwc", "c=3,h=4,w=5"), (std::vector<int64_t>{1, 3, 4, 5, 16}));
-  EXPECT_EQ(ops::find_operator("pack_conv_weight").output_shape(ops::parse_shape("pack_conv_weight", "k=20,c=3,r=3,s=3,ob=8")),
+  EXPECT_EQ(ops::find_operator("pack_conv_weight")
+                .output_shape(ops::parse_shape("pack_conv_weight", "k=20,c=3,r=3,s=3,ob=8")),
             (std::vector<int64_t>{3, 1, 3, 3, 16, 8}));
 }
 
@@ -166,7 +177,7 @@ TEST(NchwcLayout, BlockingRoundTripsAndZeroPads) {
   for (size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<float>(i + 1);
   const auto blocked = ops::activation_to_blocked(plain.data(), 2, 5, 3, 4);
   ASSERT_EQ(blocked.size(), 2u * 2 * 3 * 4);
-  EXPECT_EQ(blocked[(0 * 3 + 1) * 4 + 2], plain[2 * 3 + 1]);  // n 0, channel 2, pixel 1
+  EXPECT_EQ(blocked[(0 * 3 + 1) * 4 + 2], plain[2 * 3 + 1]);                      // n 0, channel 2, pixel 1
   EXPECT_EQ(blocked[((1 * 2 + 1) * 3 + 2) * 4 + 0], plain[(1 * 5 + 4) * 3 + 2]);  // n 1, channel 4, pixel 2
   EXPECT_EQ(blocked[((1 * 2 + 1) * 3 + 2) * 4 + 3], 0.0f);                        // channel 7: padding
   EXPECT_EQ(ops::activation_from_blocked(blocked.data(), 2, 5, 3, 4), plain);

@@ -20,15 +20,25 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 TEST(Conv2dShape, NamedExtentsTakeDefaultsAndRoundTrip) {
-  const Conv2dShape s = Conv2dShape::from_named({{"c", 64}, {"h", 56}, {"w", 56}, {"k", 64}, {"r", 3}, {"s", 3}, {"pad", 1}});
+  const Conv2dShape s =
+      Conv2dShape::from_named({{"c", 64}, {"h", 56}, {"w", 56}, {"k", 64}, {"r", 3}, {"s", 3}, {"pad", 1}});
   EXPECT_EQ(s.n, 1);
   EXPECT_EQ(s.stride, 1);
   EXPECT_EQ(s.pad_bottom, 1);
   EXPECT_EQ(s.oh(), 56);
   EXPECT_EQ(s.named(), "n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1");
   EXPECT_EQ(Conv2dShape::from_vector(s.to_vector()).named(), s.named());
-  const Conv2dShape a = Conv2dShape::from_named(
-      {{"n", 3}, {"c", 8}, {"h", 9}, {"w", 7}, {"k", 16}, {"r", 3}, {"s", 2}, {"stride", 2}, {"pad", 1}, {"pad_right", 0}, {"groups", 4}});
+  const Conv2dShape a = Conv2dShape::from_named({{"n", 3},
+                                                 {"c", 8},
+                                                 {"h", 9},
+                                                 {"w", 7},
+                                                 {"k", 16},
+                                                 {"r", 3},
+                                                 {"s", 2},
+                                                 {"stride", 2},
+                                                 {"pad", 1},
+                                                 {"pad_right", 0},
+                                                 {"groups", 4}});
   EXPECT_EQ(a.pad_right, 0);
   EXPECT_EQ(a.pad_left, 1);
   EXPECT_EQ(a.oh(), 5);  // (9 + 2 - 3) / 2 + 1
@@ -52,7 +62,8 @@ TEST(Conv2dShape, WorkloadsThatMakeNoSenseNameTheField) {
   EXPECT_NE(check(with("r", 7)).find("r = 7"), std::string::npos);
   EXPECT_NE(check(with("pad_top", -1)).find("pad_top = -1 must not be negative"), std::string::npos);
   EXPECT_NE(error_of([] { Conv2dShape::from_named({{"c", 1}}); }).find("h= is missing"), std::string::npos);
-  EXPECT_NE(error_of([&] { Conv2dShape::from_named(with("padding", 1)); }).find("unknown extent 'padding'"), std::string::npos);
+  EXPECT_NE(error_of([&] { Conv2dShape::from_named(with("padding", 1)); }).find("unknown extent 'padding'"),
+            std::string::npos);
 }
 
 TEST(Conv2dShape, DenseShapesParseByPositionOrByName) {
@@ -66,7 +77,8 @@ TEST(Conv2dShape, DenseShapesParseByPositionOrByName) {
 
 // A hand-computed case: 2 groups, stride 2, padding, bias and ReLU.
 TEST(Conv2dShape, ReferenceMatchesAHandComputedCase) {
-  Conv2dShape s = Conv2dShape::from_named({{"c", 2}, {"h", 3}, {"w", 3}, {"k", 2}, {"r", 2}, {"s", 2}, {"stride", 2}, {"pad", 1}, {"groups", 2}});
+  Conv2dShape s = Conv2dShape::from_named(
+      {{"c", 2}, {"h", 3}, {"w", 3}, {"k", 2}, {"r", 2}, {"s", 2}, {"stride", 2}, {"pad", 1}, {"groups", 2}});
   ASSERT_EQ(s.oh(), 2);
   std::vector<float> in(18), wt(8, 1.0f), out, tol;
   for (int i = 0; i < 18; ++i) in[i] = static_cast<float>(i);

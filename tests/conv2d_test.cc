@@ -26,7 +26,8 @@ class Conv2dSpace : public ::testing::Test {
 // are big for a 2-core CI machine: the default config and two random ones each.
 std::vector<std::string> bench_layers() {
   std::vector<std::string> all = testing_support::kResnet18Layers;
-  all.insert(all.end(), testing_support::kMobilenetDepthwiseLayers.begin(), testing_support::kMobilenetDepthwiseLayers.end());
+  all.insert(all.end(), testing_support::kMobilenetDepthwiseLayers.begin(),
+             testing_support::kMobilenetDepthwiseLayers.end());
   return all;
 }
 
@@ -37,11 +38,16 @@ TEST_F(Conv2dSpace, BenchmarkLayers) {
 
 TEST_F(Conv2dSpace, PrimeChannels) { expect_configs_correct("conv2d", "c=7,h=11,w=13,k=11,r=3,s=3,pad=1", 40, 1); }
 TEST_F(Conv2dSpace, RaggedTiles) { expect_configs_correct("conv2d", "c=5,h=19,w=23,k=13,r=3,s=3,pad=1", 40, 2); }
-TEST_F(Conv2dSpace, StrideTwoOnOddSizes) { expect_configs_correct("conv2d", "c=6,h=15,w=17,k=10,r=3,s=3,stride=2,pad=1", 40, 3); }
-TEST_F(Conv2dSpace, DilationTwo) { expect_configs_correct("conv2d", "c=4,h=14,w=18,k=8,r=3,s=3,dilation=2,pad=2", 40, 4); }
+TEST_F(Conv2dSpace, StrideTwoOnOddSizes) {
+  expect_configs_correct("conv2d", "c=6,h=15,w=17,k=10,r=3,s=3,stride=2,pad=1", 40, 3);
+}
+TEST_F(Conv2dSpace, DilationTwo) {
+  expect_configs_correct("conv2d", "c=4,h=14,w=18,k=8,r=3,s=3,dilation=2,pad=2", 40, 4);
+}
 TEST_F(Conv2dSpace, AsymmetricPadding) {
   expect_configs_correct("conv2d", "c=3,h=10,w=12,k=5,r=3,s=4,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1", 40, 5);
-  expect_configs_correct("conv2d", "c=3,h=9,w=9,k=4,r=2,s=2,stride=2,pad_top=1,pad_left=0,pad_bottom=0,pad_right=1", 20, 6);
+  expect_configs_correct("conv2d", "c=3,h=9,w=9,k=4,r=2,s=2,stride=2,pad_top=1,pad_left=0,pad_bottom=0,pad_right=1", 20,
+                         6);
 }
 TEST_F(Conv2dSpace, GroupsTwoAndFour) {
   expect_configs_correct("conv2d", "c=8,h=9,w=10,k=6,r=3,s=3,pad=1,groups=2", 30, 7);
@@ -58,9 +64,11 @@ TEST_F(Conv2dSpace, OneByOneKernelAndOneByOneImage) {
 
 TEST_F(Conv2dSpace, EveryEpilogue) {
   uint64_t seed = 20;
-  for (const std::string op : {"conv2d_bias", "conv2d_bias_relu", "conv2d_bias_add", "conv2d_bias_add_relu", "conv2d_bias_clip"}) {
+  for (const std::string op :
+       {"conv2d_bias", "conv2d_bias_relu", "conv2d_bias_add", "conv2d_bias_add_relu", "conv2d_bias_clip"}) {
     expect_configs_correct(op, "n=2,c=6,h=9,w=11,k=10,r=3,s=3,stride=2,pad=1", 20, ++seed);
-    expect_configs_correct(op, "c=8,h=7,w=13,k=16,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1,groups=8", 15, ++seed);
+    expect_configs_correct(op, "c=8,h=7,w=13,k=16,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1,groups=8", 15,
+                           ++seed);
   }
   expect_configs_correct("conv2d_bias_add_relu", "c=64,h=14,w=14,k=64,r=3,s=3,pad=1", 3, ++seed, false);
   expect_configs_correct("conv2d_bias_clip", "c=32,h=28,w=28,k=32,r=3,s=3,pad=1,groups=32", 3, ++seed, false);
@@ -104,7 +112,8 @@ TEST(Conv2dOp, WorkloadsThatMakeNoSenseAreRefusedNamingTheField) {
 }
 
 TEST(Conv2dCodegen, DefaultConfigIsVectorizedWithFma) {
-  compiler::Task task({"conv2d", ops::parse_shape("conv2d", "c=16,h=16,w=32,k=16,r=3,s=3,pad=1")}, codegen::host_target());
+  compiler::Task task({"conv2d", ops::parse_shape("conv2d", "c=16,h=16,w=32,k=16,r=3,s=3,pad=1")},
+                      codegen::host_target());
   codegen::CodegenOptions opts;
   opts.keep_assembly = true;
   auto kernel = task.build_jit(task.space().default_config(), nullptr, opts);

@@ -29,18 +29,18 @@ std::string refusal(const std::string& op, const std::string& text) {
 
 TEST_F(Conv2dTranspose, SampledConfigsMatchTheReference) {
   const char* shapes[] = {
-      "c=3,h=5,w=7,k=4,r=2,s=2,stride=2",                                  // FPN's 2x upsampling
-      "c=4,h=6,w=9,k=5,r=4,s=4,stride=2,pad=1",                            // DCGAN / U-Net's 4x4
-      "c=3,h=5,w=6,k=2,r=3,s=3,stride=2,pad=1,output_padding=1",           // PyTorch's 3x3 s2 p1 op1
+      "c=3,h=5,w=7,k=4,r=2,s=2,stride=2",                         // FPN's 2x upsampling
+      "c=4,h=6,w=9,k=5,r=4,s=4,stride=2,pad=1",                   // DCGAN / U-Net's 4x4
+      "c=3,h=5,w=6,k=2,r=3,s=3,stride=2,pad=1,output_padding=1",  // PyTorch's 3x3 s2 p1 op1
       "c=1,h=3,w=3,k=2,r=3,s=3,stride_h=3,stride_w=2,pad_top=1,pad_left=2,pad_bottom=1,pad_right=2",
-      "c=2,h=3,w=4,k=1,r=2,s=2,dilation=2",                                // stride 1, dilated
-      "c=2,h=5,w=5,k=3,r=3,s=3,stride=2,dilation=2",                       // phases without taps
-      "c=2,h=4,w=5,k=2,r=3,s=2,stride=3,dilation=2,pad_top=2",             // gcd 1, uneven taps
-      "c=8,h=6,w=10,k=8,r=4,s=4,stride=2,pad=1,group=8",                   // depthwise
-      "c=4,h=5,w=5,k=6,r=3,s=3,stride=2,group=2",                          // grouped, multiplier 3
-      "c=3,h=1,w=17,k=4,r=1,s=4,stride_w=2,pad_left=1,pad_right=1",        // 1-D
-      "c=3,h=6,w=6,k=4,r=3,s=3,pad=1",                                     // stride 1
-      "c=2,h=3,w=3,k=2,r=3,s=3,stride=3,pad_bottom=-1,pad_right=-1",       // output_shape beyond the natural
+      "c=2,h=3,w=4,k=1,r=2,s=2,dilation=2",                           // stride 1, dilated
+      "c=2,h=5,w=5,k=3,r=3,s=3,stride=2,dilation=2",                  // phases without taps
+      "c=2,h=4,w=5,k=2,r=3,s=2,stride=3,dilation=2,pad_top=2",        // gcd 1, uneven taps
+      "c=8,h=6,w=10,k=8,r=4,s=4,stride=2,pad=1,group=8",              // depthwise
+      "c=4,h=5,w=5,k=6,r=3,s=3,stride=2,group=2",                     // grouped, multiplier 3
+      "c=3,h=1,w=17,k=4,r=1,s=4,stride_w=2,pad_left=1,pad_right=1",   // 1-D
+      "c=3,h=6,w=6,k=4,r=3,s=3,pad=1",                                // stride 1
+      "c=2,h=3,w=3,k=2,r=3,s=3,stride=3,pad_bottom=-1,pad_right=-1",  // output_shape beyond the natural
       "n=2,c=16,h=8,w=20,k=24,r=2,s=2,stride=2",
   };
   uint64_t seed = 1;
@@ -53,8 +53,8 @@ TEST_F(Conv2dTranspose, SampledConfigsMatchTheReference) {
 struct ResolvedAxis {
   int64_t begin = 0, end = 0;
 };
-ResolvedAxis resolve_axis(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t output_padding, int64_t pad_begin,
-                          int64_t pad_end, const std::string& auto_pad, int64_t output_shape) {
+ResolvedAxis resolve_axis(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t output_padding,
+                          int64_t pad_begin, int64_t pad_end, const std::string& auto_pad, int64_t output_shape) {
   const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
   if (output_shape <= 0 && !same) return {pad_begin, pad_end};
   const int64_t out = output_shape > 0 ? output_shape : in * stride;
@@ -65,9 +65,10 @@ ResolvedAxis resolve_axis(int64_t in, int64_t kernel, int64_t stride, int64_t di
 }
 
 TEST_F(Conv2dTranspose, OnnxNodeTestsMatchTheirExpectedOutputs) {
-  for (const char* name : {"test_convtranspose", "test_convtranspose_1d", "test_convtranspose_autopad_same",
-                           "test_convtranspose_dilations", "test_convtranspose_kernel_shape", "test_convtranspose_output_shape",
-                           "test_convtranspose_pad", "test_convtranspose_pads", "test_convtranspose_with_kernel"}) {
+  for (const char* name :
+       {"test_convtranspose", "test_convtranspose_1d", "test_convtranspose_autopad_same",
+        "test_convtranspose_dilations", "test_convtranspose_kernel_shape", "test_convtranspose_output_shape",
+        "test_convtranspose_pad", "test_convtranspose_pads", "test_convtranspose_with_kernel"}) {
     SCOPED_TRACE(name);
     const auto c = testing_support::load_node_case(name, "ConvTranspose");
     const graph::Tensor *x = c.input(0), *w = c.input(1), *b = c.input(2);
@@ -79,7 +80,8 @@ TEST_F(Conv2dTranspose, OnnxNodeTestsMatchTheirExpectedOutputs) {
       if (one_d) v.insert(v.begin(), fallback);
       return v;
     };
-    const auto strides = per_axis("strides", 1), dilations = per_axis("dilations", 1), out_pad = per_axis("output_padding", 0);
+    const auto strides = per_axis("strides", 1), dilations = per_axis("dilations", 1),
+               out_pad = per_axis("output_padding", 0);
     auto pads = c.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
     if (one_d) pads = {0, pads[0], 0, pads[1]};
     auto output_shape = c.attr_ints("output_shape", {});
@@ -94,17 +96,18 @@ TEST_F(Conv2dTranspose, OnnxNodeTestsMatchTheirExpectedOutputs) {
     sh.r = one_d ? 1 : w->shape[2], sh.s = w->shape.back();
     sh.stride_h = strides[0], sh.stride_w = strides[1], sh.dilation_h = dilations[0], sh.dilation_w = dilations[1];
     sh.output_padding_h = out_pad[0], sh.output_padding_w = out_pad[1];
-    const auto ry = resolve_axis(sh.h, sh.r, sh.stride_h, sh.dilation_h, sh.output_padding_h, pads[0], pads[2], auto_pad,
-                                 output_shape.empty() ? 0 : output_shape[0]);
-    const auto rx = resolve_axis(sh.w, sh.s, sh.stride_w, sh.dilation_w, sh.output_padding_w, pads[1], pads[3], auto_pad,
-                                 output_shape.empty() ? 0 : output_shape[1]);
+    const auto ry = resolve_axis(sh.h, sh.r, sh.stride_h, sh.dilation_h, sh.output_padding_h, pads[0], pads[2],
+                                 auto_pad, output_shape.empty() ? 0 : output_shape[0]);
+    const auto rx = resolve_axis(sh.w, sh.s, sh.stride_w, sh.dilation_w, sh.output_padding_w, pads[1], pads[3],
+                                 auto_pad, output_shape.empty() ? 0 : output_shape[1]);
     sh.pad_top = ry.begin, sh.pad_bottom = ry.end, sh.pad_left = rx.begin, sh.pad_right = rx.end;
     EXPECT_EQ(sh.oh(), one_d ? 1 : c.outputs.at(0).shape[2]);
     EXPECT_EQ(sh.ow(), c.outputs.at(0).shape.back());
 
     std::vector<std::vector<float>> inputs = {x->f32, w->f32};
     if (b) inputs.push_back(b->f32);
-    const auto out = testing_support::run_op_kernel(b ? "conv2d_transpose_bias" : "conv2d_transpose", sh.to_vector(), inputs);
+    const auto out =
+        testing_support::run_op_kernel(b ? "conv2d_transpose_bias" : "conv2d_transpose", sh.to_vector(), inputs);
     testing_support::expect_close(out, c.outputs.at(0).f32, 1e-6, name);
   }
 }
@@ -115,8 +118,10 @@ TEST_F(Conv2dTranspose, NamedShapesReadBackAndDefaultsApply) {
   EXPECT_EQ(sh.oh(), 32);
   EXPECT_EQ(sh.ow(), 32);
   EXPECT_EQ(sh.group, 1);
-  for (const char* text : {"c=256,h=16,w=16,k=256,r=2,s=2,stride=2", "c=4,h=6,w=9,k=5,r=4,s=4,stride_h=2,stride_w=1,pad=1,output_padding_h=1,output_padding_w=0",
-                           "n=2,c=8,h=6,w=10,k=8,r=4,s=4,group=8,stride=2,dilation=2,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1"}) {
+  for (const char* text :
+       {"c=256,h=16,w=16,k=256,r=2,s=2,stride=2",
+        "c=4,h=6,w=9,k=5,r=4,s=4,stride_h=2,stride_w=1,pad=1,output_padding_h=1,output_padding_w=0",
+        "n=2,c=8,h=6,w=10,k=8,r=4,s=4,group=8,stride=2,dilation=2,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1"}) {
     const auto s = ops::parse_shape("conv2d_transpose", text);
     const std::string back = ops::find_operator("conv2d_transpose").shape_text(s);
     EXPECT_EQ(ops::parse_shape("conv2d_transpose", back), s) << text << " -> " << back;

@@ -73,11 +73,12 @@ void expect_matches_direct(const std::string& op, const std::string& shape_text,
   std::vector<std::vector<float>> inputs;
   for (size_t i = 0; i < in_shapes.size(); ++i) {
     inputs.emplace_back(static_cast<size_t>(ops::element_count(in_shapes[i])));
-    runtime::fill_uniform(inputs.back().data(), static_cast<int64_t>(inputs.back().size()), runtime::input_seed(seed, static_cast<int>(i)));
+    runtime::fill_uniform(inputs.back().data(), static_cast<int64_t>(inputs.back().size()),
+                          runtime::input_seed(seed, static_cast<int>(i)));
   }
   // Padded channels of the blocked data are zero, as every NCHWc producer writes them.
-  inputs[0] = ops::activation_to_blocked(ops::activation_from_blocked(inputs[0].data(), c.n, c.c, c.h * c.w, sh.ib).data(),
-                                         c.n, c.c, c.h * c.w, sh.ib);
+  inputs[0] = ops::activation_to_blocked(
+      ops::activation_from_blocked(inputs[0].data(), c.n, c.c, c.h * c.w, sh.ib).data(), c.n, c.c, c.h * c.w, sh.ib);
   inputs[1] = ops::winograd_weight_transform(weight.data(), sh, sh.m);
   const std::vector<float> got = testing_support::run_op_kernel(op, shape, inputs);
 
@@ -94,7 +95,8 @@ void expect_matches_direct(const std::string& op, const std::string& shape_text,
   for (size_t i = 0; i < got.size(); ++i) {
     const double err = std::fabs(static_cast<double>(got[i]) - direct[i]);
     if (!(err <= wino_tol[i] + direct_tol[i]) && bad++ < 3) {
-      ADD_FAILURE() << "at " << i << ": " << got[i] << " vs direct " << direct[i] << " (bound " << wino_tol[i] + direct_tol[i] << ")";
+      ADD_FAILURE() << "at " << i << ": " << got[i] << " vs direct " << direct[i] << " (bound "
+                    << wino_tol[i] + direct_tol[i] << ")";
     }
   }
   EXPECT_EQ(bad, 0);
@@ -108,7 +110,9 @@ TEST_F(Winograd, EveryTileSizeAgainstTheDirectConvolution) {
     expect_matches_direct("conv2d_winograd_nchwc", "c=7,h=11,w=13,k=11,r=3,s=3,pad=1" + ms, ++seed);
     expect_matches_direct("conv2d_winograd_nchwc", "c=19,h=9,w=10,k=13,r=3,s=3,ib=8,ob=8" + ms, ++seed);
     expect_matches_direct("conv2d_winograd_nchwc_bias_relu", "c=32,h=14,w=14,k=48,r=3,s=3,pad=1" + ms, ++seed);
-    expect_matches_direct("conv2d_winograd_nchwc_bias_add_relu", "n=2,c=5,h=8,w=7,k=6,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1,ib=4,ob=4" + ms, ++seed);
+    expect_matches_direct("conv2d_winograd_nchwc_bias_add_relu",
+                          "n=2,c=5,h=8,w=7,k=6,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1,ib=4,ob=4" + ms,
+                          ++seed);
   }
 }
 
@@ -125,10 +129,11 @@ TEST_F(Winograd, SampledConfigsAgreeWithTheReference) {
 
 TEST_F(Winograd, EveryEpilogue) {
   uint64_t seed = 70;
-  for (const std::string op : {"conv2d_winograd_nchwc_bias", "conv2d_winograd_nchwc_bias_relu", "conv2d_winograd_nchwc_bias_add_relu",
-                               "conv2d_winograd_nchwc_bias_clip"}) {
+  for (const std::string op : {"conv2d_winograd_nchwc_bias", "conv2d_winograd_nchwc_bias_relu",
+                               "conv2d_winograd_nchwc_bias_add_relu", "conv2d_winograd_nchwc_bias_clip"}) {
     expect_configs_correct(op, "n=2,c=6,h=9,w=11,k=10,r=3,s=3,pad=1,ib=4,ob=4,m=2", 2, ++seed);
-    expect_configs_correct(op, "c=24,h=7,w=13,k=20,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1,m=4", 2, ++seed);
+    expect_configs_correct(op, "c=24,h=7,w=13,k=20,r=3,s=3,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1,m=4", 2,
+                           ++seed);
     expect_configs_correct(op, "c=16,h=10,w=10,k=16,r=3,s=3,m=6", 2, ++seed);
   }
 }
@@ -155,7 +160,8 @@ struct TrivialMultiplies : ir::IRVisitor {
 TEST_F(Winograd, TransformsHoldNoMultipliesByZeroOrOne) {
   for (int m : {2, 4, 6}) {
     const std::string text = "c=16,h=14,w=14,k=16,r=3,s=3,pad=1,m=" + std::to_string(m);
-    compiler::Task task({"conv2d_winograd_nchwc", ops::parse_shape("conv2d_winograd_nchwc", text)}, codegen::host_target());
+    compiler::Task task({"conv2d_winograd_nchwc", ops::parse_shape("conv2d_winograd_nchwc", text)},
+                        codegen::host_target());
     TrivialMultiplies v;
     v.visit(task.lower(task.space().default_config()).body);
     EXPECT_EQ(v.count, 0) << text;
@@ -185,7 +191,8 @@ TEST_F(Winograd, RefusesShapesItCannotTake) {
   ASSERT_EQ(shape.size(), nchwc.size() + 1);
   EXPECT_EQ(std::vector<int64_t>(shape.begin(), shape.end() - 1), nchwc);
   EXPECT_EQ(shape.back(), 2);
-  EXPECT_EQ(ops::find_operator("conv2d_winograd_nchwc").shape_text(shape), "n=1,c=8,h=9,w=9,k=8,r=3,s=3,pad=1,ib=16,ob=16,m=2");
+  EXPECT_EQ(ops::find_operator("conv2d_winograd_nchwc").shape_text(shape),
+            "n=1,c=8,h=9,w=9,k=8,r=3,s=3,pad=1,ib=16,ob=16,m=2");
 }
 
 }  // namespace

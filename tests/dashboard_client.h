@@ -26,7 +26,8 @@ struct Reply {
 };
 
 inline Reply request(int port, bhttp::verb verb, const std::string& target,
-                     const std::vector<std::pair<std::string, std::string>>& headers = {}, const std::string& body = "") {
+                     const std::vector<std::pair<std::string, std::string>>& headers = {},
+                     const std::string& body = "") {
   boost::asio::io_context io;
   boost::asio::ip::tcp::resolver resolver(io);
   boost::beast::tcp_stream stream(io);

@@ -43,7 +43,8 @@ class DashboardFleet : public ::testing::Test {
   std::string job_state(int64_t id) {
     const Reply r = get(http_port, "/api/jobs/" + std::to_string(id), reader());
     const auto at = r.body.find("\"state\": \"");
-    return at == std::string::npos ? "(no state in " + r.body + ")" : r.body.substr(at + 10, r.body.find('"', at + 10) - at - 10);
+    return at == std::string::npos ? "(no state in " + r.body + ")"
+                                   : r.body.substr(at + 10, r.body.find('"', at + 10) - at - 10);
   }
 
   // A bearer token that may read (alice's), or none without a token file.
@@ -59,7 +60,8 @@ class DashboardFleet : public ::testing::Test {
     http_port = free_port();
     args.insert(args.end(), {"--http", "127.0.0.1:" + std::to_string(http_port)});
     fleet.start_tracker(args);
-    EXPECT_NE(fleet.tracker().output().find("dashboard on http://127.0.0.1:" + std::to_string(http_port) + "/"), std::string::npos)
+    EXPECT_NE(fleet.tracker().output().find("dashboard on http://127.0.0.1:" + std::to_string(http_port) + "/"),
+              std::string::npos)
         << fleet.tracker().output();
   }
   bool tokens_ = true;

@@ -36,9 +36,10 @@ TEST_F(DashboardSecurity, ALineBreakInTheSignInPathWritesNoHeaderAndNoSecondResp
   Fleet fleet("dashboard-crlf");
   start(fleet);
   RawConnection c(http_port);
-  ASSERT_TRUE(c.send("GET /jobs%0D%0ASet-Cookie:%20injected=1%0D%0A%0D%0AHTTP/1.1%20200%20OK%0D%0AX-Injected:%201%0D%0A?token=" +
-                     token_of(alice_line) + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(http_port) +
-                     "\r\nConnection: close\r\n\r\n"));
+  ASSERT_TRUE(c.send(
+      "GET /jobs%0D%0ASet-Cookie:%20injected=1%0D%0A%0D%0AHTTP/1.1%20200%20OK%0D%0AX-Injected:%201%0D%0A?token=" +
+      token_of(alice_line) + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(http_port) +
+      "\r\nConnection: close\r\n\r\n"));
   const std::string response = c.read_until_close(10s);
   EXPECT_EQ(status_of(response), 303) << response;
   EXPECT_EQ(headers_named(response, "Location"), std::vector<std::string>{"/"}) << response;
@@ -54,8 +55,8 @@ TEST_F(DashboardSecurity, ASignInRedirectsOnlyWithinTheDashboard) {
   Fleet fleet("dashboard-redirect");
   start(fleet);
   const std::string token = "?token=" + token_of(alice_line);
-  for (const std::string foreign : {"/%2F%2Fevil.example", "/%2F%2Fevil.example/jobs/1", "/%5Cevil.example", "/%2F%5Cevil.example",
-                                    "/%5C%5Cevil.example", "/%09/evil.example"}) {
+  for (const std::string foreign : {"/%2F%2Fevil.example", "/%2F%2Fevil.example/jobs/1", "/%5Cevil.example",
+                                    "/%2F%5Cevil.example", "/%5C%5Cevil.example", "/%09/evil.example"}) {
     const Reply r = get(http_port, foreign + token);
     EXPECT_EQ(r.status, 303) << foreign;
     EXPECT_EQ(r.header("Location"), "/") << foreign;
@@ -84,14 +85,16 @@ TEST_F(DashboardSecurity, WithoutTokensOnlyRequestsAddressedToLoopbackAreAnswere
   Fleet fleet("dashboard-rebinding");
   start_without_tokens(fleet);
   const std::string port = std::to_string(http_port);
-  for (const std::string& host : std::vector<std::string>{"evil.example", "evil.example:" + port, "127.0.0.1.evil.example:" + port, "localhost.evil.example"}) {
+  for (const std::string& host : std::vector<std::string>{"evil.example", "evil.example:" + port,
+                                                          "127.0.0.1.evil.example:" + port, "localhost.evil.example"}) {
     for (const std::string path : {"/api/jobs", "/api/session", "/"}) {
       const Reply r = request(http_port, bhttp::verb::get, path, {{"Host", host}});
       EXPECT_EQ(r.status, 403) << host << path << ": " << r.body;
       EXPECT_NE(r.body.find("DNS rebinding"), std::string::npos) << r.body;
     }
   }
-  for (const std::string& host : std::vector<std::string>{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port, "127.0.0.1"}) {
+  for (const std::string& host :
+       std::vector<std::string>{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port, "127.0.0.1"}) {
     EXPECT_EQ(request(http_port, bhttp::verb::get, "/api/jobs", {{"Host", host}}).status, 200) << host;
   }
 }
@@ -125,8 +128,9 @@ TEST_F(DashboardSecurity, ABrowsersCancelNeedsItsSessionsCsrfTokenAndTheDashboar
   }
   EXPECT_EQ(job_state(id), "queued") << "a refused request cancelled the job";
 
-  const Reply by_page = request(http_port, bhttp::verb::post, cancel,
-                                {{"Cookie", cookie}, {"X-CSRF-Token", token}, {"Origin", own_origin()}, {"Sec-Fetch-Site", "same-origin"}});
+  const Reply by_page = request(
+      http_port, bhttp::verb::post, cancel,
+      {{"Cookie", cookie}, {"X-CSRF-Token", token}, {"Origin", own_origin()}, {"Sec-Fetch-Site", "same-origin"}});
   EXPECT_EQ(by_page.status, 200) << by_page.body;
   EXPECT_TRUE(eventually([&] { return job_state(id) == "cancelled"; })) << job_state(id);
 }
@@ -135,8 +139,9 @@ TEST_F(DashboardSecurity, ASignInFormPostedFromAnotherOriginIsRefused) {
   Fleet fleet("dashboard-login-csrf");
   start(fleet);
   const std::string form = "token=" + token_of(alice_line);
-  const Reply forged = request(http_port, bhttp::verb::post, "/login",
-                               {{"Origin", "http://evil.example"}, {"Content-Type", "application/x-www-form-urlencoded"}}, form);
+  const Reply forged =
+      request(http_port, bhttp::verb::post, "/login",
+              {{"Origin", "http://evil.example"}, {"Content-Type", "application/x-www-form-urlencoded"}}, form);
   EXPECT_EQ(forged.status, 403) << forged.body;
   EXPECT_EQ(forged.header("Set-Cookie"), "");
   const Reply own = request(http_port, bhttp::verb::post, "/login",
@@ -153,7 +158,9 @@ TEST_F(DashboardSecurity, WithoutTokensACancelNeedsTheProcessCsrfToken) {
   const std::string token = csrf_token({});
   ASSERT_EQ(token.size(), 64u);
   EXPECT_EQ(request(http_port, bhttp::verb::post, cancel).status, 403);
-  EXPECT_EQ(request(http_port, bhttp::verb::post, cancel, {{"Origin", "http://127.0.0.1:1"}, {"X-CSRF-Token", token}}).status, 403);
+  EXPECT_EQ(
+      request(http_port, bhttp::verb::post, cancel, {{"Origin", "http://127.0.0.1:1"}, {"X-CSRF-Token", token}}).status,
+      403);
   EXPECT_EQ(job_state(id), "queued");
   EXPECT_EQ(request(http_port, bhttp::verb::post, cancel, {{"X-CSRF-Token", token}}).status, 200);
   EXPECT_TRUE(eventually([&] { return job_state(id) == "cancelled"; })) << job_state(id);
@@ -164,7 +171,8 @@ TEST_F(DashboardSecurity, SigningInOverAndOverKeepsOnlyTheNewestSessions) {
   start(fleet);
   std::vector<std::string> cookies;
   for (int i = 0; i < 40; ++i) cookies.push_back(cookie_of(get(http_port, "/?token=" + token_of(bob_line))));
-  EXPECT_EQ(request(http_port, bhttp::verb::get, "/api/jobs", {{"Cookie", cookies.front()}}).status, 401) << "the oldest made room";
+  EXPECT_EQ(request(http_port, bhttp::verb::get, "/api/jobs", {{"Cookie", cookies.front()}}).status, 401)
+      << "the oldest made room";
   EXPECT_EQ(request(http_port, bhttp::verb::get, "/api/jobs", {{"Cookie", cookies.back()}}).status, 200);
 }
 

@@ -26,7 +26,8 @@ namespace {
 // Every sample line of a Prometheus text exposition, "name{labels}" -> value; a line that is not a
 // comment, a blank or a well-formed sample fails the test.
 std::map<std::string, double> parse_exposition(const std::string& text) {
-  static const std::regex sample(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})?) (\S+)$)");
+  static const std::regex sample(
+      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})?) (\S+)$)");
   std::map<std::string, double> out;
   std::istringstream in(text);
   std::string line;
@@ -69,7 +70,8 @@ TEST_F(Dashboard, MetricsNeedATokenParseAndCountAJob) {
   EXPECT_GE(m1["tunefarm_dispatches_total{key=\"test-x86\"}"], 10);
   EXPECT_GE(m1["tunefarm_results_total{key=\"test-x86\",outcome=\"ok\"}"], 10);
   EXPECT_GE(m1["tunefarm_measurement_seconds_count{key=\"test-x86\"}"], 10);
-  EXPECT_EQ(m1["tunefarm_measurement_seconds_bucket{key=\"test-x86\",le=\"+Inf\"}"], m1["tunefarm_measurement_seconds_count{key=\"test-x86\"}"]);
+  EXPECT_EQ(m1["tunefarm_measurement_seconds_bucket{key=\"test-x86\",le=\"+Inf\"}"],
+            m1["tunefarm_measurement_seconds_count{key=\"test-x86\"}"]);
   EXPECT_EQ(m1["tunefarm_jobs{state=\"done\"}"], 1);
   EXPECT_EQ(m1["tunefarm_queue_depth{key=\"test-x86\"}"], 0);
 
@@ -110,15 +112,19 @@ TEST_F(Dashboard, ATokenInTheUrlBecomesASessionAndOnlyTheOwnerCancels) {
   const std::string cancel = "/api/jobs/" + std::to_string(job.id()) + "/cancel";
   // Bob's page, with his session's CSRF token: refused because the job is alice's.
   const std::string bobs_csrf_token =
-      Json::parse(request(http_port, bhttp::verb::get, "/api/session", {{"Cookie", session}}).body).at("csrf_token").get<std::string>();
-  const Reply by_bob = request(http_port, bhttp::verb::post, cancel, {{"Cookie", session}, {"X-CSRF-Token", bobs_csrf_token}});
+      Json::parse(request(http_port, bhttp::verb::get, "/api/session", {{"Cookie", session}}).body)
+          .at("csrf_token")
+          .get<std::string>();
+  const Reply by_bob =
+      request(http_port, bhttp::verb::post, cancel, {{"Cookie", session}, {"X-CSRF-Token", bobs_csrf_token}});
   EXPECT_EQ(by_bob.status, 403) << by_bob.body;
   EXPECT_NE(by_bob.body.find("belongs to 'alice'"), std::string::npos) << by_bob.body;
-  const Reply by_alice = request(http_port, bhttp::verb::post, cancel, {{"Authorization", "Bearer " + token_of(alice_line)}});
+  const Reply by_alice =
+      request(http_port, bhttp::verb::post, cancel, {{"Authorization", "Bearer " + token_of(alice_line)}});
   EXPECT_EQ(by_alice.status, 200) << by_alice.body;
   EXPECT_TRUE(eventually([&] {
-    return get(http_port, "/api/jobs/" + std::to_string(job.id()), token_of(alice_line)).body.find("\"state\": \"cancelled\"") !=
-           std::string::npos;
+    return get(http_port, "/api/jobs/" + std::to_string(job.id()), token_of(alice_line))
+               .body.find("\"state\": \"cancelled\"") != std::string::npos;
   })) << get(http_port, "/api/jobs/" + std::to_string(job.id()), token_of(alice_line)).body;
   EXPECT_EQ(get(http_port, "/api/jobs/999999", token_of(alice_line)).status, 404);
 }
@@ -164,9 +170,17 @@ TEST(DashboardTls, ATlsTrackerServesItsDashboardOverTlsOnly) {
 // Headless Chromium (Debian's, installed by the README's commands) with a fresh profile and
 // nothing that reaches beyond this machine; `args` then the URL.
 std::string chromium(const std::string& dir, const std::vector<std::string>& args, const std::string& url) {
-  std::vector<std::string> argv = {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                                   "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                                   "--disable-sync", "--user-data-dir=" + dir + "/chromium-profile", "--virtual-time-budget=8000"};
+  std::vector<std::string> argv = {"/usr/bin/chromium",
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--disable-quic",
+                                   "--no-first-run",
+                                   "--disable-background-networking",
+                                   "--disable-component-update",
+                                   "--disable-sync",
+                                   "--user-data-dir=" + dir + "/chromium-profile",
+                                   "--virtual-time-budget=8000"};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back(url);
   Process browser(argv, dir + "/chromium.log");
@@ -191,7 +205,8 @@ TEST_F(Dashboard, ChromiumShowsTheBoardsAndTheJobAndRefusesAWrongToken) {
   EXPECT_NE(dom.find("data-key=\"test-x86\""), std::string::npos) << dom;
   EXPECT_NE(dom.find("updated "), std::string::npos) << "the script polled the API: " << dom;
 
-  const std::string job_dom = chromium(fleet.dir(), {"--dump-dom"}, base + "/jobs/" + std::to_string(job.id()) + "?token=" + token_of(alice_line));
+  const std::string job_dom = chromium(fleet.dir(), {"--dump-dom"},
+                                       base + "/jobs/" + std::to_string(job.id()) + "?token=" + token_of(alice_line));
   EXPECT_NE(job_dom.find("Job " + std::to_string(job.id()) + " (done)"), std::string::npos) << job_dom;
   EXPECT_NE(job_dom.find("best so far"), std::string::npos) << job_dom;
 
@@ -220,7 +235,8 @@ std::string page_of_another_port(int dashboard_port, int64_t job) {
   const std::string dashboard = "http://127.0.0.1:" + std::to_string(dashboard_port);
   const std::string cancel = dashboard + "/api/jobs/" + std::to_string(job) + "/cancel";
   return R"html(<!doctype html><html><body>
-<form id="form" method="post" action=")html" + cancel + R"html(" target="sink"><input name="x" value="1"></form>
+<form id="form" method="post" action=")html" +
+         cancel + R"html(" target="sink"><input name="x" value="1"></form>
 <script>
 window.attack = (async () => {
   const out = [];
@@ -232,13 +248,15 @@ window.attack = (async () => {
   await Promise.race([loaded, new Promise((done) => setTimeout(done, 3000))]);
   out.push("form posted");
   try {
-    await fetch(")html" + cancel + R"html(", { method: "POST", mode: "no-cors", credentials: "include" });
+    await fetch(")html" +
+         cancel + R"html(", { method: "POST", mode: "no-cors", credentials: "include" });
     out.push("fetch posted");
   } catch (e) {
     out.push("fetch failed: " + e);
   }
   try {
-    const r = await fetch(")html" + dashboard + R"html(/api/session", { credentials: "include" });
+    const r = await fetch(")html" +
+         dashboard + R"html(/api/session", { credentials: "include" });
     out.push("session read: " + (await r.text()));
   } catch (e) {
     out.push("session unreadable");
@@ -282,8 +300,10 @@ TEST_F(Dashboard, ChromiumCancelsWithItsCsrfTokenWhileAPageOfAnotherPortCannot) 
   browser_test::HeadlessChromium browser(fleet.dir());
   const std::string job_path = "/jobs/" + std::to_string(id);
   // Alice signs in: the browser holds her session cookie from here on.
-  const std::string dashboard = browser.open("http://127.0.0.1:" + std::to_string(http_port) + job_path + "?token=" + token_of(alice_line));
-  ASSERT_TRUE(browser.wait_until(dashboard, "location.pathname === '" + job_path + "' && !document.getElementById('cancel').hidden"))
+  const std::string dashboard =
+      browser.open("http://127.0.0.1:" + std::to_string(http_port) + job_path + "?token=" + token_of(alice_line));
+  ASSERT_TRUE(browser.wait_until(
+      dashboard, "location.pathname === '" + job_path + "' && !document.getElementById('cancel').hidden"))
       << browser.log();
 
   const std::string attacker = browser.open("http://127.0.0.1:" + std::to_string(other_port.port()) + "/");

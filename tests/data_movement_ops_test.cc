@@ -37,15 +37,15 @@ class DataMovementOps : public ::testing::Test {
 
 TEST_F(DataMovementOps, StridedCopySlicesPadsAndTiles) {
   for (const char* s : {
-           "rank=2,d0=5,d1=37,o0=3,o1=12,s0=1,s1=2,t1=3",              // slice with steps
-           "rank=2,d0=5,d1=37,o0=5,o1=37,s0=4,s1=36,t0=-1,t1=-1",      // reversed
+           "rank=2,d0=5,d1=37,o0=3,o1=12,s0=1,s1=2,t1=3",          // slice with steps
+           "rank=2,d0=5,d1=37,o0=5,o1=37,s0=4,s1=36,t0=-1,t1=-1",  // reversed
            "rank=3,d0=4,d1=1,d2=20,o0=2,o1=1,o2=7,s0=3,t0=-2,s2=18,t2=-3",
-           "rank=2,mode=1,d0=3,d1=17,o0=6,o1=21,s0=-1,s1=-3",         // constant pad
-           "rank=2,mode=1,d0=3,d1=17,o0=2,o1=19,s0=1,s1=-1",          // a crop on one axis, a pad on the other
-           "rank=2,mode=2,d0=4,d1=5,o0=9,o1=20,s0=-2,s1=-7",          // edge
-           "rank=2,mode=3,d0=4,d1=5,o0=9,o1=20,s0=-2,s1=-9",          // reflect, wider than the input
-           "rank=1,mode=3,d0=1,o0=5,s0=-2",                           // reflect of one element
-           "rank=3,mode=4,d0=2,d1=3,d2=5,o0=4,o1=3,o2=15",             // tile (2, 1, 3)
+           "rank=2,mode=1,d0=3,d1=17,o0=6,o1=21,s0=-1,s1=-3",  // constant pad
+           "rank=2,mode=1,d0=3,d1=17,o0=2,o1=19,s0=1,s1=-1",   // a crop on one axis, a pad on the other
+           "rank=2,mode=2,d0=4,d1=5,o0=9,o1=20,s0=-2,s1=-7",   // edge
+           "rank=2,mode=3,d0=4,d1=5,o0=9,o1=20,s0=-2,s1=-9",   // reflect, wider than the input
+           "rank=1,mode=3,d0=1,o0=5,s0=-2",                    // reflect of one element
+           "rank=3,mode=4,d0=2,d1=3,d2=5,o0=4,o1=3,o2=15",     // tile (2, 1, 3)
            "rank=4,mode=1,d0=1,d1=3,d2=30,d3=40,o0=1,o1=3,o2=32,o3=42,s2=-1,s3=-1",
            "rank=6,mode=4,d0=2,d1=1,d2=3,d3=2,d4=1,d5=3,o0=2,o1=2,o2=3,o3=4,o4=1,o5=7,s5=-1",
        }) {
@@ -60,31 +60,36 @@ TEST_F(DataMovementOps, StridedCopySlicesPadsAndTiles) {
 
 TEST_F(DataMovementOps, GatherAlongAnyAxisWithNegativeAndOutOfRangeIndices) {
   for (const char* op : {"gather", "gather_elements"}) {
-    for (const char* s : {"rows=1,cols=1,count=1", "rows=3,cols=7,count=5", "rows=2,cols=6,inner=17,count=4", "rows=40,cols=30,inner=33,count=20"}) {
+    for (const char* s : {"rows=1,cols=1,count=1", "rows=3,cols=7,count=5", "rows=2,cols=6,inner=17,count=4",
+                          "rows=40,cols=30,inner=33,count=20"}) {
       expect_configs_correct(op, s);  // random indices in [-1, 1): 0 and the last
     }
   }
   const std::vector<float> x = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};  // [2, 3, 2]
   EXPECT_EQ(testing_support::run_op_kernel("gather", "rows=2,cols=3,inner=2,count=3", {x, {2, -3, 9}}),
             (std::vector<float>{4, 5, 0, 1, 4, 5, 10, 11, 6, 7, 10, 11}));
-  testing_support::expect_kernel_matches_reference("gather_elements", "rows=2,cols=3,inner=2,count=2", {x, {2, -1, 0, 1, -3, 7, 1, 1}});
+  testing_support::expect_kernel_matches_reference("gather_elements", "rows=2,cols=3,inner=2,count=2",
+                                                   {x, {2, -1, 0, 1, -3, 7, 1, 1}});
 }
 
 TEST_F(DataMovementOps, NormsAndGlobalMaxPool) {
-  for (const char* s : {"c=1,spatial=1", "c=3,spatial=17", "n=2,c=5,spatial=64", "n=1,c=64,spatial=3136,eps_e12=1000"}) {
+  for (const char* s :
+       {"c=1,spatial=1", "c=3,spatial=17", "n=2,c=5,spatial=64", "n=1,c=64,spatial=3136,eps_e12=1000"}) {
     expect_configs_correct("instance_norm", s);
   }
-  for (const char* s : {"c=1,spatial=5,size=1", "c=7,spatial=19,size=3", "n=2,c=16,spatial=40,size=5,alpha_e9=2000000,beta_e9=500000000,bias_e9=2000000000",
+  for (const char* s : {"c=1,spatial=5,size=1", "c=7,spatial=19,size=3",
+                        "n=2,c=16,spatial=40,size=5,alpha_e9=2000000,beta_e9=500000000,bias_e9=2000000000",
                         "c=9,spatial=3,size=4,beta_e9=1000000000"}) {
     expect_configs_correct("lrn", s);
   }
-  for (const char* s : {"c=5,h=7,w=7", "n=2,c=3,h=4,w=5", "c=1,h=1,w=1", "c=64,h=14,w=14"}) expect_configs_correct("global_max_pool2d", s);
+  for (const char* s : {"c=5,h=7,w=7", "n=2,c=3,h=4,w=5", "c=1,h=1,w=1", "c=64,h=14,w=14"})
+    expect_configs_correct("global_max_pool2d", s);
 }
 
 TEST_F(DataMovementOps, NonsenseShapesAreRefusedNamingTheExtent) {
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
-      {"strided_copy", "rank=1,d0=5,o0=3,s0=3", "s0"},             // reads 3..5 of 5, mode none
-      {"strided_copy", "rank=1,d0=5,o0=3,s0=4,t0=-3", "s0"},       // reads 4..-2
+      {"strided_copy", "rank=1,d0=5,o0=3,s0=3", "s0"},        // reads 3..5 of 5, mode none
+      {"strided_copy", "rank=1,d0=5,o0=3,s0=4,t0=-3", "s0"},  // reads 4..-2
       {"strided_copy", "rank=1,d0=5,o0=3,t0=0", "t0"},
       {"strided_copy", "rank=2,mode=5,d0=5,d1=2,o0=3,o1=2", "mode"},
       {"strided_copy", "rank=2,d0=5,d1=2,o0=0,o1=2", "o0"},
@@ -120,12 +125,14 @@ void expect_matches(const std::vector<float>& got, const graph::Tensor& expected
   }
 }
 
-std::string ranked(const std::string& lead, const graph::Shape& d, const graph::Shape& o, const std::vector<int64_t>& start,
-                   const std::vector<int64_t>& step) {
+std::string ranked(const std::string& lead, const graph::Shape& d, const graph::Shape& o,
+                   const std::vector<int64_t>& start, const std::vector<int64_t>& step) {
   std::string s = "rank=" + std::to_string(d.size()) + "," + lead;
   for (size_t k = 0; k < d.size(); ++k) s += ",d" + std::to_string(k) + "=" + std::to_string(d[k]);
   for (size_t k = 0; k < d.size(); ++k) s += ",o" + std::to_string(k) + "=" + std::to_string(o[k]);
-  for (size_t k = 0; k < d.size(); ++k) s += ",s" + std::to_string(k) + "=" + std::to_string(start[k]) + ",t" + std::to_string(k) + "=" + std::to_string(step[k]);
+  for (size_t k = 0; k < d.size(); ++k)
+    s += ",s" + std::to_string(k) + "=" + std::to_string(start[k]) + ",t" + std::to_string(k) + "=" +
+         std::to_string(step[k]);
   return s;
 }
 
@@ -161,14 +168,15 @@ std::optional<std::string> slice_shape(const NodeCase& c) {
 TEST_F(DataMovementOps, OnnxNodeTests) {
   if (!std::filesystem::exists(graph::testing::kNodeTestsDir)) GTEST_SKIP() << "libonnx-testdata is not installed";
   int checked = 0;
-  auto check = [&](const std::string& name, const std::string& op, const std::string& shape, const std::vector<std::vector<float>>& in,
-                   const graph::Tensor& expected) {
+  auto check = [&](const std::string& name, const std::string& op, const std::string& shape,
+                   const std::vector<std::vector<float>>& in, const graph::Tensor& expected) {
     SCOPED_TRACE(name + ": " + op + " " + shape);
     expect_matches(testing_support::run_op_kernel(op, shape, in), expected, name);
     ++checked;
   };
-  for (const char* name : {"test_slice", "test_slice_default_axes", "test_slice_default_steps", "test_slice_end_out_of_bounds", "test_slice_neg",
-                           "test_slice_neg_steps", "test_slice_negative_axes", "test_slice_start_out_of_bounds"}) {
+  for (const char* name :
+       {"test_slice", "test_slice_default_axes", "test_slice_default_steps", "test_slice_end_out_of_bounds",
+        "test_slice_neg", "test_slice_neg_steps", "test_slice_negative_axes", "test_slice_start_out_of_bounds"}) {
     const NodeCase c = testing_support::load_node_case(name);
     if (auto s = slice_shape(c)) check(name, "strided_copy", *s, {c.floats(0)}, c.outputs[0]);
   }
@@ -191,11 +199,13 @@ TEST_F(DataMovementOps, OnnxNodeTests) {
     const auto reps = *c.ints(1);
     graph::Shape o = d;
     for (size_t k = 0; k < d.size(); ++k) o[k] *= reps[k];
-    check(name, "strided_copy", ranked("mode=4", d, o, std::vector<int64_t>(d.size(), 0), std::vector<int64_t>(d.size(), 1)), {c.floats(0)},
+    check(name, "strided_copy",
+          ranked("mode=4", d, o, std::vector<int64_t>(d.size(), 0), std::vector<int64_t>(d.size(), 1)), {c.floats(0)},
           c.outputs[0]);
   }
-  for (const char* name : {"test_gather_0", "test_gather_1", "test_gather_2d_indices", "test_gather_negative_indices", "test_gather_elements_0",
-                           "test_gather_elements_1", "test_gather_elements_negative_indices"}) {
+  for (const char* name :
+       {"test_gather_0", "test_gather_1", "test_gather_2d_indices", "test_gather_negative_indices",
+        "test_gather_elements_0", "test_gather_elements_1", "test_gather_elements_negative_indices"}) {
     const NodeCase c = testing_support::load_node_case(name);
     const auto& d = c.shape(0);
     const size_t a = static_cast<size_t>(axis_of(c.attr_int("axis", 0), d.size()));
@@ -204,13 +214,16 @@ TEST_F(DataMovementOps, OnnxNodeTests) {
     std::vector<float> idx;
     const std::vector<int64_t> indices = *c.ints(1);
     for (int64_t v : indices) idx.push_back(static_cast<float>(v));
-    const std::string shape = "rows=" + std::to_string(testing_support::extent_product(d, 0, a)) + ",cols=" + std::to_string(d[a]) +
-                              ",inner=" + std::to_string(testing_support::extent_product(d, a + 1, d.size())) + ",count=" + std::to_string(count);
+    const std::string shape = "rows=" + std::to_string(testing_support::extent_product(d, 0, a)) +
+                              ",cols=" + std::to_string(d[a]) +
+                              ",inner=" + std::to_string(testing_support::extent_product(d, a + 1, d.size())) +
+                              ",count=" + std::to_string(count);
     check(name, elements ? "gather_elements" : "gather", shape, {c.floats(0), idx}, c.outputs[0]);
   }
   // DepthToSpace / SpaceToDepth are a transpose of a rank-6 view (no op of their own).
-  for (const char* name : {"test_depthtospace_crd_mode", "test_depthtospace_crd_mode_example", "test_depthtospace_dcr_mode", "test_depthtospace_example",
-                           "test_spacetodepth", "test_spacetodepth_example"}) {
+  for (const char* name :
+       {"test_depthtospace_crd_mode", "test_depthtospace_crd_mode_example", "test_depthtospace_dcr_mode",
+        "test_depthtospace_example", "test_spacetodepth", "test_spacetodepth_example"}) {
     const NodeCase c = testing_support::load_node_case(name);
     const auto& d = c.shape(0);
     const int64_t b = c.attr_int("blocksize", 0), N = d[0], C = d[1], H = d[2], W = d[3];
@@ -230,8 +243,8 @@ TEST_F(DataMovementOps, OnnxNodeTests) {
   for (const char* name : {"test_instancenorm_epsilon", "test_instancenorm_example"}) {
     const NodeCase c = testing_support::load_node_case(name);
     const auto& d = c.shape(0);
-    const std::string shape = "n=" + std::to_string(d[0]) + ",c=" + std::to_string(d[1]) + ",spatial=" +
-                              std::to_string(testing_support::extent_product(d, 2, d.size())) +
+    const std::string shape = "n=" + std::to_string(d[0]) + ",c=" + std::to_string(d[1]) +
+                              ",spatial=" + std::to_string(testing_support::extent_product(d, 2, d.size())) +
                               ",eps_e12=" + std::to_string(std::llround(c.attr_float("epsilon", 1e-5f) * 1e12));
     check(name, "instance_norm", shape, {c.floats(0), c.floats(1), c.floats(2)}, c.outputs[0]);
   }
@@ -239,16 +252,19 @@ TEST_F(DataMovementOps, OnnxNodeTests) {
     const NodeCase c = testing_support::load_node_case(name);
     const auto& d = c.shape(0);
     auto e9 = [](float v) { return std::to_string(std::llround(static_cast<double>(v) * 1e9)); };
-    const std::string shape = "n=" + std::to_string(d[0]) + ",c=" + std::to_string(d[1]) + ",spatial=" +
-                              std::to_string(testing_support::extent_product(d, 2, d.size())) + ",size=" + std::to_string(c.attr_int("size", 0)) +
-                              ",alpha_e9=" + e9(c.attr_float("alpha", 1e-4f)) + ",beta_e9=" + e9(c.attr_float("beta", 0.75f)) +
-                              ",bias_e9=" + e9(c.attr_float("bias", 1.0f));
+    const std::string shape =
+        "n=" + std::to_string(d[0]) + ",c=" + std::to_string(d[1]) +
+        ",spatial=" + std::to_string(testing_support::extent_product(d, 2, d.size())) +
+        ",size=" + std::to_string(c.attr_int("size", 0)) + ",alpha_e9=" + e9(c.attr_float("alpha", 1e-4f)) +
+        ",beta_e9=" + e9(c.attr_float("beta", 0.75f)) + ",bias_e9=" + e9(c.attr_float("bias", 1.0f));
     check(name, "lrn", shape, {c.floats(0)}, c.outputs[0]);
   }
   for (const char* name : {"test_globalmaxpool", "test_globalmaxpool_precomputed"}) {
     const NodeCase c = testing_support::load_node_case(name);
     const auto& d = c.shape(0);
-    check(name, "global_max_pool2d", "n=" + std::to_string(d[0]) + ",c=" + std::to_string(d[1]) + ",h=" + std::to_string(d[2]) + ",w=" + std::to_string(d[3]),
+    check(name, "global_max_pool2d",
+          "n=" + std::to_string(d[0]) + ",c=" + std::to_string(d[1]) + ",h=" + std::to_string(d[2]) +
+              ",w=" + std::to_string(d[3]),
           {c.floats(0)}, c.outputs[0]);
   }
   EXPECT_GE(checked, 30);

@@ -8,8 +8,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <fstream>
+#include <functional>
 
 #include "db/database.h"
 #include "db/schema.h"
@@ -62,9 +62,7 @@ class ScratchFs {
     ::rmdir(dir_.c_str());
   }
   bool mounted() const { return mounted_; }
-  bool make_read_only() {
-    return ::mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0;
-  }
+  bool make_read_only() { return ::mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0; }
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
  private:
@@ -144,7 +142,8 @@ TEST(DatabaseOpen, ReadingAnOldSchemaUpgradesItFirst) {
 
 TEST(DatabaseOpen, AReadOnlyFileSystemIsReadableAndNamedWhenWritten) {
   ScratchFs fs("4m");
-  if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN); nothing else makes a file unwritable for root";
+  if (!fs.mounted())
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN); nothing else makes a file unwritable for root";
   const std::string path = fs.path("farm.db");
   {
     Database db(path);
@@ -174,8 +173,8 @@ TEST(DatabaseOpen, AFullDiskIsNamedAsAFullDisk) {
 
 TEST(DatabaseTimings, BadTimingsAreNeverStored) {
   Database db(fresh_path("refuse"));
-  for (std::vector<double> costs : std::vector<std::vector<double>>{
-           {NAN}, {INFINITY}, {0.0}, {-0.5}, {1e-15}, {}, {1e-3, NAN}}) {
+  for (std::vector<double> costs :
+       std::vector<std::vector<double>>{{NAN}, {INFINITY}, {0.0}, {-0.5}, {1e-15}, {}, {1e-3, NAN}}) {
     Measurement m = sample(1e-3, 3);
     m.costs = costs;
     const std::string e = error_of([&] { db.record(m); });
@@ -195,12 +194,14 @@ TEST(DatabaseTimings, StoredBadRowsAreSkippedByEveryRead) {
     db.record(sample(2e-3, 1));
     db.record(sample(3e-3, 2));
     // Rows older builds wrote: a NaN cost (stored as null), negative, absurdly small, no costs.
-    const char* rows[][2] = {{"[null]", "NULL"}, {"[-0.5]", "-0.5"}, {"[1e-15]", "1e-15"}, {"[]", "NULL"}, {"garbage", "1"}};
+    const char* rows[][2] = {
+        {"[null]", "NULL"}, {"[-0.5]", "-0.5"}, {"[1e-15]", "1e-15"}, {"[]", "NULL"}, {"garbage", "1"}};
     int i = 0;
     for (const auto& r : rows) {
-      db.connection().exec(std::string("INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, "
-                                       "outcome, created_ms, record_hash) SELECT workload_id, target_id, '{\"mr\": 9}', 9, '") +
-                           r[0] + "', " + r[1] + ", 'ok', 5, 'bad" + std::to_string(i++) + "' FROM measurements LIMIT 1");
+      db.connection().exec(
+          std::string("INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, "
+                      "outcome, created_ms, record_hash) SELECT workload_id, target_id, '{\"mr\": 9}', 9, '") +
+          r[0] + "', " + r[1] + ", 'ok', 5, 'bad" + std::to_string(i++) + "' FROM measurements LIMIT 1");
     }
   }
   for (auto open : {Database::Open::Create, Database::Open::ReadOnly}) {

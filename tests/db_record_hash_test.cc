@@ -37,7 +37,8 @@ std::string schema7_fnv_record_hash(const Measurement& m) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   for (auto it = s.rbegin(); it != s.rend(); ++it) h2 = (h2 ^ static_cast<unsigned char>(*it)) * 1099511628211ull;
   char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h), static_cast<unsigned long long>(h2));
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h),
+                static_cast<unsigned long long>(h2));
   return buf;
 }
 
@@ -72,15 +73,23 @@ void insert_schema7_row(Connection& c, const Measurement& m, const std::string& 
   w.bind(1, m.workload_key()).bind(2, m.op).bind(3, Json(m.shape).dump()).bind(4, m.dtype).run();
   Statement t(c.handle(), "INSERT OR IGNORE INTO targets (target, device_key) VALUES (?, ?)");
   t.bind(1, m.target).bind(2, m.device_key).run();
-  Statement r(c.handle(),
-              "INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, outcome, error, build_ms, "
-              "device, compiler_version, created_ms, record_hash, timing) VALUES ((SELECT id FROM workloads WHERE key = ?), "
-              "(SELECT id FROM targets WHERE target = ? AND device_key = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement r(
+      c.handle(),
+      "INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, outcome, error, "
+      "build_ms, "
+      "device, compiler_version, created_ms, record_hash, timing) VALUES ((SELECT id FROM workloads WHERE key = ?), "
+      "(SELECT id FROM targets WHERE target = ? AND device_key = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   r.bind(1, m.workload_key()).bind(2, m.target).bind(3, m.device_key).bind(4, m.config.dump()).bind(5, m.config_index);
   r.bind(6, Json(m.costs).dump());
-  if (m.outcome == Outcome::Ok) r.bind(7, m.mean_s()); else r.bind_null(7);
+  if (m.outcome == Outcome::Ok)
+    r.bind(7, m.mean_s());
+  else
+    r.bind_null(7);
   r.bind(8, std::string(outcome_name(m.outcome))).bind(9, m.error).bind(10, m.build_ms).bind(11, m.device);
-  r.bind(12, m.compiler_version).bind(13, m.created_ms).bind(14, hash).bind(15, std::string(runtime::timing_name(m.timing)));
+  r.bind(12, m.compiler_version)
+      .bind(13, m.created_ms)
+      .bind(14, hash)
+      .bind(15, std::string(runtime::timing_name(m.timing)));
   r.run();
 }
 
@@ -120,14 +129,16 @@ TEST(RecordHashMigration, ASchema7FileIsRehashedAndFindsItsRecordsAgain) {
   const std::vector<std::string> migrated = stored_hashes(db.connection());
   ASSERT_EQ(migrated.size(), records.size());
   const std::vector<std::string> old = schema7_hashes(records);
-  for (size_t i = 0; i < records.size(); ++i) EXPECT_NE(migrated[i], old[i]) << "row " << i << " kept its schema-7 hash";
+  for (size_t i = 0; i < records.size(); ++i)
+    EXPECT_NE(migrated[i], old[i]) << "row " << i << " kept its schema-7 hash";
 
   // The hashes a file written by this build holds for the same records.
   Database fresh(fresh_path("fresh"));
   for (const Measurement& m : records) ASSERT_TRUE(fresh.record(m));
   EXPECT_EQ(migrated, stored_hashes(fresh.connection()));
 
-  for (const Measurement& m : records) EXPECT_FALSE(db.record(m)) << m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace);
+  for (const Measurement& m : records)
+    EXPECT_FALSE(db.record(m)) << m.to_json().dump(-1, ' ', false, Json::error_handler_t::replace);
   EXPECT_EQ(db.count_measurements(), static_cast<int64_t>(records.size()));
 }
 
@@ -140,7 +151,10 @@ TEST(RecordHashMigration, ARecordDifferingInOneFieldIsAnotherRecord) {
 
   const std::vector<std::pair<const char*, std::function<void(Measurement&)>>> changes = {
       {"op", [](Measurement& m) { m.op = "dense_t"; }},
-      {"shape", [](Measurement& m) { m.shape = {64, 64, 65}; }},
+      {"shape",
+       [](Measurement& m) {
+         m.shape = {64, 64, 65};
+       }},
       {"dtype", [](Measurement& m) { m.dtype = "float16"; }},
       {"target", [](Measurement& m) { m.target += " -mattr=+avx2"; }},
       {"device_key", [](Measurement& m) { m.device_key = "rack-2"; }},
@@ -204,8 +218,9 @@ TEST(RecordHashMigration, KillNineDuringTheMigrationLeavesTheFileAsItWas) {
   write_schema7_file(path, records);
   {
     Connection c(path, false);
-    c.exec("CREATE TRIGGER pause_migration AFTER UPDATE OF record_hash ON measurements WHEN NEW.id = 5 "
-           "BEGIN SELECT tf_pause_migration(); END");
+    c.exec(
+        "CREATE TRIGGER pause_migration AFTER UPDATE OF record_hash ON measurements WHEN NEW.id = 5 "
+        "BEGIN SELECT tf_pause_migration(); END");
   }
   int pipefd[2];
   ASSERT_EQ(pipe(pipefd), 0);

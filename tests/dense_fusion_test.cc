@@ -21,7 +21,9 @@ using testing::random_tensor;
 
 constexpr int64_t kRows = 6, kIn = 40, kOut = 72;  // 72 columns: two full panels and a ragged one
 
-std::vector<float> random_floats(int64_t n, uint32_t seed, float lo = -1, float hi = 1) { return random_tensor({n}, seed, lo, hi).f32; }
+std::vector<float> random_floats(int64_t n, uint32_t seed, float lo = -1, float hi = 1) {
+  return random_tensor({n}, seed, lo, hi).f32;
+}
 
 // x [1, 6, 40] -> MatMul w [40, 72] -> Add bias -> "d": what every model below starts with.
 OnnxModelBuilder dense_start() {
@@ -64,7 +66,8 @@ OnnxModelBuilder gelu_erf_in_another_order() {
 // The tanh approximation (GPT-2's): 0.5 * d * (1 + tanh(sqrt(2/pi) * (d + 0.044715 * d^3))).
 OnnxModelBuilder gelu_tanh() {
   OnnxModelBuilder b = dense_start();
-  scalar(b, "three", 3), scalar(b, "c", 0.044715f), scalar(b, "k", 0.7978845608f), scalar(b, "one", 1), scalar(b, "half", 0.5f);
+  scalar(b, "three", 3), scalar(b, "c", 0.044715f), scalar(b, "k", 0.7978845608f), scalar(b, "one", 1),
+      scalar(b, "half", 0.5f);
   b.node("Pow", {"d", "three"}, {"cube"});
   b.node("Mul", {"cube", "c"}, {"cc"});
   b.node("Add", {"d", "cc"}, {"in"});
@@ -161,7 +164,8 @@ TEST(DenseFusion, PackedWeightsArePanelsOfTheConstantAndTheKernelsWorkloadSaysSo
   // past column 72 are zero.
   for (int64_t kk : {int64_t{0}, int64_t{17}, kIn - 1}) {
     for (int64_t col : std::vector<int64_t>{0, 31, 32, 63, 64, kOut - 1}) {
-      EXPECT_EQ(panels->f32[static_cast<size_t>(((col / 32) * kIn + kk) * 32 + col % 32)], w[static_cast<size_t>(kk * kOut + col)]);
+      EXPECT_EQ(panels->f32[static_cast<size_t>(((col / 32) * kIn + kk) * 32 + col % 32)],
+                w[static_cast<size_t>(kk * kOut + col)]);
     }
     EXPECT_EQ(panels->f32[static_cast<size_t>((2 * kIn + kk) * 32 + 8)], 0.0f);
   }

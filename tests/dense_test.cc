@@ -62,7 +62,8 @@ TEST(DenseSpaceDefaults, ASingleRowDoesNotPackB) {
 TEST_F(DenseSpace, RaggedEdgesOfAFusedParallelLoop) {
   compiler::Task task({"dense", {1000, 77, 333}}, codegen::host_target());
   compiler::KernelRunner runner(task.op(), task.workload().shape, 12);
-  auto kernel = task.build_jit(task.parse_config(R"({"mr":4,"nr":16,"mb":4,"unroll_k":1,"pack_b":true,"parallel":true})"));
+  auto kernel =
+      task.build_jit(task.parse_config(R"({"mr":4,"nr":16,"mb":4,"unroll_k":1,"pack_b":true,"parallel":true})"));
   ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
   EXPECT_TRUE(runner.check().pass);
 }

@@ -257,7 +257,8 @@ TEST(Dispatcher, AClientsLibraryGoesOnlyToABoardThatConfinesKernels) {
   client.needs_sandbox = true;
   auto compare = d.submit(-1, 100, "k", ref, v1::WorkItem(), client);
   d.remove_board("s", "killed");
-  ASSERT_EQ(compare.wait_for(std::chrono::seconds(1)), std::future_status::ready) << "the item waits for no board that can take it";
+  ASSERT_EQ(compare.wait_for(std::chrono::seconds(1)), std::future_status::ready)
+      << "the item waits for no board that can take it";
   const tuner::Measured m = compare.get();
   EXPECT_EQ(m.result.status, runtime::MeasureStatus::RuntimeError);
   EXPECT_NE(m.result.error.find("confines kernels"), std::string::npos) << m.result.error;

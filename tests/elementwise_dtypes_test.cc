@@ -94,11 +94,13 @@ TEST(ElementwiseDtypes, NamesCarryTypesExceptForAllFloat32Chains) {
   EXPECT_EQ(ops::ElementwiseOperator(relu, 2, {DType::Float32}, DType::Float32).name(), "elementwise[relu(x0)]");
   const auto cast = ops::ew_cast(ops::ew_input(0), DType::Float32);
   EXPECT_EQ(cast->text(), "cast(x0,float32)");
-  EXPECT_EQ(ops::ElementwiseOperator(cast, 1, {DType::Int64}, DType::Float32).name(), "elementwise[cast(x0,float32)|int64->float32]");
+  EXPECT_EQ(ops::ElementwiseOperator(cast, 1, {DType::Int64}, DType::Float32).name(),
+            "elementwise[cast(x0,float32)|int64->float32]");
   const auto mixed = ops::ew_binary(K::Add, ops::ew_cast(ops::ew_input(0), DType::Float32), ops::ew_input(1));
   EXPECT_EQ(ops::ElementwiseOperator(mixed, 2, {DType::Int32, DType::Float32}, DType::Float32).name(),
             "elementwise[add(cast(x0,float32),x1)|int32,float32->float32]");
-  for (const char* text : {"cast(x0,int64)", "cast(relu(x1),bool)", "add(cast(x0,float32),cast(x1,float32))", "cast(cast(x0,int32),float32)", "cast(x0,float64)"}) {
+  for (const char* text : {"cast(x0,int64)", "cast(relu(x1),bool)", "add(cast(x0,float32),cast(x1,float32))",
+                           "cast(cast(x0,int32),float32)", "cast(x0,float64)"}) {
     EXPECT_EQ(ops::parse_elementwise(text)->text(), text);
   }
   for (const char* text : {"cast(x0,float16)", "cast(x0)", "cast(x0,)", "cast(x0,int64,1)"}) {
@@ -108,9 +110,11 @@ TEST(ElementwiseDtypes, NamesCarryTypesExceptForAllFloat32Chains) {
     ops::parse_elementwise("cast(x0,uint8)");
     FAIL();
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("expected a dtype (float32, int64, int32, bool, float64)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected a dtype (float32, int64, int32, bool, float64)"), std::string::npos)
+        << e.what();
   }
-  EXPECT_THROW(ops::ElementwiseOperator(mixed, 2, {DType::Int32}, DType::Float32), CompileError);  // two inputs, one type
+  EXPECT_THROW(ops::ElementwiseOperator(mixed, 2, {DType::Int32}, DType::Float32),
+               CompileError);  // two inputs, one type
 }
 
 TEST(ElementwiseDtypes, PlaceholdersHaveTheValuesTypesAndBoolIsOneByte) {
@@ -126,19 +130,22 @@ TEST(ElementwiseDtypes, PlaceholdersHaveTheValuesTypesAndBoolIsOneByte) {
 
 TEST(ElementwiseDtypes, Int64CastsToFloat32) {
   const std::vector<int64_t> ids = {0, 1, -1, 7, 1000000, -123456789, int64_t{1} << 40, 16777217, 3, -3, 42};
-  const HostTensor out = run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Float32), 1, {DType::Int64}, DType::Float32), {11},
-                                         {HostTensor::int64s({11}, ids)});
+  const HostTensor out =
+      run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Float32), 1, {DType::Int64}, DType::Float32), {11},
+                      {HostTensor::int64s({11}, ids)});
   const auto got = out.as_floats();
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(got[i], static_cast<float>(ids[i])) << ids[i];
 }
 
 TEST(ElementwiseDtypes, FloatToIntegerTruncatesTowardZero) {
   const std::vector<float> x = {2.7f, -2.7f, 0.5f, -0.5f, 3.0f, -3.0f, 1e6f + 0.5f, -0.0f, 126.99f};
-  const HostTensor i64 = run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Int64), 2, {DType::Float32}, DType::Int64), {3, 3},
-                                         {HostTensor::floats({3, 3}, x)});
+  const HostTensor i64 =
+      run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Int64), 2, {DType::Float32}, DType::Int64), {3, 3},
+                      {HostTensor::floats({3, 3}, x)});
   EXPECT_EQ(i64.as_int64s(), (std::vector<int64_t>{2, -2, 0, 0, 3, -3, 1000000, 0, 126}));
-  const HostTensor i32 = run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Int32), 2, {DType::Float32}, DType::Int32), {3, 3},
-                                         {HostTensor::floats({3, 3}, x)});
+  const HostTensor i32 =
+      run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Int32), 2, {DType::Float32}, DType::Int32), {3, 3},
+                      {HostTensor::floats({3, 3}, x)});
   EXPECT_EQ(i32.as_int32s(), (std::vector<int32_t>{2, -2, 0, 0, 3, -3, 1000000, 0, 126}));
 }
 
@@ -149,12 +156,15 @@ TEST(ElementwiseDtypes, CastsToBoolWriteAZeroOneByteMask) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = i % 3 == 0 ? 0.0f : static_cast<float>(i) * (i % 2 ? -0.25f : 0.5f);
   x[5] = NAN;
   x[7] = -0.0f;
-  const HostTensor mask = run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Bool), 2, {DType::Float32}, DType::Bool), {2, 37},
-                                          {HostTensor::floats({2, 37}, x)});
+  const HostTensor mask =
+      run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Bool), 2, {DType::Float32}, DType::Bool), {2, 37},
+                      {HostTensor::floats({2, 37}, x)});
   ASSERT_EQ(mask.bytes.size(), x.size());
-  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(mask.bytes[i], x[i] != 0.0f ? 1 : 0) << "at " << i << " (x = " << x[i] << ")";
-  const HostTensor from_int = run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Bool), 1, {DType::Int32}, DType::Bool), {5},
-                                              {HostTensor::int32s({5}, {0, -1, 2, 0, 65536})});
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_EQ(mask.bytes[i], x[i] != 0.0f ? 1 : 0) << "at " << i << " (x = " << x[i] << ")";
+  const HostTensor from_int =
+      run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Bool), 1, {DType::Int32}, DType::Bool), {5},
+                      {HostTensor::int32s({5}, {0, -1, 2, 0, 65536})});
   EXPECT_EQ(from_int.bytes, (std::vector<uint8_t>{0, 1, 1, 0, 1}));
 }
 
@@ -162,21 +172,24 @@ TEST(ElementwiseDtypes, CastsToBoolWriteAZeroOneByteMask) {
 // input broadcast against a float32 one.
 TEST(ElementwiseDtypes, BoolAndIntegerInputsMixWithFloatsUnderBroadcasting) {
   HostTensor mask = HostTensor::bools({2, 1}, {true, false});
-  const HostTensor as_float = run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Float32), 2, {DType::Bool}, DType::Float32),
-                                              {2, 1}, {mask});
+  const HostTensor as_float = run_all_configs(
+      op(ops::ew_cast(ops::ew_input(0), DType::Float32), 2, {DType::Bool}, DType::Float32), {2, 1}, {mask});
   EXPECT_EQ(as_float.as_floats(), (std::vector<float>{1, 0}));
   mask.bytes[0] = 7;
-  const HostTensor as_int = run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Int64), 2, {DType::Bool}, DType::Int64), {2, 1},
-                                            {mask});
+  const HostTensor as_int =
+      run_all_configs(op(ops::ew_cast(ops::ew_input(0), DType::Int64), 2, {DType::Bool}, DType::Int64), {2, 1}, {mask});
   EXPECT_EQ(as_int.as_int64s(), (std::vector<int64_t>{1, 0}));
 
   // ids [2,1] int64 + x [1,3] float32 -> [2,3] float32, and 0.5 * ids as int32 (truncated).
   const auto sum = ops::ew_binary(K::Add, ops::ew_cast(ops::ew_input(0), DType::Float32), ops::ew_input(1));
-  const HostTensor s = run_all_configs(op(sum, 2, {DType::Int64, DType::Float32}, DType::Float32), {2, 1, 1, 3},
-                                       {HostTensor::int64s({2, 1}, {10, -20}), HostTensor::floats({1, 3}, {0.25f, 0.5f, 1})});
+  const HostTensor s =
+      run_all_configs(op(sum, 2, {DType::Int64, DType::Float32}, DType::Float32), {2, 1, 1, 3},
+                      {HostTensor::int64s({2, 1}, {10, -20}), HostTensor::floats({1, 3}, {0.25f, 0.5f, 1})});
   EXPECT_EQ(s.as_floats(), (std::vector<float>{10.25f, 10.5f, 11, -19.75f, -19.5f, -19}));
-  const auto half = ops::ew_cast(ops::ew_binary(K::Mul, ops::ew_cast(ops::ew_input(0), DType::Float32), ops::ew_constant(0.5)), DType::Int32);
-  const HostTensor h = run_all_configs(op(half, 1, {DType::Int64}, DType::Int32), {4}, {HostTensor::int64s({4}, {5, -5, 4, 1})});
+  const auto half = ops::ew_cast(
+      ops::ew_binary(K::Mul, ops::ew_cast(ops::ew_input(0), DType::Float32), ops::ew_constant(0.5)), DType::Int32);
+  const HostTensor h =
+      run_all_configs(op(half, 1, {DType::Int64}, DType::Int32), {4}, {HostTensor::int64s({4}, {5, -5, 4, 1})});
   EXPECT_EQ(h.as_int32s(), (std::vector<int32_t>{2, -2, 2, 0}));
 }
 
@@ -206,15 +219,16 @@ TEST(ElementwiseDtypes, AnExpressionOfAnotherTypeThanTheOutputIsRefused) {
     task.build_jit(task.space().default_config());
     FAIL() << "built";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("the expression is int64; the output is float32"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the expression is int64; the output is float32"), std::string::npos)
+        << e.what();
   }
 }
 
 // The double-precision reference (what tuning checks kernels against) follows the same rules,
 // with integers and bools as float values.
 TEST(ElementwiseDtypes, TheReferenceCastsAsTheKernelDoes) {
-  const auto o = op(ops::ew_cast(ops::ew_binary(K::Sub, ops::ew_input(0), ops::ew_constant(0.5)), DType::Int64), 1, {DType::Float32},
-                    DType::Int64);
+  const auto o = op(ops::ew_cast(ops::ew_binary(K::Sub, ops::ew_input(0), ops::ew_constant(0.5)), DType::Int64), 1,
+                    {DType::Float32}, DType::Int64);
   const std::vector<float> x = {3, -3, 0.5f, 0.75f};
   std::vector<float> out, tol;
   o->reference({4}, {x.data()}, &out, &tol);

@@ -9,7 +9,9 @@ namespace tf::testing_support {
 
 inline ops::ElementwiseExprPtr x(int i) { return ops::ew_input(i); }
 inline ops::ElementwiseExprPtr c(double v) { return ops::ew_constant(v); }
-inline ops::ElementwiseExprPtr un(ops::ElementwiseKind k, ops::ElementwiseExprPtr a) { return ops::ew_unary(k, std::move(a)); }
+inline ops::ElementwiseExprPtr un(ops::ElementwiseKind k, ops::ElementwiseExprPtr a) {
+  return ops::ew_unary(k, std::move(a));
+}
 inline ops::ElementwiseExprPtr bin(ops::ElementwiseKind k, ops::ElementwiseExprPtr a, ops::ElementwiseExprPtr b) {
   return ops::ew_binary(k, std::move(a), std::move(b));
 }

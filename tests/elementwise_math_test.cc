@@ -18,8 +18,8 @@
 #include "compiler/kernel_runner.h"
 #include "compiler/ops/elementwise.h"
 #include "runtime/measure.h"
-#include "tests/float_accuracy.h"
 #include "tests/elementwise_exprs.h"
+#include "tests/float_accuracy.h"
 
 namespace tf {
 namespace {
@@ -32,10 +32,10 @@ using accuracy::wide_inputs;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-using testing_support::x;
+using testing_support::bin;
 using testing_support::c;
 using testing_support::un;
-using testing_support::bin;
+using testing_support::x;
 
 // The kernel of `e` over rank-1 inputs of one length, and whether each output is within the
 // reference's tolerance (ElementwiseOperator::reference, from evaluate()).
@@ -77,7 +77,8 @@ struct Worst {
   float at = 0;
 };
 
-Worst worst_ulp(const std::vector<float>& got, const std::vector<float>& in, const std::function<double(double)>& exact) {
+Worst worst_ulp(const std::vector<float>& got, const std::vector<float>& in,
+                const std::function<double(double)>& exact) {
   Worst w;
   for (size_t i = 0; i < in.size(); ++i) {
     const double e = ulp_error(got[i], exact(in[i]));
@@ -133,7 +134,8 @@ TEST(ElementwiseMath, UnaryKindsWithinTheirDocumentedUlpAndTheirBound) {
       {K::Sinh, [](double v) { return std::sinh(v); }, wide_inputs(-90, 90, 3e38, 7), 2},
       {K::Cosh, [](double v) { return std::cosh(v); }, wide_inputs(-90, 90, 3e38, 8), 2},
       {K::Asinh, [](double v) { return std::asinh(v); }, wide, 3},
-      {K::Acosh, [](double v) { return std::acosh(v); }, concat(wide_inputs(1, 20, 3e38, 9, false), next_to(1, 3000)), 3},
+      {K::Acosh, [](double v) { return std::acosh(v); }, concat(wide_inputs(1, 20, 3e38, 9, false), next_to(1, 3000)),
+       3},
       {K::Atanh, [](double v) { return std::atanh(v); }, concat(concat(unit, next_to(1, 3000)), next_to(-1, 3000)), 3},
       {K::Softplus, softplus, wide_inputs(-100, 100, 3e38, 10), 3},
       {K::Softsign, softsign, wide, 1.5},
@@ -147,7 +149,8 @@ TEST(ElementwiseMath, UnaryKindsWithinTheirDocumentedUlpAndTheirBound) {
     std::printf("  %-12s max %.3g ulp (at x = %.9g) over %zu inputs\n", e->text().c_str(), w.ulp, w.at, tc.in.size());
     EXPECT_LE(w.ulp, tc.max_ulp) << "at x = " << w.at;
     EXPECT_EQ(r.outside_bound, 0) << "x = " << (r.first_outside >= 0 ? tc.in[r.first_outside] : 0.0f) << " gives "
-                                  << (r.first_outside >= 0 ? r.out[r.first_outside] : 0.0f) << ", outside evaluate()'s bound";
+                                  << (r.first_outside >= 0 ? r.out[r.first_outside] : 0.0f)
+                                  << ", outside evaluate()'s bound";
   }
 }
 
@@ -165,18 +168,30 @@ void expect_values(const E& e, const std::vector<std::pair<float, float>>& cases
 }
 
 TEST(ElementwiseMath, SpecialValuesAsOnnxAndNumpyDefineThem) {
-  expect_values(un(K::Log, x(0)), {{0.0f, -kInf}, {-0.0f, -kInf}, {-1.0f, kNaN}, {kInf, kInf}, {1.0f, 0.0f}, {kNaN, kNaN}});
-  expect_values(un(K::Round, x(0)), {{2.5f, 2.0f}, {-2.5f, -2.0f}, {0.5f, 0.0f}, {1.5f, 2.0f}, {-0.5f, -0.0f},
-                                     {3.5f, 4.0f}, {-1.5f, -2.0f}, {2.4999998f, 2.0f}, {kInf, kInf}, {kNaN, kNaN}});
+  expect_values(un(K::Log, x(0)),
+                {{0.0f, -kInf}, {-0.0f, -kInf}, {-1.0f, kNaN}, {kInf, kInf}, {1.0f, 0.0f}, {kNaN, kNaN}});
+  expect_values(un(K::Round, x(0)), {{2.5f, 2.0f},
+                                     {-2.5f, -2.0f},
+                                     {0.5f, 0.0f},
+                                     {1.5f, 2.0f},
+                                     {-0.5f, -0.0f},
+                                     {3.5f, 4.0f},
+                                     {-1.5f, -2.0f},
+                                     {2.4999998f, 2.0f},
+                                     {kInf, kInf},
+                                     {kNaN, kNaN}});
   expect_values(un(K::Floor, x(0)), {{-0.5f, -1.0f}, {0.5f, 0.0f}, {-0.0f, -0.0f}, {-kInf, -kInf}});
   expect_values(un(K::Ceil, x(0)), {{-0.5f, -0.0f}, {0.5f, 1.0f}, {1e30f, 1e30f}});
-  expect_values(un(K::Sign, x(0)), {{-3.0f, -1.0f}, {2e-45f, 1.0f}, {0.0f, 0.0f}, {-0.0f, -0.0f}, {kNaN, kNaN}, {-kInf, -1.0f}});
+  expect_values(un(K::Sign, x(0)),
+                {{-3.0f, -1.0f}, {2e-45f, 1.0f}, {0.0f, 0.0f}, {-0.0f, -0.0f}, {kNaN, kNaN}, {-kInf, -1.0f}});
   expect_values(un(K::Reciprocal, x(0)), {{0.0f, kInf}, {-0.0f, -kInf}, {kInf, 0.0f}, {4.0f, 0.25f}});
   expect_values(un(K::Abs, x(0)), {{-0.0f, 0.0f}, {-kInf, kInf}, {-2.5f, 2.5f}});
-  expect_values(un(K::Softplus, x(0)), {{100.0f, 100.0f}, {kInf, kInf}, {-kInf, 0.0f}, {0.0f, static_cast<float>(std::log(2.0))},
-                                        {kNaN, kNaN}});
+  expect_values(
+      un(K::Softplus, x(0)),
+      {{100.0f, 100.0f}, {kInf, kInf}, {-kInf, 0.0f}, {0.0f, static_cast<float>(std::log(2.0))}, {kNaN, kNaN}});
   expect_values(un(K::Softsign, x(0)), {{kInf, 1.0f}, {-kInf, -1.0f}, {1.0f, 0.5f}, {kNaN, kNaN}});
-  expect_values(un(K::Sinh, x(0)), {{90.0f, kInf}, {-90.0f, -kInf}, {kInf, kInf}, {0.0f, 0.0f}, {-0.0f, -0.0f}, {kNaN, kNaN}});
+  expect_values(un(K::Sinh, x(0)),
+                {{90.0f, kInf}, {-90.0f, -kInf}, {kInf, kInf}, {0.0f, 0.0f}, {-0.0f, -0.0f}, {kNaN, kNaN}});
   expect_values(un(K::Cosh, x(0)), {{-90.0f, kInf}, {0.0f, 1.0f}, {-kInf, kInf}, {kNaN, kNaN}});
   expect_values(un(K::Acosh, x(0)), {{1.0f, 0.0f}, {0.5f, kNaN}, {-2.0f, kNaN}, {kInf, kInf}, {-kInf, kNaN}});
   expect_values(un(K::Atanh, x(0)), {{1.0f, kInf}, {-1.0f, -kInf}, {2.0f, kNaN}, {0.0f, 0.0f}});
@@ -185,7 +200,8 @@ TEST(ElementwiseMath, SpecialValuesAsOnnxAndNumpyDefineThem) {
   expect_values(un(K::Not, x(0)), {{0.0f, 1.0f}, {-0.0f, 1.0f}, {1.0f, 0.0f}, {2.0f, 0.0f}, {kNaN, 0.0f}});
   // IsNaN and IsInf as the header's table composes them.
   expect_values(ops::parse_elementwise("not(eq(x0,x0))"), {{kNaN, 1.0f}, {kInf, 0.0f}, {0.0f, 0.0f}, {-3e38f, 0.0f}});
-  expect_values(ops::parse_elementwise("gt(abs(x0),3.40282347e+38)"), {{kNaN, 0.0f}, {kInf, 1.0f}, {-kInf, 1.0f}, {3.4e38f, 0.0f}});
+  expect_values(ops::parse_elementwise("gt(abs(x0),3.40282347e+38)"),
+                {{kNaN, 0.0f}, {kInf, 1.0f}, {-kInf, 1.0f}, {3.4e38f, 0.0f}});
   // sinh and cosh stay finite up to ln(2 FLT_MAX) = 89.4, where exp itself overflows at 88.7.
   const KernelRun big = run(un(K::Sinh, x(0)), {{89.0f, 89.4f}});
   EXPECT_LE(ulp_error(big.out[0], std::sinh(89.0)), 4.0);
@@ -206,11 +222,22 @@ void expect_pairs(const E& e, const std::vector<std::array<float, 3>>& cases) {
 }
 
 TEST(ElementwiseMath, PowWithAComputedExponentFollowsC) {
-  expect_pairs(bin(K::Pow, x(0), x(1)),
-               {{{0.0f, -1.0f, kInf}}, {{0.0f, 2.0f, 0.0f}}, {{-2.0f, 3.0f, -8.0f}}, {{-2.0f, 2.0f, 4.0f}},
-                {{-2.0f, 0.5f, kNaN}}, {{kNaN, 0.0f, 1.0f}}, {{1.0f, kNaN, 1.0f}}, {{-1.0f, kInf, 1.0f}},
-                {{2.0f, kInf, kInf}}, {{0.5f, kInf, 0.0f}}, {{kInf, -1.0f, 0.0f}}, {{-kInf, 3.0f, -kInf}},
-                {{-kInf, 2.0f, kInf}}, {{3.0f, 2.0f, 9.0f}}, {{4.0f, 0.5f, 2.0f}}, {{-8.0f, -1.0f, -0.125f}}});
+  expect_pairs(bin(K::Pow, x(0), x(1)), {{{0.0f, -1.0f, kInf}},
+                                         {{0.0f, 2.0f, 0.0f}},
+                                         {{-2.0f, 3.0f, -8.0f}},
+                                         {{-2.0f, 2.0f, 4.0f}},
+                                         {{-2.0f, 0.5f, kNaN}},
+                                         {{kNaN, 0.0f, 1.0f}},
+                                         {{1.0f, kNaN, 1.0f}},
+                                         {{-1.0f, kInf, 1.0f}},
+                                         {{2.0f, kInf, kInf}},
+                                         {{0.5f, kInf, 0.0f}},
+                                         {{kInf, -1.0f, 0.0f}},
+                                         {{-kInf, 3.0f, -kInf}},
+                                         {{-kInf, 2.0f, kInf}},
+                                         {{3.0f, 2.0f, 9.0f}},
+                                         {{4.0f, 0.5f, 2.0f}},
+                                         {{-8.0f, -1.0f, -0.125f}}});
   // Accuracy: positive bases with any exponent, negative ones with integers.
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> base(0.01f, 10.0f), exponent(-10.0f, 10.0f);
@@ -270,13 +297,24 @@ double python_mod(double a, double b) {
 
 TEST(ElementwiseMath, ModFollowsTheDivisorFmodTheDividend) {
   // ONNX's test_mod_mixed_sign_float32 (fmod = 1) and its sign table.
-  expect_pairs(bin(K::Fmod, x(0), x(1)),
-               {{{-4.3f, 2.1f, std::fmod(-4.3f, 2.1f)}}, {{7.2f, -3.4f, std::fmod(7.2f, -3.4f)}}, {{5.0f, 8.0f, 5.0f}},
-                {{-7.0f, 3.0f, -1.0f}}, {{7.0f, -3.0f, 1.0f}}, {{5.0f, 0.0f, kNaN}}, {{kInf, 2.0f, kNaN}},
-                {{5.0f, kInf, 5.0f}}, {{-5.0f, -kInf, -5.0f}}, {{kNaN, 1.0f, kNaN}}, {{1e30f, 3.0f, std::fmod(1e30f, 3.0f)}}});
-  expect_pairs(bin(K::Mod, x(0), x(1)),
-               {{{-7.0f, 3.0f, 2.0f}}, {{7.0f, -3.0f, -2.0f}}, {{-7.5f, 2.0f, 0.5f}}, {{6.0f, 3.0f, 0.0f}},
-                {{-5.0f, kInf, kInf}}, {{5.0f, kInf, 5.0f}}, {{5.0f, 0.0f, kNaN}}});
+  expect_pairs(bin(K::Fmod, x(0), x(1)), {{{-4.3f, 2.1f, std::fmod(-4.3f, 2.1f)}},
+                                          {{7.2f, -3.4f, std::fmod(7.2f, -3.4f)}},
+                                          {{5.0f, 8.0f, 5.0f}},
+                                          {{-7.0f, 3.0f, -1.0f}},
+                                          {{7.0f, -3.0f, 1.0f}},
+                                          {{5.0f, 0.0f, kNaN}},
+                                          {{kInf, 2.0f, kNaN}},
+                                          {{5.0f, kInf, 5.0f}},
+                                          {{-5.0f, -kInf, -5.0f}},
+                                          {{kNaN, 1.0f, kNaN}},
+                                          {{1e30f, 3.0f, std::fmod(1e30f, 3.0f)}}});
+  expect_pairs(bin(K::Mod, x(0), x(1)), {{{-7.0f, 3.0f, 2.0f}},
+                                         {{7.0f, -3.0f, -2.0f}},
+                                         {{-7.5f, 2.0f, 0.5f}},
+                                         {{6.0f, 3.0f, 0.0f}},
+                                         {{-5.0f, kInf, kInf}},
+                                         {{5.0f, kInf, 5.0f}},
+                                         {{5.0f, 0.0f, kNaN}}});
   // Wide operands: fmod exact while |x / y| < 2^24 (and mostly beyond), mod one rounding.
   std::vector<float> a = wide_inputs(-100, 100, 1e6, 12), b = wide_inputs(-10, 10, 1e4, 13);
   const KernelRun f = run(bin(K::Fmod, x(0), x(1)), {a, b});
@@ -303,12 +341,15 @@ TEST(ElementwiseMath, WhereSelectsOnAnyNonZeroCondition) {
 }
 
 TEST(ElementwiseMath, TextOfEveryNewKindReadsBack) {
-  for (const char* t : {"abs(x0)", "log(x0)", "floor(x0)", "ceil(x0)", "round(x0)", "sign(x0)", "reciprocal(x0)",
-                        "sin(x0)", "cos(x0)", "tan(x0)", "asin(x0)", "acos(x0)", "atan(x0)", "sinh(x0)", "cosh(x0)",
-                        "asinh(x0)", "acosh(x0)", "atanh(x0)", "softplus(x0)", "softsign(x0)", "expm1(x0)", "not(x0)",
-                        "pow(x0,x1)", "pow(x0,add(x1,1))", "gt(x0,x1)", "lt(x0,0)", "eq(x0,x1)", "ge(x0,x1)", "le(x0,x1)",
-                        "and(x0,x1)", "or(x0,x1)", "xor(x0,x1)", "mod(x0,3)", "fmod(x0,x1)", "where(gt(x0,0),x0,mul(x0,0.01))",
-                        "pow(x0,2)", "clip(x0,0,6)"}) {
+  for (const char* t :
+       {"abs(x0)",   "log(x0)",        "floor(x0)",  "ceil(x0)",          "round(x0)",
+        "sign(x0)",  "reciprocal(x0)", "sin(x0)",    "cos(x0)",           "tan(x0)",
+        "asin(x0)",  "acos(x0)",       "atan(x0)",   "sinh(x0)",          "cosh(x0)",
+        "asinh(x0)", "acosh(x0)",      "atanh(x0)",  "softplus(x0)",      "softsign(x0)",
+        "expm1(x0)", "not(x0)",        "pow(x0,x1)", "pow(x0,add(x1,1))", "gt(x0,x1)",
+        "lt(x0,0)",  "eq(x0,x1)",      "ge(x0,x1)",  "le(x0,x1)",         "and(x0,x1)",
+        "or(x0,x1)", "xor(x0,x1)",     "mod(x0,3)",  "fmod(x0,x1)",       "where(gt(x0,0),x0,mul(x0,0.01))",
+        "pow(x0,2)", "clip(x0,0,6)"}) {
     EXPECT_EQ(ops::parse_elementwise(t)->text(), t);
   }
   EXPECT_EQ(ops::parse_elementwise("pow(x0,x1)")->args.size(), 2u);
@@ -335,19 +376,26 @@ TEST(ElementwiseMath, ArgumentsInInputOrderWhateverTheReadOrder) {
 TEST(ElementwiseMath, RecommendedCompositionsMeetTheirTable) {
   const double a = 1.67326319217681884765625, g = 1.05070102214813232421875;  // Selu's defaults
   auto p = [](const char* t) { return ops::parse_elementwise(t); };
-  const E selu = ops::ew_where(bin(K::Greater, x(0), c(0)), bin(K::Mul, x(0), c(g)), bin(K::Mul, un(K::Expm1, x(0)), c(a * g)));
+  const E selu =
+      ops::ew_where(bin(K::Greater, x(0), c(0)), bin(K::Mul, x(0), c(g)), bin(K::Mul, un(K::Expm1, x(0)), c(a * g)));
   const struct {
     const char* onnx;
     E e;
     std::function<double(double)> exact;
     double max_ulp;  // < 0: no ulp bound claimed
   } cases[] = {
-      {"LeakyRelu", p("where(lt(x0,0),mul(x0,0.01),x0)"), [](double v) { return v < 0 ? v * static_cast<double>(0.01f) : v; }, 0.5},
+      {"LeakyRelu", p("where(lt(x0,0),mul(x0,0.01),x0)"),
+       [](double v) { return v < 0 ? v * static_cast<double>(0.01f) : v; }, 0.5},
       {"ThresholdedRelu", p("where(gt(x0,1),x0,0)"), [](double v) { return v > 1 ? v : 0; }, 0},
       {"Elu", p("where(lt(x0,0),mul(expm1(x0),1),x0)"), [](double v) { return v < 0 ? std::expm1(v) : v; }, 1.5},
-      {"Selu", selu, [&](double v) { return v > 0 ? static_cast<double>(static_cast<float>(g)) * v
-                                                  : static_cast<double>(static_cast<float>(a * g)) * std::expm1(v); }, 2.5},
-      {"Celu", p("where(gt(x0,0),x0,mul(expm1(div(x0,2)),2))"), [](double v) { return v > 0 ? v : 2 * std::expm1(v / 2); }, 1.5},
+      {"Selu", selu,
+       [&](double v) {
+         return v > 0 ? static_cast<double>(static_cast<float>(g)) * v
+                      : static_cast<double>(static_cast<float>(a * g)) * std::expm1(v);
+       },
+       2.5},
+      {"Celu", p("where(gt(x0,0),x0,mul(expm1(div(x0,2)),2))"),
+       [](double v) { return v > 0 ? v : 2 * std::expm1(v / 2); }, 1.5},
       {"HardSigmoid", p("clip(add(mul(x0,0.2),0.5),0,1)"),
        [](double v) { return std::clamp(v * static_cast<double>(0.2f) + 0.5, 0.0, 1.0); }, -1},
       {"HardSwish", p("mul(x0,clip(add(mul(x0,0.166666672),0.5),0,1))"),
@@ -368,12 +416,13 @@ TEST(ElementwiseMath, RecommendedCompositionsMeetTheirTable) {
       const double want = tc.exact(in[i]);
       // Ulps where the result is not tiny: below, denormal intermediates (e^-98 in Mish) set the
       // precision, and the absolute error is below 1e-37.
-      if (std::fabs(want) > 1e-30 && ulp_error(r.out[i], want) > worst_ulp) worst_ulp = ulp_error(r.out[i], want), worst_at = in[i];
+      if (std::fabs(want) > 1e-30 && ulp_error(r.out[i], want) > worst_ulp)
+        worst_ulp = ulp_error(r.out[i], want), worst_at = in[i];
       worst_abs = std::max(worst_abs, std::fabs(r.out[i] - want));
       worst_onnx = std::max(worst_onnx, std::fabs(r.out[i] - want) / (1e-4 * std::fabs(want) + 1e-6));
     }
-    std::printf("  %-15s max %.3g ulp (x = %.7g), max abs %.3g, %.3g of ONNX's tolerance\n", tc.onnx, worst_ulp, worst_at,
-                worst_abs, worst_onnx);
+    std::printf("  %-15s max %.3g ulp (x = %.7g), max abs %.3g, %.3g of ONNX's tolerance\n", tc.onnx, worst_ulp,
+                worst_at, worst_abs, worst_onnx);
     if (tc.max_ulp >= 0) {
       EXPECT_LE(worst_ulp, tc.max_ulp);
     }

@@ -4,11 +4,11 @@
 // erf that a process without LLVM loads and runs, with no libm symbol in it.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
-#include <unistd.h>
 
 #include "compiler/compiler.h"
 #include "compiler/ir/printer.h"
@@ -23,10 +23,10 @@ namespace {
 using ops::ElementwiseKind;
 using K = ElementwiseKind;
 
-using testing_support::x;
+using testing_support::bin;
 using testing_support::c;
 using testing_support::un;
-using testing_support::bin;
+using testing_support::x;
 
 // gelu(x) = 0.5 x (1 + erf(x / sqrt 2)), as BERT's exporters write it.
 ops::ElementwiseExprPtr gelu(ops::ElementwiseExprPtr v) {
@@ -44,7 +44,8 @@ void expect_correct(const ops::ElementwiseExprPtr& e, int rank, const std::vecto
     ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
     auto check = runner.check();
     EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error << " at "
-                            << check.first_mismatch << "\n" << ir::to_string(task.lower(cfg));
+                            << check.first_mismatch << "\n"
+                            << ir::to_string(task.lower(cfg));
     if (!check.pass) return;
   }
 }
@@ -53,10 +54,11 @@ TEST(ElementwiseExpr, CanonicalTextReadsBack) {
   auto e = un(K::Relu, bin(K::Add, x(0), bin(K::Mul, x(1), c(0.5))));
   EXPECT_EQ(e->text(), "relu(add(x0,mul(x1,0.5)))");
   EXPECT_EQ(ops::ElementwiseOperator(e, 2).name(), "elementwise[relu(add(x0,mul(x1,0.5)))]");
-  for (const auto& t : {std::string("relu(add(x0,mul(x1,0.5)))"), gelu(x(0))->text(), std::string("clip(sub(x0,x2),-1,6)"),
-                        std::string("pow(sigmoid(neg(x0)),-0.5)"), std::string("div(tanh(exp(x1)),sqrt(max(x0,1e-05)))"),
-                        std::string("min(x0,0.100000001)")}) {
-    EXPECT_EQ(ops::parse_elementwise(t)->text(), ops::parse_elementwise(ops::parse_elementwise(t)->text())->text()) << t;
+  for (const auto& t : {std::string("relu(add(x0,mul(x1,0.5)))"), gelu(x(0))->text(),
+                        std::string("clip(sub(x0,x2),-1,6)"), std::string("pow(sigmoid(neg(x0)),-0.5)"),
+                        std::string("div(tanh(exp(x1)),sqrt(max(x0,1e-05)))"), std::string("min(x0,0.100000001)")}) {
+    EXPECT_EQ(ops::parse_elementwise(t)->text(), ops::parse_elementwise(ops::parse_elementwise(t)->text())->text())
+        << t;
   }
   // A constant prints as the shortest text of its float32: 0.1 and 0.100000001 are one float.
   EXPECT_EQ(c(0.1)->text(), "0.1");
@@ -90,7 +92,8 @@ TEST(Elementwise, IdenticalChainsShareAKernelName) {
   EXPECT_EQ(ta.workload().str(), tb.workload().str());
   EXPECT_EQ(ta.kernel_name(), tb.kernel_name());
   EXPECT_NE(ta.kernel_name(), to.kernel_name());
-  for (char ch : ta.kernel_name()) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') << ta.kernel_name();
+  for (char ch : ta.kernel_name())
+    EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') << ta.kernel_name();
   EXPECT_EQ(ta.kernel_name().rfind("tf_elementwise_", 0), 0u) << ta.kernel_name();
 }
 
@@ -104,7 +107,8 @@ TEST(Elementwise, BroadcastingChainsMatchTheReference) {
   // Rank 3: both inputs broadcast along different axes (the output is their outer product's shape).
   expect_correct(bin(K::Mul, un(K::Sigmoid, x(0)), un(K::Tanh, x(1))), 3, {2, 1, 19, 1, 5, 19});
   // Rank 4, NCHW with a per-channel scale and shift; clip, sqrt of a positive value, exp, neg, pow.
-  expect_correct(ops::ew_clip(bin(K::Add, bin(K::Mul, x(0), x(1)), x(2)), 0, 6), 4, {1, 8, 5, 7, 1, 8, 1, 1, 1, 8, 1, 1});
+  expect_correct(ops::ew_clip(bin(K::Add, bin(K::Mul, x(0), x(1)), x(2)), 0, 6), 4,
+                 {1, 8, 5, 7, 1, 8, 1, 1, 1, 8, 1, 1});
   expect_correct(bin(K::Div, un(K::Exp, un(K::Neg, x(0))), un(K::Sqrt, bin(K::Add, ops::ew_pow(x(1), 2), c(1e-3)))), 4,
                  {2, 3, 4, 18, 1, 1, 4, 18});
   expect_correct(bin(K::Sub, bin(K::Max, x(0), x(1)), ops::ew_pow(un(K::Sigmoid, x(0)), 1.5)), 2, {64, 100, 64, 100});
@@ -143,22 +147,26 @@ TEST(Elementwise, TranscendentalKernelLoadsWithoutLlvmOrLibm) {
   char dir_template[] = "/tmp/tf-ew-loader-XXXXXX";
   ASSERT_NE(::mkdtemp(dir_template), nullptr);
   const std::string dir = dir_template;
-  std::ofstream(dir + "/kernel.so", std::ios::binary).write(reinterpret_cast<const char*>(lib.bytes.data()),
-                                                            static_cast<std::streamsize>(lib.bytes.size()));
+  std::ofstream(dir + "/kernel.so", std::ios::binary)
+      .write(reinterpret_cast<const char*>(lib.bytes.data()), static_cast<std::streamsize>(lib.bytes.size()));
   std::vector<float> in(rows * cols);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> uni(-4, 4);
   for (auto& v : in) v = uni(rng);
-  std::ofstream(dir + "/x.bin", std::ios::binary).write(reinterpret_cast<const char*>(in.data()), static_cast<std::streamsize>(in.size() * 4));
-  std::ofstream(dir + "/y.bin", std::ios::binary).write(reinterpret_cast<const char*>(in.data()), static_cast<std::streamsize>(in.size() * 4));
+  std::ofstream(dir + "/x.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(in.data()), static_cast<std::streamsize>(in.size() * 4));
+  std::ofstream(dir + "/y.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(in.data()), static_cast<std::streamsize>(in.size() * 4));
   std::ofstream(dir + "/spec.txt") << "float32 2 " << rows << " " << cols << " " << dir << "/x.bin\n"
                                    << "float32 2 " << rows << " " << cols << " " << dir << "/y.bin\n";
   int rc = 0;
-  std::string out = run_command(std::string(TF_KERNEL_LOADER) + " " + dir + "/kernel.so " + lib.entry_symbol + " " + dir + "/spec.txt 2>&1", &rc);
+  std::string out = run_command(
+      std::string(TF_KERNEL_LOADER) + " " + dir + "/kernel.so " + lib.entry_symbol + " " + dir + "/spec.txt 2>&1", &rc);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("libllvm_loaded 0"), std::string::npos) << out;
   std::vector<float> got(in.size());
-  std::ifstream(dir + "/y.bin", std::ios::binary).read(reinterpret_cast<char*>(got.data()), static_cast<std::streamsize>(got.size() * 4));
+  std::ifstream(dir + "/y.bin", std::ios::binary)
+      .read(reinterpret_cast<char*>(got.data()), static_cast<std::streamsize>(got.size() * 4));
   for (size_t i = 0; i < in.size(); ++i) {
     const double want = std::exp(static_cast<double>(in[i])) + std::erf(static_cast<double>(in[i]));
     ASSERT_NEAR(got[i], want, 1e-6 * std::fabs(want) + 1e-6) << "x = " << in[i];

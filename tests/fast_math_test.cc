@@ -26,7 +26,8 @@ using MathFn = std::function<ir::Expr(ir::Expr)>;
 // multiple), so both vector and scalar code paths are checked.
 ir::LoweredFunc elementwise_kernel(const MathFn& f, int64_t n, const codegen::Target& target) {
   te::Tensor x = te::placeholder({n}, ir::DataType::float32(), "x");
-  te::Tensor y = te::compute({n}, [&](const te::Indices& i) { return f(x(i[0])); }, "y");
+  te::Tensor y = te::compute(
+      {n}, [&](const te::Indices& i) { return f(x(i[0])); }, "y");
   schedule::Schedule s({y});
   auto [outer, inner] = s[y].split(s[y].axis(0), std::max(1, target.float32_lanes()));
   s[y].vectorize(inner);
@@ -76,8 +77,8 @@ std::vector<float> inputs(double lo, double hi, double big, uint64_t seed, bool 
 double sigmoid_exact(double x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); }
 
 TEST(FastMath, ExpWithinTwoUlpFromUnderflowToOverflow) {
-  const auto a = measure([](ir::Expr x) { return ir::exp(x); }, [](double x) { return std::exp(x); },
-                         inputs(-110, 95, 95, 1));
+  const auto a =
+      measure([](ir::Expr x) { return ir::exp(x); }, [](double x) { return std::exp(x); }, inputs(-110, 95, 95, 1));
   EXPECT_LE(a.max_ulp, 2.0) << "worst at x = " << a.worst_input;
 }
 
@@ -88,14 +89,14 @@ TEST(FastMath, LogWithinTwoUlpIncludingDenormalInputs) {
 }
 
 TEST(FastMath, TanhWithinThreeUlp) {
-  const auto a = measure([](ir::Expr x) { return ir::tanh(x); }, [](double x) { return std::tanh(x); },
-                         inputs(-12, 12, 1e30, 3));
+  const auto a =
+      measure([](ir::Expr x) { return ir::tanh(x); }, [](double x) { return std::tanh(x); }, inputs(-12, 12, 1e30, 3));
   EXPECT_LE(a.max_ulp, 3.0) << "worst at x = " << a.worst_input;
 }
 
 TEST(FastMath, ErfWithinThreeUlp) {
-  const auto a = measure([](ir::Expr x) { return ir::erf(x); }, [](double x) { return std::erf(x); },
-                         inputs(-6, 6, 1e30, 4));
+  const auto a =
+      measure([](ir::Expr x) { return ir::erf(x); }, [](double x) { return std::erf(x); }, inputs(-6, 6, 1e30, 4));
   EXPECT_LE(a.max_ulp, 3.0) << "worst at x = " << a.worst_input;
 }
 
@@ -122,7 +123,7 @@ TEST(FastMath, SpecialValues) {
   EXPECT_EQ(e[1], inf);
   EXPECT_EQ(e[2], 0.0f);
   EXPECT_EQ(e[3], 1.0f);
-  EXPECT_EQ(e[6], inf);  // beyond ln(FLT_MAX)
+  EXPECT_EQ(e[6], inf);   // beyond ln(FLT_MAX)
   EXPECT_EQ(e[7], 0.0f);  // below the smallest denormal's log
   const auto l = at([](ir::Expr x) { return ir::log(x); });
   EXPECT_TRUE(std::isnan(l[0]));
@@ -132,7 +133,8 @@ TEST(FastMath, SpecialValues) {
   EXPECT_EQ(l[4], -inf);
   EXPECT_TRUE(std::isnan(l[5]));
   EXPECT_NEAR(l[8], std::log(static_cast<double>(1e-45f)), 1e-5);  // the smallest denormal
-  for (const MathFn& f : std::vector<MathFn>{[](ir::Expr x) { return ir::tanh(x); }, [](ir::Expr x) { return ir::erf(x); }}) {
+  for (const MathFn& f :
+       std::vector<MathFn>{[](ir::Expr x) { return ir::tanh(x); }, [](ir::Expr x) { return ir::erf(x); }}) {
     const auto t = at(f);
     EXPECT_TRUE(std::isnan(t[0]));
     EXPECT_EQ(t[1], 1.0f);
@@ -222,16 +224,17 @@ TEST(FastMath, InverseTrigWithinOneUlp) {
   EXPECT_LE(s.max_ulp, 1.0) << "asin worst at x = " << s.worst_input;
   const auto c = measure([](ir::Expr x) { return ir::acos(x); }, [](double x) { return std::acos(x); }, unit);
   EXPECT_LE(c.max_ulp, 1.0) << "acos worst at x = " << c.worst_input;
-  const auto t = measure([](ir::Expr x) { return ir::atan(x); }, [](double x) { return std::atan(x); },
-                         inputs(-10, 10, 3e38, 12));
+  const auto t =
+      measure([](ir::Expr x) { return ir::atan(x); }, [](double x) { return std::atan(x); }, inputs(-10, 10, 3e38, 12));
   EXPECT_LE(t.max_ulp, 1.0) << "atan worst at x = " << t.worst_input;
 }
 
 TEST(FastMath, TrigSpecialValues) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> in = {nan, inf, -inf, 0.0f, -0.0f, 3e8f, -268435456.0f, 1.0f, -1.0f, 1.5f};
-  for (const MathFn& f : std::vector<MathFn>{[](ir::Expr x) { return ir::sin(x); }, [](ir::Expr x) { return ir::cos(x); },
-                                             [](ir::Expr x) { return ir::tan(x); }}) {
+  for (const MathFn& f :
+       std::vector<MathFn>{[](ir::Expr x) { return ir::sin(x); }, [](ir::Expr x) { return ir::cos(x); },
+                           [](ir::Expr x) { return ir::tan(x); }}) {
     const auto r = run(f, in);
     EXPECT_TRUE(std::isnan(r[0]) && std::isnan(r[1]) && std::isnan(r[2]));
     EXPECT_TRUE(std::isnan(r[5])) << "beyond 2^28 the reduction is not exact: NaN, got " << r[5];
@@ -283,7 +286,8 @@ void expect_same_floats(const std::vector<float>& got, const std::vector<float>&
   int wrong = 0;
   for (size_t i = 0; i < in.size() && wrong < 5; ++i) {
     const float want = static_cast<float>(exact(in[i]));
-    const bool same = std::isnan(want) ? std::isnan(got[i]) : got[i] == want && std::signbit(got[i]) == std::signbit(want);
+    const bool same =
+        std::isnan(want) ? std::isnan(got[i]) : got[i] == want && std::signbit(got[i]) == std::signbit(want);
     if (!same) {
       ++wrong;
       ADD_FAILURE() << what << "(" << in[i] << ") = " << got[i] << ", want " << want;
@@ -301,23 +305,32 @@ TEST(FastMath, FloorCeilRoundExactWithAndWithoutARoundingInstruction) {
   for (const auto& target : targets) {
     SCOPED_TRACE(target.str());
     std::string assembly;
-    expect_same_floats(run_on(target, [](ir::Expr x) { return ir::floor(x); }, in, &assembly), in,
-                       [](double x) { return std::floor(x); }, "floor");
+    expect_same_floats(
+        run_on(
+            target, [](ir::Expr x) { return ir::floor(x); }, in, &assembly),
+        in, [](double x) { return std::floor(x); }, "floor");
     EXPECT_EQ(assembly.find("floorf"), std::string::npos) << assembly.substr(0, 3000);
-    expect_same_floats(run_on(target, [](ir::Expr x) { return ir::ceil(x); }, in, &assembly), in,
-                       [](double x) { return std::ceil(x); }, "ceil");
+    expect_same_floats(
+        run_on(
+            target, [](ir::Expr x) { return ir::ceil(x); }, in, &assembly),
+        in, [](double x) { return std::ceil(x); }, "ceil");
     EXPECT_EQ(assembly.find("ceilf"), std::string::npos) << assembly.substr(0, 3000);
-    expect_same_floats(run_on(target, [](ir::Expr x) { return ir::round(x); }, in, &assembly), in,
-                       [](double x) { return std::nearbyint(x); }, "round");
+    expect_same_floats(
+        run_on(
+            target, [](ir::Expr x) { return ir::round(x); }, in, &assembly),
+        in, [](double x) { return std::nearbyint(x); }, "round");
     EXPECT_EQ(assembly.find("roundevenf"), std::string::npos) << assembly.substr(0, 3000);
   }
 }
 
 TEST(FastMath, TrigVectorizedWithoutCalls) {
   std::string assembly;
-  run([](ir::Expr x) {
-    return ir::sin(x) + ir::cos(x) + ir::tan(x) + ir::asin(x) + ir::acos(x) + ir::atan(x) + ir::round(x) + ir::floor(x);
-  }, std::vector<float>(64, 0.5f), &assembly);
+  run(
+      [](ir::Expr x) {
+        return ir::sin(x) + ir::cos(x) + ir::tan(x) + ir::asin(x) + ir::acos(x) + ir::atan(x) + ir::round(x) +
+               ir::floor(x);
+      },
+      std::vector<float>(64, 0.5f), &assembly);
   size_t at = 0;
   while ((at = assembly.find("call", at)) != std::string::npos) {
     const std::string line = assembly.substr(at, assembly.find('\n', at) - at);
@@ -327,7 +340,8 @@ TEST(FastMath, TrigVectorizedWithoutCalls) {
     at += 4;
   }
   if (codegen::host_target().float32_lanes() > 1) {
-    EXPECT_NE(assembly.find("mulpd"), std::string::npos) << "no packed double multiplies:\n" << assembly.substr(0, 4000);
+    EXPECT_NE(assembly.find("mulpd"), std::string::npos) << "no packed double multiplies:\n"
+                                                         << assembly.substr(0, 4000);
   }
 }
 

@@ -19,7 +19,10 @@ TEST(FleetAuth, WrongMissingAndWrongRoleTokensAreRefused) {
   const std::string admin_line = fleet::new_token_line(fleet::Role::Admin, "root");
   const std::string tokens = fleet.dir() + "/tokens", board_file = fleet.dir() + "/board.token",
                     client_file = fleet.dir() + "/client.token";
-  std::ofstream(tokens) << "# the tracker's tokens\n" << board_line << "\n" << client_line << "\n" << admin_line << "\n";
+  std::ofstream(tokens) << "# the tracker's tokens\n"
+                        << board_line << "\n"
+                        << client_line << "\n"
+                        << admin_line << "\n";
   std::ofstream(board_file) << board_line << "\n";
   std::ofstream(client_file) << client_line << "\n";
   fleet.start_tracker({"--token-file", tokens});
@@ -80,7 +83,8 @@ TEST(FleetAuth, TlsWithAThrowawayCertificate) {
 
   auto plain = fleet.client();
   auto ctx2 = context("", 5);
-  EXPECT_FALSE(plain->ListDevices(ctx2.get(), v1::ListDevicesRequest(), &r).ok()) << "plaintext to a TLS port must fail";
+  EXPECT_FALSE(plain->ListDevices(ctx2.get(), v1::ListDevicesRequest(), &r).ok())
+      << "plaintext to a TLS port must fail";
 }
 
 }  // namespace

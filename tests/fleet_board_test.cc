@@ -18,9 +18,11 @@ class ScriptedTracker final : public v1::Boards::Service {
  public:
   explicit ScriptedTracker(std::vector<v1::WorkItem> items) : items_(std::move(items)) {}
 
-  grpc::Status Connect(grpc::ServerContext* ctx, grpc::ServerReaderWriter<v1::TrackerMessage, v1::BoardMessage>* stream) override {
+  grpc::Status Connect(grpc::ServerContext* ctx,
+                       grpc::ServerReaderWriter<v1::TrackerMessage, v1::BoardMessage>* stream) override {
     v1::BoardMessage msg;
-    if (!stream->Read(&msg) || !msg.has_register_()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "register first");
+    if (!stream->Read(&msg) || !msg.has_register_())
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "register first");
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (connected_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "one board only");
@@ -122,8 +124,8 @@ Process start_board(const std::string& address, const std::string& log) {
 TEST(FleetBoard, CrashingHangingAndWrongKernelsAreOutcomesAndTheBoardServesOn) {
   const std::vector<uint8_t> lib = test_kernels::build_test_library();
   ASSERT_FALSE(lib.empty());
-  ScriptedTracker tracker({item(1, lib, "tf_crash"), item(2, lib, "tf_hang"), item(3, lib, "tf_wrong"), item(4, lib, "tf_ok"),
-                           item(5, lib, "tf_no_such_symbol")});
+  ScriptedTracker tracker({item(1, lib, "tf_crash"), item(2, lib, "tf_hang"), item(3, lib, "tf_wrong"),
+                           item(4, lib, "tf_ok"), item(5, lib, "tf_no_such_symbol")});
   Server server(tracker);
   const std::string log = "/tmp/tf-board-test-" + std::to_string(::getpid()) + ".log";
   Process board = start_board(server.address(), log);
@@ -157,7 +159,8 @@ TEST(FleetBoard, SigtermFinishesTheItemInFlightThenExits) {
   Server server(tracker);
   const std::string log = "/tmp/tf-board-drain-" + std::to_string(::getpid()) + ".log";
   Process board = start_board(server.address(), log);
-  ASSERT_TRUE(eventually([&] { return board.output().find("registered") != std::string::npos; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(
+      eventually([&] { return board.output().find("registered") != std::string::npos; }, std::chrono::seconds(30)));
   ASSERT_TRUE(tracker.wait_held(std::chrono::seconds(30))) << board.output();
   EXPECT_TRUE(tracker.results().empty()) << "the item was finished before the signal";
   board.kill(SIGTERM);
@@ -178,7 +181,8 @@ TEST(FleetBoard, SigtermWhileStartingUpStillExitsCleanly) {
   for (int delay_ms : {0, 20, 200}) {
     const std::string log = "/tmp/tf-board-early-" + std::to_string(::getpid()) + ".log";
     Process board = start_board(server.address(), log);
-    ASSERT_TRUE(eventually([&] { return board.output().find("board: starting") != std::string::npos; }, std::chrono::seconds(30)))
+    ASSERT_TRUE(eventually([&] { return board.output().find("board: starting") != std::string::npos; },
+                           std::chrono::seconds(30)))
         << board.output();
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     board.kill(SIGTERM);
@@ -186,7 +190,8 @@ TEST(FleetBoard, SigtermWhileStartingUpStillExitsCleanly) {
     board.kill(SIGTERM);
     const int status = board.wait_exit(std::chrono::seconds(30));
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "SIGTERM " << delay_ms << " ms into its start: status " << status << "\n" << board.output();
+        << "SIGTERM " << delay_ms << " ms into its start: status " << status << "\n"
+        << board.output();
     std::remove(log.c_str());
   }
 }

@@ -93,7 +93,8 @@ TEST_F(FleetCli, EveryCommandPlainAndJson) {
   Result followed = cli(submit_args(kKey) + " --follow");
   ASSERT_EQ(followed.exit_code, 0) << followed.err << followed.out;
   int64_t second_id = 0;
-  ASSERT_EQ(std::sscanf(followed.out.c_str(), "job %lld submitted", reinterpret_cast<long long*>(&second_id)), 1) << followed.out;
+  ASSERT_EQ(std::sscanf(followed.out.c_str(), "job %lld submitted", reinterpret_cast<long long*>(&second_id)), 1)
+      << followed.out;
   EXPECT_NE(followed.out.find("job " + std::to_string(second_id) + " done"), std::string::npos) << followed.out;
 
   // submit --json --follow: one JSON object per line, the last one the finished job.
@@ -121,7 +122,8 @@ TEST_F(FleetCli, EveryCommandPlainAndJson) {
   // status: every job, newest first.
   Result list = cli("status");
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  for (int64_t id : {first_id, second_id, third_id}) EXPECT_NE(list.out.find("job " + std::to_string(id) + " "), std::string::npos) << list.out;
+  for (int64_t id : {first_id, second_id, third_id})
+    EXPECT_NE(list.out.find("job " + std::to_string(id) + " "), std::string::npos) << list.out;
   Result list_json = cli("status --json");
   ASSERT_EQ(list_json.exit_code, 0) << list_json.err;
   const Json jobs = json_of(list_json);
@@ -131,7 +133,8 @@ TEST_F(FleetCli, EveryCommandPlainAndJson) {
 
   // best --tracker: the fleet's best of the workload is the best any of the jobs found.
   double best_of_jobs = 0;
-  for (const auto& j : jobs) best_of_jobs = std::max(best_of_jobs, j.at("workloads")[0].at("best_gflops").get<double>());
+  for (const auto& j : jobs)
+    best_of_jobs = std::max(best_of_jobs, j.at("workloads")[0].at("best_gflops").get<double>());
   Result best = cli(std::string("best --op dense --shape ") + kShape + " --key " + kKey);
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_NE(best.out.find("dense[64,64,64]"), std::string::npos) << best.out;
@@ -199,8 +202,9 @@ TEST_F(FleetCli, ABoardAndALocalRunOnOneHostShareTheirTargetAndTheirBest) {
   // Local to fleet: a config tuned here with --target native is the best for the board's target
   // string, which this host accepts and runs.
   const std::string local_db = fleet_.dir() + "/local.db";
-  Result local = run_cli(std::string("tune --op dense --shape ") + kShape + " --trials 4 --tuner random --min-ms 1 --repeat 2 --db " +
-                         local_db + " --target native --json");
+  Result local =
+      run_cli(std::string("tune --op dense --shape ") + kShape +
+              " --trials 4 --tuner random --min-ms 1 --repeat 2 --db " + local_db + " --target native --json");
   ASSERT_EQ(local.exit_code, 0) << local.err;
   Result best_local = run_cli(std::string("best --op dense --shape ") + kShape + " --db " + local_db + " --json");
   ASSERT_EQ(best_local.exit_code, 0) << best_local.err;
@@ -209,7 +213,8 @@ TEST_F(FleetCli, ABoardAndALocalRunOnOneHostShareTheirTargetAndTheirBest) {
   ASSERT_EQ(as_board.exit_code, 0) << as_board.err;
   EXPECT_EQ(json_of(as_board).at("target"), board_target);
   const Json ran_local = json_of(as_board).at("config");
-  for (const auto& [knob, value] : local_best.items()) EXPECT_EQ(ran_local.at(knob), value) << knob << ": " << as_board.out;
+  for (const auto& [knob, value] : local_best.items())
+    EXPECT_EQ(ran_local.at(knob), value) << knob << ": " << as_board.out;
 }
 
 }  // namespace

@@ -76,8 +76,9 @@ TEST(FleetDeadline, ABoardThatHeartbeatsButNeverAnswersIsDropped) {
   // Heartbeats keep coming, yet the board is dropped and its stream closed.
   EXPECT_TRUE(eventually([&] { return silent.ended(); }, std::chrono::seconds(30))) << fleet.tracker().output();
   // The tracker logs the drop after closing the stream.
-  EXPECT_TRUE(eventually([&] { return fleet.tracker().output().find("dropped: no answer for item") != std::string::npos; },
-                         std::chrono::seconds(10)))
+  EXPECT_TRUE(
+      eventually([&] { return fleet.tracker().output().find("dropped: no answer for item") != std::string::npos; },
+                 std::chrono::seconds(10)))
       << fleet.tracker().output();
   v1::ListDevicesResponse devices;
   ASSERT_TRUE(stub->ListDevices(context().get(), v1::ListDevicesRequest(), &devices).ok());

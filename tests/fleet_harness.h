@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 
 #include "proto/channel.h"
 #include "proto/tunefarm.grpc.pb.h"
@@ -40,12 +40,17 @@ inline bool eventually(const std::function<bool()>& ok, std::chrono::millisecond
 
 // The board daemon and measure worker cross-built for 64-bit ARM (scripts/build.sh --arch aarch64,
 // which the README's test command runs), and the qemu-user command that runs them on this host.
-inline std::string aarch64_board() { return std::string(TF_SOURCE_DIR) + "/build-aarch64/rpc_server/tunefarm-rpc-server"; }
-inline std::string aarch64_worker() { return std::string(TF_SOURCE_DIR) + "/build-aarch64/runtime/tunefarm-measure-worker"; }
+inline std::string aarch64_board() {
+  return std::string(TF_SOURCE_DIR) + "/build-aarch64/rpc_server/tunefarm-rpc-server";
+}
+inline std::string aarch64_worker() {
+  return std::string(TF_SOURCE_DIR) + "/build-aarch64/runtime/tunefarm-measure-worker";
+}
 inline std::vector<std::string> aarch64_emulator() { return {"/usr/bin/qemu-aarch64-static"}; }
 inline std::string aarch64_missing() {
   for (const std::string& f : {aarch64_board(), aarch64_worker(), aarch64_emulator().front()}) {
-    if (::access(f.c_str(), X_OK) != 0) return f + " is missing: scripts/build.sh --arch aarch64 installs and builds it";
+    if (::access(f.c_str(), X_OK) != 0)
+      return f + " is missing: scripts/build.sh --arch aarch64 installs and builds it";
   }
   return "";
 }
@@ -53,7 +58,8 @@ inline std::string aarch64_missing() {
 // One tracker, any number of boards, in a scratch directory.
 class Fleet {
  public:
-  explicit Fleet(const std::string& name) : dir_("/tmp/tf-fleet-test-" + name + "-" + std::to_string(::getpid())), port_(free_port()) {
+  explicit Fleet(const std::string& name)
+      : dir_("/tmp/tf-fleet-test-" + name + "-" + std::to_string(::getpid())), port_(free_port()) {
     std::system(("rm -rf " + dir_ + " && mkdir -p " + dir_).c_str());
   }
   ~Fleet() {
@@ -70,12 +76,14 @@ class Fleet {
   void start_tracker(const std::vector<std::string>& extra = {}) {
     const std::string port_file = dir_ + "/port";
     std::remove(port_file.c_str());
-    std::vector<std::string> argv = {TF_TRACKER, "--listen", address(), "--db", db(), "--port-file", port_file,
-                                     "--build-threads", "1", "--heartbeat-timeout-ms", "3000"};
+    std::vector<std::string> argv = {TF_TRACKER,    "--listen", address(),         "--db", db(),
+                                     "--port-file", port_file,  "--build-threads", "1",    "--heartbeat-timeout-ms",
+                                     "3000"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     tracker_ = std::make_unique<Process>(argv, dir_ + "/tracker-" + std::to_string(tracker_starts_++) + ".log");
-    ASSERT_TRUE(eventually([&] { return std::ifstream(port_file).good() || tracker_->wait_exit(std::chrono::milliseconds(0)) != -1; },
-                           std::chrono::seconds(30)))
+    ASSERT_TRUE(eventually(
+        [&] { return std::ifstream(port_file).good() || tracker_->wait_exit(std::chrono::milliseconds(0)) != -1; },
+        std::chrono::seconds(30)))
         << tracker_->output();
     ASSERT_TRUE(std::ifstream(port_file).good()) << "the tracker did not start:\n" << tracker_->output();
   }
@@ -97,21 +105,24 @@ class Fleet {
     options.insert(options.end(), extra.begin(), extra.end());
     return start_board_from(command, key, options, wait);
   }
-  Process& start_board_from(const std::vector<std::string>& command, const std::string& key, const std::vector<std::string>& extra,
-                            bool wait) {
+  Process& start_board_from(const std::vector<std::string>& command, const std::string& key,
+                            const std::vector<std::string>& extra, bool wait) {
     const int index = static_cast<int>(boards_.size());
     const int cpu = index % static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<std::string> argv = command;
-    for (const std::string& a : {std::string("--tracker"), address(), std::string("--key"), key, std::string("--cpus"), std::to_string(cpu),
-                                 std::string("--threads"), std::string("1"), std::string("--max-backoff-ms"), std::string("500")}) {
+    for (const std::string& a :
+         {std::string("--tracker"), address(), std::string("--key"), key, std::string("--cpus"), std::to_string(cpu),
+          std::string("--threads"), std::string("1"), std::string("--max-backoff-ms"), std::string("500")}) {
       argv.push_back(a);
     }
     argv.insert(argv.end(), extra.begin(), extra.end());
     boards_.push_back(std::make_unique<Process>(argv, dir_ + "/board-" + std::to_string(index) + ".log"));
     Process& b = *boards_.back();
     if (wait) {
-      EXPECT_TRUE(eventually([&] { return b.output().find("registered with") != std::string::npos; }, std::chrono::seconds(30)))
-          << b.output() << "\ntracker:\n" << tracker_->output();
+      EXPECT_TRUE(
+          eventually([&] { return b.output().find("registered with") != std::string::npos; }, std::chrono::seconds(30)))
+          << b.output() << "\ntracker:\n"
+          << tracker_->output();
     }
     return b;
   }
@@ -139,7 +150,8 @@ inline std::unique_ptr<grpc::ClientContext> context(const std::string& token = "
   return ctx;
 }
 
-inline v1::JobSpec dense_job(const std::string& key, std::vector<int64_t> shape, int64_t trials, const std::string& tuner = "random") {
+inline v1::JobSpec dense_job(const std::string& key, std::vector<int64_t> shape, int64_t trials,
+                             const std::string& tuner = "random") {
   v1::JobSpec spec;
   auto* w = spec.add_workloads();
   w->set_op("dense");

@@ -199,10 +199,12 @@ TEST(FleetJobs, MalformedJobsAreRefusedNamingTheField) {
   s = ok;
   s.add_groups(5);
   with_spec("a group number past the workloads", s, "workloads[0].group");
-  with_json("a negative group", R"({"workloads": [{"op": "dense", "shape": [64, 64, 64], "group": -2}], "key": "test-x86", "trials": 4})",
+  with_json("a negative group",
+            R"({"workloads": [{"op": "dense", "shape": [64, 64, 64], "group": -2}], "key": "test-x86", "trials": 4})",
             "workloads[0].group");
   with_json("garbage JSON", "{\"workloads\": [ {op: dense", "not JSON");
-  with_json("a string extent", R"({"workloads": [{"op": "dense", "shape": [64, "x", 64]}], "key": "test-x86", "trials": 4})",
+  with_json("a string extent",
+            R"({"workloads": [{"op": "dense", "shape": [64, "x", 64]}], "key": "test-x86", "trials": 4})",
             "workloads[0].shape[1]");
   with_json("a misspelt field", R"({"workloadz": [], "key": "test-x86"})", "workloadz");
   for (const auto& c : cases) {

@@ -21,7 +21,8 @@ TEST(FleetRegress, BaselineAndRegressOnTheBoardsOfAKey) {
   fleet.start_board("ci-key");
   fleet.start_board("ci-key");
   const std::string suite = fleet.dir() + "/suite.json", db = fleet.dir() + "/ci.db";
-  std::ofstream(suite) << R"({"key": "ci-key", "rounds": 8, "workloads": [{"name": "gemm-96", "op": "dense", "shape": [96, 96, 96]}]})";
+  std::ofstream(suite)
+      << R"({"key": "ci-key", "rounds": 8, "workloads": [{"name": "gemm-96", "op": "dense", "shape": [96, 96, 96]}]})";
   const std::string where = " --suite " + suite + " --tracker " + fleet.address() + " --db " + db + " --min-ms 5";
 
   // Nothing tuned anywhere yet: reported, and nothing stored.
@@ -79,7 +80,8 @@ TEST(FleetRegress, CompareRejectsBadRequestsNamingTheField) {
   EXPECT_NE(call(req).error_message().find("rounds: 0"), std::string::npos);
   req.set_rounds(3);
   req.mutable_measure()->set_timeout_s(1e12);
-  EXPECT_NE(call(req).error_message().find("measure.timeout_s: 1e+12 is out of range"), std::string::npos) << call(req).error_message();
+  EXPECT_NE(call(req).error_message().find("measure.timeout_s: 1e+12 is out of range"), std::string::npos)
+      << call(req).error_message();
   req.mutable_measure()->set_timeout_s(-1);
   EXPECT_NE(call(req).error_message().find("measure.timeout_s"), std::string::npos) << call(req).error_message();
   req.mutable_measure()->set_timeout_s(0);  // the default

@@ -18,7 +18,8 @@ namespace {
 
 constexpr uid_t kUnprivileged = 65534;
 
-v1::CompareRequest compare_request(const std::string& key, const std::vector<uint8_t>& library, const std::string& entry) {
+v1::CompareRequest compare_request(const std::string& key, const std::vector<uint8_t>& library,
+                                   const std::string& entry) {
   v1::CompareRequest req;
   req.set_device_key(key);
   req.mutable_workload()->set_op("dense");
@@ -39,7 +40,8 @@ TEST(FleetSandbox, ACompareLibraryThatTakesOverItsWorkerForgesNoJobAfterIt) {
   fleet.start_tracker();
   Process& board = fleet.start_board("k");
   auto stub = fleet.client();
-  const std::vector<uint8_t> hijacker = test_kernels::build_test_library(test_kernels::kHijackingConstructor, "-DTF_OWN_REPEAT=2");
+  const std::vector<uint8_t> hijacker =
+      test_kernels::build_test_library(test_kernels::kHijackingConstructor, "-DTF_OWN_REPEAT=2");
   v1::CompareResponse resp;
   grpc::Status s = stub->Compare(context().get(), compare_request("k", hijacker, "tf_ok"), &resp);
   ASSERT_TRUE(s.ok()) << s.error_message() << fleet.tracker().output();
@@ -92,12 +94,14 @@ TEST(FleetSandbox, ABoardOfAnOrdinaryUserKeepsItsTokenFromTheKernelsItRuns) {
       test_kernels::kTokenThief, "-DTF_TOKEN_FILE='\"" + board_file + "\"' -DTF_TRACKER_TOKENS='\"" + tokens + "\"'");
   auto stub = fleet.client();
   v1::CompareResponse resp;
-  grpc::Status s = stub->Compare(context(client_line.substr(0, client_line.find(' '))).get(), compare_request("k", thief, "tf_steal"), &resp);
+  grpc::Status s = stub->Compare(context(client_line.substr(0, client_line.find(' '))).get(),
+                                 compare_request("k", thief, "tf_steal"), &resp);
   ASSERT_TRUE(s.ok()) << s.error_message() << fleet.tracker().output();
   ASSERT_EQ(resp.results_size(), 1);
   // 99: read nothing. 100 + 1 the token file, + 2 the board's environment, + 4 its memory, + 8 the
   // tracker's token file.
-  EXPECT_NE(resp.results(0).error().find("kernel returned 99 "), std::string::npos) << resp.results(0).error() << "\n" << board.output();
+  EXPECT_NE(resp.results(0).error().find("kernel returned 99 "), std::string::npos) << resp.results(0).error() << "\n"
+                                                                                    << board.output();
 }
 
 }  // namespace

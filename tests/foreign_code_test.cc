@@ -24,10 +24,13 @@ using Clock = std::chrono::steady_clock;
 runtime::MeasureOptions quick() { return test_kernels::quick_measure(2, 5); }
 
 std::vector<uint8_t> escaping_library() {
-  return build_test_library(test_kernels::kEscapingKernels, "-DTF_ESCAPE_FILE='\"/tmp/x\"' -DTF_ROOT_FILE='\"/tmp/y\"'");
+  return build_test_library(test_kernels::kEscapingKernels,
+                            "-DTF_ESCAPE_FILE='\"/tmp/x\"' -DTF_ROOT_FILE='\"/tmp/y\"'");
 }
 
-std::vector<uint8_t> hijacking_library() { return build_test_library(test_kernels::kHijackingConstructor, "-DTF_OWN_REPEAT=2"); }
+std::vector<uint8_t> hijacking_library() {
+  return build_test_library(test_kernels::kHijackingConstructor, "-DTF_OWN_REPEAT=2");
+}
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 

@@ -28,7 +28,8 @@ std::string refusal(const std::function<void()>& f) {
 
 // The refusal of a model of one node, "node1": `op` on `inputs`, among them the model's input x
 // [1,4] and what `b` holds.
-std::string one_node_refusal(graph::testing::OnnxModelBuilder& b, const std::string& op, const std::vector<std::string>& inputs) {
+std::string one_node_refusal(graph::testing::OnnxModelBuilder& b, const std::string& op,
+                             const std::vector<std::string>& inputs) {
   b.input("x", {1, 4});
   b.node(op, inputs, {"y"}, "node1");
   b.output("y");
@@ -38,7 +39,8 @@ std::string one_node_refusal(graph::testing::OnnxModelBuilder& b, const std::str
 // config_json_fuzz: "--2" passed the index check (only digits and '-') and std::stoll threw
 // std::invalid_argument("stoll"), a message that names nothing.
 TEST(FuzzRegression, ConfigThatLooksLikeAnIndexIsReadAsJson) {
-  const compiler::Task task(ops::Workload{"dense", {64, 48, 32}}, codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v3"));
+  const compiler::Task task(ops::Workload{"dense", {64, 48, 32}},
+                            codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v3"));
   for (const char* spec : {"--2", "1-2", "-", "2-"}) {
     const std::string why = refusal([&] { task.parse_config(spec); });
     EXPECT_EQ(why.rfind("config: invalid JSON", 0), 0u) << spec << " -> " << why;
@@ -125,7 +127,9 @@ TEST(FuzzRegression, OnnxPoolWithShortStridesIsRefused) {
   graph::testing::OnnxModelBuilder::attr(pool, "strides", std::vector<int64_t>{});
   b.output("y");
   const std::string why = refusal([&] { graph::import_onnx_bytes(b.bytes(), "model.onnx"); });
-  EXPECT_NE(why.find("node 'pool1' (MaxPool, opset 13): attribute 'strides' = [] does not have 2 axes"), std::string::npos) << why;
+  EXPECT_NE(why.find("node 'pool1' (MaxPool, opset 13): attribute 'strides' = [] does not have 2 axes"),
+            std::string::npos)
+      << why;
 }
 
 // worker_frames_fuzz: a frame header announcing 2 GiB made read_frame allocate all of it before

@@ -62,7 +62,8 @@ class Evaluator {
     if (n.op == "Conv" || n.op.rfind("conv2d", 0) == 0) return conv(n, in);
     if (n.op == "MatMul" || n.op == "Gemm" || n.op.rfind("dense", 0) == 0) return matmul(n, in);
     if (n.op == "BatchNormalization") return batchnorm(n, in);
-    if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool") return pool(n, *in[0]);
+    if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool")
+      return pool(n, *in[0]);
     if (n.op == "Softmax" || n.op == "LogSoftmax" || n.op == "Hardmax") return along_axis(n, *in[0]);
     if (n.op == "LayerNormalization") return layer_norm(n, in);
     if (n.op.rfind("attention", 0) == 0) return by_operator_reference(n, in);
@@ -112,7 +113,8 @@ class Evaluator {
         }
         for (int64_t j = 0; j < N; ++j) {
           double acc = row[j];
-          if (in.size() > 2 && in[2]) acc += in[2]->f32[in[2]->size() == 1 ? 0 : in[2]->size() == N ? j : in[2]->size() == M ? i : i * N + j];
+          if (in.size() > 2 && in[2])
+            acc += in[2]->f32[in[2]->size() == 1 ? 0 : in[2]->size() == N ? j : in[2]->size() == M ? i : i * N + j];
           if (n.op == "dense_bias_relu") acc = std::max(acc, 0.0);
           if (n.op == "dense_bias_gelu") acc = ops::gelu_erf(acc);
           if (n.op == "dense_bias_gelu_tanh") acc = ops::gelu_tanh(acc);
@@ -130,14 +132,16 @@ class Evaluator {
     const double eps = n.attr_float("epsilon", 1e-5);
     for (int64_t i = 0; i < y.size(); ++i) {
       const int64_t c = (i / inner) % C;
-      y.f32[i] = static_cast<float>((y.f32[i] - in[3]->f32[c]) / std::sqrt(in[4]->f32[c] + eps) * in[1]->f32[c] + in[2]->f32[c]);
+      y.f32[i] = static_cast<float>((y.f32[i] - in[3]->f32[c]) / std::sqrt(in[4]->f32[c] + eps) * in[1]->f32[c] +
+                                    in[2]->f32[c]);
     }
     return y;
   }
 
   Tensor pool(const Node& n, const Tensor& x) {
     const Shape& o = out_shape(n);
-    const bool global = n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool", max = n.op == "MaxPool" || n.op == "GlobalMaxPool";
+    const bool global = n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool",
+               max = n.op == "MaxPool" || n.op == "GlobalMaxPool";
     const auto k = global ? std::vector<int64_t>{x.shape[2], x.shape[3]} : n.attr_ints("kernel_shape", {});
     const auto st = n.attr_ints("strides", {1, 1}), p = n.attr_ints("pads", {0, 0, 0, 0});
     const bool include_pad = n.attr_int("count_include_pad", 0) != 0;
@@ -170,7 +174,8 @@ class Evaluator {
   // Softmax, LogSoftmax or Hardmax along the node's axis: x seen as [rows, cols, inner].
   Tensor along_axis(const Node& n, const Tensor& x) {
     Tensor y = x;
-    const int64_t axis = n.attr_int("axis", -1) < 0 ? n.attr_int("axis", -1) + static_cast<int64_t>(x.shape.size()) : n.attr_int("axis", -1);
+    const int64_t axis = n.attr_int("axis", -1) < 0 ? n.attr_int("axis", -1) + static_cast<int64_t>(x.shape.size())
+                                                    : n.attr_int("axis", -1);
     const int64_t cols = x.shape[axis], inner = element_count(Shape(x.shape.begin() + axis + 1, x.shape.end()));
     for (int64_t row = 0; row < x.size() / (cols * inner); ++row) {
       for (int64_t i = 0; i < inner; ++i) {
@@ -183,7 +188,9 @@ class Evaluator {
         for (int64_t c = 0; c < cols; ++c) sum += std::exp(x.f32[at(c)] - mx);
         for (int64_t c = 0; c < cols; ++c) {
           const double v = x.f32[at(c)] - mx;
-          y.f32[at(c)] = static_cast<float>(n.op == "Softmax" ? std::exp(v) / sum : n.op == "LogSoftmax" ? v - std::log(sum) : c == first_max);
+          y.f32[at(c)] = static_cast<float>(n.op == "Softmax"      ? std::exp(v) / sum
+                                            : n.op == "LogSoftmax" ? v - std::log(sum)
+                                                                   : c == first_max);
         }
       }
     }
@@ -193,7 +200,8 @@ class Evaluator {
   // LayerNormalization over the axes from the node's axis on (scale, shift).
   Tensor layer_norm(const Node& n, const std::vector<const Tensor*>& in) {
     Tensor y = *in[0];
-    const int64_t axis = n.attr_int("axis", -1) < 0 ? n.attr_int("axis", -1) + static_cast<int64_t>(y.shape.size()) : n.attr_int("axis", -1);
+    const int64_t axis = n.attr_int("axis", -1) < 0 ? n.attr_int("axis", -1) + static_cast<int64_t>(y.shape.size())
+                                                    : n.attr_int("axis", -1);
     const int64_t D = element_count(Shape(y.shape.begin() + axis, y.shape.end()));
     for (int64_t row = 0; row < y.size() / D; ++row) {
       float* v = y.f32.data() + row * D;
@@ -201,7 +209,8 @@ class Evaluator {
       for (int64_t i = 0; i < D; ++i) mean += v[i] / double(D);
       for (int64_t i = 0; i < D; ++i) var += (v[i] - mean) * (v[i] - mean) / double(D);
       const double inv = 1 / std::sqrt(var + n.attr_float("epsilon", 1e-5));
-      for (int64_t i = 0; i < D; ++i) v[i] = static_cast<float>((v[i] - mean) * inv * in[1]->f32[i] + (in.size() > 2 && in[2] ? in[2]->f32[i] : 0));
+      for (int64_t i = 0; i < D; ++i)
+        v[i] = static_cast<float>((v[i] - mean) * inv * in[1]->f32[i] + (in.size() > 2 && in[2] ? in[2]->f32[i] : 0));
     }
     return y;
   }
@@ -213,7 +222,8 @@ class Evaluator {
 // The largest |a - b| / (1 + |b|) over the elements.
 inline double max_relative_difference(const Tensor& a, const Tensor& b) {
   double worst = 0;
-  for (int64_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a.f32[i]) - b.f32[i]) / (1 + std::abs(double(b.f32[i]))));
+  for (int64_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::abs(double(a.f32[i]) - b.f32[i]) / (1 + std::abs(double(b.f32[i]))));
   return worst;
 }
 

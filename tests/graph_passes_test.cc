@@ -21,7 +21,9 @@ using testing::node;
 using testing::OnnxModelBuilder;
 using testing::random_tensor;
 
-std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1, float hi = 1) { return random_tensor({int64_t(n)}, seed, lo, hi).f32; }
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1, float hi = 1) {
+  return random_tensor({int64_t(n)}, seed, lo, hi).f32;
+}
 
 Graph import(const OnnxModelBuilder& b) { return import_onnx_bytes(b.bytes(), "test.onnx"); }
 
@@ -101,7 +103,10 @@ TEST(GraphPasses, FoldBatchnormLeavesAConvWhoseOutputIsReadElsewhere) {
 // x -> Conv(3x3, pad 1) -> `tail` ops; returns the imported graph.
 Graph conv_with_tail(const std::function<std::string(OnnxModelBuilder&, const std::string&)>& tail, bool bias = true) {
   OnnxModelBuilder b(13);
-  b.input("x", {1, 4, 5, 5}).input("res", {1, 4, 5, 5}).floats("w", {4, 4, 3, 3}, random_floats(144, 11)).floats("cb", {4}, random_floats(4, 12));
+  b.input("x", {1, 4, 5, 5})
+      .input("res", {1, 4, 5, 5})
+      .floats("w", {4, 4, 3, 3}, random_floats(144, 11))
+      .floats("cb", {4}, random_floats(4, 12));
   std::vector<std::string> in = {"x", "w"};
   if (bias) in.push_back("cb");
   OnnxModelBuilder::attr(b.node("Conv", in, {"c"}, "conv"), "pads", std::vector<int64_t>{1, 1, 1, 1});
@@ -118,7 +123,12 @@ TEST(GraphPasses, FuseEpiloguesMakesEachFusedConv) {
   const std::vector<Case> cases = {
       {"conv2d", [](OnnxModelBuilder&, const std::string& c) { return c; }, false},
       {"conv2d_bias", [](OnnxModelBuilder&, const std::string& c) { return c; }, true},
-      {"conv2d_bias_relu", [](OnnxModelBuilder& b, const std::string& c) { b.node("Relu", {c}, {"y"}); return std::string("y"); }, false},
+      {"conv2d_bias_relu",
+       [](OnnxModelBuilder& b, const std::string& c) {
+         b.node("Relu", {c}, {"y"});
+         return std::string("y");
+       },
+       false},
       {"conv2d_bias_add_relu",
        [](OnnxModelBuilder& b, const std::string& c) {
          b.node("Add", {"res", c}, {"s"});
@@ -179,11 +189,13 @@ TEST(GraphPasses, FuseEpiloguesLeavesWhatTheKernelsCannotDo) {
   const Graph a = passes::fuse_epilogues(clip5);
   EXPECT_EQ(count_ops(a), (std::map<std::string, int>{{"Clip", 1}, {"conv2d_bias", 1}}));
   // An Add of a constant that is not one value per channel is no bias.
-  Graph spatial = conv_with_tail([](OnnxModelBuilder& b, const std::string& c) {
-    b.floats("plane", {1, 1, 5, 5}, random_floats(25, 15));
-    b.node("Add", {c, "plane"}, {"y"});
-    return std::string("y");
-  }, false);
+  Graph spatial = conv_with_tail(
+      [](OnnxModelBuilder& b, const std::string& c) {
+        b.floats("plane", {1, 1, 5, 5}, random_floats(25, 15));
+        b.node("Add", {c, "plane"}, {"y"});
+        return std::string("y");
+      },
+      false);
   spatial.inputs = {"x"}, spatial.remove_unused_values();
   EXPECT_EQ(count_ops(passes::fuse_epilogues(spatial)), (std::map<std::string, int>{{"Add", 1}, {"conv2d", 1}}));
   // The relu's input is also a model output: it must survive.
@@ -202,15 +214,17 @@ TEST(GraphPasses, FuseEpiloguesMakesDenseKernelsFromMatMulAndGemm) {
   b.floats("fc", {5, 6}, random_floats(30, 23)).floats("fcb", {5}, random_floats(5, 24));
   b.node("MatMul", {"x", "w"}, {"m"});
   b.node("Add", {"m", "bias"}, {"mb"});
-  b.node("Relu", {"mb"}, {"h"});                             // dense_bias_relu [6, 6, 8]
+  b.node("Relu", {"mb"}, {"h"});  // dense_bias_relu [6, 6, 8]
   b.ints("flat", {2}, {6, 6});
   b.node("Reshape", {"h", "flat"}, {"h2"});
-  OnnxModelBuilder::attr(b.node("Gemm", {"h2", "fc", "fcb"}, {"y"}), "transB", int64_t{1});  // dense_bias, weight transposed
-  b.node("MatMul", {"q", "k"}, {"att"});                     // two computed operands: dense per matrix
+  OnnxModelBuilder::attr(b.node("Gemm", {"h2", "fc", "fcb"}, {"y"}), "transB",
+                         int64_t{1});     // dense_bias, weight transposed
+  b.node("MatMul", {"q", "k"}, {"att"});  // two computed operands: dense per matrix
   b.output("y").output("att");
   const Graph g = import(b);
   const Graph fused = passes::fuse_epilogues(g);
-  EXPECT_EQ(count_ops(fused), (std::map<std::string, int>{{"Reshape", 1}, {"dense", 1}, {"dense_bias", 1}, {"dense_bias_relu", 1}}));
+  EXPECT_EQ(count_ops(fused),
+            (std::map<std::string, int>{{"Reshape", 1}, {"dense", 1}, {"dense_bias", 1}, {"dense_bias_relu", 1}}));
   EXPECT_LT(difference(g, fused), 1e-6);
   std::map<std::string, std::pair<std::string, int64_t>> kernels;
   for (const auto& n : fused.nodes) {
@@ -310,11 +324,17 @@ TEST(GraphPasses, ThePipelinePlansAResidualBlockWithoutChangingItsResult) {
   OnnxModelBuilder::attr(b.node("Gemm", {"flat", "fc_w", "fc_b"}, {"logits"}), "transB", int64_t{1});
   const Graph g = import(b);
   const Graph planned = plan_graph(g, PlanOptions{false});
-  EXPECT_EQ(count_ops(planned), (std::map<std::string, int>{{"Flatten", 1}, {"GlobalAveragePool", 1}, {"conv2d_bias", 1},
-                                                            {"conv2d_bias_add_relu", 1}, {"conv2d_bias_relu", 1}, {"dense_bias", 1}}));
+  EXPECT_EQ(count_ops(planned), (std::map<std::string, int>{{"Flatten", 1},
+                                                            {"GlobalAveragePool", 1},
+                                                            {"conv2d_bias", 1},
+                                                            {"conv2d_bias_add_relu", 1},
+                                                            {"conv2d_bias_relu", 1},
+                                                            {"dense_bias", 1}}));
   EXPECT_LT(difference(g, planned), 1e-5);
-  EXPECT_EQ(pipeline_pass_names(), (std::vector<std::string>{"fold_constants", "lift_unit_height", "fold_batchnorm", "fuse_layer_norm", "fuse_attention", "fuse_epilogues", "fuse_elementwise",
-                                                                 "fuse_dense_activation", "pack_dense_weights", "plan_layouts"}));
+  EXPECT_EQ(pipeline_pass_names(),
+            (std::vector<std::string>{"fold_constants", "lift_unit_height", "fold_batchnorm", "fuse_layer_norm",
+                                      "fuse_attention", "fuse_epilogues", "fuse_elementwise", "fuse_dense_activation",
+                                      "pack_dense_weights", "plan_layouts"}));
 }
 
 TEST(GraphIr, ShapeErrorsNameTheNode) {
@@ -328,7 +348,9 @@ TEST(GraphIr, ShapeErrorsNameTheNode) {
     infer_shapes(g);
     FAIL() << "no error";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 'Add_y' (Add): shapes [2,3] and [4,3] do not broadcast"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node 'Add_y' (Add): shapes [2,3] and [4,3] do not broadcast"),
+              std::string::npos)
+        << e.what();
   }
 }
 

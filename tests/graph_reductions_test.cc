@@ -37,8 +37,9 @@ Outputs run_compiled(const OnnxModelBuilder& b, const Outputs& feeds) { return t
 
 // x of `shape` reduced over the axes marked in `reduced`: each output the fold of its elements'
 // map, then `post` of it and the count; outputs in row-major order of the kept axes.
-std::vector<double> reduce_reference(const std::vector<float>& x, const Shape& shape, const std::vector<bool>& reduced, double start,
-                                     const std::function<double(double, double)>& fold, const std::function<double(double, double)>& post) {
+std::vector<double> reduce_reference(const std::vector<float>& x, const Shape& shape, const std::vector<bool>& reduced,
+                                     double start, const std::function<double(double, double)>& fold,
+                                     const std::function<double(double, double)>& post) {
   const int64_t rank = static_cast<int64_t>(shape.size());
   int64_t outputs = 1;
   for (int64_t d = 0; d < rank; ++d) outputs *= reduced[d] ? 1 : shape[d];
@@ -79,8 +80,22 @@ TEST(GraphReductions, EveryReduceOnAnyAxesMatchesTheReference) {
       {"ReduceMin", 20, {0}, false, {3, 4, 5}, INFINITY, [](double a, double v) { return std::min(a, v); }, same},
       {"ReduceProd", 13, {2}, true, {2, 3, 1, 5}, 1, [](double a, double v) { return a * v; }, same},
       {"ReduceL1", 18, {0, 1, 2}, false, {5}, 0, [](double a, double v) { return a + std::abs(v); }, same},
-      {"ReduceL2", 11, {1, 2}, false, {2, 5}, 0, [](double a, double v) { return a + v * v; }, [](double a, double) { return std::sqrt(a); }},
-      {"ReduceLogSumExp", 13, {3}, false, {2, 3, 4}, 0, [](double a, double v) { return a + std::exp(v); }, [](double a, double) { return std::log(a); }},
+      {"ReduceL2",
+       11,
+       {1, 2},
+       false,
+       {2, 5},
+       0,
+       [](double a, double v) { return a + v * v; },
+       [](double a, double) { return std::sqrt(a); }},
+      {"ReduceLogSumExp",
+       13,
+       {3},
+       false,
+       {2, 3, 4},
+       0,
+       [](double a, double v) { return a + std::exp(v); },
+       [](double a, double) { return std::log(a); }},
       {"ReduceSumSquare", 13, {}, true, {1, 1, 1, 1}, 0, [](double a, double v) { return a + v * v; }, same},
       {"ReduceLogSum", 13, {0, 3}, true, {1, 3, 4, 1}, 0, add, [](double a, double) { return std::log(std::abs(a)); }},
   };
@@ -92,7 +107,8 @@ TEST(GraphReductions, EveryReduceOnAnyAxesMatchesTheReference) {
     if (axes_input) b.ints("axes", {static_cast<int64_t>(c.axes.size())}, c.axes);
     const std::string x_in = c.op == "ReduceLogSum" ? "xp" : "x";
     if (c.op == "ReduceLogSum") b.node("Exp", {"x"}, {"xp"}, "positive");  // log of a positive sum
-    auto& n = b.node(c.op, axes_input ? std::vector<std::string>{x_in, "axes"} : std::vector<std::string>{x_in}, {"y"}, "r");
+    auto& n =
+        b.node(c.op, axes_input ? std::vector<std::string>{x_in, "axes"} : std::vector<std::string>{x_in}, {"y"}, "r");
     if (!axes_input && !c.axes.empty()) OnnxModelBuilder::attr(n, "axes", c.axes);
     OnnxModelBuilder::attr(n, "keepdims", int64_t{c.keepdims});
     const Graph g = import_onnx_bytes(b.bytes(), "reduce.onnx");
@@ -103,7 +119,8 @@ TEST(GraphReductions, EveryReduceOnAnyAxesMatchesTheReference) {
     if (c.op == "ReduceLogSum") {
       for (float& v : in) v = std::exp(v);
     }
-    expect_near_all(run_compiled(b, {{"x", x}}).at("y"), reduce_reference(in, shape, reduced, c.start, c.fold, c.post), 2e-5);
+    expect_near_all(run_compiled(b, {{"x", x}}).at("y"), reduce_reference(in, shape, reduced, c.start, c.fold, c.post),
+                    2e-5);
   }
 }
 
@@ -117,7 +134,11 @@ TEST(GraphReductions, AdjacentAxesMergeBeyondRankSixAndTooManyAlternationsAreRef
   OnnxModelBuilder::attr(b.node("ReduceMean", {"x"}, {"y"}, "r"), "axes", std::vector<int64_t>{2, 3});
   const auto got = run_compiled(b, {{"x", x}}).at("y");
   const std::vector<bool> reduced = {false, false, true, true, false, false, false};
-  expect_near_all(got, reduce_reference(x, shape, reduced, 0, [](double a, double v) { return a + v; }, [](double a, double n) { return a / n; }), 1e-5);
+  expect_near_all(
+      got,
+      reduce_reference(
+          x, shape, reduced, 0, [](double a, double v) { return a + v; }, [](double a, double n) { return a / n; }),
+      1e-5);
 
   OnnxModelBuilder alternating(13);
   alternating.input("x", {2, 2, 2, 2, 2, 2, 2}).output("y");
@@ -151,7 +172,9 @@ TEST(GraphReductions, SoftmaxFamilyOnAMiddleAxisRunsWithoutTransposes) {
         for (int64_t c = 0; c < 3; ++c) sum += std::exp(x[at(c)] - mx);
         for (int64_t c = 0; c < 3; ++c) {
           const double v = x[at(c)] - mx;
-          want[at(c)] = std::string(op) == "Softmax" ? std::exp(v) / sum : std::string(op) == "LogSoftmax" ? v - std::log(sum) : c == first;
+          want[at(c)] = std::string(op) == "Softmax"      ? std::exp(v) / sum
+                        : std::string(op) == "LogSoftmax" ? v - std::log(sum)
+                                                          : c == first;
         }
       }
     }
@@ -164,7 +187,12 @@ TEST(GraphReductions, LayerNormalizationWritesMeanAndInvStdDevOnAnyAxis) {
   const Shape shape = {2, 3, 4};
   const std::vector<float> x = wavy(24, 3.0f, 1.0f), scale = wavy(12, 1.0f, 1.5f), bias = wavy(12, 0.5f);
   OnnxModelBuilder b(17);
-  b.input("x", shape).floats("scale", {3, 4}, scale).floats("bias", {3, 4}, bias).output("y").output("mean").output("inv");
+  b.input("x", shape)
+      .floats("scale", {3, 4}, scale)
+      .floats("bias", {3, 4}, bias)
+      .output("y")
+      .output("mean")
+      .output("inv");
   auto& n = b.node("LayerNormalization", {"x", "scale", "bias"}, {"y", "mean", "inv"}, "ln");
   OnnxModelBuilder::attr(n, "axis", int64_t{1});
   OnnxModelBuilder::float_attr(n, "epsilon", 0.1f);
@@ -188,7 +216,9 @@ TEST(GraphReductions, LayerNormalizationWritesMeanAndInvStdDevOnAnyAxis) {
   broadcast_scale.input("x", shape).floats("scale", {4}, wavy(4, 1.0f)).output("y");
   OnnxModelBuilder::attr(broadcast_scale.node("LayerNormalization", {"x", "scale"}, {"y"}, "ln"), "axis", int64_t{1});
   const std::string e = build_error(broadcast_scale);
-  EXPECT_NE(e.find("input 1 'scale' has shape [4]; one value per normalized element [3,4] is supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("input 1 'scale' has shape [4]; one value per normalized element [3,4] is supported"),
+            std::string::npos)
+      << e;
 }
 
 // InstanceNormalization (version 6, at opset 7) and LRN on [N, C, D1, D2], the global pools on rank 3
@@ -199,13 +229,15 @@ TEST(GraphReductions, InstanceNormLrnAndGlobalPoolsFlattenTheSpatialAxes) {
   const std::vector<float> x = wavy(60, 2.0f, 0.5f), scale = {0.5f, 1.0f, -2.0f}, bias = {0.1f, 0.0f, 0.3f};
   OnnxModelBuilder in6(7);
   in6.input("x", shape).floats("scale", {3}, scale).floats("bias", {3}, bias).output("y");
-  OnnxModelBuilder::float_attr(in6.node("InstanceNormalization", {"x", "scale", "bias"}, {"y"}, "in"), "epsilon", 0.01f);
+  OnnxModelBuilder::float_attr(in6.node("InstanceNormalization", {"x", "scale", "bias"}, {"y"}, "in"), "epsilon",
+                               0.01f);
   std::vector<double> want(60);
   for (int64_t p = 0; p < 6; ++p) {
     double m = 0, var = 0;
     for (int64_t i = 0; i < plane; ++i) m += x[p * plane + i] / plane;
     for (int64_t i = 0; i < plane; ++i) var += (x[p * plane + i] - m) * (x[p * plane + i] - m) / plane;
-    for (int64_t i = 0; i < plane; ++i) want[p * plane + i] = (x[p * plane + i] - m) / std::sqrt(var + 0.01f) * scale[p % 3] + bias[p % 3];
+    for (int64_t i = 0; i < plane; ++i)
+      want[p * plane + i] = (x[p * plane + i] - m) / std::sqrt(var + 0.01f) * scale[p % 3] + bias[p % 3];
   }
   expect_near_all(run_compiled(in6, {{"x", x}}).at("y"), want, 1e-5);
 
@@ -219,7 +251,8 @@ TEST(GraphReductions, InstanceNormLrnAndGlobalPoolsFlattenTheSpatialAxes) {
   for (int64_t i = 0; i < 60; ++i) {
     const int64_t c = (i / plane) % 3;
     double sum = 0;
-    for (int64_t cc = std::max<int64_t>(0, c); cc <= std::min<int64_t>(2, c + 1); ++cc) sum += double(x[i + (cc - c) * plane]) * x[i + (cc - c) * plane];
+    for (int64_t cc = std::max<int64_t>(0, c); cc <= std::min<int64_t>(2, c + 1); ++cc)
+      sum += double(x[i + (cc - c) * plane]) * x[i + (cc - c) * plane];
     want[i] = x[i] / std::pow(2.0 + 0.0002f / 2 * sum, 0.5);
   }
   expect_near_all(run_compiled(lrn, {{"x", x}}).at("y"), want, 1e-5);

@@ -24,18 +24,20 @@ class HeadlessChromium {
  public:
   explicit HeadlessChromium(const std::string& dir)
       : process_(std::make_unique<Subprocess>(
-            std::vector<std::string>{"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                                     "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                                     "--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + dir + "/chromium-devtools-profile",
-                                     "about:blank"},
+            std::vector<std::string>{"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                                     "--disable-quic", "--no-first-run", "--disable-background-networking",
+                                     "--disable-component-update", "--disable-sync", "--remote-debugging-port=0",
+                                     "--user-data-dir=" + dir + "/chromium-devtools-profile", "about:blank"},
             dir + "/chromium-devtools.log")) {
     static const std::regex listening(R"(DevTools listening on ws://([0-9.]+):([0-9]+)(/devtools/browser/[-0-9a-f]+))");
     std::smatch m;
     std::string output;
-    poll_until([&] {
-      output = process_->output();
-      return std::regex_search(output, m, listening);
-    }, std::chrono::seconds(60));
+    poll_until(
+        [&] {
+          output = process_->output();
+          return std::regex_search(output, m, listening);
+        },
+        std::chrono::seconds(60));
     if (m.empty()) throw std::runtime_error("chromium did not open its DevTools port:\n" + output);
     const std::string host = m[1], port = m[2], path = m[3];
     boost::asio::ip::tcp::resolver resolver(io_);
@@ -60,13 +62,16 @@ class HeadlessChromium {
 
   // The value of `expression` in tab `session`, a promise awaited. Tries again while the page is
   // between documents (its script context gone), for up to `timeout`.
-  Json evaluate(const std::string& session, const std::string& expression, std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  Json evaluate(const std::string& session, const std::string& expression,
+                std::chrono::seconds timeout = std::chrono::seconds(60)) {
     const auto end = std::chrono::steady_clock::now() + timeout;
     std::string last_error;
     while (std::chrono::steady_clock::now() < end) {
       try {
-        const Json r = call("Runtime.evaluate", {{"expression", expression}, {"awaitPromise", true}, {"returnByValue", true}}, session);
-        if (!r.contains("exceptionDetails")) return r.at("result").contains("value") ? r.at("result").at("value") : Json();
+        const Json r = call("Runtime.evaluate",
+                            {{"expression", expression}, {"awaitPromise", true}, {"returnByValue", true}}, session);
+        if (!r.contains("exceptionDetails"))
+          return r.at("result").contains("value") ? r.at("result").at("value") : Json();
         last_error = r.at("exceptionDetails").dump();
       } catch (const std::runtime_error& e) {
         last_error = e.what();
@@ -77,7 +82,8 @@ class HeadlessChromium {
   }
 
   // Waits until boolean `condition` holds in tab `session`; false when `timeout` passes first.
-  bool wait_until(const std::string& session, const std::string& condition, std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  bool wait_until(const std::string& session, const std::string& condition,
+                  std::chrono::seconds timeout = std::chrono::seconds(60)) {
     const auto end = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < end) {
       try {

@@ -11,8 +11,8 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <future>
+#include <sstream>
 #include <thread>
 
 #include "support/files.h"
@@ -85,7 +85,8 @@ TEST(HttpServer, AKeptAliveConnectionServesAgainThenClosesWhenIdle) {
     const std::string r = c.read_response(2s);
     EXPECT_EQ(status_of(r), 200) << r;
     EXPECT_NE(r.find("hello /again"), std::string::npos) << r;
-    EXPECT_EQ(headers_named(r, "X-Frame-Options"), std::vector<std::string>{"DENY"}) << "no page elsewhere frames the dashboard";
+    EXPECT_EQ(headers_named(r, "X-Frame-Options"), std::vector<std::string>{"DENY"})
+        << "no page elsewhere frames the dashboard";
   }
   const auto start = Clock::now();
   EXPECT_TRUE(c.closed_by_server(5s));
@@ -131,13 +132,16 @@ TEST(HttpServer, AConnectionWithARequestUnderWayIsNotClosedToMakeRoom) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::atomic<bool> slow_started{false};
-  Server server("127.0.0.1:0", "", "", [&](const Request& req) {
-    if (req.path == "/slow") {
-      slow_started = true;
-      released.wait();
-    }
-    return hello(req);
-  }, limits);
+  Server server(
+      "127.0.0.1:0", "", "",
+      [&](const Request& req) {
+        if (req.path == "/slow") {
+          slow_started = true;
+          released.wait();
+        }
+        return hello(req);
+      },
+      limits);
   RawConnection busy(server.port());
   ASSERT_TRUE(busy.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
   ASSERT_TRUE(wait_until([&] { return slow_started.load(); }, 5s));
@@ -158,7 +162,8 @@ class TlsClient {
  public:
   explicit TlsClient(int port) {
     ssl_.set_verify_mode(boost::asio::ssl::verify_none);
-    boost::beast::get_lowest_layer(stream_).connect({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+    boost::beast::get_lowest_layer(stream_).connect(
+        {boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
     stream_.handshake(boost::asio::ssl::stream_base::client);
   }
   // GET `path` asking the server to close the connection after the answer; the status.
@@ -229,7 +234,8 @@ TEST(HttpServer, AHeaderWithALineBreakOrAnInvalidNameIsNeverSent) {
   }
   RawConnection c(server.port());
   ASSERT_TRUE(c.send("GET /value HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"));
-  EXPECT_NE(c.read_until_close(2s).find("header Location holds a control character"), std::string::npos) << "the 500 names the header";
+  EXPECT_NE(c.read_until_close(2s).find("header Location holds a control character"), std::string::npos)
+      << "the 500 names the header";
 }
 
 TEST(HttpServer, MalformedAndOversizedRequestsAreRefusedBeforeTheHandler) {
@@ -245,7 +251,8 @@ TEST(HttpServer, MalformedAndOversizedRequestsAreRefusedBeforeTheHandler) {
   };
   EXPECT_EQ(answer("GET / HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n"), 400);
   EXPECT_EQ(answer("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20 * 1024, 'a') + "\r\n\r\n"), 431);
-  EXPECT_EQ(answer("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(2 << 20) + "\r\n\r\n" + std::string(4096, 'a')),
+  EXPECT_EQ(answer("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(2 << 20) + "\r\n\r\n" +
+                   std::string(4096, 'a')),
             413);
   EXPECT_EQ(calls.load(), 0);
 }

@@ -15,9 +15,7 @@ using namespace ir;  // NOLINT: this file is all IR
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what, const Expr& e) {
-  throw std::runtime_error(what + ": " + to_string(e));
-}
+[[noreturn]] void fail(const std::string& what, const Expr& e) { throw std::runtime_error(what + ": " + to_string(e)); }
 
 double round_to(DataType t, double v) {
   if (t.is_float()) return static_cast<double>(static_cast<float>(v));
@@ -61,12 +59,8 @@ IrInterpreter::Value IrInterpreter::eval(const Expr& e) {
   const int n = r.type.lanes;
   if (n > kMaxLanes) fail("too many lanes", e);
   switch (e->kind) {
-    case ExprKind::IntImm:
-      r.v[0] = static_cast<double>(e.as<IntImmNode>()->value);
-      return r;
-    case ExprKind::FloatImm:
-      r.v[0] = round_to(r.type, e.as<FloatImmNode>()->value);
-      return r;
+    case ExprKind::IntImm: r.v[0] = static_cast<double>(e.as<IntImmNode>()->value); return r;
+    case ExprKind::FloatImm: r.v[0] = round_to(r.type, e.as<FloatImmNode>()->value); return r;
     case ExprKind::Var: {
       auto it = vars_.find(e.as<VarNode>());
       if (it == vars_.end()) fail("unbound variable", e);
@@ -183,7 +177,8 @@ IrInterpreter::Value IrInterpreter::eval(const Expr& e) {
     case ExprKind::Ramp: {
       auto* rp = e.as<RampNode>();
       Value b = eval(rp->base), s = eval(rp->stride);
-      if (!b.type.is_scalar() || !s.type.is_scalar() || !b.type.is_int()) fail("ramp needs scalar int base and stride", e);
+      if (!b.type.is_scalar() || !s.type.is_scalar() || !b.type.is_int())
+        fail("ramp needs scalar int base and stride", e);
       for (int i = 0; i < n; ++i) r.v[i] = b.v[0] + i * s.v[0];
       return r;
     }
@@ -214,14 +209,17 @@ void IrInterpreter::exec(const Stmt& s) {
         vars_[f->var.get()] = v;
         exec(f->body);
       }
-      if (saved) vars_[f->var.get()] = *saved;
-      else vars_.erase(f->var.get());
+      if (saved)
+        vars_[f->var.get()] = *saved;
+      else
+        vars_.erase(f->var.get());
       return;
     }
     case StmtKind::Store: {
       auto* st = s.as<StoreNode>();
       Value idx = eval(st->index), val = eval(st->value);
-      if (idx.type.lanes != val.type.lanes) throw std::runtime_error("store index and value lanes differ: " + to_string(s));
+      if (idx.type.lanes != val.type.lanes)
+        throw std::runtime_error("store index and value lanes differ: " + to_string(s));
       if (val.type.element_of() != st->buffer->dtype) throw std::runtime_error("store of wrong type: " + to_string(s));
       auto& buf = storage(st->buffer.get());
       for (int i = 0; i < idx.type.lanes; ++i) {
@@ -260,8 +258,10 @@ void IrInterpreter::exec(const Stmt& s) {
       auto saved = vars_.find(l->var.get()) != vars_.end() ? std::optional<Value>(vars_[l->var.get()]) : std::nullopt;
       vars_[l->var.get()] = v;
       exec(l->body);
-      if (saved) vars_[l->var.get()] = *saved;
-      else vars_.erase(l->var.get());
+      if (saved)
+        vars_[l->var.get()] = *saved;
+      else
+        vars_.erase(l->var.get());
       return;
     }
   }

@@ -1,7 +1,7 @@
 // A local `tunefarm tune` killed with kill -9 cannot mark its job finished; the next process that
 // opens the database sees the job failed, saying its process died, instead of running forever.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -76,7 +76,8 @@ TEST(ConfigSpace, KnobValuesKeepTheirKinds) {
     task.space().default_config().get_int("vectorize");
     ADD_FAILURE() << "a boolean knob read as an integer";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("knob 'vectorize' is a boolean, not an integer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("knob 'vectorize' is a boolean, not an integer"), std::string::npos)
+        << e.what();
   }
 }
 

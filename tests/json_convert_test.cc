@@ -38,8 +38,8 @@ TEST(JsonConvert, AJobShowsEachWorkloadWithItsProgress) {
   const Json& w = j.at("workloads")[1];
   std::vector<std::string> keys;
   for (const auto& [k, v] : w.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"op", "shape", "dtype", "workload_key", "state", "trials", "trials_done", "ok",
-                                            "failed", "best_gflops", "best_config"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"op", "shape", "dtype", "workload_key", "state", "trials", "trials_done",
+                                            "ok", "failed", "best_gflops", "best_config"}));
   EXPECT_EQ(w.at("shape"), Json({32, 32, 32}));
   EXPECT_EQ(w.at("workload_key"), "dense[32,32,32]:float32");
   EXPECT_EQ(w.at("ok"), 3);
@@ -67,14 +67,17 @@ TEST(JsonConvert, JobFilesNameTheFieldThatIsWrong) {
   EXPECT_EQ(error_of("{" + w + R"(, "trials": 16.0})"), "trials: expected an integer, got a fraction");
   EXPECT_EQ(error_of("{" + w + R"(, "trials": "16"})"), "trials: expected an integer, got a string");
   EXPECT_EQ(error_of("{" + w + R"(, "seed": 18446744073709551615})"), "seed: 18446744073709551615 is out of range");
-  EXPECT_EQ(error_of("{" + w + R"(, "measure": {"flush_cache": 1}})"), "measure.flush_cache: expected true or false, got an integer");
+  EXPECT_EQ(error_of("{" + w + R"(, "measure": {"flush_cache": 1}})"),
+            "measure.flush_cache: expected true or false, got an integer");
   EXPECT_EQ(error_of(R"({"workloads": [{"op": "dense", "shape": [64, 64.5, 64]}]})"),
             "workloads[0].shape[1]: expected an integer, got a fraction");
   EXPECT_EQ(error_of("{" + w + R"(, "trails": 16})").rfind("job.trails: unknown field", 0), 0u);
-  EXPECT_EQ(error_of("{" + w + R"(, "trials": 1, "trials": 2})"), "job file is not JSON: invalid JSON: duplicate key \"trials\"");
+  EXPECT_EQ(error_of("{" + w + R"(, "trials": 1, "trials": 2})"),
+            "job file is not JSON: invalid JSON: duplicate key \"trials\"");
   EXPECT_EQ(error_of("{" + w + ",}").rfind("job file is not JSON: invalid JSON at line 1, column", 0), 0u);
 
-  const v1::JobSpec spec = job_spec_from_text("{" + w + R"(, "key": "x86", "trials": 8, "measure": {"min_repeat_ms": 5}})");
+  const v1::JobSpec spec =
+      job_spec_from_text("{" + w + R"(, "key": "x86", "trials": 8, "measure": {"min_repeat_ms": 5}})");
   EXPECT_EQ(spec.workloads(0).shape(1), 64);
   EXPECT_EQ(spec.trials(), 8);
   EXPECT_DOUBLE_EQ(spec.measure().min_repeat_ms(), 5);

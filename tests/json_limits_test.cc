@@ -54,8 +54,10 @@ TEST(JsonLimits, NestingBeyondTheLimitIsRefusedBeforeParsing) {
 
 TEST(JsonLimits, TextBeyondTheSizeLimitIsRefusedNamingBoth) {
   EXPECT_EQ(error_of([] { parse_json(std::string(2048, ' ') + "{}", JsonLimits{1024}); }), "2 KB, the limit is 1 KB");
-  EXPECT_EQ(error_of([] { parse_json(std::string(3 << 19, ' ') + "{}", kJobSpecJsonLimits); }), "1.5 MB, the limit is 1 MB");
-  EXPECT_EQ(error_of([] { parse_json(std::string(100, ' ') + "{}", JsonLimits{64}); }), "102 bytes, the limit is 64 bytes");
+  EXPECT_EQ(error_of([] { parse_json(std::string(3 << 19, ' ') + "{}", kJobSpecJsonLimits); }),
+            "1.5 MB, the limit is 1 MB");
+  EXPECT_EQ(error_of([] { parse_json(std::string(100, ' ') + "{}", JsonLimits{64}); }),
+            "102 bytes, the limit is 64 bytes");
   EXPECT_TRUE(parse_json(std::string(1000, ' ') + "{}", JsonLimits{1002}).empty());
 }
 
@@ -63,7 +65,8 @@ TEST(JsonLimits, TextBeyondTheSizeLimitIsRefusedNamingBoth) {
 TEST(JsonLimits, EveryReaderOfOutsideJsonRefusesDeepText) {
   const std::string deep = nested_objects(100000);
   EXPECT_EQ(error_of([&] { fleet::job_spec_from_text(deep); }), "job spec: nesting deeper than 64 levels");
-  EXPECT_EQ(error_of([&] { fleet::job_spec_from_text(std::string(2 << 20, ' ') + "{}"); }), "job spec: 2 MB, the limit is 1 MB");
+  EXPECT_EQ(error_of([&] { fleet::job_spec_from_text(std::string(2 << 20, ' ') + "{}"); }),
+            "job spec: 2 MB, the limit is 1 MB");
   EXPECT_EQ(error_of([&] { regress::parse_suite(deep, "suite.json"); }), "suite.json: nesting deeper than 64 levels");
   tuner::RecordChecker checker;
   const tuner::RecordLine line = tuner::read_record_line(deep, checker);
@@ -117,7 +120,8 @@ TEST(JsonLimits, ATrackerRefusesADeepOrHugeJobSpecAndStaysUpAndSmall) {
   EXPECT_LT(peak_kb - before_kb, 128 * 1024) << "peak " << peak_kb << " kB, " << before_kb << " kB before";
   v1::ListJobsResponse jobs;
   EXPECT_TRUE(stub->ListJobs(fleet_test::context().get(), v1::ListJobsRequest(), &jobs).ok());
-  EXPECT_EQ(fleet.tracker().wait_exit(std::chrono::milliseconds(0)), -1) << "the tracker ended:\n" << fleet.tracker().output();
+  EXPECT_EQ(fleet.tracker().wait_exit(std::chrono::milliseconds(0)), -1) << "the tracker ended:\n"
+                                                                         << fleet.tracker().output();
 }
 
 TEST(JsonLimits, SubmitRefusesADeepOrHugeJobFileWithoutASignal) {

@@ -26,7 +26,8 @@ Graph two_convs() {
   b.input("x", {1, 16, 16, 16}).output("y");
   b.floats("w1", {24, 16, 3, 3}, random_tensor({24, 16, 3, 3}, 1).f32).floats("b1", {24}, random_tensor({24}, 2).f32);
   b.floats("w2", {8, 24, 1, 1}, random_tensor({8, 24, 1, 1}, 3).f32);
-  OnnxModelBuilder::attr(b.node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv3x3"), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  OnnxModelBuilder::attr(b.node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv3x3"), "pads",
+                         std::vector<int64_t>{1, 1, 1, 1});
   b.node("Relu", {"c1"}, {"r1"}, "relu");
   b.node("Conv", {"r1", "w2"}, {"y"}, "conv1x1");
   return import_onnx_bytes(b.bytes(), "two_convs");
@@ -78,15 +79,20 @@ TEST(KernelAlternatives, TheBuildRunsTheFastestMeasuredAndComputesTheSame) {
 }
 
 TEST(KernelAlternatives, DirectWinsWhereMeasuredFastestAndSmallImagesHaveNoWinograd) {
-  const ops::Workload big{"conv2d_nchwc_bias", ops::parse_shape("conv2d_nchwc_bias", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1")};
+  const ops::Workload big{"conv2d_nchwc_bias",
+                          ops::parse_shape("conv2d_nchwc_bias", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1")};
   const auto family = kernel_alternatives(big);
   ASSERT_EQ(family.size(), 3u);
   EXPECT_EQ(family[default_alternative(family)].shape.back(), 4) << "F(4x4) on 56x56 by default";
-  const auto direct_fastest = [&](const ops::Workload& w) -> std::optional<double> { return w.op == big.op ? 1e-3 : 2e-3; };
+  const auto direct_fastest = [&](const ops::Workload& w) -> std::optional<double> {
+    return w.op == big.op ? 1e-3 : 2e-3;
+  };
   EXPECT_EQ(choose_alternative(family, direct_fastest), 0u);
-  const ops::Workload small{"conv2d_nchwc_bias", ops::parse_shape("conv2d_nchwc_bias", "c=512,h=7,w=7,k=512,r=3,s=3,pad=1")};
+  const ops::Workload small{"conv2d_nchwc_bias",
+                            ops::parse_shape("conv2d_nchwc_bias", "c=512,h=7,w=7,k=512,r=3,s=3,pad=1")};
   EXPECT_EQ(kernel_alternatives(small).size(), 1u);
-  const ops::Workload strided{"conv2d_nchwc_bias", ops::parse_shape("conv2d_nchwc_bias", "c=64,h=56,w=56,k=64,r=3,s=3,stride=2,pad=1")};
+  const ops::Workload strided{"conv2d_nchwc_bias",
+                              ops::parse_shape("conv2d_nchwc_bias", "c=64,h=56,w=56,k=64,r=3,s=3,stride=2,pad=1")};
   EXPECT_EQ(kernel_alternatives(strided).size(), 1u);
 }
 

@@ -36,9 +36,11 @@ struct Arg {
 }
 
 bool parse_dtype(const std::string& s, int32_t* code, int32_t* bits) {
-  static const struct { const char* name; int32_t code, bits; } kTypes[] = {
-      {"float32", TF_DTYPE_FLOAT, 32}, {"float64", TF_DTYPE_FLOAT, 64}, {"int32", TF_DTYPE_INT, 32},
-      {"int64", TF_DTYPE_INT, 64},     {"int8", TF_DTYPE_INT, 8},       {"uint8", TF_DTYPE_UINT, 8}};
+  static const struct {
+    const char* name;
+    int32_t code, bits;
+  } kTypes[] = {{"float32", TF_DTYPE_FLOAT, 32}, {"float64", TF_DTYPE_FLOAT, 64}, {"int32", TF_DTYPE_INT, 32},
+                {"int64", TF_DTYPE_INT, 64},     {"int8", TF_DTYPE_INT, 8},       {"uint8", TF_DTYPE_UINT, 8}};
   for (const auto& t : kTypes) {
     if (s == t.name) {
       *code = t.code;
@@ -88,7 +90,8 @@ int main(int argc, char** argv) {
       usage_error(a.path + " holds " + std::to_string(static_cast<long long>(f.tellg())) + " bytes, the spec needs " +
                   std::to_string(a.bytes));
     }
-    a.data = std::aligned_alloc(TF_BUFFER_ALIGNMENT, (a.bytes + TF_BUFFER_ALIGNMENT) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT);
+    a.data = std::aligned_alloc(TF_BUFFER_ALIGNMENT,
+                                (a.bytes + TF_BUFFER_ALIGNMENT) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT);
     f.seekg(0);
     f.read(static_cast<char*>(a.data), static_cast<std::streamsize>(a.bytes));
     args.push_back(std::move(a));

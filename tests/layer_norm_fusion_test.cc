@@ -45,13 +45,16 @@ OnnxModelBuilder layer_norm_model(const Spelling& s) {
   }
   mean("sq", "var", -1);
   b.floats("eps", {}, {1e-12f});
-  b.node("Add", s.eps_first ? std::vector<std::string>{"eps", "var"} : std::vector<std::string>{"var", "eps"}, {"var_eps"});
+  b.node("Add", s.eps_first ? std::vector<std::string>{"eps", "var"} : std::vector<std::string>{"var", "eps"},
+         {"var_eps"});
   b.node("Sqrt", {"var_eps"}, {"std"});
   b.node("Div", {"d", "std"}, {"n"});
   std::string y = "n";
   if (s.gamma) {
-    if (s.gamma_is_an_input) b.input("gamma", {kCols});
-    else b.floats("gamma", {kCols}, random_tensor({kCols}, 3, 0.5, 1.5).f32);
+    if (s.gamma_is_an_input)
+      b.input("gamma", {kCols});
+    else
+      b.floats("gamma", {kCols}, random_tensor({kCols}, 3, 0.5, 1.5).f32);
     b.node("Mul", {y, "gamma"}, {"scaled"});
     y = "scaled";
   }
@@ -75,9 +78,10 @@ double built_vs_unfused(const OnnxModelBuilder& b) {
 }
 
 TEST(LayerNormFusion, TheWrittenOutFormIsOneKernel) {
-  for (const auto& [what, s] : {std::pair{"Pow, gamma and beta", Spelling{}}, std::pair{"Mul(d, d), epsilon first", Spelling{true, true}},
-                                std::pair{"no beta", Spelling{false, false, true, false}},
-                                std::pair{"neither gamma nor beta", Spelling{false, false, false, false}}}) {
+  for (const auto& [what, s] :
+       {std::pair{"Pow, gamma and beta", Spelling{}}, std::pair{"Mul(d, d), epsilon first", Spelling{true, true}},
+        std::pair{"no beta", Spelling{false, false, true, false}},
+        std::pair{"neither gamma nor beta", Spelling{false, false, false, false}}}) {
     const auto b = layer_norm_model(s);
     const auto ops = planned_ops(b);
     EXPECT_EQ(ops.count("LayerNormalization"), 1u) << what;
@@ -95,8 +99,9 @@ TEST(LayerNormFusion, SpellingsTheKernelCannotRunStayApart) {
   shared.centered_is_an_output = true;
   Spelling other_axis;
   other_axis.mean_axis = 1;
-  for (const auto& [what, s] : {std::pair{"a computed gamma", computed_gamma}, std::pair{"the centered value is an output", shared},
-                                std::pair{"the mean over axis 1", other_axis}}) {
+  for (const auto& [what, s] :
+       {std::pair{"a computed gamma", computed_gamma}, std::pair{"the centered value is an output", shared},
+        std::pair{"the mean over axis 1", other_axis}}) {
     const auto b = layer_norm_model(s);
     const auto ops = planned_ops(b);
     if (what == std::string("a computed gamma")) {

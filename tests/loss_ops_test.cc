@@ -13,9 +13,9 @@ namespace tf::graph {
 namespace {
 
 using runtime::model::HostTensors;
-using testing::OnnxModelBuilder;
-using testing::import_error;
 using testing::expect_output;
+using testing::import_error;
+using testing::OnnxModelBuilder;
 using testing::run_typed;
 
 std::vector<float> iota(int n) {
@@ -39,8 +39,8 @@ TEST(OnnxLossOps, NllLossWeightsIgnoresAndReducesWithRuntimeTargets) {
   OnnxModelBuilder::attr(plain, "ignore_index", int64_t{-1});
   b.output("loss_plain");
   const HostTensors out = run_typed(b, {{"x", HostTensor::floats({2, 3, 2}, iota(12))},
-                                  {"t", HostTensor::int64s({2, 2}, {2, 0, 1, -1})},
-                                  {"w", HostTensor::floats({3}, {0.5f, 1.0f, 2.0f})}});
+                                        {"t", HostTensor::int64s({2, 2}, {2, 0, 1, -1})},
+                                        {"w", HostTensor::floats({3}, {0.5f, 1.0f, 2.0f})}});
   expect_output(out, "loss_none", {2, 2}, {-8, -0.5, -8, 0}, 1e-5);
   expect_output(out, "loss_sum", {}, {-16.5}, 1e-5);
   // The weighted mean divides by the weights of the counted targets: 2 + 0.5 + 1.
@@ -54,7 +54,8 @@ TEST(OnnxLossOps, SoftmaxCrossEntropyGivesTheLossAndTheLogProbabilities) {
   b.input("x", {2, 3}).input("t", {2}, onnx::TensorProto::INT64);
   b.node("SoftmaxCrossEntropyLoss", {"x", "t"}, {"loss", "log_prob"});
   b.output("loss").output("log_prob");
-  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({2, 3}, {0, 1, 2, 1, 1, 1})}, {"t", HostTensor::int64s({2}, {2, 0})}});
+  const HostTensors out =
+      run_typed(b, {{"x", HostTensor::floats({2, 3}, {0, 1, 2, 1, 1, 1})}, {"t", HostTensor::int64s({2}, {2, 0})}});
   const double lse0 = std::log(1 + std::exp(1.0) + std::exp(2.0)), third = -std::log(3.0);
   expect_output(out, "log_prob", {2, 3}, {-lse0, 1 - lse0, 2 - lse0, third, third, third}, 1e-5);
   expect_output(out, "loss", {}, {((lse0 - 2) - third) / 2}, 1e-5);
@@ -90,8 +91,10 @@ TEST(OnnxLossOps, EyeLikeFoldsAndOneHotRunsOnRuntimeIndices) {
   b.ints("depth3", {}, {3});
   b.node("OneHot", {"fidx", "depth3", "fvalues"}, {"fhot"});
   b.output("eye").output("hot").output("fhot");
-  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({3, 4}, iota(12))}, {"idx", HostTensor::int64s({3}, {1, -1, 5})},
-                                  {"fidx", HostTensor::floats({2}, {2, -3})}, {"fvalues", HostTensor::floats({2}, {0.5f, 9})}});
+  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({3, 4}, iota(12))},
+                                        {"idx", HostTensor::int64s({3}, {1, -1, 5})},
+                                        {"fidx", HostTensor::floats({2}, {2, -3})},
+                                        {"fvalues", HostTensor::floats({2}, {0.5f, 9})}});
   expect_output(out, "fhot", {2, 3}, {0.5, 0.5, 9, 9, 0.5, 0.5}, 1e-5);
   expect_output(out, "eye", {3, 4}, {0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, 1e-5);
   // Along axis 0: index 1 is class 1, -1 is class 3, 5 is none.
@@ -113,10 +116,10 @@ TEST(OnnxLossOps, ElementwiseTakesTypedLiteralsScalarsAndMergesRankSeven) {
   std::vector<double> sum7;
   for (int i = 0; i < 128; ++i) sum7.push_back(i + (i % 2 ? 20 : 10));
   const HostTensors out = run_typed(b, {{"t", HostTensor::int64s({3}, {4, -1, 0})},
-                                  {"a", HostTensor::floats({}, {1.5f})},
-                                  {"c", HostTensor::floats({}, {-4.0f})},
-                                  {"x", HostTensor::floats({2, 2, 2, 2, 2, 2, 2}, iota(128))},
-                                  {"y", HostTensor::floats({1, 1, 1, 1, 1, 1, 2}, {10, 20})}});
+                                        {"a", HostTensor::floats({}, {1.5f})},
+                                        {"c", HostTensor::floats({}, {-4.0f})},
+                                        {"x", HostTensor::floats({2, 2, 2, 2, 2, 2, 2}, iota(128))},
+                                        {"y", HostTensor::floats({1, 1, 1, 1, 1, 1, 2}, {10, 20})}});
   EXPECT_EQ(out.at("is_minus_one").dtype, DType::Bool);
   expect_output(out, "is_minus_one", {3}, {0, 1, 0}, 1e-5);
   EXPECT_EQ(out.at("replaced").dtype, DType::Int64);
@@ -154,7 +157,8 @@ TEST(OnnxLossOps, LossRefusesAnUnknownReductionAndAMisshapedTarget) {
   }
   OnnxModelBuilder r(13);
   r.input("x", {2, 3}).input("t", {2}, onnx::TensorProto::INT64);
-  OnnxModelBuilder::attr(r.node("NegativeLogLikelihoodLoss", {"x", "t"}, {"loss"}, "nll"), "reduction", std::string("max"));
+  OnnxModelBuilder::attr(r.node("NegativeLogLikelihoodLoss", {"x", "t"}, {"loss"}, "nll"), "reduction",
+                         std::string("max"));
   r.output("loss");
   EXPECT_THROW(import_onnx_bytes(r.bytes(), "bad.onnx"), CompileError);
 }

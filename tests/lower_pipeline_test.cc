@@ -17,7 +17,8 @@
 namespace tf {
 namespace {
 
-std::vector<std::string> observed_passes(const compiler::Task& task, lower::LowerStage stage, std::string* last_text = nullptr) {
+std::vector<std::string> observed_passes(const compiler::Task& task, lower::LowerStage stage,
+                                         std::string* last_text = nullptr) {
   std::vector<std::string> passes;
   lower::LowerOptions opts;
   opts.stage = stage;
@@ -33,8 +34,8 @@ std::vector<std::string> observed_passes(const compiler::Task& task, lower::Lowe
 }
 
 TEST(LowerPipeline, NamesEachPassOnceInTheOrderItFirstRuns) {
-  EXPECT_EQ(lower::lower_pass_names(),
-            (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "unroll_loops", "vectorize_loops"}));
+  EXPECT_EQ(lower::lower_pass_names(), (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops",
+                                                                 "unroll_loops", "vectorize_loops"}));
 }
 
 TEST(LowerPipeline, TheObserverSeesEveryPassTheStageRuns) {
@@ -44,8 +45,8 @@ TEST(LowerPipeline, TheObserverSeesEveryPassTheStageRuns) {
   EXPECT_EQ(observed_passes(task, lower::LowerStage::Rolled, &last),
             (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify"}));
   EXPECT_EQ(observed_passes(task, lower::LowerStage::Full, &last),
-            (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify", "unroll_loops", "simplify",
-                                      "partition_loops", "simplify", "vectorize_loops", "simplify"}));
+            (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify", "unroll_loops",
+                                      "simplify", "partition_loops", "simplify", "vectorize_loops", "simplify"}));
 }
 
 // Every kernel a model's nodes call (and each tunable alternative), at its default config and, with
@@ -63,7 +64,8 @@ void expect_every_pass_verifies(const std::string& model, bool more_configs) {
     }
   }
   for (const auto& t : graph::tunable_tasks(planned)) {
-    if (seen.insert(t.workload.str()).second) tasks.push_back(std::make_unique<compiler::Task>(t.workload, codegen::host_target()));
+    if (seen.insert(t.workload.str()).second)
+      tasks.push_back(std::make_unique<compiler::Task>(t.workload, codegen::host_target()));
   }
   ASSERT_GT(tasks.size(), 3u);
   int checked = 0;
@@ -106,7 +108,8 @@ struct VerifyFixture {
 
   LoweredFunc kernel(Stmt body) const { return LoweredFunc{"k", {in, out}, std::move(body)}; }
   Stmt copy_loop(const Var& v, Stmt inner = Stmt()) const {
-    return make_for(v, 0, 8, ForKind::Serial, make_seq({make_store(out, to_expr(v), make_load(in, to_expr(v))), inner}));
+    return make_for(v, 0, 8, ForKind::Serial,
+                    make_seq({make_store(out, to_expr(v), make_load(in, to_expr(v))), inner}));
   }
 };
 
@@ -123,9 +126,11 @@ TEST(IrVerify, AcceptsVariablesAndBuffersInScope) {
   VerifyFixture x;
   Buffer tmp = make_buffer("tmp", DataType::float32(), {8}, MemoryScope::Stack);
   Var j = make_var("j"), t = make_var("t");
-  Stmt body = make_seq({x.copy_loop(x.i), x.copy_loop(x.i),  // one variable bound by two loops in turn
-                        make_allocate(tmp, make_for(j, 0, 8, ForKind::Serial,
-                                                    make_let(t, to_expr(j) * 2, make_store(tmp, to_expr(j), make_load(x.in, floormod(to_expr(t), 8))))))});
+  Stmt body = make_seq(
+      {x.copy_loop(x.i), x.copy_loop(x.i),  // one variable bound by two loops in turn
+       make_allocate(tmp, make_for(j, 0, 8, ForKind::Serial,
+                                   make_let(t, to_expr(j) * 2,
+                                            make_store(tmp, to_expr(j), make_load(x.in, floormod(to_expr(t), 8))))))});
   EXPECT_EQ(verify_error(x.kernel(body)), "");
 }
 
@@ -140,16 +145,19 @@ TEST(IrVerify, RejectsAVariableReadOutsideItsLoop) {
 
 TEST(IrVerify, RejectsAVariableBoundInsideItsOwnScope) {
   VerifyFixture x;
-  EXPECT_EQ(verify_error(x.kernel(x.copy_loop(x.i, x.copy_loop(x.i)))), "kernel k: variable 'i' is bound again inside its own scope");
+  EXPECT_EQ(verify_error(x.kernel(x.copy_loop(x.i, x.copy_loop(x.i)))),
+            "kernel k: variable 'i' is bound again inside its own scope");
 }
 
 TEST(IrVerify, RejectsBuffersThatAreNeitherArgumentsNorAllocated) {
   VerifyFixture x;
   Buffer tmp = make_buffer("tmp", DataType::float32(), {8}, MemoryScope::Heap);
   Stmt store = make_for(x.i, 0, 8, ForKind::Serial, make_store(tmp, to_expr(x.i), make_load(x.in, to_expr(x.i))));
-  EXPECT_EQ(verify_error(x.kernel(store)), "kernel k: stores to 'tmp', which is neither an argument nor allocated around it");
+  EXPECT_EQ(verify_error(x.kernel(store)),
+            "kernel k: stores to 'tmp', which is neither an argument nor allocated around it");
   Stmt load_after = make_seq({make_allocate(tmp, store), make_store(x.out, 0, make_load(tmp, 0))});
-  EXPECT_EQ(verify_error(x.kernel(load_after)), "kernel k: loads from 'tmp', which is neither an argument nor allocated around it");
+  EXPECT_EQ(verify_error(x.kernel(load_after)),
+            "kernel k: loads from 'tmp', which is neither an argument nor allocated around it");
   EXPECT_EQ(verify_error(x.kernel(make_allocate(x.in, store))), "kernel k: allocates 'in' as an Arg buffer");
   LoweredFunc heap_argument = x.kernel(make_allocate(tmp, store));
   heap_argument.args.push_back(tmp);

@@ -14,10 +14,10 @@
 #include "db/database.h"
 #include "runtime/measure_worker.h"
 #include "runtime/random_fill.h"
-#include "tuner/features.h"
-#include "tuner/xgb_model.h"
-#include "tuner/tune_job.h"
 #include "tests/test_kernels.h"
+#include "tuner/features.h"
+#include "tuner/tune_job.h"
+#include "tuner/xgb_model.h"
 
 namespace tf {
 namespace {
@@ -73,7 +73,8 @@ TEST(TuneJob, AStoredModelOfAnotherRowLengthIsRetrainedNotMisread) {
   const std::string path = "/tmp/tf-tune-job-model-test.db";
   std::remove(path.c_str());
   const auto target = codegen::host_target();
-  compiler::Task task({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=16,h=9,w=9,k=16,r=3,s=3,pad=1")}, target);
+  compiler::Task task({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", "n=1,c=16,h=9,w=9,k=16,r=3,s=3,pad=1")},
+                      target);
   const int width = static_cast<int>(tuner::candidate_features(task, task.space().default_config()).size());
   // A model of the job's op, target and feature version that reads rows of another length (written
   // by a build whose features had another layout): loading it must fail and the job retrain.

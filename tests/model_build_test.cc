@@ -182,7 +182,8 @@ TEST(ModelBuild, IdenticalNodesShareOneKernelAndReshapesAreAliases) {
   // layer need no kernel.
   int dense_bias_nodes = 0;
   for (const auto& k : report.kernels) {
-    if (k.workload.rfind("dense_packed_bias[", 0) == 0 && k.nodes.size() >= 3) dense_bias_nodes = static_cast<int>(k.nodes.size());
+    if (k.workload.rfind("dense_packed_bias[", 0) == 0 && k.nodes.size() >= 3)
+      dense_bias_nodes = static_cast<int>(k.nodes.size());
   }
   EXPECT_GE(dense_bias_nodes, 3);
   EXPECT_EQ(report.aliases, 4u);
@@ -247,8 +248,10 @@ TEST(MemoryPlan, LiveBuffersNeverShareBytesAndDeadOnesAreReused) {
       EXPECT_EQ(plan.offsets[i] % 64, 0);
       EXPECT_LE(plan.offsets[i] + buffers[i].bytes, plan.arena_bytes);
       for (int j = i + 1; j < n; ++j) {
-        const bool live_together = buffers[i].first_step <= buffers[j].last_step && buffers[j].first_step <= buffers[i].last_step;
-        const bool overlap = plan.offsets[i] < plan.offsets[j] + buffers[j].bytes && plan.offsets[j] < plan.offsets[i] + buffers[i].bytes;
+        const bool live_together =
+            buffers[i].first_step <= buffers[j].last_step && buffers[j].first_step <= buffers[i].last_step;
+        const bool overlap = plan.offsets[i] < plan.offsets[j] + buffers[j].bytes &&
+                             plan.offsets[j] < plan.offsets[i] + buffers[i].bytes;
         EXPECT_FALSE(live_together && overlap) << "trial " << trial << ": buffers " << i << " and " << j;
       }
     }

@@ -28,8 +28,12 @@ TEST(ModelCli, InspectShowsNodesAndTunableTasks) {
   EXPECT_NE(r.out.find("input                    float32  [N,3,224,224]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nodes (69): Add 8, BatchNormalization 20, Conv 20"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tunable tasks (28, 3.63 GFLOP per run;"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("conv2d_nchwc_bias_add_relu          n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16 "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("conv2d_winograd_nchwc_bias_add_relu n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16,m=4 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conv2d_nchwc_bias_add_relu          n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16 "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("conv2d_winograd_nchwc_bias_add_relu n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16,m=4 "),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find("unsupported"), std::string::npos) << r.out;
 }
 
@@ -61,7 +65,8 @@ TEST(ModelCli, InspectJsonTasksAreWorkloadsTheOtherCommandsTake) {
   EXPECT_EQ(tasks[4].at("count"), 1);
   // Each task's shape text is what `tunefarm space/run --shape` take.
   for (const auto& t : tasks) {
-    Result space = run_cli("space --op " + t.at("op").get<std::string>() + " --shape " + t.at("shape").get<std::string>() + " --json");
+    Result space = run_cli("space --op " + t.at("op").get<std::string>() + " --shape " +
+                           t.at("shape").get<std::string>() + " --json");
     ASSERT_EQ(space.exit_code, 0) << space.err;
     EXPECT_EQ(tf::parse_json(space.out).at("workload"), t.at("workload"));
   }
@@ -76,7 +81,9 @@ TEST(ModelCli, InspectListsUnsupportedNodesAndFails) {
   Result r = run_cli("model inspect " + path);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("nodes (2): Det 1, Relu 1"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("unsupported nodes (1):\n  node 'pick' (Det, opset 13): op Det is not supported"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unsupported nodes (1):\n  node 'pick' (Det, opset 13): op Det is not supported"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find("tunable tasks"), std::string::npos) << r.out;
   Result j = run_cli("model inspect " + path + " --json");
   EXPECT_EQ(j.exit_code, 1);

@@ -49,9 +49,12 @@ Graph typed_graph() {
   constant("offsets", Tensor::ints({3}, {100, -100, int64_t{1} << 40}));
   constant("keep", Tensor::ints({3}, {1, 0, 1}, DType::Bool));
   constant("bias32", Tensor::ints({3}, {1000, 2000, -3000}, DType::Int32));
-  for (const auto& [name, dtype] : std::vector<std::pair<std::string, DType>>{{"shifted", DType::Int64}, {"score", DType::Float32},
-                                                                               {"above", DType::Bool}, {"kept", DType::Float32},
-                                                                               {"ids32", DType::Int32}, {"index", DType::Int32}}) {
+  for (const auto& [name, dtype] : std::vector<std::pair<std::string, DType>>{{"shifted", DType::Int64},
+                                                                              {"score", DType::Float32},
+                                                                              {"above", DType::Bool},
+                                                                              {"kept", DType::Float32},
+                                                                              {"ids32", DType::Int32},
+                                                                              {"index", DType::Int32}}) {
     g.set_value({name, dtype, {2, 3}, nullptr});
   }
   g.inputs = {"ids", "x"};
@@ -72,8 +75,12 @@ NodeLowering lower_typed(const Graph& g, const Node& n, bool wrong = false) {
   if (n.op == "Add") e = ops::ew_binary(K::Add, ops::ew_input(0), ops::ew_input(1));
   if (n.op == "CastAdd") e = ops::ew_binary(K::Add, ops::ew_cast(ops::ew_input(0), DType::Float32), ops::ew_input(1));
   // x > 2.5 as relu(x - 2.5) != 0, from the kinds this branch has.
-  if (n.op == "Greater") e = ops::ew_cast(ops::ew_unary(K::Relu, ops::ew_binary(K::Sub, ops::ew_input(0), ops::ew_constant(2.5))), DType::Bool);
-  if (n.op == "MaskMul") e = ops::ew_binary(K::Mul, ops::ew_cast(ops::ew_input(0), DType::Float32), ops::ew_cast(ops::ew_input(1), DType::Float32));
+  if (n.op == "Greater")
+    e = ops::ew_cast(ops::ew_unary(K::Relu, ops::ew_binary(K::Sub, ops::ew_input(0), ops::ew_constant(2.5))),
+                     DType::Bool);
+  if (n.op == "MaskMul")
+    e = ops::ew_binary(K::Mul, ops::ew_cast(ops::ew_input(0), DType::Float32),
+                       ops::ew_cast(ops::ew_input(1), DType::Float32));
   if (n.op == "Cast") e = ops::ew_cast(ops::ew_input(0), g.value(n.outputs[0]).dtype);
   if (!e) throw CompileError(n.describe() + ": the test lowers no such op");
   const Shape& out = g.value(n.outputs[0]).shape;
@@ -86,7 +93,8 @@ NodeLowering lower_typed(const Graph& g, const Node& n, bool wrong = false) {
     c.arg_shapes.push_back(s);
     types.push_back(wrong ? DType::Float32 : g.value(in).dtype);
   }
-  auto op = std::make_shared<ops::ElementwiseOperator>(e, static_cast<int>(out.size()), types, g.value(n.outputs[0]).dtype);
+  auto op =
+      std::make_shared<ops::ElementwiseOperator>(e, static_cast<int>(out.size()), types, g.value(n.outputs[0]).dtype);
   c.arg_shapes.push_back(out);
   c.op = op;
   c.args = n.inputs;
@@ -107,7 +115,8 @@ const std::vector<int64_t> kIds = {0, 1, 2, 3, -4, 7};
 const std::vector<float> kX = {0.25f, 1.0f, 1.0f, -1.0f, 8.0f, -4.75f};
 
 void expect_typed_outputs(const HostTensors& out) {
-  EXPECT_EQ(out.at("shifted").as_int64s(), (std::vector<int64_t>{100, -99, 2 + (int64_t{1} << 40), 103, -104, 7 + (int64_t{1} << 40)}));
+  EXPECT_EQ(out.at("shifted").as_int64s(),
+            (std::vector<int64_t>{100, -99, 2 + (int64_t{1} << 40), 103, -104, 7 + (int64_t{1} << 40)}));
   // score = ids + x = 0.25, 2, 3, 2, 4, 2.25
   EXPECT_EQ(out.at("above").as_bools(), (std::vector<uint8_t>{0, 0, 1, 0, 1, 0}));
   EXPECT_EQ(out.at("kept").as_floats(), (std::vector<float>{0, 0, 1, 0, 0, 0}));
@@ -158,8 +167,9 @@ TEST(ModelDtypes, AKernelArgumentOfAnotherTypeIsRefusedNamingTheNode) {
     build_model(typed_graph(), options);
     FAIL() << "built";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 'score': value 'ids' is int64 but kernel elementwise[add(cast(x0,float32),x1)][2,3,2,3] takes "
-                                         "float32 as its input 0"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "node 'score': value 'ids' is int64 but kernel elementwise[add(cast(x0,float32),x1)][2,3,2,3] takes "
+                  "float32 as its input 0"),
               std::string::npos)
         << e.what();
   }
@@ -176,9 +186,12 @@ TEST(ModelDtypes, TypedInputsAreCheckedByName) {
     return std::string("no error");
   };
   const HostTensor x = HostTensor::floats({2, 3}, kX);
-  EXPECT_EQ(error({{"ids", HostTensor::floats({2, 3}, kX)}, {"x", x}}), "input 'ids' is float32; the model takes int64");
-  EXPECT_EQ(error({{"ids", HostTensor::int32s({2, 3}, {1, 2, 3, 4, 5, 6})}, {"x", x}}), "input 'ids' is int32; the model takes int64");
-  EXPECT_EQ(error({{"ids", HostTensor::int64s({5}, {1, 2, 3, 4, 5})}, {"x", x}}), "input 'ids' has 5 elements; the model takes 6");
+  EXPECT_EQ(error({{"ids", HostTensor::floats({2, 3}, kX)}, {"x", x}}),
+            "input 'ids' is float32; the model takes int64");
+  EXPECT_EQ(error({{"ids", HostTensor::int32s({2, 3}, {1, 2, 3, 4, 5, 6})}, {"x", x}}),
+            "input 'ids' is int32; the model takes int64");
+  EXPECT_EQ(error({{"ids", HostTensor::int64s({5}, {1, 2, 3, 4, 5})}, {"x", x}}),
+            "input 'ids' has 5 elements; the model takes 6");
   HostTensor short_bytes = HostTensor::int64s({2, 3}, kIds);
   short_bytes.bytes.resize(40);
   EXPECT_EQ(error({{"ids", short_bytes}, {"x", x}}), "input 'ids' holds 40 bytes; its 6 int64 elements are 48");
@@ -201,7 +214,8 @@ TEST(ModelDtypes, ATypedModelRoundTripsThroughTheFileAndModelRun) {
 
   write_npy(dir + "/ids.npy", HostTensor::int64s({2, 3}, kIds));
   write_npy(dir + "/x.npy", HostTensor::floats({2, 3}, kX));
-  Result r = run_cli("model run " + dir + "/typed.tfm --input ids=" + dir + "/ids.npy --input x=" + dir + "/x.npy -o " + dir + "/out --json");
+  Result r = run_cli("model run " + dir + "/typed.tfm --input ids=" + dir + "/ids.npy --input x=" + dir + "/x.npy -o " +
+                     dir + "/out --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json j = Json::parse(r.out);
   HostTensors got;
@@ -213,16 +227,20 @@ TEST(ModelDtypes, ATypedModelRoundTripsThroughTheFileAndModelRun) {
   expect_typed_outputs(got);
 
   // A float32 file for the int64 input is refused by name.
-  r = run_cli("model run " + dir + "/typed.tfm --input ids=" + dir + "/x.npy --input x=" + dir + "/x.npy -o " + dir + "/out");
+  r = run_cli("model run " + dir + "/typed.tfm --input ids=" + dir + "/x.npy --input x=" + dir + "/x.npy -o " + dir +
+              "/out");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--input ids: " + dir + "/x.npy holds float32; the model takes int64"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--input ids: " + dir + "/x.npy holds float32; the model takes int64"), std::string::npos)
+      << r.err;
   fs::remove_all(dir);
 }
 
 TEST(ModelDtypes, OnnxInputsAndInitializersOfEachDtypeImport) {
   using testing::OnnxModelBuilder;
   OnnxModelBuilder b(13);
-  b.input("ids", {2, 3}, onnx::TensorProto::INT64).input("lengths", {2}, onnx::TensorProto::INT32).input("mask", {2, 3}, onnx::TensorProto::BOOL);
+  b.input("ids", {2, 3}, onnx::TensorProto::INT64)
+      .input("lengths", {2}, onnx::TensorProto::INT32)
+      .input("mask", {2, 3}, onnx::TensorProto::BOOL);
   auto& c32 = b.initializer("c32", onnx::TensorProto::INT32, {3});
   for (int32_t v : {1, -2, 3}) c32.add_int32_data(v);
   auto& cb = b.initializer("cb", onnx::TensorProto::BOOL, {2});
@@ -253,7 +271,9 @@ TEST(ModelDtypes, OnnxInputsAndInitializersOfEachDtypeImport) {
     import_onnx_bytes(half.bytes(), "half.onnx");
     FAIL();
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("input 'h': dtype FLOAT16 is not supported (float32, int64, int32, bool, float64)"), std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("input 'h': dtype FLOAT16 is not supported (float32, int64, int32, bool, float64)"),
+        std::string::npos)
         << e.what();
   }
 }

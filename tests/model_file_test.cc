@@ -34,12 +34,14 @@ std::string tfm_bytes(const std::string& manifest, const std::string& payload, u
 std::string manifest(const std::string& shape = "[4]", int64_t arena_bytes = 64, const std::string& kernels = "[]",
                      const std::string& steps = "[]", const std::string& dtype = "float32") {
   return R"({"format":"tunefarm-model","target":"t","threads":1,"arena_bytes":)" + std::to_string(arena_bytes) +
-         R"(,"values":[{"name":"x","shape":)" + shape + R"(,"dtype":")" + dtype + R"(","storage":"arena","offset":0}],"inputs":[0],)" +
-         R"("outputs":[0],"kernels":)" + kernels + R"(,"steps":)" + steps + R"(,"constants":{"offset":0,"size":0}})";
+         R"(,"values":[{"name":"x","shape":)" + shape + R"(,"dtype":")" + dtype +
+         R"(","storage":"arena","offset":0}],"inputs":[0],)" + R"("outputs":[0],"kernels":)" + kernels +
+         R"(,"steps":)" + steps + R"(,"constants":{"offset":0,"size":0}})";
 }
 
 std::string kernel(int64_t offset, int64_t size) {
-  return R"({"workload":"w","config":"{}","entry":"e","offset":)" + std::to_string(offset) + R"(,"size":)" + std::to_string(size) + "}";
+  return R"({"workload":"w","config":"{}","entry":"e","offset":)" + std::to_string(offset) + R"(,"size":)" +
+         std::to_string(size) + "}";
 }
 
 ModelFile read_bytes(const std::string& bytes) {
@@ -61,7 +63,10 @@ TEST(ModelFile, AHandMadeFileReads) {
   ASSERT_EQ(m.values.size(), 1u);
   EXPECT_EQ(m.values[0].shape, std::vector<int64_t>{4});
   EXPECT_EQ(m.arena_bytes, 64);
-  EXPECT_EQ(read_bytes(tfm_bytes(manifest("[4]", 64, "[" + kernel(0, 10) + "]"), std::string(64, 'k'))).kernels[0].library.size(), 10u);
+  EXPECT_EQ(read_bytes(tfm_bytes(manifest("[4]", 64, "[" + kernel(0, 10) + "]"), std::string(64, 'k')))
+                .kernels[0]
+                .library.size(),
+            10u);
 }
 
 // A 128-byte file claiming gigabytes: once allocated (and zeroed) before the read found the end.
@@ -70,17 +75,22 @@ TEST(ModelFile, HeaderSizesAreCheckedAgainstTheFileBeforeAllocating) {
   claim.resize(128);
   EXPECT_EQ(error_of(claim), "m.tfm is truncated (the header promises 68719476800 bytes, the file has 128)");
   claim = tfm_bytes(manifest(), "", manifest().size(), uint64_t{1} << 35);
-  EXPECT_NE(error_of(claim).find("m.tfm is truncated (the header promises 34359738688 bytes, the file has 320)"), std::string::npos)
+  EXPECT_NE(error_of(claim).find("m.tfm is truncated (the header promises 34359738688 bytes, the file has 320)"),
+            std::string::npos)
       << error_of(claim);
-  EXPECT_NE(error_of(tfm_bytes(manifest(), "", UINT64_MAX - 1)).find("m.tfm: damaged header (manifest size 18446744073709551614"),
+  EXPECT_NE(error_of(tfm_bytes(manifest(), "", UINT64_MAX - 1))
+                .find("m.tfm: damaged header (manifest size 18446744073709551614"),
             std::string::npos);
-  EXPECT_NE(error_of(tfm_bytes(manifest(), "") + "extra").find("m.tfm: damaged header (it accounts for 320 of the file's 325 bytes)"),
+  EXPECT_NE(error_of(tfm_bytes(manifest(), "") + "extra")
+                .find("m.tfm: damaged header (it accounts for 320 of the file's 325 bytes)"),
             std::string::npos);
 }
 
 TEST(ModelFile, ManifestSectionsMustLieInThePayloadAndNotOverlap) {
   const std::string payload(64, 'k');
-  auto with_kernels = [&](const std::string& kernels) { return error_of(tfm_bytes(manifest("[4]", 64, kernels), payload)); };
+  auto with_kernels = [&](const std::string& kernels) {
+    return error_of(tfm_bytes(manifest("[4]", 64, kernels), payload));
+  };
   EXPECT_EQ(with_kernels("[" + kernel(int64_t{9223372036854775744}, 128) + "]"),
             "m.tfm: kernel 0 (w): bytes [9223372036854775744, +128) are outside the payload (64 bytes)");
   // Copied once per section: three times the same 64 bytes claim three times the payload.
@@ -104,7 +114,8 @@ TEST(ModelFile, EachDtypeRoundTripsAndIsSizedByItsWidth) {
   m.target = "t";
   m.arena_bytes = 256;
   const std::vector<DType> dtypes = {DType::Float32, DType::Int64, DType::Int32, DType::Bool};
-  for (size_t i = 0; i < dtypes.size(); ++i) m.values.push_back({"v" + std::to_string(i), {2, 4}, Storage::Arena, int64_t(64 * i), dtypes[i]});
+  for (size_t i = 0; i < dtypes.size(); ++i)
+    m.values.push_back({"v" + std::to_string(i), {2, 4}, Storage::Arena, int64_t(64 * i), dtypes[i]});
   m.values.push_back({"c", {3}, Storage::Constant, 0, DType::Int64});
   m.constants.assign(24, 1);
   m.inputs = {0, 1};
@@ -131,19 +142,24 @@ TEST(ModelFile, EachDtypeRoundTripsAndIsSizedByItsWidth) {
             "m.tfm: value 0 ('x'): 72 bytes at offset 0 do not fit its arena section of 64 bytes (or are unaligned)");
   EXPECT_EQ(error_of(tfm_bytes(manifest("[4]", 64, "[]", "[]", "float16"), "")),
             "m.tfm: value 0 ('x'): dtype 'float16' is not supported (float32, int64, int32, bool, float64)");
-  EXPECT_EQ(error_of(tfm_bytes(manifest("[4]", 64, "[]", "[]", std::string(100, 'q')), "")),
-            "m.tfm: value 0 ('x'): dtype (a string of 100 bytes) is not supported (float32, int64, int32, bool, float64)");
+  EXPECT_EQ(
+      error_of(tfm_bytes(manifest("[4]", 64, "[]", "[]", std::string(100, 'q')), "")),
+      "m.tfm: value 0 ('x'): dtype (a string of 100 bytes) is not supported (float32, int64, int32, bool, float64)");
   // A step's view keeps the value's element count whatever the width.
   const std::string steps = R"([{"kernel":0,"args":[0],"node":"n","shapes":[[2,4]]}])";
-  EXPECT_EQ(read_bytes(tfm_bytes(manifest("[8]", 64, "[" + kernel(0, 64) + "]", steps, "int64"), std::string(64, 'k'))).steps.size(), 1u);
+  EXPECT_EQ(read_bytes(tfm_bytes(manifest("[8]", 64, "[" + kernel(0, 64) + "]", steps, "int64"), std::string(64, 'k')))
+                .steps.size(),
+            1u);
   const std::string bad_view = R"([{"kernel":0,"args":[0],"node":"n","shapes":[[2,8]]}])";
-  EXPECT_EQ(error_of(tfm_bytes(manifest("[8]", 64, "[" + kernel(0, 64) + "]", bad_view, "int64"), std::string(64, 'k'))),
-            "m.tfm: step 0 (node 'n'): argument 0 is viewed with 16 elements; value 'x' has 8");
+  EXPECT_EQ(
+      error_of(tfm_bytes(manifest("[8]", 64, "[" + kernel(0, 64) + "]", bad_view, "int64"), std::string(64, 'k'))),
+      "m.tfm: step 0 (node 'n'): argument 0 is viewed with 16 elements; value 'x' has 8");
 }
 
 // A consistent model may still ask for more memory than the machine has; it is refused, not zeroed.
 TEST(ModelFile, AnArenaLargerThanTheMachineIsRefusedByTheExecutor) {
-  const uint64_t memory = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t memory =
+      static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   if (memory >= (uint64_t{1} << 36)) GTEST_SKIP() << "this machine has 64 GiB or more";
   ModelFile m;
   m.target = "t";
@@ -155,7 +171,8 @@ TEST(ModelFile, AnArenaLargerThanTheMachineIsRefusedByTheExecutor) {
     Executor e(m);
     ADD_FAILURE() << "a 64 GiB arena was allocated";
   } catch (const ModelFileError& e) {
-    EXPECT_NE(std::string(e.what()).find("the model needs 68719476736 bytes at once, more than this machine's"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("the model needs 68719476736 bytes at once, more than this machine's"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -167,7 +184,9 @@ TEST(ModelFile, ModelRunRefusesAFileClaimingGigabytes) {
   std::ofstream(path, std::ios::binary) << claim;
   const Result r = run_cli("model run " + path + " -o " + testing::TempDir());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(path + " is truncated (the header promises 68719476800 bytes, the file has 128)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(path + " is truncated (the header promises 68719476800 bytes, the file has 128)"),
+            std::string::npos)
+      << r.err;
   std::remove(path.c_str());
 }
 

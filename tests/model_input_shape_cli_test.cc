@@ -23,7 +23,8 @@ std::string stem_model(const std::string& dir) {
   OnnxModelBuilder b(13);
   b.input_dims("image", {"N", "3", "H", "W"}).output("y");
   b.floats("w", {8, 3, 3, 3}, std::vector<float>(216, 0.1f)).floats("bias", {8}, std::vector<float>(8, 0.5f));
-  OnnxModelBuilder::attr(b.node("Conv", {"image", "w", "bias"}, {"c"}, "conv"), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  OnnxModelBuilder::attr(b.node("Conv", {"image", "w", "bias"}, {"c"}, "conv"), "pads",
+                         std::vector<int64_t>{1, 1, 1, 1});
   b.node("Relu", {"c"}, {"y"}, "relu");
   const std::string path = dir + "/stem.onnx";
   std::ofstream(path, std::ios::binary) << b.bytes();
@@ -36,9 +37,12 @@ TEST(ModelCliInputShape, InspectListsSymbolicExtentsAndWhatBindsThem) {
   const std::string model = stem_model(scratch("inspect"));
   Result r = run_cli("model inspect " + model);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("image                    float32  [N,3,H,W]  symbolic: N (extent 0), H (extent 2), W (extent 3)"), std::string::npos)
+  EXPECT_NE(
+      r.out.find("image                    float32  [N,3,H,W]  symbolic: N (extent 0), H (extent 2), W (extent 3)"),
+      std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("unbound inputs: " + model + ": input 'image' [N,3,H,W]: extents 2 ('H') and 3 ('W') are symbolic; bind them "
+  EXPECT_NE(r.out.find("unbound inputs: " + model +
+                       ": input 'image' [N,3,H,W]: extents 2 ('H') and 3 ('W') are symbolic; bind them "
                        "with --input-shape image=1,3,H,W"),
             std::string::npos)
       << r.out;
@@ -64,11 +68,13 @@ TEST(ModelCliInputShape, InspectListsSymbolicExtentsAndWhatBindsThem) {
   EXPECT_EQ(unbound.exit_code, 1);
   const tf::Json u = tf::parse_json(unbound.out);
   EXPECT_TRUE(u.at("inputs").at(0).at("bound").is_null());
-  EXPECT_NE(u.at("binding_error").get<std::string>().find("--input-shape image=2,3,H,W"), std::string::npos) << unbound.out;
+  EXPECT_NE(u.at("binding_error").get<std::string>().find("--input-shape image=2,3,H,W"), std::string::npos)
+      << unbound.out;
 }
 
 TEST(ModelCliInputShape, ExportedModelsListTheirSymbolicExtents) {
-  Result r = run_cli("model inspect " + std::string(TF_MODELS_DIR) + "/transformer_opset13.onnx --input-shape input_ids=1,24 --json");
+  Result r = run_cli("model inspect " + std::string(TF_MODELS_DIR) +
+                     "/transformer_opset13.onnx --input-shape input_ids=1,24 --json");
   ASSERT_NE(r.exit_code, 2) << r.err;
   const tf::Json j = tf::parse_json(r.out);
   ASSERT_EQ(j.at("inputs").size(), 2u);
@@ -92,10 +98,13 @@ TEST(ModelCliInputShape, BadValuesAreOneLineErrorsNamingTheFlag) {
       {"--input-shape image=1,3,99999999999999999999,8", "--input-shape image must be comma-separated integers"},
       {"--input-shape image=1,3,0,8", "--input-shape image: extent 2 = 0 must be positive"},
       {"--input-shape image=1,3,-8,8", "--input-shape image: extent 2 = -8 must be positive"},
-      {"--input-shape image=1,3,8,8 --input-shape image=1,3,16,16", "--input-shape image is given twice (1,3,8,8 and 1,3,16,16): once per input"},
-      {"--input-shape image=1,4,8,8", "input 'image' [N,3,H,W]: extent 1 is 3 in the model, --input-shape image=1,4,8,8 gives 4"},
+      {"--input-shape image=1,3,8,8 --input-shape image=1,3,16,16",
+       "--input-shape image is given twice (1,3,8,8 and 1,3,16,16): once per input"},
+      {"--input-shape image=1,4,8,8",
+       "input 'image' [N,3,H,W]: extent 1 is 3 in the model, --input-shape image=1,4,8,8 gives 4"},
       {"--input-shape image=1,3,8", "--input-shape image=1,3,8 has 3 extents, the model declares 4"},
-      {"--input-shape picture=1,3,8,8", "--input-shape names 'picture', which is not an input of the model (its inputs: 'image')"},
+      {"--input-shape picture=1,3,8,8",
+       "--input-shape names 'picture', which is not an input of the model (its inputs: 'image')"},
       {"--input-shape image=1,3,4000000000,4000000000", "input 'image': 4.8e+19 elements is too many"},
       {"--batch 2 --input-shape image=1,3,8,8", "--batch 2 and --input-shape image=1,3,8,8 disagree on extent 0 ('N')"},
       {"--batch 0", "--batch"},
@@ -109,11 +118,14 @@ TEST(ModelCliInputShape, BadValuesAreOneLineErrorsNamingTheFlag) {
   // A control character is refused and shown escaped: an argument must not drive the terminal.
   Result ctl = run_cli("model inspect " + model + " --input-shape \"$(printf 'ima\\033]0;x\\007ge=1,3,8,8')\"");
   EXPECT_EQ(ctl.exit_code, 2);
-  EXPECT_NE(ctl.err.find("--input-shape 'ima\\x1b]0;x\\x07ge=1,3,8,8': control characters are not allowed"), std::string::npos) << ctl.err;
+  EXPECT_NE(ctl.err.find("--input-shape 'ima\\x1b]0;x\\x07ge=1,3,8,8': control characters are not allowed"),
+            std::string::npos)
+      << ctl.err;
   EXPECT_EQ(ctl.err.find('\x1b'), std::string::npos) << ctl.err;
   // The same parser serves build and tune; a misfit never reaches the compiler or the database.
   const std::string dir = scratch("bad-build");
-  for (const std::string& cmd : {"model build " + model + " -o " + dir + "/m.tfm", "model tune " + model + " --db " + dir + "/t.db"}) {
+  for (const std::string& cmd :
+       {"model build " + model + " -o " + dir + "/m.tfm", "model tune " + model + " --db " + dir + "/t.db"}) {
     Result r = run_cli(cmd + " --input-shape image=1,3,8");
     EXPECT_EQ(r.exit_code, 2) << cmd;
     EXPECT_NE(r.err.find("--input-shape image=1,3,8 has 3 extents"), std::string::npos) << cmd << r.err;
@@ -169,7 +181,8 @@ TEST(ModelTune, InputShapesArePartOfTheJobAndOfTheBuildItSuggests) {
   Result big = run_cli("model tune " + model + " --input-shape image=1,3,24,16" + common);
   ASSERT_EQ(big.exit_code, 0) << big.err << big.out;
   EXPECT_NE(big.out.find("inputs image=1,3,24,16\n"), std::string::npos) << big.out;
-  EXPECT_NE(big.out.find("next: tunefarm model build " + model + " --input-shape image=1,3,24,16 --db " + db_path), std::string::npos)
+  EXPECT_NE(big.out.find("next: tunefarm model build " + model + " --input-shape image=1,3,24,16 --db " + db_path),
+            std::string::npos)
       << big.out;
   Result small = run_cli("model tune " + model + " --input-shape image=1,3,8,8 --json" + common);
   ASSERT_EQ(small.exit_code, 0) << small.err << small.out;
@@ -185,7 +198,8 @@ TEST(ModelTune, InputShapesArePartOfTheJobAndOfTheBuildItSuggests) {
   EXPECT_NE(jobs[0].spec.at("tasks"), jobs[1].spec.at("tasks"));
 
   // The suggested build finds the tuned configs: the same shapes are the same workloads.
-  Result build = run_cli("model build " + model + " --input-shape image=1,3,24,16 --db " + db_path + " -o " + dir + "/m.tfm --json -q");
+  Result build = run_cli("model build " + model + " --input-shape image=1,3,24,16 --db " + db_path + " -o " + dir +
+                         "/m.tfm --json -q");
   ASSERT_EQ(build.exit_code, 0) << build.err;
   EXPECT_EQ(parse_json(build.out).at("tuned_kernels"), 1) << build.out;
 }

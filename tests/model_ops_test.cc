@@ -32,20 +32,23 @@ class ModelOps : public ::testing::Test {
 };
 
 TEST_F(ModelOps, Softmax) {
-  for (const char* s : {"rows=1,cols=1", "rows=3,cols=7", "rows=5,cols=16", "rows=4,cols=33", "rows=2,cols=1000", "rows=130,cols=61"}) {
+  for (const char* s :
+       {"rows=1,cols=1", "rows=3,cols=7", "rows=5,cols=16", "rows=4,cols=33", "rows=2,cols=1000", "rows=130,cols=61"}) {
     expect_configs_correct("softmax", s);
   }
 }
 
 TEST_F(ModelOps, LayerNorm) {
-  for (const char* s : {"rows=1,cols=3", "rows=3,cols=17", "rows=4,cols=768", "rows=70,cols=100,eps_e12=1000000", "rows=3,cols=12,eps_e12=100000000000"}) {
+  for (const char* s : {"rows=1,cols=3", "rows=3,cols=17", "rows=4,cols=768", "rows=70,cols=100,eps_e12=1000000",
+                        "rows=3,cols=12,eps_e12=100000000000"}) {
     expect_configs_correct("layer_norm", s);
   }
   EXPECT_EQ(ops::parse_shape("layer_norm", "rows=2,cols=8"), (std::vector<int64_t>{2, 8, 10000000}));
 }
 
 TEST_F(ModelOps, ReduceMean) {
-  for (const char* s : {"rows=1,cols=1", "rows=7,cols=3", "rows=5,cols=100", "rows=300,cols=64"}) expect_configs_correct("reduce_mean", s);
+  for (const char* s : {"rows=1,cols=1", "rows=7,cols=3", "rows=5,cols=100", "rows=300,cols=64"})
+    expect_configs_correct("reduce_mean", s);
 }
 
 TEST_F(ModelOps, MaxPool2d) {
@@ -58,15 +61,17 @@ TEST_F(ModelOps, MaxPool2d) {
 
 TEST_F(ModelOps, AvgPool2dWithAndWithoutPaddingCounted) {
   for (const char* pad : {"", ",count_include_pad=1"}) {
-    for (const char* s : {"c=3,h=9,w=11,r=3,s=3,stride=2,pad=1", "n=2,c=4,h=8,w=8,r=2,s=2,stride=2",
-                          "c=2,h=7,w=19,r=3,s=2,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1", "c=4,h=20,w=20,r=5,s=5,pad=2"}) {
+    for (const char* s :
+         {"c=3,h=9,w=11,r=3,s=3,stride=2,pad=1", "n=2,c=4,h=8,w=8,r=2,s=2,stride=2",
+          "c=2,h=7,w=19,r=3,s=2,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1", "c=4,h=20,w=20,r=5,s=5,pad=2"}) {
       expect_configs_correct("avg_pool2d", std::string(s) + pad);
     }
   }
 }
 
 TEST_F(ModelOps, GlobalAvgPool2d) {
-  for (const char* s : {"c=5,h=7,w=7", "n=2,c=3,h=4,w=5", "c=1,h=1,w=1", "c=64,h=14,w=14"}) expect_configs_correct("global_avg_pool2d", s);
+  for (const char* s : {"c=5,h=7,w=7", "n=2,c=3,h=4,w=5", "c=1,h=1,w=1", "c=64,h=14,w=14"})
+    expect_configs_correct("global_avg_pool2d", s);
   compiler::Task task({"global_avg_pool2d", {2, 3, 4, 5}}, codegen::host_target());
   EXPECT_EQ(task.op().output_shape(task.workload().shape), (std::vector<int64_t>{2, 3, 1, 1}));
 }
@@ -78,14 +83,16 @@ TEST_F(ModelOps, Transpose) {
                         "rank=6,d0=2,d1=1,d2=3,d3=2,d4=5,d5=3,p0=5,p1=4,p2=3,p3=2,p4=1,p5=0"}) {
     expect_configs_correct("transpose", s);
   }
-  compiler::Task task({"transpose", ops::parse_shape("transpose", "rank=3,d0=4,d1=6,d2=19,p0=2,p1=0,p2=1")}, codegen::host_target());
+  compiler::Task task({"transpose", ops::parse_shape("transpose", "rank=3,d0=4,d1=6,d2=19,p0=2,p1=0,p2=1")},
+                      codegen::host_target());
   EXPECT_EQ(task.op().output_shape(task.workload().shape), (std::vector<int64_t>{19, 4, 6}));
 }
 
 TEST_F(ModelOps, Concat) {
-  for (const char* s : {"rank=4,axis=1,inputs=3,d0=1,d2=5,d3=7,a0=2,a1=3,a2=1", "rank=2,axis=1,inputs=2,d0=3,a0=5,a1=17",
-                        "rank=1,axis=0,inputs=4,a0=3,a1=1,a2=16,a3=9", "rank=3,axis=0,inputs=1,d1=2,d2=20,a0=3",
-                        "rank=4,axis=1,inputs=8,d0=1,d2=3,d3=18,a0=1,a1=2,a2=3,a3=4,a4=5,a5=6,a6=7,a7=8"}) {
+  for (const char* s :
+       {"rank=4,axis=1,inputs=3,d0=1,d2=5,d3=7,a0=2,a1=3,a2=1", "rank=2,axis=1,inputs=2,d0=3,a0=5,a1=17",
+        "rank=1,axis=0,inputs=4,a0=3,a1=1,a2=16,a3=9", "rank=3,axis=0,inputs=1,d1=2,d2=20,a0=3",
+        "rank=4,axis=1,inputs=8,d0=1,d2=3,d3=18,a0=1,a1=2,a2=3,a3=4,a4=5,a5=6,a6=7,a7=8"}) {
     expect_configs_correct("concat", s);
   }
 }

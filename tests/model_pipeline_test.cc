@@ -27,9 +27,13 @@ double planning_difference(const std::string& model) {
   return worst;
 }
 
-TEST(ModelPipeline, PlanningMobileNetV2LeavesItsOutputsAsTheyWere) { EXPECT_LT(planning_difference("mobilenetv2"), 1e-4); }
+TEST(ModelPipeline, PlanningMobileNetV2LeavesItsOutputsAsTheyWere) {
+  EXPECT_LT(planning_difference("mobilenetv2"), 1e-4);
+}
 
-TEST(ModelPipeline, PlanningTheBertLayerLeavesItsOutputsAsTheyWere) { EXPECT_LT(planning_difference("bert_layer"), 1e-4); }
+TEST(ModelPipeline, PlanningTheBertLayerLeavesItsOutputsAsTheyWere) {
+  EXPECT_LT(planning_difference("bert_layer"), 1e-4);
+}
 
 }  // namespace
 }  // namespace tf::graph

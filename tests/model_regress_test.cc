@@ -17,8 +17,8 @@
 namespace tf {
 namespace {
 
-using testing_support::small_cnn;
 using testing_support::scratch;
+using testing_support::small_cnn;
 
 std::string read_text(const std::string& path) { return try_read_file(path).value_or(""); }
 
@@ -56,8 +56,8 @@ TEST(ModelRegressCli, TheSameBuildIsUnchangedAndASlowConfigIsSlower) {
   // The model's two largest convs, 86% of its multiplies, with a register tile far past the
   // target's registers (16 x 4 outputs, kernel width and 4 input channels unrolled: spills): about
   // 5x slower than the default on AVX2 (11.6 vs 56.7 GFLOPS measured), the model well past noise.
-  const Json slow{{"oc_blocks", 1}, {"ow_tile", 16}, {"oh_tile", 4}, {"unroll_kw", true}, {"unroll_ic", 4},
-                  {"order", "kh_ic"}, {"pad", "inline"}, {"parallel", "none"}};
+  const Json slow{{"oc_blocks", 1}, {"ow_tile", 16},    {"oh_tile", 4},    {"unroll_kw", true},
+                  {"unroll_ic", 4}, {"order", "kh_ic"}, {"pad", "inline"}, {"parallel", "none"}};
   record_as_best(db, "conv2d_nchwc_bias_add_relu", "n=1,c=32,h=16,w=16,k=32,r=3,s=3,pad=1,ib=16,ob=16", slow);
   record_as_best(db, "conv2d_nchwc_bias_relu", "n=1,c=16,h=32,w=32,k=32,r=3,s=3,stride=2,pad=1,ib=16,ob=16", slow);
   Result slower = run_cli("regress --baseline nightly" + model + " --rounds 10 --junit " + dir + "/slow.xml");

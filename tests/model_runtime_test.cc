@@ -13,12 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_runner.h"
 #include "compiler/compiler.h"
 #include "runtime/model/executor.h"
-#include "support/npy.h"
 #include "support/json.h"
+#include "support/npy.h"
 #include "support/subprocess.h"
-#include "cli_runner.h"
 
 namespace tf {
 namespace {
@@ -202,13 +202,16 @@ TEST(ModelRuntime, DamagedFilesAreRefusedSayingWhatIsWrong) {
     write_bytes(bad, edited);
     return read_error(bad);
   };
-  EXPECT_NE(with_manifest_edit("\"args\":[0,", "\"args\":[9,").find("step 0 (node 'conv1'): value id 9 is out of range"),
-            std::string::npos);
-  EXPECT_NE(with_manifest_edit("\"dtype\":\"float32\"", "\"dtype\":\"float16\"").find("dtype 'float16' is not supported (float32, int64, int32, bool, float64)"),
+  EXPECT_NE(
+      with_manifest_edit("\"args\":[0,", "\"args\":[9,").find("step 0 (node 'conv1'): value id 9 is out of range"),
+      std::string::npos);
+  EXPECT_NE(with_manifest_edit("\"dtype\":\"float32\"", "\"dtype\":\"float16\"")
+                .find("dtype 'float16' is not supported (float32, int64, int32, bool, float64)"),
             std::string::npos);
   EXPECT_NE(with_manifest_edit("\"format\":\"tunefarm-model\"", "\"format\":\"tunefarm-modeX\"").find("format is not"),
             std::string::npos);
-  EXPECT_NE(with_manifest_edit("\"threads\":1", "\"threads\":0").find("threads = 0 must be at least 1"), std::string::npos);
+  EXPECT_NE(with_manifest_edit("\"threads\":1", "\"threads\":0").find("threads = 0 must be at least 1"),
+            std::string::npos);
   fs::remove(good);
   fs::remove(bad);
 }
@@ -228,7 +231,8 @@ TEST(Npy, RoundTripsAndRefusesWhatItCannotRead) {
     std::string header = "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': (2,), }";
     header.append(128 - 10 - header.size() - 1, ' ');
     header += '\n';
-    write_bytes(path, std::string("\x93NUMPY\x01\x00", 8) + std::string(1, static_cast<char>(header.size())) + '\0' + header + data);
+    write_bytes(path, std::string("\x93NUMPY\x01\x00", 8) + std::string(1, static_cast<char>(header.size())) + '\0' +
+                          header + data);
     try {
       read_npy(path);
     } catch (const NpyError& e) {
@@ -236,13 +240,22 @@ TEST(Npy, RoundTripsAndRefusesWhatItCannotRead) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error_of("<f2", "False", std::string(16, '\0')).find("dtype '<f2' (float16) is not supported"), std::string::npos);
+  EXPECT_NE(error_of("<f2", "False", std::string(16, '\0')).find("dtype '<f2' (float16) is not supported"),
+            std::string::npos);
   EXPECT_NE(error_of("<f4", "True", std::string(8, '\0')).find("Fortran order"), std::string::npos);
   EXPECT_NE(error_of("<f4", "False", std::string(5, '\0')).find("truncated"), std::string::npos);
   EXPECT_EQ(error_of("<f4", "False", std::string(8, '\0')), "no error");
   write_bytes(path, "plain text");
-  EXPECT_NE(std::string([&] { try { read_npy(path); } catch (const NpyError& e) { return std::string(e.what()); } return std::string(); }())
-                .find("not a NumPy .npy file"), std::string::npos);
+  EXPECT_NE(std::string([&] {
+              try {
+                read_npy(path);
+              } catch (const NpyError& e) {
+                return std::string(e.what());
+              }
+              return std::string();
+            }())
+                .find("not a NumPy .npy file"),
+            std::string::npos);
   fs::remove(path);
 }
 
@@ -292,20 +305,25 @@ TEST(ModelCli, RunRefusesDamagedNpyInputsWithoutASignal) {
     for (int i = 0; i < 4; ++i) len += static_cast<char>((header.size() >> (8 * i)) & 0xff);
     return std::string("\x93NUMPY\x02\x00", 8) + len + header;
   };
-  write_bytes(dir + "/long.npy", npy("{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (1, 4, 9, 7), }"));
+  write_bytes(dir + "/long.npy",
+              npy("{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (1, 4, 9, 7), }"));
   Result r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/long.npy -o " + dir + "/out");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(dir + "/long.npy: dtype (a string of 500001 bytes) is not supported"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir + "/long.npy: dtype (a string of 500001 bytes) is not supported"), std::string::npos)
+      << r.err;
   write_bytes(dir + "/long.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 9, 7), 'x': '" +
                                      std::string(500000, 'y') + "', }"));
   r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/long.npy -o " + dir + "/out");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(dir + "/long.npy: damaged .npy header at header byte 64: unknown key 'x'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir + "/long.npy: damaged .npy header at header byte 64: unknown key 'x'"), std::string::npos)
+      << r.err;
   write_bytes(dir + "/claim.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1024, 1024, 1024), }"));
   r = run_cli("model run " + dir + "/two.tfm --input x=" + dir + "/claim.npy -o " + dir + "/out");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(dir + "/claim.npy: truncated: shape (1024, 1024, 1024) needs 4294967296 bytes of data, the file has 0"),
-            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(
+                dir + "/claim.npy: truncated: shape (1024, 1024, 1024) needs 4294967296 bytes of data, the file has 0"),
+            std::string::npos)
+      << r.err;
   fs::remove_all(dir);
 }
 

@@ -11,30 +11,32 @@
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
 #include "runtime/model/executor.h"
-#include "tuner/best_configs.h"
-#include "tuner/tune_job.h"
 #include "support/json.h"
 #include "tests/cli_runner.h"
 #include "tests/fleet_harness.h"
 #include "tests/graph_evaluator.h"
 #include "tests/test_files.h"
+#include "tuner/best_configs.h"
+#include "tuner/tune_job.h"
 
 namespace tf {
 namespace {
 
-using testing_support::small_cnn;
 using testing_support::scratch;
+using testing_support::small_cnn;
 
 using fleet_test::eventually;
 namespace v1 = ::tunefarm::v1;
 
 // Every measurement of the job: how many, each config once per workload.
-size_t measured_once(const std::string& db_path, int64_t job_id, std::map<std::string, int64_t>* per_workload = nullptr) {
+size_t measured_once(const std::string& db_path, int64_t job_id,
+                     std::map<std::string, int64_t>* per_workload = nullptr) {
   db::Database db(db_path, db::Database::Open::Existing);
   std::set<std::pair<std::string, int64_t>> seen;
   const auto ms = db.job_measurements(job_id);
   for (const auto& m : ms) {
-    EXPECT_TRUE(seen.insert({m.workload_key(), m.config_index}).second) << m.workload_key() << " config " << m.config_index << " twice";
+    EXPECT_TRUE(seen.insert({m.workload_key(), m.config_index}).second)
+        << m.workload_key() << " config " << m.config_index << " twice";
     if (per_workload) ++(*per_workload)[m.workload_key()];
   }
   return ms.size();
@@ -73,8 +75,10 @@ TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound
     EXPECT_GT(t.at("best_ms").get<double>(), 0) << t.dump();
     const double ms = t.at("best_ms").get<double>() * t.at("calls").get<double>();
     const int group = t.at("group").get<int>();
-    if (group == 0) estimate += ms;
-    else fastest[group] = fastest.count(group) ? std::min(fastest[group], ms) : ms;
+    if (group == 0)
+      estimate += ms;
+    else
+      fastest[group] = fastest.count(group) ? std::min(fastest[group], ms) : ms;
     trials += t.at("trials").get<int64_t>();
   }
   EXPECT_EQ(fastest.size(), 2u);
@@ -123,7 +127,8 @@ TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound
 TEST(ModelTune, GraphLayoutsTuneEveryBlockMeasureTheConversionsAndTheBuildComputesTheModel) {
   const std::string dir = scratch("graph-layouts");
   const std::string db_path = dir + "/t.db";
-  Result r = run_cli("model tune " + small_cnn() + " --layouts graph --trials 400 --db " + db_path + kQuick + " --json -q");
+  Result r =
+      run_cli("model tune " + small_cnn() + " --layouts graph --trials 400 --db " + db_path + kQuick + " --json -q");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const Json j = parse_json(r.out);
   EXPECT_EQ(j.at("state"), "done");
@@ -169,8 +174,8 @@ TEST(ModelTune, GraphLayoutsTuneEveryBlockMeasureTheConversionsAndTheBuildComput
 TEST(ModelTune, AKilledLocalJobResumesWhereItStoppedWhenRunAgain) {
   const std::string dir = scratch("resume");
   const std::string db = dir + "/t.db";
-  const std::vector<std::string> argv = {TF_CLI, "model", "tune", small_cnn(), "--trials", "72", "--db", db, "--min-ms", "1",
-                                         "--repeat", "1", "--scheduler", "even"};
+  const std::vector<std::string> argv = {TF_CLI, "model",    "tune", small_cnn(), "--trials", "72",          "--db",
+                                         db,     "--min-ms", "1",    "--repeat",  "1",        "--scheduler", "even"};
   {
     Subprocess first(argv, dir + "/first.log");
     ASSERT_TRUE(eventually([&] { return measurements_in(db) >= 24; })) << first.output();
@@ -194,7 +199,8 @@ TEST(ModelTune, AKilledLocalJobResumesWhereItStoppedWhenRunAgain) {
 // confirmed and the model timed, and the job is done (run again, it is a new job, not a resume).
 TEST(ModelTune, ATimeLimitEndsTheSearchAndTheJobIsDone) {
   const std::string db = scratch("time-limit") + "/t.db";
-  const std::string command = "model tune " + small_cnn() + " --trials 100000 --time-limit 4 --db " + db + kQuick + " --json -q";
+  const std::string command =
+      "model tune " + small_cnn() + " --trials 100000 --time-limit 4 --db " + db + kQuick + " --json -q";
   Result r = run_cli(command);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json j = parse_json(r.out);
@@ -231,8 +237,9 @@ TEST(ModelTuneFleet, OneJobOnTheBoardsThatSurvivesATrackerKill) {
   fleet_test::Fleet fleet("model-tune");
   fleet.start_tracker();
   fleet.start_board("test-x86");
-  const std::vector<std::string> argv = {TF_CLI, "model", "tune", small_cnn(), "--key", "test-x86", "--tracker", fleet.address(),
-                                         "--trials", "96", "--min-ms", "1", "--repeat", "1"};
+  const std::vector<std::string> argv = {TF_CLI,     "model",     "tune",          small_cnn(), "--key",
+                                         "test-x86", "--tracker", fleet.address(), "--trials",  "96",
+                                         "--min-ms", "1",         "--repeat",      "1"};
   Subprocess cli(argv, fleet.dir() + "/cli.log");
   auto stub = fleet.client();
   auto trials_done = [&](v1::Job* out = nullptr) -> int64_t {
@@ -253,7 +260,7 @@ TEST(ModelTuneFleet, OneJobOnTheBoardsThatSurvivesATrackerKill) {
   EXPECT_EQ(job.spec().scheduler(), "gradient");
   EXPECT_EQ(job.spec().model(), "small_cnn.onnx");
   EXPECT_EQ(job.spec().input_shapes(), "input=1,3,32,32");  // what tells this job from the model at another shape
-  EXPECT_EQ(job.workloads_size(), 9);  // 5 kernels and 4 Winograd alternatives in 2 groups
+  EXPECT_EQ(job.workloads_size(), 9);                       // 5 kernels and 4 Winograd alternatives in 2 groups
   EXPECT_EQ(job.spec().calls_size(), 9);
   EXPECT_EQ(job.spec().groups_size(), 9);
 
@@ -271,15 +278,16 @@ TEST(ModelTuneFleet, OneJobOnTheBoardsThatSurvivesATrackerKill) {
   const size_t at = out.find("--target '");
   ASSERT_NE(at, std::string::npos) << out;
   const std::string target = out.substr(at + 10, out.find('\'', at + 10) - at - 10);
-  Result build = run_cli("model build " + small_cnn() + " --db " + fleet.db() + " --key test-x86 --target '" + target + "' -o " +
-                         fleet.dir() + "/m.tfm --json -q");
+  Result build = run_cli("model build " + small_cnn() + " --db " + fleet.db() + " --key test-x86 --target '" + target +
+                         "' -o " + fleet.dir() + "/m.tfm --json -q");
   ASSERT_EQ(build.exit_code, 0) << build.err;
   EXPECT_EQ(parse_json(build.out).at("tuned_kernels"), 5) << build.out;
 
   // `tunefarm status` shows it as one job with its estimate.
   Result status = run_cli("status 1 --tracker " + fleet.address());
   ASSERT_EQ(status.exit_code, 0) << status.err;
-  EXPECT_NE(status.out.find("model small_cnn.onnx: 96/96 trials (gradient), estimated"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("model small_cnn.onnx: 96/96 trials (gradient), estimated"), std::string::npos)
+      << status.out;
   EXPECT_NE(status.out.find("  inputs input=1,3,32,32"), std::string::npos) << status.out;
 }
 
@@ -287,8 +295,9 @@ TEST(ModelTuneFleet, CancellingTheJobEndsTheCommand) {
   fleet_test::Fleet fleet("model-cancel");
   fleet.start_tracker();
   fleet.start_board("test-x86");
-  const std::vector<std::string> argv = {TF_CLI, "model", "tune", small_cnn(), "--key", "test-x86", "--tracker", fleet.address(),
-                                         "--trials", "2000", "--min-ms", "1", "--repeat", "1"};
+  const std::vector<std::string> argv = {TF_CLI,     "model",     "tune",          small_cnn(), "--key",
+                                         "test-x86", "--tracker", fleet.address(), "--trials",  "2000",
+                                         "--min-ms", "1",         "--repeat",      "1"};
   Subprocess cli(argv, fleet.dir() + "/cli.log");
   ASSERT_TRUE(eventually([&] { return measurements_in(fleet.db()) >= 8; })) << cli.output();
   Result cancel = run_cli("cancel 1 --tracker " + fleet.address());

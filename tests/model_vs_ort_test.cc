@@ -1,8 +1,8 @@
-// Whole models against ONNX Runtime: ResNet-18, MobileNetV2, the BERT-base layer and 12-layer encoder, and the exported MobileNetV3, FPN, transformer and 1-D speech net (the
-// test models) built with default configs, run by the model executor and by ONNX Runtime's CPU
-// build (bench/ort/ort_run.js as a child process) on the same random .npy inputs; every output
-// must agree to max|a-b|/max|b| <= 1e-3. Without node or bench/ort/node_modules the tests fail
-// saying to run scripts/setup.sh: a peer check that silently skips checks nothing.
+// Whole models against ONNX Runtime: ResNet-18, MobileNetV2, the BERT-base layer and 12-layer encoder, and the exported
+// MobileNetV3, FPN, transformer and 1-D speech net (the test models) built with default configs, run by the model
+// executor and by ONNX Runtime's CPU build (bench/ort/ort_run.js as a child process) on the same random .npy inputs;
+// every output must agree to max|a-b|/max|b| <= 1e-3. Without node or bench/ort/node_modules the tests fail saying to
+// run scripts/setup.sh: a peer check that silently skips checks nothing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -61,7 +61,8 @@ void expect_model_matches_ort(const std::string& model, const graph::ImportOptio
     ASSERT_EQ(want.shape, out.shape) << model << " output " << out.name;
     ASSERT_EQ(dtype_name(want.dtype), dtype_name(out.dtype)) << model << " output " << out.name;
     const double diff = bench::max_relative_difference(ours.at(out.name), want);
-    std::printf("%s output %s: max|a-b|/max|b| = %.3g (built in %.1f s)\n", model.c_str(), out.name.c_str(), diff, build_s);
+    std::printf("%s output %s: max|a-b|/max|b| = %.3g (built in %.1f s)\n", model.c_str(), out.name.c_str(), diff,
+                build_s);
     EXPECT_LE(diff, kTolerance) << model << " output " << out.name;
   }
   std::filesystem::remove_all(dir);

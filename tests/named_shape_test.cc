@@ -35,8 +35,10 @@ std::string job_error(const std::string& text) {
 TEST(NamedShape, JsonFormsMeanTheSameWorkload) {
   EXPECT_EQ(ops::shape_from_json("conv2d", parse_json("[1,64,56,56,64,3,3,1,1,1,1,1,1,1]"), "shape"), kLayer);
   EXPECT_EQ(ops::shape_from_json("conv2d", Json("n=1,c=64,h=56,w=56,k=64,r=3,s=3,pad=1"), "shape"), kLayer);
-  EXPECT_EQ(ops::shape_from_json("conv2d", parse_json(R"({"c":64,"h":56,"w":56,"k":64,"r":3,"s":3,"pad":1})"), "shape"), kLayer);
-  EXPECT_EQ(ops::shape_from_json("dense", parse_json(R"({"M":8,"N":16,"K":32})"), "shape"), (std::vector<int64_t>{8, 16, 32}));
+  EXPECT_EQ(ops::shape_from_json("conv2d", parse_json(R"({"c":64,"h":56,"w":56,"k":64,"r":3,"s":3,"pad":1})"), "shape"),
+            kLayer);
+  EXPECT_EQ(ops::shape_from_json("dense", parse_json(R"({"M":8,"N":16,"K":32})"), "shape"),
+            (std::vector<int64_t>{8, 16, 32}));
   auto error = [](const std::string& op, const Json& v) {
     try {
       ops::shape_from_json(op, v, "w.shape");
@@ -65,9 +67,10 @@ TEST(NamedShape, SuitesTakeEveryForm) {
   EXPECT_EQ(suite_error(R"({"workloads": [{"op": "conv2d", "shape": "c=6,h=5,w=5,k=4,r=3,s=3,groups=4"}]})"),
             "s.json: workloads[0]: unknown workload conv2d[1,6,5,5,4,3,3,1,1,4,0,0,0,0]: conv2d shape "
             "n=1,c=6,h=5,w=5,k=4,r=3,s=3,groups=4: groups = 4 does not divide c = 6");
-  EXPECT_NE(suite_error(R"({"workloads": [{"op": "conv2d", "shape": {"c": 6, "h": 5, "w": 5, "k": 4, "r": 3, "t": 3}}]})")
-                .find("workloads[0].shape: conv2d shape: unknown extent 't'"),
-            std::string::npos);
+  EXPECT_NE(
+      suite_error(R"({"workloads": [{"op": "conv2d", "shape": {"c": 6, "h": 5, "w": 5, "k": 4, "r": 3, "t": 3}}]})")
+          .find("workloads[0].shape: conv2d shape: unknown extent 't'"),
+      std::string::npos);
 }
 
 TEST(NamedShape, JobFilesTakeEveryFormWhereTheOpsAreKnown) {
@@ -75,7 +78,7 @@ TEST(NamedShape, JobFilesTakeEveryFormWhereTheOpsAreKnown) {
       {"op": "conv2d", "shape": [1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1]},
       {"op": "conv2d_bias_clip", "shape": "c=64,h=56,w=56,k=64,r=3,s=3,pad=1"},
       {"op": "conv2d", "shape": {"n": 1, "c": 64, "h": 56, "w": 56, "k": 64, "r": 3, "s": 3, "pad": 1}}]})",
-                                                     ops::shape_from_json);
+                                                            ops::shape_from_json);
   ASSERT_EQ(spec.workloads_size(), 3);
   for (const auto& w : spec.workloads()) EXPECT_EQ(std::vector<int64_t>(w.shape().begin(), w.shape().end()), kLayer);
   // The stored spec is positional, so the tracker and boards read it back without the ops.
@@ -86,7 +89,8 @@ TEST(NamedShape, JobFilesTakeEveryFormWhereTheOpsAreKnown) {
             0u);
   EXPECT_EQ(job_error(R"({"workloads": [{"op": "conv2d", "shape": {"c": 1.5}}]})"),
             "workloads[0].shape.c: expected an integer extent, got a fraction");
-  EXPECT_EQ(job_error(R"({"workloads": [{"op": "conv2d", "shape": {"c": 64}}]})").rfind("workloads[0].shape: conv2d shape: h= is missing", 0),
+  EXPECT_EQ(job_error(R"({"workloads": [{"op": "conv2d", "shape": {"c": 64}}]})")
+                .rfind("workloads[0].shape: conv2d shape: h= is missing", 0),
             0u);
   // Without the ops (a board), only the list form is understood.
   try {

@@ -20,7 +20,9 @@ std::string npy_bytes(const std::string& dict, const std::string& data, int majo
   return out + header + data;
 }
 
-std::string floats(const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4); }
+std::string floats(const std::vector<float>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4);
+}
 
 HostTensor read_bytes(const std::string& bytes) {
   std::istringstream in(bytes);
@@ -46,8 +48,10 @@ TEST(Npy, HeadersAsPythonWritesThemAreRead) {
     EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3})) << dict;
     EXPECT_EQ(a.as_floats(), (std::vector<float>{1, 2, 3, 4, 5, 6})) << dict;
   }
-  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", six)).shape, (std::vector<int64_t>{6}));
-  const HostTensor scalar = read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", floats({7})));
+  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", six)).shape,
+            (std::vector<int64_t>{6}));
+  const HostTensor scalar =
+      read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", floats({7})));
   EXPECT_TRUE(scalar.shape.empty());
   EXPECT_EQ(scalar.as_floats(), std::vector<float>{7});
   const HostTensor empty = read_bytes(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", ""));
@@ -60,30 +64,40 @@ TEST(Npy, HeadersAsPythonWritesThemAreRead) {
 // A regular expression read the header before, recursing once per character: a long field
 // overflowed the stack (signal 11).
 TEST(Npy, AHeaderWithALongFieldIsRefusedNotACrash) {
-  const std::string long_descr = "{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (2,), }";
+  const std::string long_descr =
+      "{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (2,), }";
   EXPECT_EQ(error_of(npy_bytes(long_descr, floats({1, 2}), 2)),
-            "in.npy: dtype (a string of 500001 bytes) is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1'); "
+            "in.npy: dtype (a string of 500001 bytes) is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool "
+            "'|b1'); "
             "convert it with x.astype(...)");
-  const std::string long_shape = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::string(500000, ' ') + "2,), }";
+  const std::string long_shape =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::string(500000, ' ') + "2,), }";
   EXPECT_EQ(read_bytes(npy_bytes(long_shape, floats({1, 2}), 2)).shape, std::vector<int64_t>{2});
 }
 
 TEST(Npy, DamagedHeadersAreRefusedSayingWhere) {
   auto header_error = [](const std::string& dict) { return error_of(npy_bytes(dict, floats({1, 2}))); };
   EXPECT_EQ(header_error("{'descr': '<f4', 'fortran_order': False}"), "in.npy: the .npy header has no 'shape'");
-  EXPECT_NE(header_error("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}").find("'descr' appears twice"),
+  EXPECT_NE(header_error("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}")
+                .find("'descr' appears twice"),
             std::string::npos);
-  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}").find("unknown key 'x'"), std::string::npos);
-  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}").find("'fortran_order' is neither True nor False"),
+  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}").find("unknown key 'x'"),
             std::string::npos);
-  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2 1)}").find("expected ','"), std::string::npos);
+  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}")
+                .find("'fortran_order' is neither True nor False"),
+            std::string::npos);
+  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2 1)}").find("expected ','"),
+            std::string::npos);
   EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,)}").find("not a non-negative integer"),
             std::string::npos);
-  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x").find("text after the closing '}'"),
-            std::string::npos);
-  EXPECT_NE(header_error("{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}").find("damaged .npy header at header byte"),
-            std::string::npos);
-  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}").find("extent is too large"),
+  EXPECT_NE(
+      header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x").find("text after the closing '}'"),
+      std::string::npos);
+  EXPECT_NE(
+      header_error("{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}").find("damaged .npy header at header byte"),
+      std::string::npos);
+  EXPECT_NE(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}")
+                .find("extent is too large"),
             std::string::npos);
   std::string rank65 = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
   for (int i = 0; i < 65; ++i) rank65 += "1,";
@@ -92,8 +106,9 @@ TEST(Npy, DamagedHeadersAreRefusedSayingWhere) {
 
 TEST(Npy, EachModelDtypeRoundTripsAndOthersAreRefusedByName) {
   const std::string path = ::testing::TempDir() + "/npy-dtypes.npy";
-  const std::vector<HostTensor> tensors = {HostTensor::floats({2}, {1.5f, -2}), HostTensor::int64s({3}, {-1, 0, int64_t{1} << 40}),
-                                           HostTensor::int32s({1, 2}, {7, -7}), HostTensor::bools({2, 2}, {true, false, false, true})};
+  const std::vector<HostTensor> tensors = {
+      HostTensor::floats({2}, {1.5f, -2}), HostTensor::int64s({3}, {-1, 0, int64_t{1} << 40}),
+      HostTensor::int32s({1, 2}, {7, -7}), HostTensor::bools({2, 2}, {true, false, false, true})};
   for (const HostTensor& t : tensors) {
     write_npy(path, t);
     const HostTensor back = read_npy(path);
@@ -102,17 +117,24 @@ TEST(Npy, EachModelDtypeRoundTripsAndOthersAreRefusedByName) {
     EXPECT_EQ(back.bytes, t.bytes) << dtype_name(t.dtype);
   }
   // NumPy's own headers for these dtypes.
-  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", std::string("\x05\0\0\0\0\0\0\0", 8))).as_int64s(),
+  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
+                                 std::string("\x05\0\0\0\0\0\0\0", 8)))
+                .as_int64s(),
             std::vector<int64_t>{5});
-  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", std::string("\xff\xff\xff\xff", 4))).as_int32s(),
+  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }",
+                                 std::string("\xff\xff\xff\xff", 4)))
+                .as_int32s(),
             std::vector<int32_t>{-1});
   // A bool byte other than 0 reads as 1: kernels take 0 or 1.
-  EXPECT_EQ(read_bytes(npy_bytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", std::string("\0\x01\x07", 3))).bytes,
-            (std::vector<uint8_t>{0, 1, 1}));
+  EXPECT_EQ(
+      read_bytes(npy_bytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", std::string("\0\x01\x07", 3)))
+          .bytes,
+      (std::vector<uint8_t>{0, 1, 1}));
   EXPECT_EQ(error_of(npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", std::string(15, '\0'))),
             "in.npy: truncated: shape (2,) needs 16 bytes of data, the file has 15");
   auto refusal = [](const std::string& descr) {
-    return error_of(npy_bytes("{'descr': '" + descr + "', 'fortran_order': False, 'shape': (1,), }", std::string(16, '\0')));
+    return error_of(
+        npy_bytes("{'descr': '" + descr + "', 'fortran_order': False, 'shape': (1,), }", std::string(16, '\0')));
   };
   EXPECT_NE(refusal("<c8").find("dtype '<c8' (complex64) is not supported"), std::string::npos) << refusal("<c8");
   EXPECT_NE(refusal("<f2").find("dtype '<f2' (float16) is not supported"), std::string::npos);
@@ -126,10 +148,12 @@ TEST(Npy, EachModelDtypeRoundTripsAndOthersAreRefusedByName) {
 // A small file may claim any size: the claims are checked against the file's bytes first.
 TEST(Npy, SizesAreCheckedAgainstTheFileBeforeAllocating) {
   // 128 bytes claiming 4 GiB of floats: once an allocation of 4 GB.
-  const std::string claim = npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824,), }", floats({1, 2}));
+  const std::string claim =
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824,), }", floats({1, 2}));
   ASSERT_EQ(claim.size(), 136u);
   EXPECT_EQ(error_of(claim), "in.npy: truncated: shape (1073741824,) needs 4294967296 bytes of data, the file has 8");
-  EXPECT_EQ(error_of(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", "")),
+  EXPECT_EQ(error_of(npy_bytes(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", "")),
             "in.npy: the shape's extents multiply beyond any file");
   // A header length beyond the file.
   std::string long_header = npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", floats({1, 2}));

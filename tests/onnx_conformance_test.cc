@@ -58,8 +58,10 @@ struct Outcome {
 
 // "" when `got` is ONNX's expected output within the tolerance; else the first difference.
 std::string compare(const std::string& out, const HostTensor& got, const Tensor& expected, double relative) {
-  if (got.shape != expected.shape) return out + ": shape " + shape_str(got.shape) + ", expected " + shape_str(expected.shape);
-  if (got.dtype != expected.dtype) return out + ": dtype " + dtype_name(got.dtype) + ", expected " + dtype_name(expected.dtype);
+  if (got.shape != expected.shape)
+    return out + ": shape " + shape_str(got.shape) + ", expected " + shape_str(expected.shape);
+  if (got.dtype != expected.dtype)
+    return out + ": dtype " + dtype_name(got.dtype) + ", expected " + dtype_name(expected.dtype);
   if (got.elements() != expected.size()) return out + ": " + std::to_string(got.elements()) + " elements";
   for (int64_t i = 0; i < expected.size(); ++i) {
     const double e = expected.at(i), a = got.at(i);
@@ -106,15 +108,17 @@ Outcome conform_as(const std::string& suite, const std::string& name, bool const
 // the window ONNX defines (onnx/onnx#5316; ONNX regenerated them later). Not compared, and
 // counted as refused, never as a pass; tests/onnx_window_functions_test.cc checks the definition.
 bool stale_expected_data(const std::string& name) {
-  static const std::set<std::string> stale = {"test_blackmanwindow", "test_blackmanwindow_symmetric", "test_hammingwindow",
-                                              "test_hammingwindow_symmetric", "test_hannwindow", "test_hannwindow_symmetric"};
+  static const std::set<std::string> stale = {"test_blackmanwindow", "test_blackmanwindow_symmetric",
+                                              "test_hammingwindow",  "test_hammingwindow_symmetric",
+                                              "test_hannwindow",     "test_hannwindow_symmetric"};
   return stale.count(name) != 0;
 }
 
 // As ONNX feeds it (every float a runtime input); when that is refused, once more with the weights
 // constant, as models hold them. The first refusal is the one reported.
 Outcome conform(const std::string& name, const std::string& suite = "node") {
-  if (suite == "node" && stale_expected_data(name)) return {Verdict::Refused, name + ": its expected data approximates pi as 3.1415 (onnx/onnx#5316)"};
+  if (suite == "node" && stale_expected_data(name))
+    return {Verdict::Refused, name + ": its expected data approximates pi as 3.1415 (onnx/onnx#5316)"};
   const Outcome as_onnx_feeds_it = conform_as(suite, name, false);
   if (as_onnx_feeds_it.verdict != Verdict::Refused) return as_onnx_feeds_it;
   const Outcome with_constant_weights = conform_as(suite, name, true);
@@ -155,16 +159,20 @@ struct Counts {
 };
 
 std::string row(const std::string& op, const Counts& c, const std::string& refusal) {
-  return "| " + op + " | " + std::to_string(c.total()) + " | " + std::to_string(c.pass) + " | " + std::to_string(c.pass_constant_weights) +
-         " | " + std::to_string(c.refused) + " | " + std::to_string(c.fail) + " | " + refusal + " |\n";
+  return "| " + op + " | " + std::to_string(c.total()) + " | " + std::to_string(c.pass) + " | " +
+         std::to_string(c.pass_constant_weights) + " | " + std::to_string(c.refused) + " | " + std::to_string(c.fail) +
+         " | " + refusal + " |\n";
 }
 
 std::string markdown_table(const std::map<std::string, Counts>& by_op) {
   Counts sum;
-  std::string table = "| op | node tests | pass | pass, weights constant | refused | fail | a refusal |\n|---|---:|---:|---:|---:|---:|---|\n";
+  std::string table =
+      "| op | node tests | pass | pass, weights constant | refused | fail | a refusal "
+      "|\n|---|---:|---:|---:|---:|---:|---|\n";
   std::vector<std::string> unsupported;
   for (const auto& [op, c] : by_op) {
-    sum.pass += c.pass, sum.pass_constant_weights += c.pass_constant_weights, sum.refused += c.refused, sum.fail += c.fail;
+    sum.pass += c.pass, sum.pass_constant_weights += c.pass_constant_weights, sum.refused += c.refused,
+        sum.fail += c.fail;
     if (c.pass == 0 && c.pass_constant_weights == 0 && c.fail == 0 && c.only_unsupported_op) {
       unsupported.push_back(op + " (" + std::to_string(c.refused) + ")");
       continue;
@@ -174,7 +182,9 @@ std::string markdown_table(const std::map<std::string, Counts>& by_op) {
     table += row(op, c, why);
   }
   table += row("**all**", sum, "");
-  std::string text = table + "\nOps whose every node test is refused as an op tunefarm does not import or for inputs of a dtype it does not take (node tests in brackets): ";
+  std::string text = table +
+                     "\nOps whose every node test is refused as an op tunefarm does not import or for inputs of a "
+                     "dtype it does not take (node tests in brackets): ";
   for (size_t i = 0; i < unsupported.size(); ++i) text += (i ? ", " : "") + unsupported[i];
   return text + ".\n";
 }
@@ -203,7 +213,8 @@ TEST(OnnxConformance, EveryNodeTestPassesOrIsRefusedByNameThroughCompiledKernels
           c.only_unsupported_op = false;
           if (c.first_refusal.empty()) c.first_refusal = name + ": " + reason_of(o.detail);
         }
-        EXPECT_TRUE(names_what_it_refuses(o.detail, name, test)) << name << " refused without naming what: " << o.detail;
+        EXPECT_TRUE(names_what_it_refuses(o.detail, name, test))
+            << name << " refused without naming what: " << o.detail;
         break;
       case Verdict::Fail:
         ++c.fail;
@@ -221,12 +232,15 @@ TEST(OnnxConformance, EveryNodeTestPassesOrIsRefusedByNameThroughCompiledKernels
   // The ops every model the tests build relies on pass ONNX's tests through compiled kernels.
   // Ops at opsets 1-21 with every version's rules (graph/ops/): Gemm's alpha/beta/transA, Softmax
   // on any axis, a standalone BatchNormalization, the variadic elementwise ops.
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Relu", "Conv", "MatMul", "MaxPool", "AveragePool", "Softmax", "Transpose", "Concat", "Gemm",
-                         "BatchNormalization", "Sum", "Mean", "Max", "Min", "Neg", "Exp", "Unsqueeze", "Squeeze", "Flatten", "Dropout"}) {
+  for (const char* op : {"Add",     "Sub",         "Mul",     "Div",       "Relu",   "Conv", "MatMul",
+                         "MaxPool", "AveragePool", "Softmax", "Transpose", "Concat", "Gemm", "BatchNormalization",
+                         "Sum",     "Mean",        "Max",     "Min",       "Neg",    "Exp",  "Unsqueeze",
+                         "Squeeze", "Flatten",     "Dropout"}) {
     EXPECT_GT(by_op[op].pass, 0) << op << " passes none of its node tests";
   }
   for (const char* op : {"Clip", "Pow"}) {
-    EXPECT_GT(by_op[op].pass + by_op[op].pass_constant_weights, 0) << op << " passes none of its node tests, even with constant weights";
+    EXPECT_GT(by_op[op].pass + by_op[op].pass_constant_weights, 0)
+        << op << " passes none of its node tests, even with constant weights";
   }
 }
 
@@ -242,7 +256,8 @@ TEST(OnnxConformance, ExportedModelSuitesPassOrAreRefusedByName) {
     Counts c;
     for (const auto& name : names) {
       const Outcome o = conform(name, suite);
-      if (verbose) std::printf("%s/%s: %s %s\n", suite.c_str(), name.c_str(), verdict_name(o.verdict), o.detail.c_str());
+      if (verbose)
+        std::printf("%s/%s: %s %s\n", suite.c_str(), name.c_str(), verdict_name(o.verdict), o.detail.c_str());
       switch (o.verdict) {
         case Verdict::Pass: ++c.pass; break;
         case Verdict::PassConstantWeights: ++c.pass_constant_weights; break;
@@ -261,8 +276,10 @@ TEST(OnnxConformance, ExportedModelSuitesPassOrAreRefusedByName) {
     passed += c.pass + c.pass_constant_weights;
     summary += row(suite, c, "");
   }
-  std::printf("exported-model suites: %d of %d pass\n| suite | models | pass | pass, weights constant | refused | fail | |\n|---|---:|---:|---:|---:|---:|---|\n%s",
-              passed, all, summary.c_str());
+  std::printf(
+      "exported-model suites: %d of %d pass\n| suite | models | pass | pass, weights constant | refused | fail | "
+      "|\n|---|---:|---:|---:|---:|---:|---|\n%s",
+      passed, all, summary.c_str());
   EXPECT_GT(passed, 0);
 }
 

@@ -12,9 +12,9 @@ namespace tf::graph {
 namespace {
 
 using runtime::model::HostTensors;
-using testing::OnnxModelBuilder;
-using testing::import_error;
 using testing::expect_output;
+using testing::import_error;
+using testing::OnnxModelBuilder;
 using testing::run_typed;
 
 // x[r, c] = 5r + c on [4, 5].
@@ -36,7 +36,10 @@ std::vector<double> pick(const std::vector<int>& rows, const std::vector<int>& c
 TEST(OnnxDataMovement, SliceSplitPadTileExpandRunAsStridedCopies) {
   OnnxModelBuilder b(13);
   b.input("x", {4, 5}).input("v", {});
-  b.ints("starts", {2}, {3, -1}).ints("ends", {2}, {-100, -1000}).ints("axes", {2}, {0, -1}).ints("steps", {2}, {-2, -2});
+  b.ints("starts", {2}, {3, -1})
+      .ints("ends", {2}, {-100, -1000})
+      .ints("axes", {2}, {0, -1})
+      .ints("steps", {2}, {-2, -2});
   b.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"sliced"});
   b.ints("split", {2}, {2, 3});
   OnnxModelBuilder::attr(b.node("Split", {"x", "split"}, {"left", "right"}), "axis", int64_t{1});
@@ -49,7 +52,8 @@ TEST(OnnxDataMovement, SliceSplitPadTileExpandRunAsStridedCopies) {
   b.ints("to", {3}, {2, 1, 5});
   b.node("Expand", {"x", "to"}, {"expanded"});
   for (const char* o : {"sliced", "left", "right", "reflected", "padded", "tiled", "expanded"}) b.output(o);
-  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({4, 5}, iota20())}, {"v", HostTensor::floats({}, {-7.5f})}});
+  const HostTensors out =
+      run_typed(b, {{"x", HostTensor::floats({4, 5}, iota20())}, {"v", HostTensor::floats({}, {-7.5f})}});
 
   expect_output(out, "sliced", {2, 3}, pick({3, 1}, {4, 2, 0}));
   expect_output(out, "left", {4, 2}, pick({0, 1, 2, 3}, {0, 1}));
@@ -74,7 +78,8 @@ TEST(OnnxDataMovement, GatherTakesRuntimeIndicesAndGatherElementsConstantOnes) {
   b.ints("cols", {4, 2}, {4, -5, 0, 1, 2, 3, -1, 0});
   OnnxModelBuilder::attr(b.node("GatherElements", {"x", "cols"}, {"by_cols"}), "axis", int64_t{1});
   b.output("by_rows").output("by_cols");
-  const HostTensors out = run_typed(b, {{"x", HostTensor::floats({4, 5}, iota20())}, {"rows", HostTensor::int64s({3}, {3, -4, 2})}});
+  const HostTensors out =
+      run_typed(b, {{"x", HostTensor::floats({4, 5}, iota20())}, {"rows", HostTensor::int64s({3}, {3, -4, 2})}});
   expect_output(out, "by_rows", {3, 5}, pick({3, 0, 2}, {0, 1, 2, 3, 4}));
   expect_output(out, "by_cols", {4, 2}, {4, 0, 5, 6, 12, 13, 19, 15});
 }

@@ -13,8 +13,8 @@
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
 #include "runtime/model/executor.h"
-#include "tests/onnx_model_builder.h"
 #include "tests/graph_evaluator.h"
+#include "tests/onnx_model_builder.h"
 
 namespace tf::graph {
 namespace {
@@ -29,7 +29,8 @@ struct Operand {
 };
 
 // out[assignment of out's letters] = sum over the other letters of the operands' product.
-std::vector<double> reference(const std::vector<Operand>& ops, const std::string& out, const std::map<char, int64_t>& extent) {
+std::vector<double> reference(const std::vector<Operand>& ops, const std::string& out,
+                              const std::map<char, int64_t>& extent) {
   std::vector<char> letters;
   for (const auto& [c, e] : extent) letters.push_back(c);
   std::map<char, int64_t> at;
@@ -56,7 +57,8 @@ std::vector<double> reference(const std::vector<Operand>& ops, const std::string
   return result;
 }
 
-void expect_einsum(const std::string& equation, std::vector<Operand> ops, const std::string& out, const Shape& out_shape) {
+void expect_einsum(const std::string& equation, std::vector<Operand> ops, const std::string& out,
+                   const Shape& out_shape) {
   SCOPED_TRACE(equation);
   OnnxModelBuilder b(13);
   std::map<char, int64_t> extent;
@@ -80,7 +82,8 @@ void expect_einsum(const std::string& equation, std::vector<Operand> ops, const 
   EXPECT_EQ(got.shape, out_shape);
   const std::vector<double> want = reference(ops, out, extent);
   ASSERT_EQ(got.elements(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got.at(static_cast<int64_t>(i)), want[i], 1e-4 * (1 + std::abs(want[i]))) << i;
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got.at(static_cast<int64_t>(i)), want[i], 1e-4 * (1 + std::abs(want[i]))) << i;
 }
 
 TEST(OnnxEinsum, MatmulLikeEquationsAgreeWithTheDefinition) {
@@ -120,7 +123,8 @@ TEST(OnnxEinsum, DiagonalsEllipsesThreeOperandsAndMismatchedExtentsAreRefusedByN
   EXPECT_NE(error_of("ii->i", {{3, 3}}).find("letter 'i' repeats in one operand"), std::string::npos);
   EXPECT_NE(error_of("...ij->...ji", {{2, 3, 4}}).find("an ellipsis is not supported"), std::string::npos);
   EXPECT_NE(error_of("i,i,i->i", {{2}, {2}, {2}}).find("Einsum of 3 operands is not supported"), std::string::npos);
-  EXPECT_NE(error_of("ij,jk->ik", {{2, 3}, {4, 5}}).find("letter 'j' is 3 in one place and 4 in another"), std::string::npos);
+  EXPECT_NE(error_of("ij,jk->ik", {{2, 3}, {4, 5}}).find("letter 'j' is 3 in one place and 4 in another"),
+            std::string::npos);
   EXPECT_NE(error_of("ij->ik", {{2, 3}}).find("output letter 'k' is in no input"), std::string::npos);
   EXPECT_NE(error_of("ijk->i", {{2, 3}}).find("term 'ijk' names 3 axes"), std::string::npos);
 }

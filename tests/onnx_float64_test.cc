@@ -64,7 +64,8 @@ OnnxModelBuilder float64_model(bool constants) {
   b.node("Sqrt", {"y"}, {"sqrt"});
   OnnxModelBuilder::attr(b.node("Cast", {"x"}, {"x_f"}), "to", int64_t{onnx::TensorProto::FLOAT});
   OnnxModelBuilder::attr(b.node("Cast", {"f"}, {"f_d"}), "to", int64_t{onnx::TensorProto::DOUBLE});
-  for (const char* out : {"sum", "diff", "prod", "quot", "max", "min", "mod", "above", "picked", "plus_tenth", "halved", "neg", "abs", "sqrt", "x_f", "f_d"}) {
+  for (const char* out : {"sum", "diff", "prod", "quot", "max", "min", "mod", "above", "picked", "plus_tenth", "halved",
+                          "neg", "abs", "sqrt", "x_f", "f_d"}) {
     b.output(out);
   }
   return b;
@@ -90,8 +91,10 @@ void expect_exact(const HostTensors& out, const std::string& name, DType dtype, 
   EXPECT_EQ(t.dtype, dtype);
   ASSERT_EQ(t.elements(), static_cast<int64_t>(want.size()));
   for (size_t i = 0; i < want.size(); ++i) {
-    if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(t.at(static_cast<int64_t>(i)))) << i;
-    else EXPECT_EQ(t.at(static_cast<int64_t>(i)), want[i]) << i;
+    if (std::isnan(want[i]))
+      EXPECT_TRUE(std::isnan(t.at(static_cast<int64_t>(i)))) << i;
+    else
+      EXPECT_EQ(t.at(static_cast<int64_t>(i)), want[i]) << i;
   }
 }
 
@@ -157,7 +160,9 @@ TEST(OnnxFloat64, ModOfFloat64IsExactWhereTheQuotientRoundsAcrossAnInteger) {
 // PyTorch's old exports: Add at opset 6 with 'broadcast' and 'axis', B aligned to A from the axis.
 TEST(OnnxFloat64, LegacyBroadcastOfOpset6AlignsBFromItsAxis) {
   OnnxModelBuilder b(6);
-  b.input("a", {2, 3, 2}, onnx::TensorProto::DOUBLE).input("b", {3}, onnx::TensorProto::DOUBLE).input("c", {2}, onnx::TensorProto::DOUBLE);
+  b.input("a", {2, 3, 2}, onnx::TensorProto::DOUBLE)
+      .input("b", {3}, onnx::TensorProto::DOUBLE)
+      .input("c", {2}, onnx::TensorProto::DOUBLE);
   b.output("at_axis").output("suffix");
   auto& at_axis = b.node("Add", {"a", "b"}, {"at_axis"});
   OnnxModelBuilder::attr(at_axis, "broadcast", int64_t{1});
@@ -166,7 +171,9 @@ TEST(OnnxFloat64, LegacyBroadcastOfOpset6AlignsBFromItsAxis) {
   std::vector<double> a(12), bv = {1e-12, 2e-12, 3e-12}, cv = {0.5, 0.25};
   for (size_t i = 0; i < a.size(); ++i) a[i] = 1.0 + static_cast<double>(i);
   runtime::model::Executor exec(testing::build_with_defaults(b));
-  const HostTensors out = exec.run({{"a", HostTensor::float64s({2, 3, 2}, a)}, {"b", HostTensor::float64s({3}, bv)}, {"c", HostTensor::float64s({2}, cv)}});
+  const HostTensors out = exec.run({{"a", HostTensor::float64s({2, 3, 2}, a)},
+                                    {"b", HostTensor::float64s({3}, bv)},
+                                    {"c", HostTensor::float64s({2}, cv)}});
   std::vector<double> at, suffix;
   for (size_t i = 0; i < a.size(); ++i) {
     at.push_back(a[i] + bv[(i / 2) % 3]);
@@ -178,7 +185,9 @@ TEST(OnnxFloat64, LegacyBroadcastOfOpset6AlignsBFromItsAxis) {
   OnnxModelBuilder bad(6);
   bad.input("a", {2, 3}).input("b", {3}).output("y");
   bad.node("Mul", {"a", "b"}, {"y"}, "mul");
-  EXPECT_NE(testing::import_error(bad).find("node 'mul' (Mul): input shapes [2,3] and [3] differ and attribute 'broadcast' is 0"), std::string::npos)
+  EXPECT_NE(testing::import_error(bad).find(
+                "node 'mul' (Mul): input shapes [2,3] and [3] differ and attribute 'broadcast' is 0"),
+            std::string::npos)
       << testing::import_error(bad);
 }
 
@@ -215,15 +224,18 @@ TEST(ModelVsOrt, Float64ElementwiseAgreesWithOnnxRuntimeExactly) {
     EXPECT_EQ(t.dtype, want.dtype);
     ASSERT_EQ(t.elements(), want.elements());
     for (int64_t i = 0; i < t.elements(); ++i) {
-      if (std::isnan(want.at(i))) EXPECT_TRUE(std::isnan(t.at(i))) << i;
-      else EXPECT_EQ(t.at(i), want.at(i)) << i;
+      if (std::isnan(want.at(i)))
+        EXPECT_TRUE(std::isnan(t.at(i))) << i;
+      else
+        EXPECT_EQ(t.at(i), want.at(i)) << i;
     }
   }
   std::filesystem::remove_all(dir);
 }
 
 TEST(OnnxFloat64, NpyFilesOfFloat64RoundTrip) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("tf_f64_" + std::to_string(getpid()) + ".npy")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tf_f64_" + std::to_string(getpid()) + ".npy")).string();
   const HostTensor t = HostTensor::float64s({2, 3}, kX);
   write_npy(path, t);
   const HostTensor back = read_npy(path);
@@ -255,7 +267,8 @@ TEST(OnnxFloat64, Float32OnlyKernelsRefuseFloat64ByName) {
     b.input("x", {4}, onnx::TensorProto::DOUBLE).output("y");
     b.node("Exp", {"x"}, {"y"}, "exp");
     const std::string why = testing::build_error(b);
-    EXPECT_NE(why.find("node 'exp' (Exp): input 0 ('x') is float64; Exp's kernel does not take it"), std::string::npos) << why;
+    EXPECT_NE(why.find("node 'exp' (Exp): input 0 ('x') is float64; Exp's kernel does not take it"), std::string::npos)
+        << why;
   }
   {
     OnnxModelBuilder b(13);

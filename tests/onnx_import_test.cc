@@ -1,8 +1,8 @@
 // ONNX import: the generated models (ResNet-18, MobileNetV2, a BERT-base encoder layer) arrive with
 // their structure and shapes; every refusal names node, op, attribute and opset; malformed files are
 // errors, never crashes.
-#include <set>
 #include <gtest/gtest.h>
+#include <set>
 
 #include <fstream>
 #include <random>
@@ -24,7 +24,6 @@ using testing::error_of;
 using testing::import_error;
 using testing::OnnxModelBuilder;
 
-
 const Node& first(const Graph& g, const std::string& op) {
   for (const auto& n : g.nodes) {
     if (n.op == op) return n;
@@ -34,8 +33,8 @@ const Node& first(const Graph& g, const std::string& op) {
 
 TEST(OnnxImport, ResNet18ArrivesWithItsStructureAndShapes) {
   const Graph g = import_onnx_file(model_path("resnet18"));
-  const std::map<std::string, int> expected = {{"Add", 8},     {"BatchNormalization", 20}, {"Conv", 20},   {"Flatten", 1},
-                                               {"Gemm", 1},    {"GlobalAveragePool", 1},   {"MaxPool", 1}, {"Relu", 17}};
+  const std::map<std::string, int> expected = {{"Add", 8},  {"BatchNormalization", 20}, {"Conv", 20},   {"Flatten", 1},
+                                               {"Gemm", 1}, {"GlobalAveragePool", 1},   {"MaxPool", 1}, {"Relu", 17}};
   EXPECT_EQ(count_ops(g), expected);
   ASSERT_EQ(g.inputs.size(), 1u);
   EXPECT_EQ(g.value(g.inputs[0]).shape, (Shape{1, 3, 224, 224}));
@@ -54,7 +53,8 @@ TEST(OnnxImport, TheSymbolicBatchIsFixedAtImport) {
   EXPECT_EQ(g.value(g.outputs[0]).shape, (Shape{4, 1000}));
   ImportOptions zero;
   zero.batch = 0;
-  EXPECT_NE(error_of([&] { import_onnx_file(model_path("resnet18"), zero); }).find("batch 0 must be positive"), std::string::npos);
+  EXPECT_NE(error_of([&] { import_onnx_file(model_path("resnet18"), zero); }).find("batch 0 must be positive"),
+            std::string::npos);
 }
 
 TEST(OnnxImport, MobileNetV2ArrivesWithDepthwiseConvsAndRelu6) {
@@ -78,7 +78,8 @@ TEST(OnnxImport, MobileNetV2ArrivesWithDepthwiseConvsAndRelu6) {
 TEST(OnnxImport, BertLayerFoldsItsShapeArithmetic) {
   const Graph g = import_onnx_file(model_path("bert_layer"));
   const auto ops = count_ops(g);
-  for (const char* folded : {"Shape", "Gather", "Unsqueeze", "Concat", "Cast"}) EXPECT_EQ(ops.count(folded), 0u) << folded;
+  for (const char* folded : {"Shape", "Gather", "Unsqueeze", "Concat", "Cast"})
+    EXPECT_EQ(ops.count(folded), 0u) << folded;
   EXPECT_EQ(ops.at("MatMul"), 8);
   EXPECT_EQ(ops.at("Reshape"), 4);
   EXPECT_EQ(ops.at("LayerNormalization"), 2);
@@ -96,8 +97,9 @@ TEST(OnnxImport, BertLayerFoldsItsShapeArithmetic) {
 
 TEST(OnnxImport, PlannedModelsCallTheFusedKernelsTheirArithmeticSays) {
   const Graph resnet = plan_graph(import_onnx_file(model_path("resnet18")), PlanOptions{false});
-  const std::map<std::string, int> expected = {{"Flatten", 1},           {"GlobalAveragePool", 1}, {"MaxPool", 1},   {"conv2d_bias", 3},
-                                               {"conv2d_bias_add_relu", 8}, {"conv2d_bias_relu", 9},  {"dense_bias", 1}};
+  const std::map<std::string, int> expected = {{"Flatten", 1},     {"GlobalAveragePool", 1},    {"MaxPool", 1},
+                                               {"conv2d_bias", 3}, {"conv2d_bias_add_relu", 8}, {"conv2d_bias_relu", 9},
+                                               {"dense_bias", 1}};
   EXPECT_EQ(count_ops(resnet), expected);
   const auto tasks = tunable_tasks(resnet);
   // 16 distinct kernels, on plain layouts: no Winograd alternatives (they are blocked kernels).
@@ -123,8 +125,10 @@ TEST(OnnxImport, PlannedModelsCallTheFusedKernelsTheirArithmeticSays) {
   for (const auto& t : bert_tasks) counts[t.workload.str()] = t.count, bert_flops += t.flops;
   // The FFN is two kernels (GELU and the residual in their epilogues), and so is the attention
   // output; the heads' scores, scale, mask, softmax and products are one attention kernel.
-  const std::map<std::string, int64_t> expected_counts = {{"dense_bias[128,768,768]", 3},       {"dense_bias_add[128,768,768]", 1},
-                                                          {"dense_bias_gelu[128,3072,768]", 1}, {"dense_bias_add[128,768,3072]", 1},
+  const std::map<std::string, int64_t> expected_counts = {{"dense_bias[128,768,768]", 3},
+                                                          {"dense_bias_add[128,768,768]", 1},
+                                                          {"dense_bias_gelu[128,3072,768]", 1},
+                                                          {"dense_bias_add[128,768,3072]", 1},
                                                           {"attention_masked[1,128,128,12,64,125000000]", 1}};
   EXPECT_EQ(counts, expected_counts);
   EXPECT_EQ(bert_flops, 2 * s * (4 * h * h + 2 * h * f) + 2 * heads * 2 * s * s * d);
@@ -162,7 +166,9 @@ TEST(OnnxImport, UnsupportedAttributesAreNamed) {
     set_attributes(b.node("Conv", {"x", "w"}, {"y"}, "conv"));
     return import_error(b);
   };
-  std::string e = conv_model([](onnx::NodeProto& n) { OnnxModelBuilder::attr(n, "strides", std::vector<int64_t>{1, 2}); });
+  std::string e = conv_model([](onnx::NodeProto& n) {
+    OnnxModelBuilder::attr(n, "strides", std::vector<int64_t>{1, 2});
+  });
   EXPECT_NE(e.find("node 'conv' (Conv, opset 13): attribute 'strides' = [1,2]"), std::string::npos) << e;
   e = conv_model([](onnx::NodeProto& n) { OnnxModelBuilder::attr(n, "auto_pad", std::string("SAME_WHATEVER")); });
   EXPECT_NE(e.find("attribute 'auto_pad' = 'SAME_WHATEVER' is not supported"), std::string::npos) << e;
@@ -177,7 +183,9 @@ TEST(OnnxImport, UnsupportedAttributesAreNamed) {
   OnnxModelBuilder::attr(mp, "kernel_shape", std::vector<int64_t>{2, 2});
   OnnxModelBuilder::attr(mp, "storage_order", int64_t{1});
   e = import_error(pool);
-  EXPECT_NE(e.find("node 'pool' (MaxPool, opset 13): attribute 'storage_order' = 1 is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 'pool' (MaxPool, opset 13): attribute 'storage_order' = 1 is not supported"),
+            std::string::npos)
+      << e;
 }
 
 TEST(OnnxImport, OpsetsOutsideOneToTwentyOneAndLateOpsAreRefused) {
@@ -185,12 +193,15 @@ TEST(OnnxImport, OpsetsOutsideOneToTwentyOneAndLateOpsAreRefused) {
     OnnxModelBuilder b(opset);
     b.input("x", {1, 4}).output("y");
     b.node("Relu", {"x"}, {"y"});
-    EXPECT_NE(import_error(b).find("opset " + std::to_string(opset) + " is not supported (opsets 1-21)"), std::string::npos) << opset;
+    EXPECT_NE(import_error(b).find("opset " + std::to_string(opset) + " is not supported (opsets 1-21)"),
+              std::string::npos)
+        << opset;
   }
   OnnxModelBuilder ln(13);
   ln.input("x", {1, 4}).output("y").floats("s", {4}, {1, 1, 1, 1});
   ln.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
-  EXPECT_NE(import_error(ln).find("node 'ln' (LayerNormalization, opset 13): op LayerNormalization is not in opset 13 (ONNX has it since opset 17)"),
+  EXPECT_NE(import_error(ln).find("node 'ln' (LayerNormalization, opset 13): op LayerNormalization is not in opset 13 "
+                                  "(ONNX has it since opset 17)"),
             std::string::npos)
       << import_error(ln);
 
@@ -210,31 +221,38 @@ TEST(OnnxImport, DtypesAndDynamicShapesAreRefusedByName) {
   OnnxModelBuilder dbl(13);
   dbl.input("x", {1, 4}, onnx::TensorProto::FLOAT16).output("y");
   dbl.node("Relu", {"x"}, {"y"});
-  EXPECT_NE(import_error(dbl).find("input 'x': dtype FLOAT16 is not supported (float32, int64, int32, bool, float64)"), std::string::npos) << import_error(dbl);
+  EXPECT_NE(import_error(dbl).find("input 'x': dtype FLOAT16 is not supported (float32, int64, int32, bool, float64)"),
+            std::string::npos)
+      << import_error(dbl);
 
   OnnxModelBuilder seq(13);
   seq.input("x", {-1, -1, 8}).output("y");
   seq.node("Relu", {"x"}, {"y"});
   const std::string e = import_error(seq);
-  EXPECT_NE(e.find("input 'x' [N,S,8]: extent 1 ('S') is symbolic; bind it with --input-shape x=1,S,8"), std::string::npos) << e;
+  EXPECT_NE(e.find("input 'x' [N,S,8]: extent 1 ('S') is symbolic; bind it with --input-shape x=1,S,8"),
+            std::string::npos)
+      << e;
 
   OnnxModelBuilder reshape(13);
   reshape.input("x", {1, 8}).input("shape", {2}, onnx::TensorProto::INT64).output("y");
   reshape.node("Reshape", {"x", "shape"}, {"y"}, "rs");
-  EXPECT_NE(import_error(reshape).find("node 'rs' (Reshape): the target shape (input 1) must be a constant"), std::string::npos)
+  EXPECT_NE(import_error(reshape).find("node 'rs' (Reshape): the target shape (input 1) must be a constant"),
+            std::string::npos)
       << import_error(reshape);
 
   OnnxModelBuilder cast(13);
   cast.input("x", {1, 4}).output("y");
   OnnxModelBuilder::attr(cast.node("Cast", {"x"}, {"y"}, "c"), "to", int64_t{onnx::TensorProto::FLOAT16});
-  EXPECT_NE(import_error(cast).find("node 'c' (Cast, opset 13): attribute 'to' = FLOAT16 is not supported"), std::string::npos);
+  EXPECT_NE(import_error(cast).find("node 'c' (Cast, opset 13): attribute 'to' = FLOAT16 is not supported"),
+            std::string::npos);
 }
 
 TEST(OnnxImport, BrokenGraphsAreNamedErrors) {
   OnnxModelBuilder undefined(13);
   undefined.input("x", {1, 4}).output("y");
   undefined.node("Add", {"x", "ghost"}, {"y"}, "add");
-  EXPECT_NE(import_error(undefined).find("node 'add' (Add) reads 'ghost', which no node, input or initializer defines"), std::string::npos)
+  EXPECT_NE(import_error(undefined).find("node 'add' (Add) reads 'ghost', which no node, input or initializer defines"),
+            std::string::npos)
       << import_error(undefined);
 
   OnnxModelBuilder cycle(13);
@@ -252,18 +270,23 @@ TEST(OnnxImport, BrokenGraphsAreNamedErrors) {
   OnnxModelBuilder mismatch(13);
   mismatch.input("a", {2, 3}).input("b", {4, 5}).output("y");
   mismatch.node("MatMul", {"a", "b"}, {"y"}, "mm");
-  EXPECT_NE(import_error(mismatch).find("node 'mm' (MatMul): inner extents differ"), std::string::npos) << import_error(mismatch);
+  EXPECT_NE(import_error(mismatch).find("node 'mm' (MatMul): inner extents differ"), std::string::npos)
+      << import_error(mismatch);
 
   OnnxModelBuilder short_data(13);
   short_data.input("x", {1, 4}).output("y").floats("c", {4}, {1, 2, 3});
   short_data.node("Add", {"x", "c"}, {"y"});
-  EXPECT_NE(import_error(short_data).find("initializer 'c': 3 values for shape [4]"), std::string::npos) << import_error(short_data);
+  EXPECT_NE(import_error(short_data).find("initializer 'c': 3 values for shape [4]"), std::string::npos)
+      << import_error(short_data);
 }
 
 // Every prefix of a valid model, and random byte changes to it, import or fail with a CompileError.
 TEST(OnnxImport, TruncatedAndGarbageFilesAreErrorsNotCrashes) {
   OnnxModelBuilder b(13);
-  b.input("x", {-1, 2, 6, 6}).output("y").floats("w", {4, 2, 3, 3}, std::vector<float>(72, 0.5f)).floats("bias", {4}, {1, 2, 3, 4});
+  b.input("x", {-1, 2, 6, 6})
+      .output("y")
+      .floats("w", {4, 2, 3, 3}, std::vector<float>(72, 0.5f))
+      .floats("bias", {4}, {1, 2, 3, 4});
   b.ints("shape", {2}, {0, -1});
   auto& conv = b.node("Conv", {"x", "w", "bias"}, {"c"});
   OnnxModelBuilder::attr(conv, "pads", std::vector<int64_t>{1, 1, 1, 1});
@@ -296,8 +319,10 @@ TEST(OnnxImport, TruncatedAndGarbageFilesAreErrorsNotCrashes) {
     for (auto& c : garbage) c = static_cast<char>(rng());
     EXPECT_FALSE(error_of([&] { import_onnx_bytes(garbage, "garbage.onnx"); }).empty());
   }
-  EXPECT_NE(error_of([&] { import_onnx_bytes("", "empty.onnx"); }).find("empty.onnx: not an ONNX model"), std::string::npos);
-  EXPECT_NE(error_of([] { import_onnx_file("/nonexistent/m.onnx"); }).find("/nonexistent/m.onnx: cannot open"), std::string::npos);
+  EXPECT_NE(error_of([&] { import_onnx_bytes("", "empty.onnx"); }).find("empty.onnx: not an ONNX model"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { import_onnx_file("/nonexistent/m.onnx"); }).find("/nonexistent/m.onnx: cannot open"),
+            std::string::npos);
 
   // A truncated real model: the weights end early.
   std::ifstream in(model_path("mobilenetv2"), std::ios::binary);

@@ -60,33 +60,47 @@ TEST(OnnxInputShapes, SymbolicHeightAndWidthAreBoundAndReachTheTasks) {
 
 TEST(OnnxInputShapes, WhatStaysSymbolicIsNamedWithTheFlagThatBindsIt) {
   std::string e = bind_error(stem());
-  EXPECT_NE(e.find("m.onnx: input 'image' [N,3,H,W]: extents 2 ('H') and 3 ('W') are symbolic; bind them with --input-shape image=1,3,H,W"),
+  EXPECT_NE(e.find("m.onnx: input 'image' [N,3,H,W]: extents 2 ('H') and 3 ('W') are symbolic; bind them with "
+                   "--input-shape image=1,3,H,W"),
             std::string::npos)
       << e;
   e = bind_error(stem({"N", "3", "H", "32"}), shapes({}, 4));
-  EXPECT_NE(e.find("input 'image' [N,3,H,32]: extent 2 ('H') is symbolic; bind it with --input-shape image=4,3,H,32"), std::string::npos) << e;
+  EXPECT_NE(e.find("input 'image' [N,3,H,32]: extent 2 ('H') is symbolic; bind it with --input-shape image=4,3,H,32"),
+            std::string::npos)
+      << e;
   e = bind_error(stem({"N", "3", "", "32"}));
-  EXPECT_NE(e.find("[N,3,?,32]: extent 2 (unnamed) is symbolic; bind it with --input-shape image=1,3,?,32"), std::string::npos) << e;
+  EXPECT_NE(e.find("[N,3,?,32]: extent 2 (unnamed) is symbolic; bind it with --input-shape image=1,3,?,32"),
+            std::string::npos)
+      << e;
   // The batch alone still needs nothing: extent 0 is 1, or --batch.
-  EXPECT_EQ(import_onnx_bytes(stem({"N", "3", "8", "8"}).bytes(), "m.onnx", shapes({}, 3)).value("y").shape, (Shape{3, 8, 8, 8}));
+  EXPECT_EQ(import_onnx_bytes(stem({"N", "3", "8", "8"}).bytes(), "m.onnx", shapes({}, 3)).value("y").shape,
+            (Shape{3, 8, 8, 8}));
 }
 
 TEST(OnnxInputShapes, AGivenShapeMustFitTheModel) {
   std::string e = bind_error(stem(), shapes({{"image", {1, 4, 8, 8}}}));
-  EXPECT_NE(e.find("input 'image' [N,3,H,W]: extent 1 is 3 in the model, --input-shape image=1,4,8,8 gives 4"), std::string::npos) << e;
+  EXPECT_NE(e.find("input 'image' [N,3,H,W]: extent 1 is 3 in the model, --input-shape image=1,4,8,8 gives 4"),
+            std::string::npos)
+      << e;
   e = bind_error(stem(), shapes({{"image", {1, 3, 8}}}));
-  EXPECT_NE(e.find("input 'image' [N,3,H,W]: --input-shape image=1,3,8 has 3 extents, the model declares 4"), std::string::npos) << e;
+  EXPECT_NE(e.find("input 'image' [N,3,H,W]: --input-shape image=1,3,8 has 3 extents, the model declares 4"),
+            std::string::npos)
+      << e;
   e = bind_error(stem(), shapes({{"picture", {1, 3, 8, 8}}}));
-  EXPECT_NE(e.find("m.onnx: --input-shape names 'picture', which is not an input of the model (its inputs: 'image')"), std::string::npos)
+  EXPECT_NE(e.find("m.onnx: --input-shape names 'picture', which is not an input of the model (its inputs: 'image')"),
+            std::string::npos)
       << e;
   // A weight listed among the graph's inputs (IR version 3) is not an input to bind.
   OnnxModelBuilder weight_listed = stem();
   weight_listed.input("w", {8, 3, 3, 3});
-  EXPECT_EQ(import_onnx_bytes(weight_listed.bytes(), "m.onnx", shapes({{"image", {1, 3, 8, 8}}})).inputs, (std::vector<std::string>{"image"}));
+  EXPECT_EQ(import_onnx_bytes(weight_listed.bytes(), "m.onnx", shapes({{"image", {1, 3, 8, 8}}})).inputs,
+            (std::vector<std::string>{"image"}));
   e = bind_error(weight_listed, shapes({{"w", {8, 3, 3, 3}}}));
   EXPECT_NE(e.find("--input-shape names 'w', which is not an input"), std::string::npos) << e;
   e = bind_error(stem(), shapes({{"image", {2, 3, 8, 8}}}, 4));
-  EXPECT_NE(e.find("input 'image' [N,3,H,W]: --batch 4 and --input-shape image=2,3,8,8 disagree on extent 0 ('N')"), std::string::npos) << e;
+  EXPECT_NE(e.find("input 'image' [N,3,H,W]: --batch 4 and --input-shape image=2,3,8,8 disagree on extent 0 ('N')"),
+            std::string::npos)
+      << e;
   e = bind_error(stem(), shapes({{"image", {1, 3, 0, 8}}}));
   EXPECT_NE(e.find("--input-shape image=1,3,0,8: extent 2 must be positive"), std::string::npos) << e;
   e = bind_error(stem(), shapes({{"image", {}}}));
@@ -107,13 +121,16 @@ TEST(OnnxInputShapes, ASymbolicNameBoundOnceBindsItInEveryInput) {
   EXPECT_EQ(g.value("mask").shape, (Shape{2, 16}));
   EXPECT_EQ(g.value("y").shape, (Shape{2, 16}));
   const std::string e = bind_error(b, shapes({{"ids", {1, 16}}, {"mask", {1, 8}}}));
-  EXPECT_NE(e.find("input 'mask' [batch,sequence]: extent 1 ('sequence') is given as 8, but --input-shape binds 'sequence' to 16 at "
+  EXPECT_NE(e.find("input 'mask' [batch,sequence]: extent 1 ('sequence') is given as 8, but --input-shape binds "
+                   "'sequence' to 16 at "
                    "extent 1 of input 'ids'"),
             std::string::npos)
       << e;
   // Without any binding the batch is 1 and the sequence is named for each input.
-  EXPECT_NE(bind_error(b).find("input 'ids' [batch,sequence]: extent 1 ('sequence') is symbolic; bind it with --input-shape ids=1,sequence"),
-            std::string::npos);
+  EXPECT_NE(
+      bind_error(b).find(
+          "input 'ids' [batch,sequence]: extent 1 ('sequence') is symbolic; bind it with --input-shape ids=1,sequence"),
+      std::string::npos);
 }
 
 // A name holding '=' or bytes beyond ASCII is a name like any other.
@@ -143,7 +160,9 @@ TEST(OnnxInputShapes, TheSummaryListsSymbolicExtentsAndTheirBinding) {
   EXPECT_EQ(s.inputs[0].bound, (Shape{1, 3, 20, 24}));
   EXPECT_TRUE(s.binding_error.empty()) << s.binding_error;
   // A shape that does not fit is the caller's error, not a listing.
-  EXPECT_NE(error_of([&] { summarize_onnx_file(path, shapes({{"image", {1, 1, 20, 24}}})); }).find("extent 1 is 3 in the model"),
+  EXPECT_NE(error_of([&] {
+              summarize_onnx_file(path, shapes({{"image", {1, 1, 20, 24}}}));
+            }).find("extent 1 is 3 in the model"),
             std::string::npos);
   std::remove(path.c_str());
 }
@@ -163,7 +182,8 @@ TEST(OnnxInputShapes, ExportedModelsDeclareTheirSymbolicExtents) {
   EXPECT_EQ(bert.inputs[1].bound, (Shape{2, 24}));
 
   OnnxSummary speech = summarize_onnx_file(model_path("speech_conv1d_opset12"));
-  EXPECT_NE(speech.binding_error.find("input 'features' [N,64,T]: extent 2 ('T') is symbolic; bind it with --input-shape features=1,64,T"),
+  EXPECT_NE(speech.binding_error.find(
+                "input 'features' [N,64,T]: extent 2 ('T') is symbolic; bind it with --input-shape features=1,64,T"),
             std::string::npos)
       << speech.binding_error;
 

@@ -21,7 +21,8 @@ const std::vector<int64_t> kB = {3, -3, 8, -2, 2, 4};
 const std::vector<int64_t> kK = {3, 3, 8, 2, 2, 4};  // exponents
 
 HostTensor typed(DType t, const std::vector<int64_t>& v) {
-  return t == DType::Int64 ? HostTensor::int64s({6}, v) : HostTensor::int32s({6}, std::vector<int32_t>(v.begin(), v.end()));
+  return t == DType::Int64 ? HostTensor::int64s({6}, v)
+                           : HostTensor::int32s({6}, std::vector<int32_t>(v.begin(), v.end()));
 }
 
 int64_t python_mod(int64_t a, int64_t b) {
@@ -34,7 +35,8 @@ void expect_ints(const HostTensors& out, const std::string& name, DType t, const
   const HostTensor& got = out.at(name);
   EXPECT_EQ(got.dtype, t);
   ASSERT_EQ(got.elements(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got.at(static_cast<int64_t>(i)), static_cast<double>(want[i])) << i;
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(got.at(static_cast<int64_t>(i)), static_cast<double>(want[i])) << i;
 }
 
 void check(DType t) {
@@ -54,7 +56,8 @@ void check(DType t) {
   for (const char* out : {"difference", "max", "min", "mod", "fmod", "pow", "pow_float"}) b.output(out);
   runtime::model::Executor exec(testing::build_with_defaults(b));
   const std::vector<float> e = {2, 1, 0, 3, 2, 1};
-  const HostTensors out = exec.run({{"a", typed(t, kA)}, {"b", typed(t, kB)}, {"e", HostTensor::floats({6}, e)}, {"k", typed(t, kK)}});
+  const HostTensors out =
+      exec.run({{"a", typed(t, kA)}, {"b", typed(t, kB)}, {"e", HostTensor::floats({6}, e)}, {"k", typed(t, kK)}});
   std::vector<int64_t> difference, max, min, mod, fmod, pow, pow_float;
   for (size_t i = 0; i < kA.size(); ++i) {
     difference.push_back((kA[i] + kB[i]) * kB[i] - kA[i]);

@@ -23,7 +23,9 @@ std::vector<float> iota(size_t count, float start, float step) {
   return v;
 }
 
-void expect_contains(const std::string& text, const std::string& part) { EXPECT_NE(text.find(part), std::string::npos) << text; }
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << text;
+}
 
 TEST(OnnxLegacyOps, OldBroadcastAlignsTheSecondOperandAtAxis) {
   OnnxModelBuilder b(6);
@@ -63,7 +65,8 @@ TEST(OnnxLegacyOps, OldBroadcastRefusesWhatThatVersionDoesNotDefine) {
     OnnxModelBuilder b(6);
     b.input("a", {2, 3}).input("b", {3}).output("y");
     b.node("Add", {"a", "b"}, {"y"}, "plain");
-    expect_contains(testing::import_error(b), "node 'plain' (Add): input shapes [2,3] and [3] differ and attribute 'broadcast' is 0");
+    expect_contains(testing::import_error(b),
+                    "node 'plain' (Add): input shapes [2,3] and [3] differ and attribute 'broadcast' is 0");
   }
   {
     OnnxModelBuilder b(6);
@@ -103,7 +106,8 @@ TEST(OnnxLegacyOps, GemmSixBroadcastsCOnlyWithBroadcast) {
   OnnxModelBuilder strict(6);
   strict.input("a", {2, 3}).floats("w", {3, 4}, iota(12, 0, 1)).floats("c", {4}, {1, 2, 3, 4}).output("y");
   strict.node("Gemm", {"a", "w", "c"}, {"y"}, "no_broadcast");
-  expect_contains(testing::import_error(strict), "node 'no_broadcast' (Gemm): input C [4] is not [2,4] and attribute 'broadcast' is 0");
+  expect_contains(testing::import_error(strict),
+                  "node 'no_broadcast' (Gemm): input C [4] is not [2,4] and attribute 'broadcast' is 0");
 }
 
 TEST(OnnxLegacyOps, PReluSixSlopeIsPerChannel) {
@@ -125,13 +129,19 @@ TEST(OnnxLegacyOps, PReluSixSlopeIsPerChannel) {
   OnnxModelBuilder odd(6);
   odd.input("x", {2, 3, 2}).floats("slope", {2}, {0.1f, 0.2f}).output("y");
   odd.node("PRelu", {"x", "slope"}, {"y"}, "p");
-  expect_contains(testing::import_error(odd), "node 'p' (PRelu): slope [2] is neither one value nor one per channel of [2,3,2]");
+  expect_contains(testing::import_error(odd),
+                  "node 'p' (PRelu): slope [2] is neither one value nor one per channel of [2,3,2]");
 }
 
 TEST(OnnxLegacyOps, BatchNormSixRunsInTestModeAndRefusesTraining) {
   auto model = [](int64_t is_test) {
     OnnxModelBuilder b(6);
-    b.input("x", {1, 2, 3}).floats("s", {2}, {1, 2}).floats("bias", {2}, {0, 1}).floats("m", {2}, {1, -1}).floats("v", {2}, {4, 1}).output("y");
+    b.input("x", {1, 2, 3})
+        .floats("s", {2}, {1, 2})
+        .floats("bias", {2}, {0, 1})
+        .floats("m", {2}, {1, -1})
+        .floats("v", {2}, {4, 1})
+        .output("y");
     auto& bn = b.node("BatchNormalization", {"x", "s", "bias", "m", "v"}, {"y"}, "bn");
     if (is_test >= 0) OnnxModelBuilder::attr(bn, "is_test", is_test);
     OnnxModelBuilder::float_attr(bn, "epsilon", 0);
@@ -143,7 +153,9 @@ TEST(OnnxLegacyOps, BatchNormSixRunsInTestModeAndRefusesTraining) {
   for (size_t i = 0; i < 6; ++i) want.push_back(i < 3 ? (x[i] - 1) / 2 : (x[i] + 1) * 2 + 1);
   testing::expect_near_all(out.at("y"), want, 1e-6);
   for (int64_t training : {int64_t{0}, int64_t{-1}}) {
-    expect_contains(testing::import_error(model(training)), "node 'bn' (BatchNormalization, opset 6): attribute 'is_test' = 0 (training, the default of version 6) is not supported");
+    expect_contains(testing::import_error(model(training)),
+                    "node 'bn' (BatchNormalization, opset 6): attribute 'is_test' = 0 (training, the default of "
+                    "version 6) is not supported");
   }
 }
 
@@ -171,7 +183,8 @@ TEST(OnnxLegacyOps, DropoutSixIsTheIdentityInTestModeOnly) {
     return b;
   };
   testing::expect_near_all(testing::run_floats(model(true), {{"x", {1, -2, 3}}}).at("y"), {1, -2, 3}, 0);
-  expect_contains(testing::import_error(model(false)), "node 'drop' (Dropout, opset 6): attribute 'is_test' = 0 (training, the default of version 6)");
+  expect_contains(testing::import_error(model(false)),
+                  "node 'drop' (Dropout, opset 6): attribute 'is_test' = 0 (training, the default of version 6)");
 }
 
 TEST(OnnxLegacyOps, DropoutMaskIsAllTrueInInference) {

@@ -21,7 +21,8 @@ class OnnxModelBuilder {
   }
 
   // An input (float unless told); an extent of -1 is symbolic (named "N" for the first, "S" otherwise).
-  OnnxModelBuilder& input(const std::string& name, const std::vector<int64_t>& shape, int elem_type = onnx::TensorProto::FLOAT) {
+  OnnxModelBuilder& input(const std::string& name, const std::vector<int64_t>& shape,
+                          int elem_type = onnx::TensorProto::FLOAT) {
     auto* v = model_.mutable_graph()->add_input();
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
@@ -29,15 +30,18 @@ class OnnxModelBuilder {
     auto* s = t->mutable_shape();
     for (size_t i = 0; i < shape.size(); ++i) {
       auto* d = s->add_dim();
-      if (shape[i] >= 0) d->set_dim_value(shape[i]);
-      else d->set_dim_param(i == 0 ? "N" : "S");
+      if (shape[i] >= 0)
+        d->set_dim_value(shape[i]);
+      else
+        d->set_dim_param(i == 0 ? "N" : "S");
     }
     return *this;
   }
 
   // An input with its extents as a model declares them: digits are static, anything else a
   // symbolic extent of that name ("" unnamed).
-  OnnxModelBuilder& input_dims(const std::string& name, const std::vector<std::string>& dims, int elem_type = onnx::TensorProto::FLOAT) {
+  OnnxModelBuilder& input_dims(const std::string& name, const std::vector<std::string>& dims,
+                               int elem_type = onnx::TensorProto::FLOAT) {
     auto* v = model_.mutable_graph()->add_input();
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
@@ -45,8 +49,10 @@ class OnnxModelBuilder {
     auto* s = t->mutable_shape();
     for (const auto& d : dims) {
       auto* dim = s->add_dim();
-      if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) dim->set_dim_value(std::stoll(d));
-      else if (!d.empty()) dim->set_dim_param(d);
+      if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos)
+        dim->set_dim_value(std::stoll(d));
+      else if (!d.empty())
+        dim->set_dim_param(d);
     }
     return *this;
   }
@@ -83,8 +89,8 @@ class OnnxModelBuilder {
     return *t;
   }
 
-  onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
-                        const std::string& name = "") {
+  onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs, const std::string& name = "") {
     auto* n = model_.mutable_graph()->add_node();
     n->set_op_type(op);
     n->set_name(name.empty() ? op + "_" + std::to_string(model_.graph().node_size()) : name);

@@ -61,23 +61,26 @@ inline runtime::model::HostTensors run_typed(const OnnxModelBuilder& b, const ru
 }
 
 // Output `name` has `shape` and the values `want`, each within tolerance * (1 + |want|) (0: exactly).
-inline void expect_output(const runtime::model::HostTensors& out, const std::string& name, const Shape& shape, const std::vector<double>& want,
-                          double tolerance = 0) {
+inline void expect_output(const runtime::model::HostTensors& out, const std::string& name, const Shape& shape,
+                          const std::vector<double>& want, double tolerance = 0) {
   SCOPED_TRACE(name);
   ASSERT_EQ(out.count(name), 1u);
   const HostTensor& t = out.at(name);
   EXPECT_EQ(t.shape, shape);
   ASSERT_EQ(t.elements(), static_cast<int64_t>(want.size()));
   for (size_t i = 0; i < want.size(); ++i) {
-    if (tolerance == 0) EXPECT_EQ(t.at(static_cast<int64_t>(i)), want[i]) << "element " << i;
-    else EXPECT_NEAR(t.at(static_cast<int64_t>(i)), want[i], tolerance * (1 + std::abs(want[i]))) << "element " << i;
+    if (tolerance == 0)
+      EXPECT_EQ(t.at(static_cast<int64_t>(i)), want[i]) << "element " << i;
+    else
+      EXPECT_NEAR(t.at(static_cast<int64_t>(i)), want[i], tolerance * (1 + std::abs(want[i]))) << "element " << i;
   }
 }
 
 // |got - want| <= tolerance * (1 + |want|) element by element.
 inline void expect_near_all(const std::vector<float>& got, const std::vector<double>& want, double tolerance) {
   ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance * (1 + std::abs(want[i]))) << "element " << i;
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], tolerance * (1 + std::abs(want[i]))) << "element " << i;
 }
 
 }  // namespace tf::graph::testing

@@ -30,7 +30,9 @@ struct NodeCase {
   }
   int64_t attr_int(const std::string& name, int64_t def) const { return attr(name) ? attr(name)->i() : def; }
   float attr_float(const std::string& name, float def) const { return attr(name) ? attr(name)->f() : def; }
-  std::string attr_string(const std::string& name, const std::string& def) const { return attr(name) ? attr(name)->s() : def; }
+  std::string attr_string(const std::string& name, const std::string& def) const {
+    return attr(name) ? attr(name)->s() : def;
+  }
   std::vector<int64_t> attr_ints(const std::string& name, std::vector<int64_t> def = {}) const {
     return attr(name) ? std::vector<int64_t>(attr(name)->ints().begin(), attr(name)->ints().end()) : def;
   }
@@ -53,7 +55,8 @@ struct NodeCase {
 inline NodeCase load_node_case(const std::string& name, const std::string& op_type = "") {
   const std::string dir = graph::testing::kNodeTestsDir + name + "/";
   onnx::ModelProto m;
-  if (!m.ParseFromString(graph::testing::read_bytes(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
+  if (!m.ParseFromString(graph::testing::read_bytes(dir + "model.onnx")))
+    throw std::runtime_error(name + ": model.onnx does not parse");
   NodeCase c;
   for (const auto& o : m.opset_import()) {
     if (o.domain().empty()) c.opset = o.version();
@@ -67,7 +70,8 @@ inline NodeCase load_node_case(const std::string& name, const std::string& op_ty
   for (const auto& node : m.graph().node()) {
     if (node.op_type() == "Constant") {
       for (const auto& a : node.attribute()) {
-        if (a.name() == "value") by_name[node.output(0)] = graph::import_onnx_tensor(a.t().SerializeAsString(), name + " " + node.output(0));
+        if (a.name() == "value")
+          by_name[node.output(0)] = graph::import_onnx_tensor(a.t().SerializeAsString(), name + " " + node.output(0));
       }
     }
     if (!found && (op_type.empty() || node.op_type() == op_type)) c.node = node, found = true;

@@ -47,8 +47,8 @@ inline NodeTestSummary summarize_node_test(const std::string& name, const std::s
 }
 
 struct NodeTest {
-  std::string model;                 // bytes, integer inputs turned into initializers
-  Values inputs;                     // the float inputs, by name
+  std::string model;                                          // bytes, integer inputs turned into initializers
+  Values inputs;                                              // the float inputs, by name
   std::vector<std::pair<std::string, std::string>> expected;  // output name, TensorProto bytes
 };
 
@@ -57,10 +57,12 @@ struct NodeTest {
 // float input after the first becomes one too: weights, biases, bounds and exponents, as a model
 // holds them (tunefarm's dense, batch norm, Pow and Clip take those only as constants). Throws
 // CompileError naming the test when an input's dtype is one tunefarm does not take.
-inline NodeTest load_node_test(const std::string& name, bool constant_weights = false, const std::string& suite = "node") {
+inline NodeTest load_node_test(const std::string& name, bool constant_weights = false,
+                               const std::string& suite = "node") {
   const std::string dir = suite_dir(suite) + name + "/";
   onnx::ModelProto m;
-  if (!m.ParseFromString(read_bytes(dir + "model.onnx"))) throw std::runtime_error(name + ": model.onnx does not parse");
+  if (!m.ParseFromString(read_bytes(dir + "model.onnx")))
+    throw std::runtime_error(name + ": model.onnx does not parse");
   NodeTest t;
   auto* graph = m.mutable_graph();
   std::vector<onnx::ValueInfoProto> runtime_inputs;
@@ -73,8 +75,11 @@ inline NodeTest load_node_test(const std::string& name, bool constant_weights = 
     if (initializers.count(graph->input(i).name())) continue;
     const auto& type = graph->input(i).type();
     if (!type.has_tensor_type()) {  // the data file holds a SequenceProto or an OptionalProto
-      const std::string kind = type.has_sequence_type() ? "a sequence" : type.has_optional_type() ? "an optional" : "not a tensor";
-      throw CompileError(name + ": input '" + graph->input(i).name() + "' is " + kind + "; a compiled model's inputs are tensors");
+      const std::string kind = type.has_sequence_type()   ? "a sequence"
+                               : type.has_optional_type() ? "an optional"
+                                                          : "not a tensor";
+      throw CompileError(name + ": input '" + graph->input(i).name() + "' is " + kind +
+                         "; a compiled model's inputs are tensors");
     }
     const std::string bytes = read_bytes(dir + "test_data_set_0/input_" + std::to_string(fed++) + ".pb");
     onnx::TensorProto proto;
@@ -91,7 +96,8 @@ inline NodeTest load_node_test(const std::string& name, bool constant_weights = 
   graph->clear_input();
   for (auto& v : runtime_inputs) *graph->add_input() = v;
   for (int i = 0; i < graph->output_size(); ++i) {
-    t.expected.emplace_back(graph->output(i).name(), read_bytes(dir + "test_data_set_0/output_" + std::to_string(i) + ".pb"));
+    t.expected.emplace_back(graph->output(i).name(),
+                            read_bytes(dir + "test_data_set_0/output_" + std::to_string(i) + ".pb"));
   }
   t.model = m.SerializeAsString();
   return t;

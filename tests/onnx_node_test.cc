@@ -25,10 +25,12 @@ std::string run_node_test(const std::string& name) {
   for (const auto& [out, bytes] : t.expected) {
     const Tensor expected = import_onnx_tensor(bytes, name + " output " + out);
     const Tensor& got = outputs.at(out);
-    if (got.shape != expected.shape) return out + ": shape " + shape_str(got.shape) + ", expected " + shape_str(expected.shape);
+    if (got.shape != expected.shape)
+      return out + ": shape " + shape_str(got.shape) + ", expected " + shape_str(expected.shape);
     for (int64_t i = 0; i < got.size(); ++i) {
       const double e = expected.at(i), a = got.at(i);
-      if (std::abs(a - e) > 1e-4 * (1 + std::abs(e))) return out + "[" + std::to_string(i) + "] = " + std::to_string(a) + ", expected " + std::to_string(e);
+      if (std::abs(a - e) > 1e-4 * (1 + std::abs(e)))
+        return out + "[" + std::to_string(i) + "] = " + std::to_string(a) + ", expected " + std::to_string(e);
     }
   }
   return "";
@@ -36,6 +38,7 @@ std::string run_node_test(const std::string& name) {
 
 TEST(OnnxNodeTests, SupportedOpsComputeWhatOnnxExpects) {
   if (!std::filesystem::exists(kNodeTestsDir)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh)";
+  // clang-format off
   const std::vector<std::string> tests = {
       "test_add", "test_add_bcast", "test_sub", "test_sub_bcast", "test_mul", "test_mul_bcast", "test_div", "test_div_bcast",
       "test_pow", "test_pow_bcast_array", "test_pow_bcast_scalar", "test_sqrt", "test_relu", "test_sigmoid", "test_tanh", "test_erf",
@@ -59,6 +62,7 @@ TEST(OnnxNodeTests, SupportedOpsComputeWhatOnnxExpects) {
       "test_logsoftmax_axis_1", "test_hardmax_axis_0", "test_hardmax_one_hot", "test_softmax_axis_2",
       "test_layer_normalization_3d_axis1_epsilon", "test_layer_normalization_4d_axis_negative_3",
   };
+  // clang-format on
   for (const auto& name : tests) {
     std::string failure;
     try {

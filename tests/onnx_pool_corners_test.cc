@@ -40,7 +40,8 @@ std::vector<double> reference(bool max, const std::vector<float>& x, int64_t h, 
       int64_t count = 0, padded = 0;
       for (int64_t i = 0; i < p.kernel[0]; ++i) {
         for (int64_t j = 0; j < p.kernel[1]; ++j) {
-          const int64_t y = oy * p.strides[0] + i * p.dilations[0] - p.pads[0], xx = ox * p.strides[1] + j * p.dilations[1] - p.pads[1];
+          const int64_t y = oy * p.strides[0] + i * p.dilations[0] - p.pads[0],
+                        xx = ox * p.strides[1] + j * p.dilations[1] - p.pads[1];
           if (y < h + p.pads[2] && xx < w + p.pads[3]) ++padded;
           if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
           best = std::max(best, static_cast<double>(x[y * w + xx]));
@@ -61,7 +62,8 @@ std::vector<float> pattern(int64_t count) {
 }
 
 // A one-node model of `op` over x [1, 1, h, w] (or [1, 1, w] with `one_d`, its attributes the second axis's).
-std::vector<float> run_pool(const std::string& op, int64_t h, int64_t w, const Window& p, bool one_d, const std::vector<float>& x) {
+std::vector<float> run_pool(const std::string& op, int64_t h, int64_t w, const Window& p, bool one_d,
+                            const std::vector<float>& x) {
   OnnxModelBuilder b(12);
   b.input("x", one_d ? std::vector<int64_t>{1, 1, w} : std::vector<int64_t>{1, 1, h, w}).output("y");
   auto& n = b.node(op, {"x"}, {"y"});
@@ -98,7 +100,8 @@ TEST(OnnxPoolCorners, DilatedMaxPoolOfManyTapsPoolsAStridedCopy) {
 }
 
 // ONNX's 3-D pool of x [1, 2, d, h, w] (kernel, strides, pads begin d h w then end d h w; no dilation).
-std::vector<double> reference_3d(bool max, const std::vector<float>& x, const std::vector<int64_t>& in, const Window& p, bool count_pad) {
+std::vector<double> reference_3d(bool max, const std::vector<float>& x, const std::vector<int64_t>& in, const Window& p,
+                                 bool count_pad) {
   int64_t o[3];
   for (int a = 0; a < 3; ++a) o[a] = out_extent(in[a], p.kernel[a], p.strides[a], 1, p.pads[a], p.pads[a + 3], p.ceil);
   std::vector<double> out;
@@ -115,7 +118,8 @@ std::vector<double> reference_3d(bool max, const std::vector<float>& x, const st
       for (int64_t z = 0; z < p.kernel[0]; ++z) {
         for (int64_t y = 0; y < p.kernel[1]; ++y) {
           for (int64_t xx = 0; xx < p.kernel[2]; ++xx) {
-            const int64_t q[3] = {at[0] * p.strides[0] + z - p.pads[0], at[1] * p.strides[1] + y - p.pads[1], at[2] * p.strides[2] + xx - p.pads[2]};
+            const int64_t q[3] = {at[0] * p.strides[0] + z - p.pads[0], at[1] * p.strides[1] + y - p.pads[1],
+                                  at[2] * p.strides[2] + xx - p.pads[2]};
             if (q[0] < 0 || q[0] >= in[0] || q[1] < 0 || q[1] >= in[1] || q[2] < 0 || q[2] >= in[2]) continue;
             const double v = x[((c * in[0] + q[0]) * in[1] + q[1]) * in[2] + q[2]];
             best = std::max(best, v);
@@ -140,7 +144,8 @@ void expect_pool_3d(const std::string& op, const std::vector<int64_t>& in, const
   if (p.ceil) OnnxModelBuilder::attr(n, "ceil_mode", int64_t{1});
   if (count_pad) OnnxModelBuilder::attr(n, "count_include_pad", int64_t{1});
   const std::vector<float> x = pattern(2 * in[0] * in[1] * in[2]);
-  testing::expect_near_all(testing::run_floats(b, {{"x", x}}).at("y"), reference_3d(op == "MaxPool", x, in, p, count_pad), 1e-6);
+  testing::expect_near_all(testing::run_floats(b, {{"x", x}}).at("y"),
+                           reference_3d(op == "MaxPool", x, in, p, count_pad), 1e-6);
 }
 
 TEST(OnnxPoolCorners, ThreeDPoolsAreTwoSeparate2DPools) {
@@ -158,7 +163,8 @@ TEST(OnnxPoolCorners, ADilatedWindowOfManyTapsAndStridesNotItsMultiplesIsRefused
   OnnxModelBuilder::attr(n, "dilations", std::vector<int64_t>{2, 2});
   OnnxModelBuilder::attr(n, "strides", std::vector<int64_t>{3, 3});
   const std::string why = testing::import_error(b);
-  EXPECT_NE(why.find("node 'wide' (MaxPool): a dilated window [9,9] whose strides [3,3] are not multiples of its dilations [2,2] is supported up to 64 taps"),
+  EXPECT_NE(why.find("node 'wide' (MaxPool): a dilated window [9,9] whose strides [3,3] are not multiples of its "
+                     "dilations [2,2] is supported up to 64 taps"),
             std::string::npos)
       << why;
 }

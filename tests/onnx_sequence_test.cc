@@ -11,9 +11,9 @@ namespace tf::graph {
 namespace {
 
 using runtime::model::HostTensors;
-using testing::OnnxModelBuilder;
-using testing::import_error;
 using testing::expect_output;
+using testing::import_error;
+using testing::OnnxModelBuilder;
 using testing::run_typed;
 
 HostTensor floats(Shape shape, const std::vector<float>& v) { return HostTensor::floats(std::move(shape), v); }
@@ -22,17 +22,18 @@ TEST(OnnxSequence, InsertEraseAtAndLengthFollowTheListAtBuildTime) {
   OnnxModelBuilder b(13);
   b.input("x", {2}).input("y", {2}).input("z", {2});
   b.ints("front", {}, {0}).ints("last", {}, {-1}).ints("second", {}, {1});
-  b.node("SequenceConstruct", {"x", "y"}, {"s1"});              // [x, y]
-  b.node("SequenceInsert", {"s1", "z", "front"}, {"s2"});       // [z, x, y]
-  b.node("SequenceInsert", {"s2", "x"}, {"s3"});                // [z, x, y, x]
-  b.node("SequenceErase", {"s3", "second"}, {"s4"});            // [z, y, x]
-  b.node("SequenceAt", {"s4", "last"}, {"at_last"});            // x
-  b.node("SequenceAt", {"s4", "front"}, {"at_front"});          // z
+  b.node("SequenceConstruct", {"x", "y"}, {"s1"});         // [x, y]
+  b.node("SequenceInsert", {"s1", "z", "front"}, {"s2"});  // [z, x, y]
+  b.node("SequenceInsert", {"s2", "x"}, {"s3"});           // [z, x, y, x]
+  b.node("SequenceErase", {"s3", "second"}, {"s4"});       // [z, y, x]
+  b.node("SequenceAt", {"s4", "last"}, {"at_last"});       // x
+  b.node("SequenceAt", {"s4", "front"}, {"at_front"});     // z
   b.node("SequenceLength", {"s4"}, {"length"});
-  b.node("SequenceInsert", {"s1", "z", "last"}, {"s5"});        // [x, z, y]: -1 counts back from the end
-  b.node("SequenceAt", {"s5", "second"}, {"inserted"});         // z
+  b.node("SequenceInsert", {"s1", "z", "last"}, {"s5"});  // [x, z, y]: -1 counts back from the end
+  b.node("SequenceAt", {"s5", "second"}, {"inserted"});   // z
   b.output("at_last").output("at_front").output("length").output("inserted");
-  const HostTensors out = run_typed(b, {{"x", floats({2}, {1, 2})}, {"y", floats({2}, {3, 4})}, {"z", floats({2}, {5, 6})}});
+  const HostTensors out =
+      run_typed(b, {{"x", floats({2}, {1, 2})}, {"y", floats({2}, {3, 4})}, {"z", floats({2}, {5, 6})}});
   expect_output(out, "at_last", {2}, {1, 2});
   expect_output(out, "at_front", {2}, {5, 6});
   expect_output(out, "length", {}, {3});

@@ -33,7 +33,10 @@ OnnxModelBuilder typed_model(bool constants) {
     auto& m = b.initializer("mask", onnx::TensorProto::BOOL, {2, 3});
     for (bool v : kMask) m.add_int32_data(v);
   } else {
-    b.input("x", {2, 3}).input("y", {2, 3}).input("ids", {2, 3}, onnx::TensorProto::INT64).input("mask", {2, 3}, onnx::TensorProto::BOOL);
+    b.input("x", {2, 3})
+        .input("y", {2, 3})
+        .input("ids", {2, 3}, onnx::TensorProto::INT64)
+        .input("mask", {2, 3}, onnx::TensorProto::BOOL);
   }
   b.node("Greater", {"x", "y"}, {"above"});
   b.node("Where", {"mask", "x", "y"}, {"picked"});
@@ -47,7 +50,9 @@ OnnxModelBuilder typed_model(bool constants) {
   OnnxModelBuilder::attr(am, "axis", int64_t{1});
   OnnxModelBuilder::attr(am, "keepdims", int64_t{0});
   OnnxModelBuilder::float_attr(b.node("LeakyRelu", {"x"}, {"leaky"}), "alpha", 0.1f);
-  for (const char* out : {"above", "picked", "ids_f", "x_i32", "x_bool", "both", "unmasked", "y_nan", "x_argmax", "leaky"}) b.output(out);
+  for (const char* out :
+       {"above", "picked", "ids_f", "x_i32", "x_bool", "both", "unmasked", "y_nan", "x_argmax", "leaky"})
+    b.output(out);
   return b;
 }
 
@@ -70,8 +75,10 @@ void expect_values(const HostTensors& out, const std::string& name, DType dtype,
   EXPECT_EQ(t.dtype, dtype);
   ASSERT_EQ(t.elements(), static_cast<int64_t>(want.size()));
   for (size_t i = 0; i < want.size(); ++i) {
-    if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(t.at(static_cast<int64_t>(i)))) << i;
-    else EXPECT_EQ(t.at(static_cast<int64_t>(i)), want[i]) << i;
+    if (std::isnan(want[i]))
+      EXPECT_TRUE(std::isnan(t.at(static_cast<int64_t>(i)))) << i;
+    else
+      EXPECT_EQ(t.at(static_cast<int64_t>(i)), want[i]) << i;
   }
 }
 
@@ -111,7 +118,9 @@ TEST(OnnxTypedOps, AFloatOnlyKernelRefusesAnotherDtypeNamingTheInput) {
   b.input("ids", {4}, onnx::TensorProto::INT64).output("s");
   b.node("Sigmoid", {"ids"}, {"s"}, "sig");
   const std::string why = testing::build_error(b);
-  EXPECT_NE(why.find("node 'sig' (Sigmoid): input 0 ('ids') is int64; Sigmoid's kernel does not take it"), std::string::npos) << why;
+  EXPECT_NE(why.find("node 'sig' (Sigmoid): input 0 ('ids') is int64; Sigmoid's kernel does not take it"),
+            std::string::npos)
+      << why;
 }
 
 TEST(OnnxTypedOps, CastToAnUnsupportedTypeIsRefusedByName) {
@@ -119,7 +128,9 @@ TEST(OnnxTypedOps, CastToAnUnsupportedTypeIsRefusedByName) {
   b.input("x", {4}).output("d");
   OnnxModelBuilder::attr(b.node("Cast", {"x"}, {"d"}, "to_half"), "to", int64_t{onnx::TensorProto::FLOAT16});
   const std::string why = testing::import_error(b);
-  EXPECT_NE(why.find("attribute 'to' = FLOAT16 is not supported (float32, float64, int64, int32, bool)"), std::string::npos) << why;
+  EXPECT_NE(why.find("attribute 'to' = FLOAT16 is not supported (float32, float64, int64, int32, bool)"),
+            std::string::npos)
+      << why;
 }
 
 }  // namespace

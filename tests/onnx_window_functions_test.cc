@@ -17,7 +17,8 @@ using testing::OnnxModelBuilder;
 std::vector<double> cosines(int64_t size, bool periodic, double a0, double a1, double a2) {
   const double n = static_cast<double>(periodic ? size : size - 1);
   std::vector<double> w;
-  for (int64_t i = 0; i < size; ++i) w.push_back(a0 - a1 * std::cos(2 * M_PI * i / n) + a2 * std::cos(4 * M_PI * i / n));
+  for (int64_t i = 0; i < size; ++i)
+    w.push_back(a0 - a1 * std::cos(2 * M_PI * i / n) + a2 * std::cos(4 * M_PI * i / n));
   return w;
 }
 
@@ -66,9 +67,11 @@ TEST(OnnxWindowFunctions, AComputedSizeOrAnotherOutputTypeIsRefusedByName) {
   {
     OnnxModelBuilder b(17);
     b.ints("size", {}, {4}).output("w");
-    OnnxModelBuilder::attr(b.node("BlackmanWindow", {"size"}, {"w"}, "black"), "output_datatype", int64_t{onnx::TensorProto::DOUBLE});
+    OnnxModelBuilder::attr(b.node("BlackmanWindow", {"size"}, {"w"}, "black"), "output_datatype",
+                           int64_t{onnx::TensorProto::DOUBLE});
     const std::string why = testing::import_error(b);
-    EXPECT_NE(why.find("attribute 'output_datatype' = 11 (DOUBLE) is not supported (FLOAT only)"), std::string::npos) << why;
+    EXPECT_NE(why.find("attribute 'output_datatype' = 11 (DOUBLE) is not supported (FLOAT only)"), std::string::npos)
+        << why;
   }
 }
 

@@ -24,13 +24,15 @@ inline std::vector<float> run_op_kernel(const std::string& op, const std::vector
   for (size_t k = 0; k < in_shapes.size() && k < inputs.size(); ++k) {
     tensors.emplace_back(in_shapes[k]);
     EXPECT_EQ(static_cast<size_t>(tensors.back().size()), inputs[k].size()) << op << " input " << k;
-    std::copy(inputs[k].begin(), inputs[k].begin() + std::min<int64_t>(tensors.back().size(), inputs[k].size()), tensors.back().data());
+    std::copy(inputs[k].begin(), inputs[k].begin() + std::min<int64_t>(tensors.back().size(), inputs[k].size()),
+              tensors.back().data());
   }
   tensors.emplace_back(task.op().output_shape(shape));
   std::vector<TFBuffer> args;
   for (const auto& t : tensors) args.push_back(t.buffer());
   auto kernel = task.build_jit(task.space().default_config());
-  EXPECT_EQ(kernel->entry()(args.data(), static_cast<int32_t>(args.size())), TF_OK) << op << " " << task.op().shape_text(shape);
+  EXPECT_EQ(kernel->entry()(args.data(), static_cast<int32_t>(args.size())), TF_OK)
+      << op << " " << task.op().shape_text(shape);
   return std::vector<float>(tensors.back().data(), tensors.back().data() + tensors.back().size());
 }
 
@@ -40,7 +42,8 @@ inline std::vector<float> run_op_kernel(const std::string& op, const std::string
 }
 
 // max |got - want| / max |want| within `bound`, element counts equal.
-inline void expect_close(const std::vector<float>& got, const std::vector<float>& want, double bound, const std::string& what) {
+inline void expect_close(const std::vector<float>& got, const std::vector<float>& want, double bound,
+                         const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   double worst = 0, scale = 1e-30;
   size_t at = 0;
@@ -49,7 +52,8 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
     const double d = std::fabs(static_cast<double>(got[i]) - want[i]);
     if (!(d <= worst)) worst = d, at = i;
   }
-  EXPECT_LE(worst / scale, bound) << what << ": worst at flat index " << at << ": got " << got[at] << ", want " << want[at];
+  EXPECT_LE(worst / scale, bound) << what << ": worst at flat index " << at << ": got " << got[at] << ", want "
+                                  << want[at];
 }
 
 // The kernel's output against the op's reference on the same inputs, within its tolerance.
@@ -63,7 +67,8 @@ inline void expect_kernel_matches_reference(const std::string& op, const std::st
   ops::find_operator(op).reference(shape, in, &ref, &tol);
   ASSERT_EQ(got.size(), ref.size());
   for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_LE(std::fabs(static_cast<double>(got[i]) - ref[i]), tol[i]) << op << " " << shape_text << " at " << i << ": " << got[i] << " vs " << ref[i];
+    ASSERT_LE(std::fabs(static_cast<double>(got[i]) - ref[i]), tol[i])
+        << op << " " << shape_text << " at " << i << ": " << got[i] << " vs " << ref[i];
   }
 }
 

@@ -92,7 +92,8 @@ TEST(OpRegistry, EveryEntryListsRealVersionsAndCoversEveryOpsetItExistsIn) {
   for (const OpDef* def : all_op_defs()) {
     if (def->versions.empty()) continue;
     ++onnx_entries;
-    for (int version : def->versions) EXPECT_EQ(onnx_since_version(def->name, version), version) << def->name << " version " << version;
+    for (int version : def->versions)
+      EXPECT_EQ(onnx_since_version(def->name, version), version) << def->name << " version " << version;
     for (int64_t opset = kEveryVersionFromOpset; opset <= kMaxOpset; ++opset) {
       if (onnx_since_version(def->name, opset) == 0) continue;
       OpVersion v;
@@ -116,13 +117,17 @@ TEST(OpRegistry, OpsetsOneToTwentyOneAreImportedAndOthersRefused) {
     OnnxModelBuilder b(opset);
     b.input("x", {1, 4}).output("y");
     b.node("Relu", {"x"}, {"y"});
-    EXPECT_NE(import_error(b).find("opset " + std::to_string(opset) + " is not supported (opsets 1-21)"), std::string::npos) << opset;
+    EXPECT_NE(import_error(b).find("opset " + std::to_string(opset) + " is not supported (opsets 1-21)"),
+              std::string::npos)
+        << opset;
   }
   // Reshape-1 (opsets 1-4) took its shape as an attribute; Reshape-5 is today's op.
   OnnxModelBuilder reshape1(4);
   reshape1.input("x", {1, 4}).output("y");
   OnnxModelBuilder::attr(reshape1.node("Reshape", {"x"}, {"y"}, "r"), "shape", std::vector<int64_t>{4});
-  EXPECT_NE(import_error(reshape1).find("op Reshape version 1 (opset 4) is not supported (implemented: 5, 13, 14, 19, 21)"), std::string::npos)
+  EXPECT_NE(
+      import_error(reshape1).find("op Reshape version 1 (opset 4) is not supported (implemented: 5, 13, 14, 19, 21)"),
+      std::string::npos)
       << import_error(reshape1);
   for (int64_t opset : {1, 5, 6, 7, 9, 18, 21}) {
     OnnxModelBuilder b(opset);
@@ -184,7 +189,8 @@ TEST(OpRegistry, AxesAsAttributesOrInputsNormalizeToOneNode) {
     b.input("x", {2, 3, 4}).output("y");
     const bool axes_input = opset >= 18 && !noop;
     if (axes_input) b.ints("axes", {1}, {-1});
-    auto& n = b.node("ReduceMean", axes_input ? std::vector<std::string>{"x", "axes"} : std::vector<std::string>{"x"}, {"y"}, "r");
+    auto& n = b.node("ReduceMean", axes_input ? std::vector<std::string>{"x", "axes"} : std::vector<std::string>{"x"},
+                     {"y"}, "r");
     if (opset < 18) OnnxModelBuilder::attr(n, "axes", std::vector<int64_t>{-1});
     if (noop) OnnxModelBuilder::attr(n, "noop_with_empty_axes", int64_t{1});
     return import_onnx_bytes(b.bytes(), "reduce.onnx");
@@ -219,7 +225,8 @@ TEST(OpRegistry, SoftmaxBeforeThirteenComputesTheCoercedTwoDimensionalSoftmax) {
         for (int64_t inner = 0; inner < 20; ++inner) {
           double sum = 0;
           for (int64_t c = 0; c < 3; ++c) sum += std::exp(x[(nn * 3 + c) * 20 + inner]);
-          for (int64_t c = 0; c < 3; ++c) want[(nn * 3 + c) * 20 + inner] = std::exp(x[(nn * 3 + c) * 20 + inner]) / sum;
+          for (int64_t c = 0; c < 3; ++c)
+            want[(nn * 3 + c) * 20 + inner] = std::exp(x[(nn * 3 + c) * 20 + inner]) / sum;
         }
       }
     }
@@ -261,9 +268,15 @@ TEST(OpRegistry, GemmAlphaBetaAndTransposesAreNormalizedAndComputeWhatOnnxSays) 
 // the only form taken.
 TEST(OpRegistry, BatchNormalizationOnItsOwnRunsAsAnElementwiseKernel) {
   const Shape shape = {2, 3, 2, 2};
-  const std::vector<float> scale = {0.5f, 1.5f, -1.0f}, shift = {0.1f, -0.2f, 0.3f}, mean = {0.2f, -0.1f, 0.0f}, var = {1.0f, 0.25f, 2.0f};
+  const std::vector<float> scale = {0.5f, 1.5f, -1.0f}, shift = {0.1f, -0.2f, 0.3f}, mean = {0.2f, -0.1f, 0.0f},
+                           var = {1.0f, 0.25f, 2.0f};
   OnnxModelBuilder b(7);
-  b.input("x", shape).output("y").floats("s", {3}, scale).floats("bias", {3}, shift).floats("m", {3}, mean).floats("v", {3}, var);
+  b.input("x", shape)
+      .output("y")
+      .floats("s", {3}, scale)
+      .floats("bias", {3}, shift)
+      .floats("m", {3}, mean)
+      .floats("v", {3}, var);
   auto& bn = b.node("BatchNormalization", {"x", "s", "bias", "m", "v"}, {"y"}, "bn");
   OnnxModelBuilder::attr(bn, "spatial", int64_t{1});
   OnnxModelBuilder::float_attr(bn, "epsilon", 1e-3f);
@@ -276,9 +289,17 @@ TEST(OpRegistry, BatchNormalizationOnItsOwnRunsAsAnElementwiseKernel) {
   expect_near_all(run_compiled(b, "x", x), want, 1e-5);
 
   OnnxModelBuilder per_pixel(7);
-  per_pixel.input("x", shape).output("y").floats("s", {3}, scale).floats("bias", {3}, shift).floats("m", {3}, mean).floats("v", {3}, var);
-  OnnxModelBuilder::attr(per_pixel.node("BatchNormalization", {"x", "s", "bias", "m", "v"}, {"y"}, "bn"), "spatial", int64_t{0});
-  EXPECT_NE(import_error(per_pixel).find("node 'bn' (BatchNormalization, opset 7): attribute 'spatial' = 0 is not supported"), std::string::npos)
+  per_pixel.input("x", shape)
+      .output("y")
+      .floats("s", {3}, scale)
+      .floats("bias", {3}, shift)
+      .floats("m", {3}, mean)
+      .floats("v", {3}, var);
+  OnnxModelBuilder::attr(per_pixel.node("BatchNormalization", {"x", "s", "bias", "m", "v"}, {"y"}, "bn"), "spatial",
+                         int64_t{0});
+  EXPECT_NE(
+      import_error(per_pixel).find("node 'bn' (BatchNormalization, opset 7): attribute 'spatial' = 0 is not supported"),
+      std::string::npos)
       << import_error(per_pixel);
 }
 
@@ -295,7 +316,9 @@ TEST(OpRegistry, DropoutIsTheIdentityInInferenceAndRefusesTrainingByName) {
   training.node("Relu", {"x"}, {"r"}, "act");
   training.ints("on", {}, {1});  // bool in ONNX; read as int64 here
   training.node("Dropout", {"r", "ratio", "on"}, {"y"}, "drop");
-  EXPECT_NE(import_error(training).find("node 'drop' (Dropout): input 'training_mode' = true is not supported"), std::string::npos) << import_error(training);
+  EXPECT_NE(import_error(training).find("node 'drop' (Dropout): input 'training_mode' = true is not supported"),
+            std::string::npos)
+      << import_error(training);
 
   OnnxModelBuilder mask(13);
   mask.input("x", {1, 4}).output("y");

@@ -22,7 +22,8 @@ int64_t extent_of(const Stmt& s) {
   return f && is_const_int(f->extent) ? f->extent.as<IntImmNode>()->value : -1;
 }
 
-void expect_same_result(const Stmt& a, const Stmt& b, const Buffer& in, const Buffer& out, int64_t in_size, int64_t out_size) {
+void expect_same_result(const Stmt& a, const Stmt& b, const Buffer& in, const Buffer& out, int64_t in_size,
+                        int64_t out_size) {
   std::vector<double> input(static_cast<size_t>(in_size));
   for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<double>(i % 7) + 1;
   std::vector<double> ra(static_cast<size_t>(out_size), 0), rb(static_cast<size_t>(out_size), 0);
@@ -45,10 +46,12 @@ TEST(PassesPartitionHead, PaddedTilesLoseTheirSelectsInTheInterior) {
   Buffer out = make_buffer("out", DataType::float32(), {40 * 3}, MemoryScope::Arg);
   Expr x = to_expr(o) * 4 + to_expr(i) + to_expr(t) - 1;
   Expr clamped = min(max(x, Expr(int64_t{0})), Expr(int64_t{39}));
-  Expr read = make_select(logical_and(x >= Expr(int64_t{0}), x < Expr(int64_t{40})), make_load(in, clamped), Expr(0.0f));
+  Expr read =
+      make_select(logical_and(x >= Expr(int64_t{0}), x < Expr(int64_t{40})), make_load(in, clamped), Expr(0.0f));
   Stmt s = make_for(o, 0, 10, ForKind::Serial,
                     make_for(i, 0, 4, ForKind::Serial,
-                             make_for(t, 0, 3, ForKind::Serial, make_store(out, (to_expr(o) * 4 + to_expr(i)) * 3 + to_expr(t), read))));
+                             make_for(t, 0, 3, ForKind::Serial,
+                                      make_store(out, (to_expr(o) * 4 + to_expr(i)) * 3 + to_expr(t), read))));
   Stmt p = passes::simplify(passes::partition_loops(s));
   // simplify flattens the one-tile head and tail; the interior is the loop over o that is left.
   const auto* seq = p.as<SeqNode>();
@@ -69,7 +72,8 @@ TEST(PassesPartitionHead, GuardThatHoldsFromSomeIterationOnCutsAHead) {
   Var o = make_var("o"), i = make_var("i");
   Buffer in = make_buffer("in", DataType::float32(), {1}, MemoryScope::Arg);
   Buffer out = make_buffer("out", DataType::float32(), {80}, MemoryScope::Arg);
-  Stmt body = make_if(to_expr(o) * 8 + to_expr(i) >= Expr(int64_t{21}), make_store(out, to_expr(o) * 8 + to_expr(i), 1.0f));
+  Stmt body =
+      make_if(to_expr(o) * 8 + to_expr(i) >= Expr(int64_t{21}), make_store(out, to_expr(o) * 8 + to_expr(i), 1.0f));
   Stmt s = make_for(o, 0, 10, ForKind::Serial, make_for(i, 0, 8, ForKind::Serial, body));
   Stmt p = passes::simplify(passes::partition_loops(s));
   const auto* seq = p.as<SeqNode>();
@@ -86,8 +90,10 @@ TEST(PassesPartitionHead, ShortLoopsKeepTheirSelects) {
   Buffer in = make_buffer("in", DataType::float32(), {4}, MemoryScope::Arg);
   Buffer out = make_buffer("out", DataType::float32(), {3}, MemoryScope::Arg);
   Expr x = to_expr(t) - 1;
-  Stmt s = make_for(t, 0, 3, ForKind::Serial,
-                    make_store(out, to_expr(t), make_select(x >= Expr(int64_t{0}), make_load(in, max(x, Expr(int64_t{0}))), Expr(0.0f))));
+  Stmt s =
+      make_for(t, 0, 3, ForKind::Serial,
+               make_store(out, to_expr(t),
+                          make_select(x >= Expr(int64_t{0}), make_load(in, max(x, Expr(int64_t{0}))), Expr(0.0f))));
   Stmt p = passes::partition_loops(s);
   EXPECT_TRUE(p.as<ForNode>()) << to_string(p);
 }

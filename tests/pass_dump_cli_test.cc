@@ -45,29 +45,34 @@ std::vector<std::string> section_names(const std::vector<PassSection>& sections)
   return names;
 }
 
-const std::string kLowerDense = "lower --shape 64,64,64 --config '{\"mr\": 2, \"nr\": 32, \"unroll_k\": 4, \"vectorize\": true}'";
+const std::string kLowerDense =
+    "lower --shape 64,64,64 --config '{\"mr\": 2, \"nr\": 32, \"unroll_k\": 4, \"vectorize\": true}'";
 
 TEST(PassDumpCli, LowerDumpsTheNamedPassWhichChangesTheKernel) {
   const Result all = run_cli(kLowerDense + " --dump-after all");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const auto every = pass_sections(all.out);
-  ASSERT_EQ(section_names(every), (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify", "unroll_loops",
-                                                            "simplify", "partition_loops", "simplify", "vectorize_loops", "simplify"}));
+  ASSERT_EQ(section_names(every),
+            (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify", "unroll_loops",
+                                      "simplify", "partition_loops", "simplify", "vectorize_loops", "simplify"}));
   EXPECT_EQ(all.out.rfind("// dense[64,64,64], config ", 0), 0u) << all.out;
 
   const Result unrolled = run_cli(kLowerDense + " --dump-after unroll_loops");
   ASSERT_EQ(unrolled.exit_code, 0) << unrolled.err;
   const auto one = pass_sections(unrolled.out);
   ASSERT_EQ(section_names(one), std::vector<std::string>{"unroll_loops"});
-  EXPECT_NE(unrolled.out.find("// after unroll_loops (pass 5)\nvoid tf_dense_64x64x64("), std::string::npos) << unrolled.out;
+  EXPECT_NE(unrolled.out.find("// after unroll_loops (pass 5)\nvoid tf_dense_64x64x64("), std::string::npos)
+      << unrolled.out;
   EXPECT_EQ(one[0].text, every[4].text);
   EXPECT_NE(every[3].text.find("// unrolled"), std::string::npos) << every[3].text;
   EXPECT_EQ(one[0].text.find("// unrolled"), std::string::npos) << one[0].text;
   EXPECT_NE(every[7].text.find("// vectorized"), std::string::npos) << every[7].text;
-  EXPECT_EQ(every[8].text.find("// vectorized"), std::string::npos) << "vectorize_loops makes vector statements of the loops";
+  EXPECT_EQ(every[8].text.find("// vectorized"), std::string::npos)
+      << "vectorize_loops makes vector statements of the loops";
 
   // A pass that runs more than once is dumped each time.
-  EXPECT_EQ(section_names(pass_sections(run_cli(kLowerDense + " --dump-after simplify").out)), std::vector<std::string>(5, "simplify"));
+  EXPECT_EQ(section_names(pass_sections(run_cli(kLowerDense + " --dump-after simplify").out)),
+            std::vector<std::string>(5, "simplify"));
 }
 
 TEST(PassDumpCli, LowerJsonCarriesTheDumps) {
@@ -93,8 +98,9 @@ void expect_unknown_pass_lists(const std::string& args, const std::vector<std::s
 TEST(PassDumpCli, AnUnknownPassFailsWithTheValidNames) {
   expect_unknown_pass_lists(kLowerDense + " --dump-after no_such_pass",
                             {"schedule_ops,simplify,partition_loops,unroll_loops,vectorize_loops,all"});
-  expect_unknown_pass_lists("model inspect " + tf::testing_support::small_cnn() + " --dump-after no_such_pass",
-                            {"fold_constants", "fold_batchnorm", "fuse_epilogues", "pack_dense_weights", "plan_layouts", "all"});
+  expect_unknown_pass_lists(
+      "model inspect " + tf::testing_support::small_cnn() + " --dump-after no_such_pass",
+      {"fold_constants", "fold_batchnorm", "fuse_epilogues", "pack_dense_weights", "plan_layouts", "all"});
   const Result raw = run_cli(kLowerDense + " --raw --dump-after all");
   EXPECT_EQ(raw.exit_code, 2);
   EXPECT_NE(raw.err.find("--raw excludes --dump-after"), std::string::npos) << raw.err;
@@ -105,9 +111,10 @@ TEST(PassDumpCli, ModelInspectDumpsTheGraphAfterANamedPassAndAfterEveryPass) {
   const Result all = run_cli("model inspect " + model + " --dump-after all");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const auto every = pass_sections(all.out);
-  ASSERT_EQ(section_names(every), (std::vector<std::string>{"fold_constants", "lift_unit_height", "fold_batchnorm", "fuse_layer_norm", "fuse_attention",
-                                                            "fuse_epilogues", "fuse_elementwise", "fuse_dense_activation", "pack_dense_weights",
-                                                            "plan_layouts"}));
+  ASSERT_EQ(section_names(every),
+            (std::vector<std::string>{"fold_constants", "lift_unit_height", "fold_batchnorm", "fuse_layer_norm",
+                                      "fuse_attention", "fuse_epilogues", "fuse_elementwise", "fuse_dense_activation",
+                                      "pack_dense_weights", "plan_layouts"}));
   const Result fused = run_cli("model inspect " + model + " --dump-after fuse_epilogues");
   ASSERT_EQ(fused.exit_code, 0) << fused.err;
   const auto one = pass_sections(fused.out);

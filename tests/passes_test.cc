@@ -80,8 +80,9 @@ TEST(PassesSimplify, VectorRules) {
   EXPECT_EQ(to_string(passes::simplify(make_ramp(V(b) * 8, 1, 8) - make_broadcast(V(b) * 8, 8))), "ramp(0, 1, 8)");
   EXPECT_EQ(to_string(passes::simplify(floordiv(make_ramp(V(b) * 16, 1, 8), make_broadcast(Expr(16), 8)))), "x8(b)");
   Buffer t = make_buffer("t", DataType::float32(), {64}, MemoryScope::Arg);
-  EXPECT_EQ(to_string(passes::simplify(make_load(t, floordiv(make_ramp(V(b) * 16, 1, 8), make_broadcast(Expr(16), 8))))),
-            "x8(t[b])");
+  EXPECT_EQ(
+      to_string(passes::simplify(make_load(t, floordiv(make_ramp(V(b) * 16, 1, 8), make_broadcast(Expr(16), 8))))),
+      "x8(t[b])");
 }
 
 // ---------------------------------------------------------------- partition_loops
@@ -168,8 +169,9 @@ TEST(PassesVectorize, TileUpdateBecomesRampsAndBroadcastScalar) {
   Stmt body = make_store(cl, ci, make_load(cl, ci) + make_load(a, V(m) * K + V(k)) * make_load(b, V(k) * 64 + V(n)));
   Stmt s = make_for(n, 0, 8, ForKind::Vectorized, body);
   Stmt v = passes::simplify(passes::vectorize_loops(s));
-  EXPECT_EQ(to_string(v),
-            "Cl[ramp((m * 8), 1, 8)] = (Cl[ramp((m * 8), 1, 8)] + (x8(A[((m * 70) + k)]) * B[ramp((k * 64), 1, 8)]));\n");
+  EXPECT_EQ(
+      to_string(v),
+      "Cl[ramp((m * 8), 1, 8)] = (Cl[ramp((m * 8), 1, 8)] + (x8(A[((m * 70) + k)]) * B[ramp((k * 64), 1, 8)]));\n");
 }
 
 TEST(PassesVectorize, KeepsIllegalLoopsSerial) {
@@ -182,8 +184,9 @@ TEST(PassesVectorize, KeepsIllegalLoopsSerial) {
     return f ? f->for_kind : ForKind::Vectorized;
   };
   // A reduction into one element.
-  EXPECT_EQ(kind_after(make_for(n, 0, 8, ForKind::Vectorized, make_store(acc, 0, make_load(acc, 0) + make_load(x, V(n))))),
-            ForKind::Serial);
+  EXPECT_EQ(
+      kind_after(make_for(n, 0, 8, ForKind::Vectorized, make_store(acc, 0, make_load(acc, 0) + make_load(x, V(n))))),
+      ForKind::Serial);
   // A guard that depends on the lane.
   EXPECT_EQ(kind_after(make_for(n, 0, 8, ForKind::Vectorized, make_if(V(n) < V(j), make_store(x, V(n), 1.0f)))),
             ForKind::Serial);
@@ -233,7 +236,8 @@ void expect_lowered_configs_correct(const std::string& op, std::vector<int64_t> 
   task.op().reference(shape, ptrs, &expected, &tol);
 
   std::vector<int64_t> indices = {0, task.space().default_config().index(), task.space().size() - 1};
-  for (int i = 0; i < samples; ++i) indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
+  for (int i = 0; i < samples; ++i)
+    indices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(task.space().size())));
   for (const auto& c : configs) indices.push_back(task.parse_config(c).index());
   // Returns the number of wrong output elements, or -1 when the interpreter rejected the IR.
   auto run = [&](const LoweredFunc& f) {
@@ -269,12 +273,16 @@ void expect_lowered_configs_correct(const std::string& op, std::vector<int64_t> 
   }
 }
 
-TEST(PassesDense, RandomConfigsOnOddShapeMatchReference) { expect_lowered_configs_correct("dense", {37, 45, 70}, 40, 11); }
+TEST(PassesDense, RandomConfigsOnOddShapeMatchReference) {
+  expect_lowered_configs_correct("dense", {37, 45, 70}, 40, 11);
+}
 TEST(PassesDense, RandomConfigsOnTinyShapesMatchReference) {
   expect_lowered_configs_correct("dense", {7, 13, 129}, 20, 12);
   expect_lowered_configs_correct("dense", {1, 1, 1}, 5, 13);
 }
-TEST(PassesDense, RandomConfigsOnDividingShapeMatchReference) { expect_lowered_configs_correct("dense", {48, 64, 256}, 10, 14); }
+TEST(PassesDense, RandomConfigsOnDividingShapeMatchReference) {
+  expect_lowered_configs_correct("dense", {48, 64, 256}, 10, 14);
+}
 TEST(PassesDense, EpilogueVariantsMatchReference) {
   expect_lowered_configs_correct("dense_bias_relu", {37, 45, 70}, 15, 15);
   expect_lowered_configs_correct("dense_nt", {19, 24, 33}, 8, 16);
@@ -292,7 +300,8 @@ TEST(PassesDense, NoBranchWhenTilesDivide) {
 // column loop must carry no branch, and its stores must be contiguous vectors.
 TEST(PassesDense, MainPartOfOddShapeIsBranchFree) {
   compiler::Task task({"dense", {37, 45, 70}}, codegen::host_target());
-  LoweredFunc f = task.lower(task.parse_config(R"({"mr":1,"nr":16,"mb":1,"unroll_k":1,"pack_b":false,"parallel":false})"));
+  LoweredFunc f =
+      task.lower(task.parse_config(R"({"mr":1,"nr":16,"mb":1,"unroll_k":1,"pack_b":false,"parallel":false})"));
   struct FindMain : IRVisitor {
     using IRVisitor::visit;
     const ForNode* main = nullptr;

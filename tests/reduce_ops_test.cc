@@ -66,7 +66,8 @@ TEST_F(ReduceOps, LogSumOfPositiveInputs) {
   std::uniform_real_distribution<float> pos(0.01f, 2.0f);
   for (const char* s : kReduceShapes) {
     const auto shape = ops::parse_shape("reduce_log_sum", s);
-    std::vector<float> x(static_cast<size_t>(ops::element_count(ops::find_operator("reduce_log_sum").input_shapes(shape)[0])));
+    std::vector<float> x(
+        static_cast<size_t>(ops::element_count(ops::find_operator("reduce_log_sum").input_shapes(shape)[0])));
     for (float& v : x) v = pos(rng);
     testing_support::expect_kernel_matches_reference("reduce_log_sum", s, {x});
   }
@@ -77,14 +78,16 @@ TEST_F(ReduceOps, LargeRowsAndColumnsRunInParallel) {
   expect_configs_correct("reduce_max", "rank=2,d0=500,d1=130,r0=1");
   expect_configs_correct("reduce_log_sum_exp", "rank=4,d0=2,d1=64,d2=15,d3=17,r2=1,r3=1");
   EXPECT_EQ(ops::parse_shape("reduce_mean", "rows=3,cols=5"), ops::parse_shape("reduce_mean", "rank=2,d0=3,d1=5,r1=1"));
-  EXPECT_EQ(ops::find_operator("reduce_sum").output_shape(ops::parse_shape("reduce_sum", "rank=3,d0=2,d1=3,d2=4,r0=1,r2=1")),
-            (std::vector<int64_t>{1, 3, 1}));
+  EXPECT_EQ(
+      ops::find_operator("reduce_sum").output_shape(ops::parse_shape("reduce_sum", "rank=3,d0=2,d1=3,d2=4,r0=1,r2=1")),
+      (std::vector<int64_t>{1, 3, 1}));
 }
 
 TEST_F(ReduceOps, SoftmaxFamilyOnAnyAxis) {
   for (const char* op : {"softmax", "log_softmax", "hardmax"}) {
-    for (const char* s : {"rows=1,cols=1", "rows=3,cols=7", "rows=4,cols=33", "rows=2,cols=5,inner=3", "rows=1,cols=9,inner=40",
-                          "rows=6,cols=1,inner=17", "rows=130,cols=61", "rows=20,cols=30,inner=70"}) {
+    for (const char* s :
+         {"rows=1,cols=1", "rows=3,cols=7", "rows=4,cols=33", "rows=2,cols=5,inner=3", "rows=1,cols=9,inner=40",
+          "rows=6,cols=1,inner=17", "rows=130,cols=61", "rows=20,cols=30,inner=70"}) {
       expect_configs_correct(op, s);
     }
   }
@@ -182,14 +185,21 @@ std::string axis_shape(const NodeCase& c, int64_t axis) {
 
 TEST_F(ReduceOps, OnnxNodeTests) {
   if (!std::filesystem::exists(graph::testing::kNodeTestsDir)) GTEST_SKIP() << "libonnx-testdata is not installed";
-  const std::map<std::string, std::string> reduce_ops = {
-      {"ReduceSum", "reduce_sum"}, {"ReduceMean", "reduce_mean"}, {"ReduceMax", "reduce_max"}, {"ReduceMin", "reduce_min"},
-      {"ReduceProd", "reduce_prod"}, {"ReduceL1", "reduce_l1"}, {"ReduceL2", "reduce_l2"}, {"ReduceLogSum", "reduce_log_sum"},
-      {"ReduceLogSumExp", "reduce_log_sum_exp"}, {"ReduceSumSquare", "reduce_sum_square"}};
+  const std::map<std::string, std::string> reduce_ops = {{"ReduceSum", "reduce_sum"},
+                                                         {"ReduceMean", "reduce_mean"},
+                                                         {"ReduceMax", "reduce_max"},
+                                                         {"ReduceMin", "reduce_min"},
+                                                         {"ReduceProd", "reduce_prod"},
+                                                         {"ReduceL1", "reduce_l1"},
+                                                         {"ReduceL2", "reduce_l2"},
+                                                         {"ReduceLogSum", "reduce_log_sum"},
+                                                         {"ReduceLogSumExp", "reduce_log_sum_exp"},
+                                                         {"ReduceSumSquare", "reduce_sum_square"}};
   int checked = 0;
   for (const std::string& name : graph::testing::list_node_tests()) {
     const bool reduce = name.rfind("test_reduce_", 0) == 0, arg = name.rfind("test_arg", 0) == 0;
-    const bool soft = (name.rfind("test_softmax", 0) == 0 || name.rfind("test_logsoftmax", 0) == 0 || name.rfind("test_hardmax", 0) == 0) &&
+    const bool soft = (name.rfind("test_softmax", 0) == 0 || name.rfind("test_logsoftmax", 0) == 0 ||
+                       name.rfind("test_hardmax", 0) == 0) &&
                       name.find("_expanded") == std::string::npos;
     if (!reduce && !arg && !soft) continue;
     NodeCase c;

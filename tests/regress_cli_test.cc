@@ -24,7 +24,8 @@ class RegressCli : public ::testing::Test {
         {"name": "gemm-128", "op": "dense", "shape": [128, 128, 128]},
         {"name": "tall", "op": "dense", "shape": [256, 64, 128], "threshold": 0.08}]})";
     // Every workload of the suite tuned briefly, as the CI recipe does.
-    Result r = run_cli("tune --suite " + suite_ + " --trials 6 --tuner random --min-ms 2 --repeat 2 --json --db " + db_);
+    Result r =
+        run_cli("tune --suite " + suite_ + " --trials 6 --tuner random --min-ms 2 --repeat 2 --json --db " + db_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_EQ(tf::parse_json(r.out).size(), 2u) << r.out;
   }
@@ -60,7 +61,8 @@ TEST_F(RegressCli, SameBuildIsUnchangedRunAfterRunAndASlowerConfigFails) {
   // The same compiler and configs against the baseline: no false alarm, twice.
   for (int run = 0; run < 2; ++run) {
     const std::string junit = dir_ + "/junit.xml", json = dir_ + "/r.json", md = dir_ + "/r.md";
-    Result r = run_cli("regress --baseline ci" + run_args() + " --junit " + junit + " --json " + json + " --markdown " + md);
+    Result r =
+        run_cli("regress --baseline ci" + run_args() + " --junit " + junit + " --json " + json + " --markdown " + md);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     const tf::Json report = tf::parse_json(slurp(json));
     for (const auto& w : report.at("workloads")) {
@@ -85,10 +87,11 @@ TEST_F(RegressCli, SameBuildIsUnchangedRunAfterRunAndASlowerConfigFails) {
   slow["mr"] = 1;
   slow["unroll_k"] = 1;
   const std::string record = dir_ + "/slow.jsonl";
-  std::ofstream(record) << R"({"workload": {"op": "dense", "shape": [128, 128, 128], "dtype": "float32"}, "target": {"target": )"
-                        << tf::Json(shown[0].at("target").get<std::string>()).dump()
-                        << R"(, "device_key": "local"}, "config": )" << slow.dump()
-                        << R"(, "costs": [1e-9], "outcome": "ok", "time": 1})" << "\n";
+  std::ofstream(record)
+      << R"({"workload": {"op": "dense", "shape": [128, 128, 128], "dtype": "float32"}, "target": {"target": )"
+      << tf::Json(shown[0].at("target").get<std::string>()).dump() << R"(, "device_key": "local"}, "config": )"
+      << slow.dump() << R"(, "costs": [1e-9], "outcome": "ok", "time": 1})"
+      << "\n";
   ASSERT_EQ(run_cli("import --db " + db_ + " " + record).exit_code, 0);
   const std::string junit = dir_ + "/slow.xml", json = dir_ + "/slow.json";
   Result r = run_cli("regress --baseline ci" + run_args() + " --junit " + junit + " --json " + json);
@@ -143,7 +146,8 @@ TEST_F(RegressCli, AnUntunedWorkloadIsReportedOrTunedFirst) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const tf::Json saved = tf::parse_json(r.out);
   EXPECT_EQ(saved.at("workloads")[1].at("status").get<std::string>(), "untuned");
-  EXPECT_NE(saved.at("workloads")[1].at("error").get<std::string>().find("no tuned config for dense[64,64,64]"), std::string::npos);
+  EXPECT_NE(saved.at("workloads")[1].at("error").get<std::string>().find("no tuned config for dense[64,64,64]"),
+            std::string::npos);
   // regress: the workload the baseline lacks is reported, gemm-128 compared.
   const std::string json = dir_ + "/more-report.json";
   r = run_cli("regress --baseline more" + args + " --json " + json);
@@ -160,7 +164,8 @@ TEST_F(RegressCli, TuneSuiteHonoursTheSuitesThreadsAndTarget) {
   const std::string suite = dir_ + "/threads.json";
   std::ofstream(suite) << R"({"threads": 2, "target": "llvm", "rounds": 6, "workloads": [
       {"name": "small", "op": "dense", "shape": [32, 48, 40]}]})";
-  Result tune = run_cli("tune --suite " + suite + " --trials 4 --tuner random --min-ms 1 --repeat 1 --json --db " + db_);
+  Result tune =
+      run_cli("tune --suite " + suite + " --trials 4 --tuner random --min-ms 1 --repeat 1 --json --db " + db_);
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
   Result best = run_cli("best --op dense --shape 32,48,40 --threads 2 --target llvm --json --db " + db_);
   ASSERT_EQ(best.exit_code, 0) << best.err;
@@ -169,7 +174,8 @@ TEST_F(RegressCli, TuneSuiteHonoursTheSuitesThreadsAndTarget) {
   ASSERT_EQ(save.exit_code, 0) << save.err << save.out;
   EXPECT_EQ(tf::parse_json(save.out).at("workloads").at(0).at("status").get<std::string>(), "saved") << save.out;
   // The command line still wins over the suite.
-  Result one = run_cli("tune --suite " + suite + " --threads 1 --trials 2 --tuner random --min-ms 1 --repeat 1 --json --db " + db_);
+  Result one = run_cli("tune --suite " + suite +
+                       " --threads 1 --trials 2 --tuner random --min-ms 1 --repeat 1 --json --db " + db_);
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_EQ(run_cli("best --op dense --shape 32,48,40 --target llvm --db " + db_).exit_code, 0);
 }

@@ -100,17 +100,24 @@ TEST(Suite, BadSuitesNameWhatIsWrong) {
   expect_suite_error("{\"workloads\": [", "not valid JSON");
   expect_suite_error("[]", "JSON object");
   expect_suite_error("{}", "\"workloads\" must be a non-empty list");
-  expect_suite_error(R"({"workloads": [{"op": "conv9d", "shape": [1, 2, 3]}]})", "workloads[0]: unknown workload: no operator \"conv9d\"");
-  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": [1, 2]}]})", "workloads[0]: unknown workload dense[1,2]");
-  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": [4, 4, 4], "threshold": 1.5}]})", "workloads[0].threshold: 1.5 is out of range");
-  expect_suite_error(R"({"threshold": 0, "workloads": [{"op": "dense", "shape": [4, 4, 4]}]})", "threshold: 0 is out of range");
+  expect_suite_error(R"({"workloads": [{"op": "conv9d", "shape": [1, 2, 3]}]})",
+                     "workloads[0]: unknown workload: no operator \"conv9d\"");
+  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": [1, 2]}]})",
+                     "workloads[0]: unknown workload dense[1,2]");
+  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": [4, 4, 4], "threshold": 1.5}]})",
+                     "workloads[0].threshold: 1.5 is out of range");
+  expect_suite_error(R"({"threshold": 0, "workloads": [{"op": "dense", "shape": [4, 4, 4]}]})",
+                     "threshold: 0 is out of range");
   expect_suite_error(R"({"rounds": 3, "workloads": [{"op": "dense", "shape": [4, 4, 4]}]})", "rounds: 3 (6..1000)");
-  expect_suite_error(R"({"workloads": [{"name": "x", "op": "dense", "shape": [4, 4, 4]}, {"name": "x", "op": "dense", "shape": [8, 8, 8]}]})",
-                     "the name \"x\" is used twice");
+  expect_suite_error(
+      R"({"workloads": [{"name": "x", "op": "dense", "shape": [4, 4, 4]}, {"name": "x", "op": "dense", "shape": [8, 8, 8]}]})",
+      "the name \"x\" is used twice");
   expect_suite_error(R"({"workload": []})", "unknown field \"workload\"");
-  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": [4, 4, 4], "treshold": 0.1}]})", "unknown field \"treshold\"");
+  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": [4, 4, 4], "treshold": 0.1}]})",
+                     "unknown field \"treshold\"");
   expect_suite_error(R"({"workloads": [{"op": "dense"}]})", "workloads[0]: missing \"shape\"");
-  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": true}]})", "workloads[0].shape: expected a list of extents");
+  expect_suite_error(R"({"workloads": [{"op": "dense", "shape": true}]})",
+                     "workloads[0].shape: expected a list of extents");
 }
 
 TEST(Suite, ThresholdsFromTheCommandLine) {
@@ -135,7 +142,8 @@ std::vector<std::string> well_formed_testcases(const std::string& x, std::string
     if (x[i] == '&') {
       const size_t semi = x.find(';', i);
       const std::string ent = semi == std::string::npos ? "" : x.substr(i, semi - i + 1);
-      if (ent != "&amp;" && ent != "&lt;" && ent != "&gt;" && ent != "&quot;" && ent != "&apos;") return fail("a bare &");
+      if (ent != "&amp;" && ent != "&lt;" && ent != "&gt;" && ent != "&quot;" && ent != "&apos;")
+        return fail("a bare &");
       i = semi + 1;
       continue;
     }

@@ -32,8 +32,8 @@ std::pair<int64_t, int64_t> dyadic(float v) {
 }
 
 int64_t coordinate_mode(const std::string& name) {
-  const char* names[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
-                         "tf_crop_and_resize", "tf_half_pixel_for_nn"};
+  const char* names[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",  "align_corners",
+                         "asymmetric", "tf_crop_and_resize",   "tf_half_pixel_for_nn"};
   for (int64_t i = 0; i < 7; ++i) {
     if (name == names[i]) return i;
   }
@@ -58,7 +58,8 @@ ops::Resize2dShape shape_of(const testing_support::NodeCase& c) {
   s.mode = c.attr_string("mode", "nearest") == "linear" ? 1 : 0;
   const bool upsample = c.node.op_type() == "Upsample" || c.opset < 11;
   // Upsample and Resize-10 scale asymmetrically and take the nearest pixel below.
-  s.coord = upsample ? coordinate_mode("asymmetric") : coordinate_mode(c.attr_string("coordinate_transformation_mode", "half_pixel"));
+  s.coord = upsample ? coordinate_mode("asymmetric")
+                     : coordinate_mode(c.attr_string("coordinate_transformation_mode", "half_pixel"));
   s.nearest = upsample ? nearest_mode("floor") : nearest_mode(c.attr_string("nearest_mode", "round_prefer_floor"));
   const graph::Tensor* roi = upsample ? nullptr : c.input(1);
   const graph::Tensor* scales = upsample ? c.input(1) : c.input(2);
@@ -75,7 +76,8 @@ ops::Resize2dShape shape_of(const testing_support::NodeCase& c) {
     s.scale_h_num = s.oh, s.scale_h_den = s.h, s.scale_w_num = s.ow, s.scale_w_den = s.w;
   }
   if (roi && roi->size() == 8 && s.coord == coordinate_mode("tf_crop_and_resize")) {
-    const std::pair<int64_t, int64_t> r[4] = {dyadic(roi->f32[2]), dyadic(roi->f32[3]), dyadic(roi->f32[6]), dyadic(roi->f32[7])};
+    const std::pair<int64_t, int64_t> r[4] = {dyadic(roi->f32[2]), dyadic(roi->f32[3]), dyadic(roi->f32[6]),
+                                              dyadic(roi->f32[7])};
     s.roi_den = 1;
     for (const auto& [num, den] : r) s.roi_den = std::max(s.roi_den, den);
     int64_t* fields[] = {&s.roi_y0, &s.roi_x0, &s.roi_y1, &s.roi_x1};
@@ -106,15 +108,20 @@ TEST_F(Resize2d, OnnxNodeTestsMatchTheirExpectedOutputs) {
 // by the vector width (up and down, a scale that is not oh/h, a crop window past the input); every
 // config (vectorized or not, planes in parallel or not) of a few.
 TEST_F(Resize2d, EveryModeMatchesTheReferenceOnOddShapes) {
-  auto default_only = [](const std::string& text) { testing_support::expect_configs_correct("resize2d", text, 0, 1, false); };
+  auto default_only = [](const std::string& text) {
+    testing_support::expect_configs_correct("resize2d", text, 0, 1, false);
+  };
   for (int mode = 0; mode < 2; ++mode) {
     for (int coord = 0; coord < 7; ++coord) {
       for (int nearest = 0; nearest < (mode == 0 ? 4 : 1); ++nearest) {
-        const std::string modes = ",mode=" + std::to_string(mode) + ",coord=" + std::to_string(coord) + ",nearest=" + std::to_string(nearest);
+        const std::string modes =
+            ",mode=" + std::to_string(mode) + ",coord=" + std::to_string(coord) + ",nearest=" + std::to_string(nearest);
         default_only("n=2,c=3,h=5,w=7,oh=9,ow=19" + modes);
         default_only("c=2,h=8,w=33,oh=3,ow=20" + modes);
-        default_only("c=2,h=4,w=5,oh=6,ow=8,scale_h_num=8,scale_h_den=5,scale_w_num=5,scale_w_den=3,roi_den=8,roi_y0=-2,"
-                     "roi_x0=3,roi_y1=9,roi_x1=7,extrapolation_num=5,extrapolation_den=2" + modes);
+        default_only(
+            "c=2,h=4,w=5,oh=6,ow=8,scale_h_num=8,scale_h_den=5,scale_w_num=5,scale_w_den=3,roi_den=8,roi_y0=-2,"
+            "roi_x0=3,roi_y1=9,roi_x1=7,extrapolation_num=5,extrapolation_den=2" +
+            modes);
       }
     }
   }
@@ -130,7 +137,8 @@ TEST_F(Resize2d, NamedShapesReadBackAndNonsenseIsRefusedNamingTheField) {
   const ops::Resize2dShape s = ops::Resize2dShape::from_vector(shape);
   EXPECT_EQ(s.scale_h_num, 64);
   EXPECT_EQ(s.scale_h_den, 32);
-  const std::string odd = "c=2,h=4,w=5,oh=6,ow=8,coord=5,scale_h_num=8,scale_h_den=5,roi_den=8,roi_y0=-2,roi_x0=3,roi_y1=9,roi_x1=7";
+  const std::string odd =
+      "c=2,h=4,w=5,oh=6,ow=8,coord=5,scale_h_num=8,scale_h_den=5,roi_den=8,roi_y0=-2,roi_x0=3,roi_y1=9,roi_x1=7";
   const auto odd_shape = ops::parse_shape("resize2d", odd);
   EXPECT_EQ(ops::parse_shape("resize2d", ops::find_operator("resize2d").shape_text(odd_shape)), odd_shape);
   const std::vector<std::pair<std::string, std::string>> cases = {

@@ -2,6 +2,7 @@
 // shared libraries without LLVM, in this process and in a separate one.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +10,6 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "compiler/compiler.h"
@@ -34,7 +34,9 @@ TEST(RuntimeThreadPool, EveryTaskRunsExactlyOnce) {
     for (int64_t n : {0, 1, 2, 7, 1000}) {
       Counts c(n);
       ASSERT_EQ(tf_runtime_parallel_for(n, count_task, &c), 0);
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c.hits[static_cast<size_t>(i)].load(), 1) << "task " << i << " of " << n << ", " << threads << " threads";
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(c.hits[static_cast<size_t>(i)].load(), 1)
+            << "task " << i << " of " << n << ", " << threads << " threads";
     }
   }
 }
@@ -148,8 +150,8 @@ TEST(KernelLibrary, ASeparateProcessWithoutLlvmLoadsAndRunsIt) {
     spec << "float32 2 " << M << " " << N << " " << dir << "/c.bin\n";
   }
   int rc = 0;
-  std::string out = run_command(std::string(TF_KERNEL_LOADER) + " " + dir + "/kernel.so " + lib.entry_symbol + " " + dir +
-                                    "/spec.txt --threads 2 2>&1",
+  std::string out = run_command(std::string(TF_KERNEL_LOADER) + " " + dir + "/kernel.so " + lib.entry_symbol + " " +
+                                    dir + "/spec.txt --threads 2 2>&1",
                                 &rc);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("status 0 ok"), std::string::npos) << out;
@@ -173,11 +175,13 @@ TEST(KernelLibrary, ASeparateProcessWithoutLlvmLoadsAndRunsIt) {
     spec << "float32 2 " << K << " " << N << " " << dir << "/b.bin\n";
     spec << "float32 2 " << N << " " << M << " " << dir << "/c.bin\n";
   }
-  out = run_command(std::string(TF_KERNEL_LOADER) + " " + dir + "/kernel.so " + lib.entry_symbol + " " + dir + "/spec.txt 2>&1", &rc);
+  out = run_command(
+      std::string(TF_KERNEL_LOADER) + " " + dir + "/kernel.so " + lib.entry_symbol + " " + dir + "/spec.txt 2>&1", &rc);
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("status 3"), std::string::npos) << out;
   // A missing file is a usage error.
-  out = run_command(std::string(TF_KERNEL_LOADER) + " " + dir + "/nope.so " + lib.entry_symbol + " " + dir + "/spec.txt 2>&1", &rc);
+  out = run_command(
+      std::string(TF_KERNEL_LOADER) + " " + dir + "/nope.so " + lib.entry_symbol + " " + dir + "/spec.txt 2>&1", &rc);
   EXPECT_EQ(rc, 2) << out;
   run_command("rm -rf " + dir, &rc);
 }

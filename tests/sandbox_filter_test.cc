@@ -162,11 +162,13 @@ TEST(SandboxFilter, TrapsEveryOtherCallNamingIt) {
 
 TEST(SandboxFilter, Clone3FailsAsMissingSoTheCLibraryFallsBackToClone) {
   // Allowed, the kernel would refuse the empty arguments with EINVAL.
-  EXPECT_EQ(confined([] { return ::syscall(SYS_clone3, nullptr, 0); }), "failed: " + std::string(std::strerror(ENOSYS)));
+  EXPECT_EQ(confined([] { return ::syscall(SYS_clone3, nullptr, 0); }),
+            "failed: " + std::string(std::strerror(ENOSYS)));
 }
 
 TEST(SandboxFilter, BindsThreadsThatRanBeforeIt) {
-  EXPECT_EQ(confined([] { return ::socket(AF_INET, SOCK_STREAM, 0); }, Caller::ThreadStartedBeforeTheFilter), "trapped socket");
+  EXPECT_EQ(confined([] { return ::socket(AF_INET, SOCK_STREAM, 0); }, Caller::ThreadStartedBeforeTheFilter),
+            "trapped socket");
 }
 
 #if defined(__x86_64__)

@@ -17,7 +17,10 @@ struct Matmul {
     A = te::placeholder({M, K}, DataType::float32(), "A");
     B = te::placeholder({K, N}, DataType::float32(), "B");
     auto k = te::reduce_axis(K, "k");
-    C = te::compute({M, N}, [&](const te::Indices& i) { return te::sum(A(i[0], ir::to_expr(k->var)) * B(ir::to_expr(k->var), i[1]), {k}); }, "C");
+    C = te::compute(
+        {M, N},
+        [&](const te::Indices& i) { return te::sum(A(i[0], ir::to_expr(k->var)) * B(ir::to_expr(k->var), i[1]), {k}); },
+        "C");
   }
 };
 
@@ -62,8 +65,9 @@ TEST(Schedule, IllegalPrimitivesNameTheStageAndAxis) {
   Matmul mm(16, 16, 16);
   schedule::Schedule s({mm.C});
   auto& c = s[mm.C];
-  EXPECT_NE(message_of([&] { c.vectorize(c.reduce_axis(0)); }).find("stage 'C': vectorize: axis 'k' is a reduction axis"),
-            std::string::npos);
+  EXPECT_NE(
+      message_of([&] { c.vectorize(c.reduce_axis(0)); }).find("stage 'C': vectorize: axis 'k' is a reduction axis"),
+      std::string::npos);
   EXPECT_NE(message_of([&] { c.parallel(c.reduce_axis(0)); }).find("reduction axis"), std::string::npos);
   auto [o, i] = c.split(c.axis(0), 4);
   EXPECT_NE(message_of([&] { c.split(c.axis(0), 2); }).find("axis 'i' is not a loop of this stage"), std::string::npos);
@@ -77,7 +81,8 @@ TEST(Schedule, IllegalPrimitivesNameTheStageAndAxis) {
 
 TEST(Schedule, ComputeAtNeedsALoopOfAConsumer) {
   Matmul mm(16, 16, 16);
-  Tensor D = te::compute({16, 16}, [&](const te::Indices& i) { return mm.C(i[0], i[1]) * 2.0f; }, "D");
+  Tensor D = te::compute(
+      {16, 16}, [&](const te::Indices& i) { return mm.C(i[0], i[1]) * 2.0f; }, "D");
   schedule::Schedule s({D});
   auto& d = s[D];
   auto& c = s[mm.C];
@@ -98,7 +103,10 @@ TEST(Schedule, CacheWriteInsertsALocalStageBeforeTheOriginal) {
   EXPECT_EQ(stages[3]->name(), "C");
   EXPECT_TRUE(s[mm.C].reduce_axes().empty());
   EXPECT_EQ(s[local].reduce_axes().size(), 1u);
-  EXPECT_NE(message_of([&] { s[mm.C].split(s[mm.C].axis(0), 4); s.cache_write(mm.C); }).find("before splitting"),
+  EXPECT_NE(message_of([&] {
+              s[mm.C].split(s[mm.C].axis(0), 4);
+              s.cache_write(mm.C);
+            }).find("before splitting"),
             std::string::npos);
 }
 
@@ -107,7 +115,8 @@ TEST(Te, RejectsBadShapesAndNestedReductions) {
   EXPECT_THROW(te::placeholder({int64_t{1} << 30, int64_t{1} << 30}, DataType::float32(), "A"), CompileError);
   Tensor A = te::placeholder({4, 4}, DataType::float32(), "A");
   auto k = te::reduce_axis(4, "k");
-  EXPECT_THROW(te::compute({4}, [&](const te::Indices& i) { return te::sum(A(i[0], ir::to_expr(k->var)), {k}) + 1.0f; }, "B"),
+  EXPECT_THROW(te::compute(
+                   {4}, [&](const te::Indices& i) { return te::sum(A(i[0], ir::to_expr(k->var)), {k}) + 1.0f; }, "B"),
                CompileError);
   EXPECT_THROW(A(1), CompileError);  // wrong rank
 }
@@ -132,9 +141,12 @@ TEST(Lower, BoundInferenceGivesAttachedStagesTheirTileRegion) {
 // stored values are the whole computation's.
 TEST(Lower, StageComputedWhereItsReaderIsGetsTheReadersRegion) {
   Tensor a = te::placeholder({65}, DataType::float32(), "A");
-  Tensor p = te::compute({65}, [&](const te::Indices& i) { return a(i[0]) * ir::make_float(2.0); }, "P");
-  Tensor q = te::compute({64}, [&](const te::Indices& i) { return p(i[0]) + p(i[0] + ir::make_int(1)); }, "Q");
-  Tensor r = te::compute({64}, [&](const te::Indices& i) { return q(i[0]) + ir::make_float(1.0); }, "R");
+  Tensor p = te::compute(
+      {65}, [&](const te::Indices& i) { return a(i[0]) * ir::make_float(2.0); }, "P");
+  Tensor q = te::compute(
+      {64}, [&](const te::Indices& i) { return p(i[0]) + p(i[0] + ir::make_int(1)); }, "Q");
+  Tensor r = te::compute(
+      {64}, [&](const te::Indices& i) { return q(i[0]) + ir::make_float(1.0); }, "R");
   schedule::Schedule s({r});
   auto& rs = s[r];
   auto [io, ii] = rs.split(rs.axis(0), 8);
@@ -168,8 +180,10 @@ TEST(Lower, NonDividingSplitGetsAGuard) {
 
 TEST(Lower, InlinedStagesDisappearIntoTheirConsumers) {
   Tensor A = te::placeholder({8}, DataType::float32(), "A");
-  Tensor B = te::compute({8}, [&](const te::Indices& i) { return A(i[0]) * 2.0f; }, "B");
-  Tensor C = te::compute({8}, [&](const te::Indices& i) { return B(i[0]) + 1.0f; }, "C");
+  Tensor B = te::compute(
+      {8}, [&](const te::Indices& i) { return A(i[0]) * 2.0f; }, "B");
+  Tensor C = te::compute(
+      {8}, [&](const te::Indices& i) { return B(i[0]) + 1.0f; }, "C");
   schedule::Schedule s({C});
   s[B].compute_inline();
   lower::LowerOptions raw;

@@ -48,7 +48,8 @@ Output run_compiled(const OnnxModelBuilder& b, const testing::FloatTensors& feed
 }
 
 // A registry kernel's own double-precision reference at named extents.
-std::vector<double> kernel_reference(const std::string& op, const std::map<std::string, int64_t>& named, const std::vector<const float*>& in) {
+std::vector<double> kernel_reference(const std::string& op, const std::map<std::string, int64_t>& named,
+                                     const std::vector<const float*>& in) {
   const ops::Operator& o = ops::find_operator(op);
   std::vector<float> out, tol;
   o.reference(o.shape_from_named(named), in, &out, &tol);
@@ -111,14 +112,16 @@ TEST(SpatialOps, NodesBetweenOneDimensionalConvsRunOverTheUnitHeightToo) {
   EXPECT_EQ(ops.at("Reshape"), 2);  // the input to [1,3,1,9], the output back to [1,2,9]
 
   const std::vector<float> x = wave(27, 1.0f);
-  const std::vector<double> scale = {1.5, 0.5, 1.0, 2.0}, shift = {0.1, -0.2, 0.3, 0.0}, mean = {0.0, 0.1, -0.1, 0.2}, var = {1.0, 0.5, 2.0, 1.0};
+  const std::vector<double> scale = {1.5, 0.5, 1.0, 2.0}, shift = {0.1, -0.2, 0.3, 0.0}, mean = {0.0, 0.1, -0.1, 0.2},
+                            var = {1.0, 0.5, 2.0, 1.0};
   std::vector<double> r(4 * 9), want(2 * 9, 0.0);
   for (int64_t k = 0; k < 4; ++k) {
     for (int64_t o = 0; o < 9; ++o) {
       double sum = 0;
       for (int64_t c = 0; c < 3; ++c) {
         for (int64_t j = 0; j < 3; ++j) {
-          if (o + j - 1 >= 0 && o + j - 1 < 9) sum += static_cast<double>(x[c * 9 + o + j - 1]) * w1[(k * 3 + c) * 3 + j];
+          if (o + j - 1 >= 0 && o + j - 1 < 9)
+            sum += static_cast<double>(x[c * 9 + o + j - 1]) * w1[(k * 3 + c) * 3 + j];
         }
       }
       r[k * 9 + o] = std::max(0.0, (sum - mean[k]) / std::sqrt(var[k] + 1e-5) * scale[k] + shift[k]);
@@ -172,8 +175,11 @@ TEST(SpatialOps, PoolsTakeSamePaddingAndCeilMode) {
   OnnxModelBuilder::attr(p, "auto_pad", std::string("SAME_LOWER"));
   const Output s = run_compiled(same, {{"x", x}});
   EXPECT_EQ(s.shape, (Shape{1, 2, 6, 7}));
-  expect_near_all(s.values, kernel_reference("max_pool2d", {{"c", 2}, {"h", 6}, {"w", 7}, {"r", 2}, {"s", 2}, {"pad_top", 1}, {"pad_left", 1}}, {x.data()}),
-                  1e-6);
+  expect_near_all(
+      s.values,
+      kernel_reference("max_pool2d",
+                       {{"c", 2}, {"h", 6}, {"w", 7}, {"r", 2}, {"s", 2}, {"pad_top", 1}, {"pad_left", 1}}, {x.data()}),
+      1e-6);
 
   OnnxModelBuilder ceil(11);
   ceil.input("x", {1, 2, 6, 7}).output("y");
@@ -259,7 +265,8 @@ TEST(SpatialOps, ConvTransposeResolvesOutputShapeIntoPadsAndRunsOneDimensional) 
     for (int64_t col = 0; col < 12; ++col) want[o * 12 + col] = bias[o];
     for (int64_t ci = 0; ci < c; ++ci) {
       for (int64_t i = 0; i < l; ++i) {
-        for (int64_t j = 0; j < kw; ++j) want[o * 12 + i * stride + j] += static_cast<double>(x[ci * l + i]) * w[(ci * k + o) * kw + j];
+        for (int64_t j = 0; j < kw; ++j)
+          want[o * 12 + i * stride + j] += static_cast<double>(x[ci * l + i]) * w[(ci * k + o) * kw + j];
       }
     }
   }
@@ -280,8 +287,17 @@ TEST(SpatialOps, ConvTransposeSamePaddingGivesInputTimesStride) {
   // total = stride * (in - 1) + kernel - out: rows 2*4+3-10 = 1 (0 before, 1 after), columns
   // 3*3+3-12 = 0.
   expect_near_all(got.values,
-                  kernel_reference("conv2d_transpose", {{"c", 2}, {"h", 5}, {"w", 4}, {"k", 8}, {"r", 3}, {"s", 3}, {"group", 2}, {"stride_h", 2},
-                                                        {"stride_w", 3}, {"pad_bottom", 1}},
+                  kernel_reference("conv2d_transpose",
+                                   {{"c", 2},
+                                    {"h", 5},
+                                    {"w", 4},
+                                    {"k", 8},
+                                    {"r", 3},
+                                    {"s", 3},
+                                    {"group", 2},
+                                    {"stride_h", 2},
+                                    {"stride_w", 3},
+                                    {"pad_bottom", 1}},
                                    {x.data(), w.data()}),
                   1e-5);
 }
@@ -289,7 +305,10 @@ TEST(SpatialOps, ConvTransposeSamePaddingGivesInputTimesStride) {
 // ConvTranspose is tuned as its kernel: `model tune` gets one conv2d_transpose_bias task.
 TEST(SpatialOps, ConvTransposeIsATunableTaskOfItsKernelsWorkload) {
   OnnxModelBuilder b(11);
-  b.input("x", {1, 8, 6, 6}).output("y").floats("w", {8, 4, 2, 2}, wave(128, 0.3f)).floats("b", {4}, {0.1f, 0.2f, 0.3f, 0.4f});
+  b.input("x", {1, 8, 6, 6})
+      .output("y")
+      .floats("w", {8, 4, 2, 2}, wave(128, 0.3f))
+      .floats("b", {4}, {0.1f, 0.2f, 0.3f, 0.4f});
   OnnxModelBuilder::attr(b.node("ConvTranspose", {"x", "w", "b"}, {"y"}, "up"), "strides", std::vector<int64_t>{2, 2});
   const auto tasks = tunable_tasks(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")));
   ASSERT_EQ(tasks.size(), 1u);
@@ -315,7 +334,8 @@ TEST(SpatialOps, UpsampleAndResizeTenNormalizeToOneResizeNode) {
     return b;
   };
   const OnnxModelBuilder up7 = model("Upsample", 7), up9 = model("Upsample", 9), r10 = model("Resize", 10);
-  const Graph g7 = import_onnx_bytes(up7.bytes(), "up7"), g9 = import_onnx_bytes(up9.bytes(), "up9"), g10 = import_onnx_bytes(r10.bytes(), "r10");
+  const Graph g7 = import_onnx_bytes(up7.bytes(), "up7"), g9 = import_onnx_bytes(up9.bytes(), "up9"),
+              g10 = import_onnx_bytes(r10.bytes(), "r10");
   ASSERT_EQ(g7.nodes.size(), 1u);
   EXPECT_EQ(g7.nodes[0].op, "Resize");
   EXPECT_EQ(g7.nodes[0].inputs, (std::vector<std::string>{"x"}));
@@ -330,7 +350,8 @@ TEST(SpatialOps, UpsampleAndResizeTenNormalizeToOneResizeNode) {
   std::vector<double> want;
   for (int64_t c = 0; c < 2; ++c) {
     for (int64_t i = 0; i < 6; ++i) {
-      for (int64_t j = 0; j < 6; ++j) want.push_back(x[(c * 3 + i / 2) * 4 + static_cast<int64_t>(std::floor(j / 1.5))]);
+      for (int64_t j = 0; j < 6; ++j)
+        want.push_back(x[(c * 3 + i / 2) * 4 + static_cast<int64_t>(std::floor(j / 1.5))]);
     }
   }
   expect_near_all(got.values, want, 0);
@@ -377,17 +398,25 @@ TEST(SpatialOps, WhatNoKernelCoversIsRefusedNamingTheAttributeOrInput) {
   auto resize = [](const std::function<void(OnnxModelBuilder&, onnx::NodeProto&)>& edit, bool constant_scales = true) {
     OnnxModelBuilder b(18);
     b.input("x", {1, 2, 4, 4}).output("y");
-    if (constant_scales) b.floats("scales", {4}, {1, 1, 2, 2});
-    else b.input("scales", {4});
+    if (constant_scales)
+      b.floats("scales", {4}, {1, 1, 2, 2});
+    else
+      b.input("scales", {4});
     auto& n = b.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
     edit(b, n);
     return testing::plan_error(b);
   };
-  EXPECT_NE(resize([](auto&, auto& n) { OnnxModelBuilder::attr(n, "mode", std::string("cubic")); }).find("'mode' = 'cubic' is not supported"),
+  EXPECT_NE(resize([](auto&, auto& n) {
+              OnnxModelBuilder::attr(n, "mode", std::string("cubic"));
+            }).find("'mode' = 'cubic' is not supported"),
             std::string::npos);
-  EXPECT_NE(resize([](auto&, auto& n) { OnnxModelBuilder::attr(n, "antialias", int64_t{1}); }).find("'antialias' = 1 is not supported"),
+  EXPECT_NE(resize([](auto&, auto& n) {
+              OnnxModelBuilder::attr(n, "antialias", int64_t{1});
+            }).find("'antialias' = 1 is not supported"),
             std::string::npos);
-  EXPECT_NE(resize([](auto&, auto& n) { OnnxModelBuilder::attr(n, "nearest_mode", std::string("up")); }).find("'nearest_mode' = 'up'"),
+  EXPECT_NE(resize([](auto&, auto& n) {
+              OnnxModelBuilder::attr(n, "nearest_mode", std::string("up"));
+            }).find("'nearest_mode' = 'up'"),
             std::string::npos);
   EXPECT_NE(resize([](auto&, auto&) {}, false).find("input 'scales' must be a constant"), std::string::npos);
   {

@@ -66,10 +66,12 @@ TEST(Target, TheHostAsLlvmNamesItRunsHereAndIsTheSameKindOnlyWhenItsLevelMatches
 TEST(Target, ATargetNeedingFeaturesTheHostLacksIsRefusedNamingThem) {
   const codegen::Target host = codegen::host_target();
   std::string missing;
-  for (const char* f : {"avx512fp16", "amx-tile", "avx512vp2intersect", "avxvnniint8", "sha512", "sve", "sve2", "sme"}) {
+  for (const char* f :
+       {"avx512fp16", "amx-tile", "avx512vp2intersect", "avxvnniint8", "sha512", "sve", "sve2", "sme"}) {
     std::string attr = host.features.empty() ? std::string("+") + f : host.features + ",+" + f;
     try {
-      const codegen::Target t = codegen::parse_target("llvm -mtriple=" + host.triple + " -mcpu=" + host.cpu + " -mattr=" + attr);
+      const codegen::Target t =
+          codegen::parse_target("llvm -mtriple=" + host.triple + " -mcpu=" + host.cpu + " -mattr=" + attr);
       if (!codegen::host_can_run(t)) {
         missing = f;
         std::string why;
@@ -84,26 +86,31 @@ TEST(Target, ATargetNeedingFeaturesTheHostLacksIsRefusedNamingThem) {
   }
   if (missing.empty()) GTEST_SKIP() << "this CPU has every feature tried";
   std::string why;
-  EXPECT_FALSE(codegen::host_can_run(codegen::parse_target(host.triple.rfind("x86_64", 0) == 0
-                                                               ? "llvm -mtriple=aarch64-linux-gnu -mcpu=generic"
-                                                               : "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64"),
-                                     &why));
+  EXPECT_FALSE(codegen::host_can_run(
+      codegen::parse_target(host.triple.rfind("x86_64", 0) == 0 ? "llvm -mtriple=aarch64-linux-gnu -mcpu=generic"
+                                                                : "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64"),
+      &why));
   EXPECT_NE(why.find("cannot run on this"), std::string::npos) << why;
 }
 
 TEST(Target, UnknownCpusAndFeaturesAreNamed) {
-  EXPECT_NE(error_of("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=pentium9000").find("CPU 'pentium9000' is unknown"), std::string::npos);
-  EXPECT_NE(error_of("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64 -mattr=+avx2,+warpdrive").find("feature 'warpdrive' is unknown"),
+  EXPECT_NE(error_of("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=pentium9000").find("CPU 'pentium9000' is unknown"),
             std::string::npos);
-  EXPECT_NE(error_of("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64 -mattr=avx2").find("must start with + or -"), std::string::npos);
-  EXPECT_NE(error_of("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+avx2").find("feature 'avx2' is unknown"), std::string::npos);
+  EXPECT_NE(error_of("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64 -mattr=+avx2,+warpdrive")
+                .find("feature 'warpdrive' is unknown"),
+            std::string::npos);
+  EXPECT_NE(error_of("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64 -mattr=avx2").find("must start with + or -"),
+            std::string::npos);
+  EXPECT_NE(error_of("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+avx2").find("feature 'avx2' is unknown"),
+            std::string::npos);
   EXPECT_EQ(error_of("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon"), "");
   EXPECT_EQ(codegen::parse_target("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72").vector_bits, 128);
 }
 
 TEST(Target, ABoardsFlagsGiveTheHighestX86LevelTheyCoverAndTheFeaturesBeyondIt) {
-  const std::vector<std::string> v3 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3", "avx", "avx2", "bmi1",
-                                       "bmi2", "f16c", "fma", "movbe", "xsave", "abm", "sha_ni", "not_a_feature"};
+  const std::vector<std::string> v3 = {"cx16",  "lahf_lm", "popcnt", "sse4_1", "sse4_2",       "ssse3",
+                                       "avx",   "avx2",    "bmi1",   "bmi2",   "f16c",         "fma",
+                                       "movbe", "xsave",   "abm",    "sha_ni", "not_a_feature"};
   const codegen::Target t = codegen::target_from_cpu_flags("x86_64-pc-linux-gnu", v3);
   EXPECT_EQ(t.cpu, "x86-64-v3");
   EXPECT_EQ(t.vector_bits, 256);

@@ -13,7 +13,8 @@ namespace {
 const char* kHostileName = "x\x1b]0;pwned\x07\r\n";
 
 void expect_no_control_characters(const std::string& out, const std::string& what) {
-  for (char c : std::string("\x1b\x07\r")) EXPECT_EQ(out.find(c), std::string::npos) << what << " printed byte " << int(c) << ":\n" << out;
+  for (char c : std::string("\x1b\x07\r"))
+    EXPECT_EQ(out.find(c), std::string::npos) << what << " printed byte " << int(c) << ":\n" << out;
 }
 
 TEST(TerminalEscapes, AJobNameWithControlCharactersShowsEscapedInStatus) {

@@ -194,7 +194,8 @@ inline std::vector<uint8_t> build_test_library(const char* source = kKernels, co
   EXPECT_NE(::mkdtemp(dir), nullptr);
   const std::string src = std::string(dir) + "/k.c", so = std::string(dir) + "/k.so";
   std::ofstream(src) << source;
-  const std::string cmd = "cc -shared -fPIC -O1 -I" + std::string(TF_SOURCE_DIR) + " " + defines + " -o " + so + " " + src + " 2>&1";
+  const std::string cmd =
+      "cc -shared -fPIC -O1 -I" + std::string(TF_SOURCE_DIR) + " " + defines + " -o " + so + " " + src + " 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(so, std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

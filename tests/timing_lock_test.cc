@@ -1,8 +1,8 @@
 // The host-wide timing lock tells the truth and costs a kernel nothing: a lock that cannot be
 // taken fails the candidate instead of timing it unlocked, and the wait for a lock held elsewhere
 // does not count against the candidate's timeout. A worker's unusable timing is a failed trial.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
 #include <unistd.h>
 

@@ -25,7 +25,8 @@ grpc::Status try_submit(v1::Tuning::Stub& stub, const v1::JobSpec& spec, const s
 }
 
 // A key the db knows whose boards are gone: its jobs wait, queued, for as long as a test needs.
-void register_key_then_stop_its_board(Fleet& fleet, const std::string& key, const std::vector<std::string>& board_options = {}) {
+void register_key_then_stop_its_board(Fleet& fleet, const std::string& key,
+                                      const std::vector<std::string>& board_options = {}) {
   Process& board = fleet.start_board(key, board_options);
   board.kill(SIGKILL);
   board.wait_exit(std::chrono::seconds(10));
@@ -77,7 +78,8 @@ TEST(TrackerLimits, UnfinishedJobsPerClientAreBounded) {
   cancel.set_job_id(first.id());
   v1::Job cancelled;
   ASSERT_TRUE(stub->CancelJob(context(token_of(alice)).get(), cancel, &cancelled).ok());
-  ASSERT_TRUE(eventually([&] { return try_submit(*stub, spec, token_of(alice), &third).ok(); }, std::chrono::seconds(20)));
+  ASSERT_TRUE(
+      eventually([&] { return try_submit(*stub, spec, token_of(alice), &third).ok(); }, std::chrono::seconds(20)));
 }
 
 TEST(TrackerLimits, ARequestOverTheMessageLimitIsRefusedUnread) {

@@ -27,7 +27,8 @@ TEST(TrackerOptions, ListenAddressesAreParsedNotPrefixMatched) {
   EXPECT_FALSE(tracker::is_loopback("127.0.0.1:99999"));
   EXPECT_EQ(tracker::parse_listen("[::1]:80").host, "::1");
   EXPECT_EQ(tracker::parse_listen("127.0.0.1:65535").port, 65535);
-  for (const char* bad : {"127.0.0.1:99999", "127.0.0.1", "127.0.0.1:", "127.0.0.1:-1", "127.0.0.1:80x", "::1:80", ":80"}) {
+  for (const char* bad :
+       {"127.0.0.1:99999", "127.0.0.1", "127.0.0.1:", "127.0.0.1:-1", "127.0.0.1:80x", "::1:80", ":80"}) {
     EXPECT_THROW(tracker::parse_listen(bad), tracker::OptionError) << bad;
   }
 }
@@ -94,7 +95,8 @@ TEST(TrackerOptions, AKeyThatIsNotUtf8IsRefusedNamingIt) {
   for (const std::string cmd : {"devices", "best --op dense --shape 64,64,64"}) {
     const Result other = run_cli(cmd + " --tracker " + fleet.address() + " --key 'ab\xff'");
     EXPECT_EQ(other.exit_code, 2) << cmd << ": " << other.err;
-    EXPECT_NE(other.err.find("device_key: 'ab\\xff' is not valid UTF-8"), std::string::npos) << cmd << ": " << other.err;
+    EXPECT_NE(other.err.find("device_key: 'ab\\xff' is not valid UTF-8"), std::string::npos)
+        << cmd << ": " << other.err;
   }
   // The tracker: a job file's key that decodes to no valid text is INVALID_ARGUMENT, and the
   // message itself is printable.
@@ -126,9 +128,11 @@ TEST(TrackerOptions, ATokenFileWithNoTokenOrATokenTwiceIsRefused) {
   std::ofstream(empty) << "";
   std::ofstream(comments) << "# the tracker's tokens\n\n   # none yet\n";
   const std::string token = "tf_0123456789abcdef0123456789abcdef";
-  std::ofstream(twice) << "# tokens\n" << token << " client alice\ntf_fedcba9876543210fedcba9876543210 board b1\n"
+  std::ofstream(twice) << "# tokens\n"
+                       << token << " client alice\ntf_fedcba9876543210fedcba9876543210 board b1\n"
                        << token << " admin mallory\n";
-  EXPECT_EQ(token_file_error(empty), "token file '" + empty + "' holds no token (lines '<token> <role> [name]': tunefarm token new)");
+  EXPECT_EQ(token_file_error(empty),
+            "token file '" + empty + "' holds no token (lines '<token> <role> [name]': tunefarm token new)");
   EXPECT_EQ(token_file_error(comments).find("token file '" + comments + "' holds no token"), 0u);
   EXPECT_EQ(token_file_error(twice), "token file '" + twice + "' line 4: the same token as line 2 (each token once)");
 

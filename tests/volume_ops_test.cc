@@ -68,7 +68,8 @@ TEST(VolumeOps, ConvBatchNormReluIsOneConv3dKernel) {
                 for (int64_t kx = 0; kx < 3; ++kx) {
                   const int64_t iz = z * 2 + kz - 1, iy = r + ky - 1, ix = q + kx - 1;
                   if (iz < 0 || iz >= d || iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
-                  s += static_cast<double>(x[(((o / 3) * cg + i) * d + iz) * h * w + iy * w + ix]) * wt[((o * cg + i) * 3 + kz) * 9 + ky * 3 + kx];
+                  s += static_cast<double>(x[(((o / 3) * cg + i) * d + iz) * h * w + iy * w + ix]) *
+                       wt[((o * cg + i) * 3 + kz) * 9 + ky * 3 + kx];
                 }
           const double normed = (s - mean[o]) / std::sqrt(var[o] + 1e-5) * scale[o] + shift[o];
           want.push_back(std::max(normed, 0.0));
@@ -78,7 +79,8 @@ TEST(VolumeOps, ConvBatchNormReluIsOneConv3dKernel) {
   const auto tasks = tunable_tasks(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")));
   ASSERT_EQ(tasks.size(), 1u);
   EXPECT_EQ(tasks[0].workload.op, "conv3d_bias_relu");
-  EXPECT_EQ(tasks[0].shape_text, "n=1,c=4,d=5,h=6,w=7,k=6,kd=3,kh=3,kw=3,groups=2,stride_d=2,stride_h=1,stride_w=1,pad=1");
+  EXPECT_EQ(tasks[0].shape_text,
+            "n=1,c=4,d=5,h=6,w=7,k=6,kd=3,kh=3,kw=3,groups=2,stride_d=2,stride_h=1,stride_w=1,pad=1");
   EXPECT_EQ(tasks[0].nodes, (std::vector<std::string>{"conv3d"}));
 }
 
@@ -100,8 +102,10 @@ TEST(VolumeOps, PoolsTakeCeilModeAndSamePadding) {
   runtime::model::Executor exec(testing::build_with_defaults(b));
   const auto out = exec.run_floats({{"x", x}});
 
-  struct Axis { int64_t in, k, s, pad, out; };
-  auto pool = [&](const Axis (&a)[3], bool max) {
+  struct Axis {
+    int64_t in, k, s, pad, out;
+  };
+  auto pool = [&](const Axis(&a)[3], bool max) {
     std::vector<double> want;
     for (int64_t c = 0; c < 2; ++c)
       for (int64_t z = 0; z < a[0].out; ++z)
@@ -112,7 +116,8 @@ TEST(VolumeOps, PoolsTakeCeilModeAndSamePadding) {
             for (int64_t i = 0; i < a[0].k; ++i)
               for (int64_t j = 0; j < a[1].k; ++j)
                 for (int64_t l = 0; l < a[2].k; ++l) {
-                  const int64_t iz = z * a[0].s + i - a[0].pad, iy = r * a[1].s + j - a[1].pad, ix = q * a[2].s + l - a[2].pad;
+                  const int64_t iz = z * a[0].s + i - a[0].pad, iy = r * a[1].s + j - a[1].pad,
+                                ix = q * a[2].s + l - a[2].pad;
                   if (iz < 0 || iz >= d || iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
                   const double v = x[((c * d + iz) * h + iy) * w + ix];
                   acc = max ? std::max(acc, v) : acc + v;
@@ -146,7 +151,9 @@ TEST(VolumeOps, BatchNormSixOnNcdhwIsInferenceWhenIsTest) {
   const double scale[2] = {1.5, 0.5}, shift[2] = {0.1, -0.2}, mean[2] = {0.3, -0.1}, var[2] = {2.0, 0.5};
   for (int64_t i = 0; i < 48; ++i) {
     const int64_t c = (i / 12) % 2;
-    want.push_back((x[i] - static_cast<float>(mean[c])) / std::sqrt(static_cast<double>(static_cast<float>(var[c])) + 1e-3) * scale[c] + shift[c]);
+    want.push_back((x[i] - static_cast<float>(mean[c])) /
+                       std::sqrt(static_cast<double>(static_cast<float>(var[c])) + 1e-3) * scale[c] +
+                   shift[c]);
   }
   expect_near_all(got, want, 1e-5);
   const std::string e = testing::import_error(model(0));
@@ -183,8 +190,8 @@ TEST(VolumeOps, ConvTransposeThreeDimensionalTakesOutputShape) {
                 for (int64_t jx = 0; jx < 2; ++jx) {
                   const int64_t z = iz * s[0] + jz, y = iy * s[1] + jy, q = ix * s[2] + jx;
                   if (z >= od || y >= oh || q >= ow) continue;
-                  want[((o * od + z) * oh + y) * ow + q] +=
-                      static_cast<double>(x[((ci * d + iz) * h + iy) * w + ix]) * wt[((ci * k + o) * 2 + jz) * 4 + jy * 2 + jx];
+                  want[((o * od + z) * oh + y) * ow + q] += static_cast<double>(x[((ci * d + iz) * h + iy) * w + ix]) *
+                                                            wt[((ci * k + o) * 2 + jz) * 4 + jy * 2 + jx];
                 }
   expect_near_all(got, want, 1e-5);
   const auto tasks = tunable_tasks(plan_graph(import_onnx_bytes(b.bytes(), "test.onnx")));

@@ -27,9 +27,16 @@ std::vector<std::string> environ_of(pid_t pid) {
 }
 
 TEST(WorkerEnvironment, OnlyAnAllowlistIsPassedOn) {
-  const char* parent[] = {"PATH=/usr/bin", "TUNEFARM_TOKEN=tf_secret", "LC_ALL=C", "AWS_SECRET_ACCESS_KEY=x",
-                          "TUNEFARM_MEASURE_WORKER=/x", "LANG=C.UTF-8", "HOME=/root", nullptr};
-  EXPECT_EQ(runtime::worker_environment(parent), (std::vector<std::string>{"PATH=/usr/bin", "LC_ALL=C", "LANG=C.UTF-8"}));
+  const char* parent[] = {"PATH=/usr/bin",
+                          "TUNEFARM_TOKEN=tf_secret",
+                          "LC_ALL=C",
+                          "AWS_SECRET_ACCESS_KEY=x",
+                          "TUNEFARM_MEASURE_WORKER=/x",
+                          "LANG=C.UTF-8",
+                          "HOME=/root",
+                          nullptr};
+  EXPECT_EQ(runtime::worker_environment(parent),
+            (std::vector<std::string>{"PATH=/usr/bin", "LC_ALL=C", "LANG=C.UTF-8"}));
 }
 
 TEST(WorkerEnvironment, TheWorkerProcessCannotSeeTheBoardsToken) {

@@ -68,7 +68,8 @@ TEST(XgbTuner, ReachesAKnownOptimumInFewerTrialsThanRandom) {
   const int64_t xgb_median = xgb[2], random_median = random[2];
   RecordProperty("xgb_median", static_cast<int>(xgb_median));
   RecordProperty("random_median", static_cast<int>(random_median));
-  std::printf("trials to the optimum, median of 5 seeds: xgb %lld, random %lld\n", static_cast<long long>(xgb_median), static_cast<long long>(random_median));
+  std::printf("trials to the optimum, median of 5 seeds: xgb %lld, random %lld\n", static_cast<long long>(xgb_median),
+              static_cast<long long>(random_median));
   EXPECT_LT(xgb_median * 3, random_median) << "xgb median " << xgb_median << " trials, random " << random_median;
   EXPECT_LE(xgb[4], budget) << "xgb missed the optimum for some seed";
 }
@@ -101,8 +102,8 @@ TEST(XgbTuner, FirstBatchWithHistoryLeadsWithTheMappedBestConfigs) {
     t.add_prior("other-shape", knob_features(c), fitness(c) / 100);
   }
   const int64_t good = s.from_choices({5, 2, 6, 2, 0}).index(), poor = s.from_choices({0, 7, 0, 7, 0}).index();
-  std::vector<int64_t> starts = {poor, good, s.from_choices({4, 2, 6, 3, 1}).index(), s.from_choices({5, 3, 5, 3, 2}).index(),
-                                 s.from_choices({5, 2, 5, 3, 4}).index()};
+  std::vector<int64_t> starts = {poor, good, s.from_choices({4, 2, 6, 3, 1}).index(),
+                                 s.from_choices({5, 3, 5, 3, 2}).index(), s.from_choices({5, 2, 5, 3, 4}).index()};
   for (int64_t p : starts) t.add_start_point(p);
   t.add_start_point(good);  // once is enough
   const auto batch = t.next_batch(8);
@@ -111,7 +112,8 @@ TEST(XgbTuner, FirstBatchWithHistoryLeadsWithTheMappedBestConfigs) {
   for (size_t i = 0; i < 4; ++i) first_half.push_back(batch[i].index());
   for (int64_t i : first_half) EXPECT_NE(std::find(starts.begin(), starts.end(), i), starts.end()) << s.at(i).str();
   EXPECT_NE(std::find(first_half.begin(), first_half.end(), good), first_half.end());
-  EXPECT_EQ(std::find(first_half.begin(), first_half.end(), poor), first_half.end()) << "the model ranks it last of five";
+  EXPECT_EQ(std::find(first_half.begin(), first_half.end(), poor), first_half.end())
+      << "the model ranks it last of five";
   // The other half is not the start points again.
   std::set<int64_t> distinct;
   for (const auto& c : batch) distinct.insert(c.index());

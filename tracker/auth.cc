@@ -47,7 +47,8 @@ grpc::Status Authenticator::check_token(const std::string* token, std::initializ
   }
   if (!ok) {
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, call + ": token '" + found->name + "' has role " +
-                                                                  fleet::role_name(found->role) + "; this needs " + allowed_names);
+                                                                 fleet::role_name(found->role) + "; this needs " +
+                                                                 allowed_names);
   }
   who->name = found->name;
   who->role = found->role;

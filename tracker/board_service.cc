@@ -8,13 +8,18 @@
 
 namespace tf::tracker {
 
-BoardService::BoardService(Dispatcher& dispatcher, const Authenticator& auth, std::string db_path, int heartbeat_interval_ms)
-    : dispatcher_(dispatcher), auth_(auth), db_path_(std::move(db_path)), heartbeat_interval_ms_(heartbeat_interval_ms) {}
+BoardService::BoardService(Dispatcher& dispatcher, const Authenticator& auth, std::string db_path,
+                           int heartbeat_interval_ms)
+    : dispatcher_(dispatcher),
+      auth_(auth),
+      db_path_(std::move(db_path)),
+      heartbeat_interval_ms_(heartbeat_interval_ms) {}
 
 grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
                                    grpc::ServerReaderWriter<v1::TrackerMessage, v1::BoardMessage>* stream) {
   Principal who;
-  if (auto s = auth_.check(*ctx, {fleet::Role::Board, fleet::Role::Admin}, "Connect (board registration)", &who); !s.ok()) {
+  if (auto s = auth_.check(*ctx, {fleet::Role::Board, fleet::Role::Admin}, "Connect (board registration)", &who);
+      !s.ok()) {
     return s;
   }
   v1::BoardMessage first;
@@ -40,8 +45,9 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   const std::optional<v1::BoardInfo> peer = dispatcher_.board_of_key(info.device_key());
   if (peer && peer->emulated() != info.emulated()) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        "key '" + info.device_key() + "' has " + (peer->emulated() ? "emulated" : "native") + " boards, this board is " +
-                            (info.emulated() ? "emulated (qemu-user)" : "native") + "; give it a key of its own");
+                        "key '" + info.device_key() + "' has " + (peer->emulated() ? "emulated" : "native") +
+                            " boards, this board is " + (info.emulated() ? "emulated (qemu-user)" : "native") +
+                            "; give it a key of its own");
   }
   // Whether a client may send the key its own libraries (Compare) is a property of the key.
   if (peer && peer->sandboxed() != info.sandboxed()) {
@@ -67,7 +73,8 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   } catch (const std::exception& e) {
     return grpc::Status(grpc::StatusCode::INTERNAL, std::string("recording the board: ") + e.what());
   }
-  const std::string board_id = info.hostname() + ":" + std::to_string(info.pid()) + "#" + std::to_string(++connections_);
+  const std::string board_id =
+      info.hostname() + ":" + std::to_string(info.pid()) + "#" + std::to_string(++connections_);
   v1::TrackerMessage hello;
   hello.mutable_registered()->set_board_id(board_id);
   hello.mutable_registered()->set_heartbeat_interval_ms(heartbeat_interval_ms_);
@@ -75,7 +82,8 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   if (!stream->Write(hello)) return grpc::Status(grpc::StatusCode::CANCELLED, "the board left while registering");
 
   std::fprintf(stderr, "tracker: board %s connected (key %s, %d threads, target %s%s, from %s)\n", board_id.c_str(),
-               info.device_key().c_str(), info.threads(), target.c_str(), info.emulated() ? ", EMULATED" : "", ctx->peer().c_str());
+               info.device_key().c_str(), info.threads(), target.c_str(), info.emulated() ? ", EMULATED" : "",
+               ctx->peer().c_str());
   BoardLink link;
   link.send = [stream](const v1::TrackerMessage& m) { return stream->Write(m); };
   link.disconnect = [ctx] { ctx->TryCancel(); };

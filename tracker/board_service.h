@@ -20,7 +20,8 @@ namespace tf::tracker {
 class BoardService final : public v1::Boards::Service {
  public:
   BoardService(Dispatcher& dispatcher, const Authenticator& auth, std::string db_path, int heartbeat_interval_ms);
-  grpc::Status Connect(grpc::ServerContext* ctx, grpc::ServerReaderWriter<v1::TrackerMessage, v1::BoardMessage>* stream) override;
+  grpc::Status Connect(grpc::ServerContext* ctx,
+                       grpc::ServerReaderWriter<v1::TrackerMessage, v1::BoardMessage>* stream) override;
 
  private:
   Dispatcher& dispatcher_;

@@ -42,8 +42,7 @@ grpc::Status compare_kernels(Dispatcher& dispatcher, const v1::CompareRequest& r
   std::vector<tuner::KernelToCompare> kernels;
   for (const auto& k : req.kernels()) kernels.push_back({{k.library().begin(), k.library().end()}, k.entry_symbol()});
   const tuner::Interleaved run = tuner::measure_interleaved(
-      boards, kernels, req.rounds(), measure, [&](const std::string& device) { boards.bind_to(device); },
-      cancelled);
+      boards, kernels, req.rounds(), measure, [&](const std::string& device) { boards.bind_to(device); }, cancelled);
   if (!run.aborted.empty()) {
     if (cancelled()) {
       dispatcher.cancel_job(id);

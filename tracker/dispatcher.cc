@@ -13,7 +13,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int64_t wall_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 tuner::Measured cancelled_result() {
@@ -23,7 +24,6 @@ tuner::Measured cancelled_result() {
   m.result.error = "cancelled";
   return m;
 }
-
 
 }  // namespace
 
@@ -42,10 +42,10 @@ struct Dispatcher::Item {
   std::promise<tuner::Measured> done;
   int attempts = 0;
   ItemTerms terms;
-  std::chrono::milliseconds time_limit{0};  // from dispatch to answer, when first in the board's line
-  std::string board_id;  // while in flight
+  std::chrono::milliseconds time_limit{0};        // from dispatch to answer, when first in the board's line
+  std::string board_id;                           // while in flight
   std::chrono::steady_clock::time_point sent_at;  // while in flight
-  std::string lost_on;   // boards it was lost with, for the error message
+  std::string lost_on;                            // boards it was lost with, for the error message
 };
 
 struct Dispatcher::Board {
@@ -284,7 +284,8 @@ std::vector<std::string> Dispatcher::drop_boards_with_overdue_items() {
     for (auto& [id, b] : boards_) {
       for (const auto& [item_id, due] : b->in_flight) {
         if (due >= now) continue;
-        overdue.push_back({id, "no answer for item " + std::to_string(item_id) + " by its deadline", b->link.disconnect});
+        overdue.push_back(
+            {id, "no answer for item " + std::to_string(item_id) + " by its deadline", b->link.disconnect});
         break;
       }
     }
@@ -396,7 +397,8 @@ std::future<tuner::Measured> Dispatcher::submit(int64_t job_id, int priority, co
     if (terms.needs_sandbox && !sandboxed_board_locked(key)) {
       tuner::Measured m;
       m.result.status = runtime::MeasureStatus::RuntimeError;
-      m.result.error = "no board of key " + key + " that confines kernels (sandboxed) is connected; a client's library goes to no other";
+      m.result.error = "no board of key " + key +
+                       " that confines kernels (sandboxed) is connected; a client's library goes to no other";
       m.board_lost = true;
       item->done.set_value(std::move(m));
       return result;
@@ -452,8 +454,10 @@ std::chrono::milliseconds Dispatcher::time_limit(const v1::WorkItem& work) const
   // A board's worker kills a kernel at timeout_s, and its timing may wait for another board on
   // the host to finish one: twice the candidate's own limit, plus the grace.
   const runtime::MeasureOptions o = fleet::from_wire(work.measure());
-  const double timeout_s = std::isfinite(o.timeout_s) ? std::clamp(o.timeout_s, 0.0, runtime::kMaxTimeoutS) : runtime::kMaxTimeoutS;
-  const double cooldown_s = std::isfinite(o.cooldown_ms) ? std::clamp(o.cooldown_ms, 0.0, runtime::kMaxRepeatMs) / 1000 : 0;
+  const double timeout_s =
+      std::isfinite(o.timeout_s) ? std::clamp(o.timeout_s, 0.0, runtime::kMaxTimeoutS) : runtime::kMaxTimeoutS;
+  const double cooldown_s =
+      std::isfinite(o.cooldown_ms) ? std::clamp(o.cooldown_ms, 0.0, runtime::kMaxRepeatMs) / 1000 : 0;
   return std::chrono::milliseconds(static_cast<int64_t>(2000 * (timeout_s + cooldown_s))) + opts_.item_grace;
 }
 
@@ -468,7 +472,8 @@ std::map<std::string, int64_t> Dispatcher::queued_per_key() const {
   return out;
 }
 
-void Dispatcher::finish_locked(std::shared_ptr<Item> item, tuner::Measured m) {  // by value: erasing frees the map's copy
+void Dispatcher::finish_locked(std::shared_ptr<Item> item,
+                               tuner::Measured m) {  // by value: erasing frees the map's copy
   if (items_.erase(item->id) == 0) return;
   item->done.set_value(std::move(m));
 }
@@ -484,7 +489,8 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
     for (auto& [id, jq] : kq.jobs) {
       if (!jq.items.empty()) waiting.push_back(&jq);
     }
-    std::stable_sort(waiting.begin(), waiting.end(), [](const JobQueue* a, const JobQueue* b) { return a->pass < b->pass; });
+    std::stable_sort(waiting.begin(), waiting.end(),
+                     [](const JobQueue* a, const JobQueue* b) { return a->pass < b->pass; });
     JobQueue* job = nullptr;
     std::shared_ptr<Board> board;
     for (JobQueue* jq : waiting) {

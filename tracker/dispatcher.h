@@ -39,8 +39,8 @@ struct BoardLink {
 };
 
 struct DispatcherOptions {
-  int slots_per_board = 2;     // items in flight per board: one measured, one waiting behind it
-  int max_attempts = 3;        // boards an item may be lost with before it fails
+  int slots_per_board = 2;  // items in flight per board: one measured, one waiting behind it
+  int max_attempts = 3;     // boards an item may be lost with before it fails
   // Added to each item's own time limit for its deadline: a worker restart, the reference, the
   // result's way back.
   std::chrono::milliseconds item_grace{10000};
@@ -141,7 +141,7 @@ class Dispatcher {
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Board>> boards_;  // by id
   std::map<std::string, KeyQueue> queues_;
-  std::map<uint64_t, std::shared_ptr<Item>> items_;       // every unfinished item, by id
+  std::map<uint64_t, std::shared_ptr<Item>> items_;  // every unfinished item, by id
   uint64_t next_item_id_ = 1;
   int64_t dispatched_ = 0;
   bool shut_down_ = false;

@@ -11,8 +11,13 @@ std::atomic<uint64_t> next_reference_id{1};
 
 }  // namespace
 
-FleetMeasurer::FleetMeasurer(Dispatcher& dispatcher, int64_t job_id, int priority, std::string key, const ops::Workload& workload)
-    : dispatcher_(dispatcher), job_id_(job_id), priority_(priority), key_(std::move(key)), workload_key_(workload.str()) {
+FleetMeasurer::FleetMeasurer(Dispatcher& dispatcher, int64_t job_id, int priority, std::string key,
+                             const ops::Workload& workload)
+    : dispatcher_(dispatcher),
+      job_id_(job_id),
+      priority_(priority),
+      key_(std::move(key)),
+      workload_key_(workload.str()) {
   terms_.flops = static_cast<double>(ops::find_operator(workload.op).flops(workload.shape));
 }
 

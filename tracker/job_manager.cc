@@ -60,7 +60,8 @@ void progress_from_json(const Json& o, v1::Job* job) {
     if (const auto* v = num("ok")) p->set_ok(v->get<int64_t>());
     if (const auto* v = num("failed")) p->set_failed(v->get<int64_t>());
     if (const auto* v = num("best_gflops")) p->set_best_gflops(v->get<double>());
-    if (auto v = w.find("best_config"); v != w.end()) p->set_best_config_json(v->is_string() ? v->get<std::string>() : v->dump());
+    if (auto v = w.find("best_config"); v != w.end())
+      p->set_best_config_json(v->is_string() ? v->get<std::string>() : v->dump());
   }
 }
 
@@ -98,7 +99,11 @@ void count_stored_trials(db::Database& db, v1::Job* job) {
 }  // namespace
 
 JobManager::JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder, int max_jobs_per_client)
-    : db_path_(std::move(db_path)), max_jobs_per_client_(max_jobs_per_client), dispatcher_(dispatcher), builder_(builder), db_(db_path_) {}
+    : db_path_(std::move(db_path)),
+      max_jobs_per_client_(max_jobs_per_client),
+      dispatcher_(dispatcher),
+      builder_(builder),
+      db_(db_path_) {}
 
 int JobManager::unfinished_jobs_of(const std::string& owner) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -133,8 +138,9 @@ grpc::Status JobManager::submit(v1::JobSpec spec, const Principal& who, v1::Job*
   std::lock_guard<std::mutex> one_at_a_time(submit_mu_);
   if (const int n = unfinished_jobs_of(who.name); n >= max_jobs_per_client_) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                        "'" + who.name + "' has " + std::to_string(n) + " unfinished jobs, the tracker's limit per client "
-                        "(--max-jobs-per-client); cancel one or wait for one to end");
+                        "'" + who.name + "' has " + std::to_string(n) +
+                            " unfinished jobs, the tracker's limit per client "
+                            "(--max-jobs-per-client); cancel one or wait for one to end");
   }
   auto run = std::make_shared<Run>();
   run->job.set_state(v1::QUEUED);
@@ -151,7 +157,8 @@ grpc::Status JobManager::submit(v1::JobSpec spec, const Principal& who, v1::Job*
   run->job.set_updated_ms(run->job.created_ms());
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (shutting_down_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the tracker is shutting down; the job is queued in its db");
+    if (shutting_down_)
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the tracker is shutting down; the job is queued in its db");
     *out = run->job;
   }
   start(run);
@@ -318,8 +325,10 @@ void JobManager::run_job(const std::shared_ptr<Run>& run) {
   try {
     db = std::make_unique<db::Database>(db_path_);
     tuner::alias_legacy_host_target(*db);
-    if (spec.scheduler().empty()) run_in_turn(run, *db, spec, id);
-    else run_scheduled(run, *db, spec, id);
+    if (spec.scheduler().empty())
+      run_in_turn(run, *db, spec, id);
+    else
+      run_scheduled(run, *db, spec, id);
     if (run->cancelled) return finish(v1::CANCELLED, "cancelled");
     if (run->stop) {
       // The tracker is shutting down: the job stays unfinished in the db and resumes next start.
@@ -334,7 +343,8 @@ void JobManager::run_job(const std::shared_ptr<Run>& run) {
         if (p.state() == "failed") failed += (failed.empty() ? "" : ", ") + p.workload_key();
       }
     }
-    if (!failed.empty()) return finish(v1::FAILED, "no candidate of " + failed + " measured correctly (see `tunefarm history`)");
+    if (!failed.empty())
+      return finish(v1::FAILED, "no candidate of " + failed + " measured correctly (see `tunefarm history`)");
     finish(v1::DONE, "");
   } catch (const std::exception& e) {
     finish(v1::FAILED, e.what());
@@ -390,8 +400,9 @@ grpc::Status JobManager::cancel(int64_t id, const Principal& who, v1::Job* out) 
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (who.role != fleet::Role::Admin && run->job.owner() != who.name) {
-      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                          "job " + std::to_string(id) + " belongs to '" + run->job.owner() + "'; only it or an admin may cancel it");
+      return grpc::Status(
+          grpc::StatusCode::PERMISSION_DENIED,
+          "job " + std::to_string(id) + " belongs to '" + run->job.owner() + "'; only it or an admin may cancel it");
     }
     if (run->finished || !active(run->job.state())) {
       *out = run->job;

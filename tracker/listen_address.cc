@@ -7,13 +7,16 @@
 namespace tf::tracker {
 
 ListenAddress parse_listen(const std::string& listen) {
-  const auto bad = [&](const std::string& why) { return OptionError("--listen " + listen + ": " + why + " (HOST:PORT, [IPv6]:PORT)"); };
+  const auto bad = [&](const std::string& why) {
+    return OptionError("--listen " + listen + ": " + why + " (HOST:PORT, [IPv6]:PORT)");
+  };
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos) throw bad("no port");
   ListenAddress a;
   a.host = listen.substr(0, colon);
   const std::string port = listen.substr(colon + 1);
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) throw bad("the port is not a number");
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
+    throw bad("the port is not a number");
   a.port = std::stoi(port);
   if (a.port > 65535) throw bad("port " + port + " is out of range (0 to 65535)");
   if (a.host.size() >= 2 && a.host.front() == '[' && a.host.back() == ']') {

@@ -12,29 +12,40 @@
 #include "tracker/tracker.h"
 
 int main(int argc, char** argv) {
-  auto app = tf::make_app("tunefarm-tracker", "The tunefarm tracker: tuning jobs as a service, measured on a fleet of boards.");
+  auto app = tf::make_app("tunefarm-tracker",
+                          "The tunefarm tracker: tuning jobs as a service, measured on a fleet of boards.");
   tf::tracker::TrackerOptions opts;
   std::string port_file;
   app->add_option("--listen", opts.listen, "address to serve on (port 0: any free port)")->type_name("HOST:PORT");
   app->add_option("--db", opts.db_path, "the SQLite database")->type_name("PATH");
-  app->add_option("--token-file", opts.token_file, "accepted tokens, one '<token> <role> [name]' per line (tunefarm token new)")
+  app->add_option("--token-file", opts.token_file,
+                  "accepted tokens, one '<token> <role> [name]' per line (tunefarm token new)")
       ->type_name("FILE");
-  app->add_option("--tls-cert", opts.tls_cert, "serve TLS with this certificate chain (with --tls-key)")->type_name("PEM");
+  app->add_option("--tls-cert", opts.tls_cert, "serve TLS with this certificate chain (with --tls-key)")
+      ->type_name("PEM");
   app->add_option("--tls-key", opts.tls_key, "the certificate's private key")->type_name("PEM");
-  app->add_option("--build-threads", opts.build_threads, "candidates built at once (0: one per core)")->type_name("N")->check(CLI::Range(0, 1024));
-  app->add_option("--build-lock", opts.build_lock, "host-wide timing lock builds hold shared when boards on this host use every CPU, "
-                                                   "so a build never overlaps their timing; none: no lock")
+  app->add_option("--build-threads", opts.build_threads, "candidates built at once (0: one per core)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1024));
+  app->add_option("--build-lock", opts.build_lock,
+                  "host-wide timing lock builds hold shared when boards on this host use every CPU, "
+                  "so a build never overlaps their timing; none: no lock")
       ->type_name("PATH|none");
-  app->add_option("--heartbeat-timeout-ms", opts.heartbeat_timeout_ms, "a board silent this long is lost; its work goes to another")
+  app->add_option("--heartbeat-timeout-ms", opts.heartbeat_timeout_ms,
+                  "a board silent this long is lost; its work goes to another")
       ->type_name("MS")
       ->check(CLI::Range(100, 3600000));
-  app->add_option("--slots-per-board", opts.slots_per_board, "work items in flight per board")->type_name("N")->check(CLI::Range(1, 64));
-  app->add_option("--item-grace-ms", opts.item_grace_ms, "a board holding an item this long past the item's time limit is dropped; "
-                                                         "the item goes to another")
+  app->add_option("--slots-per-board", opts.slots_per_board, "work items in flight per board")
+      ->type_name("N")
+      ->check(CLI::Range(1, 64));
+  app->add_option("--item-grace-ms", opts.item_grace_ms,
+                  "a board holding an item this long past the item's time limit is dropped; "
+                  "the item goes to another")
       ->type_name("MS")
       ->check(CLI::Range(100, 3600000));
-  app->add_option("--http", opts.http_listen, "serve the dashboard and Prometheus /metrics here, behind the same tokens "
-                                              "(and TLS) as gRPC")
+  app->add_option("--http", opts.http_listen,
+                  "serve the dashboard and Prometheus /metrics here, behind the same tokens "
+                  "(and TLS) as gRPC")
       ->type_name("HOST:PORT");
   app->add_option("--build-cache-mb", opts.build_cache_mb, "built candidate libraries kept for boards to fetch again")
       ->type_name("MB")
@@ -45,7 +56,8 @@ int main(int argc, char** argv) {
   app->add_option("--max-message-mb", opts.max_message_mb, "largest gRPC message the tracker takes or sends")
       ->type_name("MB")
       ->check(CLI::Range(1, 2047));
-  app->add_option("--port-file", port_file, "write the port served on here once listening (for scripts and tests)")->type_name("FILE");
+  app->add_option("--port-file", port_file, "write the port served on here once listening (for scripts and tests)")
+      ->type_name("FILE");
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;
   if (opts.build_lock == "none") opts.build_lock.clear();
 
@@ -74,11 +86,16 @@ int main(int argc, char** argv) {
   const std::string host = opts.listen.substr(0, opts.listen.rfind(':'));
   std::printf("tunefarm-tracker: listening on %s:%d, db %s\n", host.c_str(), tracker->port(), opts.db_path.c_str());
   std::printf("tunefarm-tracker: auth: %s\n", tracker->auth_summary().c_str());
-  std::printf("tunefarm-tracker: builds run on CPUs that boards on this host leave free; when they leave none, %s\n",
-              opts.build_lock.empty() ? "anywhere (--build-lock none)"
-                                      : ("builds hold the timing lock " + opts.build_lock + " shared and wait while a board times").c_str());
-  if (!tracker->dashboard_url().empty()) std::printf("tunefarm-tracker: dashboard on %s (metrics: %smetrics)\n", tracker->dashboard_url().c_str(), tracker->dashboard_url().c_str());
-  if (tracker->resumed_jobs() > 0) std::printf("tunefarm-tracker: resumed %d unfinished job(s) from the db\n", tracker->resumed_jobs());
+  std::printf(
+      "tunefarm-tracker: builds run on CPUs that boards on this host leave free; when they leave none, %s\n",
+      opts.build_lock.empty()
+          ? "anywhere (--build-lock none)"
+          : ("builds hold the timing lock " + opts.build_lock + " shared and wait while a board times").c_str());
+  if (!tracker->dashboard_url().empty())
+    std::printf("tunefarm-tracker: dashboard on %s (metrics: %smetrics)\n", tracker->dashboard_url().c_str(),
+                tracker->dashboard_url().c_str());
+  if (tracker->resumed_jobs() > 0)
+    std::printf("tunefarm-tracker: resumed %d unfinished job(s) from the db\n", tracker->resumed_jobs());
   std::fflush(stdout);
   if (!port_file.empty()) {
     const std::string& path = port_file;

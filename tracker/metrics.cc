@@ -11,10 +11,14 @@ namespace {
 std::string label(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -59,7 +63,8 @@ void Metrics::answered(const std::string& key, const std::string& outcome, doubl
 std::string Metrics::exposition(const Gauges& g) const {
   std::ostringstream out;
   header(out, "tunefarm_boards", "gauge", "Boards connected, by device key and state (idle, busy, draining).");
-  for (const auto& [ks, n] : g.boards) out << "tunefarm_boards{key=\"" << label(ks.first) << "\",state=\"" << label(ks.second) << "\"} " << n << "\n";
+  for (const auto& [ks, n] : g.boards)
+    out << "tunefarm_boards{key=\"" << label(ks.first) << "\",state=\"" << label(ks.second) << "\"} " << n << "\n";
   header(out, "tunefarm_queue_depth", "gauge", "Work items waiting for a board, by device key.");
   for (const auto& [key, n] : g.queued) out << "tunefarm_queue_depth{key=\"" << label(key) << "\"} " << n << "\n";
   header(out, "tunefarm_jobs", "gauge", "Tuning jobs by state.");
@@ -69,13 +74,17 @@ std::string Metrics::exposition(const Gauges& g) const {
 
   std::lock_guard<std::mutex> lock(mu_);
   header(out, "tunefarm_dispatches_total", "counter", "Work items sent to boards, by device key.");
-  for (const auto& [key, n] : dispatched_) out << "tunefarm_dispatches_total{key=\"" << label(key) << "\"} " << n << "\n";
+  for (const auto& [key, n] : dispatched_)
+    out << "tunefarm_dispatches_total{key=\"" << label(key) << "\"} " << n << "\n";
   header(out, "tunefarm_results_total", "counter",
-         "Work items answered, by device key and outcome (ok, compile_error, runtime_error, timeout, wrong_answer, lost).");
+         "Work items answered, by device key and outcome (ok, compile_error, runtime_error, timeout, wrong_answer, "
+         "lost).");
   for (const auto& [ko, n] : answers_) {
-    out << "tunefarm_results_total{key=\"" << label(ko.first) << "\",outcome=\"" << label(ko.second) << "\"} " << n << "\n";
+    out << "tunefarm_results_total{key=\"" << label(ko.first) << "\",outcome=\"" << label(ko.second) << "\"} " << n
+        << "\n";
   }
-  header(out, "tunefarm_measurement_seconds", "histogram", "From sending a work item to its board's answer, by device key.");
+  header(out, "tunefarm_measurement_seconds", "histogram",
+         "From sending a work item to its board's answer, by device key.");
   const auto& bounds = latency_buckets();
   for (const auto& [key, h] : latency_) {
     int64_t cumulative = 0;

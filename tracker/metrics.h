@@ -17,8 +17,8 @@ class Metrics {
   // What a scrape reads from the tracker's state at that moment.
   struct Gauges {
     std::map<std::pair<std::string, std::string>, int64_t> boards;  // (key, state) -> boards
-    std::map<std::string, int64_t> queued;                         // key -> items waiting for a board
-    std::map<std::string, int64_t> jobs;                           // state -> jobs
+    std::map<std::string, int64_t> queued;                          // key -> items waiting for a board
+    std::map<std::string, int64_t> jobs;                            // state -> jobs
     int64_t db_bytes = 0;
   };
 

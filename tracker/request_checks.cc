@@ -30,7 +30,8 @@ grpc::Status check_board_info(const v1::BoardInfo& info, std::string* target) {
                             std::to_string(kBoardProtocolVersion) + "; upgrade the older side");
   }
   if (!valid_device_key(info.device_key())) {
-    return invalid("key: '" + fleet::printable(info.device_key()) + "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
+    return invalid("key: '" + fleet::printable(info.device_key()) +
+                   "' is not a device key (letters, digits, '.', '_', '-'; at most 64)");
   }
   if (info.threads() < 1 || info.threads() > 1024) return invalid("threads: must be 1 to 1024");
   try {
@@ -50,7 +51,8 @@ grpc::Status check_compare_request(const v1::CompareRequest& req) {
     return invalid(std::string("workload: ") + e.what());
   }
   if (req.kernels_size() < 1 || req.kernels_size() > kMaxCompareKernels) {
-    return invalid("kernels: " + std::to_string(req.kernels_size()) + " given, 1.." + std::to_string(kMaxCompareKernels) + " allowed");
+    return invalid("kernels: " + std::to_string(req.kernels_size()) + " given, 1.." +
+                   std::to_string(kMaxCompareKernels) + " allowed");
   }
   for (int k = 0; k < req.kernels_size(); ++k) {
     const auto& kernel = req.kernels(k);
@@ -58,7 +60,8 @@ grpc::Status check_compare_request(const v1::CompareRequest& req) {
     if (kernel.entry_symbol().empty()) return invalid("kernels[" + std::to_string(k) + "].entry_symbol: empty");
   }
   if (req.rounds() < 1 || req.rounds() > 1000) return invalid("rounds: " + std::to_string(req.rounds()) + " (1..1000)");
-  if (std::string bad = runtime::measure_options_error(fleet::from_wire(req.measure())); !bad.empty()) return invalid("measure." + bad);
+  if (std::string bad = runtime::measure_options_error(fleet::from_wire(req.measure())); !bad.empty())
+    return invalid("measure." + bad);
   return grpc::Status::OK;
 }
 

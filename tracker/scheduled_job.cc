@@ -24,7 +24,8 @@ void JobManager::run_scheduled(const std::shared_ptr<Run>& run, db::Database& db
   std::vector<tuner::TaskToTune> to_tune;
   for (int i = 0; i < spec.workloads_size(); ++i) {
     const v1::Workload& w = spec.workloads(i);
-    tasks.push_back(std::make_unique<compiler::Task>(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}, parsed));
+    tasks.push_back(
+        std::make_unique<compiler::Task>(ops::Workload{w.op(), {w.shape().begin(), w.shape().end()}}, parsed));
     to_tune.push_back({tasks.back().get(), i < spec.calls_size() ? static_cast<double>(spec.calls(i)) : 1.0,
                        i < spec.groups_size() ? static_cast<int>(spec.groups(i)) - 1 : -1});
   }
@@ -54,7 +55,8 @@ void JobManager::run_scheduled(const std::shared_ptr<Run>& run, db::Database& db
         wp->set_trials(tp.trials);
         wp->set_trials_done(tp.trials);
         if (std::isfinite(tp.best_s())) {
-          wp->set_best_gflops(static_cast<double>(tasks[i]->op().flops(tasks[i]->workload().shape)) / tp.best_s() * 1e-9);
+          wp->set_best_gflops(static_cast<double>(tasks[i]->op().flops(tasks[i]->workload().shape)) / tp.best_s() *
+                              1e-9);
         }
       }
       j.set_estimated_ms(p.estimated_s * 1e3);

@@ -22,8 +22,9 @@ void check_pem(const std::string& option, const std::string& path, const std::st
   if (want_key ? has_key : has_cert) return;
   const std::string what = want_key ? "a PEM private key" : "a PEM certificate";
   if (want_key ? has_cert : has_key) {
-    throw OptionError(option + " " + path + " is not valid: it holds " + (want_key ? "a certificate" : "a private key") +
-                      ", not " + what + " (are --tls-cert and --tls-key swapped?)");
+    throw OptionError(option + " " + path + " is not valid: it holds " +
+                      (want_key ? "a certificate" : "a private key") + ", not " + what +
+                      " (are --tls-cert and --tls-key swapped?)");
   }
   throw OptionError(option + " " + path + " is not valid: it holds no " + what);
 }
@@ -31,7 +32,8 @@ void check_pem(const std::string& option, const std::string& path, const std::st
 }  // namespace
 
 Tracker::Tracker(const TrackerOptions& opts)
-    : opts_(opts), dispatcher_(DispatcherOptions{opts.slots_per_board, 3, std::chrono::milliseconds(opts.item_grace_ms)}) {
+    : opts_(opts),
+      dispatcher_(DispatcherOptions{opts.slots_per_board, 3, std::chrono::milliseconds(opts.item_grace_ms)}) {
   parse_listen(opts.listen);
   if (!opts.token_file.empty()) {
     try {
@@ -45,8 +47,8 @@ Tracker::Tracker(const TrackerOptions& opts)
                       "Serve it on 127.0.0.1, or give a token file");
   } else if (!is_loopback(opts.listen)) {
     throw OptionError("refusing to listen on " + opts.listen +
-                             " without --token-file: anyone who reaches it could run code on your boards. "
-                             "Listen on 127.0.0.1, or give a token file (tunefarm token new --role ...)");
+                      " without --token-file: anyone who reaches it could run code on your boards. "
+                      "Listen on 127.0.0.1, or give a token file (tunefarm token new --role ...)");
   }
   if (opts.tls_cert.empty() != opts.tls_key.empty()) throw OptionError("--tls-cert and --tls-key go together");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -90,13 +92,15 @@ Tracker::Tracker(const TrackerOptions& opts)
   }
   if (!opts.http_listen.empty()) {
     dashboard_ = std::make_unique<http::Dashboard>(auth_, dispatcher_, *jobs_, opts.db_path, !cert.empty());
-    http_ = std::make_unique<http::Server>(opts.http_listen, cert, key, [this](const http::Request& r) { return dashboard_->handle(r); });
+    http_ = std::make_unique<http::Server>(opts.http_listen, cert, key,
+                                           [this](const http::Request& r) { return dashboard_->handle(r); });
   }
   resumed_ = jobs_->resume_unfinished();
   maintenance_ = std::thread([this] {
     while (!stopping_) {
       dispatcher_.disconnect_silent_boards(std::chrono::milliseconds(opts_.heartbeat_timeout_ms));
-      for (const std::string& line : dispatcher_.drop_boards_with_overdue_items()) std::fprintf(stderr, "tracker: %s\n", line.c_str());
+      for (const std::string& line : dispatcher_.drop_boards_with_overdue_items())
+        std::fprintf(stderr, "tracker: %s\n", line.c_str());
       jobs_->tick();
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }
@@ -124,8 +128,9 @@ tuner::LocalBuilder::Placement Tracker::build_placement() {
     p.hold_timing_lock = use.boards > 0;
   }
   std::string now = p.hold_timing_lock ? "builds take turns with local boards' timings (timing lock held shared)"
-                    : p.cpus.empty()   ? "builds run on any CPU (no board on this host)"
-                                       : "builds run on CPUs the local boards leave free: " + runtime::cpu_list_text(p.cpus);
+                    : p.cpus.empty()
+                        ? "builds run on any CPU (no board on this host)"
+                        : "builds run on CPUs the local boards leave free: " + runtime::cpu_list_text(p.cpus);
   std::lock_guard<std::mutex> lock(placement_mu_);
   if (now != last_placement_) {
     std::fprintf(stderr, "tracker: %s\n", now.c_str());

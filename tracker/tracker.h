@@ -9,9 +9,9 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <vector>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "proto/channel.h"
 #include "tracker/auth.h"
@@ -29,17 +29,17 @@ namespace tf::tracker {
 struct TrackerOptions {
   std::string listen = "127.0.0.1:9190";
   std::string db_path = "tunefarm.db";
-  std::string token_file;          // empty: no authentication, loopback only
-  std::string tls_cert, tls_key;   // both or neither
-  int build_threads = 0;           // 0: one per core
+  std::string token_file;                                // empty: no authentication, loopback only
+  std::string tls_cert, tls_key;                         // both or neither
+  int build_threads = 0;                                 // 0: one per core
   std::string build_lock = "/tmp/tunefarm-timing.lock";  // held shared while building; empty: none
   int64_t build_cache_mb = 256;
   int heartbeat_interval_ms = 1000;
   int heartbeat_timeout_ms = 5000;
   int slots_per_board = 2;
-  int item_grace_ms = 10000;  // beyond an item's own time limit, before its board is dropped
-  std::string http_listen;    // the dashboard and /metrics (HOST:PORT); empty: none
-  int max_jobs_per_client = 64;  // unfinished jobs one token (or the anonymous caller) may have
+  int item_grace_ms = 10000;                           // beyond an item's own time limit, before its board is dropped
+  std::string http_listen;                             // the dashboard and /metrics (HOST:PORT); empty: none
+  int max_jobs_per_client = 64;                        // unfinished jobs one token (or the anonymous caller) may have
   int max_message_mb = fleet::kMaxMessageBytes >> 20;  // largest gRPC message taken or sent
 };
 

@@ -63,7 +63,8 @@ grpc::Status TuningService::GetJob(grpc::ServerContext* ctx, const v1::GetJobReq
   return guarded("GetJob", [&] { return jobs_.get(req->job_id(), out); });
 }
 
-grpc::Status TuningService::WatchJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, grpc::ServerWriter<v1::Job>* writer) {
+grpc::Status TuningService::WatchJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req,
+                                     grpc::ServerWriter<v1::Job>* writer) {
   Principal who;
   if (auto s = reader(ctx, "WatchJob", &who); !s.ok()) return s;
   return guarded("WatchJob", [&] {
@@ -87,16 +88,19 @@ grpc::Status TuningService::CancelJob(grpc::ServerContext* ctx, const v1::Cancel
   return guarded("CancelJob", [&] { return jobs_.cancel(req->job_id(), who, out); });
 }
 
-grpc::Status TuningService::ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req, v1::ListJobsResponse* out) {
+grpc::Status TuningService::ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req,
+                                     v1::ListJobsResponse* out) {
   Principal who;
   if (auto s = reader(ctx, "ListJobs", &who); !s.ok()) return s;
   return guarded("ListJobs", [&] {
-    for (auto& j : jobs_.list(req->active_only(), req->limit() > 0 ? req->limit() : 100)) *out->add_jobs() = std::move(j);
+    for (auto& j : jobs_.list(req->active_only(), req->limit() > 0 ? req->limit() : 100))
+      *out->add_jobs() = std::move(j);
     return grpc::Status::OK;
   });
 }
 
-grpc::Status TuningService::ListDevices(grpc::ServerContext* ctx, const v1::ListDevicesRequest* req, v1::ListDevicesResponse* out) {
+grpc::Status TuningService::ListDevices(grpc::ServerContext* ctx, const v1::ListDevicesRequest* req,
+                                        v1::ListDevicesResponse* out) {
   Principal who;
   if (auto s = reader(ctx, "ListDevices", &who); !s.ok()) return s;
   for (auto& d : dispatcher_.devices(req->device_key())) *out->add_devices() = std::move(d);

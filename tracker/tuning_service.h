@@ -18,10 +18,12 @@ class TuningService final : public v1::Tuning::Service {
 
   grpc::Status SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req, v1::Job* out) override;
   grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, v1::Job* out) override;
-  grpc::Status WatchJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, grpc::ServerWriter<v1::Job>* writer) override;
+  grpc::Status WatchJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req,
+                        grpc::ServerWriter<v1::Job>* writer) override;
   grpc::Status CancelJob(grpc::ServerContext* ctx, const v1::CancelJobRequest* req, v1::Job* out) override;
   grpc::Status ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req, v1::ListJobsResponse* out) override;
-  grpc::Status ListDevices(grpc::ServerContext* ctx, const v1::ListDevicesRequest* req, v1::ListDevicesResponse* out) override;
+  grpc::Status ListDevices(grpc::ServerContext* ctx, const v1::ListDevicesRequest* req,
+                           v1::ListDevicesResponse* out) override;
   grpc::Status GetBest(grpc::ServerContext* ctx, const v1::GetBestRequest* req, v1::GetBestResponse* out) override;
   grpc::Status Compare(grpc::ServerContext* ctx, const v1::CompareRequest* req, v1::CompareResponse* out) override;
 

@@ -16,7 +16,6 @@ float log2p(double v) { return static_cast<float>(std::log2(1.0 + std::max(0.0, 
 
 namespace {
 
-
 int64_t const_extent(const ir::ForNode* loop) {
   int64_t e = 1;
   // A loop whose extent is not a constant (a ragged edge) counts once: its range is unknown here.
@@ -193,7 +192,8 @@ class IterationMix : public ir::IRVisitor {
     const auto used = ir::vars_used(index);
     double copies = 1;
     for (const auto* l : loops_) {
-      if (l->for_kind != ir::ForKind::Vectorized && used.count(l->var.get())) copies *= static_cast<double>(const_extent(l));
+      if (l->for_kind != ir::ForKind::Vectorized && used.count(l->var.get()))
+        copies *= static_cast<double>(const_extent(l));
     }
     accesses_.push_back({buffer, index, copies});
   }

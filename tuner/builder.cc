@@ -7,8 +7,11 @@
 
 namespace tf::tuner {
 
-LocalBuilder::LocalBuilder(int threads, std::string timing_lock, int64_t cache_bytes, std::function<Placement()> placement)
-    : timing_lock_(std::move(timing_lock)), placement_(std::move(placement)), all_cpus_(runtime::usable_cpus()),
+LocalBuilder::LocalBuilder(int threads, std::string timing_lock, int64_t cache_bytes,
+                           std::function<Placement()> placement)
+    : timing_lock_(std::move(timing_lock)),
+      placement_(std::move(placement)),
+      all_cpus_(runtime::usable_cpus()),
       cache_limit_(cache_bytes) {
   start_threads(threads);
 }

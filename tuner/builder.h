@@ -23,9 +23,9 @@ namespace tf::tuner {
 
 struct Built {
   codegen::SharedLibrary lib;
-  double build_ms = 0;   // 0 when it came from the cache
+  double build_ms = 0;  // 0 when it came from the cache
   bool cached = false;
-  std::string error;     // non-empty: the build failed (the candidate is a compile error)
+  std::string error;  // non-empty: the build failed (the candidate is a compile error)
 };
 
 class Builder {
@@ -67,7 +67,7 @@ class LocalBuilder : public Builder {
 
   std::string timing_lock_;
   std::function<Placement()> placement_;
-  std::vector<int> all_cpus_;  // the CPUs the process may use, for builds placed anywhere
+  std::vector<int> all_cpus_;           // the CPUs the process may use, for builds placed anywhere
   std::shared_ptr<TimingCores> cores_;  // set: threads are placed by it, not per build
   std::vector<std::thread> threads_;
   mutable std::mutex mu_;

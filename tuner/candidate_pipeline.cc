@@ -4,10 +4,17 @@
 
 namespace tf::tuner {
 
-CandidatePipeline::CandidatePipeline(const compiler::Task& task, const std::vector<space::Config>& batch, Builder& builder,
-                                     Measurer& measurer, const runtime::MeasureOptions& measure, const std::atomic<bool>* stop)
-    : task_(task), batch_(batch), builder_(builder), measurer_(measurer), measure_(measure), stop_(stop),
-      built_(batch.size()), measuring_(batch.size()) {
+CandidatePipeline::CandidatePipeline(const compiler::Task& task, const std::vector<space::Config>& batch,
+                                     Builder& builder, Measurer& measurer, const runtime::MeasureOptions& measure,
+                                     const std::atomic<bool>* stop)
+    : task_(task),
+      batch_(batch),
+      builder_(builder),
+      measurer_(measurer),
+      measure_(measure),
+      stop_(stop),
+      built_(batch.size()),
+      measuring_(batch.size()) {
   start_builds();
 }
 

@@ -19,8 +19,8 @@ namespace tf::tuner {
 class CandidatePipeline {
  public:
   // `task` and `batch` must outlive the pipeline; `stop`, when set, ends the sending.
-  CandidatePipeline(const compiler::Task& task, const std::vector<space::Config>& batch, Builder& builder, Measurer& measurer,
-                    const runtime::MeasureOptions& measure, const std::atomic<bool>* stop);
+  CandidatePipeline(const compiler::Task& task, const std::vector<space::Config>& batch, Builder& builder,
+                    Measurer& measurer, const runtime::MeasureOptions& measure, const std::atomic<bool>* stop);
   // Waits for the builds still queued: they refer to the task, and a batch can end early (when
   // recording a trial fails).
   ~CandidatePipeline();

@@ -20,7 +20,7 @@ class FastestLibraries {
 
  private:
   size_t keep_;
-  std::multimap<double, int64_t> by_speed_;               // GFLOPS -> config index, slowest first
+  std::multimap<double, int64_t> by_speed_;              // GFLOPS -> config index, slowest first
   std::map<int64_t, codegen::SharedLibrary> libraries_;  // by config index
 };
 

@@ -8,7 +8,6 @@
 namespace tf::tuner {
 namespace {
 
-
 // Reads the rolled nest (lower::LowerStage::Rolled): unrolled and vectorized loops are still loops,
 // counted as the copies and vector lanes code generation will make of them.
 class NestSummary : public ir::IRVisitor {
@@ -133,10 +132,8 @@ std::vector<float> summary_features(const NestSummary& s) {
 // per operation, all relative, so they mean the same on every shape.
 std::vector<float> work_features(const NestSummary& s, double op_flops) {
   const double flops = std::max(1.0, s.float_ops);
-  return {static_cast<float>(s.float_ops / std::max(1.0, op_flops)),
-          static_cast<float>(s.selects / flops),
-          log2p(s.selects),
-          static_cast<float>(s.loads / flops)};
+  return {static_cast<float>(s.float_ops / std::max(1.0, op_flops)), static_cast<float>(s.selects / flops),
+          log2p(s.selects), static_cast<float>(s.loads / flops)};
 }
 
 }  // namespace

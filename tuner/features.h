@@ -29,13 +29,14 @@ std::vector<FeatureSet> all_feature_sets();
 // log2-scaled knob values: integers as log2(1+v), booleans 0/1, strings their choice index.
 std::vector<float> knob_features(const space::Config& cfg);
 
-// Loop-nest summary of the rolled nest (lower::LowerStage::Rolled) (all log2-scaled where a count): work done by vector and by
-// scalar stores, vector width, loads per store, guards executed, register-tile (stack) bytes, heap
-// bytes, parallel extent, innermost loop extents, nest depth, statement count.
+// Loop-nest summary of the rolled nest (lower::LowerStage::Rolled) (all log2-scaled where a count): work done by vector
+// and by scalar stores, vector width, loads per store, guards executed, register-tile (stack) bytes, heap bytes,
+// parallel extent, innermost loop extents, nest depth, statement count.
 std::vector<float> loop_nest_features(const ir::LoweredFunc& f);
 
 // The features of `set` for a config of a task. Lowers the config (all but Knobs). Never throws: a
 // config that fails to lower gets zeros past its knobs.
-std::vector<float> candidate_features(const compiler::Task& task, const space::Config& cfg, FeatureSet set = kFeatureSet);
+std::vector<float> candidate_features(const compiler::Task& task, const space::Config& cfg,
+                                      FeatureSet set = kFeatureSet);
 
 }  // namespace tf::tuner

@@ -39,7 +39,8 @@ Interleaved measure_interleaved(Measurer& measurer, const std::vector<KernelToCo
         if (on_first_device) on_first_device(m.device);
       }
       if (m.result.status != runtime::MeasureStatus::Ok || m.result.costs.empty()) {
-        t.status = m.result.status == runtime::MeasureStatus::Ok ? runtime::MeasureStatus::RuntimeError : m.result.status;
+        t.status =
+            m.result.status == runtime::MeasureStatus::Ok ? runtime::MeasureStatus::RuntimeError : m.result.status;
         t.error = "round " + std::to_string(round + 1) + ": " + (m.result.error.empty() ? "no timing" : m.result.error);
         continue;
       }

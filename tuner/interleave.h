@@ -26,9 +26,9 @@ struct KernelTimings {
 };
 
 struct Interleaved {
-  std::string device;                 // who measured the first turn
+  std::string device;                  // who measured the first turn
   std::vector<KernelTimings> kernels;  // in the order given
-  std::string aborted;                // non-empty: why the rounds ended early (not a kernel's fault)
+  std::string aborted;                 // non-empty: why the rounds ended early (not a kernel's fault)
 };
 
 // `on_first_device` is told who measured the first turn (the tracker binds the rest to that board);

@@ -17,9 +17,9 @@ namespace tf::tuner {
 
 struct Measured {
   runtime::MeasureResult result;
-  std::string device;      // which host or board measured it
-  bool cancelled = false;  // the job was cancelled or the measurer shut down: not a result, record nothing
-  bool board_lost = false; // a fleet item bound to one board that left: not the kernel's fault
+  std::string device;       // which host or board measured it
+  bool cancelled = false;   // the job was cancelled or the measurer shut down: not a result, record nothing
+  bool board_lost = false;  // a fleet item bound to one board that left: not the kernel's fault
 };
 
 class Measurer {

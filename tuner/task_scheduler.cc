@@ -11,7 +11,8 @@ namespace tf::tuner {
 SchedulerPolicy parse_scheduler_policy(const std::string& name) {
   if (name == "gradient") return SchedulerPolicy::Gradient;
   if (name == "even") return SchedulerPolicy::Even;
-  throw UsageError("scheduler '" + name + "': expected gradient (trials where they cut the model's latency most) or even");
+  throw UsageError("scheduler '" + name +
+                   "': expected gradient (trials where they cut the model's latency most) or even");
 }
 
 const char* scheduler_policy_name(SchedulerPolicy p) { return p == SchedulerPolicy::Gradient ? "gradient" : "even"; }
@@ -95,8 +96,10 @@ double TaskScheduler::estimated_seconds(const std::vector<TaskProgress>& tasks, 
     const TaskProgress& t = tasks[i];
     if (t.group >= 0 && !groups_seen.insert(t.group).second) continue;
     const double best = group_best_s(tasks, i);
-    if (std::isfinite(best)) total += t.calls * best;
-    else ++none;
+    if (std::isfinite(best))
+      total += t.calls * best;
+    else
+      ++none;
   }
   if (missing) *missing = none;
   return total;

@@ -32,10 +32,10 @@ const char* scheduler_policy_name(SchedulerPolicy p);
 
 // What the scheduler knows of one task.
 struct TaskProgress {
-  double calls = 1;         // kernel calls per model run
-  int group = -1;           // tasks of one group >= 0 are alternatives for the same calls
-  int64_t trials = 0;       // spent so far
-  bool exhausted = false;   // every config of its space was tried
+  double calls = 1;        // kernel calls per model run
+  int group = -1;          // tasks of one group >= 0 are alternatives for the same calls
+  int64_t trials = 0;      // spent so far
+  bool exhausted = false;  // every config of its space was tried
   // Seconds per call of the best correct config after each batch, with the trials spent by then;
   // infinity until one was correct.
   struct Point {
@@ -50,8 +50,8 @@ struct TaskProgress {
 };
 
 struct SchedulerOptions {
-  double alpha = 0.2;          // weight of the measured (backward) rate against the optimistic one
-  int backward_window = 3;     // batches the measured rate looks back over
+  double alpha = 0.2;       // weight of the measured (backward) rate against the optimistic one
+  int backward_window = 3;  // batches the measured rate looks back over
   // A task with no correct config after this many trials gets no more: its kernel keeps the
   // default config (the build says so) rather than eat the model's budget.
   int64_t give_up_after = 64;

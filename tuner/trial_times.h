@@ -37,5 +37,4 @@ class TrialTimes {
 double ms_between(TrialTimes::Clock::time_point a, TrialTimes::Clock::time_point b);
 double seconds_since(TrialTimes::Clock::time_point a);
 
-
 }  // namespace tf::tuner

@@ -49,16 +49,17 @@ db::Outcome to_outcome(runtime::MeasureStatus s) {
 }
 
 // Transfer: measurements of the same op and target (any shape), timed as this job times, train the
-// model before this job's own results arrive, and a stored model scores the first batch. A db without such history (a fresh
-// farm) transfers from the records shipped with tunefarm for the target's kind, unless told not to.
-// Returns what the job started from, for the output.
+// model before this job's own results arrive, and a stored model scores the first batch. A db without such history (a
+// fresh farm) transfers from the records shipped with tunefarm for the target's kind, unless told not to. Returns what
+// the job started from, for the output.
 std::string start_from_history(const compiler::Task& task, const TuneOptions& opts, db::Database* db, XgbTuner& xgb) {
   constexpr size_t kMaxPrior = 512;
   std::vector<db::Measurement> prior;
   std::string source;
   if (db) {
     const int64_t skipped_before = db->invalid_rows_skipped();
-    prior = db->op_history(task.workload().op, task.target().str(), opts.device_key, kMaxPrior, opts.measure.cold_inputs);
+    prior =
+        db->op_history(task.workload().op, task.target().str(), opts.device_key, kMaxPrior, opts.measure.cold_inputs);
     source = std::to_string(prior.size()) + " records of " + task.workload().op + " from the db";
     if (const int64_t skipped = db->invalid_rows_skipped() - skipped_before; skipped > 0) {
       source += " (" + std::to_string(skipped) + " with unusable stored timings skipped)";
@@ -67,7 +68,8 @@ std::string start_from_history(const compiler::Task& task, const TuneOptions& op
   if (prior.empty() && opts.seed_records) {
     prior = seed_records(task.workload().op, task.target());
     if (prior.size() > kMaxPrior) prior.erase(prior.begin(), prior.end() - static_cast<std::ptrdiff_t>(kMaxPrior));
-    source = std::to_string(prior.size()) + " shipped seed records of " + task.workload().op + " (" + task.target().cpu + ")";
+    source = std::to_string(prior.size()) + " shipped seed records of " + task.workload().op + " (" +
+             task.target().cpu + ")";
   }
   if (prior.empty()) source = "nothing (no history of " + task.workload().op + " on this target)";
   // Per shape, fastest first: its first records are where the search starts (mapped into this
@@ -79,7 +81,8 @@ std::string start_from_history(const compiler::Task& task, const TuneOptions& op
   constexpr size_t kStartsPerShape = 2;
   for (auto& [shape, list] : by_shape) {
     std::sort(list.begin(), list.end(), [](const auto* a, const auto* b) { return a->mean_s() < b->mean_s(); });
-    for (size_t i = 0; i < list.size() && i < kStartsPerShape; ++i) xgb.add_start_point(task.space().nearest(list[i]->config).index());
+    for (size_t i = 0; i < list.size() && i < kStartsPerShape; ++i)
+      xgb.add_start_point(task.space().nearest(list[i]->config).index());
     std::unique_ptr<compiler::Task> shape_task;
     for (const auto* m : list) {
       try {
@@ -136,7 +139,8 @@ runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t 
     runtime::TensorSpec t;
     t.shape = in;
     inputs.emplace_back(static_cast<size_t>(t.num_elements()));
-    runtime::fill_uniform(inputs.back().data(), t.num_elements(), runtime::input_seed(seed, static_cast<int>(s.args.size())));
+    runtime::fill_uniform(inputs.back().data(), t.num_elements(),
+                          runtime::input_seed(seed, static_cast<int>(s.args.size())));
     s.args.push_back(typed(t));
   }
   s.num_inputs = static_cast<int>(s.args.size());
@@ -191,14 +195,17 @@ Json job_spec_json(const compiler::Task& task, const TuneOptions& opts) {
 
 }  // namespace
 
-
 // One job's state along its path; tune() below calls its phases in order, TaskTuning one batch at
 // a time.
 class TuneRun {
  public:
   TuneRun(const compiler::Task& task, const TuneOptions& opts, db::Database* db,
           std::function<void(const Progress&)> on_progress)
-      : task_(task), opts_(opts), db_(db), on_progress_(std::move(on_progress)), start_(Clock::now()),
+      : task_(task),
+        opts_(opts),
+        db_(db),
+        on_progress_(std::move(on_progress)),
+        start_(Clock::now()),
         flops_(static_cast<double>(task.op().flops(task.workload().shape))),
         fastest_(static_cast<size_t>(std::max(0, 3 * opts.confirm_top))) {
     tuner_ = make_tuner(opts.tuner, task.space(), opts.trials, opts.seed,
@@ -397,7 +404,8 @@ void TuneRun::confirm_best() {
 void TuneRun::measure_fastest_again() {
   std::unique_ptr<Measurer> fresh = workbench_->fresh_local_measurer(setup_);
   Measurer& confirmer = fresh ? *fresh : workbench_->measurer();
-  std::stable_sort(ok_trials_.begin(), ok_trials_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(ok_trials_.begin(), ok_trials_.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   const size_t most = std::min(ok_trials_.size(), static_cast<size_t>(3 * opts_.confirm_top));
   double best = 0;
   const db::Measurement* winner = nullptr;

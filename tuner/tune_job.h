@@ -23,10 +23,10 @@ class Measurer;
 struct TuneOptions {
   std::string tuner = "random";
   int64_t trials = 200;
-  int batch = 16;             // configs proposed at a time
+  int batch = 16;  // configs proposed at a time
   uint64_t seed = 1;
-  int threads = 1;            // threads of the kernel under measurement
-  int compile_threads = 0;    // candidates built in parallel while earlier ones are measured; 0: one per core
+  int threads = 1;          // threads of the kernel under measurement
+  int compile_threads = 0;  // candidates built in parallel while earlier ones are measured; 0: one per core
   std::string device_key = "local";
   runtime::MeasureOptions measure;
   std::string worker_path;
@@ -39,7 +39,7 @@ struct TuneOptions {
   bool default_first = true;
   // At the end, the fastest few configs are measured again (in a fresh worker process when local)
   // and ranked on both measurements; 0: the job's best is its fastest single measurement.
-  int confirm_top = 3;    // empty: runtime::MeasureWorker::default_path()
+  int confirm_top = 3;  // empty: runtime::MeasureWorker::default_path()
 
   // Where candidates are built and measured; null: on this host (a LocalBuilder with
   // compile_threads threads, a LocalMeasurer with a worker process). The tracker passes its builder
@@ -81,10 +81,10 @@ struct TimeSpent {
 
 struct TuneResult {
   int64_t job_id = 0;  // in the db, when one was given
-  int64_t trials = 0;           // including those replayed from the db when resuming
+  int64_t trials = 0;  // including those replayed from the db when resuming
   int64_t ok = 0, failed = 0;
   int64_t replayed = 0;
-  bool stopped = false;         // ended early by TuneOptions::stop
+  bool stopped = false;  // ended early by TuneOptions::stop
   double best_gflops = 0;
   std::optional<db::Measurement> best;
   std::vector<double> best_curve;  // best GFLOPS so far after each trial (as measured in the search)

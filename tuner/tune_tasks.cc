@@ -25,7 +25,11 @@ class TasksRun {
  public:
   TasksRun(const std::vector<TaskToTune>& tasks, const TuneTasksOptions& o, db::Database* db,
            const std::function<void(const TasksProgress&)>& on_progress)
-      : tasks_(tasks), o_(o), db_(db), on_progress_(on_progress), scheduler_(o.scheduler, o.scheduler_options),
+      : tasks_(tasks),
+        o_(o),
+        db_(db),
+        on_progress_(on_progress),
+        scheduler_(o.scheduler, o.scheduler_options),
         start_(Clock::now()) {}
 
   void start();

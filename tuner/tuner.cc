@@ -28,7 +28,8 @@ int64_t Tuner::random_unseen() {
 
 std::vector<space::Config> Tuner::next_batch(int max_batch) {
   std::vector<space::Config> out;
-  int64_t room = std::min<int64_t>({static_cast<int64_t>(max_batch), batch_limit(), std::min(budget_, searchable_) - proposed()});
+  int64_t room =
+      std::min<int64_t>({static_cast<int64_t>(max_batch), batch_limit(), std::min(budget_, searchable_) - proposed()});
   if (room <= 0) return out;
   for (int64_t idx : propose(static_cast<int>(room))) {
     if (static_cast<int64_t>(out.size()) >= room) break;

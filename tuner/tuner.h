@@ -17,8 +17,8 @@ namespace tf::tuner {
 
 struct TrialResult {
   int64_t config_index;
-  bool ok;           // measured and correct
-  double gflops;     // 0 unless ok
+  bool ok;        // measured and correct
+  double gflops;  // 0 unless ok
 };
 
 class Tuner {

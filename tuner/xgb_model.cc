@@ -31,17 +31,16 @@ bool is_ranking(const XgbParams& p) { return p.objective.rfind("rank:", 0) == 0;
 BoosterHandle make_booster(DMatrixHandle train, uint64_t seed, const XgbParams& p) {
   BoosterHandle b = nullptr;
   check(XGBoosterCreate(train ? &train : nullptr, train ? 1 : 0, &b), "booster");
-  const std::pair<const char*, std::string> params[] = {
-      {"objective", p.objective},
-      {"max_depth", std::to_string(p.max_depth)},
-      {"eta", std::to_string(p.eta)},
-      {"gamma", "0.0001"},
-      {"min_child_weight", "1"},
-      {"subsample", "1"},
-      {"tree_method", "hist"},
-      {"nthread", "1"},
-      {"verbosity", "0"},
-      {"seed", std::to_string(seed % 1000000)}};
+  const std::pair<const char*, std::string> params[] = {{"objective", p.objective},
+                                                        {"max_depth", std::to_string(p.max_depth)},
+                                                        {"eta", std::to_string(p.eta)},
+                                                        {"gamma", "0.0001"},
+                                                        {"min_child_weight", "1"},
+                                                        {"subsample", "1"},
+                                                        {"tree_method", "hist"},
+                                                        {"nthread", "1"},
+                                                        {"verbosity", "0"},
+                                                        {"seed", std::to_string(seed % 1000000)}};
   for (const auto& [k, v] : params) check(XGBoosterSetParam(b, k, v.c_str()), k);
   return b;
 }
@@ -68,7 +67,8 @@ void XgbModel::train(const std::vector<float>& rows, int num_features, const std
   if (!is_ranking(params_) && params_.label_power != 1)
     for (float& t : target) t = static_cast<float>(std::pow(std::max(0.0f, t), params_.label_power));
   check(XGDMatrixSetFloatInfo(m.h, "label", target.data(), target.size()), "labels");
-  const std::vector<unsigned> groups = group_sizes.empty() ? std::vector<unsigned>{static_cast<unsigned>(labels.size())} : group_sizes;
+  const std::vector<unsigned> groups =
+      group_sizes.empty() ? std::vector<unsigned>{static_cast<unsigned>(labels.size())} : group_sizes;
   // Groups are what a ranking objective compares within; a regression's labels are relative to
   // their group's best already, and its weights are per row.
   if (is_ranking(params_)) check(XGDMatrixSetUIntInfo(m.h, "group", groups.data(), groups.size()), "group");
@@ -77,7 +77,8 @@ void XgbModel::train(const std::vector<float>& rows, int num_features, const std
     check(XGDMatrixSetFloatInfo(m.h, "weight", group_weights.data(), group_weights.size()), "weights");
   } else if (!group_weights.empty()) {
     std::vector<float> per_row;
-    for (size_t g = 0; g < groups.size() && g < group_weights.size(); ++g) per_row.insert(per_row.end(), groups[g], group_weights[g]);
+    for (size_t g = 0; g < groups.size() && g < group_weights.size(); ++g)
+      per_row.insert(per_row.end(), groups[g], group_weights[g]);
     per_row.resize(labels.size(), 1.0f);
     check(XGDMatrixSetFloatInfo(m.h, "weight", per_row.data(), per_row.size()), "weights");
   }

@@ -39,7 +39,7 @@ class XgbModel {
   std::vector<float> predict(const std::vector<float>& rows, int num_features) const;
   bool trained() const { return booster_ != nullptr; }
 
-  std::vector<uint8_t> save() const;           // XGBoost's JSON model format
+  std::vector<uint8_t> save() const;  // XGBoost's JSON model format
   // Throws on a bad model, and on one trained on rows of another length than `expected_features`
   // (when given): a model of another workload's loop nest would misread every row.
   void load(const std::vector<uint8_t>& bytes, int expected_features = -1);

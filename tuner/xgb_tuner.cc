@@ -37,7 +37,8 @@ void XgbTuner::add_prior(const std::string& workload, std::vector<float> feature
 }
 
 void XgbTuner::add_start_point(int64_t config_index) {
-  if (std::find(start_points_.begin(), start_points_.end(), config_index) == start_points_.end()) start_points_.push_back(config_index);
+  if (std::find(start_points_.begin(), start_points_.end(), config_index) == start_points_.end())
+    start_points_.push_back(config_index);
 }
 
 const std::vector<float>& XgbTuner::features_of(int64_t index) {
@@ -77,9 +78,7 @@ void XgbTuner::observe(const std::vector<TrialResult>& results) {
   for (const auto& r : results) observed_.emplace_back(r.config_index, r.ok ? r.gflops : 0.0);
 }
 
-int64_t XgbTuner::batch_limit() const {
-  return observed_.size() < kEarlyResults ? kEarlyBatch : budget_;
-}
+int64_t XgbTuner::batch_limit() const { return observed_.size() < kEarlyResults ? kEarlyBatch : budget_; }
 
 void XgbTuner::retrain() {
   // The row length is this workload's: priors of other shapes whose loop nests give other lengths
@@ -101,7 +100,8 @@ void XgbTuner::retrain() {
   if (!observed_.empty()) {
     groups.push_back(static_cast<unsigned>(observed_.size()));
     // As much say as all the priors together: a few own results must be able to overrule them.
-    weights.push_back(static_cast<float>(use_priors ? std::max(1.0, double(prior_count_) / double(observed_.size())) : 1.0));
+    weights.push_back(
+        static_cast<float>(use_priors ? std::max(1.0, double(prior_count_) / double(observed_.size())) : 1.0));
   }
   // Each prior workload its own group: configs compare within a shape, never across.
   for (const auto& [workload, list] : use_priors ? prior_ : decltype(prior_){}) {
@@ -228,7 +228,8 @@ std::vector<int64_t> XgbTuner::chain_starts() {
   for (size_t i = 0; i < by_speed.size() && points.size() < kChains / 2; ++i) points.push_back(by_speed[i].first);
   while (points.size() < static_cast<size_t>(kChains)) {
     int64_t p = static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size()));
-    for (int attempt = 0; attempt < 16 && !space_.searchable(p); ++attempt) p = static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size()));
+    for (int attempt = 0; attempt < 16 && !space_.searchable(p); ++attempt)
+      p = static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_.size()));
     points.push_back(space_.searchable(p) ? p : space_.default_config().index());
   }
   return points;

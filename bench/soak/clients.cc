@@ -82,7 +82,8 @@ std::unique_ptr<grpc::ClientContext> SoakClient::context(const std::string& toke
   return ctx;
 }
 
-grpc::Status SoakClient::with_retry(const std::function<grpc::Status(grpc::ClientContext*)>& call, const std::string& token) {
+grpc::Status SoakClient::with_retry(const std::function<grpc::Status(grpc::ClientContext*)>& call,
+                                    const std::string& token) {
   grpc::Status s;
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto ctx = context(token);
@@ -93,7 +94,8 @@ grpc::Status SoakClient::with_retry(const std::function<grpc::Status(grpc::Clien
   return s;
 }
 
-bool SoakClient::answered(const std::string& what, const grpc::Status& s, std::initializer_list<grpc::StatusCode> also_fine) {
+bool SoakClient::answered(const std::string& what, const grpc::Status& s,
+                          std::initializer_list<grpc::StatusCode> also_fine) {
   ++tally_.well_formed;
   bool fine = s.ok();
   for (auto c : also_fine) fine = fine || s.error_code() == c;
@@ -120,7 +122,8 @@ void SoakClient::submit(uint64_t pick) {
   v1::SubmitJobRequest req;
   *req.mutable_spec() = valid_job(fleet_.options(), pick);
   v1::Job job;
-  const grpc::Status s = with_retry([&](grpc::ClientContext* c) { return stub_->SubmitJob(c, req, &job); }, fleet_.client_token());
+  const grpc::Status s =
+      with_retry([&](grpc::ClientContext* c) { return stub_->SubmitJob(c, req, &job); }, fleet_.client_token());
   // A limit on a client's jobs is a clear answer, not a failure to answer.
   if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++tally_.refused_by_limit;
   if (answered("SubmitJob", s, {grpc::StatusCode::RESOURCE_EXHAUSTED})) {
@@ -152,9 +155,11 @@ void SoakClient::cancel_one(int64_t id) {
   v1::Job job;
   ++tally_.cancel_requests;
   jobs_[id].cancel_requested = true;
-  const grpc::Status s = with_retry([&](grpc::ClientContext* c) { return stub_->CancelJob(c, req, &job); }, fleet_.client_token());
+  const grpc::Status s =
+      with_retry([&](grpc::ClientContext* c) { return stub_->CancelJob(c, req, &job); }, fleet_.client_token());
   // A job that ended a moment ago is FAILED_PRECONDITION: "job N is done already".
-  if (answered("CancelJob " + std::to_string(id), s, {grpc::StatusCode::FAILED_PRECONDITION}) && job.id() == id) track(job);
+  if (answered("CancelJob " + std::to_string(id), s, {grpc::StatusCode::FAILED_PRECONDITION}) && job.id() == id)
+    track(job);
 }
 
 void SoakClient::cancel_all_active() {
@@ -171,8 +176,9 @@ void SoakClient::refresh(bool all) {
     v1::GetJobRequest req;
     req.set_job_id(id);
     v1::Job job;
-    if (answered("GetJob " + std::to_string(id),
-                 with_retry([&](grpc::ClientContext* c) { return stub_->GetJob(c, req, &job); }, fleet_.client_token()))) {
+    if (answered(
+            "GetJob " + std::to_string(id),
+            with_retry([&](grpc::ClientContext* c) { return stub_->GetJob(c, req, &job); }, fleet_.client_token()))) {
       track(job);
     }
   }

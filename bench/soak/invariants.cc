@@ -51,12 +51,14 @@ int64_t duplicate_rows(db::Connection& c, std::vector<std::string>* examples) {
   for (const char* by : {"config_index", "config"}) {
     db::Statement st(c.handle(), std::string("SELECT job_id, workload_id, ") + by +
                                      ", COUNT(*) FROM measurements WHERE job_id IS NOT NULL "
-                                     "GROUP BY job_id, workload_id, " + by + " HAVING COUNT(*) > 1");
+                                     "GROUP BY job_id, workload_id, " +
+                                     by + " HAVING COUNT(*) > 1");
     while (st.step()) {
       extra += st.column_int(3) - 1;
       if (examples->size() < 5) {
-        examples->push_back("job " + std::to_string(st.column_int(0)) + " workload " + std::to_string(st.column_int(1)) + " " + by +
-                            " " + st.column_text(2) + " x" + std::to_string(st.column_int(3)));
+        examples->push_back("job " + std::to_string(st.column_int(0)) + " workload " +
+                            std::to_string(st.column_int(1)) + " " + by + " " + st.column_text(2) + " x" +
+                            std::to_string(st.column_int(3)));
       }
     }
   }
@@ -99,17 +101,19 @@ void check_jobs_and_trials(const std::string& db_path, const std::map<int64_t, T
       const bool wrong = recorded != w.trials_done() || (j.state == v1::DONE && recorded != w.trials());
       if (wrong && terminal(j.state)) {
         ++out->count_mismatches;
-        mismatched.push_back(job_label(id, j) + " " + w.workload_key() + ": reports " + std::to_string(w.trials_done()) + " of " +
-                             std::to_string(w.trials()) + ", db holds " + std::to_string(recorded));
+        mismatched.push_back(job_label(id, j) + " " + w.workload_key() + ": reports " +
+                             std::to_string(w.trials_done()) + " of " + std::to_string(w.trials()) + ", db holds " +
+                             std::to_string(recorded));
       }
     }
   }
   out->duplicates = duplicate_rows(c, &duplicates);
   out->verdicts.push_back({"jobs_end", stuck.empty(),
-                           stuck.empty() ? std::to_string(jobs.size()) + " jobs, each done, cancelled or failed with a reason"
-                                         : std::to_string(stuck.size()) + " not ended: " + first_few(stuck)});
-  std::string detail = std::to_string(out->trials_recorded) + " rows, " + std::to_string(out->duplicates) + " duplicates, " +
-                       std::to_string(out->count_mismatches) + " workloads whose count differs";
+                           stuck.empty()
+                               ? std::to_string(jobs.size()) + " jobs, each done, cancelled or failed with a reason"
+                               : std::to_string(stuck.size()) + " not ended: " + first_few(stuck)});
+  std::string detail = std::to_string(out->trials_recorded) + " rows, " + std::to_string(out->duplicates) +
+                       " duplicates, " + std::to_string(out->count_mismatches) + " workloads whose count differs";
   if (!duplicates.empty()) detail += "; duplicates: " + first_few(duplicates);
   if (!mismatched.empty()) detail += "; mismatches: " + first_few(mismatched);
   out->verdicts.push_back({"trials_once", out->duplicates == 0 && out->count_mismatches == 0, detail});
@@ -125,7 +129,8 @@ void check_requests(const Tally& tally, Findings* out) {
                                (tally.unclear.empty() ? "" : "; unclear: " + first_few(tally.unclear))});
   std::vector<std::string> crashes;
   for (const auto& f : tally.process_faults) crashes.push_back(f.who + " " + f.what);
-  out->verdicts.push_back({"no_crashes", crashes.empty(), crashes.empty() ? "every exit was ours" : first_few(crashes)});
+  out->verdicts.push_back(
+      {"no_crashes", crashes.empty(), crashes.empty() ? "every exit was ours" : first_few(crashes)});
 }
 
 bool windows_of(const Lifetime& l, Windows* out) {
@@ -166,7 +171,8 @@ void check_resources(const std::vector<Member*>& members, Findings* out) {
       judged.push_back(who);
       char line[200];
       if (tracker && w.last_rss_kb > w.warm_rss_kb * kRssGrowth + kRssSlack_kb) {
-        std::snprintf(line, sizeof line, "%s: RSS %.0f MB -> %.0f MB", who.c_str(), w.warm_rss_kb / 1024, w.last_rss_kb / 1024);
+        std::snprintf(line, sizeof line, "%s: RSS %.0f MB -> %.0f MB", who.c_str(), w.warm_rss_kb / 1024,
+                      w.last_rss_kb / 1024);
         rss_growth.push_back(line);
       }
       if (w.last_fds > w.warm_fds + (tracker ? kFdSlack : kBoardFdSlack)) {
@@ -175,7 +181,8 @@ void check_resources(const std::vector<Member*>& members, Findings* out) {
       }
     }
   }
-  const std::string seen = judged.empty() ? "no lifetime long enough to judge (45 s)" : "judged " + first_few(judged, 8);
+  const std::string seen =
+      judged.empty() ? "no lifetime long enough to judge (45 s)" : "judged " + first_few(judged, 8);
   out->verdicts.push_back({"memory_flat", rss_growth.empty(), rss_growth.empty() ? seen : first_few(rss_growth)});
   out->verdicts.push_back({"fds_flat", fd_growth.empty(), fd_growth.empty() ? seen : first_few(fd_growth)});
 }

@@ -36,22 +36,25 @@ double parse_duration(const std::string& option, const std::string& text) {
   }
   const std::string unit = text.substr(used);
   const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-  if (used == 0 || scale < 0 || value <= 0) throw UsageError(option + ": '" + text + "' is not a duration (e.g. 90s, 2m, 10m)");
+  if (used == 0 || scale < 0 || value <= 0)
+    throw UsageError(option + ": '" + text + "' is not a duration (e.g. 90s, 2m, 10m)");
   return value * scale;
 }
 
 class Soak {
  public:
-  Soak(const FleetOptions& fleet, std::FILE* say) : fleet_(fleet), client_(fleet_, tally_), say_(say), start_(Clock::now()) {}
+  Soak(const FleetOptions& fleet, std::FILE* say)
+      : fleet_(fleet), client_(fleet_, tally_), say_(say), start_(Clock::now()) {}
 
   double now() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
   void start() {
     fleet_.start_tracker(now());
     fleet_.start_boards(now());
-    std::fprintf(say_, "soak: tracker on %s (dashboard %d), %d real boards (key %s), %d synthetic (key %s); scratch %s\n",
-                 fleet_.address().c_str(), fleet_.http_port(), fleet_.options().real_boards, fleet_.options().real_key.c_str(),
-                 fleet_.options().synthetic_boards, fleet_.options().synthetic_key.c_str(), fleet_.options().dir.c_str());
+    std::fprintf(
+        say_, "soak: tracker on %s (dashboard %d), %d real boards (key %s), %d synthetic (key %s); scratch %s\n",
+        fleet_.address().c_str(), fleet_.http_port(), fleet_.options().real_boards, fleet_.options().real_key.c_str(),
+        fleet_.options().synthetic_boards, fleet_.options().synthetic_key.c_str(), fleet_.options().dir.c_str());
   }
 
   void run_faults(const std::vector<Event>& schedule, double duration_s) {
@@ -111,7 +114,8 @@ class Soak {
     auto& boards = fleet_.real_boards();
     switch (e.action) {
       case Action::SubmitJob: return client_.submit(e.pick);
-      case Action::CancelJob: return e.pick % 3 == 0 ? client_.submit_and_cancel(e.pick >> 2) : client_.cancel(e.pick >> 2);
+      case Action::CancelJob:
+        return e.pick % 3 == 0 ? client_.submit_and_cancel(e.pick >> 2) : client_.cancel(e.pick >> 2);
       case Action::Malformed: return client_.malformed(e.pick);
       case Action::GarbageGrpc: return client_.garbage_grpc(e.pick);
       case Action::GarbageHttp: return client_.garbage_http(e.pick);
@@ -120,8 +124,10 @@ class Soak {
         if (boards.empty()) return;
         Member& b = *boards[e.pick % boards.size()];
         if (!b.up()) return skipped(e);
-        if (e.action == Action::BoardKill9) b.kill9(now());
-        else b.terminate();
+        if (e.action == Action::BoardKill9)
+          b.kill9(now());
+        else
+          b.terminate();
         break;
       }
       case Action::SyntheticKill9:
@@ -150,13 +156,18 @@ int run(int argc, char** argv) {
   uint64_t seed = 1;
   bool json = false, keep = false;
   FleetOptions fleet;
-  auto app = make_app("soak", "Soak the fleet: faults for a set time, a drain, then the invariants (every job ends, every trial "
-                              "recorded once, the tracker answers, nothing crashes, memory and open files stay flat).");
+  auto app =
+      make_app("soak",
+               "Soak the fleet: faults for a set time, a drain, then the invariants (every job ends, every trial "
+               "recorded once, the tracker answers, nothing crashes, memory and open files stay flat).");
   app->add_option("--duration", duration_text, "how long faults go on, e.g. 90s, 2m, 10m")->type_name("TIME");
-  app->add_option("--drain", drain_text, "longest wait for the jobs to end afterwards (auto: a quarter of --duration, 30 s to 2 m)")
+  app->add_option("--drain", drain_text,
+                  "longest wait for the jobs to end afterwards (auto: a quarter of --duration, 30 s to 2 m)")
       ->type_name("TIME");
   app->add_option("--seed", seed, "draws the fault schedule")->type_name("N");
-  app->add_option("--real-boards", fleet.real_boards, "boards that time real kernels")->type_name("N")->check(CLI::Range(1, 16));
+  app->add_option("--real-boards", fleet.real_boards, "boards that time real kernels")
+      ->type_name("N")
+      ->check(CLI::Range(1, 16));
   app->add_option("--synthetic-boards", fleet.synthetic_boards, "synthetic boards (one --load-test-boards process)")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
@@ -165,7 +176,8 @@ int run(int argc, char** argv) {
   app->add_flag("--keep", keep, "keep the scratch folder (db, logs) even when every invariant holds");
   if (auto code = parse_args(*app, argc, argv)) return *code;
   const double duration_s = parse_duration("--duration", duration_text);
-  const double drain_s = drain_text == "auto" ? std::clamp(duration_s / 4, 30.0, 120.0) : parse_duration("--drain", drain_text);
+  const double drain_s =
+      drain_text == "auto" ? std::clamp(duration_s / 4, 30.0, 120.0) : parse_duration("--drain", drain_text);
   std::FILE* say = json ? stderr : stdout;
 
   fleet.dir = "/tmp/tf-soak-" + std::to_string(::getpid());
@@ -181,7 +193,8 @@ int run(int argc, char** argv) {
 
   const Json doc = soak_document(info, soak.tally(), findings, soak.members());
   print_table(say, doc);
-  if (const auto parent = std::filesystem::path(out).parent_path(); !parent.empty()) std::filesystem::create_directories(parent);
+  if (const auto parent = std::filesystem::path(out).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent);
   std::ofstream(out) << doc.dump(2) << "\n";
   std::fprintf(say, "\nwrote %s\n", out.c_str());
   if (json) std::printf("%s\n", doc.dump(2).c_str());

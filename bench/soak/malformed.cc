@@ -28,10 +28,8 @@ bool clear_refusal(const grpc::Status& s) {
     case Code::UNAUTHENTICATED:
     case Code::FAILED_PRECONDITION:
     case Code::RESOURCE_EXHAUSTED:
-    case Code::OUT_OF_RANGE:
-      return !s.error_message().empty();
-    default:
-      return false;
+    case Code::OUT_OF_RANGE: return !s.error_message().empty();
+    default: return false;
   }
 }
 
@@ -107,7 +105,8 @@ void SoakClient::refused(const std::string& kind, const grpc::Status& s) {
 void SoakClient::tracker_still_answers(const std::string& after) {
   v1::ListDevicesResponse r;
   answered("ListDevices after " + after,
-           with_retry([&](grpc::ClientContext* c) { return stub_->ListDevices(c, v1::ListDevicesRequest(), &r); }, fleet_.client_token()));
+           with_retry([&](grpc::ClientContext* c) { return stub_->ListDevices(c, v1::ListDevicesRequest(), &r); },
+                      fleet_.client_token()));
 }
 
 void SoakClient::malformed(uint64_t pick) {
@@ -117,30 +116,67 @@ void SoakClient::malformed(uint64_t pick) {
   *req.mutable_spec() = valid_job(fleet_.options(), pick >> 8);
   std::string token = fleet_.client_token(), kind;
   switch (variant) {
-    case 0: kind = "spec missing"; req.clear_spec(); break;
-    case 1: kind = "unknown op"; req.mutable_spec()->mutable_workloads(0)->set_op("densse"); break;
-    case 2: kind = "shape with a zero"; req.mutable_spec()->mutable_workloads(0)->set_shape(0, 0); break;
-    case 3: kind = "unknown key"; req.mutable_spec()->set_device_key("no-board-ever-had-this-key"); break;
-    case 4: kind = "negative trials"; req.mutable_spec()->set_trials(-5); break;
-    case 5: kind = "time limit of ten years"; req.mutable_spec()->mutable_measure()->set_timeout_s(3.2e8); break;
-    case 6: kind = "oversized op name (1 MB)"; req.mutable_spec()->mutable_workloads(0)->set_op(std::string(1 << 20, 'd')); break;
+    case 0:
+      kind = "spec missing";
+      req.clear_spec();
+      break;
+    case 1:
+      kind = "unknown op";
+      req.mutable_spec()->mutable_workloads(0)->set_op("densse");
+      break;
+    case 2:
+      kind = "shape with a zero";
+      req.mutable_spec()->mutable_workloads(0)->set_shape(0, 0);
+      break;
+    case 3:
+      kind = "unknown key";
+      req.mutable_spec()->set_device_key("no-board-ever-had-this-key");
+      break;
+    case 4:
+      kind = "negative trials";
+      req.mutable_spec()->set_trials(-5);
+      break;
+    case 5:
+      kind = "time limit of ten years";
+      req.mutable_spec()->mutable_measure()->set_timeout_s(3.2e8);
+      break;
+    case 6:
+      kind = "oversized op name (1 MB)";
+      req.mutable_spec()->mutable_workloads(0)->set_op(std::string(1 << 20, 'd'));
+      break;
     case 7:
       kind = "job file with an unknown field";
-      req.set_spec_json(R"({"workloads": [{"op": "dense", "shape": [16, 16, 16]}], "key": ")" + fleet_.options().real_key +
-                        R"(", "trails": 5})");
+      req.set_spec_json(R"({"workloads": [{"op": "dense", "shape": [16, 16, 16]}], "key": ")" +
+                        fleet_.options().real_key + R"(", "trails": 5})");
       break;
-    case 8: kind = "job file that is not JSON"; req.set_spec_json(R"({"workloads": [{"op": "dense", "shape": [16, 16)" + random_text(pick, 64)); break;
-    case 9: kind = "oversized job file (8 MB)"; req.set_spec_json(R"({"workloads": [")" + std::string(8 << 20, 'x') + "\"]}"); break;
-    case 10: kind = "no token"; token.clear(); break;
-    case 11: kind = "unknown token"; token = "tf_0123456789abcdef0123456789abcdef"; break;
-    case 12: kind = "board token submitting"; token = fleet_.board_token(); break;
+    case 8:
+      kind = "job file that is not JSON";
+      req.set_spec_json(R"({"workloads": [{"op": "dense", "shape": [16, 16)" + random_text(pick, 64));
+      break;
+    case 9:
+      kind = "oversized job file (8 MB)";
+      req.set_spec_json(R"({"workloads": [")" + std::string(8 << 20, 'x') + "\"]}");
+      break;
+    case 10:
+      kind = "no token";
+      token.clear();
+      break;
+    case 11:
+      kind = "unknown token";
+      token = "tf_0123456789abcdef0123456789abcdef";
+      break;
+    case 12:
+      kind = "board token submitting";
+      token = fleet_.board_token();
+      break;
     default: {
       // Another client's job is not this client's to cancel; a job that does not exist is not found.
       v1::CancelJobRequest cancel;
       cancel.set_job_id(jobs_.empty() ? int64_t{1} << 40 : jobs_.rbegin()->first);
       v1::Job out;
       auto ctx = context(fleet_.other_client_token());
-      const grpc::Status s = with_retry([&](grpc::ClientContext* c) { return stub_->CancelJob(c, cancel, &out); }, fleet_.other_client_token());
+      const grpc::Status s = with_retry([&](grpc::ClientContext* c) { return stub_->CancelJob(c, cancel, &out); },
+                                        fleet_.other_client_token());
       refused("cancel of another client's job", s);
       if (!s.ok()) return;
       return track(out);
@@ -208,10 +244,12 @@ void SoakClient::garbage_http(uint64_t pick) {
   const Probe probes[] = {
       {"http: random bytes", random_bytes(pick, 2048), 0},
       {"http: no token", http_request("GET", "/api/jobs", ""), 401},
-      {"http: unknown token", http_request("GET", "/api/jobs", bearer + "tf_0123456789abcdef0123456789abcdef\r\n"), 401},
+      {"http: unknown token", http_request("GET", "/api/jobs", bearer + "tf_0123456789abcdef0123456789abcdef\r\n"),
+       401},
       {"http: board token", http_request("GET", "/metrics", bearer + fleet_.board_token() + "\r\n"), 403},
-      {"http: 5 MB body", http_request("POST", "/api/jobs/1/cancel", bearer + fleet_.client_token() + "\r\nContent-Length: 5000000\r\n") +
-                              std::string(1 << 20, 'x'),
+      {"http: 5 MB body",
+       http_request("POST", "/api/jobs/1/cancel", bearer + fleet_.client_token() + "\r\nContent-Length: 5000000\r\n") +
+           std::string(1 << 20, 'x'),
        0},
       {"http: 100 KB header", http_request("GET", "/api/jobs", "X-Filler: " + std::string(100 << 10, 'y') + "\r\n"), 0},
   };
@@ -227,13 +265,15 @@ void SoakClient::garbage_http(uint64_t pick) {
     tally_.unclear.push_back(p.kind + ": answered " + (reply.empty() ? "nothing" : reply.substr(0, reply.find('\r'))));
   }
   // A well-formed request on the same port is answered.
-  const std::string ok = exchange(fleet_.http_port(), http_request("GET", "/api/jobs", bearer + fleet_.client_token() + "\r\n"),
-                                  std::chrono::milliseconds(5000));
+  const std::string ok =
+      exchange(fleet_.http_port(), http_request("GET", "/api/jobs", bearer + fleet_.client_token() + "\r\n"),
+               std::chrono::milliseconds(5000));
   ++tally_.well_formed;
   if (http_status(ok) == 200) {
     ++tally_.well_formed_answered;
   } else {
-    tally_.unanswered.push_back("GET /api/jobs after " + p.kind + ": " + (ok.empty() ? "no answer" : ok.substr(0, ok.find('\r'))));
+    tally_.unanswered.push_back("GET /api/jobs after " + p.kind + ": " +
+                                (ok.empty() ? "no answer" : ok.substr(0, ok.find('\r'))));
   }
   ++tally_.faults["garbage on the HTTP port"];
 }

@@ -95,7 +95,8 @@ void Member::poll(double now_s, double term_limit_s, std::vector<ProcessFault>* 
   const int status = process_->wait_exit(std::chrono::milliseconds(0));
   if (status == -1) {
     if (stopping_ && now_s - term_sent_s_ > term_limit_s) {
-      faults->push_back({name_, "did not exit within " + std::to_string(static_cast<int>(term_limit_s)) + " s of SIGTERM",
+      faults->push_back({name_,
+                         "did not exit within " + std::to_string(static_cast<int>(term_limit_s)) + " s of SIGTERM",
                          tail(process_->output())});
       kill9(now_s);
     }
@@ -129,13 +130,15 @@ void Member::stop_for_good(double now_s, std::vector<ProcessFault>* faults) {
     faults->push_back({name_, "did not exit within 30 s of SIGTERM at the end", tail(process_->output())});
     process_->kill(SIGKILL);
   } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-    faults->push_back({name_, "told SIGTERM at the end, ended with " + describe_status(status), tail(process_->output())});
+    faults->push_back(
+        {name_, "told SIGTERM at the end, ended with " + describe_status(status), tail(process_->output())});
   }
   end_lifetime(now_s, "stopped at the end");
   process_.reset();
 }
 
-SoakFleet::SoakFleet(FleetOptions opts) : opts_(std::move(opts)), port_(free_loopback_port()), http_port_(free_loopback_port()) {
+SoakFleet::SoakFleet(FleetOptions opts)
+    : opts_(std::move(opts)), port_(free_loopback_port()), http_port_(free_loopback_port()) {
   while (http_port_ == port_) http_port_ = free_loopback_port();
   const std::string tokens = write_tokens();
   const std::string board_file = opts_.dir + "/board.token";
@@ -143,8 +146,8 @@ SoakFleet::SoakFleet(FleetOptions opts) : opts_(std::move(opts)), port_(free_loo
   tracker_ = std::make_unique<Member>(
       "tracker",
       std::vector<std::string>{TF_TRACKER, "--listen", address(), "--db", db_path(), "--token-file", tokens, "--http",
-                               "127.0.0.1:" + std::to_string(http_port_), "--port-file", opts_.dir + "/port", "--build-threads", "1",
-                               "--heartbeat-timeout-ms", "3000", "--item-grace-ms", "5000",
+                               "127.0.0.1:" + std::to_string(http_port_), "--port-file", opts_.dir + "/port",
+                               "--build-threads", "1", "--heartbeat-timeout-ms", "3000", "--item-grace-ms", "5000",
                                // A small build cache reaches its bound early, so a growing RSS after that is a leak.
                                "--build-cache-mb", "32"},
       opts_.dir + "/tracker");
@@ -152,14 +155,16 @@ SoakFleet::SoakFleet(FleetOptions opts) : opts_(std::move(opts)), port_(free_loo
     const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     real_.push_back(std::make_unique<Member>(
         "board-" + std::to_string(i),
-        std::vector<std::string>{TF_RPC_SERVER, "--tracker", address(), "--key", opts_.real_key, "--token-file", board_file, "--cpus",
-                                 std::to_string(i % cpus), "--threads", "1", "--max-backoff-ms", "500"},
+        std::vector<std::string>{TF_RPC_SERVER, "--tracker", address(), "--key", opts_.real_key, "--token-file",
+                                 board_file, "--cpus", std::to_string(i % cpus), "--threads", "1", "--max-backoff-ms",
+                                 "500"},
         opts_.dir + "/board-" + std::to_string(i)));
   }
   synthetic_ = std::make_unique<Member>(
       "synthetic",
-      std::vector<std::string>{TF_RPC_SERVER, "--tracker", address(), "--key", opts_.synthetic_key, "--token-file", board_file,
-                               "--max-backoff-ms", "500", "--load-test-boards", std::to_string(opts_.synthetic_boards)},
+      std::vector<std::string>{TF_RPC_SERVER, "--tracker", address(), "--key", opts_.synthetic_key, "--token-file",
+                               board_file, "--max-backoff-ms", "500", "--load-test-boards",
+                               std::to_string(opts_.synthetic_boards)},
       opts_.dir + "/synthetic");
 }
 
@@ -181,9 +186,11 @@ void SoakFleet::start_tracker(double now_s) {
   const std::string port_file = opts_.dir + "/port";
   std::remove(port_file.c_str());
   tracker_->start(now_s);
-  const bool served = poll_until([&] { return std::ifstream(port_file).good() || !tracker_->up(); }, std::chrono::seconds(60));
+  const bool served =
+      poll_until([&] { return std::ifstream(port_file).good() || !tracker_->up(); }, std::chrono::seconds(60));
   if (!served || !std::ifstream(port_file).good()) {
-    throw std::runtime_error("the tracker did not start serving on " + address() + " within 60 s:\n" + tail(tracker_->output()));
+    throw std::runtime_error("the tracker did not start serving on " + address() + " within 60 s:\n" +
+                             tail(tracker_->output()));
   }
 }
 
@@ -193,7 +200,8 @@ void SoakFleet::start_boards(double now_s) {
   for (auto& b : real_) b->start(now_s);
   synthetic_->start(now_s);
   for (auto& b : real_) {
-    if (!poll_until([&] { return b->output().find("registered with") != std::string::npos; }, std::chrono::seconds(60))) {
+    if (!poll_until([&] { return b->output().find("registered with") != std::string::npos; },
+                    std::chrono::seconds(60))) {
       throw std::runtime_error(b->name() + " did not register within 60 s:\n" + tail(b->output()));
     }
   }

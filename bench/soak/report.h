@@ -19,8 +19,8 @@ struct Tally {
   int64_t submitted = 0, cancel_requests = 0, refused_by_limit = 0;
   int64_t well_formed = 0, well_formed_answered = 0;
   int64_t malformed_sent = 0, malformed_clear = 0;
-  std::vector<std::string> unanswered;      // well-formed requests that got no proper answer
-  std::vector<std::string> unclear;         // malformed requests answered other than by a clear error
+  std::vector<std::string> unanswered;       // well-formed requests that got no proper answer
+  std::vector<std::string> unclear;          // malformed requests answered other than by a clear error
   std::vector<ProcessFault> process_faults;  // crashes and unclean exits we did not cause
 };
 
@@ -49,7 +49,8 @@ struct RunInfo {
 void print_progress(std::FILE* out, double t_s, const Tally& tally, const std::map<std::string, int64_t>& jobs_by_state,
                     int64_t trials);
 
-Json soak_document(const RunInfo& run, const Tally& tally, const Findings& findings, const std::vector<Member*>& members);
+Json soak_document(const RunInfo& run, const Tally& tally, const Findings& findings,
+                   const std::vector<Member*>& members);
 void print_table(std::FILE* out, const Json& doc);
 
 }  // namespace tf::soak

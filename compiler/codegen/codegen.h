@@ -31,8 +31,7 @@ struct CodegenOptions {
 };
 
 // Throws tf::CompileError naming the kernel and the reason.
-std::unique_ptr<JitKernel> compile_jit(const ir::LoweredFunc& f, const Target& target,
-                                       const CodegenOptions& opts = {});
+std::unique_ptr<JitKernel> compile_jit(const ir::LoweredFunc& f, const Target& target, const CodegenOptions& opts = {});
 
 struct SharedLibrary {
   std::vector<uint8_t> bytes;  // an ELF shared object for target.triple
@@ -42,7 +41,6 @@ struct SharedLibrary {
 
 // Emits an object file for the target and links it with ld.lld into a shared object that needs
 // nothing but libc/libm at load time; its parallel loops call the launcher the loader installs.
-SharedLibrary compile_shared_library(const ir::LoweredFunc& f, const Target& target,
-                                     const CodegenOptions& opts = {});
+SharedLibrary compile_shared_library(const ir::LoweredFunc& f, const Target& target, const CodegenOptions& opts = {});
 
 }  // namespace tf::codegen

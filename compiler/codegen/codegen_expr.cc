@@ -91,7 +91,8 @@ llvm::Value* CodeGenLLVM::emit(const ir::Expr& e) {
   switch (e->kind) {
     case ir::ExprKind::IntImm: {
       const auto* n = e.as<ir::IntImmNode>();
-      return llvm::ConstantInt::get(llvm_type(n->type), static_cast<uint64_t>(n->value), !n->type.is_uint() && !n->type.is_bool());
+      return llvm::ConstantInt::get(llvm_type(n->type), static_cast<uint64_t>(n->value),
+                                    !n->type.is_uint() && !n->type.is_bool());
     }
     case ir::ExprKind::FloatImm: return llvm::ConstantFP::get(llvm_type(e.type()), e.as<ir::FloatImmNode>()->value);
     case ir::ExprKind::Var: {
@@ -179,9 +180,10 @@ llvm::Value* CodeGenLLVM::emit_binary(const ir::BinaryNode* n) {
       llvm::Value* q = b_.CreateSDiv(a, b);
       llvm::Value* r = b_.CreateSRem(a, b);
       llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                                         b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
-      if (n->op == Op::FloorDiv) return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(a->getType(), 1)), q);
+      llvm::Value* adjust =
+          b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      if (n->op == Op::FloorDiv)
+        return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(a->getType(), 1)), q);
       return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
     }
     case Op::Min: return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
@@ -222,7 +224,8 @@ llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
     return b_.CreateCall(f, args);
   };
   auto float32_only = [&] {
-    if (!n->type.is_float() || n->type.bits != 32) fail(std::string(ir::intrinsic_name(n->func)) + " is only supported on float32, got " + n->type.str());
+    if (!n->type.is_float() || n->type.bits != 32)
+      fail(std::string(ir::intrinsic_name(n->func)) + " is only supported on float32, got " + n->type.str());
   };
   switch (n->func) {
     case ir::Intrinsic::Exp: float32_only(); return fast_math::exp(b_, args[0]);
@@ -239,8 +242,10 @@ llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
     case ir::Intrinsic::Asin: float32_only(); return fast_math::asin(b_, args[0]);
     case ir::Intrinsic::Acos: float32_only(); return fast_math::acos(b_, args[0]);
     case ir::Intrinsic::Atan: float32_only(); return fast_math::atan(b_, args[0]);
-    case ir::Intrinsic::Floor: return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::floor) : fast_math::floor(b_, args[0]);
-    case ir::Intrinsic::Ceil: return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::ceil) : fast_math::ceil(b_, args[0]);
+    case ir::Intrinsic::Floor:
+      return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::floor) : fast_math::floor(b_, args[0]);
+    case ir::Intrinsic::Ceil:
+      return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::ceil) : fast_math::ceil(b_, args[0]);
     case ir::Intrinsic::Round:
       return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::roundeven) : fast_math::round_even(b_, args[0]);
     case ir::Intrinsic::Abs:

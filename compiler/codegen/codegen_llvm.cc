@@ -111,13 +111,17 @@ void CodeGenLLVM::make_entry(const ir::LoweredFunc& f, llvm::Function* body) {
       llvm::Value* extent = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), shape, d));
       check(b_.CreateICmpEQ(extent, b_.getInt64(buf->shape[d])), TF_ERR_SHAPE);
     }
-    const int32_t code = buf->dtype.is_float() ? TF_DTYPE_FLOAT : buf->dtype.code == ir::DataType::UInt ? TF_DTYPE_UINT : TF_DTYPE_INT;
+    const int32_t code = buf->dtype.is_float()                   ? TF_DTYPE_FLOAT
+                         : buf->dtype.code == ir::DataType::UInt ? TF_DTYPE_UINT
+                                                                 : TF_DTYPE_INT;
     llvm::Value* dtype_code = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(tf_buffer, arg, 3));
     llvm::Value* dtype_bits = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(tf_buffer, arg, 4));
-    check(b_.CreateAnd(b_.CreateICmpEQ(dtype_code, b_.getInt32(code)), b_.CreateICmpEQ(dtype_bits, b_.getInt32(buf->dtype.bits))),
+    check(b_.CreateAnd(b_.CreateICmpEQ(dtype_code, b_.getInt32(code)),
+                       b_.CreateICmpEQ(dtype_bits, b_.getInt32(buf->dtype.bits))),
           TF_ERR_DTYPE);
     llvm::Value* ptr = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(tf_buffer, arg, 0), buf->name);
-    llvm::Value* misaligned = b_.CreateAnd(b_.CreatePtrToInt(ptr, b_.getInt64Ty()), b_.getInt64(TF_BUFFER_ALIGNMENT - 1));
+    llvm::Value* misaligned =
+        b_.CreateAnd(b_.CreatePtrToInt(ptr, b_.getInt64Ty()), b_.getInt64(TF_BUFFER_ALIGNMENT - 1));
     check(b_.CreateAnd(b_.CreateIsNotNull(ptr), b_.CreateICmpEQ(misaligned, b_.getInt64(0))), TF_ERR_ALIGNMENT);
     data.push_back(ptr);
   }

@@ -59,9 +59,11 @@ class CodeGenLLVM {
   };
   void emit_parallel_loop(const ir::ForNode* n);
   ParallelCaptures capture_outer_uses(const ir::Stmt& body) const;
-  llvm::Function* emit_parallel_iteration(const ir::ForNode* n, const ParallelCaptures& captures, const std::string& name);
+  llvm::Function* emit_parallel_iteration(const ir::ForNode* n, const ParallelCaptures& captures,
+                                          const std::string& name);
   llvm::StructType* parallel_closure_type(const ParallelCaptures& captures);
-  llvm::Function* emit_parallel_task(llvm::Function* iteration, llvm::StructType* closure_type, const std::string& name);
+  llvm::Function* emit_parallel_task(llvm::Function* iteration, llvm::StructType* closure_type,
+                                     const std::string& name);
   llvm::Value* emit_closure(const ir::ForNode* n, const ParallelCaptures& captures, llvm::StructType* closure_type,
                             const std::string& base);
   void emit_parallel_launch(llvm::Value* extent, llvm::Function* task, llvm::Value* closure, const std::string& base);

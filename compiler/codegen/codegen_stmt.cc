@@ -98,7 +98,8 @@ void CodeGenLLVM::emit_serial_loop(const ir::ForNode* n) {
     llvm::Metadata* no_vectorize[] = {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
                                       llvm::ConstantAsMetadata::get(b_.getFalse())};
     llvm::Metadata* no_unroll[] = {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")};
-    llvm::MDNode* loop_id = llvm::MDNode::get(ctx_, {self_ref, llvm::MDNode::get(ctx_, no_vectorize), llvm::MDNode::get(ctx_, no_unroll)});
+    llvm::MDNode* loop_id =
+        llvm::MDNode::get(ctx_, {self_ref, llvm::MDNode::get(ctx_, no_vectorize), llvm::MDNode::get(ctx_, no_unroll)});
     loop_id->replaceOperandWith(0, loop_id);
     llvm::MDNode::deleteTemporary(self_ref);
     latch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
@@ -193,9 +194,9 @@ llvm::StructType* CodeGenLLVM::parallel_closure_type(const ParallelCaptures& cap
 // records a failure in the closure.
 llvm::Function* CodeGenLLVM::emit_parallel_task(llvm::Function* iteration, llvm::StructType* closure_type,
                                                 const std::string& name) {
-  auto* task_fn = llvm::Function::Create(
-      llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt64Ty(), b_.getPtrTy()}, false),
-      llvm::GlobalValue::InternalLinkage, name, module_.get());
+  auto* task_fn =
+      llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt64Ty(), b_.getPtrTy()}, false),
+                             llvm::GlobalValue::InternalLinkage, name, module_.get());
   set_kernel_attributes(task_fn);
   llvm::IRBuilderBase::InsertPointGuard outer_ip(b_);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", task_fn));
@@ -219,8 +220,8 @@ llvm::Function* CodeGenLLVM::emit_parallel_task(llvm::Function* iteration, llvm:
 }
 
 // The closure on the enclosing function's stack, filled: status OK, the loop's min, the captures.
-llvm::Value* CodeGenLLVM::emit_closure(const ir::ForNode* n, const ParallelCaptures& captures, llvm::StructType* closure_type,
-                                       const std::string& base) {
+llvm::Value* CodeGenLLVM::emit_closure(const ir::ForNode* n, const ParallelCaptures& captures,
+                                       llvm::StructType* closure_type, const std::string& base) {
   llvm::Value* closure;
   {
     llvm::IRBuilder<> ab(fs_.alloca_block, fs_.alloca_block->begin());
@@ -240,7 +241,8 @@ llvm::Value* CodeGenLLVM::emit_closure(const ir::ForNode* n, const ParallelCaptu
 
 // `extent` tasks through the launcher when one is installed, else in order; both join at
 // <base>.joined, where the insert point is left.
-void CodeGenLLVM::emit_parallel_launch(llvm::Value* extent, llvm::Function* task, llvm::Value* closure, const std::string& base) {
+void CodeGenLLVM::emit_parallel_launch(llvm::Value* extent, llvm::Function* task, llvm::Value* closure,
+                                       const std::string& base) {
   llvm::Value* launcher = b_.CreateLoad(b_.getPtrTy(), parallel_for_, "launcher");
   auto* launch = llvm::BasicBlock::Create(ctx_, base + ".launch", fs_.fn);
   auto* serial = llvm::BasicBlock::Create(ctx_, base + ".serial", fs_.fn);
@@ -254,9 +256,10 @@ void CodeGenLLVM::emit_parallel_launch(llvm::Value* extent, llvm::Function* task
 }
 
 // The launcher runs the tasks and returns non-zero when it could not: TF_ERR_PARALLEL.
-void CodeGenLLVM::emit_launcher_call(llvm::Value* launcher, llvm::Value* extent, llvm::Function* task, llvm::Value* closure,
-                                     const std::string& base, llvm::BasicBlock* joined) {
-  auto* launcher_type = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false);
+void CodeGenLLVM::emit_launcher_call(llvm::Value* launcher, llvm::Value* extent, llvm::Function* task,
+                                     llvm::Value* closure, const std::string& base, llvm::BasicBlock* joined) {
+  auto* launcher_type =
+      llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false);
   llvm::Value* launched = b_.CreateCall(launcher_type, launcher, {extent, task, closure});
   auto* launch_ok = llvm::BasicBlock::Create(ctx_, base + ".launched", fs_.fn);
   auto* launch_failed = llvm::BasicBlock::Create(ctx_, base + ".launch_failed", fs_.fn);
@@ -268,8 +271,8 @@ void CodeGenLLVM::emit_launcher_call(llvm::Value* launcher, llvm::Value* extent,
 }
 
 // No launcher installed (a host that loaded the module without the runtime): run in order.
-void CodeGenLLVM::emit_tasks_in_order(llvm::Value* extent, llvm::Function* task, llvm::Value* closure, const std::string& base,
-                                      llvm::BasicBlock* joined) {
+void CodeGenLLVM::emit_tasks_in_order(llvm::Value* extent, llvm::Function* task, llvm::Value* closure,
+                                      const std::string& base, llvm::BasicBlock* joined) {
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   auto* header = llvm::BasicBlock::Create(ctx_, base + ".serial.header", fs_.fn);
   auto* step = llvm::BasicBlock::Create(ctx_, base + ".serial.step", fs_.fn);
@@ -285,7 +288,8 @@ void CodeGenLLVM::emit_tasks_in_order(llvm::Value* extent, llvm::Function* task,
 }
 
 // Leaves the enclosing function with the status any failing task recorded in the closure.
-void CodeGenLLVM::emit_parallel_status_check(llvm::Value* closure, llvm::StructType* closure_type, const std::string& base) {
+void CodeGenLLVM::emit_parallel_status_check(llvm::Value* closure, llvm::StructType* closure_type,
+                                             const std::string& base) {
   llvm::Value* status = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(closure_type, closure, 0));
   auto* ok = llvm::BasicBlock::Create(ctx_, base + ".ok", fs_.fn);
   auto* failed = llvm::BasicBlock::Create(ctx_, base + ".failed", fs_.fn);
@@ -331,8 +335,10 @@ void CodeGenLLVM::emit_allocate(const ir::AllocateNode* n) {
   }
   if (buf->scope != ir::MemoryScope::Heap) fail("buffer '" + buf->name + "' is allocated but is an argument");
   // aligned_alloc wants a size that is a multiple of the alignment.
-  const int64_t bytes = (count * buf->dtype.bytes() + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT;
-  llvm::FunctionCallee alloc = module_->getOrInsertFunction("aligned_alloc", b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
+  const int64_t bytes =
+      (count * buf->dtype.bytes() + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT;
+  llvm::FunctionCallee alloc =
+      module_->getOrInsertFunction("aligned_alloc", b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
   llvm::FunctionCallee release = module_->getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
   // The loader's allocator when it installed one (runtime/kernel_abi.h), else the C library's.
   llvm::FunctionType* hook_alloc_type = llvm::FunctionType::get(b_.getPtrTy(), {b_.getInt64Ty()}, false);

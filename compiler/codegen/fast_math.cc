@@ -15,7 +15,9 @@ namespace {
 
 llvm::Value* constant(llvm::Value* like, double v) { return llvm::ConstantFP::get(like->getType(), v); }
 
-llvm::Value* int_constant(llvm::Type* int_type, int64_t v) { return llvm::ConstantInt::get(int_type, static_cast<uint64_t>(v), true); }
+llvm::Value* int_constant(llvm::Type* int_type, int64_t v) {
+  return llvm::ConstantInt::get(int_type, static_cast<uint64_t>(v), true);
+}
 
 // The i32 type (or vector of i32) with x's lanes.
 llvm::Type* int_type_of(llvm::IRBuilder<>& b, llvm::Value* x) { return x->getType()->getWithNewType(b.getInt32Ty()); }
@@ -46,7 +48,9 @@ llvm::Value* copysign(llvm::IRBuilder<>& b, llvm::Value* magnitude, llvm::Value*
 llvm::Value* widen(llvm::IRBuilder<>& b, llvm::Value* x) {
   return b.CreateFPExt(x, x->getType()->getWithNewType(b.getDoubleTy()));
 }
-llvm::Value* narrow(llvm::IRBuilder<>& b, llvm::Value* d, llvm::Value* like) { return b.CreateFPTrunc(d, like->getType()); }
+llvm::Value* narrow(llvm::IRBuilder<>& b, llvm::Value* d, llvm::Value* like) {
+  return b.CreateFPTrunc(d, like->getType());
+}
 
 // 2^k for integer k in [-126, 127], built from the exponent bits.
 llvm::Value* pow2(llvm::IRBuilder<>& b, llvm::Value* k, llvm::Type* float_type) {
@@ -74,8 +78,8 @@ llvm::Value* exp(llvm::IRBuilder<>& b, llvm::Value* x) {
   // r = x - n ln2 in two steps: n * 0.693359375 is exact for |n| < 2^15.
   llvm::Value* r = b.CreateFSub(xc, b.CreateFMul(n, constant(x, 0.693359375)));
   r = b.CreateFSub(r, b.CreateFMul(n, constant(x, -2.12194440e-4)));
-  llvm::Value* p = polynomial(b, r, {5.0000001201E-1, 1.6666665459E-1, 4.1665795894E-2, 8.3334519073E-3,
-                                     1.3981999507E-3, 1.9875691500E-4});
+  llvm::Value* p = polynomial(
+      b, r, {5.0000001201E-1, 1.6666665459E-1, 4.1665795894E-2, 8.3334519073E-3, 1.3981999507E-3, 1.9875691500E-4});
   p = b.CreateFAdd(b.CreateFAdd(b.CreateFMul(b.CreateFMul(p, r), r), r), constant(x, 1.0));
   // 2^n as two factors, each a normal number: their product overflows to inf or underflows
   // gradually (one rounding, in the last multiply) where a single 2^n would not exist.
@@ -96,16 +100,16 @@ llvm::Value* log(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* e = b.CreateSub(b.CreateLShr(bits, int_constant(it, 23)), int_constant(it, 126));
   e = b.CreateSelect(denormal, b.CreateSub(e, int_constant(it, 23)), e);
   // The mantissa as m in [0.5, 1), then moved to [sqrt(0.5), sqrt(2)) so log(m) stays small.
-  llvm::Value* m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, int_constant(it, 0x007fffff)), int_constant(it, 0x3f000000)),
-                                   x->getType());
+  llvm::Value* m = b.CreateBitCast(
+      b.CreateOr(b.CreateAnd(bits, int_constant(it, 0x007fffff)), int_constant(it, 0x3f000000)), x->getType());
   llvm::Value* low = b.CreateFCmpOLT(m, constant(x, 0.707106781186547524));
   e = b.CreateSelect(low, b.CreateSub(e, int_constant(it, 1)), e);
   llvm::Value* f = b.CreateFSub(b.CreateSelect(low, b.CreateFAdd(m, m), m), constant(x, 1.0));
   llvm::Value* ef = b.CreateSIToFP(e, x->getType());
   llvm::Value* z = b.CreateFMul(f, f);
-  llvm::Value* p = polynomial(b, f, {3.3333331174E-1, -2.4999993993E-1, 2.0000714765E-1, -1.6668057665E-1,
-                                     1.4249322787E-1, -1.2420140846E-1, 1.1676998740E-1, -1.1514610310E-1,
-                                     7.0376836292E-2});
+  llvm::Value* p = polynomial(b, f,
+                              {3.3333331174E-1, -2.4999993993E-1, 2.0000714765E-1, -1.6668057665E-1, 1.4249322787E-1,
+                               -1.2420140846E-1, 1.1676998740E-1, -1.1514610310E-1, 7.0376836292E-2});
   llvm::Value* y = b.CreateFMul(b.CreateFMul(p, f), z);
   y = b.CreateFAdd(y, b.CreateFMul(ef, constant(x, -2.12194440e-4)));
   y = b.CreateFSub(y, b.CreateFMul(z, constant(x, 0.5)));
@@ -121,8 +125,8 @@ llvm::Value* tanh(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* ax = unary(b, llvm::Intrinsic::fabs, x);
   // |x| < 0.625: x * P(x^2), P fitted to tanh(x)/x.
   llvm::Value* z = b.CreateFMul(x, x);
-  llvm::Value* near_zero = b.CreateFMul(x, polynomial(b, z, {0.999999996, -0.333332599, 0.133311141, -0.0537201077,
-                                                              0.0205881915, -0.00565713521}));
+  llvm::Value* near_zero = b.CreateFMul(
+      x, polynomial(b, z, {0.999999996, -0.333332599, 0.133311141, -0.0537201077, 0.0205881915, -0.00565713521}));
   // Otherwise 1 - 2 / (e^{2|x|} + 1), which saturates to 1 (e^{2|x|} = inf included).
   llvm::Value* e = exp(b, b.CreateFAdd(ax, ax));
   llvm::Value* far = b.CreateFSub(constant(x, 1.0), b.CreateFDiv(constant(x, 2.0), b.CreateFAdd(e, constant(x, 1.0))));
@@ -134,15 +138,17 @@ llvm::Value* erf(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* ax = unary(b, llvm::Intrinsic::fabs, x);
   // |x| < 0.875: x * P(x^2), P fitted to erf(x)/x.
   llvm::Value* z = b.CreateFMul(x, x);
-  llvm::Value* near_zero = b.CreateFMul(x, polynomial(b, z, {1.12837917, -0.376126352, 0.11283718, -0.0268606648,
-                                                              0.00520422669, -0.000817963218, 8.52940134e-05}));
+  llvm::Value* near_zero = b.CreateFMul(x, polynomial(b, z,
+                                                      {1.12837917, -0.376126352, 0.11283718, -0.0268606648,
+                                                       0.00520422669, -0.000817963218, 8.52940134e-05}));
   // 0.875 <= |x| <= 4: 1 - exp(Q(|x| - 2.4375)), Q fitted to log(erfc) on [0.875, 4]; beyond 4,
   // erfc is below half an ulp of 1. The clamp keeps NaN (ordered comparison).
   llvm::Value* ac = b.CreateSelect(b.CreateFCmpOGT(ax, constant(x, 4.0)), constant(x, 4.0), ax);
   llvm::Value* s = b.CreateFSub(ac, constant(x, 2.4375));
-  llvm::Value* log_erfc = polynomial(b, s, {-7.47595713, -5.2348234, -0.941806051, -0.0114164277, 0.00230168442,
-                                            -0.000450529153, 8.27135481e-05, -1.39881025e-05, 1.940712e-06,
-                                            -2.20300782e-08, -5.49260327e-08});
+  llvm::Value* log_erfc =
+      polynomial(b, s,
+                 {-7.47595713, -5.2348234, -0.941806051, -0.0114164277, 0.00230168442, -0.000450529153, 8.27135481e-05,
+                  -1.39881025e-05, 1.940712e-06, -2.20300782e-08, -5.49260327e-08});
   llvm::Value* far = b.CreateFSub(constant(x, 1.0), exp(b, log_erfc));
   far = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, far, x);
   return b.CreateSelect(b.CreateFCmpOLT(ax, constant(x, 0.875)), near_zero, far);
@@ -203,24 +209,28 @@ Reduced reduce_half_pi(llvm::IRBuilder<>& b, llvm::Value* xd) {
 // sin(r) and cos(r) for |r| <= pi/4, in double.
 llvm::Value* sin_kernel(llvm::IRBuilder<>& b, llvm::Value* r) {
   llvm::Value* u = b.CreateFMul(r, r);
-  llvm::Value* p = polynomial(b, u, {-0.16666666666663885, 0.008333333331079206, -0.0001984126691696846,
-                                     2.7555990924268847e-06, -2.4805635751240042e-08});
+  llvm::Value* p = polynomial(b, u,
+                              {-0.16666666666663885, 0.008333333331079206, -0.0001984126691696846,
+                               2.7555990924268847e-06, -2.4805635751240042e-08});
   return b.CreateFAdd(r, b.CreateFMul(b.CreateFMul(r, u), p));
 }
 
 llvm::Value* cos_kernel(llvm::IRBuilder<>& b, llvm::Value* r) {
   llvm::Value* u = b.CreateFMul(r, r);
-  llvm::Value* p = polynomial(b, u, {0.04166666666666468, -0.001388888888727733, 2.4801585210977996e-05,
-                                     -2.755636969178534e-07, 2.0700600132589564e-09});
-  return b.CreateFAdd(b.CreateFSub(constant(r, 1.0), b.CreateFMul(u, constant(r, 0.5))), b.CreateFMul(b.CreateFMul(u, u), p));
+  llvm::Value* p = polynomial(b, u,
+                              {0.04166666666666468, -0.001388888888727733, 2.4801585210977996e-05,
+                               -2.755636969178534e-07, 2.0700600132589564e-09});
+  return b.CreateFAdd(b.CreateFSub(constant(r, 1.0), b.CreateFMul(u, constant(r, 0.5))),
+                      b.CreateFMul(b.CreateFMul(u, u), p));
 }
 
 // asin(v) for |v| <= 0.5, in double.
 llvm::Value* asin_kernel(llvm::IRBuilder<>& b, llvm::Value* v) {
   llvm::Value* u = b.CreateFMul(v, v);
-  llvm::Value* p = polynomial(b, u, {0.16666666666738633, 0.07499999953429712, 0.044642906474584965,
-                                     0.030379945210024933, 0.022412417726695433, 0.016902683886393575,
-                                     0.01686409027396012, 0.001067506315036312, 0.02834674523183333});
+  llvm::Value* p = polynomial(
+      b, u,
+      {0.16666666666738633, 0.07499999953429712, 0.044642906474584965, 0.030379945210024933, 0.022412417726695433,
+       0.016902683886393575, 0.01686409027396012, 0.001067506315036312, 0.02834674523183333});
   return b.CreateFAdd(v, b.CreateFMul(b.CreateFMul(v, u), p));
 }
 
@@ -241,7 +251,8 @@ llvm::Value* sin_cos(llvm::IRBuilder<>& b, llvm::Value* x, int phase) {
   llvm::Value* q = b.CreateAdd(red.quadrant, int_constant(red.quadrant->getType(), phase));
   llvm::Value* v = b.CreateSelect(bit_set(b, q, 1), cos_kernel(b, red.r), sin_kernel(b, red.r));
   v = b.CreateSelect(bit_set(b, q, 2), b.CreateFNeg(v), v);
-  llvm::Value* result = b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN()));
+  llvm::Value* result =
+      b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN()));
   return phase == 0 ? keep_zero(b, x, result) : result;
 }
 
@@ -259,7 +270,8 @@ llvm::Value* tan(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* c = cos_kernel(b, red.r);
   // tan(r + pi/2) = -cos r / sin r; r is never 0 there (no float is a multiple of pi/2).
   llvm::Value* v = b.CreateSelect(bit_set(b, red.quadrant, 1), b.CreateFDiv(b.CreateFNeg(c), s), b.CreateFDiv(s, c));
-  return keep_zero(b, x, b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN())));
+  return keep_zero(b, x,
+                   b.CreateSelect(in_range, narrow(b, v, x), constant(x, std::numeric_limits<double>::quiet_NaN())));
 }
 
 llvm::Value* atan(llvm::IRBuilder<>& b, llvm::Value* x) {
@@ -269,13 +281,15 @@ llvm::Value* atan(llvm::IRBuilder<>& b, llvm::Value* x) {
   // argument left is below tan(pi/8) in magnitude. NaN fails both comparisons and stays NaN.
   llvm::Value* far = b.CreateFCmpOGT(a, constant(a, 2.414213562373095));
   llvm::Value* mid = b.CreateFCmpOGT(a, constant(a, 0.41421356237309503));
-  llvm::Value* t = b.CreateSelect(mid, b.CreateFDiv(b.CreateFSub(a, constant(a, 1.0)), b.CreateFAdd(a, constant(a, 1.0))), a);
+  llvm::Value* t =
+      b.CreateSelect(mid, b.CreateFDiv(b.CreateFSub(a, constant(a, 1.0)), b.CreateFAdd(a, constant(a, 1.0))), a);
   t = b.CreateSelect(far, b.CreateFDiv(constant(a, -1.0), a), t);
-  llvm::Value* base = b.CreateSelect(far, constant(a, 1.5707963267948966), b.CreateSelect(mid, constant(a, 0.7853981633974483), constant(a, 0.0)));
+  llvm::Value* base = b.CreateSelect(far, constant(a, 1.5707963267948966),
+                                     b.CreateSelect(mid, constant(a, 0.7853981633974483), constant(a, 0.0)));
   llvm::Value* u = b.CreateFMul(t, t);
-  llvm::Value* p = polynomial(b, u, {-0.33333333333266196, 0.19999999949854147, -0.14285708110293044,
-                                     0.11110819714143265, -0.09084101847894814, 0.07604799605256801,
-                                     -0.06027305443163367, 0.03295675933201312});
+  llvm::Value* p = polynomial(b, u,
+                              {-0.33333333333266196, 0.19999999949854147, -0.14285708110293044, 0.11110819714143265,
+                               -0.09084101847894814, 0.07604799605256801, -0.06027305443163367, 0.03295675933201312});
   llvm::Value* v = b.CreateFAdd(base, b.CreateFAdd(t, b.CreateFMul(b.CreateFMul(t, u), p)));
   return copysign(b, narrow(b, v, x), x);
 }
@@ -312,7 +326,8 @@ llvm::Value* acos(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* p = asin_kernel(b, arg.v);
   // acos x = pi/2 - asin x; above 0.5, 2 asin(sqrt((1 - x) / 2)); below -0.5, pi minus that.
   llvm::Value* twice = b.CreateFAdd(p, p);
-  llvm::Value* far = b.CreateSelect(b.CreateFCmpOLT(xd, constant(xd, 0.0)), b.CreateFSub(constant(p, 3.141592653589793), twice), twice);
+  llvm::Value* far = b.CreateSelect(b.CreateFCmpOLT(xd, constant(xd, 0.0)),
+                                    b.CreateFSub(constant(p, 3.141592653589793), twice), twice);
   return narrow(b, b.CreateSelect(arg.small, b.CreateFSub(constant(p, 1.5707963267948966), p), far), x);
 }
 

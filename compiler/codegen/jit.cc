@@ -33,7 +33,8 @@ class LLJitKernel : public JitKernel {
 std::unique_ptr<JitKernel> compile_jit(const ir::LoweredFunc& f, const Target& target, const CodegenOptions& opts) {
   std::string why;
   if (!host_can_run(target, &why)) {
-    throw CompileError("cannot JIT kernel '" + f.name + "': " + why + "; build a shared library for such a board instead");
+    throw CompileError("cannot JIT kernel '" + f.name + "': " + why +
+                       "; build a shared library for such a board instead");
   }
   auto tm = make_target_machine(target, opts.opt_level);
   auto ctx = std::make_unique<llvm::LLVMContext>();
@@ -52,7 +53,8 @@ std::unique_ptr<JitKernel> compile_jit(const ir::LoweredFunc& f, const Target& t
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
   if (!jit) throw CompileError("JIT for kernel '" + f.name + "': " + to_message(jit.takeError()));
   // aligned_alloc, free and libm come from this process.
-  auto generator = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  auto generator =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
   if (!generator) throw CompileError("JIT for kernel '" + f.name + "': " + to_message(generator.takeError()));
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
   if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {

@@ -63,9 +63,9 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, i
   // Fusing a*b+c into one FMA is allowed (it is also more accurate); reassociation is not, so a
   // kernel's result does not depend on how LLVM happened to vectorize a sum.
   options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
-  std::unique_ptr<llvm::TargetMachine> tm(backend->createTargetMachine(
-      target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, llvm::CodeModel::Small,
-      codegen_level(opt_level)));
+  std::unique_ptr<llvm::TargetMachine> tm(
+      backend->createTargetMachine(target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
+                                   llvm::CodeModel::Small, codegen_level(opt_level)));
   if (!tm) throw CompileError("target '" + target.str() + "': LLVM could not create a target machine");
   return tm;
 }
@@ -73,7 +73,8 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, i
 void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int opt_level, bool llvm_o3) {
   std::string broken;
   llvm::raw_string_ostream os(broken);
-  if (llvm::verifyModule(m, &os)) throw CompileError("internal error: invalid LLVM IR for " + m.getName().str() + ": " + os.str());
+  if (llvm::verifyModule(m, &os))
+    throw CompileError("internal error: invalid LLVM IR for " + m.getName().str() + ": " + os.str());
   if (opt_level <= 0) return;
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -90,9 +91,7 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int opt_level, bo
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm;
   const char* custom = std::getenv("TUNEFARM_LLVM_PASSES");
-  const std::string pipeline = custom && *custom     ? custom
-                               : opt_level < 3 || llvm_o3 ? ""
-                                                          : kKernelPipeline;
+  const std::string pipeline = custom && *custom ? custom : opt_level < 3 || llvm_o3 ? "" : kKernelPipeline;
   if (!pipeline.empty()) {
     if (auto err = pb.parsePassPipeline(mpm, pipeline)) {
       throw CompileError("LLVM pass pipeline '" + pipeline + "': " + llvm::toString(std::move(err)));

@@ -44,7 +44,6 @@ void write_file(const std::string& path, const std::string& bytes) {
   if (!out) throw CompileError("cannot write " + path);
 }
 
-
 // lld's ELF driver, in this process. It keeps its state in globals, so one link at a time; the
 // context is torn down after each link so the next starts clean.
 bool run_linker(const std::vector<std::string>& argv, std::string* log) {
@@ -76,8 +75,8 @@ SharedLibrary compile_shared_library(const ir::LoweredFunc& f, const Target& tar
   ScratchDir dir;
   write_file(dir.path() + "/kernel.o", object);
   // No libraries: aligned_alloc, free and libm functions resolve against the loading process.
-  const std::vector<std::string> argv = {"ld.lld", "-shared", "--hash-style=both", "-O1", "-o", dir.path() + "/kernel.so",
-                                         dir.path() + "/kernel.o"};
+  const std::vector<std::string> argv = {
+      "ld.lld", "-shared", "--hash-style=both", "-O1", "-o", dir.path() + "/kernel.so", dir.path() + "/kernel.o"};
   std::string log;
   if (!run_linker(argv, &log)) throw CompileError("linking kernel '" + f.name + "' with lld failed: " + log);
   const std::optional<std::string> so = try_read_file(dir.path() + "/kernel.so");

@@ -85,10 +85,10 @@ const std::map<std::string, std::string>& cpuinfo_aliases(const llvm::Triple& tr
   static const std::map<std::string, std::string> x86 = {
       {"abm", "lzcnt"}, {"pclmulqdq", "pclmul"}, {"rdrand", "rdrnd"}, {"sha_ni", "sha"}, {"3dnowprefetch", "prfchw"}};
   static const std::map<std::string, std::string> aarch64 = {
-      {"fp", "fp-armv8"},     {"asimd", "neon"},       {"crc32", "crc"},     {"atomics", "lse"},
-      {"fphp", "fullfp16"},   {"asimdhp", "fullfp16"}, {"asimdrdm", "rdm"},  {"jscvt", "jsconv"},
-      {"fcma", "complxnum"},  {"lrcpc", "rcpc"},       {"dcpop", "ccpp"},    {"asimddp", "dotprod"},
-      {"asimdfhm", "fp16fml"}, {"sha1", "sha2"},       {"pmull", "aes"}};
+      {"fp", "fp-armv8"},      {"asimd", "neon"},       {"crc32", "crc"},    {"atomics", "lse"},
+      {"fphp", "fullfp16"},    {"asimdhp", "fullfp16"}, {"asimdrdm", "rdm"}, {"jscvt", "jsconv"},
+      {"fcma", "complxnum"},   {"lrcpc", "rcpc"},       {"dcpop", "ccpp"},   {"asimddp", "dotprod"},
+      {"asimdfhm", "fp16fml"}, {"sha1", "sha2"},        {"pmull", "aes"}};
   static const std::map<std::string, std::string> none;
   if (triple.isX86()) return x86;
   if (triple.isAArch64()) return aarch64;
@@ -115,7 +115,8 @@ Target parse_target(const std::string& text) {
   std::istringstream in(text);
   std::string word;
   if (!(in >> word) || word != "llvm") {
-    throw CompileError("unknown target '" + text + "': a target is 'native' (this host) or a string starting with 'llvm', e.g. "
+    throw CompileError("unknown target '" + text +
+                       "': a target is 'native' (this host) or a string starting with 'llvm', e.g. "
                        "'llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v3'");
   }
   std::string triple_str, cpu, features;
@@ -135,12 +136,14 @@ Target parse_target(const std::string& text) {
     }
   }
   const std::string host_triple = runtime::host_cpu().triple;
-  const bool is_host = triple_str.empty() || llvm::Triple(triple_str).normalize() == llvm::Triple(host_triple).normalize();
+  const bool is_host =
+      triple_str.empty() || llvm::Triple(triple_str).normalize() == llvm::Triple(host_triple).normalize();
   if (triple_str.empty()) triple_str = host_triple;
   llvm::Triple triple(llvm::Triple::normalize(triple_str));
   if (cpu.empty()) cpu = is_host ? "native" : "generic";
   if (cpu == "native") {
-    if (!is_host) throw CompileError("target '" + text + "': -mcpu=native only makes sense for the host triple " + host_triple);
+    if (!is_host)
+      throw CompileError("target '" + text + "': -mcpu=native only makes sense for the host triple " + host_triple);
     if (!have_attr) return host_target();
     // The host with features switched on or off: its own list first, so the ones given win.
     const Target host = host_target();
@@ -150,7 +153,8 @@ Target parse_target(const std::string& text) {
 
   std::string error;
   const llvm::Target* backend = llvm::TargetRegistry::lookupTarget(triple.str(), error);
-  if (!backend) throw CompileError("target '" + text + "': no LLVM backend for triple '" + triple.str() + "': " + error);
+  if (!backend)
+    throw CompileError("target '" + text + "': no LLVM backend for triple '" + triple.str() + "': " + error);
   if (!cpu_known(*backend, triple.str(), cpu)) {
     throw CompileError("target '" + text + "': CPU '" + cpu + "' is unknown to the " + backend->getName() + " backend");
   }
@@ -159,9 +163,12 @@ Target parse_target(const std::string& text) {
   std::string f;
   while (std::getline(fs, f, ',')) {
     if (f.empty()) continue;
-    if (f[0] != '+' && f[0] != '-') throw CompileError("target '" + text + "': feature '" + f + "' must start with + or -");
+    if (f[0] != '+' && f[0] != '-')
+      throw CompileError("target '" + text + "': feature '" + f + "' must start with + or -");
     std::string name = f.substr(1);
-    if (!feature_known(triple, name)) throw CompileError("target '" + text + "': feature '" + name + "' is unknown to the " + backend->getName() + " backend");
+    if (!feature_known(triple, name))
+      throw CompileError("target '" + text + "': feature '" + name + "' is unknown to the " + backend->getName() +
+                         " backend");
   }
   std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget(*backend, triple.str(), cpu, features);
 
@@ -215,7 +222,8 @@ Target target_from_cpu_flags(const std::string& triple_text, const std::vector<s
     // cpuinfo and LLVM spell some features differently: sse4_1 / sse4.1, avx512_vnni / avx512vnni.
     std::string dotted = flag, joined;
     std::replace(dotted.begin(), dotted.end(), '_', '.');
-    for (char c : flag) if (c != '_') joined += c;
+    for (char c : flag)
+      if (c != '_') joined += c;
     for (const std::string& f : {flag, dotted, joined}) {
       if (f.empty() || !feature_known(triple, f)) continue;
       if (!implied->checkFeatures("+" + f)) extra.push_back("+" + f);

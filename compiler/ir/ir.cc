@@ -17,8 +17,11 @@ std::string DataType::str() const {
 }
 
 bool DataType::parse(const std::string& s, DataType* out) {
-  static const struct { const char* name; DataType t; } kTypes[] = {
-      {"float32", float32()}, {"float16", float16()}, {"int64", int64()}, {"int32", int32()},
+  static const struct {
+    const char* name;
+    DataType t;
+  } kTypes[] = {
+      {"float32", float32()}, {"float16", float16()}, {"int64", int64()},  {"int32", int32()},
       {"int8", int8()},       {"uint8", uint8()},     {"bool", boolean()},
   };
   for (const auto& e : kTypes) {
@@ -60,8 +63,8 @@ const char* binary_op_name(BinaryOp op) {
 }
 
 bool is_comparison(BinaryOp op) {
-  return op == BinaryOp::EQ || op == BinaryOp::NE || op == BinaryOp::LT || op == BinaryOp::LE ||
-         op == BinaryOp::GT || op == BinaryOp::GE;
+  return op == BinaryOp::EQ || op == BinaryOp::NE || op == BinaryOp::LT || op == BinaryOp::LE || op == BinaryOp::GT ||
+         op == BinaryOp::GE;
 }
 
 const char* intrinsic_name(Intrinsic f) {
@@ -167,8 +170,10 @@ void match_types(Expr& a, Expr& b, const char* op) {
     } else if (tb.is_float() && !ta.is_float()) {
       a = make_cast(tb.element_of().with_lanes(ta.lanes), a);
     } else if (ta.bits != tb.bits && ta.code == tb.code) {
-      if (ta.bits < tb.bits) a = make_cast(tb.element_of().with_lanes(ta.lanes), a);
-      else b = make_cast(ta.element_of().with_lanes(tb.lanes), b);
+      if (ta.bits < tb.bits)
+        a = make_cast(tb.element_of().with_lanes(ta.lanes), a);
+      else
+        b = make_cast(ta.element_of().with_lanes(tb.lanes), b);
     } else {
       throw CompileError(std::string("operator ") + op + ": cannot combine " + ta.str() + " and " + tb.str());
     }
@@ -176,9 +181,12 @@ void match_types(Expr& a, Expr& b, const char* op) {
   ta = a.type();
   tb = b.type();
   if (ta.lanes != tb.lanes) {
-    if (ta.lanes == 1) a = make_broadcast(a, tb.lanes);
-    else if (tb.lanes == 1) b = make_broadcast(b, ta.lanes);
-    else throw CompileError(std::string("operator ") + op + ": lanes differ, " + ta.str() + " vs " + tb.str());
+    if (ta.lanes == 1)
+      a = make_broadcast(a, tb.lanes);
+    else if (tb.lanes == 1)
+      b = make_broadcast(b, ta.lanes);
+    else
+      throw CompileError(std::string("operator ") + op + ": lanes differ, " + ta.str() + " vs " + tb.str());
   }
 }
 
@@ -242,7 +250,8 @@ Expr make_call(Intrinsic f, std::vector<Expr> args) {
     match_types(args[1], args[2], "fma");
   }
   DataType t = args[0].type();
-  require(t.is_float() || f == Intrinsic::Abs, std::string(intrinsic_name(f)) + ": needs a float operand, got " + t.str());
+  require(t.is_float() || f == Intrinsic::Abs,
+          std::string(intrinsic_name(f)) + ": needs a float operand, got " + t.str());
   return Expr(std::make_shared<const CallNode>(t, f, std::move(args)));
 }
 
@@ -259,7 +268,8 @@ Expr make_tensor_load(std::shared_ptr<const Producer> p, std::vector<Expr> indic
                                                    " dimensions, indexed with " + std::to_string(indices.size()));
   for (auto& i : indices) {
     require(static_cast<bool>(i), "tensor '" + p->name() + "': null index");
-    if (!i.type().is_int()) throw CompileError("tensor '" + p->name() + "': index must be an integer, got " + i.type().str());
+    if (!i.type().is_int())
+      throw CompileError("tensor '" + p->name() + "': index must be an integer, got " + i.type().str());
     if (i.type() != DataType::int64()) i = make_cast(DataType::int64(), i);
   }
   DataType t = p->dtype();
@@ -267,7 +277,8 @@ Expr make_tensor_load(std::shared_ptr<const Producer> p, std::vector<Expr> indic
 }
 
 Expr make_ramp(Expr base, Expr stride, int lanes) {
-  require(base && stride && base.type().is_scalar() && stride.type().is_scalar(), "ramp: base and stride must be scalars");
+  require(base && stride && base.type().is_scalar() && stride.type().is_scalar(),
+          "ramp: base and stride must be scalars");
   require(lanes > 1, "ramp: lanes must be > 1");
   match_types(base, stride, "ramp");
   DataType t = base.type().with_lanes(lanes);

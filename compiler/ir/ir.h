@@ -21,7 +21,19 @@
 namespace tf::ir {
 
 enum class ExprKind : uint8_t {
-  IntImm, FloatImm, Var, Binary, Not, Select, Cast, Call, Load, TensorLoad, Ramp, Broadcast, Reduce
+  IntImm,
+  FloatImm,
+  Var,
+  Binary,
+  Not,
+  Select,
+  Cast,
+  Call,
+  Load,
+  TensorLoad,
+  Ramp,
+  Broadcast,
+  Reduce
 };
 
 enum class StmtKind : uint8_t { For, Store, Allocate, Seq, IfThenElse, LetStmt };
@@ -45,10 +57,10 @@ class Expr {
  public:
   Expr() = default;
   Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}  // NOLINT(implicit)
-  Expr(int v);      // NOLINT: int64 immediate
-  Expr(int64_t v);  // NOLINT: int64 immediate
-  Expr(float v);    // NOLINT: float32 immediate
-  Expr(double v);   // NOLINT: float32 immediate (the IR is float32 first; cast for others)
+  Expr(int v);                                                      // NOLINT: int64 immediate
+  Expr(int64_t v);                                                  // NOLINT: int64 immediate
+  Expr(float v);                                                    // NOLINT: float32 immediate
+  Expr(double v);  // NOLINT: float32 immediate (the IR is float32 first; cast for others)
 
   const ExprNode* get() const { return node_.get(); }
   const ExprNode* operator->() const { return node_.get(); }
@@ -126,14 +138,23 @@ using Buffer = std::shared_ptr<const BufferNode>;
 // ---------------------------------------------------------------- operators
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul,
+  Add,
+  Sub,
+  Mul,
   Div,       // float: division; int: truncating, as C
   Mod,       // int: C remainder
   FloorDiv,  // int: rounds toward negative infinity
   FloorMod,  // int: result has the divisor's sign
-  Min, Max,
-  EQ, NE, LT, LE, GT, GE,  // result is bool
-  And, Or,                 // operands and result are bool
+  Min,
+  Max,
+  EQ,
+  NE,
+  LT,
+  LE,
+  GT,
+  GE,  // result is bool
+  And,
+  Or,  // operands and result are bool
 };
 const char* binary_op_name(BinaryOp op);
 bool is_comparison(BinaryOp op);
@@ -142,8 +163,7 @@ struct BinaryNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Binary;
   const BinaryOp op;
   const Expr a, b;
-  BinaryNode(DataType t, BinaryOp o, Expr x, Expr y)
-      : ExprNode(kKind, t), op(o), a(std::move(x)), b(std::move(y)) {}
+  BinaryNode(DataType t, BinaryOp o, Expr x, Expr y) : ExprNode(kKind, t), op(o), a(std::move(x)), b(std::move(y)) {}
 };
 
 struct NotNode : ExprNode {
@@ -170,8 +190,24 @@ struct CastNode : ExprNode {
 // is 1 / sqrt; floor, ceil and round (half to even) are instructions where the target has them and
 // integer tricks where it does not.
 enum class Intrinsic : uint8_t {
-  Exp, Log, Sqrt, Fma, Abs, Floor, Ceil, Tanh, Erf, Sigmoid, Rsqrt,
-  Round, Sin, Cos, Tan, Asin, Acos, Atan,
+  Exp,
+  Log,
+  Sqrt,
+  Fma,
+  Abs,
+  Floor,
+  Ceil,
+  Tanh,
+  Erf,
+  Sigmoid,
+  Rsqrt,
+  Round,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
 };
 const char* intrinsic_name(Intrinsic f);
 
@@ -257,14 +293,20 @@ struct ForNode : StmtNode {
   const ForKind for_kind;
   const Stmt body;
   ForNode(Var v, Expr mn, Expr ext, ForKind k, Stmt b)
-      : StmtNode(kKind), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), for_kind(k), body(std::move(b)) {}
+      : StmtNode(kKind),
+        var(std::move(v)),
+        min(std::move(mn)),
+        extent(std::move(ext)),
+        for_kind(k),
+        body(std::move(b)) {}
 };
 
 struct StoreNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Store;
   const Buffer buffer;
   const Expr index, value;
-  StoreNode(Buffer buf, Expr i, Expr v) : StmtNode(kKind), buffer(std::move(buf)), index(std::move(i)), value(std::move(v)) {}
+  StoreNode(Buffer buf, Expr i, Expr v)
+      : StmtNode(kKind), buffer(std::move(buf)), index(std::move(i)), value(std::move(v)) {}
 };
 
 // Memory for `buffer` (its scope says where) live for the duration of body.
@@ -294,7 +336,8 @@ struct LetStmtNode : StmtNode {
   const Var var;
   const Expr value;
   const Stmt body;
-  LetStmtNode(Var v, Expr val, Stmt b) : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  LetStmtNode(Var v, Expr val, Stmt b)
+      : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
 };
 
 // ---------------------------------------------------------------- construction

@@ -56,9 +56,10 @@ Expr fmod_double(const Expr& xd, const Expr& yd, bool float64_operands) {
 }  // namespace
 
 Expr expm1(Expr x) {
-  const Expr near = x + x * x * polynomial(x, {0.49999999781421683, 0.16666666646842135, 0.04166673659523746,
-                                                0.00833333967591706, 0.0013885396911807102, 0.00019838101968683888,
-                                                2.535851224463976e-05, 2.8062802582276946e-06});
+  const Expr near = x + x * x *
+                            polynomial(x, {0.49999999781421683, 0.16666666646842135, 0.04166673659523746,
+                                           0.00833333967591706, 0.0013885396911807102, 0.00019838101968683888,
+                                           2.535851224463976e-05, 2.8062802582276946e-06});
   return make_select(abs(x) <= k(x, 1.0), near, exp(x) - k(x, 1.0));
 }
 
@@ -73,8 +74,9 @@ Expr log1p(Expr x) {
 Expr sinh(Expr x) {
   const Expr a = abs(x);
   const Expr u = x * x;
-  const Expr near = x + x * u * polynomial(u, {0.16666666646842135, 0.00833333967591706, 0.00019838101968683888,
-                                                2.8062802582276946e-06});
+  const Expr near =
+      x +
+      x * u * polynomial(u, {0.16666666646842135, 0.00833333967591706, 0.00019838101968683888, 2.8062802582276946e-06});
   const Expr h = half_exp(a);
   // Below 88, h - 1 / (4h) (e^-|x| / 2); beyond, that term is below h's rounding.
   const Expr far = h - k(x, 0.25) / h;
@@ -115,9 +117,7 @@ Expr softsign(Expr x) {
   return make_select(a == k(x, kInf), make_select(x > k(x, 0.0), k(x, 1.0), k(x, -1.0)), x / (k(x, 1.0) + a));
 }
 
-Expr sign(Expr x) {
-  return make_select(x > k(x, 0.0), k(x, 1.0), make_select(x < k(x, 0.0), k(x, -1.0), x));
-}
+Expr sign(Expr x) { return make_select(x > k(x, 0.0), k(x, 1.0), make_select(x < k(x, 0.0), k(x, -1.0), x)); }
 
 Expr pow(Expr x, Expr y) {
   const Expr ax = abs(x);
@@ -127,8 +127,8 @@ Expr pow(Expr x, Expr y) {
   const Expr negative = make_select(integral, make_select(odd, k(x, 0.0) - m, m), k(x, kNaN));
   const Expr r = make_select(x < k(x, 0.0), negative, m);
   // x^0 = 1 and 1^y = 1 even for NaN; (-1)^+-inf = 1, where y log|x| is 0 * inf.
-  const Expr one = logical_or(logical_or(y == k(y, 0.0), x == k(x, 1.0)),
-                              logical_and(ax == k(x, 1.0), abs(y) == k(y, kInf)));
+  const Expr one =
+      logical_or(logical_or(y == k(y, 0.0), x == k(x, 1.0)), logical_and(ax == k(x, 1.0), abs(y) == k(y, kInf)));
   return make_select(one, k(x, 1.0), r);
 }
 

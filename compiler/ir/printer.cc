@@ -23,8 +23,10 @@ void print_expr(std::ostream& os, const Expr& e) {
   switch (e->kind) {
     case ExprKind::IntImm: {
       auto* n = e.as<IntImmNode>();
-      if (n->type.is_bool()) os << (n->value ? "true" : "false");
-      else os << n->value;
+      if (n->type.is_bool())
+        os << (n->value ? "true" : "false");
+      else
+        os << n->value;
       return;
     }
     case ExprKind::FloatImm: {
@@ -40,7 +42,10 @@ void print_expr(std::ostream& os, const Expr& e) {
     case ExprKind::Binary: {
       auto* n = e.as<BinaryNode>();
       switch (n->op) {
-        case BinaryOp::FloorDiv: case BinaryOp::FloorMod: case BinaryOp::Min: case BinaryOp::Max:
+        case BinaryOp::FloorDiv:
+        case BinaryOp::FloorMod:
+        case BinaryOp::Min:
+        case BinaryOp::Max:
           os << binary_op_name(n->op) << "(";
           print_expr(os, n->a);
           os << ", ";
@@ -56,7 +61,10 @@ void print_expr(std::ostream& os, const Expr& e) {
           return;
       }
     }
-    case ExprKind::Not: os << "!"; print_expr(os, e.as<NotNode>()->a); return;
+    case ExprKind::Not:
+      os << "!";
+      print_expr(os, e.as<NotNode>()->a);
+      return;
     case ExprKind::Select: {
       auto* n = e.as<SelectNode>();
       os << "select(";
@@ -64,7 +72,10 @@ void print_expr(std::ostream& os, const Expr& e) {
       os << ")";
       return;
     }
-    case ExprKind::Cast: os << "(" << e.type().str() << ")"; print_expr(os, e.as<CastNode>()->value); return;
+    case ExprKind::Cast:
+      os << "(" << e.type().str() << ")";
+      print_expr(os, e.as<CastNode>()->value);
+      return;
     case ExprKind::Call: {
       auto* n = e.as<CallNode>();
       os << intrinsic_name(n->func) << "(";

@@ -37,9 +37,7 @@ struct DataType {
   DataType element_of() const { return {code, bits, 1}; }
   DataType with_lanes(int l) const { return {code, bits, l}; }
 
-  bool operator==(const DataType& o) const {
-    return code == o.code && bits == o.bits && lanes == o.lanes;
-  }
+  bool operator==(const DataType& o) const { return code == o.code && bits == o.bits && lanes == o.lanes; }
   bool operator!=(const DataType& o) const { return !(*this == o); }
 
   // "float32", "int64", "float32x8", "bool".

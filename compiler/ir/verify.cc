@@ -31,7 +31,9 @@ class ScopeChecker : public IRVisitor {
     check_buffer(n->buffer, "stores to");
     IRVisitor::visit(n);
   }
-  void visit(const TensorLoadNode* n) override { fail("a tensor read of '" + n->producer->name() + "' is left unlowered"); }
+  void visit(const TensorLoadNode* n) override {
+    fail("a tensor read of '" + n->producer->name() + "' is left unlowered");
+  }
   void visit(const ReduceNode*) override { fail("a reduction is left unlowered"); }
 
   void visit(const ForNode* n) override {
@@ -58,7 +60,8 @@ class ScopeChecker : public IRVisitor {
     vars_.erase(v.get());
   }
   void check_buffer(const Buffer& b, const char* access) {
-    if (!buffers_.count(b.get())) fail(std::string(access) + " '" + b->name + "', which is neither an argument nor allocated around it");
+    if (!buffers_.count(b.get()))
+      fail(std::string(access) + " '" + b->name + "', which is neither an argument nor allocated around it");
   }
   [[noreturn]] void fail(const std::string& what) const { throw CompileError("kernel " + kernel_ + ": " + what); }
 

@@ -33,22 +33,52 @@ void IRVisitor::visit(const Stmt& s) {
   }
 }
 
-void IRVisitor::visit(const BinaryNode* n) { visit(n->a); visit(n->b); }
+void IRVisitor::visit(const BinaryNode* n) {
+  visit(n->a);
+  visit(n->b);
+}
 void IRVisitor::visit(const NotNode* n) { visit(n->a); }
-void IRVisitor::visit(const SelectNode* n) { visit(n->cond); visit(n->true_value); visit(n->false_value); }
+void IRVisitor::visit(const SelectNode* n) {
+  visit(n->cond);
+  visit(n->true_value);
+  visit(n->false_value);
+}
 void IRVisitor::visit(const CastNode* n) { visit(n->value); }
-void IRVisitor::visit(const CallNode* n) { for (const auto& a : n->args) visit(a); }
+void IRVisitor::visit(const CallNode* n) {
+  for (const auto& a : n->args) visit(a);
+}
 void IRVisitor::visit(const LoadNode* n) { visit(n->index); }
-void IRVisitor::visit(const TensorLoadNode* n) { for (const auto& i : n->indices) visit(i); }
-void IRVisitor::visit(const RampNode* n) { visit(n->base); visit(n->stride); }
+void IRVisitor::visit(const TensorLoadNode* n) {
+  for (const auto& i : n->indices) visit(i);
+}
+void IRVisitor::visit(const RampNode* n) {
+  visit(n->base);
+  visit(n->stride);
+}
 void IRVisitor::visit(const BroadcastNode* n) { visit(n->value); }
 void IRVisitor::visit(const ReduceNode* n) { visit(n->source); }
 
-void IRVisitor::visit(const ForNode* n) { visit(n->min); visit(n->extent); visit(n->body); }
-void IRVisitor::visit(const StoreNode* n) { visit(n->index); visit(n->value); }
+void IRVisitor::visit(const ForNode* n) {
+  visit(n->min);
+  visit(n->extent);
+  visit(n->body);
+}
+void IRVisitor::visit(const StoreNode* n) {
+  visit(n->index);
+  visit(n->value);
+}
 void IRVisitor::visit(const AllocateNode* n) { visit(n->body); }
-void IRVisitor::visit(const SeqNode* n) { for (const auto& s : n->stmts) visit(s); }
-void IRVisitor::visit(const IfThenElseNode* n) { visit(n->cond); visit(n->then_case); visit(n->else_case); }
-void IRVisitor::visit(const LetStmtNode* n) { visit(n->value); visit(n->body); }
+void IRVisitor::visit(const SeqNode* n) {
+  for (const auto& s : n->stmts) visit(s);
+}
+void IRVisitor::visit(const IfThenElseNode* n) {
+  visit(n->cond);
+  visit(n->then_case);
+  visit(n->else_case);
+}
+void IRVisitor::visit(const LetStmtNode* n) {
+  visit(n->value);
+  visit(n->body);
+}
 
 }  // namespace tf::ir

@@ -76,8 +76,8 @@ std::optional<std::vector<const Stage*>> chain_to(const Stage* reader, const Sta
   auto pos = std::find(leaves.begin(), leaves.end(), at);
   auto entry = std::find(leaves.begin(), leaves.end(), chain.back()->attach_ivar());
   if (entry < pos) {
-    throw CompileError("bound inference: '" + chain.back()->name() + "' is computed at '" + outer.name() + "''s loop '" +
-                       chain.back()->attach_ivar()->var->name + "', outside loop '" + at->var->name +
+    throw CompileError("bound inference: '" + chain.back()->name() + "' is computed at '" + outer.name() +
+                       "''s loop '" + chain.back()->attach_ivar()->var->name + "', outside loop '" + at->var->name +
                        "' where a stage it reads is computed");
   }
   return chain;
@@ -90,11 +90,13 @@ struct ReadRegion {
   std::vector<bool> whole;
   explicit ReadRegion(size_t ndim) : hull(ndim), whole(ndim, false) {}
 
-  void add(const std::vector<const ir::TensorLoadNode*>& loads, const ir::VarMap& to_leaves, const analysis::IntervalEnv& env) {
+  void add(const std::vector<const ir::TensorLoadNode*>& loads, const ir::VarMap& to_leaves,
+           const analysis::IntervalEnv& env) {
     for (const auto* load : loads) {
       for (size_t d = 0; d < hull.size(); ++d) {
         if (whole[d]) continue;
-        auto iv = analysis::eval_interval(ir::substitute(load->indices[d], to_leaves), env, analysis::FreeVars::Symbolic);
+        auto iv =
+            analysis::eval_interval(ir::substitute(load->indices[d], to_leaves), env, analysis::FreeVars::Symbolic);
         if (!iv) {
           whole[d] = true;
           continue;
@@ -149,14 +151,16 @@ void infer_attached(const Stage& producer, const Stage& outer, const ir::IterVar
     ir::VarMap to_leaves;
     for (size_t d = 0; d < st->root_axes().size(); ++d) {
       const auto& ax = st->root_axes()[d];
-      to_leaves[ax->var.get()] = ir::is_zero(cdom.region_min[d]) ? rel.at(ax.get()) : cdom.region_min[d] + rel.at(ax.get());
+      to_leaves[ax->var.get()] =
+          ir::is_zero(cdom.region_min[d]) ? rel.at(ax.get()) : cdom.region_min[d] + rel.at(ax.get());
     }
     for (const auto& ax : st->reduce_axes()) to_leaves[ax->var.get()] = rel.at(ax.get()) + ir::make_int(ax->min);
     // Stages between the reader and `outer` run all their loops per iteration of `at`.
     analysis::IntervalEnv env = outer_env;
     for (const Stage* inner : *chain) {
       const StageDomain& idom = bounds.at(inner);
-      for (const auto& leaf : inner->leaf_iter_vars()) env[leaf->var.get()] = analysis::Interval::range(0, idom.extent_of(leaf) - 1);
+      for (const auto& leaf : inner->leaf_iter_vars())
+        env[leaf->var.get()] = analysis::Interval::range(0, idom.extent_of(leaf) - 1);
     }
     region.add(finder.loads, to_leaves, env);
   }

@@ -35,7 +35,6 @@ Bounds infer_bounds(const schedule::Schedule& s, const std::unordered_map<const 
 
 // Each root and reduction axis of `stage` as an expression of its leaf loop variables, relative to
 // the region start (0-based).
-std::unordered_map<const ir::IterVarNode*, ir::Expr> root_values(const schedule::Stage& stage,
-                                                                   const StageDomain& dom);
+std::unordered_map<const ir::IterVarNode*, ir::Expr> root_values(const schedule::Stage& stage, const StageDomain& dom);
 
 }  // namespace tf::lower

@@ -24,15 +24,17 @@ struct LoweringPass {
 // before unrolling, which is what multiplies the IR.
 const std::vector<LoweringPass>& lowering_passes() {
   static const std::vector<LoweringPass> passes = {
-      {"simplify", LowerStage::Rolled, passes::simplify},                // fold constants, cancel affine terms, drop proven guards
-      {"partition_loops", LowerStage::Rolled, passes::partition_loops},  // hoist split-overhang guards out of inner loops
+      {"simplify", LowerStage::Rolled, passes::simplify},  // fold constants, cancel affine terms, drop proven guards
+      {"partition_loops", LowerStage::Rolled,
+       passes::partition_loops},  // hoist split-overhang guards out of inner loops
       {"simplify", LowerStage::Rolled, passes::simplify},
-      {"unroll_loops", LowerStage::Full, passes::unroll_loops},          // unrolled loops become copies with constant indices
+      {"unroll_loops", LowerStage::Full, passes::unroll_loops},  // unrolled loops become copies with constant indices
       {"simplify", LowerStage::Full, passes::simplify},
-      {"partition_loops", LowerStage::Full, passes::partition_loops},    // with constants unrolled in, cut ragged vector edges
+      {"partition_loops", LowerStage::Full,
+       passes::partition_loops},  // with constants unrolled in, cut ragged vector edges
       {"simplify", LowerStage::Full, passes::simplify},
-      {"vectorize_loops", LowerStage::Full, passes::vectorize_loops},    // vectorized loops become vector statements
-      {"simplify", LowerStage::Full, passes::simplify},                  // fold the constant indices unrolling produced
+      {"vectorize_loops", LowerStage::Full, passes::vectorize_loops},  // vectorized loops become vector statements
+      {"simplify", LowerStage::Full, passes::simplify},                // fold the constant indices unrolling produced
   };
   return passes;
 }

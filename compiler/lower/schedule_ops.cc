@@ -153,7 +153,8 @@ class NestBuilder {
     ir::Stmt init, update;
     if (reduce) {
       ir::Expr src = reads.mutate(ir::substitute(reduce->source, absolute));
-      update = guarded(all_guards, ir::make_store(buf, flat, ir::combine(reduce->combiner, ir::make_load(buf, flat), src)));
+      update =
+          guarded(all_guards, ir::make_store(buf, flat, ir::combine(reduce->combiner, ir::make_load(buf, flat), src)));
       init = guarded(dp_guards, ir::make_store(buf, flat, identity_of(reduce->combiner, body.type())));
     } else {
       update = guarded(all_guards, ir::make_store(buf, flat, reads.mutate(ir::substitute(body, absolute))));

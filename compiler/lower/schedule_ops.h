@@ -13,7 +13,7 @@ namespace tf::lower {
 
 // args: the inputs in the order the computation first reads them, then the outputs.
 ir::LoweredFunc schedule_ops(const schedule::Schedule& s,
-                             const std::unordered_map<const schedule::Stage*, ir::Expr>& bodies,
-                             const Bounds& bounds, const std::string& name);
+                             const std::unordered_map<const schedule::Stage*, ir::Expr>& bodies, const Bounds& bounds,
+                             const std::string& name);
 
 }  // namespace tf::lower

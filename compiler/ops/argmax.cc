@@ -26,8 +26,12 @@ class ArgExtreme : public AxisOperator {
   }
   void check_shape(const std::vector<int64_t>& s) const override {
     Operator::check_shape({s[0], s[1], s[2]});
-    if (s[3] != 0 && s[3] != 1) throw CompileError("op '" + name() + "': extent last = " + std::to_string(s[3]) + " must be 0 (first index) or 1 (last index)");
-    if (s[1] > (int64_t{1} << 24)) throw CompileError("op '" + name() + "': extent cols = " + std::to_string(s[1]) + " is above 2^24 (float32 indices)");
+    if (s[3] != 0 && s[3] != 1)
+      throw CompileError("op '" + name() + "': extent last = " + std::to_string(s[3]) +
+                         " must be 0 (first index) or 1 (last index)");
+    if (s[1] > (int64_t{1} << 24))
+      throw CompileError("op '" + name() + "': extent cols = " + std::to_string(s[1]) +
+                         " is above 2^24 (float32 indices)");
   }
   int64_t flops(const std::vector<int64_t>& s) const override { return 2 * s[0] * s[1] * s[2]; }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], 1, s[2]}; }
@@ -36,15 +40,21 @@ class ArgExtreme : public AxisOperator {
     const int64_t rows = s[0], cols = s[1], inner = s[2], lanes = std::max(1, t.float32_lanes());
     const bool last = s[3] == 1;
     te::Tensor x = te::placeholder({rows, cols, inner}, ir::DataType::float32(), "X");
-    AxisReduction ext_r(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Min, rows, cols, inner, lanes,
-                        [&](Expr r, Expr k, Expr i) { return x(r, k, i); }, max_ ? "max" : "min");
+    AxisReduction ext_r(
+        max_ ? ir::ReduceKind::Max : ir::ReduceKind::Min, rows, cols, inner, lanes,
+        [&](Expr r, Expr k, Expr i) { return x(r, k, i); }, max_ ? "max" : "min");
     const te::Tensor ext = ext_r.result();
-    AxisReduction idx_r(last ? ir::ReduceKind::Max : ir::ReduceKind::Min, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) {
-      const Expr at = ir::make_binary(ir::BinaryOp::EQ, x(r, k, i), ext(r, i));
-      return ir::make_select(at, ir::make_cast(ir::DataType::float32(), k), Expr(last ? -1.0f : static_cast<float>(cols)));
-    }, "index");
+    AxisReduction idx_r(
+        last ? ir::ReduceKind::Max : ir::ReduceKind::Min, rows, cols, inner, lanes,
+        [&](Expr r, Expr k, Expr i) {
+          const Expr at = ir::make_binary(ir::BinaryOp::EQ, x(r, k, i), ext(r, i));
+          return ir::make_select(at, ir::make_cast(ir::DataType::float32(), k),
+                                 Expr(last ? -1.0f : static_cast<float>(cols)));
+        },
+        "index");
     const te::Tensor idx = idx_r.result();
-    te::Tensor y = te::compute({rows, 1, inner}, [&](const te::Indices& j) { return idx(j[0], j[2]); }, "Y", {"r", "c", "i"});
+    te::Tensor y =
+        te::compute({rows, 1, inner}, [&](const te::Indices& j) { return idx(j[0], j[2]); }, "Y", {"r", "c", "i"});
     Scheduled result = make_scheduled({x}, y);
     const bool parallel = cfg.get_bool("parallel");
     ext_r.compute_root(*result.schedule, parallel);

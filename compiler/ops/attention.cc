@@ -31,8 +31,8 @@ class Attention : public Operator {
 
   std::string name() const override { return masked_ ? "attention_masked" : "attention"; }
   std::string description() const override {
-    return std::string("O[b,i,h,:] = sum_t softmax_t(scale_e9*1e-9 * Q[b,i,h,:].K[b,t,h,:]") + (masked_ ? " + mask[b,t]" : "") +
-           ") V[b,t,h,:]";
+    return std::string("O[b,i,h,:] = sum_t softmax_t(scale_e9*1e-9 * Q[b,i,h,:].K[b,t,h,:]") +
+           (masked_ ? " + mask[b,t]" : "") + ") V[b,t,h,:]";
   }
   std::vector<std::string> shape_names() const override { return {"B", "S", "T", "H", "D", "scale_e9"}; }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
@@ -44,7 +44,8 @@ class Attention : public Operator {
   // FLOP rate should credit).
   int64_t flops(const std::vector<int64_t>& s) const override { return 4 * s[0] * s[3] * s[1] * s[2] * s[4]; }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
-    std::vector<std::vector<int64_t>> in = {{s[0], s[1], s[3], s[4]}, {s[0], s[2], s[3], s[4]}, {s[0], s[2], s[3], s[4]}};
+    std::vector<std::vector<int64_t>> in = {
+        {s[0], s[1], s[3], s[4]}, {s[0], s[2], s[3], s[4]}, {s[0], s[2], s[3], s[4]}};
     if (masked_) in.push_back({s[0], s[2]});
     return in;
   }
@@ -68,7 +69,8 @@ space::ConfigSpace Attention::config_space(const std::vector<int64_t>& s, const 
   // 64-wide score tile, and 4 rows of a 64-wide head.
   const auto rb = capped_choices({1, 2, 4, 6, 8}, S);
   const int64_t out_vectors = std::max<int64_t>(1, (D + lanes - 1) / lanes);
-  cs.add_knob("rb", rb, index_of_choice(rb, std::max<int64_t>(1, std::min<int64_t>(4, t.vector_registers / 2 / out_vectors))),
+  cs.add_knob("rb", rb,
+              index_of_choice(rb, std::max<int64_t>(1, std::min<int64_t>(4, t.vector_registers / 2 / out_vectors))),
               "query rows per block: the register tile's rows in both products");
   const auto nr = capped_choices({lanes, 2 * lanes, 4 * lanes, 8 * lanes}, T);
   cs.add_knob("nr", nr, index_of_choice(nr, 4 * lanes), "columns (keys) of the scores' register tile");
@@ -93,33 +95,43 @@ Scheduled Attention::schedule(const std::vector<int64_t>& s, const space::Config
   Tensor mask;
   if (masked_) mask = te::placeholder({Bn, T}, f32, "mask");
 
-  Tensor KT = te::compute({Bn, H, D, T}, [&](const te::Indices& i) { return K(i[0], i[3], i[1], i[2]); }, "K.t", {"b", "h", "d", "t"});
-  Tensor VH = te::compute({Bn, H, T, D}, [&](const te::Indices& i) { return V(i[0], i[2], i[1], i[3]); }, "V.h", {"b", "h", "t", "d"});
+  Tensor KT = te::compute({Bn, H, D, T}, [&](const te::Indices& i) { return K(i[0], i[3], i[1], i[2]); }, "K.t",
+                          {"b", "h", "d", "t"});
+  Tensor VH = te::compute({Bn, H, T, D}, [&](const te::Indices& i) { return V(i[0], i[2], i[1], i[3]); }, "V.h",
+                          {"b", "h", "t", "d"});
   ir::IterVar d = te::reduce_axis(D, "d");
-  Tensor scores = te::compute({Bn, H, S, T}, [&](const te::Indices& i) {
-    Expr dv = ir::to_expr(d->var);
-    return te::sum(Q(i[0], i[2], i[1], dv) * KT(i[0], i[1], dv, i[3]), {d});
-  }, "scores", {"b", "h", "i", "t"});
+  Tensor scores = te::compute({Bn, H, S, T},
+                              [&](const te::Indices& i) {
+                                Expr dv = ir::to_expr(d->var);
+                                return te::sum(Q(i[0], i[2], i[1], dv) * KT(i[0], i[1], dv, i[3]), {d});
+                              },
+                              "scores", {"b", "h", "i", "t"});
   auto logit = [&](const te::Indices& r, Expr t) {
     Expr v = scores(r[0], r[1], r[2], t) * scale;
     return masked_ ? v + mask(r[0], t) : v;
   };
   RowReduction max_r(ir::ReduceKind::Max, {Bn, H, S}, T, lanes, logit, "row_max");
   const Tensor& mx = max_r.result();
-  Tensor E = te::compute({Bn, H, S, T}, [&](const te::Indices& i) {
-    return ir::exp(logit({i[0], i[1], i[2]}, i[3]) - mx(i[0], i[1], i[2]));
-  }, "E", {"b", "h", "i", "t"});
-  RowReduction sum_r(ir::ReduceKind::Sum, {Bn, H, S}, T, lanes, [&](const te::Indices& r, Expr t) { return E(r[0], r[1], r[2], t); },
-                     "row_sum");
+  Tensor E = te::compute({Bn, H, S, T},
+                         [&](const te::Indices& i) {
+                           return ir::exp(logit({i[0], i[1], i[2]}, i[3]) - mx(i[0], i[1], i[2]));
+                         },
+                         "E", {"b", "h", "i", "t"});
+  RowReduction sum_r(
+      ir::ReduceKind::Sum, {Bn, H, S}, T, lanes, [&](const te::Indices& r, Expr t) { return E(r[0], r[1], r[2], t); },
+      "row_sum");
   const Tensor& sm = sum_r.result();
   ir::IterVar tk = te::reduce_axis(T, "t");
-  Tensor acc = te::compute({Bn, H, S, D}, [&](const te::Indices& i) {
-    Expr tv = ir::to_expr(tk->var);
-    return te::sum(E(i[0], i[1], i[2], tv) * VH(i[0], i[1], tv, i[3]), {tk});
-  }, "O.acc", {"b", "h", "i", "d"});
-  Tensor O = te::compute({Bn, S, H, D}, [&](const te::Indices& i) {
-    return acc(i[0], i[2], i[1], i[3]) * (Expr(1.0f) / sm(i[0], i[2], i[1]));
-  }, "O", {"b", "i", "h", "d"});
+  Tensor acc = te::compute({Bn, H, S, D},
+                           [&](const te::Indices& i) {
+                             Expr tv = ir::to_expr(tk->var);
+                             return te::sum(E(i[0], i[1], i[2], tv) * VH(i[0], i[1], tv, i[3]), {tk});
+                           },
+                           "O.acc", {"b", "h", "i", "d"});
+  Tensor O = te::compute(
+      {Bn, S, H, D},
+      [&](const te::Indices& i) { return acc(i[0], i[2], i[1], i[3]) * (Expr(1.0f) / sm(i[0], i[2], i[1])); }, "O",
+      {"b", "i", "h", "d"});
 
   std::vector<Tensor> inputs = {Q, K, V};
   if (masked_) inputs.push_back(mask);
@@ -188,7 +200,8 @@ void Attention::reference(const std::vector<int64_t>& s, const std::vector<const
                           std::vector<float>* tol) const {
   const int64_t Bn = s[0], S = s[1], T = s[2], H = s[3], D = s[4];
   const double scale = static_cast<float>(static_cast<double>(s[5]) * 1e-9);
-  const double u = kUnitRoundoff, gamma_d = summation_bound(static_cast<double>(D)), gamma_t = summation_bound(static_cast<double>(T));
+  const double u = kUnitRoundoff, gamma_d = summation_bound(static_cast<double>(D)),
+               gamma_t = summation_bound(static_cast<double>(T));
   out->assign(static_cast<size_t>(Bn * S * H * D), 0.0f);
   tol->assign(out->size(), 0.0f);
   auto at = [&](int64_t b, int64_t r, int64_t rows, int64_t h) { return ((b * rows + r) * H + h) * D; };
@@ -201,7 +214,8 @@ void Attention::reference(const std::vector<int64_t>& s, const std::vector<const
         for (int64_t t = 0; t < T; ++t) {
           const float* k = in[1] + at(b, t, T, h);
           double dot = 0, mag = 0;
-          for (int64_t j = 0; j < D; ++j) dot += static_cast<double>(q[j]) * k[j], mag += std::fabs(static_cast<double>(q[j]) * k[j]);
+          for (int64_t j = 0; j < D; ++j)
+            dot += static_cast<double>(q[j]) * k[j], mag += std::fabs(static_cast<double>(q[j]) * k[j]);
           logit[t] = scale * dot + (masked_ ? in[3][b * T + t] : 0.0);
           // The logit's float32 error: the dot product, the scaling, the mask add.
           err[t] = std::fabs(scale) * (gamma_d * mag + 2 * u * std::fabs(dot)) + 2 * u * std::fabs(logit[t]);
@@ -209,7 +223,8 @@ void Attention::reference(const std::vector<int64_t>& s, const std::vector<const
           worst = std::max(worst, err[t]);
         }
         double sum = 0, spread = 0;
-        for (int64_t t = 0; t < T; ++t) p[t] = std::exp(logit[t] - mx), sum += p[t], spread = std::max(spread, mx - logit[t]);
+        for (int64_t t = 0; t < T; ++t)
+          p[t] = std::exp(logit[t] - mx), sum += p[t], spread = std::max(spread, mx - logit[t]);
         // A probability's relative error: its own logit's and the max's error (through exp), the
         // exp itself, and the sum's (every term's error, the summation).
         const double p_rel = 3 * worst + (spread + 8) * u + gamma_t;

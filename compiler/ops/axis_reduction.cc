@@ -10,15 +10,17 @@ AxisReduction::AxisReduction(ir::ReduceKind kind, int64_t rows, int64_t cols, in
                              const std::function<Expr(Expr, Expr, Expr)>& source, const std::string& name)
     : rows_(rows), lanes_(lanes) {
   if (inner == 1) {
-    row_.emplace(kind, std::vector<int64_t>{rows, 1}, cols, lanes,
-                 [&](const te::Indices& r, Expr k) { return source(r[0], k, Expr(0)); }, name);
+    row_.emplace(
+        kind, std::vector<int64_t>{rows, 1}, cols, lanes,
+        [&](const te::Indices& r, Expr k) { return source(r[0], k, Expr(0)); }, name);
     result_ = row_->result();
     return;
   }
   ir::IterVar k = te::reduce_axis(cols, "k");
-  result_ = te::compute({rows, inner}, [&](const te::Indices& i) {
-    return ir::make_reduce(kind, source(i[0], ir::to_expr(k->var), i[1]), {k});
-  }, name, {"r", "i"});
+  result_ = te::compute(
+      {rows, inner},
+      [&](const te::Indices& i) { return ir::make_reduce(kind, source(i[0], ir::to_expr(k->var), i[1]), {k}); }, name,
+      {"r", "i"});
 }
 
 void AxisReduction::compute_root(schedule::Schedule& s, bool parallel) const {

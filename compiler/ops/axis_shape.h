@@ -20,7 +20,9 @@ class AxisOperator : public Operator {
   std::vector<std::string> shape_names() const override;
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override;
   std::string shape_text(const std::vector<int64_t>& s) const override;
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1], s[2]}}; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {{s[0], s[1], s[2]}};
+  }
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
 
  private:

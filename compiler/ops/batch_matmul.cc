@@ -35,7 +35,8 @@ class BatchMatmul : public Operator {
     return Operator::shape_from_named(with_default);
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {
-    std::string t = "B=" + std::to_string(s[0]) + ",M=" + std::to_string(s[1]) + ",N=" + std::to_string(s[2]) + ",K=" + std::to_string(s[3]);
+    std::string t = "B=" + std::to_string(s[0]) + ",M=" + std::to_string(s[1]) + ",N=" + std::to_string(s[2]) +
+                    ",K=" + std::to_string(s[3]);
     if (s[4] != kNoScale) t += ",scale_e9=" + std::to_string(s[4]);
     return t;
   }
@@ -55,10 +56,12 @@ class BatchMatmul : public Operator {
     auto nr = capped_choices({lanes, 2 * lanes, 3 * lanes, 4 * lanes}, N);
     auto uk = capped_choices({1, 2, 4, 8}, K);
     cs.add_knob("mr", mr, index_of_choice(mr, 6), "rows of the register tile of accumulators");
-    cs.add_knob("nr", nr, index_of_choice(nr, 2 * lanes), "columns of the register tile (multiples of the vector width)");
+    cs.add_knob("nr", nr, index_of_choice(nr, 2 * lanes),
+                "columns of the register tile (multiples of the vector width)");
     cs.add_knob("unroll_k", uk, 0, "unroll depth of the k loop inside a tile");
     cs.add_knob("pack_b", {Json(false), Json(true)}, nt_ ? 1 : 0, "pack B into [b][N/nr][K][nr] panels first");
-    cs.add_knob("parallel", {Json(false), Json(true)}, flops(s) >= (1 << 20) ? 1 : 0, "run the batch and tile rows on the thread pool");
+    cs.add_knob("parallel", {Json(false), Json(true)}, flops(s) >= (1 << 20) ? 1 : 0,
+                "run the batch and tile rows on the thread pool");
     return cs;
   }
 
@@ -84,7 +87,8 @@ class BatchMatmul : public Operator {
           }
           const double v = acc * scale;
           (*out)[(b * M + m) * N + n] = static_cast<float>(v);
-          (*tol)[(b * M + m) * N + n] = static_cast<float>(std::fabs(scale) * gamma * mag + 4 * u * std::fabs(v) + 1e-37);
+          (*tol)[(b * M + m) * N + n] =
+              static_cast<float>(std::fabs(scale) * gamma * mag + 4 * u * std::fabs(v) + 1e-37);
         }
       }
     }
@@ -94,7 +98,8 @@ class BatchMatmul : public Operator {
   bool nt_;
 };
 
-Scheduled BatchMatmul::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+Scheduled BatchMatmul::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
+                                const codegen::Target& t) const {
   const int64_t Bn = s[0], M = s[1], N = s[2], K = s[3];
   const bool scaled = s[4] != kNoScale;
   const int64_t lanes = std::max(1, t.float32_lanes());
@@ -109,17 +114,23 @@ Scheduled BatchMatmul::schedule(const std::vector<int64_t>& s, const space::Conf
   std::function<Expr(Expr, Expr, Expr)> b_at = b_src;
   if (pack_b) {
     const int64_t panels = (N + nr - 1) / nr;
-    packed = te::compute({Bn, panels, K, nr}, [&](const te::Indices& i) {
-      Expr n = i[1] * nr + i[3];
-      return N % nr == 0 ? b_src(i[0], i[2], n) : ir::make_select(n < N, b_src(i[0], i[2], ir::min(n, N - 1)), Expr(0.0f));
-    }, "B.packed", {"b", "np", "k", "ni"});
+    packed = te::compute({Bn, panels, K, nr},
+                         [&](const te::Indices& i) {
+                           Expr n = i[1] * nr + i[3];
+                           return N % nr == 0
+                                      ? b_src(i[0], i[2], n)
+                                      : ir::make_select(n < N, b_src(i[0], i[2], ir::min(n, N - 1)), Expr(0.0f));
+                         },
+                         "B.packed", {"b", "np", "k", "ni"});
     b_at = [&](Expr b, Expr k, Expr n) { return packed(b, ir::floordiv(n, nr), k, ir::floormod(n, nr)); };
   }
   ir::IterVar k = te::reduce_axis(K, "k");
-  Tensor C = te::compute({Bn, M, N}, [&](const te::Indices& i) {
-    Expr kv = ir::to_expr(k->var);
-    return te::sum(A(i[0], i[1], kv) * b_at(i[0], kv, i[2]), {k});
-  }, "C", {"b", "m", "n"});
+  Tensor C = te::compute({Bn, M, N},
+                         [&](const te::Indices& i) {
+                           Expr kv = ir::to_expr(k->var);
+                           return te::sum(A(i[0], i[1], kv) * b_at(i[0], kv, i[2]), {k});
+                         },
+                         "C", {"b", "m", "n"});
   Tensor out = C;
   if (scaled) {
     const Expr scale(static_cast<float>(static_cast<double>(s[4]) * 1e-9));

@@ -19,7 +19,9 @@ constexpr int kD = 3, kA = kD + kMaxRank;  // positions of d0 and a0 in the shap
 class Concat : public Operator {
  public:
   std::string name() const override { return "concat"; }
-  std::string description() const override { return "out = [x0, x1, ...] joined along `axis` (up to 8 inputs, rank <= 6)"; }
+  std::string description() const override {
+    return "out = [x0, x1, ...] joined along `axis` (up to 8 inputs, rank <= 6)";
+  }
   std::vector<std::string> shape_names() const override {
     std::vector<std::string> n = {"rank", "axis", "inputs"};
     append_numbered_names(&n, "d", kMaxRank);
@@ -30,12 +32,16 @@ class Concat : public Operator {
     reject_unknown_extents(*this, named, "rank, axis, inputs, d0..d5, a0..a7");
     auto need = [&](const std::string& n) {
       auto it = named.find(n);
-      if (it == named.end()) throw CompileError("op 'concat': extent " + n + "= is missing (e.g. rank=4,axis=1,inputs=2,d0=1,d2=28,d3=28,a0=64,a1=64)");
+      if (it == named.end())
+        throw CompileError("op 'concat': extent " + n +
+                           "= is missing (e.g. rank=4,axis=1,inputs=2,d0=1,d2=28,d3=28,a0=64,a1=64)");
       return it->second;
     };
     const int64_t rank = need("rank"), axis = need("axis"), inputs = need("inputs");
-    if (inputs < 1 || inputs > kMaxInputs) throw CompileError("op 'concat': extent inputs = " + std::to_string(inputs) + " is outside [1, 8]");
-    if (rank < 1 || rank > kMaxRank) throw CompileError("op 'concat': extent rank = " + std::to_string(rank) + " is outside [1, 6]");
+    if (inputs < 1 || inputs > kMaxInputs)
+      throw CompileError("op 'concat': extent inputs = " + std::to_string(inputs) + " is outside [1, 8]");
+    if (rank < 1 || rank > kMaxRank)
+      throw CompileError("op 'concat': extent rank = " + std::to_string(rank) + " is outside [1, 6]");
     std::vector<int64_t> shape = {rank, axis, inputs};
     int64_t sum = 0;
     for (int k = 0; k < inputs && k < kMaxInputs; ++k) sum += need("a" + std::to_string(k));
@@ -57,29 +63,38 @@ class Concat : public Operator {
     return shape;
   }
   void check_shape(const std::vector<int64_t>& s) const override {
-    auto fail = [&](const std::string& field, const std::string& why) { throw CompileError("op 'concat': extent " + field + " " + why); };
+    auto fail = [&](const std::string& field, const std::string& why) {
+      throw CompileError("op 'concat': extent " + field + " " + why);
+    };
     const int64_t rank = s[0], axis = s[1], inputs = s[2];
     if (rank < 1 || rank > kMaxRank) fail("rank", "= " + std::to_string(rank) + " is outside [1, 6]");
-    if (axis < 0 || axis >= rank) fail("axis", "= " + std::to_string(axis) + " is not an axis of rank " + std::to_string(rank));
+    if (axis < 0 || axis >= rank)
+      fail("axis", "= " + std::to_string(axis) + " is not an axis of rank " + std::to_string(rank));
     if (inputs < 1 || inputs > kMaxInputs) fail("inputs", "= " + std::to_string(inputs) + " is outside [1, 8]");
     int64_t sum = 0;
     for (int k = 0; k < kMaxInputs; ++k) {
       const int64_t a = s[kA + k];
       const std::string field = "a" + std::to_string(k);
-      if (k < inputs && (a <= 0 || a > (int64_t{1} << 31))) fail(field, "= " + std::to_string(a) + " must be positive and sane");
-      if (k >= inputs && a != 0) fail(field, "= " + std::to_string(a) + " is past the " + std::to_string(inputs) + " inputs (must be 0)");
+      if (k < inputs && (a <= 0 || a > (int64_t{1} << 31)))
+        fail(field, "= " + std::to_string(a) + " must be positive and sane");
+      if (k >= inputs && a != 0)
+        fail(field, "= " + std::to_string(a) + " is past the " + std::to_string(inputs) + " inputs (must be 0)");
       sum += a;
     }
     for (int k = 0; k < kMaxRank; ++k) {
       const int64_t d = s[kD + k];
       const std::string field = "d" + std::to_string(k);
       if (d <= 0 || d > (int64_t{1} << 31)) fail(field, "= " + std::to_string(d) + " must be positive and sane");
-      if (k >= rank && d != 1) fail(field, "= " + std::to_string(d) + " is past the rank " + std::to_string(rank) + " (must be 1)");
-      if (k == axis && d != sum) fail(field, "= " + std::to_string(d) + " is not the sum of a0..a" + std::to_string(inputs - 1) + " (" + std::to_string(sum) + ")");
+      if (k >= rank && d != 1)
+        fail(field, "= " + std::to_string(d) + " is past the rank " + std::to_string(rank) + " (must be 1)");
+      if (k == axis && d != sum)
+        fail(field, "= " + std::to_string(d) + " is not the sum of a0..a" + std::to_string(inputs - 1) + " (" +
+                        std::to_string(sum) + ")");
     }
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {
-    std::string t = "rank=" + std::to_string(s[0]) + ",axis=" + std::to_string(s[1]) + ",inputs=" + std::to_string(s[2]);
+    std::string t =
+        "rank=" + std::to_string(s[0]) + ",axis=" + std::to_string(s[1]) + ",inputs=" + std::to_string(s[2]);
     for (int k = 0; k < s[0]; ++k) {
       if (k != s[1]) t += ",d" + std::to_string(k) + "=" + std::to_string(s[kD + k]);
     }
@@ -104,7 +119,8 @@ class Concat : public Operator {
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target&) const override {
     space::ConfigSpace cs;
-    cs.add_knob("parallel", {Json(false), Json(true)}, s[0] > 1 && flops(s) >= (1 << 15) ? 1 : 0, "run the outer loop on the thread pool");
+    cs.add_knob("parallel", {Json(false), Json(true)}, s[0] > 1 && flops(s) >= (1 << 15) ? 1 : 0,
+                "run the outer loop on the thread pool");
     return cs;
   }
 
@@ -113,22 +129,26 @@ class Concat : public Operator {
     const int64_t lanes = std::max(1, t.float32_lanes());
     Scheduled result;
     const auto in_shapes = input_shapes(s);
-    for (int k = 0; k < inputs; ++k) result.inputs.push_back(te::placeholder(in_shapes[k], ir::DataType::float32(), "x" + std::to_string(k)));
-    te::Tensor y = te::compute(output_shape(s), [&](const te::Indices& j) {
-      // From the last input back: each earlier one takes over below its end on the axis. Indices
-      // are clamped into each input, so every select's both sides are in bounds.
-      std::vector<int64_t> start(static_cast<size_t>(inputs), 0);
-      for (int k = 1; k < inputs; ++k) start[k] = start[k - 1] + s[kA + k - 1];
-      auto read = [&](int k) {
-        te::Indices i = j;
-        i[axis] = ir::min(ir::max(j[axis] - start[k], Expr(0)), Expr(s[kA + k] - 1));
-        if (inputs == 1) i[axis] = j[axis];
-        return result.inputs[k](i);
-      };
-      Expr v = read(inputs - 1);
-      for (int k = inputs - 2; k >= 0; --k) v = ir::make_select(j[axis] < Expr(start[k] + s[kA + k]), read(k), v);
-      return v;
-    }, "Y");
+    for (int k = 0; k < inputs; ++k)
+      result.inputs.push_back(te::placeholder(in_shapes[k], ir::DataType::float32(), "x" + std::to_string(k)));
+    te::Tensor y = te::compute(
+        output_shape(s),
+        [&](const te::Indices& j) {
+          // From the last input back: each earlier one takes over below its end on the axis. Indices
+          // are clamped into each input, so every select's both sides are in bounds.
+          std::vector<int64_t> start(static_cast<size_t>(inputs), 0);
+          for (int k = 1; k < inputs; ++k) start[k] = start[k - 1] + s[kA + k - 1];
+          auto read = [&](int k) {
+            te::Indices i = j;
+            i[axis] = ir::min(ir::max(j[axis] - start[k], Expr(0)), Expr(s[kA + k] - 1));
+            if (inputs == 1) i[axis] = j[axis];
+            return result.inputs[k](i);
+          };
+          Expr v = read(inputs - 1);
+          for (int k = inputs - 2; k >= 0; --k) v = ir::make_select(j[axis] < Expr(start[k] + s[kA + k]), read(k), v);
+          return v;
+        },
+        "Y");
     result.outputs = {y};
     result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
     schedule::Stage& st = (*result.schedule)[y];

@@ -32,7 +32,8 @@ class Conv2d : public Operator {
 
   std::string name() const override { return name_; }
   std::string description() const override {
-    return "out[N,K,OH,OW] = " + describe_epilogue(epilogue_, "conv2d(data[N,C,H,W], weight[K,C/groups,R,S])", "bias[K]", "residual[N,K,OH,OW]");
+    return "out[N,K,OH,OW] = " + describe_epilogue(epilogue_, "conv2d(data[N,C,H,W], weight[K,C/groups,R,S])",
+                                                   "bias[K]", "residual[N,K,OH,OW]");
   }
   std::vector<std::string> shape_names() const override { return Conv2dShape::names(); }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
@@ -118,7 +119,6 @@ space::ConfigSpace Conv2d::config_space(const std::vector<int64_t>& s, const cod
   return cs;
 }
 
-
 Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
   const Conv2dShape sh = Conv2dShape::from_vector(s);
   const int64_t lanes = std::max(1, t.float32_lanes());
@@ -160,19 +160,23 @@ Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& c
   }
 
   IterVar rc = te::reduce_axis(CG, "rc"), ry = te::reduce_axis(sh.r, "ry"), rx = te::reduce_axis(sh.s, "rx");
-  Tensor conv = te::compute({sh.n, sh.k, OH, OW}, [&](const te::Indices& i) {
-    Expr c = ir::to_expr(rc->var);
-    if (sh.groups > 1) c = ir::floordiv(i[1], Expr(KG)) * Expr(CG) + c;
-    Expr iy = i[2] * Expr(sh.stride) + ir::to_expr(ry->var) * Expr(sh.dilation);
-    Expr ix = i[3] * Expr(sh.stride) + ir::to_expr(rx->var) * Expr(sh.dilation);
-    return te::sum(input_at(i[0], c, iy, ix) * weight(i[1], ir::to_expr(rc->var), ir::to_expr(ry->var), ir::to_expr(rx->var)),
-                   {rc, ry, rx});
-  }, "conv", {"n", "k", "y", "x"});
+  Tensor conv =
+      te::compute({sh.n, sh.k, OH, OW},
+                  [&](const te::Indices& i) {
+                    Expr c = ir::to_expr(rc->var);
+                    if (sh.groups > 1) c = ir::floordiv(i[1], Expr(KG)) * Expr(CG) + c;
+                    Expr iy = i[2] * Expr(sh.stride) + ir::to_expr(ry->var) * Expr(sh.dilation);
+                    Expr ix = i[3] * Expr(sh.stride) + ir::to_expr(rx->var) * Expr(sh.dilation);
+                    return te::sum(input_at(i[0], c, iy, ix) *
+                                       weight(i[1], ir::to_expr(rc->var), ir::to_expr(ry->var), ir::to_expr(rx->var)),
+                                   {rc, ry, rx});
+                  },
+                  "conv", {"n", "k", "y", "x"});
   Tensor out = conv;
   if (has_bias(epilogue_)) {
-    out = te::compute({sh.n, sh.k, OH, OW}, [&](const te::Indices& i) {
-      return epilogue(conv(i[0], i[1], i[2], i[3]), bias, residual, i);
-    }, "out", {"n", "k", "y", "x"});
+    out = te::compute({sh.n, sh.k, OH, OW},
+                      [&](const te::Indices& i) { return epilogue(conv(i[0], i[1], i[2], i[3]), bias, residual, i); },
+                      "out", {"n", "k", "y", "x"});
   }
 
   Scheduled result;
@@ -205,8 +209,10 @@ Scheduled Conv2d::schedule(const std::vector<int64_t>& s, const space::Config& c
   schedule::Stage& r = sch[tile];
   IterVar tn = r.axis(0), tk = r.axis(1), ty = r.axis(2), tx = r.axis(3);
   IterVar tc = r.reduce_axis(0), tr = r.reduce_axis(1), ts = r.reduce_axis(2);
-  if (taps_outer) r.reorder({tn, tr, ts, tc, tk, ty, tx});
-  else r.reorder({tn, tc, tr, ts, tk, ty, tx});
+  if (taps_outer)
+    r.reorder({tn, tr, ts, tc, tk, ty, tx});
+  else
+    r.reorder({tn, tc, tr, ts, tk, ty, tx});
   if (unroll_s) r.unroll(ts);
   r.unroll(tk);
   r.unroll(ty);

@@ -12,9 +12,9 @@
 #include "compiler/error.h"
 #include "compiler/ops/nchwc_epilogue.h"
 #include "compiler/ops/nchwc_operator.h"
-#include "compiler/ops/nchwc_shape.h"
-#include "compiler/ops/nchwc_schedule.h"
 #include "compiler/ops/nchwc_ops.h"
+#include "compiler/ops/nchwc_schedule.h"
+#include "compiler/ops/nchwc_shape.h"
 
 namespace tf::ops {
 namespace {
@@ -30,9 +30,9 @@ class Conv2dNchwc : public NchwcConvOperator<Conv2dNchwcShape> {
   using NchwcConvOperator::NchwcConvOperator;
 
   std::string description() const override {
-    return "out[N,K/ob,OH,OW,ob] = " +
-           describe_epilogue(epilogue_, "conv2d(data[N,C/ib,H,W,ib], weight[K/ob,C/ib,R,S,ib,ob])", "bias[K/ob,ob]",
-                             "residual[N,K/ob,OH,OW,ob]");
+    return "out[N,K/ob,OH,OW,ob] = " + describe_epilogue(epilogue_,
+                                                         "conv2d(data[N,C/ib,H,W,ib], weight[K/ob,C/ib,R,S,ib,ob])",
+                                                         "bias[K/ob,ob]", "residual[N,K/ob,OH,OW,ob]");
   }
 
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
@@ -46,7 +46,8 @@ class Conv2dNchwc : public NchwcConvOperator<Conv2dNchwcShape> {
   void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
                  std::vector<float>* tol) const override {
     conv2d_nchwc_reference(Conv2dNchwcShape::from_vector(s), in[0], in[1], has_bias(epilogue_) ? in[2] : nullptr,
-                           has_residual(epilogue_) ? in[3] : nullptr, has_relu(epilogue_), has_clip(epilogue_), out, tol);
+                           has_residual(epilogue_) ? in[3] : nullptr, has_relu(epilogue_), has_clip(epilogue_), out,
+                           tol);
   }
 };
 
@@ -59,7 +60,8 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   // rows (the late layers' 7 or 14 columns) whose one-row tile leaves registers unused.
   const bool row_tiles = rows_tiled(c);
   space::ConfigSpace cs;
-  const RegisterTile def = default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, t.vector_registers);
+  const RegisterTile def =
+      default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, t.vector_registers);
   // The register tile spans the shapes the micro-kernel can take up to twice the register file,
   // spilling ones included: which fits best depends on the layer and the board, and telling them
   // apart is the cost model's job.
@@ -67,7 +69,8 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   cs.add_knob("oc_blocks", kb, space::index_of_choice(kb, def.oc_blocks),
               "output-channel blocks (of ob) per micro-kernel: each shares one broadcast input value");
   auto ow = ow_tile_choices(c.ow());
-  cs.add_knob("ow_tile", ow, space::index_of_choice(ow, def.ow_tile), "output columns per micro-kernel (the register tile's width)");
+  cs.add_knob("ow_tile", ow, space::index_of_choice(ow, def.ow_tile),
+              "output columns per micro-kernel (the register tile's width)");
   auto oh = int_choices({1, 2, 4}, c.oh());
   cs.add_knob("oh_tile", oh, space::index_of_choice(oh, def.oh_tile),
               "output rows per micro-kernel: rows share the weight vectors (1x1 kernels, narrow rows)");
@@ -75,17 +78,21 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
     // Unrolled, neighbouring taps read the same inputs and LLVM keeps their broadcasts live across
     // the taps: with a full register tile that spills, so the default keeps kw a loop.
     cs.add_knob("unroll_kw", {Json(false), Json(true)}, 0,
-                "keep the kernel width a loop outside the input-channel block (kw, ic_inner) or unroll it inside (ic_inner, kw)");
+                "keep the kernel width a loop outside the input-channel block (kw, ic_inner) or unroll it inside "
+                "(ic_inner, kw)");
   }
   cs.add_knob("unroll_ic", divisor_choices({1, 2, 4}, std::min(sh.ib, c.c)), 0,
-              "input channels of a block unrolled together around the micro-kernel (more independent loads in flight, longer code)");
+              "input channels of a block unrolled together around the micro-kernel (more independent loads in flight, "
+              "longer code)");
   cs.add_knob("order", {Json("ic_kh"), Json("kh_ic")}, 0,
-              "reduction loops outside the micro-kernel: input-channel blocks then kernel rows (ic_kh) or kernel rows first (kh_ic)");
+              "reduction loops outside the micro-kernel: input-channel blocks then kernel rows (ic_kh) or kernel rows "
+              "first (kh_ic)");
   if (c.padded()) {
     // The default copies: the guarded read leaves interior tiles select-free only where the tile
     // loops are not fused into the parallel loop (partition_loops cannot cut a fused loop).
     cs.add_knob("pad", {Json("copy"), Json("inline")}, 0,
-                "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep and interior tiles drop (inline)");
+                "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep and interior "
+                "tiles drop (inline)");
   }
   // Many row tiles: share them out alone, so each thread's rows read each input row once for all its
   // channel blocks (a first layer's 112 rows: 2x the fused loop's speed at 2 threads). Few rows
@@ -96,7 +103,8 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   return cs;
 }
 
-Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
+                                const codegen::Target& t) const {
   const auto sh = Conv2dNchwcShape::from_vector(s);
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
@@ -119,13 +127,16 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
   // One reduction over the real input channels: a ragged last block is the tail of its split by
   // ib, so the padded channels are never read.
   IterVar rc = te::reduce_axis(c.c, "rc"), ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
-  Tensor conv = te::compute(sh.out_shape(), [&](const te::Indices& i) {
-    Expr ch = ir::to_expr(rc->var), ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
-    Expr cb = ir::floordiv(ch, Expr(sh.ib)), ci = ir::floormod(ch, Expr(sh.ib));
-    Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
-    Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
-    return te::sum(input.at(i[0], cb, iy, ix, ci) * weight(i[1], cb, ky, kx, ci, i[4]), {rc, ry, rx});
-  }, "conv", {"n", "ko", "y", "x", "l"});
+  Tensor conv =
+      te::compute(sh.out_shape(),
+                  [&](const te::Indices& i) {
+                    Expr ch = ir::to_expr(rc->var), ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
+                    Expr cb = ir::floordiv(ch, Expr(sh.ib)), ci = ir::floormod(ch, Expr(sh.ib));
+                    Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
+                    Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
+                    return te::sum(input.at(i[0], cb, iy, ix, ci) * weight(i[1], cb, ky, kx, ci, i[4]), {rc, ry, rx});
+                  },
+                  "conv", {"n", "ko", "y", "x", "l"});
   Tensor out = nchwc_output(epilogue_, conv, bias, residual, c.k, sh.ob);
 
   Scheduled result = make_scheduled({data, weight, bias, residual}, out);
@@ -138,8 +149,10 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
   IterVar tr = r.reduce_axis(1), ts = r.reduce_axis(2);
   auto [rc_i_o, rc_i_u] = r.split(rc_i, ic_unroll);
   std::vector<IterVar> order = kh_outer ? std::vector<IterVar>{tn, tr, rc_o} : std::vector<IterVar>{tn, rc_o, tr};
-  if (unroll_kw) order.insert(order.end(), {rc_i_o, rc_i_u, ts});
-  else order.insert(order.end(), {ts, rc_i_o, rc_i_u});
+  if (unroll_kw)
+    order.insert(order.end(), {rc_i_o, rc_i_u, ts});
+  else
+    order.insert(order.end(), {ts, rc_i_o, rc_i_u});
   order.insert(order.end(), {ty, tx, tk, tl});
   r.reorder(order);
   if (unroll_kw) r.unroll(ts);

@@ -10,8 +10,9 @@
 namespace tf::ops {
 
 const std::vector<std::string>& Conv2dShape::names() {
-  static const std::vector<std::string> n = {"n",      "c",        "h",      "w",       "k",        "r",          "s",
-                                             "stride", "dilation", "groups", "pad_top", "pad_left", "pad_bottom", "pad_right"};
+  static const std::vector<std::string> n = {"n",       "c",        "h",          "w",        "k",
+                                             "r",       "s",        "stride",     "dilation", "groups",
+                                             "pad_top", "pad_left", "pad_bottom", "pad_right"};
   return n;
 }
 
@@ -35,8 +36,9 @@ std::vector<int64_t> Conv2dShape::to_vector() const {
 }
 
 Conv2dShape Conv2dShape::from_named(const std::map<std::string, int64_t>& named) {
-  static const std::vector<std::string> known = {"n",        "c",      "h",       "w",        "k",          "r",        "s", "stride",
-                                                 "dilation", "groups", "pad",     "pad_top",  "pad_left",   "pad_bottom", "pad_right"};
+  static const std::vector<std::string> known = {"n",   "c",       "h",        "w",          "k",
+                                                 "r",   "s",       "stride",   "dilation",   "groups",
+                                                 "pad", "pad_top", "pad_left", "pad_bottom", "pad_right"};
   const NamedExtents e(named, known, "conv2d", "n=1,c=64,h=56,w=56,k=64,r=3,s=3,stride=1,pad=1");
   Conv2dShape s;
   s.n = e.get("n", 1);
@@ -58,25 +60,35 @@ void Conv2dShape::check(const std::string& op) const {
   auto fail = [&](const std::string& field, const std::string& why) {
     throw CompileError(op + " shape " + named() + ": " + field + " " + why);
   };
-  check_positive_extents({{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"k", k}, {"r", r}, {"s", s},
-                          {"stride", stride}, {"dilation", dilation}, {"groups", groups}}, fail);
+  check_positive_extents({{"n", n},
+                          {"c", c},
+                          {"h", h},
+                          {"w", w},
+                          {"k", k},
+                          {"r", r},
+                          {"s", s},
+                          {"stride", stride},
+                          {"dilation", dilation},
+                          {"groups", groups}},
+                         fail);
   check_pads({{"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}},
              int64_t{1} << 16, fail);
   if (c % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide c = " + std::to_string(c));
   if (k % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide k = " + std::to_string(k));
   if (dilation * (r - 1) + 1 > h + pad_top + pad_bottom) {
-    fail("r", "= " + std::to_string(r) + " (dilation " + std::to_string(dilation) + ") is taller than the padded input (" +
-                  std::to_string(h + pad_top + pad_bottom) + ")");
+    fail("r", "= " + std::to_string(r) + " (dilation " + std::to_string(dilation) +
+                  ") is taller than the padded input (" + std::to_string(h + pad_top + pad_bottom) + ")");
   }
   if (dilation * (s - 1) + 1 > w + pad_left + pad_right) {
-    fail("s", "= " + std::to_string(s) + " (dilation " + std::to_string(dilation) + ") is wider than the padded input (" +
-                  std::to_string(w + pad_left + pad_right) + ")");
+    fail("s", "= " + std::to_string(s) + " (dilation " + std::to_string(dilation) +
+                  ") is wider than the padded input (" + std::to_string(w + pad_left + pad_right) + ")");
   }
 }
 
 std::string Conv2dShape::named() const {
-  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) + ",w=" + std::to_string(w) +
-                  ",k=" + std::to_string(k) + ",r=" + std::to_string(r) + ",s=" + std::to_string(s);
+  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) +
+                  ",w=" + std::to_string(w) + ",k=" + std::to_string(k) + ",r=" + std::to_string(r) +
+                  ",s=" + std::to_string(s);
   if (stride != 1) t += ",stride=" + std::to_string(stride);
   if (dilation != 1) t += ",dilation=" + std::to_string(dilation);
   if (groups != 1) t += ",groups=" + std::to_string(groups);

@@ -13,14 +13,14 @@
 namespace tf::ops {
 
 struct Conv2dShape {
-  int64_t n = 1;                 // batch
-  int64_t c = 0;                 // input channels
-  int64_t h = 0, w = 0;          // input height and width
-  int64_t k = 0;                 // output channels
-  int64_t r = 0, s = 0;          // kernel height and width
+  int64_t n = 1;         // batch
+  int64_t c = 0;         // input channels
+  int64_t h = 0, w = 0;  // input height and width
+  int64_t k = 0;         // output channels
+  int64_t r = 0, s = 0;  // kernel height and width
   int64_t stride = 1;
   int64_t dilation = 1;
-  int64_t groups = 1;            // depthwise: groups == c (k = c * channel multiplier)
+  int64_t groups = 1;  // depthwise: groups == c (k = c * channel multiplier)
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
 
   // The positional order of a workload's shape vector (and of its db key).

@@ -82,7 +82,8 @@ class Conv2dTranspose : public Operator {
 
   std::string name() const override { return name_; }
   std::string description() const override {
-    return std::string("out[N,K,OH,OW] = conv_transpose(data[N,C,H,W], weight[C,K/group,R,S])") + (bias_ ? " + bias[K]" : "");
+    return std::string("out[N,K,OH,OW] = conv_transpose(data[N,C,H,W], weight[C,K/group,R,S])") +
+           (bias_ ? " + bias[K]" : "");
   }
   std::vector<std::string> shape_names() const override { return Conv2dTransposeShape::names(); }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
@@ -141,8 +142,9 @@ space::ConfigSpace Conv2dTranspose::config_space(const std::vector<int64_t>& s, 
   cs.add_knob("pack_weight", {Json(true), Json(false)}, 0,
               "repack the weight per call so a tile's weights are contiguous ([k/kb][c/group][r][s][kb])");
   if (sh.stride_w > 1) {
-    cs.add_knob("interleave", {Json("shuffle"), Json("scatter")}, 0,
-                "how the column phases reach the output: per-column copies LLVM turns into shuffles, or strided vector stores");
+    cs.add_knob(
+        "interleave", {Json("shuffle"), Json("scatter")}, 0,
+        "how the column phases reach the output: per-column copies LLVM turns into shuffles, or strided vector stores");
   }
   cs.add_knob("unroll_taps", {Json(true), Json(false)}, 0, "unroll the taps of a phase along the width");
   cs.add_knob("parallel", {Json("nky"), Json("nk"), Json("none")}, 0,
@@ -150,7 +152,8 @@ space::ConfigSpace Conv2dTranspose::config_space(const std::vector<int64_t>& s, 
   return cs;
 }
 
-Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
+                                    const codegen::Target& t) const {
   const Conv2dTransposeShape sh = shape(s);
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t kb = cfg.get_int("kb"), xw = cfg.get_int("xw"), yt = cfg.get_int("yt");
@@ -176,14 +179,16 @@ Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::
     return data(n, c, y + Expr(ay.lo), x + Expr(ax.lo));
   };
   if (ay.needs_padding() || ax.needs_padding()) {
-    padded = te::compute({sh.n, sh.c, ay.span, ax.span}, [&](const te::Indices& i) {
-      Expr y = i[2] + Expr(ay.lo), x = i[3] + Expr(ax.lo);
-      Expr inside = ir::logical_and(ir::logical_and(y >= Expr(int64_t{0}), y < Expr(sh.h)),
-                                    ir::logical_and(x >= Expr(int64_t{0}), x < Expr(sh.w)));
-      Expr cy = ir::min(ir::max(y, Expr(int64_t{0})), Expr(sh.h - 1));
-      Expr cx = ir::min(ir::max(x, Expr(int64_t{0})), Expr(sh.w - 1));
-      return ir::make_select(inside, data(i[0], i[1], cy, cx), Expr(0.0f));
-    }, "data.padded", {"n", "c", "y", "x"});
+    padded = te::compute({sh.n, sh.c, ay.span, ax.span},
+                         [&](const te::Indices& i) {
+                           Expr y = i[2] + Expr(ay.lo), x = i[3] + Expr(ax.lo);
+                           Expr inside = ir::logical_and(ir::logical_and(y >= Expr(int64_t{0}), y < Expr(sh.h)),
+                                                         ir::logical_and(x >= Expr(int64_t{0}), x < Expr(sh.w)));
+                           Expr cy = ir::min(ir::max(y, Expr(int64_t{0})), Expr(sh.h - 1));
+                           Expr cx = ir::min(ir::max(x, Expr(int64_t{0})), Expr(sh.w - 1));
+                           return ir::make_select(inside, data(i[0], i[1], cy, cx), Expr(0.0f));
+                         },
+                         "data.padded", {"n", "c", "y", "x"});
     source = [&](Expr n, Expr c, Expr y, Expr x) { return padded(n, c, y, x); };
   }
 
@@ -196,36 +201,44 @@ Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::
     return weight(c, sh.group > 1 ? ir::floormod(oc, Expr(KG)) : oc, ky, kx);
   };
   if (pack) {
-    packed = te::compute({(sh.k + kb - 1) / kb, CG, sh.r, sh.s, kb}, [&](const te::Indices& i) {
-      Expr oc = i[0] * Expr(kb) + i[4];
-      Expr v = weight_at(ir::min(oc, Expr(sh.k - 1)), i[1], i[2], i[3]);
-      return sh.k % kb == 0 ? v : ir::make_select(oc < Expr(sh.k), v, Expr(0.0f));
-    }, "weight.packed", {"ko", "c", "r", "s", "ki"});
+    packed = te::compute({(sh.k + kb - 1) / kb, CG, sh.r, sh.s, kb},
+                         [&](const te::Indices& i) {
+                           Expr oc = i[0] * Expr(kb) + i[4];
+                           Expr v = weight_at(ir::min(oc, Expr(sh.k - 1)), i[1], i[2], i[3]);
+                           return sh.k % kb == 0 ? v : ir::make_select(oc < Expr(sh.k), v, Expr(0.0f));
+                         },
+                         "weight.packed", {"ko", "c", "r", "s", "ki"});
     weight_at = [&](Expr oc, Expr ic, Expr ky, Expr kx) {
       return packed(ir::floordiv(oc, Expr(kb)), ic, ky, kx, ir::floormod(oc, Expr(kb)));
     };
   }
 
   IterVar rc = te::reduce_axis(CG, "rc"), ry = te::reduce_axis(ay.taps, "ry"), rx = te::reduce_axis(ax.taps, "rx");
-  Tensor phases = te::compute({sh.n, sh.k, U, SH, SW, UX}, [&](const te::Indices& i) {
-    Expr jy = ir::to_expr(ry->var), jx = ir::to_expr(rx->var), ic = ir::to_expr(rc->var);
-    Expr c = sh.group > 1 ? ir::floordiv(i[1], Expr(KG)) * Expr(CG) + ic : ic;
-    Expr ky = ay.tap(i[3], jy), kx = ax.tap(i[4], jx);
-    Expr w;
-    if (ay.exact() && ax.exact()) {
-      w = weight_at(i[1], ic, ky, kx);
-    } else {
-      Expr valid = ir::logical_and(ay.valid(i[3], jy), ax.valid(i[4], jx));
-      w = ir::make_select(valid, weight_at(i[1], ic, ir::min(ky, Expr(sh.r - 1)), ir::min(kx, Expr(sh.s - 1))), Expr(0.0f));
-    }
-    Expr x = source(i[0], c, ay.input(i[2], i[3], jy), ax.input(i[5], i[4], jx));
-    return te::sum(x * w, {rc, ry, rx});
-  }, "phases", {"n", "k", "u", "v", "vx", "ux"});
-  Tensor out = te::compute({sh.n, sh.k, OH, OW}, [&](const te::Indices& i) {
-    Expr v = phases(i[0], i[1], ir::floordiv(i[2], Expr(SH)), ir::floormod(i[2], Expr(SH)), ir::floormod(i[3], Expr(SW)),
-                    ir::floordiv(i[3], Expr(SW)));
-    return bias_ ? v + bias(i[1]) : v;
-  }, "out", {"n", "k", "y", "x"});
+  Tensor phases = te::compute(
+      {sh.n, sh.k, U, SH, SW, UX},
+      [&](const te::Indices& i) {
+        Expr jy = ir::to_expr(ry->var), jx = ir::to_expr(rx->var), ic = ir::to_expr(rc->var);
+        Expr c = sh.group > 1 ? ir::floordiv(i[1], Expr(KG)) * Expr(CG) + ic : ic;
+        Expr ky = ay.tap(i[3], jy), kx = ax.tap(i[4], jx);
+        Expr w;
+        if (ay.exact() && ax.exact()) {
+          w = weight_at(i[1], ic, ky, kx);
+        } else {
+          Expr valid = ir::logical_and(ay.valid(i[3], jy), ax.valid(i[4], jx));
+          w = ir::make_select(valid, weight_at(i[1], ic, ir::min(ky, Expr(sh.r - 1)), ir::min(kx, Expr(sh.s - 1))),
+                              Expr(0.0f));
+        }
+        Expr x = source(i[0], c, ay.input(i[2], i[3], jy), ax.input(i[5], i[4], jx));
+        return te::sum(x * w, {rc, ry, rx});
+      },
+      "phases", {"n", "k", "u", "v", "vx", "ux"});
+  Tensor out = te::compute({sh.n, sh.k, OH, OW},
+                           [&](const te::Indices& i) {
+                             Expr v = phases(i[0], i[1], ir::floordiv(i[2], Expr(SH)), ir::floormod(i[2], Expr(SH)),
+                                             ir::floormod(i[3], Expr(SW)), ir::floordiv(i[3], Expr(SW)));
+                             return bias_ ? v + bias(i[1]) : v;
+                           },
+                           "out", {"n", "k", "y", "x"});
 
   Scheduled result = make_scheduled({data, weight, bias}, out);
   schedule::Schedule& sch = *result.schedule;
@@ -268,8 +281,10 @@ Scheduled Conv2dTranspose::schedule(const std::vector<int64_t>& s, const space::
   schedule::Stage& p = sch[phases];
   IterVar pn = p.axis(0), pk = p.axis(1), pu = p.axis(2), pv = p.axis(3), pvx = p.axis(4), pux = p.axis(5);
   IterVar tc = p.reduce_axis(0), ty = p.reduce_axis(1), tx = p.reduce_axis(2);
-  if (taps_outer) p.reorder({pn, ty, tx, tc, pk, pu, pv, pvx, pux});
-  else p.reorder({pn, tc, ty, tx, pk, pu, pv, pvx, pux});
+  if (taps_outer)
+    p.reorder({pn, ty, tx, tc, pk, pu, pv, pvx, pux});
+  else
+    p.reorder({pn, tc, ty, tx, pk, pu, pv, pvx, pux});
   if (unroll_taps) p.unroll(tx);
   p.unroll(pk);
   p.unroll(pu);

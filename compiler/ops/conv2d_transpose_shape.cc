@@ -11,16 +11,19 @@
 namespace tf::ops {
 
 const std::vector<std::string>& Conv2dTransposeShape::names() {
+  // clang-format off
   static const std::vector<std::string> n = {"n",          "c",          "h",          "w",       "k",
                                              "r",          "s",          "group",      "stride_h", "stride_w",
                                              "dilation_h", "dilation_w", "pad_top",    "pad_left", "pad_bottom",
                                              "pad_right",  "output_padding_h", "output_padding_w"};
+  // clang-format on
   return n;
 }
 
 Conv2dTransposeShape Conv2dTransposeShape::from_vector(const std::vector<int64_t>& v) {
   if (v.size() != names().size()) {
-    throw CompileError("conv2d_transpose takes " + std::to_string(names().size()) + " extents, got " + std::to_string(v.size()));
+    throw CompileError("conv2d_transpose takes " + std::to_string(names().size()) + " extents, got " +
+                       std::to_string(v.size()));
   }
   Conv2dTransposeShape s;
   s.n = v[0], s.c = v[1], s.h = v[2], s.w = v[3], s.k = v[4], s.r = v[5], s.s = v[6], s.group = v[7];
@@ -31,8 +34,24 @@ Conv2dTransposeShape Conv2dTransposeShape::from_vector(const std::vector<int64_t
 }
 
 std::vector<int64_t> Conv2dTransposeShape::to_vector() const {
-  return {n,        c,          h,          w,       k,        r,          s,         group,            stride_h,
-          stride_w, dilation_h, dilation_w, pad_top, pad_left, pad_bottom, pad_right, output_padding_h, output_padding_w};
+  return {n,
+          c,
+          h,
+          w,
+          k,
+          r,
+          s,
+          group,
+          stride_h,
+          stride_w,
+          dilation_h,
+          dilation_w,
+          pad_top,
+          pad_left,
+          pad_bottom,
+          pad_right,
+          output_padding_h,
+          output_padding_w};
 }
 
 Conv2dTransposeShape Conv2dTransposeShape::from_named(const std::map<std::string, int64_t>& named) {
@@ -48,7 +67,8 @@ Conv2dTransposeShape Conv2dTransposeShape::from_named(const std::map<std::string
   s.r = e.get("r", std::nullopt);
   s.s = e.get("s", std::nullopt);
   s.group = e.get("group", 1);
-  const int64_t stride = e.get("stride", 1), dilation = e.get("dilation", 1), output_padding = e.get("output_padding", 0);
+  const int64_t stride = e.get("stride", 1), dilation = e.get("dilation", 1),
+                output_padding = e.get("output_padding", 0);
   s.stride_h = e.get("stride_h", stride);
   s.stride_w = e.get("stride_w", stride);
   s.dilation_h = e.get("dilation_h", dilation);
@@ -64,13 +84,23 @@ void Conv2dTransposeShape::check(const std::string& op) const {
   auto fail = [&](const std::string& field, const std::string& why) {
     throw CompileError(op + " shape " + named() + ": " + field + " " + why);
   };
-  check_positive_extents({{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"k", k}, {"r", r}, {"s", s}, {"group", group},
-                          {"stride_h", stride_h}, {"stride_w", stride_w}, {"dilation_h", dilation_h}, {"dilation_w", dilation_w}},
+  check_positive_extents({{"n", n},
+                          {"c", c},
+                          {"h", h},
+                          {"w", w},
+                          {"k", k},
+                          {"r", r},
+                          {"s", s},
+                          {"group", group},
+                          {"stride_h", stride_h},
+                          {"stride_w", stride_w},
+                          {"dilation_h", dilation_h},
+                          {"dilation_w", dilation_w}},
                          fail);
   // Pads may be negative: an output_shape larger than the natural one resolves to them.
   const int64_t limit = int64_t{1} << 16;
-  for (const auto& [field, value] : ExtentFields{{"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom},
-                                                 {"pad_right", pad_right}}) {
+  for (const auto& [field, value] : ExtentFields{
+           {"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}}) {
     if (value < -limit || value > limit) fail(field, "= " + std::to_string(value) + " is absurdly large");
   }
   check_pads({{"output_padding_h", output_padding_h}, {"output_padding_w", output_padding_w}}, limit, fail);
@@ -86,16 +116,17 @@ std::string Conv2dTransposeShape::named() const {
     if (a == b) return a == fallback ? "" : "," + name + "=" + std::to_string(a);
     return "," + name + "_h=" + std::to_string(a) + "," + name + "_w=" + std::to_string(b);
   };
-  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) + ",w=" + std::to_string(w) +
-                  ",k=" + std::to_string(k) + ",r=" + std::to_string(r) + ",s=" + std::to_string(s);
+  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) +
+                  ",w=" + std::to_string(w) + ",k=" + std::to_string(k) + ",r=" + std::to_string(r) +
+                  ",s=" + std::to_string(s);
   if (group != 1) t += ",group=" + std::to_string(group);
   t += pair("stride", stride_h, stride_w, 1) + pair("dilation", dilation_h, dilation_w, 1);
   t += pads_text(pad_top, pad_left, pad_bottom, pad_right);
   return t + pair("output_padding", output_padding_h, output_padding_w, 0);
 }
 
-void conv2d_transpose_reference(const Conv2dTransposeShape& sh, const float* input, const float* weight, const float* bias,
-                                std::vector<float>* output, std::vector<float>* tolerance) {
+void conv2d_transpose_reference(const Conv2dTransposeShape& sh, const float* input, const float* weight,
+                                const float* bias, std::vector<float>* output, std::vector<float>* tolerance) {
   const int64_t OH = sh.oh(), OW = sh.ow(), CG = sh.c_per_group(), KG = sh.k_per_group();
   const size_t total = static_cast<size_t>(sh.n * sh.k * OH * OW);
   std::vector<double> acc(total, 0.0), mag(total, 0.0);

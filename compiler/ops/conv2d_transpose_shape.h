@@ -54,7 +54,7 @@ struct Conv2dTransposeShape {
 
 // In double precision from float input [n,c,h,w] and weight [c, k/group, r, s] (bias [k] or
 // null): the output [n,k,oh,ow] and per element the bound a correct float32 kernel stays within.
-void conv2d_transpose_reference(const Conv2dTransposeShape& sh, const float* input, const float* weight, const float* bias,
-                                std::vector<float>* output, std::vector<float>* tolerance);
+void conv2d_transpose_reference(const Conv2dTransposeShape& sh, const float* input, const float* weight,
+                                const float* bias, std::vector<float>* output, std::vector<float>* tolerance);
 
 }  // namespace tf::ops

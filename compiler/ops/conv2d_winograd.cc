@@ -19,8 +19,8 @@
 #include "compiler/error.h"
 #include "compiler/ops/nchwc_epilogue.h"
 #include "compiler/ops/nchwc_operator.h"
-#include "compiler/ops/nchwc_schedule.h"
 #include "compiler/ops/nchwc_ops.h"
+#include "compiler/ops/nchwc_schedule.h"
 #include "compiler/ops/winograd.h"
 
 namespace tf::ops {
@@ -35,16 +35,20 @@ using te::Tensor;
 Expr combine(const std::vector<double>& row, const std::function<Expr(int64_t)>& term) {
   std::vector<int64_t> order;
   for (size_t j = 0; j < row.size(); ++j) {
-    if (row[j] > 0) order.insert(order.begin(), static_cast<int64_t>(j));
-    else if (row[j] < 0) order.push_back(static_cast<int64_t>(j));
+    if (row[j] > 0)
+      order.insert(order.begin(), static_cast<int64_t>(j));
+    else if (row[j] < 0)
+      order.push_back(static_cast<int64_t>(j));
   }
   Expr acc;
   for (int64_t j : order) {
     const double c = row[static_cast<size_t>(j)];
     Expr t = term(j);
     if (std::fabs(c) != 1.0) t = t * ir::make_float(std::fabs(c));
-    if (!acc.get()) acc = c > 0 ? t : ir::make_float(0.0) - t;
-    else acc = c > 0 ? acc + t : acc - t;
+    if (!acc.get())
+      acc = c > 0 ? t : ir::make_float(0.0) - t;
+    else
+      acc = c > 0 ? acc + t : acc - t;
   }
   return acc.get() ? acc : ir::make_float(0.0);
 }
@@ -65,7 +69,8 @@ Expr sandwich(const std::vector<std::vector<double>>& tt, const Expr& row, const
   const int64_t n = static_cast<int64_t>(tt.size());
   return pick(row, n, [&](int64_t a) {
     return combine(tt[static_cast<size_t>(a)], [&](int64_t p) {
-      return pick(col, n, [&](int64_t b) { return combine(tt[static_cast<size_t>(b)], [&](int64_t q) { return x(p, q); }); });
+      return pick(col, n,
+                  [&](int64_t b) { return combine(tt[static_cast<size_t>(b)], [&](int64_t q) { return x(p, q); }); });
     });
   });
 }
@@ -104,8 +109,8 @@ class Conv2dWinograd : public NchwcConvOperator<Conv2dWinogradShape> {
 
   std::string description() const override {
     return "out[N,K/ob,OH,OW,ob] = " +
-           describe_epilogue(epilogue_, "winograd_F(m,3)(data[N,C/ib,H,W,ib], U[m+2,m+2,K/ob,C/ib,ib,ob])", "bias[K/ob,ob]",
-                             "residual[N,K/ob,OH,OW,ob]");
+           describe_epilogue(epilogue_, "winograd_F(m,3)(data[N,C/ib,H,W,ib], U[m+2,m+2,K/ob,C/ib,ib,ob])",
+                             "bias[K/ob,ob]", "residual[N,K/ob,OH,OW,ob]");
   }
 
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
@@ -119,7 +124,8 @@ class Conv2dWinograd : public NchwcConvOperator<Conv2dWinogradShape> {
   void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
                  std::vector<float>* tol) const override {
     conv2d_winograd_reference(Conv2dWinogradShape::from_vector(s), in[0], in[1], has_bias(epilogue_) ? in[2] : nullptr,
-                              has_residual(epilogue_) ? in[3] : nullptr, has_relu(epilogue_), has_clip(epilogue_), out, tol);
+                              has_residual(epilogue_) ? in[3] : nullptr, has_relu(epilogue_), has_clip(epilogue_), out,
+                              tol);
   }
 };
 
@@ -137,22 +143,25 @@ space::ConfigSpace Conv2dWinograd::config_space(const std::vector<int64_t>& s, c
   auto kb = int_choices({1, 2, 4}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, space::index_of_choice(kb, def.oc_blocks),
               "output-channel blocks (of ob) per GEMM block: each shares one broadcast V value");
-  cs.add_knob("unroll_ic", divisor_choices({1, 2, 4}, std::min(sh.ib, sh.conv.c)), 0,
-              "input channels of a block unrolled together in the GEMM (more independent loads in flight, longer code)");
+  cs.add_knob(
+      "unroll_ic", divisor_choices({1, 2, 4}, std::min(sh.ib, sh.conv.c)), 0,
+      "input channels of a block unrolled together in the GEMM (more independent loads in flight, longer code)");
   // Tiles outermost reads all of U again per tile block, channel blocks outermost all of V again
   // per channel block: the default re-reads the smaller, (m+2)^2 k c floats against (m+2)^2 c x
   // tiles (late layers have few tiles and many channels).
   const int64_t tiles = sh.conv.n * sh.tiles_h() * sh.tiles_w();
-  cs.add_knob("order", {Json("tiles_k"), Json("k_tiles")}, sh.conv.k > tiles ? 1 : 0,
-              "tile blocks outermost with each block's input transform computed once inside (tiles_k), or output-channel "
-              "blocks outermost over an input transform of the whole image made first (k_tiles: U's slice stays in cache)");
+  cs.add_knob(
+      "order", {Json("tiles_k"), Json("k_tiles")}, sh.conv.k > tiles ? 1 : 0,
+      "tile blocks outermost with each block's input transform computed once inside (tiles_k), or output-channel "
+      "blocks outermost over an input transform of the whole image made first (k_tiles: U's slice stays in cache)");
   cs.add_knob("parallel", {Json("outer"), Json("none")}, 0,
               "the parallel loop: batch x tile-block rows (tiles_k) or batch x channel blocks (k_tiles), or none");
   limit_register_tile(cs, {"tile_w", "tile_h", "oc_blocks"}, ceil_div(sh.ob, lanes), t.vector_registers);
   return cs;
 }
 
-Scheduled Conv2dWinograd::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+Scheduled Conv2dWinograd::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
+                                   const codegen::Target& t) const {
   const auto sh = Conv2dWinogradShape::from_vector(s);
   const Conv2dShape& c = sh.conv;
   const WinogradMatrices& wm = winograd_matrices(sh.m);
@@ -177,27 +186,34 @@ Scheduled Conv2dWinograd::schedule(const std::vector<int64_t>& s, const space::C
   covered.pad_right = tw * m + 2 - c.w - c.pad_left;
   const NchwcInput input = nchwc_input(data, covered, covered.padded());
 
-  Tensor v = te::compute({alpha, alpha, sh.c_blocks(), c.n, th, tw, sh.ib}, [&](const te::Indices& i) {
-    return sandwich(wm.bt, i[0], i[1], [&](int64_t p, int64_t q) {
-      return input.at(i[3], i[2], i[4] * Expr(m) + Expr(p), i[5] * Expr(m) + Expr(q), i[6]);
-    });
-  }, "winograd.V", {"a", "b", "cb", "n", "ty", "tx", "ci"});
+  Tensor v = te::compute({alpha, alpha, sh.c_blocks(), c.n, th, tw, sh.ib},
+                         [&](const te::Indices& i) {
+                           return sandwich(wm.bt, i[0], i[1], [&](int64_t p, int64_t q) {
+                             return input.at(i[3], i[2], i[4] * Expr(m) + Expr(p), i[5] * Expr(m) + Expr(q), i[6]);
+                           });
+                         },
+                         "winograd.V", {"a", "b", "cb", "n", "ty", "tx", "ci"});
 
   // One reduction over the real input channels: a ragged last block is the tail of its split.
   IterVar rc = te::reduce_axis(c.c, "rc");
-  Tensor gemm = te::compute({alpha, alpha, sh.k_blocks(), c.n, th, tw, sh.ob}, [&](const te::Indices& i) {
-    Expr ch = ir::to_expr(rc->var);
-    Expr cb = ir::floordiv(ch, Expr(sh.ib)), ci = ir::floormod(ch, Expr(sh.ib));
-    return te::sum(v(i[0], i[1], cb, i[3], i[4], i[5], ci) * weight(i[0], i[1], i[2], cb, ci, i[6]), {rc});
-  }, "winograd.M", {"a", "b", "kb", "n", "ty", "tx", "l"});
+  Tensor gemm = te::compute(
+      {alpha, alpha, sh.k_blocks(), c.n, th, tw, sh.ob},
+      [&](const te::Indices& i) {
+        Expr ch = ir::to_expr(rc->var);
+        Expr cb = ir::floordiv(ch, Expr(sh.ib)), ci = ir::floormod(ch, Expr(sh.ib));
+        return te::sum(v(i[0], i[1], cb, i[3], i[4], i[5], ci) * weight(i[0], i[1], i[2], cb, ci, i[6]), {rc});
+      },
+      "winograd.M", {"a", "b", "kb", "n", "ty", "tx", "l"});
 
-  Tensor out = te::compute(sh.out_shape(), [&](const te::Indices& i) {
-    Expr ty = ir::floordiv(i[2], Expr(m)), tx = ir::floordiv(i[3], Expr(m));
-    Expr y = sandwich(wm.at, ir::floormod(i[2], Expr(m)), ir::floormod(i[3], Expr(m)), [&](int64_t p, int64_t q) {
-      return gemm(Expr(p), Expr(q), i[1], i[0], ty, tx, i[4]);
-    });
-    return apply_nchwc_epilogue(epilogue_, y, bias, residual, i, c.k, sh.ob);
-  }, "out", {"n", "ko", "y", "x", "l"});
+  Tensor out = te::compute(
+      sh.out_shape(),
+      [&](const te::Indices& i) {
+        Expr ty = ir::floordiv(i[2], Expr(m)), tx = ir::floordiv(i[3], Expr(m));
+        Expr y = sandwich(wm.at, ir::floormod(i[2], Expr(m)), ir::floormod(i[3], Expr(m)),
+                          [&](int64_t p, int64_t q) { return gemm(Expr(p), Expr(q), i[1], i[0], ty, tx, i[4]); });
+        return apply_nchwc_epilogue(epilogue_, y, bias, residual, i, c.k, sh.ob);
+      },
+      "out", {"n", "ko", "y", "x", "l"});
 
   Scheduled result = make_scheduled({data, weight, bias, residual}, out);
   schedule::Schedule& sch = *result.schedule;
@@ -211,8 +227,10 @@ Scheduled Conv2dWinograd::schedule(const std::vector<int64_t>& s, const space::C
   auto [y_b, y_bi] = o.split(y_t, ty_block);
   auto [x_b, x_bi] = o.split(x_t, tx_block);
   IterVar n = o.axis(0), l = o.axis(4);
-  if (tiles_outer) o.reorder({n, y_b, x_b, k_o, k_i, y_bi, x_bi, y_i, x_i, l});
-  else o.reorder({n, k_o, y_b, x_b, k_i, y_bi, x_bi, y_i, x_i, l});
+  if (tiles_outer)
+    o.reorder({n, y_b, x_b, k_o, k_i, y_bi, x_bi, y_i, x_i, l});
+  else
+    o.reorder({n, k_o, y_b, x_b, k_i, y_bi, x_bi, y_i, x_i, l});
   o.unroll(y_i);
   o.unroll(x_i);
   vectorize_lanes(o, l, sh.ob, lanes);

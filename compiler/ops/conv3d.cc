@@ -74,7 +74,8 @@ Scheduled Conv3d::schedule(const std::vector<int64_t>& s, const space::Config& c
   Conv3dTile tile;
   tile.out_shape = sh.output_shape();
   tile.groups = sh.groups, tile.c_per_group = sh.c_per_group(), tile.k_per_group = sh.k_per_group();
-  for (int a = 0; a < 3; ++a) tile.kernel[a] = ax[a].kernel, tile.stride[a] = ax[a].stride, tile.dilation[a] = ax[a].dilation;
+  for (int a = 0; a < 3; ++a)
+    tile.kernel[a] = ax[a].kernel, tile.stride[a] = ax[a].stride, tile.dilation[a] = ax[a].dilation;
   tile.data = te::placeholder(sh.input_shape(), f32, "data");
   tile.weight = te::placeholder(sh.weight_shape(), f32, "weight");
   if (bias_) tile.bias = te::placeholder({sh.k}, f32, "bias");
@@ -86,7 +87,6 @@ Scheduled Conv3d::schedule(const std::vector<int64_t>& s, const space::Config& c
   tile.weight_at = [weight](Expr k, Expr c, Expr kz, Expr ky, Expr kx) { return weight(k, c, kz, ky, kx); };
   return schedule_conv3d_tile(tile, cfg, t);
 }
-
 
 }  // namespace
 
@@ -102,7 +102,8 @@ space::ConfigSpace conv3d_tile_space(int64_t k, int64_t ow, const codegen::Targe
   const int64_t vectors = (xw[default_xw].get<int64_t>() + lanes - 1) / lanes;
   auto kb = space::capped_choices({1, 2, 4, 8, 16}, k);
   // About 16 accumulator vectors by default, as conv2d.
-  cs.add_knob("kb", kb, space::index_of_choice(kb, std::max<int64_t>(1, 16 / vectors)), "output channels per register tile");
+  cs.add_knob("kb", kb, space::index_of_choice(kb, std::max<int64_t>(1, 16 / vectors)),
+              "output channels per register tile");
   cs.add_knob("xw", xw, default_xw, "output columns per register tile, vectorized (NCDHW's contiguous dimension)");
   cs.add_knob("parallel", {Json("nkd"), Json("nk"), Json("none")}, 0,
               "loops the thread pool shares out: batch x channel blocks x output depth, batch x channel blocks, none");
@@ -116,21 +117,29 @@ Scheduled schedule_conv3d_tile(const Conv3dTile& t, const space::Config& cfg, co
   const Tensor source = t.source.op() ? t.source : t.data;
 
   IterVar rc = te::reduce_axis(t.c_per_group, "rc");
-  IterVar rk[3] = {te::reduce_axis(t.kernel[0], "rz"), te::reduce_axis(t.kernel[1], "ry"), te::reduce_axis(t.kernel[2], "rx")};
-  Tensor conv = te::compute(t.out_shape, [&](const te::Indices& i) {
-    Expr c = ir::to_expr(rc->var);
-    if (t.groups > 1) c = ir::floordiv(i[1], Expr(t.k_per_group)) * Expr(t.c_per_group) + c;
-    std::vector<Expr> at = {i[0], c};
-    for (int a = 0; a < 3; ++a) at.push_back(i[2 + a] * Expr(t.stride[a]) + ir::to_expr(rk[a]->var) * Expr(t.dilation[a]));
-    Expr w = t.weight_at(i[1], ir::to_expr(rc->var), ir::to_expr(rk[0]->var), ir::to_expr(rk[1]->var), ir::to_expr(rk[2]->var));
-    return te::sum(source(at) * w, {rc, rk[0], rk[1], rk[2]});
-  }, "conv", {"n", "k", "z", "y", "x"});
+  IterVar rk[3] = {te::reduce_axis(t.kernel[0], "rz"), te::reduce_axis(t.kernel[1], "ry"),
+                   te::reduce_axis(t.kernel[2], "rx")};
+  Tensor conv =
+      te::compute(t.out_shape,
+                  [&](const te::Indices& i) {
+                    Expr c = ir::to_expr(rc->var);
+                    if (t.groups > 1) c = ir::floordiv(i[1], Expr(t.k_per_group)) * Expr(t.c_per_group) + c;
+                    std::vector<Expr> at = {i[0], c};
+                    for (int a = 0; a < 3; ++a)
+                      at.push_back(i[2 + a] * Expr(t.stride[a]) + ir::to_expr(rk[a]->var) * Expr(t.dilation[a]));
+                    Expr w = t.weight_at(i[1], ir::to_expr(rc->var), ir::to_expr(rk[0]->var), ir::to_expr(rk[1]->var),
+                                         ir::to_expr(rk[2]->var));
+                    return te::sum(source(at) * w, {rc, rk[0], rk[1], rk[2]});
+                  },
+                  "conv", {"n", "k", "z", "y", "x"});
   Tensor out = conv;
   if (t.bias.op()) {
-    out = te::compute(t.out_shape, [&](const te::Indices& i) {
-      Expr v = conv(i) + t.bias(i[1]);
-      return t.relu ? ir::max(v, Expr(0.0f)) : v;
-    }, "out", {"n", "k", "z", "y", "x"});
+    out = te::compute(t.out_shape,
+                      [&](const te::Indices& i) {
+                        Expr v = conv(i) + t.bias(i[1]);
+                        return t.relu ? ir::max(v, Expr(0.0f)) : v;
+                      },
+                      "out", {"n", "k", "z", "y", "x"});
   }
 
   Scheduled result = make_scheduled({t.data, t.weight, t.bias}, out);

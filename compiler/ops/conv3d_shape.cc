@@ -65,7 +65,9 @@ int64_t Conv3dShape::flops() const {
 }
 
 void Conv3dShape::check(const std::string& op) const {
-  auto fail = [&](const std::string& field, const std::string& why) { throw CompileError(op + " shape " + named() + ": " + field + " " + why); };
+  auto fail = [&](const std::string& field, const std::string& why) {
+    throw CompileError(op + " shape " + named() + ": " + field + " " + why);
+  };
   check_positive_extents({{"n", n}, {"c", c}, {"k", k}, {"groups", groups}}, fail);
   check_window3d(ax, fail);
   if (c % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide c = " + std::to_string(c));
@@ -73,8 +75,8 @@ void Conv3dShape::check(const std::string& op) const {
 }
 
 std::string Conv3dShape::named() const {
-  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + window3d_in_text(ax) + ",k=" + std::to_string(k) +
-                  window3d_kernel_text(ax);
+  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + window3d_in_text(ax) +
+                  ",k=" + std::to_string(k) + window3d_kernel_text(ax);
   if (groups != 1) t += ",groups=" + std::to_string(groups);
   return t + window3d_rest_text(ax);
 }
@@ -110,8 +112,9 @@ void conv3d_reference(const Conv3dShape& sh, const float* input, const float* we
                     const int64_t ix = x * ax.stride + kx * ax.dilation - ax.pad_begin;
                     if (ix < 0 || ix >= ax.in) continue;
                     const int64_t c = g * CG + ic;
-                    const double p = static_cast<double>(input[(((b * sh.c + c) * az.in + iz) * ay.in + iy) * ax.in + ix]) *
-                                     weight[(((oc * CG + ic) * az.kernel + kz) * ay.kernel + ky) * ax.kernel + kx];
+                    const double p =
+                        static_cast<double>(input[(((b * sh.c + c) * az.in + iz) * ay.in + iy) * ax.in + ix]) *
+                        weight[(((oc * CG + ic) * az.kernel + kz) * ay.kernel + ky) * ax.kernel + kx];
                     acc += p;
                     mag += std::fabs(p);
                   }

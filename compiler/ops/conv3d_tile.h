@@ -17,7 +17,7 @@ struct Conv3dTile {
   std::array<int64_t, 3> kernel{}, stride{}, dilation{};
   te::Tensor data, weight, bias;  // the kernel's arguments (bias may be absent)
   bool relu = false;
-  te::Tensor source;              // a stage made from data, or none: data itself
+  te::Tensor source;  // a stage made from data, or none: data itself
   std::function<ir::Expr(ir::Expr k, ir::Expr c_in_group, ir::Expr kz, ir::Expr ky, ir::Expr kx)> weight_at;
 };
 

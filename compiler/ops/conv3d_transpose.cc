@@ -42,7 +42,9 @@ struct Conv3dTransposeShape {
     return v;
   }
   static Conv3dTransposeShape from_vector(const std::vector<int64_t>& v) {
-    if (v.size() != names().size()) throw CompileError("conv3d_transpose takes " + std::to_string(names().size()) + " extents, got " + std::to_string(v.size()));
+    if (v.size() != names().size())
+      throw CompileError("conv3d_transpose takes " + std::to_string(names().size()) + " extents, got " +
+                         std::to_string(v.size()));
     Conv3dTransposeShape s;
     s.n = v[0], s.c = v[1], s.k = v[5], s.groups = v[9];
     s.ax = window3d_from_vector(v, 2, 6, 10);
@@ -78,7 +80,8 @@ struct Conv3dTransposeShape {
   int64_t c_per_group() const { return c / groups; }
   int64_t k_per_group() const { return k / groups; }
   int64_t out(int a) const {
-    return (ax[a].in - 1) * ax[a].stride + output_padding[a] + (ax[a].kernel - 1) * ax[a].dilation + 1 - ax[a].pad_begin - ax[a].pad_end;
+    return (ax[a].in - 1) * ax[a].stride + output_padding[a] + (ax[a].kernel - 1) * ax[a].dilation + 1 -
+           ax[a].pad_begin - ax[a].pad_end;
   }
   // Zeros in front of the spread input: the flipped kernel's first tap meets output 0 there.
   int64_t front(int a) const { return (ax[a].kernel - 1) * ax[a].dilation - ax[a].pad_begin; }
@@ -86,10 +89,13 @@ struct Conv3dTransposeShape {
   std::vector<int64_t> weight_shape() const { return {c, k_per_group(), ax[0].kernel, ax[1].kernel, ax[2].kernel}; }
   std::vector<int64_t> output_shape() const { return {n, k, out(0), out(1), out(2)}; }
   // The products ONNX's definition does (every input element by every tap), not the spread form's.
-  int64_t flops() const { return 2 * n * k * c_per_group() * ax[0].in * ax[1].in * ax[2].in * ax[0].kernel * ax[1].kernel * ax[2].kernel; }
+  int64_t flops() const {
+    return 2 * n * k * c_per_group() * ax[0].in * ax[1].in * ax[2].in * ax[0].kernel * ax[1].kernel * ax[2].kernel;
+  }
 
   std::string named() const {
-    std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + window3d_in_text(ax) + ",k=" + std::to_string(k) + window3d_kernel_text(ax);
+    std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + window3d_in_text(ax) +
+                    ",k=" + std::to_string(k) + window3d_kernel_text(ax);
     if (groups != 1) t += ",groups=" + std::to_string(groups);
     t += window3d_rest_text(ax);
     for (int a = 0; a < 3; ++a) {
@@ -98,7 +104,9 @@ struct Conv3dTransposeShape {
     return t;
   }
   void check(const std::string& op) const {
-    auto fail = [&](const std::string& field, const std::string& why) { throw CompileError(op + " shape " + named() + ": " + field + " " + why); };
+    auto fail = [&](const std::string& field, const std::string& why) {
+      throw CompileError(op + " shape " + named() + ": " + field + " " + why);
+    };
     check_positive_extents({{"n", n}, {"c", c}, {"k", k}, {"groups", groups}}, fail);
     if (c % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide c = " + std::to_string(c));
     if (k % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide k = " + std::to_string(k));
@@ -107,13 +115,17 @@ struct Conv3dTransposeShape {
     for (int a = 0; a < 3; ++a) {
       const std::string in = window3d_in_names()[a], kernel = window3d_kernel_names()[a];
       const std::string stride = "stride_" + in, dilation = "dilation_" + in;
-      check_positive_extents({{in.c_str(), ax[a].in}, {kernel.c_str(), ax[a].kernel}, {stride.c_str(), ax[a].stride}, {dilation.c_str(), ax[a].dilation}},
+      check_positive_extents({{in.c_str(), ax[a].in},
+                              {kernel.c_str(), ax[a].kernel},
+                              {stride.c_str(), ax[a].stride},
+                              {dilation.c_str(), ax[a].dilation}},
                              fail);
       for (const auto& [field, v] : {std::pair{begin[a], ax[a].pad_begin}, std::pair{end[a], ax[a].pad_end}}) {
         if (std::abs(v) > (int64_t{1} << 16)) fail(field, "= " + std::to_string(v) + " is absurdly large");
       }
       if (output_padding[a] < 0 || output_padding[a] >= std::max(ax[a].stride, ax[a].dilation)) {
-        fail(kOutputPadding[a], "= " + std::to_string(output_padding[a]) + " must be at least 0 and below the stride or the dilation");
+        fail(kOutputPadding[a],
+             "= " + std::to_string(output_padding[a]) + " must be at least 0 and below the stride or the dilation");
       }
       if (out(a) <= 0) fail(end[a], "leaves no output along " + in + " (" + std::to_string(out(a)) + ")");
     }
@@ -126,7 +138,8 @@ class Conv3dTranspose : public Operator {
 
   std::string name() const override { return name_; }
   std::string description() const override {
-    return std::string("out[N,K,OD,OH,OW] = conv_transpose(data[N,C,D,H,W], weight[C,K/groups,KD,KH,KW])") + (bias_ ? " + bias[K]" : "");
+    return std::string("out[N,K,OD,OH,OW] = conv_transpose(data[N,C,D,H,W], weight[C,K/groups,KD,KH,KW])") +
+           (bias_ ? " + bias[K]" : "");
   }
   std::vector<std::string> shape_names() const override { return Conv3dTransposeShape::names(); }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
@@ -156,7 +169,8 @@ class Conv3dTranspose : public Operator {
   bool bias_;
 };
 
-Scheduled Conv3dTranspose::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+Scheduled Conv3dTranspose::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
+                                    const codegen::Target& t) const {
   const Conv3dTransposeShape sh = shape(s);
   const auto& ax = sh.ax;
   const auto f32 = ir::DataType::float32();
@@ -170,18 +184,21 @@ Scheduled Conv3dTranspose::schedule(const std::vector<int64_t>& s, const space::
   const Tensor data = tile.data, weight = tile.weight;
   std::vector<int64_t> spread_shape = {sh.n, sh.c};
   for (int a = 0; a < 3; ++a) spread_shape.push_back(sh.out(a) + (ax[a].kernel - 1) * ax[a].dilation);
-  tile.source = te::compute(spread_shape, [&](const te::Indices& i) {
-    Expr inside;
-    std::vector<Expr> at = {i[0], i[1]};
-    for (int a = 0; a < 3; ++a) {
-      Expr q = i[2 + a] - Expr(sh.front(a));
-      Expr on = ir::logical_and(q >= Expr(int64_t{0}), q < Expr(ax[a].in * ax[a].stride));
-      if (ax[a].stride > 1) on = ir::logical_and(on, ir::floormod(q, Expr(ax[a].stride)) == Expr(int64_t{0}));
-      inside = inside.get() ? ir::logical_and(inside, on) : on;
-      at.push_back(ir::min(ir::max(ir::floordiv(q, Expr(ax[a].stride)), Expr(int64_t{0})), Expr(ax[a].in - 1)));
-    }
-    return ir::make_select(inside, data(at), Expr(0.0f));
-  }, "data.spread", {"n", "c", "z", "y", "x"});
+  tile.source = te::compute(
+      spread_shape,
+      [&](const te::Indices& i) {
+        Expr inside;
+        std::vector<Expr> at = {i[0], i[1]};
+        for (int a = 0; a < 3; ++a) {
+          Expr q = i[2 + a] - Expr(sh.front(a));
+          Expr on = ir::logical_and(q >= Expr(int64_t{0}), q < Expr(ax[a].in * ax[a].stride));
+          if (ax[a].stride > 1) on = ir::logical_and(on, ir::floormod(q, Expr(ax[a].stride)) == Expr(int64_t{0}));
+          inside = inside.get() ? ir::logical_and(inside, on) : on;
+          at.push_back(ir::min(ir::max(ir::floordiv(q, Expr(ax[a].stride)), Expr(int64_t{0})), Expr(ax[a].in - 1)));
+        }
+        return ir::make_select(inside, data(at), Expr(0.0f));
+      },
+      "data.spread", {"n", "c", "z", "y", "x"});
   const int64_t KG = sh.k_per_group(), CG = sh.c_per_group(), groups = sh.groups;
   const std::array<int64_t, 3> last = {ax[0].kernel - 1, ax[1].kernel - 1, ax[2].kernel - 1};
   tile.weight_at = [weight, KG, CG, groups, last](Expr k, Expr c, Expr kz, Expr ky, Expr kx) {
@@ -194,8 +211,8 @@ Scheduled Conv3dTranspose::schedule(const std::vector<int64_t>& s, const space::
 
 // ONNX's definition as a scatter: input (i, tap j) adds x * w to output i * stride + j * dilation
 // - pad_begin along each axis.
-void Conv3dTranspose::reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
-                                std::vector<float>* tol) const {
+void Conv3dTranspose::reference(const std::vector<int64_t>& s, const std::vector<const float*>& in,
+                                std::vector<float>* out, std::vector<float>* tol) const {
   const Conv3dTransposeShape sh = shape(s);
   const auto o = sh.output_shape();
   const auto& ax = sh.ax;
@@ -215,8 +232,10 @@ void Conv3dTranspose::reference(const std::vector<int64_t>& s, const std::vector
                     const int64_t y = iy * ax[1].stride + jy * ax[1].dilation - ax[1].pad_begin;
                     const int64_t xo = ix * ax[2].stride + jx * ax[2].dilation - ax[2].pad_begin;
                     if (z < 0 || z >= o[2] || y < 0 || y >= o[3] || xo < 0 || xo >= o[4]) continue;
-                    const double p = x * in[1][(((c * KG + kk) * ax[0].kernel + jz) * ax[1].kernel + jy) * ax[2].kernel + jx];
-                    const size_t at = static_cast<size_t>((b * sh.k + (c / CG) * KG + kk) * plane + (z * o[3] + y) * o[4] + xo);
+                    const double p =
+                        x * in[1][(((c * KG + kk) * ax[0].kernel + jz) * ax[1].kernel + jy) * ax[2].kernel + jx];
+                    const size_t at =
+                        static_cast<size_t>((b * sh.k + (c / CG) * KG + kk) * plane + (z * o[3] + y) * o[4] + xo);
                     acc[at] += p;
                     mag[at] += std::fabs(p);
                   }

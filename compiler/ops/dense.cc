@@ -39,7 +39,9 @@ class Dense : public Operator {
     return base + dense_epilogue_suffix(epilogue_);
   }
   std::string description() const override {
-    const char* b = layout_ == BLayout::NK ? "B[N,K]^T" : layout_ == BLayout::Panels ? "B (panels Bp[ceil(N/P)][K][P], zero past N)" : "B[K,N]";
+    const char* b = layout_ == BLayout::NK       ? "B[N,K]^T"
+                    : layout_ == BLayout::Panels ? "B (panels Bp[ceil(N/P)][K][P], zero past N)"
+                                                 : "B[K,N]";
     return std::string("C[M,N] = A[M,K] * ") + b + dense_epilogue_text(epilogue_);
   }
   std::vector<std::string> shape_names() const override {
@@ -84,7 +86,8 @@ class Dense : public Operator {
         const double bias = has_bias(epilogue_) ? in[2][n] : 0.0;
         const double residual = has_residual(epilogue_) ? in[3][m * N + n] : 0.0;
         double error = 0;
-        const double v = dense_epilogue_reference(epilogue_, acc[n], gamma * mag[n] + 2 * u * std::fabs(acc[n]), bias, residual, &error);
+        const double v = dense_epilogue_reference(epilogue_, acc[n], gamma * mag[n] + 2 * u * std::fabs(acc[n]), bias,
+                                                  residual, &error);
         (*out)[m * N + n] = static_cast<float>(v);
         (*tol)[m * N + n] = static_cast<float>(error + 2 * u * std::fabs(v) + 1e-30);
       }
@@ -94,8 +97,8 @@ class Dense : public Operator {
   void check_shape(const std::vector<int64_t>& s) const override {
     Operator::check_shape(s);
     if (layout_ == BLayout::Panels && s[3] > s[1] && s[3] > 64) {
-      throw CompileError("op '" + name() + "': extent P = " + std::to_string(s[3]) + " (panel width) exceeds N = " + std::to_string(s[1]) +
-                         " and 64");
+      throw CompileError("op '" + name() + "': extent P = " + std::to_string(s[3]) +
+                         " (panel width) exceeds N = " + std::to_string(s[1]) + " and 64");
     }
   }
 
@@ -132,7 +135,8 @@ space::ConfigSpace Dense::config_space(const std::vector<int64_t>& s, const code
   const int64_t nr_default = layout_ == BLayout::Panels ? s[3] : 4 * lanes;
   const int64_t accumulators = std::max(1, t.vector_registers / 2);
   const auto mr = capped_choices({1, 2, 3, 4, 6, 8, 12, 16}, M);
-  cs.add_knob("mr", mr, index_of_choice(mr, std::max<int64_t>(1, accumulators / std::max<int64_t>(1, nr_default / lanes))),
+  cs.add_knob("mr", mr,
+              index_of_choice(mr, std::max<int64_t>(1, accumulators / std::max<int64_t>(1, nr_default / lanes))),
               "rows of the register tile of accumulators");
   if (layout_ == BLayout::Panels) {
     // The panel width is the packed weight's: a tile of its columns reads one panel.
@@ -148,7 +152,8 @@ space::ConfigSpace Dense::config_space(const std::vector<int64_t>& s, const code
   }
   kc.emplace_back(K);
   const bool whole_k = gemv || K * nr_default * 4 <= (int64_t{512} << 10);
-  cs.add_knob("kc", kc, whole_k ? kc.size() - 1 : index_of_choice(kc, 512), "depth of a K block accumulated into C (K itself: no K blocking)");
+  cs.add_knob("kc", kc, whole_k ? kc.size() - 1 : index_of_choice(kc, 512),
+              "depth of a K block accumulated into C (K itself: no K blocking)");
   const auto mb = capped_choices({1, 2, 4, 8, 16}, M);
   cs.add_knob("mb", mb, index_of_choice(mb, 16), "register tiles per M cache block");
   cs.add_knob("order", {Json("mn"), Json("nm")}, 0, "order of the cache-block loops over M and N");
@@ -186,10 +191,13 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
   if (prepacked) b_at = [&](Expr k, Expr n) { return B(ir::floordiv(n, nr), k, ir::floormod(n, nr)); };
   if (pack_b) {
     const int64_t panels = (N + nr - 1) / nr;
-    packed = te::compute({panels, K, nr}, [&](const te::Indices& i) {
-      Expr n = i[0] * nr + i[2];
-      return N % nr == 0 ? b_src(i[1], n) : ir::make_select(n < N, b_src(i[1], ir::min(n, N - 1)), Expr(0.0f));
-    }, "B.packed", {"np", "k", "ni"});
+    packed = te::compute({panels, K, nr},
+                         [&](const te::Indices& i) {
+                           Expr n = i[0] * nr + i[2];
+                           return N % nr == 0 ? b_src(i[1], n)
+                                              : ir::make_select(n < N, b_src(i[1], ir::min(n, N - 1)), Expr(0.0f));
+                         },
+                         "B.packed", {"np", "k", "ni"});
     b_at = [&](Expr k, Expr n) { return packed(ir::floordiv(n, nr), k, ir::floormod(n, nr)); };
   }
 
@@ -198,23 +206,32 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
   Tensor C, partial;
   if (k_blocked) {
     IterVar ki = te::reduce_axis(kc, "k.inner");
-    partial = te::compute({K / kc, M, N}, [&](const te::Indices& i) {
-      Expr k = i[0] * kc + ir::to_expr(ki->var);
-      return te::sum(A(i[1], k) * b_at(k, i[2]), {ki});
-    }, "C.partial", {"ko", "m", "n"});
+    partial = te::compute({K / kc, M, N},
+                          [&](const te::Indices& i) {
+                            Expr k = i[0] * kc + ir::to_expr(ki->var);
+                            return te::sum(A(i[1], k) * b_at(k, i[2]), {ki});
+                          },
+                          "C.partial", {"ko", "m", "n"});
     IterVar ko = te::reduce_axis(K / kc, "k.outer");
-    C = te::compute({M, N}, [&](const te::Indices& i) { return te::sum(partial(ir::to_expr(ko->var), i[0], i[1]), {ko}); },
-                    "C", {"m", "n"});
+    C = te::compute({M, N},
+                    [&](const te::Indices& i) { return te::sum(partial(ir::to_expr(ko->var), i[0], i[1]), {ko}); }, "C",
+                    {"m", "n"});
   } else {
     IterVar k = te::reduce_axis(K, "k");
-    C = te::compute({M, N}, [&](const te::Indices& i) { return te::sum(A(i[0], ir::to_expr(k->var)) * b_at(ir::to_expr(k->var), i[1]), {k}); },
+    C = te::compute({M, N},
+                    [&](const te::Indices& i) {
+                      return te::sum(A(i[0], ir::to_expr(k->var)) * b_at(ir::to_expr(k->var), i[1]), {k});
+                    },
                     "C", {"m", "n"});
   }
   Tensor out = C;
   if (epilogue_ != DenseEpilogue::None) {
-    out = te::compute({M, N}, [&](const te::Indices& i) {
-      return dense_epilogue_ir(epilogue_, C(i[0], i[1]), bias(i[1]), residual.op() ? residual(i[0], i[1]) : Expr(0.0f));
-    }, "C.out", {"m", "n"});
+    out = te::compute({M, N},
+                      [&](const te::Indices& i) {
+                        return dense_epilogue_ir(epilogue_, C(i[0], i[1]), bias(i[1]),
+                                                 residual.op() ? residual(i[0], i[1]) : Expr(0.0f));
+                      },
+                      "C.out", {"m", "n"});
   }
 
   Scheduled result;
@@ -252,8 +269,10 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
   auto [m_oo, m_oi] = w.split(m_o, mb);
   std::vector<IterVar> order;
   if (k_blocked) order.push_back(w.reduce_axis(0));
-  if (n_outer) order.insert(order.end(), {n_o, m_oo});
-  else order.insert(order.end(), {m_oo, n_o});
+  if (n_outer)
+    order.insert(order.end(), {n_o, m_oo});
+  else
+    order.insert(order.end(), {m_oo, n_o});
   order.insert(order.end(), {m_oi, m_i, n_i});
   w.reorder(order);
   sch[tile].compute_at(w, m_oi);

@@ -51,9 +51,11 @@ ir::Expr dense_epilogue_ir(DenseEpilogue e, ir::Expr c, ir::Expr bias, ir::Expr 
   const Expr v = c + bias;
   switch (e) {
     case DenseEpilogue::BiasRelu: return ir::max(v, Expr(0.0f));
-    case DenseEpilogue::BiasGelu: return v * Expr(0.5f) * (Expr(1.0f) + ir::erf(v * Expr(static_cast<float>(kSqrtHalf))));
+    case DenseEpilogue::BiasGelu:
+      return v * Expr(0.5f) * (Expr(1.0f) + ir::erf(v * Expr(static_cast<float>(kSqrtHalf))));
     case DenseEpilogue::BiasGeluTanh: {
-      const Expr inner = v * (Expr(static_cast<float>(kSqrtTwoOverPi)) + Expr(static_cast<float>(kSqrtTwoOverPi * kCubic)) * v * v);
+      const Expr inner =
+          v * (Expr(static_cast<float>(kSqrtTwoOverPi)) + Expr(static_cast<float>(kSqrtTwoOverPi * kCubic)) * v * v);
       return v * Expr(0.5f) * (Expr(1.0f) + ir::tanh(inner));
     }
     case DenseEpilogue::BiasAdd: return v + residual;
@@ -64,7 +66,8 @@ ir::Expr dense_epilogue_ir(DenseEpilogue e, ir::Expr c, ir::Expr bias, ir::Expr 
 double gelu_erf(double x) { return 0.5 * x * (1 + std::erf(x * kSqrtHalf)); }
 double gelu_tanh(double x) { return 0.5 * x * (1 + std::tanh(kSqrtTwoOverPi * (x + kCubic * x * x * x))); }
 
-double dense_epilogue_reference(DenseEpilogue e, double c, double c_error, double bias, double residual, double* error) {
+double dense_epilogue_reference(DenseEpilogue e, double c, double c_error, double bias, double residual,
+                                double* error) {
   if (e == DenseEpilogue::None) {
     *error = c_error;
     return c;
@@ -88,8 +91,7 @@ double dense_epilogue_reference(DenseEpilogue e, double c, double c_error, doubl
       y = v + residual;
       *error = v_error + kUnitRoundoff * (std::fabs(residual) + std::fabs(y));
       break;
-    default:
-      *error = v_error;
+    default: *error = v_error;
   }
   return y;
 }

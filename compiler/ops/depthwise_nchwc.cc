@@ -10,9 +10,9 @@
 
 #include "compiler/ops/nchwc_epilogue.h"
 #include "compiler/ops/nchwc_operator.h"
+#include "compiler/ops/nchwc_ops.h"
 #include "compiler/ops/nchwc_schedule.h"
 #include "compiler/ops/nchwc_shape.h"
-#include "compiler/ops/nchwc_ops.h"
 
 namespace tf::ops {
 namespace {
@@ -55,12 +55,14 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   const int64_t vectors_per_block = ceil_div(sh.b, lanes);
   space::ConfigSpace cs;
   auto kb = int_choices({1, 2, 4}, sh.k_blocks());
-  cs.add_knob("oc_blocks", kb, 0, "channel blocks per micro-kernel (independent channels: more work in flight, no reuse)");
+  cs.add_knob("oc_blocks", kb, 0,
+              "channel blocks per micro-kernel (independent channels: more work in flight, no reuse)");
   // One row of about 8 columns (a narrow row whole): a depthwise layer is bound by memory more
   // than by FMAs, and wider tiles measured slower while they compile longer.
   const int64_t rows = 1;
   const bool unrolled = c.r * c.s <= 25;
-  const int64_t columns = c.ow() <= 16 ? c.ow() : default_ow_tile(c.ow(), rows * vectors_per_block, 8 * vectors_per_block);
+  const int64_t columns =
+      c.ow() <= 16 ? c.ow() : default_ow_tile(c.ow(), rows * vectors_per_block, 8 * vectors_per_block);
   auto ow = ow_tile_choices(c.ow());
   cs.add_knob("ow_tile", ow, space::index_of_choice(ow, columns), "output columns per micro-kernel");
   auto oh = int_choices({1, 2, 4}, c.oh());
@@ -70,7 +72,8 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   if (c.padded()) {
     // A copy costs a depthwise layer about as much as its FMAs: the guarded read is the default.
     cs.add_knob("pad", {Json("inline"), Json("copy")}, 0,
-                "padding as a guarded read the edge tiles keep and interior tiles drop (inline) or a zero-padded copy made first (copy)");
+                "padding as a guarded read the edge tiles keep and interior tiles drop (inline) or a zero-padded copy "
+                "made first (copy)");
   }
   // Channel blocks outermost: each task walks one block's planes row after row, and its tile loops
   // stay free to be cut at the padded edges. (Fusing the rows in too costs the interior its
@@ -80,7 +83,8 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   return cs;
 }
 
-Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
+                                   const codegen::Target& t) const {
   const auto sh = DepthwiseNchwcShape::from_vector(s);
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
@@ -99,19 +103,21 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
   const NchwcInput input = nchwc_input(data, c, pad_copy);
 
   IterVar ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
-  Tensor conv = te::compute(sh.out_shape(), [&](const te::Indices& i) {
-    Expr ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
-    Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
-    Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
-    // Output channel o reads input channel o / m.
-    Expr cb = i[1], ci = i[4];
-    if (m != 1) {
-      Expr ic = ir::floordiv(i[1] * Expr(sh.b) + i[4], Expr(m));
-      cb = ir::floordiv(ic, Expr(sh.b));
-      ci = ir::floormod(ic, Expr(sh.b));
-    }
-    return te::sum(input.at(i[0], cb, iy, ix, ci) * weight(i[1], ky, kx, i[4]), {ry, rx});
-  }, "conv", {"n", "ko", "y", "x", "l"});
+  Tensor conv = te::compute(sh.out_shape(),
+                            [&](const te::Indices& i) {
+                              Expr ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
+                              Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
+                              Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
+                              // Output channel o reads input channel o / m.
+                              Expr cb = i[1], ci = i[4];
+                              if (m != 1) {
+                                Expr ic = ir::floordiv(i[1] * Expr(sh.b) + i[4], Expr(m));
+                                cb = ir::floordiv(ic, Expr(sh.b));
+                                ci = ir::floormod(ic, Expr(sh.b));
+                              }
+                              return te::sum(input.at(i[0], cb, iy, ix, ci) * weight(i[1], ky, kx, i[4]), {ry, rx});
+                            },
+                            "conv", {"n", "ko", "y", "x", "l"});
   Tensor out = nchwc_output(epilogue_, conv, bias, Tensor(), c.k, sh.b);
 
   Scheduled result = make_scheduled({data, weight, bias}, out);

@@ -30,21 +30,25 @@ constexpr int64_t kParallelElements = 1 << 15;
 
 }  // namespace
 
-ElementwiseOperator::ElementwiseOperator(ElementwiseExprPtr expr, int rank, std::vector<DType> input_dtypes, DType output_dtype)
+ElementwiseOperator::ElementwiseOperator(ElementwiseExprPtr expr, int rank, std::vector<DType> input_dtypes,
+                                         DType output_dtype)
     : expr_(std::move(expr)), rank_(rank), input_dtypes_(std::move(input_dtypes)), output_dtype_(output_dtype) {
   if (!expr_) throw CompileError("elementwise: null expression");
-  if (rank_ < 1 || rank_ > 6) throw CompileError("elementwise " + expr_->text() + ": rank " + std::to_string(rank_) + " is outside [1, 6]");
+  if (rank_ < 1 || rank_ > 6)
+    throw CompileError("elementwise " + expr_->text() + ": rank " + std::to_string(rank_) + " is outside [1, 6]");
   num_inputs_ = expr_->num_inputs();
   if (num_inputs_ == 0) throw CompileError("elementwise " + expr_->text() + ": reads no input");
   std::vector<bool> read(static_cast<size_t>(num_inputs_), false);
   mark_inputs(*expr_, &read);
   for (int i = 0; i < num_inputs_; ++i) {
-    if (!read[i]) throw CompileError("elementwise " + expr_->text() + ": reads x" + std::to_string(num_inputs_ - 1) + " but not x" + std::to_string(i));
+    if (!read[i])
+      throw CompileError("elementwise " + expr_->text() + ": reads x" + std::to_string(num_inputs_ - 1) + " but not x" +
+                         std::to_string(i));
   }
   if (input_dtypes_.empty()) input_dtypes_.assign(static_cast<size_t>(num_inputs_), DType::Float32);
   if (static_cast<int>(input_dtypes_.size()) != num_inputs_) {
-    throw CompileError("elementwise " + expr_->text() + ": " + std::to_string(input_dtypes_.size()) + " input types for " +
-                       std::to_string(num_inputs_) + " inputs");
+    throw CompileError("elementwise " + expr_->text() + ": " + std::to_string(input_dtypes_.size()) +
+                       " input types for " + std::to_string(num_inputs_) + " inputs");
   }
 }
 
@@ -61,7 +65,8 @@ std::string ElementwiseOperator::name() const {
 }
 
 std::string ElementwiseOperator::description() const {
-  return "out = " + expr_->text() + " over " + std::to_string(num_inputs_) + " broadcast input(s) of rank " + std::to_string(rank_);
+  return "out = " + expr_->text() + " over " + std::to_string(num_inputs_) + " broadcast input(s) of rank " +
+         std::to_string(rank_);
 }
 
 std::vector<std::string> ElementwiseOperator::shape_names() const {
@@ -131,12 +136,14 @@ space::ConfigSpace ElementwiseOperator::config_space(const std::vector<int64_t>&
 ir::Expr ElementwiseOperator::stored_result(const ir::Expr& value) const {
   const ir::DataType want = output_dtype_ == DType::Bool ? ir::DataType::boolean() : kernel_type(output_dtype_);
   if (value.type() != want) {
-    throw CompileError("op '" + name() + "': the expression is " + value.type().str() + "; the output is " + dtype_name(output_dtype_));
+    throw CompileError("op '" + name() + "': the expression is " + value.type().str() + "; the output is " +
+                       dtype_name(output_dtype_));
   }
   return output_dtype_ == DType::Bool ? ir::make_cast(kernel_type(DType::Bool), value) : value;
 }
 
-Scheduled ElementwiseOperator::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+Scheduled ElementwiseOperator::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
+                                        const codegen::Target& t) const {
   const int64_t lanes = std::max(1, t.float32_lanes());
   const auto out_shape = output_shape(s);
   const auto in_shapes = input_shapes(s);
@@ -144,14 +151,17 @@ Scheduled ElementwiseOperator::schedule(const std::vector<int64_t>& s, const spa
   for (int i = 0; i < num_inputs_; ++i) {
     result.inputs.push_back(te::placeholder(in_shapes[i], kernel_type(input_dtypes_[i]), "x" + std::to_string(i)));
   }
-  te::Tensor out = te::compute(out_shape, [&](const te::Indices& idx) {
-    return stored_result(expr_->to_ir([&](int i) {
-      std::vector<Expr> at;
-      for (int d = 0; d < rank_; ++d) at.push_back(in_shapes[i][d] == 1 ? Expr(0) : idx[d]);
-      const Expr x = result.inputs[i](at);
-      return input_dtypes_[i] == DType::Bool ? ir::make_cast(ir::DataType::boolean(), x) : x;
-    }));
-  }, "out");
+  te::Tensor out = te::compute(
+      out_shape,
+      [&](const te::Indices& idx) {
+        return stored_result(expr_->to_ir([&](int i) {
+          std::vector<Expr> at;
+          for (int d = 0; d < rank_; ++d) at.push_back(in_shapes[i][d] == 1 ? Expr(0) : idx[d]);
+          const Expr x = result.inputs[i](at);
+          return input_dtypes_[i] == DType::Bool ? ir::make_cast(ir::DataType::boolean(), x) : x;
+        }));
+      },
+      "out");
   result.outputs = {out};
   result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
   // Arguments come as x0, x1, ...; the expression may read them in another order.

@@ -26,7 +26,8 @@ class ElementwiseOperator : public Operator {
  public:
   // Throws tf::CompileError for a null expression, a rank outside [1, 6], no input, or input
   // types (empty: all float32) of another count than the expression's inputs.
-  ElementwiseOperator(ElementwiseExprPtr expr, int rank, std::vector<DType> input_dtypes = {}, DType output_dtype = DType::Float32);
+  ElementwiseOperator(ElementwiseExprPtr expr, int rank, std::vector<DType> input_dtypes = {},
+                      DType output_dtype = DType::Float32);
 
   const ElementwiseExpr& expr() const { return *expr_; }
   int rank() const { return rank_; }
@@ -43,9 +44,10 @@ class ElementwiseOperator : public Operator {
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& shape) const override;
   std::vector<int64_t> output_shape(const std::vector<int64_t>& shape) const override;
   space::ConfigSpace config_space(const std::vector<int64_t>& shape, const codegen::Target& t) const override;
-  Scheduled schedule(const std::vector<int64_t>& shape, const space::Config& cfg, const codegen::Target& t) const override;
-  void reference(const std::vector<int64_t>& shape, const std::vector<const float*>& inputs,
-                 std::vector<float>* output, std::vector<float>* tolerance) const override;
+  Scheduled schedule(const std::vector<int64_t>& shape, const space::Config& cfg,
+                     const codegen::Target& t) const override;
+  void reference(const std::vector<int64_t>& shape, const std::vector<const float*>& inputs, std::vector<float>* output,
+                 std::vector<float>* tolerance) const override;
 
  private:
   // The expression's value as the output stores it (a bool as uint8 0/1); CompileError when its

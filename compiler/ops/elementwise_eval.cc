@@ -179,7 +179,9 @@ Bounded binary_bounded(Kind kind, const Bounded& a, const Bounded& b) {
     case Kind::Pow: return pow_bounded(a, b);
     case Kind::Mod: return mod_bounded(a, b, true);
     case Kind::Fmod: return mod_bounded(a, b, false);
-    case Kind::And: case Kind::Or: case Kind::Xor: return logic(kind, a, b);
+    case Kind::And:
+    case Kind::Or:
+    case Kind::Xor: return logic(kind, a, b);
     default: return compare(kind, a, b);
   }
   return {v, e + rounded(v, 1)};

@@ -19,23 +19,30 @@ using Kind = ElementwiseKind;
 
 // Names are part of workload keys and tuning records: an existing one never changes.
 constexpr KindInfo kKinds[] = {
-    {Kind::Add, "add", 2},         {Kind::Sub, "sub", 2},       {Kind::Mul, "mul", 2},
-    {Kind::Div, "div", 2},         {Kind::Max, "max", 2},       {Kind::Min, "min", 2},
-    {Kind::Neg, "neg", 1},         {Kind::Relu, "relu", 1},     {Kind::Sigmoid, "sigmoid", 1},
-    {Kind::Erf, "erf", 1},         {Kind::Tanh, "tanh", 1},     {Kind::Sqrt, "sqrt", 1},
-    {Kind::Exp, "exp", 1},         {Kind::Pow, "pow", 1},       {Kind::Clip, "clip", 1},
-    {Kind::Abs, "abs", 1},         {Kind::Log, "log", 1},       {Kind::Floor, "floor", 1},
-    {Kind::Ceil, "ceil", 1},       {Kind::Round, "round", 1},   {Kind::Sign, "sign", 1},
-    {Kind::Reciprocal, "reciprocal", 1},
-    {Kind::Sin, "sin", 1},         {Kind::Cos, "cos", 1},       {Kind::Tan, "tan", 1},
-    {Kind::Asin, "asin", 1},       {Kind::Acos, "acos", 1},     {Kind::Atan, "atan", 1},
-    {Kind::Sinh, "sinh", 1},       {Kind::Cosh, "cosh", 1},     {Kind::Asinh, "asinh", 1},
-    {Kind::Acosh, "acosh", 1},     {Kind::Atanh, "atanh", 1},   {Kind::Softplus, "softplus", 1},
-    {Kind::Softsign, "softsign", 1}, {Kind::Expm1, "expm1", 1}, {Kind::Not, "not", 1},
-    {Kind::Greater, "gt", 2},      {Kind::Less, "lt", 2},       {Kind::Equal, "eq", 2},
+    {Kind::Add, "add", 2},           {Kind::Sub, "sub", 2},
+    {Kind::Mul, "mul", 2},           {Kind::Div, "div", 2},
+    {Kind::Max, "max", 2},           {Kind::Min, "min", 2},
+    {Kind::Neg, "neg", 1},           {Kind::Relu, "relu", 1},
+    {Kind::Sigmoid, "sigmoid", 1},   {Kind::Erf, "erf", 1},
+    {Kind::Tanh, "tanh", 1},         {Kind::Sqrt, "sqrt", 1},
+    {Kind::Exp, "exp", 1},           {Kind::Pow, "pow", 1},
+    {Kind::Clip, "clip", 1},         {Kind::Abs, "abs", 1},
+    {Kind::Log, "log", 1},           {Kind::Floor, "floor", 1},
+    {Kind::Ceil, "ceil", 1},         {Kind::Round, "round", 1},
+    {Kind::Sign, "sign", 1},         {Kind::Reciprocal, "reciprocal", 1},
+    {Kind::Sin, "sin", 1},           {Kind::Cos, "cos", 1},
+    {Kind::Tan, "tan", 1},           {Kind::Asin, "asin", 1},
+    {Kind::Acos, "acos", 1},         {Kind::Atan, "atan", 1},
+    {Kind::Sinh, "sinh", 1},         {Kind::Cosh, "cosh", 1},
+    {Kind::Asinh, "asinh", 1},       {Kind::Acosh, "acosh", 1},
+    {Kind::Atanh, "atanh", 1},       {Kind::Softplus, "softplus", 1},
+    {Kind::Softsign, "softsign", 1}, {Kind::Expm1, "expm1", 1},
+    {Kind::Not, "not", 1},           {Kind::Greater, "gt", 2},
+    {Kind::Less, "lt", 2},           {Kind::Equal, "eq", 2},
     {Kind::GreaterOrEqual, "ge", 2}, {Kind::LessOrEqual, "le", 2},
-    {Kind::And, "and", 2},         {Kind::Or, "or", 2},         {Kind::Xor, "xor", 2},
-    {Kind::Mod, "mod", 2},         {Kind::Fmod, "fmod", 2},     {Kind::Where, "where", 3},
+    {Kind::And, "and", 2},           {Kind::Or, "or", 2},
+    {Kind::Xor, "xor", 2},           {Kind::Mod, "mod", 2},
+    {Kind::Fmod, "fmod", 2},         {Kind::Where, "where", 3},
     {Kind::Cast, "cast", 1},
 };
 
@@ -57,9 +64,15 @@ const KindInfo* kind_info(const std::string& name) {
 
 bool is_predicate(Kind k) {
   switch (k) {
-    case Kind::Greater: case Kind::Less: case Kind::Equal: case Kind::GreaterOrEqual: case Kind::LessOrEqual:
-    case Kind::And: case Kind::Or: case Kind::Xor: case Kind::Not:
-      return true;
+    case Kind::Greater:
+    case Kind::Less:
+    case Kind::Equal:
+    case Kind::GreaterOrEqual:
+    case Kind::LessOrEqual:
+    case Kind::And:
+    case Kind::Or:
+    case Kind::Xor:
+    case Kind::Not: return true;
     default: return false;
   }
 }
@@ -83,7 +96,6 @@ using Kind = ElementwiseKind;
 using detail::constant_text;
 using detail::kind_info;
 
-
 void check_finite(double v, const std::string& what) {
   if (!std::isfinite(v)) throw CompileError("elementwise: " + what + " must be finite");
 }
@@ -92,7 +104,8 @@ void check_finite(double v, const std::string& what) {
 ElementwiseExprPtr make_node(Kind kind, std::vector<ElementwiseExprPtr> operands, const char* arity) {
   const detail::KindInfo* info = kind_info(kind);
   if (!info || info->arity != static_cast<int>(operands.size())) {
-    throw CompileError(std::string("elementwise: ") + (info ? info->name : "input or constant") + " is not a " + arity + " op");
+    throw CompileError(std::string("elementwise: ") + (info ? info->name : "input or constant") + " is not a " + arity +
+                       " op");
   }
   for (const auto& a : operands) {
     if (!a) throw CompileError(std::string("elementwise: ") + info->name + " of a null operand");
@@ -126,7 +139,8 @@ int ElementwiseExpr::num_inputs() const {
 }
 
 ElementwiseExprPtr ew_input(int index) {
-  if (index < 0 || index > 63) throw CompileError("elementwise: input index " + std::to_string(index) + " is outside [0, 63]");
+  if (index < 0 || index > 63)
+    throw CompileError("elementwise: input index " + std::to_string(index) + " is outside [0, 63]");
   auto e = std::make_shared<ElementwiseExpr>();
   e->kind = Kind::Input;
   e->input = index;
@@ -183,7 +197,8 @@ ElementwiseExprPtr ew_pow(ElementwiseExprPtr a, double exponent) {
 ElementwiseExprPtr ew_clip(ElementwiseExprPtr a, double lo, double hi) {
   check_finite(lo, "clip's lo");
   check_finite(hi, "clip's hi");
-  if (lo > hi) throw CompileError("elementwise: clip's lo " + constant_text(lo) + " is above its hi " + constant_text(hi));
+  if (lo > hi)
+    throw CompileError("elementwise: clip's lo " + constant_text(lo) + " is above its hi " + constant_text(hi));
   if (!a) throw CompileError("elementwise: clip of a null operand");
   auto e = std::make_shared<ElementwiseExpr>();
   e->kind = Kind::Clip;

@@ -1,6 +1,7 @@
 // The expression of a fused elementwise chain: inputs x0, x1, ..., float constants, and the ops a
 // model's elementwise tail uses; cast(x0,int64) changes the element type. One canonical text per
-// expression ("relu(add(x0,mul(x1,0.5)))"), so two identical chains name one workload and share one kernel; parse() reads it back.
+// expression ("relu(add(x0,mul(x1,0.5)))"), so two identical chains name one workload and share one kernel; parse()
+// reads it back.
 //
 // Kinds and their text names (float32 in, float32 out; "true" is any value other than 0):
 //   binary   add sub mul div max min, pow(x,y) (x^y as C's pow), mod (Python's %: the divisor's
@@ -46,6 +47,7 @@
 
 namespace tf::ops {
 
+// clang-format off
 enum class ElementwiseKind : uint8_t {
   Input, Constant,
   Add, Sub, Mul, Div, Max, Min,                    // binary
@@ -62,6 +64,7 @@ enum class ElementwiseKind : uint8_t {
   Where,                                           // ternary: args[0] != 0 ? args[1] : args[2]
   Cast,                                            // unary to the element type `to`
 };
+// clang-format on
 
 class ElementwiseExpr;
 using ElementwiseExprPtr = std::shared_ptr<const ElementwiseExpr>;
@@ -69,10 +72,10 @@ using ElementwiseExprPtr = std::shared_ptr<const ElementwiseExpr>;
 class ElementwiseExpr {
  public:
   ElementwiseKind kind;
-  int input = 0;                 // Input: which x
-  double value = 0;              // Constant (as float32), a constant Pow's exponent, Clip's lo
-  double value2 = 0;             // Clip's hi
-  DType to = DType::Float32;     // Cast's target
+  int input = 0;              // Input: which x
+  double value = 0;           // Constant (as float32), a constant Pow's exponent, Clip's lo
+  double value2 = 0;          // Clip's hi
+  DType to = DType::Float32;  // Cast's target
   std::vector<ElementwiseExprPtr> args;
 
   // "add(x0,mul(x1,0.5))": constants as the shortest text that reads back to the same float32.

@@ -26,8 +26,10 @@ std::pair<Expr, Expr> operands(const ElementwiseExpr& e, const Load& load, size_
   Expr a = e.args[i]->to_ir(load);
   Expr b = e.args[j]->to_ir(load);
   if (a.type() != b.type() && a.type().is_float() && b.type().is_float()) {
-    if (e.args[i]->kind == Kind::Constant) a = like(b, e.args[i]->value);
-    else if (e.args[j]->kind == Kind::Constant) b = like(a, e.args[j]->value);
+    if (e.args[i]->kind == Kind::Constant)
+      a = like(b, e.args[i]->value);
+    else if (e.args[j]->kind == Kind::Constant)
+      b = like(a, e.args[j]->value);
   }
   return {a, b};
 }
@@ -46,11 +48,26 @@ Expr truth(const ElementwiseExpr& e, const Load& load) {
 Expr predicate(const ElementwiseExpr& e, const Load& load) {
   auto truth_of = [&](size_t i) { return truth(*e.args[i], load); };
   switch (e.kind) {
-    case Kind::Greater: { auto [a, b] = operands(e, load, 0, 1); return a > b; }
-    case Kind::Less: { auto [a, b] = operands(e, load, 0, 1); return a < b; }
-    case Kind::Equal: { auto [a, b] = operands(e, load, 0, 1); return a == b; }
-    case Kind::GreaterOrEqual: { auto [a, b] = operands(e, load, 0, 1); return a >= b; }
-    case Kind::LessOrEqual: { auto [a, b] = operands(e, load, 0, 1); return a <= b; }
+    case Kind::Greater: {
+      auto [a, b] = operands(e, load, 0, 1);
+      return a > b;
+    }
+    case Kind::Less: {
+      auto [a, b] = operands(e, load, 0, 1);
+      return a < b;
+    }
+    case Kind::Equal: {
+      auto [a, b] = operands(e, load, 0, 1);
+      return a == b;
+    }
+    case Kind::GreaterOrEqual: {
+      auto [a, b] = operands(e, load, 0, 1);
+      return a >= b;
+    }
+    case Kind::LessOrEqual: {
+      auto [a, b] = operands(e, load, 0, 1);
+      return a <= b;
+    }
     case Kind::And: return ir::logical_and(truth_of(0), truth_of(1));
     case Kind::Or: return ir::logical_or(truth_of(0), truth_of(1));
     case Kind::Xor: return ir::make_binary(ir::BinaryOp::NE, truth_of(0), truth_of(1));
@@ -115,7 +132,8 @@ ir::Expr ElementwiseExpr::to_ir(const Load& load) const {
     case Kind::Input: return load(input);
     case Kind::Constant: return f32(value);
     case Kind::Clip: return ir::min(ir::max(args[0]->to_ir(load), f32(value)), f32(value2));
-    case Kind::Cast: return ir::make_cast(to == DType::Bool ? ir::DataType::boolean() : kernel_type(to), args[0]->to_ir(load));
+    case Kind::Cast:
+      return ir::make_cast(to == DType::Bool ? ir::DataType::boolean() : kernel_type(to), args[0]->to_ir(load));
     case Kind::Where: {
       const Expr c = truth(*args[0], load);
       auto [a, b] = operands(*this, load, 1, 2);

@@ -33,7 +33,8 @@ class Parser {
     ++pos_;
   }
   bool at_number() const {
-    return pos_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '-' || t_[pos_] == '.');
+    return pos_ < t_.size() &&
+           (std::isdigit(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '-' || t_[pos_] == '.');
   }
   double number() {
     const char* start = t_.c_str() + pos_;

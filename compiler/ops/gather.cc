@@ -35,7 +35,9 @@ class Gather : public AxisOperator {
   }
   void check_shape(const std::vector<int64_t>& s) const override {
     Operator::check_shape(s);
-    if (s[1] > (int64_t{1} << 24)) throw CompileError("op '" + name() + "': extent cols = " + std::to_string(s[1]) + " is above 2^24 (float32 indices)");
+    if (s[1] > (int64_t{1} << 24))
+      throw CompileError("op '" + name() + "': extent cols = " + std::to_string(s[1]) +
+                         " is above 2^24 (float32 indices)");
   }
   int64_t flops(const std::vector<int64_t>& s) const override { return s[0] * s[3] * s[2]; }  // elements written
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
@@ -51,11 +53,14 @@ class Gather : public AxisOperator {
     const int64_t rows = s[0], cols = s[1], inner = s[2], lanes = std::max(1, t.float32_lanes());
     te::Tensor x = te::placeholder({rows, cols, inner}, ir::DataType::float32(), "X");
     te::Tensor idx = te::placeholder(input_shapes(s)[1], ir::DataType::float32(), "indices");
-    te::Tensor y = te::compute(output_shape(s), [&](const te::Indices& j) {
-      const Expr v = ir::make_cast(ir::DataType::int64(), elements_ ? idx(j[0], j[1], j[2]) : idx(j[1]));
-      const Expr i = ir::make_select(v < Expr(int64_t{0}), v + cols, v);
-      return x(j[0], ir::min(ir::max(i, Expr(int64_t{0})), Expr(cols - 1)), j[2]);
-    }, "Y", {"r", "j", "i"});
+    te::Tensor y = te::compute(output_shape(s),
+                               [&](const te::Indices& j) {
+                                 const Expr v = ir::make_cast(ir::DataType::int64(),
+                                                              elements_ ? idx(j[0], j[1], j[2]) : idx(j[1]));
+                                 const Expr i = ir::make_select(v < Expr(int64_t{0}), v + cols, v);
+                                 return x(j[0], ir::min(ir::max(i, Expr(int64_t{0})), Expr(cols - 1)), j[2]);
+                               },
+                               "Y", {"r", "j", "i"});
     Scheduled result = make_scheduled({x, idx}, y);
     schedule_axis_output(*result.schedule, y, lanes, cfg.get_bool("parallel"));
     return result;

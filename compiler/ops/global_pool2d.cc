@@ -24,10 +24,13 @@ class GlobalPool2d : public Operator {
     return Operator::shape_from_named(with_default);
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {
-    return "n=" + std::to_string(s[0]) + ",c=" + std::to_string(s[1]) + ",h=" + std::to_string(s[2]) + ",w=" + std::to_string(s[3]);
+    return "n=" + std::to_string(s[0]) + ",c=" + std::to_string(s[1]) + ",h=" + std::to_string(s[2]) +
+           ",w=" + std::to_string(s[3]);
   }
   int64_t flops(const std::vector<int64_t>& s) const override { return s[0] * s[1] * s[2] * s[3]; }
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1], s[2], s[3]}}; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {{s[0], s[1], s[2], s[3]}};
+  }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1], 1, 1}; }
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
     return row_config_space(s[0] * s[1], s[2] * s[3], t);
@@ -38,12 +41,14 @@ class GlobalPool2d : public Operator {
     te::Tensor x = te::placeholder({N, C, H, W}, ir::DataType::float32(), "X");
     // X(n, c, 0, k) for k up to h*w: the flat address of the plane's k-th element, so the vector
     // lanes read contiguous memory (k / w and k % w of a vector would not).
-    RowReduction red(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum, {N, C}, H * W, lanes,
-                     [&](const te::Indices& r, Expr k) { return x(r[0], r[1], Expr(0), k); }, max_ ? "plane_max" : "plane_sum");
+    RowReduction red(
+        max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum, {N, C}, H * W, lanes,
+        [&](const te::Indices& r, Expr k) { return x(r[0], r[1], Expr(0), k); }, max_ ? "plane_max" : "plane_sum");
     const te::Tensor& acc = red.result();
     const Expr inv(static_cast<float>(1.0 / static_cast<double>(H * W)));
-    te::Tensor y = te::compute({N, C, 1, 1}, [&](const te::Indices& i) { return max_ ? acc(i[0], i[1]) : acc(i[0], i[1]) * inv; }, "Y",
-                               {"n", "c", "y", "x"});
+    te::Tensor y =
+        te::compute({N, C, 1, 1}, [&](const te::Indices& i) { return max_ ? acc(i[0], i[1]) : acc(i[0], i[1]) * inv; },
+                    "Y", {"n", "c", "y", "x"});
     Scheduled result = make_scheduled({x}, y);
     schedule::Stage& st = (*result.schedule)[y];
     red.compute_at(*result.schedule, st, st.axis(1));

@@ -15,7 +15,6 @@ namespace {
 
 using ir::Expr;
 
-
 class InstanceNorm : public Operator {
  public:
   std::string name() const override { return "instance_norm"; }
@@ -31,11 +30,15 @@ class InstanceNorm : public Operator {
   }
   void check_shape(const std::vector<int64_t>& s) const override {
     Operator::check_shape({s[0], s[1], s[2]});  // names by position: n, c, spatial
-    if (s[3] < 1) throw CompileError("op 'instance_norm': extent eps_e12 = " + std::to_string(s[3]) + " must be positive");
-    if (s[3] > 1000000000000) throw CompileError("op 'instance_norm': extent eps_e12 = " + std::to_string(s[3]) + " is an epsilon above 1 (units of 1e-12)");
+    if (s[3] < 1)
+      throw CompileError("op 'instance_norm': extent eps_e12 = " + std::to_string(s[3]) + " must be positive");
+    if (s[3] > 1000000000000)
+      throw CompileError("op 'instance_norm': extent eps_e12 = " + std::to_string(s[3]) +
+                         " is an epsilon above 1 (units of 1e-12)");
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {
-    return "n=" + std::to_string(s[0]) + ",c=" + std::to_string(s[1]) + ",spatial=" + std::to_string(s[2]) + ",eps_e12=" + std::to_string(s[3]);
+    return "n=" + std::to_string(s[0]) + ",c=" + std::to_string(s[1]) + ",spatial=" + std::to_string(s[2]) +
+           ",eps_e12=" + std::to_string(s[3]);
   }
   int64_t flops(const std::vector<int64_t>& s) const override { return 8 * s[0] * s[1] * s[2]; }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
@@ -52,18 +55,26 @@ class InstanceNorm : public Operator {
     te::Tensor x = te::placeholder({N, C, S}, ir::DataType::float32(), "X");
     te::Tensor scale = te::placeholder({C}, ir::DataType::float32(), "scale");
     te::Tensor bias = te::placeholder({C}, ir::DataType::float32(), "bias");
-    RowReduction sum_r(ir::ReduceKind::Sum, {N, C}, S, lanes, [&](const te::Indices& r, Expr k) { return x(r[0], r[1], k); }, "plane_sum");
+    RowReduction sum_r(
+        ir::ReduceKind::Sum, {N, C}, S, lanes, [&](const te::Indices& r, Expr k) { return x(r[0], r[1], k); },
+        "plane_sum");
     const te::Tensor& sum = sum_r.result();
-    RowReduction sq_r(ir::ReduceKind::Sum, {N, C}, S, lanes, [&](const te::Indices& r, Expr k) {
-      Expr d = x(r[0], r[1], k) - sum(r[0], r[1]) * inv;
-      return d * d;
-    }, "plane_sq");
+    RowReduction sq_r(
+        ir::ReduceKind::Sum, {N, C}, S, lanes,
+        [&](const te::Indices& r, Expr k) {
+          Expr d = x(r[0], r[1], k) - sum(r[0], r[1]) * inv;
+          return d * d;
+        },
+        "plane_sq");
     const te::Tensor& sq = sq_r.result();
     const Expr eps(static_cast<float>(static_cast<double>(s[3]) * 1e-12));
-    te::Tensor y = te::compute({N, C, S}, [&](const te::Indices& i) {
-      Expr inv_std = ir::rsqrt(sq(i[0], i[1]) * inv + eps);
-      return (x(i[0], i[1], i[2]) - sum(i[0], i[1]) * inv) * (inv_std * scale(i[1])) + bias(i[1]);
-    }, "Y", {"n", "c", "s"});
+    te::Tensor y =
+        te::compute({N, C, S},
+                    [&](const te::Indices& i) {
+                      Expr inv_std = ir::rsqrt(sq(i[0], i[1]) * inv + eps);
+                      return (x(i[0], i[1], i[2]) - sum(i[0], i[1]) * inv) * (inv_std * scale(i[1])) + bias(i[1]);
+                    },
+                    "Y", {"n", "c", "s"});
     Scheduled result = make_scheduled({x, scale, bias}, y);
     schedule::Schedule& sch = *result.schedule;
     const bool parallel = cfg.get_bool("parallel");
@@ -86,7 +97,8 @@ class InstanceNorm : public Operator {
     tol->assign(out->size(), 0.0f);
     const double eps = static_cast<float>(static_cast<double>(s[3]) * 1e-12);
     for (int64_t p = 0; p < s[0] * C; ++p) {
-      normalize_row_reference(in[0] + p * S, S, eps, in[1] + p % C, 0, in[2] + p % C, 0, out->data() + p * S, tol->data() + p * S);
+      normalize_row_reference(in[0] + p * S, S, eps, in[1] + p % C, 0, in[2] + p % C, 0, out->data() + p * S,
+                              tol->data() + p * S);
     }
   }
 };

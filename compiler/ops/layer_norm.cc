@@ -15,7 +15,6 @@ namespace {
 
 using ir::Expr;
 
-
 double epsilon(int64_t eps_e12) { return static_cast<double>(eps_e12) * 1e-12; }
 
 class LayerNorm : public Operator {
@@ -35,7 +34,8 @@ class LayerNorm : public Operator {
     // An epsilon up to 1 is up to 1e12 units, beyond the default extent limit.
     if (s[2] < 1) throw CompileError("op 'layer_norm': extent eps_e12 = " + std::to_string(s[2]) + " must be positive");
     if (epsilon(s[2]) > 1) {
-      throw CompileError("op 'layer_norm': extent eps_e12 = " + std::to_string(s[2]) + " is an epsilon above 1 (units of 1e-12)");
+      throw CompileError("op 'layer_norm': extent eps_e12 = " + std::to_string(s[2]) +
+                         " is an epsilon above 1 (units of 1e-12)");
     }
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {
@@ -56,18 +56,24 @@ class LayerNorm : public Operator {
     te::Tensor x = te::placeholder({rows, cols}, ir::DataType::float32(), "X");
     te::Tensor gamma = te::placeholder({cols}, ir::DataType::float32(), "gamma");
     te::Tensor beta = te::placeholder({cols}, ir::DataType::float32(), "beta");
-    RowReduction sum_r(ir::ReduceKind::Sum, {rows}, cols, lanes, [&](const te::Indices& r, Expr k) { return x(r[0], k); },
-                       "row_sum");
+    RowReduction sum_r(
+        ir::ReduceKind::Sum, {rows}, cols, lanes, [&](const te::Indices& r, Expr k) { return x(r[0], k); }, "row_sum");
     const te::Tensor& sum = sum_r.result();
-    RowReduction sq_r(ir::ReduceKind::Sum, {rows}, cols, lanes, [&](const te::Indices& r, Expr k) {
-      Expr d = x(r[0], k) - sum(r[0]) * inv_cols;
-      return d * d;
-    }, "row_sq");
+    RowReduction sq_r(
+        ir::ReduceKind::Sum, {rows}, cols, lanes,
+        [&](const te::Indices& r, Expr k) {
+          Expr d = x(r[0], k) - sum(r[0]) * inv_cols;
+          return d * d;
+        },
+        "row_sq");
     const te::Tensor& sq = sq_r.result();
-    te::Tensor y = te::compute({rows, cols}, [&](const te::Indices& i) {
-      Expr inv_std = ir::rsqrt(sq(i[0]) * inv_cols + Expr(static_cast<float>(epsilon(s[2]))));
-      return (x(i[0], i[1]) - sum(i[0]) * inv_cols) * inv_std * gamma(i[1]) + beta(i[1]);
-    }, "Y", {"r", "c"});
+    te::Tensor y = te::compute({rows, cols},
+                               [&](const te::Indices& i) {
+                                 Expr inv_std =
+                                     ir::rsqrt(sq(i[0]) * inv_cols + Expr(static_cast<float>(epsilon(s[2]))));
+                                 return (x(i[0], i[1]) - sum(i[0]) * inv_cols) * inv_std * gamma(i[1]) + beta(i[1]);
+                               },
+                               "Y", {"r", "c"});
     Scheduled result = make_scheduled({x, gamma, beta}, y);
     // The mean feeds the variance and the output.
     schedule_after_row_passes(*result.schedule, y, {&sum_r, &sq_r}, lanes, cfg.get_bool("parallel"));
@@ -80,8 +86,8 @@ class LayerNorm : public Operator {
     out->assign(static_cast<size_t>(rows * cols), 0.0f);
     tol->assign(static_cast<size_t>(rows * cols), 0.0f);
     for (int64_t r = 0; r < rows; ++r) {
-      normalize_row_reference(in[0] + r * cols, cols, static_cast<float>(epsilon(s[2])), in[1], 1, in[2], 1, out->data() + r * cols,
-                              tol->data() + r * cols);
+      normalize_row_reference(in[0] + r * cols, cols, static_cast<float>(epsilon(s[2])), in[1], 1, in[2], 1,
+                              out->data() + r * cols, tol->data() + r * cols);
     }
   }
 };

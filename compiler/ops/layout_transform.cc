@@ -1,14 +1,14 @@
 // The layout operators that let a model convert once and stay blocked between layers:
 // layout_to_nchwc (NCHW -> (n, C/b, h, w, b), padded channels zero), layout_from_nchwc (back,
-// padded channels dropped), layout_reblock_nchwc (one block into another) and pack_conv_weight (OIHW -> (K/ob, C/ib, r, s, ib, ob), padding zero).
-// They move data and compute nothing, so their "flops" are the elements written: a tuner then
-// ranks their configs by elements per second.
+// padded channels dropped), layout_reblock_nchwc (one block into another) and pack_conv_weight (OIHW -> (K/ob, C/ib, r,
+// s, ib, ob), padding zero). They move data and compute nothing, so their "flops" are the elements written: a tuner
+// then ranks their configs by elements per second.
 #include <algorithm>
 
 #include "compiler/error.h"
+#include "compiler/ops/nchwc_ops.h"
 #include "compiler/ops/nchwc_schedule.h"
 #include "compiler/ops/nchwc_shape.h"
-#include "compiler/ops/nchwc_ops.h"
 
 namespace tf::ops {
 namespace {
@@ -35,7 +35,8 @@ class LayoutOp : public Operator {
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {
     std::string t;
-    for (size_t i = 0; i < names_.size() && i < s.size(); ++i) t += (t.empty() ? "" : ",") + names_[i] + "=" + std::to_string(s[i]);
+    for (size_t i = 0; i < names_.size() && i < s.size(); ++i)
+      t += (t.empty() ? "" : ",") + names_[i] + "=" + std::to_string(s[i]);
     return t;
   }
   void check_shape(const std::vector<int64_t>& s) const override {
@@ -43,8 +44,8 @@ class LayoutOp : public Operator {
     for (size_t i = 0; i < names_.size(); ++i) {
       const bool block = names_[i] == "b" || names_[i] == "ib" || names_[i] == "ob";
       if (block && s[i] > 64) {
-        throw CompileError("op '" + name() + "' shape " + shape_text(s) + ": " + names_[i] + " = " + std::to_string(s[i]) +
-                           " must be in 1..64 (a block of channels)");
+        throw CompileError("op '" + name() + "' shape " + shape_text(s) + ": " + names_[i] + " = " +
+                           std::to_string(s[i]) + " must be in 1..64 (a block of channels)");
       }
     }
   }
@@ -72,8 +73,8 @@ class LayoutOp : public Operator {
   }
 
   // Schedules a 5-D (n, blocks-or-channels, h, w, lanes) or plain stage.
-  static void schedule_copy(schedule::Stage& st, const space::Config& cfg, const ir::IterVar& vector_axis, int64_t lanes,
-                            int64_t extent) {
+  static void schedule_copy(schedule::Stage& st, const space::Config& cfg, const ir::IterVar& vector_axis,
+                            int64_t lanes, int64_t extent) {
     if (cfg.get_string("parallel") == "outer") st.parallel(st.fuse(st.axis(0), st.axis(1)));
     if (lanes <= 1) return;
     if (extent <= lanes) {
@@ -94,7 +95,9 @@ class ToNchwc : public LayoutOp {
   ToNchwc() : LayoutOp({"n", "c", "h", "w", "b"}, {{"n", 1}, {"b", 16}}) {}
   std::string name() const override { return "layout_to_nchwc"; }
   std::string description() const override { return "out[N,C/b,H,W,b] = data[N,C,H,W] blocked, padded channels 0"; }
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1], s[2], s[3]}}; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {{s[0], s[1], s[2], s[3]}};
+  }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
     return {s[0], ceil_div(s[1], s[4]), s[2], s[3], s[4]};
   }
@@ -106,11 +109,14 @@ class ToNchwc : public LayoutOp {
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t c = s[1], b = s[4];
     Tensor data = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "data");
-    Tensor out = te::compute(output_shape(s), [&](const te::Indices& i) {
-      Expr ch = i[1] * Expr(b) + i[4];
-      if (c % b == 0) return data(i[0], ch, i[2], i[3]);
-      return ir::make_select(ch < Expr(c), data(i[0], ir::min(ch, Expr(c - 1)), i[2], i[3]), Expr(0.0f));
-    }, "out", {"n", "cb", "y", "x", "l"});
+    Tensor out = te::compute(output_shape(s),
+                             [&](const te::Indices& i) {
+                               Expr ch = i[1] * Expr(b) + i[4];
+                               if (c % b == 0) return data(i[0], ch, i[2], i[3]);
+                               return ir::make_select(ch < Expr(c), data(i[0], ir::min(ch, Expr(c - 1)), i[2], i[3]),
+                                                      Expr(0.0f));
+                             },
+                             "out", {"n", "cb", "y", "x", "l"});
     Scheduled r{std::make_unique<schedule::Schedule>(std::vector<Tensor>{out}), {data}, {out}};
     schedule::Stage& st = (*r.schedule)[out];
     const bool lanes_vector = cfg.get_string("vector_axis") == "lanes";
@@ -129,21 +135,27 @@ class FromNchwc : public LayoutOp {
  public:
   FromNchwc() : LayoutOp({"n", "c", "h", "w", "b"}, {{"n", 1}, {"b", 16}}) {}
   std::string name() const override { return "layout_from_nchwc"; }
-  std::string description() const override { return "out[N,C,H,W] = data[N,C/b,H,W,b] unblocked, padded channels dropped"; }
+  std::string description() const override {
+    return "out[N,C,H,W] = data[N,C/b,H,W,b] unblocked, padded channels dropped";
+  }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     return {{s[0], ceil_div(s[1], s[4]), s[2], s[3], s[4]}};
   }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1], s[2], s[3]}; }
   // Vectors along the width write whole plain rows; vectors of a block's lanes would scatter each
   // lane to another channel plane (5x slower on 64x112x112).
-  space::ConfigSpace config_space(const std::vector<int64_t>&, const codegen::Target&) const override { return layout_space(true, true); }
+  space::ConfigSpace config_space(const std::vector<int64_t>&, const codegen::Target&) const override {
+    return layout_space(true, true);
+  }
 
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t b = s[4];
     Tensor data = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "data");
-    Tensor out = te::compute(output_shape(s), [&](const te::Indices& i) {
-      return data(i[0], ir::floordiv(i[1], Expr(b)), i[2], i[3], ir::floormod(i[1], Expr(b)));
-    }, "out", {"n", "c", "y", "x"});
+    Tensor out = te::compute(output_shape(s),
+                             [&](const te::Indices& i) {
+                               return data(i[0], ir::floordiv(i[1], Expr(b)), i[2], i[3], ir::floormod(i[1], Expr(b)));
+                             },
+                             "out", {"n", "c", "y", "x"});
     Scheduled r{std::make_unique<schedule::Schedule>(std::vector<Tensor>{out}), {data}, {out}};
     schedule::Stage& st = (*r.schedule)[out];
     if (cfg.get_string("vector_axis") == "lanes") {
@@ -169,7 +181,9 @@ class Reblock : public LayoutOp {
  public:
   Reblock() : LayoutOp({"n", "c", "h", "w", "ib", "ob"}, {{"n", 1}, {"ib", 16}, {"ob", 16}}) {}
   std::string name() const override { return "layout_reblock_nchwc"; }
-  std::string description() const override { return "out[N,C/ob,H,W,ob] = data[N,C/ib,H,W,ib] reblocked, padded channels 0"; }
+  std::string description() const override {
+    return "out[N,C/ob,H,W,ob] = data[N,C/ib,H,W,ib] reblocked, padded channels 0";
+  }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     return {{s[0], ceil_div(s[1], s[4]), s[2], s[3], s[4]}};
   }
@@ -183,12 +197,17 @@ class Reblock : public LayoutOp {
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t c = s[1], ib = s[4], ob = s[5];
     Tensor data = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "data");
-    Tensor out = te::compute(output_shape(s), [&](const te::Indices& i) {
-      Expr ch = i[1] * Expr(ob) + i[4];
-      if (c % ob == 0) return data(i[0], ir::floordiv(ch, Expr(ib)), i[2], i[3], ir::floormod(ch, Expr(ib)));
-      Expr inside = ir::min(ch, Expr(c - 1));
-      return ir::make_select(ch < Expr(c), data(i[0], ir::floordiv(inside, Expr(ib)), i[2], i[3], ir::floormod(inside, Expr(ib))), Expr(0.0f));
-    }, "out", {"n", "cb", "y", "x", "l"});
+    Tensor out = te::compute(
+        output_shape(s),
+        [&](const te::Indices& i) {
+          Expr ch = i[1] * Expr(ob) + i[4];
+          if (c % ob == 0) return data(i[0], ir::floordiv(ch, Expr(ib)), i[2], i[3], ir::floormod(ch, Expr(ib)));
+          Expr inside = ir::min(ch, Expr(c - 1));
+          return ir::make_select(ch < Expr(c),
+                                 data(i[0], ir::floordiv(inside, Expr(ib)), i[2], i[3], ir::floormod(inside, Expr(ib))),
+                                 Expr(0.0f));
+        },
+        "out", {"n", "cb", "y", "x", "l"});
     Scheduled r{std::make_unique<schedule::Schedule>(std::vector<Tensor>{out}), {data}, {out}};
     schedule::Stage& st = (*r.schedule)[out];
     const bool lanes_vector = cfg.get_string("vector_axis") == "lanes";
@@ -211,23 +230,31 @@ class PackConvWeight : public LayoutOp {
   std::string description() const override {
     return "out[K/ob,C/ib,R,S,ib,ob] = weight[K,C,R,S] packed for conv2d_nchwc, padding 0";
   }
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1], s[2], s[3]}}; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {{s[0], s[1], s[2], s[3]}};
+  }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
     return {ceil_div(s[0], s[5]), ceil_div(s[1], s[4]), s[2], s[3], s[4], s[5]};
   }
-  space::ConfigSpace config_space(const std::vector<int64_t>&, const codegen::Target&) const override { return layout_space(false); }
+  space::ConfigSpace config_space(const std::vector<int64_t>&, const codegen::Target&) const override {
+    return layout_space(false);
+  }
 
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t k = s[0], c = s[1], ib = s[4], ob = s[5];
     Tensor weight = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "weight");
-    Tensor out = te::compute(output_shape(s), [&](const te::Indices& i) {
-      Expr o = i[0] * Expr(ob) + i[5], ch = i[1] * Expr(ib) + i[4];
-      Expr inside;
-      if (k % ob != 0) inside = o < Expr(k);
-      if (c % ib != 0) inside = inside.get() ? ir::logical_and(inside, ch < Expr(c)) : ch < Expr(c);
-      if (!inside.get()) return weight(o, ch, i[2], i[3]);
-      return ir::make_select(inside, weight(ir::min(o, Expr(k - 1)), ir::min(ch, Expr(c - 1)), i[2], i[3]), Expr(0.0f));
-    }, "out", {"ko", "cb", "ry", "rx", "ci", "l"});
+    Tensor out =
+        te::compute(output_shape(s),
+                    [&](const te::Indices& i) {
+                      Expr o = i[0] * Expr(ob) + i[5], ch = i[1] * Expr(ib) + i[4];
+                      Expr inside;
+                      if (k % ob != 0) inside = o < Expr(k);
+                      if (c % ib != 0) inside = inside.get() ? ir::logical_and(inside, ch < Expr(c)) : ch < Expr(c);
+                      if (!inside.get()) return weight(o, ch, i[2], i[3]);
+                      return ir::make_select(
+                          inside, weight(ir::min(o, Expr(k - 1)), ir::min(ch, Expr(c - 1)), i[2], i[3]), Expr(0.0f));
+                    },
+                    "out", {"ko", "cb", "ry", "rx", "ci", "l"});
     Scheduled r{std::make_unique<schedule::Schedule>(std::vector<Tensor>{out}), {weight}, {out}};
     schedule::Stage& st = (*r.schedule)[out];
     schedule_copy(st, cfg, st.axis(5), t.float32_lanes(), ob);

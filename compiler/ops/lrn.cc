@@ -21,16 +21,20 @@ struct LrnParams {
   double alpha, beta, bias;
 };
 LrnParams params(const std::vector<int64_t>& s) {
-  return {s[3], (s[3] - 1) / 2, static_cast<double>(s[4]) * 1e-9, static_cast<double>(s[5]) * 1e-9, static_cast<double>(s[6]) * 1e-9};
+  return {s[3], (s[3] - 1) / 2, static_cast<double>(s[4]) * 1e-9, static_cast<double>(s[5]) * 1e-9,
+          static_cast<double>(s[6]) * 1e-9};
 }
 
 class Lrn : public Operator {
  public:
   std::string name() const override { return "lrn"; }
   std::string description() const override {
-    return "Y = X / (bias + alpha/size * window sum of X^2 across channels)^beta (alpha_e9, beta_e9, bias_e9 in units of 1e-9)";
+    return "Y = X / (bias + alpha/size * window sum of X^2 across channels)^beta (alpha_e9, beta_e9, bias_e9 in units "
+           "of 1e-9)";
   }
-  std::vector<std::string> shape_names() const override { return {"n", "c", "spatial", "size", "alpha_e9", "beta_e9", "bias_e9"}; }
+  std::vector<std::string> shape_names() const override {
+    return {"n", "c", "spatial", "size", "alpha_e9", "beta_e9", "bias_e9"};
+  }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
     std::map<std::string, int64_t> d = named;
     d.emplace("n", 1), d.emplace("alpha_e9", 100000), d.emplace("beta_e9", 750000000), d.emplace("bias_e9", 1000000000);
@@ -41,8 +45,8 @@ class Lrn : public Operator {
     for (size_t k = 0; k < names.size(); ++k) {
       const int64_t lo = names[k] == "alpha_e9" ? 0 : 1, hi = names[k] == "size" ? 4096 : int64_t{1} << 40;
       if (s[k] < lo || s[k] > hi) {
-        throw CompileError("op 'lrn': extent " + names[k] + " = " + std::to_string(s[k]) + " is outside [" + std::to_string(lo) + ", " +
-                           std::to_string(hi) + "]");
+        throw CompileError("op 'lrn': extent " + names[k] + " = " + std::to_string(s[k]) + " is outside [" +
+                           std::to_string(lo) + ", " + std::to_string(hi) + "]");
       }
     }
   }
@@ -53,7 +57,9 @@ class Lrn : public Operator {
     return t;
   }
   int64_t flops(const std::vector<int64_t>& s) const override { return s[0] * s[1] * s[2] * (2 * s[3] + 8); }
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {{s[0], s[1], s[2]}}; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {{s[0], s[1], s[2]}};
+  }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1], s[2]}; }
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
     return row_config_space(s[0] * s[1], s[2], t);
@@ -64,16 +70,22 @@ class Lrn : public Operator {
     const LrnParams p = params(s);
     te::Tensor x = te::placeholder({N, C, S}, ir::DataType::float32(), "X");
     ir::IterVar k = te::reduce_axis(p.size, "k");
-    te::Tensor sq = te::compute({N, C, S}, [&](const te::Indices& i) {
-      const Expr c = i[1] - p.lo + ir::to_expr(k->var);
-      const Expr v = x(i[0], ir::min(ir::max(c, Expr(int64_t{0})), Expr(C - 1)), i[2]);
-      const Expr inside = ir::logical_and(c >= Expr(int64_t{0}), c < Expr(C));
-      return ir::make_reduce(ir::ReduceKind::Sum, ir::make_select(inside, v * v, Expr(0.0f)), {k});
-    }, "window_sq", {"n", "c", "s"});
+    te::Tensor sq =
+        te::compute({N, C, S},
+                    [&](const te::Indices& i) {
+                      const Expr c = i[1] - p.lo + ir::to_expr(k->var);
+                      const Expr v = x(i[0], ir::min(ir::max(c, Expr(int64_t{0})), Expr(C - 1)), i[2]);
+                      const Expr inside = ir::logical_and(c >= Expr(int64_t{0}), c < Expr(C));
+                      return ir::make_reduce(ir::ReduceKind::Sum, ir::make_select(inside, v * v, Expr(0.0f)), {k});
+                    },
+                    "window_sq", {"n", "c", "s"});
     const Expr scale(static_cast<float>(p.alpha / static_cast<double>(p.size))), bias(static_cast<float>(p.bias));
-    te::Tensor y = te::compute({N, C, S}, [&](const te::Indices& i) {
-      return x(i[0], i[1], i[2]) * ir::pow_const(bias + scale * sq(i[0], i[1], i[2]), -p.beta);
-    }, "Y", {"n", "c", "s"});
+    te::Tensor y =
+        te::compute({N, C, S},
+                    [&](const te::Indices& i) {
+                      return x(i[0], i[1], i[2]) * ir::pow_const(bias + scale * sq(i[0], i[1], i[2]), -p.beta);
+                    },
+                    "Y", {"n", "c", "s"});
     Scheduled result = make_scheduled({x}, y);
     schedule::Schedule& sch = *result.schedule;
     const bool parallel = cfg.get_bool("parallel");

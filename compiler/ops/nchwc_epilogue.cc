@@ -2,7 +2,8 @@
 
 namespace tf::ops {
 
-std::string describe_epilogue(NchwcEpilogue e, const std::string& conv, const std::string& bias, const std::string& residual) {
+std::string describe_epilogue(NchwcEpilogue e, const std::string& conv, const std::string& bias,
+                              const std::string& residual) {
   switch (e) {
     case NchwcEpilogue::None: return conv;
     case NchwcEpilogue::Bias: return conv + " + " + bias;
@@ -28,9 +29,11 @@ ir::Expr apply_nchwc_epilogue(NchwcEpilogue e, ir::Expr v, const te::Tensor& bia
 te::Tensor nchwc_output(NchwcEpilogue e, const te::Tensor& conv, const te::Tensor& bias, const te::Tensor& residual,
                         int64_t k, int64_t b) {
   if (!has_bias(e) && k % b == 0) return conv;
-  return te::compute(conv.shape(), [&](const te::Indices& i) {
-    return apply_nchwc_epilogue(e, conv(i[0], i[1], i[2], i[3], i[4]), bias, residual, i, k, b);
-  }, "out", {"n", "ko", "y", "x", "l"});
+  return te::compute(conv.shape(),
+                     [&](const te::Indices& i) {
+                       return apply_nchwc_epilogue(e, conv(i[0], i[1], i[2], i[3], i[4]), bias, residual, i, k, b);
+                     },
+                     "out", {"n", "ko", "y", "x", "l"});
 }
 
 void vectorize_lanes(schedule::Stage& st, const ir::IterVar& lanes_axis, int64_t block, int64_t target_lanes) {

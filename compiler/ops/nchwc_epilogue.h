@@ -18,7 +18,8 @@ inline bool has_relu(NchwcEpilogue e) { return e == NchwcEpilogue::BiasRelu || e
 inline bool has_clip(NchwcEpilogue e) { return e == NchwcEpilogue::BiasClip; }
 
 // "relu(conv + bias)" and the like, for an op's description.
-std::string describe_epilogue(NchwcEpilogue e, const std::string& conv, const std::string& bias, const std::string& residual);
+std::string describe_epilogue(NchwcEpilogue e, const std::string& conv, const std::string& bias,
+                              const std::string& residual);
 
 // The epilogue applied to the convolution's value `v` at blocked output i = (n, kb, y, x, lane):
 // bias (k_blocks, b) and residual (output layout) are read there. When the last block is ragged

@@ -91,9 +91,10 @@ void add_parallel_knob(space::ConfigSpace& cs, const std::string& default_choice
   for (size_t i = 0; i < choices.size(); ++i) {
     if (choices[i] == default_choice) def = i;
   }
-  cs.add_knob("parallel", choices, def,
-              "the parallel loop: output-row tiles alone (outside the channel blocks, so partition_loops can still cut the "
-              "padded edges off), batch x channel blocks x output-row tiles fused, batch x channel blocks fused, none");
+  cs.add_knob(
+      "parallel", choices, def,
+      "the parallel loop: output-row tiles alone (outside the channel blocks, so partition_loops can still cut the "
+      "padded edges off), batch x channel blocks x output-row tiles fused, batch x channel blocks fused, none");
 }
 
 void apply_parallel(schedule::Stage& st, const std::string& choice, const ir::IterVar& n, const ir::IterVar& blocks,

@@ -21,13 +21,14 @@ int64_t take(std::map<std::string, int64_t>& named, const std::string& name, int
 
 void check_block(const std::string& op, const std::string& shape, const std::string& field, int64_t v) {
   if (v < 1 || v > 64) {
-    throw CompileError(op + " shape " + shape + ": " + field + " = " + std::to_string(v) + " must be in 1..64 (a block of channels)");
+    throw CompileError(op + " shape " + shape + ": " + field + " = " + std::to_string(v) +
+                       " must be in 1..64 (a block of channels)");
   }
 }
 
 // The reference's per-element bound for a padded output channel: it must be exactly zero.
-void block_result(const std::vector<float>& plain_out, const std::vector<float>& plain_tol, int64_t n, int64_t k, int64_t pixels,
-                  int64_t b, std::vector<float>* output, std::vector<float>* tolerance) {
+void block_result(const std::vector<float>& plain_out, const std::vector<float>& plain_tol, int64_t n, int64_t k,
+                  int64_t pixels, int64_t b, std::vector<float>* output, std::vector<float>* tolerance) {
   *output = activation_to_blocked(plain_out.data(), n, k, pixels, b);
   *tolerance = activation_to_blocked(plain_tol.data(), n, k, pixels, b);
 }
@@ -42,7 +43,8 @@ const std::vector<std::string>& Conv2dNchwcShape::names() {
 Conv2dNchwcShape Conv2dNchwcShape::from_vector(const std::vector<int64_t>& v) {
   const size_t plain = Conv2dShape::names().size();
   if (v.size() != plain + 2) {
-    throw CompileError("conv2d_nchwc takes " + std::to_string(plain + 2) + " extents (conv2d's and ib, ob), got " + std::to_string(v.size()));
+    throw CompileError("conv2d_nchwc takes " + std::to_string(plain + 2) + " extents (conv2d's and ib, ob), got " +
+                       std::to_string(v.size()));
   }
   Conv2dNchwcShape s;
   s.conv = Conv2dShape::from_vector(std::vector<int64_t>(v.begin(), v.begin() + static_cast<long>(plain)));
@@ -89,7 +91,8 @@ const std::vector<std::string>& DepthwiseNchwcShape::names() {
 DepthwiseNchwcShape DepthwiseNchwcShape::from_vector(const std::vector<int64_t>& v) {
   const size_t plain = Conv2dShape::names().size();
   if (v.size() != plain + 1) {
-    throw CompileError("depthwise_nchwc takes " + std::to_string(plain + 1) + " extents (conv2d's and b), got " + std::to_string(v.size()));
+    throw CompileError("depthwise_nchwc takes " + std::to_string(plain + 1) + " extents (conv2d's and b), got " +
+                       std::to_string(v.size()));
   }
   DepthwiseNchwcShape s;
   s.conv = Conv2dShape::from_vector(std::vector<int64_t>(v.begin(), v.begin() + static_cast<long>(plain)));
@@ -116,11 +119,12 @@ void DepthwiseNchwcShape::check(const std::string& op) const {
   conv.check(op);
   check_block(op, named(), "b", b);
   if (conv.groups != conv.c) {
-    throw CompileError(op + " shape " + named() + ": groups = " + std::to_string(conv.groups) + " must equal c = " +
-                       std::to_string(conv.c) + " (a depthwise convolution)");
+    throw CompileError(op + " shape " + named() + ": groups = " + std::to_string(conv.groups) +
+                       " must equal c = " + std::to_string(conv.c) + " (a depthwise convolution)");
   }
   if (conv.k != conv.c && conv.k != 2 * conv.c) {
-    throw CompileError(op + " shape " + named() + ": k = " + std::to_string(conv.k) + " must be c or 2 x c (channel multiplier 1 or 2)");
+    throw CompileError(op + " shape " + named() + ": k = " + std::to_string(conv.k) +
+                       " must be c or 2 x c (channel multiplier 1 or 2)");
   }
 }
 
@@ -174,7 +178,8 @@ std::vector<float> weight_from_packed(const float* packed, int64_t k, int64_t c,
   std::vector<float> out(static_cast<size_t>(k * c * taps));
   for (int64_t o = 0; o < k; ++o) {
     for (int64_t i = 0; i < c; ++i) {
-      for (int64_t t = 0; t < taps; ++t) out[static_cast<size_t>((o * c + i) * taps + t)] = packed[packed_at(o, i, t, c, taps, ib, ob)];
+      for (int64_t t = 0; t < taps; ++t)
+        out[static_cast<size_t>((o * c + i) * taps + t)] = packed[packed_at(o, i, t, c, taps, ib, ob)];
     }
   }
   return out;

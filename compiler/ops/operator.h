@@ -67,7 +67,8 @@ class Operator {
 void append_numbered_names(std::vector<std::string>* names, const std::string& prefix, int count);
 // Throws CompileError naming the first of `named` that is not one of op's shape_names(), and
 // listing them as `extents` (all of them, comma-separated, when empty).
-void reject_unknown_extents(const Operator& op, const std::map<std::string, int64_t>& named, const std::string& extents = "");
+void reject_unknown_extents(const Operator& op, const std::map<std::string, int64_t>& named,
+                            const std::string& extents = "");
 
 // Throws tf::CompileError naming the op and listing the known ones.
 const Operator& find_operator(const std::string& name);

@@ -12,7 +12,7 @@ namespace tf::ops {
 
 // x [n, c, d, h, w] extended by `ax`'s pads on each spatial axis: `outside` where an index falls
 // in the padding, x elsewhere.
-te::Tensor pad_ncdhw(const te::Tensor& x, int64_t n, int64_t c, const WindowAxes3d& ax, const ir::Expr& outside, const std::string& name,
-                     const std::vector<std::string>& axis_names);
+te::Tensor pad_ncdhw(const te::Tensor& x, int64_t n, int64_t c, const WindowAxes3d& ax, const ir::Expr& outside,
+                     const std::string& name, const std::vector<std::string>& axis_names);
 
 }  // namespace tf::ops

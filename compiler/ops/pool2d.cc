@@ -53,7 +53,8 @@ class Pool2d : public Operator {
     const int64_t lanes = std::max(1, t.float32_lanes());
     space::ConfigSpace cs;
     cs.add_knob("vectors", {Json(1), Json(2)}, 0, "output-column vectors per register tile");
-    cs.add_knob("parallel", {Json(false), Json(true)}, p.c > 1 && p.c * p.oh() * p.ow() * p.r * p.s >= (1 << 15) ? 1 : 0,
+    cs.add_knob("parallel", {Json(false), Json(true)},
+                p.c > 1 && p.c * p.oh() * p.ow() * p.r * p.s >= (1 << 15) ? 1 : 0,
                 "run the channels on the thread pool");
     (void)lanes;
     return cs;
@@ -116,31 +117,43 @@ Scheduled Pool2d::schedule(const std::vector<int64_t>& s, const space::Config& c
 
   // What the window reads at padded coordinates (row, col) of plane (b, c).
   te::Tensor padded;
-  std::function<Expr(Expr, Expr, Expr, Expr)> source = [&](Expr b, Expr c, Expr row, Expr col) { return x(b, c, row, col); };
+  std::function<Expr(Expr, Expr, Expr, Expr)> source = [&](Expr b, Expr c, Expr row, Expr col) {
+    return x(b, c, row, col);
+  };
   if (p.padded()) {
     const int64_t hp = p.h + p.pad_top + p.pad_bottom, wp = p.w + p.pad_left + p.pad_right;
-    padded = te::compute({p.n, p.c, hp, wp}, [&](const te::Indices& i) {
-      Expr row = i[2] - p.pad_top, col = i[3] - p.pad_left;
-      Expr inside = ir::logical_and(ir::logical_and(row >= Expr(0), row < Expr(p.h)), ir::logical_and(col >= Expr(0), col < Expr(p.w)));
-      Expr clamped = x(i[0], i[1], ir::min(ir::max(row, Expr(0)), Expr(p.h - 1)), ir::min(ir::max(col, Expr(0)), Expr(p.w - 1)));
-      return ir::make_select(inside, clamped, pad_value);
-    }, "X.padded", {"n", "c", "hp", "wp"});
+    padded = te::compute({p.n, p.c, hp, wp},
+                         [&](const te::Indices& i) {
+                           Expr row = i[2] - p.pad_top, col = i[3] - p.pad_left;
+                           Expr inside = ir::logical_and(ir::logical_and(row >= Expr(0), row < Expr(p.h)),
+                                                         ir::logical_and(col >= Expr(0), col < Expr(p.w)));
+                           Expr clamped = x(i[0], i[1], ir::min(ir::max(row, Expr(0)), Expr(p.h - 1)),
+                                            ir::min(ir::max(col, Expr(0)), Expr(p.w - 1)));
+                           return ir::make_select(inside, clamped, pad_value);
+                         },
+                         "X.padded", {"n", "c", "hp", "wp"});
     source = [&](Expr b, Expr c, Expr row, Expr col) { return padded(b, c, row, col); };
   }
   ir::IterVar kr = te::reduce_axis(p.r, "kr"), ks = te::reduce_axis(p.s, "ks");
-  te::Tensor acc = te::compute({p.n, p.c, OH, OW}, [&](const te::Indices& i) {
-    Expr v = source(i[0], i[1], i[2] * p.stride + ir::to_expr(kr->var), i[3] * p.stride + ir::to_expr(ks->var));
-    return ir::make_reduce(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum, v, {kr, ks});
-  }, "Y.acc", {"n", "c", "y", "x"});
-  te::Tensor out = te::compute({p.n, p.c, OH, OW}, [&](const te::Indices& i) {
-    if (max_) return acc(i);
-    if (p.count_include_pad) return acc(i) * Expr(static_cast<float>(1.0 / static_cast<double>(p.r * p.s)));
-    // The inputs a window covers: its rows and columns clipped to the image.
-    Expr y0 = i[2] * p.stride - p.pad_top, x0 = i[3] * p.stride - p.pad_left;
-    Expr rows = ir::min(y0 + p.r, Expr(p.h)) - ir::max(y0, Expr(0));
-    Expr cols = ir::min(x0 + p.s, Expr(p.w)) - ir::max(x0, Expr(0));
-    return acc(i) / ir::make_cast(f32, rows * cols);
-  }, "Y", {"n", "c", "y", "x"});
+  te::Tensor acc = te::compute({p.n, p.c, OH, OW},
+                               [&](const te::Indices& i) {
+                                 Expr v = source(i[0], i[1], i[2] * p.stride + ir::to_expr(kr->var),
+                                                 i[3] * p.stride + ir::to_expr(ks->var));
+                                 return ir::make_reduce(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum, v, {kr, ks});
+                               },
+                               "Y.acc", {"n", "c", "y", "x"});
+  te::Tensor out = te::compute({p.n, p.c, OH, OW},
+                               [&](const te::Indices& i) {
+                                 if (max_) return acc(i);
+                                 if (p.count_include_pad)
+                                   return acc(i) * Expr(static_cast<float>(1.0 / static_cast<double>(p.r * p.s)));
+                                 // The inputs a window covers: its rows and columns clipped to the image.
+                                 Expr y0 = i[2] * p.stride - p.pad_top, x0 = i[3] * p.stride - p.pad_left;
+                                 Expr rows = ir::min(y0 + p.r, Expr(p.h)) - ir::max(y0, Expr(0));
+                                 Expr cols = ir::min(x0 + p.s, Expr(p.w)) - ir::max(x0, Expr(0));
+                                 return acc(i) / ir::make_cast(f32, rows * cols);
+                               },
+                               "Y", {"n", "c", "y", "x"});
   result.outputs = {out};
   result.schedule = std::make_unique<schedule::Schedule>(result.outputs);
   schedule::Schedule& sch = *result.schedule;

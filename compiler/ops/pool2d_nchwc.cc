@@ -49,10 +49,12 @@ class Pool2dNchwc : public Operator {
   }
   void check_shape(const std::vector<int64_t>& s) const override {
     if (s.size() != shape_names().size()) {
-      throw CompileError("op '" + name() + "' takes " + std::to_string(shape_names().size()) + " extents, got " + std::to_string(s.size()));
+      throw CompileError("op '" + name() + "' takes " + std::to_string(shape_names().size()) + " extents, got " +
+                         std::to_string(s.size()));
     }
     plain_->check_shape(pool(s));
-    if (block(s) < 1 || block(s) > 64) throw CompileError("op '" + name() + "' shape " + shape_text(s) + ": b must be in 1..64 (a block of channels)");
+    if (block(s) < 1 || block(s) > 64)
+      throw CompileError("op '" + name() + "' shape " + shape_text(s) + ": b must be in 1..64 (a block of channels)");
   }
   std::string shape_text(const std::vector<int64_t>& s) const override {
     return plain_->shape_text(pool(s)) + ",b=" + std::to_string(block(s));
@@ -74,7 +76,8 @@ class Pool2dNchwc : public Operator {
     cs.add_knob("ow_tile", columns, space::index_of_choice(columns, 4),
                 "output columns per register tile: independent vector chains through the window");
     const bool enough = p.n * ceil_div(p.c, block(s)) * p.oh() * p.ow() * block(s) * p.r * p.s >= (1 << 15);
-    cs.add_knob("parallel", {Json(false), Json(true)}, enough ? 1 : 0, "share the (batch, channel block, row) loop among threads");
+    cs.add_knob("parallel", {Json(false), Json(true)}, enough ? 1 : 0,
+                "share the (batch, channel block, row) loop among threads");
     return cs;
   }
 
@@ -92,12 +95,15 @@ class Pool2dNchwc : public Operator {
     // Lanes past C pool whatever the block's padding holds: no channel, so no expectation.
     const int64_t pixels = p.oh() * p.ow(), blocks = ceil_div(p.c, b);
     for (int64_t i = 0; i < p.n * blocks * pixels * b; ++i) {
-      if ((i / (pixels * b)) % blocks * b + i % b >= p.c) (*tol)[static_cast<size_t>(i)] = std::numeric_limits<float>::infinity();
+      if ((i / (pixels * b)) % blocks * b + i % b >= p.c)
+        (*tol)[static_cast<size_t>(i)] = std::numeric_limits<float>::infinity();
     }
   }
 
  private:
-  static std::vector<int64_t> pool(const std::vector<int64_t>& s) { return std::vector<int64_t>(s.begin(), s.end() - 1); }
+  static std::vector<int64_t> pool(const std::vector<int64_t>& s) {
+    return std::vector<int64_t>(s.begin(), s.end() - 1);
+  }
   static int64_t block(const std::vector<int64_t>& s) { return s.back(); }
   Pool2dShape shape(const std::vector<int64_t>& s) const { return Pool2dShape::from_vector(pool(s), !max_); }
 
@@ -105,31 +111,39 @@ class Pool2dNchwc : public Operator {
   std::unique_ptr<Operator> plain_;
 };
 
-Scheduled Pool2dNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
+Scheduled Pool2dNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
+                                const codegen::Target& t) const {
   const Pool2dShape p = shape(s);
   const int64_t b = block(s), lanes = std::max(1, t.float32_lanes());
   const auto f32 = ir::DataType::float32();
   te::Tensor x = te::placeholder(input_shapes(s)[0], f32, "X");
   ir::IterVar kr = te::reduce_axis(p.r, "kr"), ks = te::reduce_axis(p.s, "ks");
   auto clamp = [](Expr v, int64_t extent) { return ir::min(ir::max(v, Expr(0)), Expr(extent - 1)); };
-  te::Tensor acc = te::compute(output_shape(s), [&](const te::Indices& i) {
-    Expr row = i[2] * Expr(p.stride) + ir::to_expr(kr->var) - Expr(p.pad_top);
-    Expr col = i[3] * Expr(p.stride) + ir::to_expr(ks->var) - Expr(p.pad_left);
-    Expr v = p.padded() ? x(i[0], i[1], clamp(row, p.h), clamp(col, p.w), i[4]) : x(i[0], i[1], row, col, i[4]);
-    if (!max_ && p.padded()) {
-      Expr inside = ir::logical_and(ir::logical_and(row >= Expr(0), row < Expr(p.h)), ir::logical_and(col >= Expr(0), col < Expr(p.w)));
-      v = ir::make_select(inside, v, Expr(0.0f));
-    }
-    return ir::make_reduce(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum, v, {kr, ks});
-  }, "Y.acc", {"n", "cb", "y", "x", "l"});
-  te::Tensor out = te::compute(output_shape(s), [&](const te::Indices& i) {
-    if (max_) return acc(i);
-    if (p.count_include_pad || !p.padded()) return acc(i) * Expr(static_cast<float>(1.0 / static_cast<double>(p.r * p.s)));
-    Expr y0 = i[2] * p.stride - p.pad_top, x0 = i[3] * p.stride - p.pad_left;
-    Expr rows = ir::min(y0 + p.r, Expr(p.h)) - ir::max(y0, Expr(0));
-    Expr cols = ir::min(x0 + p.s, Expr(p.w)) - ir::max(x0, Expr(0));
-    return acc(i) / ir::make_cast(f32, rows * cols);
-  }, "Y", {"n", "cb", "y", "x", "l"});
+  te::Tensor acc = te::compute(output_shape(s),
+                               [&](const te::Indices& i) {
+                                 Expr row = i[2] * Expr(p.stride) + ir::to_expr(kr->var) - Expr(p.pad_top);
+                                 Expr col = i[3] * Expr(p.stride) + ir::to_expr(ks->var) - Expr(p.pad_left);
+                                 Expr v = p.padded() ? x(i[0], i[1], clamp(row, p.h), clamp(col, p.w), i[4])
+                                                     : x(i[0], i[1], row, col, i[4]);
+                                 if (!max_ && p.padded()) {
+                                   Expr inside = ir::logical_and(ir::logical_and(row >= Expr(0), row < Expr(p.h)),
+                                                                 ir::logical_and(col >= Expr(0), col < Expr(p.w)));
+                                   v = ir::make_select(inside, v, Expr(0.0f));
+                                 }
+                                 return ir::make_reduce(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum, v, {kr, ks});
+                               },
+                               "Y.acc", {"n", "cb", "y", "x", "l"});
+  te::Tensor out = te::compute(output_shape(s),
+                               [&](const te::Indices& i) {
+                                 if (max_) return acc(i);
+                                 if (p.count_include_pad || !p.padded())
+                                   return acc(i) * Expr(static_cast<float>(1.0 / static_cast<double>(p.r * p.s)));
+                                 Expr y0 = i[2] * p.stride - p.pad_top, x0 = i[3] * p.stride - p.pad_left;
+                                 Expr rows = ir::min(y0 + p.r, Expr(p.h)) - ir::max(y0, Expr(0));
+                                 Expr cols = ir::min(x0 + p.s, Expr(p.w)) - ir::max(x0, Expr(0));
+                                 return acc(i) / ir::make_cast(f32, rows * cols);
+                               },
+                               "Y", {"n", "cb", "y", "x", "l"});
 
   Scheduled result{std::make_unique<schedule::Schedule>(std::vector<te::Tensor>{out}), {x}, {out}};
   schedule::Schedule& sch = *result.schedule;

@@ -27,12 +27,14 @@ struct Pool3dShape {
   // n, c, d, h, w, kd, kh, kw, window3d_rest_names(), and for avg_pool3d count_include_pad.
   static std::vector<std::string> names(bool with_count) {
     std::vector<std::string> v = {"n", "c"};
-    for (const auto& group : {window3d_in_names(), window3d_kernel_names(), window3d_rest_names()}) v.insert(v.end(), group.begin(), group.end());
+    for (const auto& group : {window3d_in_names(), window3d_kernel_names(), window3d_rest_names()})
+      v.insert(v.end(), group.begin(), group.end());
     if (with_count) v.push_back("count_include_pad");
     return v;
   }
   static Pool3dShape from_vector(const std::vector<int64_t>& v, bool with_count) {
-    if (v.size() != names(with_count).size()) throw CompileError("pool3d takes " + std::to_string(names(with_count).size()) + " extents");
+    if (v.size() != names(with_count).size())
+      throw CompileError("pool3d takes " + std::to_string(names(with_count).size()) + " extents");
     Pool3dShape p;
     p.n = v[0], p.c = v[1];
     p.ax = window3d_from_vector(v, 2, 5, 8);
@@ -41,7 +43,8 @@ struct Pool3dShape {
   }
   std::vector<int64_t> to_vector(bool with_count) const {
     std::vector<int64_t> v = {n, c};
-    for (const auto& group : {window3d_in(ax), window3d_kernel(ax), window3d_rest(ax)}) v.insert(v.end(), group.begin(), group.end());
+    for (const auto& group : {window3d_in(ax), window3d_kernel(ax), window3d_rest(ax)})
+      v.insert(v.end(), group.begin(), group.end());
     if (with_count) v.push_back(count_include_pad);
     return v;
   }
@@ -64,20 +67,25 @@ struct Pool3dShape {
     return std::any_of(ax.begin(), ax.end(), [](const WindowAxis& a) { return a.pad_begin || a.pad_end; });
   }
   std::string named(bool with_count) const {
-    std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + window3d_in_text(ax) + window3d_kernel_text(ax) + window3d_rest_text(ax);
+    std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + window3d_in_text(ax) +
+                    window3d_kernel_text(ax) + window3d_rest_text(ax);
     if (with_count && count_include_pad) t += ",count_include_pad=1";
     return t;
   }
   void check(const std::string& op, bool with_count) const {
-    auto fail = [&](const std::string& field, const std::string& why) { throw CompileError(op + " shape " + named(with_count) + ": " + field + " " + why); };
+    auto fail = [&](const std::string& field, const std::string& why) {
+      throw CompileError(op + " shape " + named(with_count) + ": " + field + " " + why);
+    };
     check_positive_extents({{"n", n}, {"c", c}}, fail);
     check_window3d(ax, fail);
     // A window that could sit on padding alone has no input to pool.
     const char* begin[3] = {"pad_front", "pad_top", "pad_left"};
     const char* end[3] = {"pad_back", "pad_bottom", "pad_right"};
     for (int a = 0; a < 3; ++a) {
-      if (ax[a].pad_begin >= ax[a].span()) fail(begin[a], "must be smaller than the window (" + std::to_string(ax[a].span()) + ")");
-      if (ax[a].pad_end >= ax[a].span()) fail(end[a], "must be smaller than the window (" + std::to_string(ax[a].span()) + ")");
+      if (ax[a].pad_begin >= ax[a].span())
+        fail(begin[a], "must be smaller than the window (" + std::to_string(ax[a].span()) + ")");
+      if (ax[a].pad_end >= ax[a].span())
+        fail(end[a], "must be smaller than the window (" + std::to_string(ax[a].span()) + ")");
     }
     if (with_count && count_include_pad != 0 && count_include_pad != 1) {
       fail("count_include_pad", "= " + std::to_string(count_include_pad) + " must be 0 or 1");
@@ -113,14 +121,17 @@ class Pool3d : public Operator {
     const Pool3dShape p = shape(s);
     return element_count(p.output_shape()) * p.window();
   }
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {shape(s).input_shape()}; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {shape(s).input_shape()};
+  }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return shape(s).output_shape(); }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target&) const override {
     const Pool3dShape p = shape(s);
     space::ConfigSpace cs;
     cs.add_knob("vectors", {Json(1), Json(2)}, 0, "output-column vectors per register tile");
-    cs.add_knob("parallel", {Json(false), Json(true)}, p.c > 1 && flops(s) >= (1 << 15) ? 1 : 0, "run the channels on the thread pool");
+    cs.add_knob("parallel", {Json(false), Json(true)}, p.c > 1 && flops(s) >= (1 << 15) ? 1 : 0,
+                "run the channels on the thread pool");
     return cs;
   }
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;
@@ -191,19 +202,28 @@ Scheduled Pool3d::schedule(const std::vector<int64_t>& s, const space::Config& c
     padded = pad_ncdhw(x, p.n, p.c, ax, pad_value, "X.padded", {"n", "c", "zp", "yp", "xp"});
     source = [&](const std::vector<Expr>& i) { return padded(i); };
   }
-  ir::IterVar k[3] = {te::reduce_axis(ax[0].kernel, "kz"), te::reduce_axis(ax[1].kernel, "ky"), te::reduce_axis(ax[2].kernel, "kx")};
+  ir::IterVar k[3] = {te::reduce_axis(ax[0].kernel, "kz"), te::reduce_axis(ax[1].kernel, "ky"),
+                      te::reduce_axis(ax[2].kernel, "kx")};
   const auto out_shape = p.output_shape();
-  te::Tensor acc = te::compute(out_shape, [&](const te::Indices& i) {
-    std::vector<Expr> at = {i[0], i[1]};
-    for (int a = 0; a < 3; ++a) at.push_back(i[2 + a] * Expr(ax[a].stride) + ir::to_expr(k[a]->var) * Expr(ax[a].dilation));
-    return ir::make_reduce(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum, source(at), {k[0], k[1], k[2]});
-  }, "Y.acc", {"n", "c", "z", "y", "x"});
-  te::Tensor out = te::compute(out_shape, [&](const te::Indices& i) {
-    if (max_) return acc(i);
-    if (p.count_include_pad) return acc(i) * Expr(static_cast<float>(1.0 / static_cast<double>(p.window())));
-    Expr count = covered_taps(ax[0], i[2]) * covered_taps(ax[1], i[3]) * covered_taps(ax[2], i[4]);
-    return acc(i) / ir::make_cast(f32, count);
-  }, "Y", {"n", "c", "z", "y", "x"});
+  te::Tensor acc = te::compute(
+      out_shape,
+      [&](const te::Indices& i) {
+        std::vector<Expr> at = {i[0], i[1]};
+        for (int a = 0; a < 3; ++a)
+          at.push_back(i[2 + a] * Expr(ax[a].stride) + ir::to_expr(k[a]->var) * Expr(ax[a].dilation));
+        return ir::make_reduce(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum, source(at), {k[0], k[1], k[2]});
+      },
+      "Y.acc", {"n", "c", "z", "y", "x"});
+  te::Tensor out = te::compute(out_shape,
+                               [&](const te::Indices& i) {
+                                 if (max_) return acc(i);
+                                 if (p.count_include_pad)
+                                   return acc(i) * Expr(static_cast<float>(1.0 / static_cast<double>(p.window())));
+                                 Expr count =
+                                     covered_taps(ax[0], i[2]) * covered_taps(ax[1], i[3]) * covered_taps(ax[2], i[4]);
+                                 return acc(i) / ir::make_cast(f32, count);
+                               },
+                               "Y", {"n", "c", "z", "y", "x"});
 
   Scheduled result = make_scheduled({x}, out);
   schedule::Schedule& sch = *result.schedule;

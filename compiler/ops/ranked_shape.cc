@@ -4,7 +4,8 @@
 
 namespace tf::ops {
 
-RankedShape::RankedShape(std::vector<std::string> leads, std::map<std::string, int64_t> lead_defaults, std::vector<AxisGroup> groups)
+RankedShape::RankedShape(std::vector<std::string> leads, std::map<std::string, int64_t> lead_defaults,
+                         std::vector<AxisGroup> groups)
     : leads_(std::move(leads)), lead_defaults_(std::move(lead_defaults)), groups_(std::move(groups)) {}
 
 std::vector<std::string> RankedShape::names() const {
@@ -20,7 +21,8 @@ void fail_extent(const Operator& op, const std::string& field, int64_t value, co
 std::vector<int64_t> RankedShape::from_named(const Operator& op, const std::map<std::string, int64_t>& named) const {
   std::string listing;
   for (const std::string& l : leads_) listing += l + ", ";
-  for (size_t g = 0; g < groups_.size(); ++g) listing += (g ? ", " : "") + groups_[g].prefix + "0.." + groups_[g].prefix + "5";
+  for (size_t g = 0; g < groups_.size(); ++g)
+    listing += (g ? ", " : "") + groups_[g].prefix + "0.." + groups_[g].prefix + "5";
   reject_unknown_extents(op, named, listing);
   std::vector<int64_t> shape;
   for (const std::string& l : leads_) {
@@ -53,7 +55,9 @@ void RankedShape::check(const Operator& op, const std::vector<int64_t>& shape) c
     for (int k = static_cast<int>(rank); k < kMaxRank; ++k) {
       const int64_t v = at(shape, static_cast<int>(g), k);
       if (v != groups_[g].past_rank) {
-        fail_extent(op, field(static_cast<int>(g), k), v, "is past the rank " + std::to_string(rank) + " (must be " + std::to_string(groups_[g].past_rank) + ")");
+        fail_extent(
+            op, field(static_cast<int>(g), k), v,
+            "is past the rank " + std::to_string(rank) + " (must be " + std::to_string(groups_[g].past_rank) + ")");
       }
     }
   }
@@ -65,7 +69,8 @@ std::string RankedShape::text(const std::vector<int64_t>& shape) const {
   for (size_t g = 0; g < groups_.size(); ++g) {
     for (int k = 0; k < shape[0]; ++k) {
       const int64_t v = at(shape, static_cast<int>(g), k);
-      if (groups_[g].required || v != groups_[g].past_rank) t += "," + field(static_cast<int>(g), k) + "=" + std::to_string(v);
+      if (groups_[g].required || v != groups_[g].past_rank)
+        t += "," + field(static_cast<int>(g), k) + "=" + std::to_string(v);
     }
   }
   return t;

@@ -17,16 +17,17 @@ namespace tf::ops {
 constexpr int kMaxRank = 6;
 
 struct AxisGroup {
-  std::string prefix;          // "d": d0..d5
-  int64_t past_rank = 1;       // the value past the rank, and the default below it when optional
-  bool required = true;        // below the rank, must it be given?
+  std::string prefix;     // "d": d0..d5
+  int64_t past_rank = 1;  // the value past the rank, and the default below it when optional
+  bool required = true;   // below the rank, must it be given?
 };
 
 class RankedShape {
  public:
   // `leads` name the extents before the groups, "rank" first; their defaults are in `lead_defaults`
   // (a lead without one is required).
-  RankedShape(std::vector<std::string> leads, std::map<std::string, int64_t> lead_defaults, std::vector<AxisGroup> groups);
+  RankedShape(std::vector<std::string> leads, std::map<std::string, int64_t> lead_defaults,
+              std::vector<AxisGroup> groups);
 
   std::vector<std::string> names() const;
   std::vector<int64_t> from_named(const Operator& op, const std::map<std::string, int64_t>& named) const;

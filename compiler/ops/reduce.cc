@@ -98,18 +98,21 @@ struct Reduction {
   std::optional<RowReduction> row;
 };
 
-Reduction build(const Plan& p, ir::ReduceKind kind, int64_t lanes, const std::function<Expr(const std::vector<Expr>&)>& src,
-                const std::string& name) {
+Reduction build(const Plan& p, ir::ReduceKind kind, int64_t lanes,
+                const std::function<Expr(const std::vector<Expr>&)>& src, const std::string& name) {
   const auto& groups = p.groups();
   Reduction r;
   if (p.rows()) {
     std::vector<int64_t> row_shape;
     for (size_t g = 0; g + 1 < groups.size(); ++g) row_shape.push_back(groups[g].extent);
-    r.row.emplace(kind, row_shape, groups.back().extent, lanes, [&](const te::Indices& row, Expr k) {
-      std::vector<Expr> idx = row;
-      idx.push_back(k);
-      return src(idx);
-    }, name + ".rows");
+    r.row.emplace(
+        kind, row_shape, groups.back().extent, lanes,
+        [&](const te::Indices& row, Expr k) {
+          std::vector<Expr> idx = row;
+          idx.push_back(k);
+          return src(idx);
+        },
+        name + ".rows");
     if (p.reduced().size() == 1) {
       r.result = r.row->result();
       return r;
@@ -117,23 +120,31 @@ Reduction build(const Plan& p, ir::ReduceKind kind, int64_t lanes, const std::fu
     // The outer reduced groups, over the rows' results.
     const te::Tensor rows = r.row->result();
     std::vector<ir::IterVar> axes;
-    for (size_t n = 0; n + 1 < p.reduced().size(); ++n) axes.push_back(te::reduce_axis(groups[p.reduced()[n]].extent, "k" + std::to_string(n)));
-    r.result = te::compute(p.kept_shape(), [&](const te::Indices& i) {
-      std::vector<Expr> idx(groups.size() - 1);
-      for (size_t n = 0; n < p.kept().size(); ++n) idx[p.kept()[n]] = i[n];
-      for (size_t n = 0; n + 1 < p.reduced().size(); ++n) idx[p.reduced()[n]] = ir::to_expr(axes[n]->var);
-      return ir::make_reduce(kind, rows(idx), axes);
-    }, name);
+    for (size_t n = 0; n + 1 < p.reduced().size(); ++n)
+      axes.push_back(te::reduce_axis(groups[p.reduced()[n]].extent, "k" + std::to_string(n)));
+    r.result = te::compute(
+        p.kept_shape(),
+        [&](const te::Indices& i) {
+          std::vector<Expr> idx(groups.size() - 1);
+          for (size_t n = 0; n < p.kept().size(); ++n) idx[p.kept()[n]] = i[n];
+          for (size_t n = 0; n + 1 < p.reduced().size(); ++n) idx[p.reduced()[n]] = ir::to_expr(axes[n]->var);
+          return ir::make_reduce(kind, rows(idx), axes);
+        },
+        name);
     return r;
   }
   std::vector<ir::IterVar> axes;
-  for (size_t n = 0; n < p.reduced().size(); ++n) axes.push_back(te::reduce_axis(groups[p.reduced()[n]].extent, "k" + std::to_string(n)));
-  r.result = te::compute(p.kept_shape(), [&](const te::Indices& i) {
-    std::vector<Expr> idx(groups.size());
-    for (size_t n = 0; n < p.kept().size(); ++n) idx[p.kept()[n]] = i[n];
-    for (size_t n = 0; n < p.reduced().size(); ++n) idx[p.reduced()[n]] = ir::to_expr(axes[n]->var);
-    return ir::make_reduce(kind, src(idx), axes);
-  }, name);
+  for (size_t n = 0; n < p.reduced().size(); ++n)
+    axes.push_back(te::reduce_axis(groups[p.reduced()[n]].extent, "k" + std::to_string(n)));
+  r.result = te::compute(
+      p.kept_shape(),
+      [&](const te::Indices& i) {
+        std::vector<Expr> idx(groups.size());
+        for (size_t n = 0; n < p.kept().size(); ++n) idx[p.kept()[n]] = i[n];
+        for (size_t n = 0; n < p.reduced().size(); ++n) idx[p.reduced()[n]] = ir::to_expr(axes[n]->var);
+        return ir::make_reduce(kind, src(idx), axes);
+      },
+      name);
   return r;
 }
 
@@ -181,7 +192,9 @@ class Reduce : public Operator {
   }
   std::string shape_text(const std::vector<int64_t>& s) const override { return layout().text(s); }
   int64_t flops(const std::vector<int64_t>& s) const override { return element_count(layout().group(s, 0)); }
-  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override { return {layout().group(s, 0)}; }
+  std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
+    return {layout().group(s, 0)};
+  }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
     std::vector<int64_t> out = layout().group(s, 0);
     for (int k = 0; k < s[0]; ++k) {
@@ -206,22 +219,30 @@ class Reduce : public Operator {
     auto pre = [&](Expr v) { return reduce_op_pre(op_, v); };
     std::vector<Reduction> passes;
     if (op_ == ReduceOp::LogSumExp) {
-      passes.push_back(build(p, ir::ReduceKind::Max, lanes, [&](const std::vector<Expr>& i) { return p.read(x, i); }, "max"));
+      passes.push_back(build(
+          p, ir::ReduceKind::Max, lanes, [&](const std::vector<Expr>& i) { return p.read(x, i); }, "max"));
       const te::Tensor mx = passes.back().result;
-      passes.push_back(build(p, ir::ReduceKind::Sum, lanes, [&](const std::vector<Expr>& i) {
-        std::vector<Expr> kept;
-        for (int g : p.kept()) kept.push_back(i[g]);
-        return ir::exp(p.read(x, i) - mx(kept));
-      }, "sum"));
+      passes.push_back(build(
+          p, ir::ReduceKind::Sum, lanes,
+          [&](const std::vector<Expr>& i) {
+            std::vector<Expr> kept;
+            for (int g : p.kept()) kept.push_back(i[g]);
+            return ir::exp(p.read(x, i) - mx(kept));
+          },
+          "sum"));
     } else if (!p.reduced().empty()) {
-      passes.push_back(build(p, reduce_op_combiner(op_), lanes, [&](const std::vector<Expr>& i) { return pre(p.read(x, i)); }, "acc"));
+      passes.push_back(build(
+          p, reduce_op_combiner(op_), lanes, [&](const std::vector<Expr>& i) { return pre(p.read(x, i)); }, "acc"));
     }
-    te::Tensor y = te::compute(output_shape(s), [&](const te::Indices& i) {
-      const std::vector<Expr> kept = p.kept_index(i);
-      if (passes.empty()) return reduce_op_post(op_, pre(x(i)), Expr(), 1);
-      const Expr m = op_ == ReduceOp::LogSumExp ? passes[0].result(kept) : Expr();
-      return reduce_op_post(op_, passes.back().result(kept), m, p.count());
-    }, "Y");
+    te::Tensor y = te::compute(
+        output_shape(s),
+        [&](const te::Indices& i) {
+          const std::vector<Expr> kept = p.kept_index(i);
+          if (passes.empty()) return reduce_op_post(op_, pre(x(i)), Expr(), 1);
+          const Expr m = op_ == ReduceOp::LogSumExp ? passes[0].result(kept) : Expr();
+          return reduce_op_post(op_, passes.back().result(kept), m, p.count());
+        },
+        "Y");
     Scheduled result = make_scheduled({x}, y);
     for (const Reduction& r : passes) schedule_reduction(*result.schedule, p, r, lanes, parallel);
     schedule::Stage& st = (*result.schedule)[y];

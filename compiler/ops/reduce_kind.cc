@@ -54,8 +54,8 @@ Expr reduce_op_post(ReduceOp op, Expr v, Expr max, int64_t count) {
   }
 }
 
-void reduce_reference(ReduceOp op, const std::vector<int64_t>& dims, const std::vector<int64_t>& reduced, const float* x,
-                      std::vector<float>* out, std::vector<float>* tol) {
+void reduce_reference(ReduceOp op, const std::vector<int64_t>& dims, const std::vector<int64_t>& reduced,
+                      const float* x, std::vector<float>* out, std::vector<float>* tol) {
   const int rank = static_cast<int>(dims.size());
   std::vector<int64_t> out_stride(rank, 0);
   int64_t outputs = 1, n = 1;
@@ -111,7 +111,9 @@ void reduce_reference(ReduceOp op, const std::vector<int64_t>& dims, const std::
       case ReduceOp::Max:
       case ReduceOp::Min: break;  // exact
       case ReduceOp::Prod: e = 1.01 * static_cast<double>(n + 1) * u * std::fabs(a); break;
-      case ReduceOp::Mean: y = a / static_cast<double>(n), e = g * mag[o] / static_cast<double>(n) + 2 * u * std::fabs(y); break;
+      case ReduceOp::Mean:
+        y = a / static_cast<double>(n), e = g * mag[o] / static_cast<double>(n) + 2 * u * std::fabs(y);
+        break;
       case ReduceOp::L2: y = std::sqrt(a), e = (g + 3 * u) * y; break;
       case ReduceOp::SumSquare: e = (g + u) * a; break;
       case ReduceOp::LogSum:

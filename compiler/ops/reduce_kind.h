@@ -13,8 +13,9 @@
 namespace tf::ops {
 
 enum class ReduceOp { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
-constexpr ReduceOp kReduceOps[] = {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max,    ReduceOp::Min,       ReduceOp::Prod,
-                                   ReduceOp::L1,  ReduceOp::L2,   ReduceOp::LogSum, ReduceOp::LogSumExp, ReduceOp::SumSquare};
+constexpr ReduceOp kReduceOps[] = {ReduceOp::Sum,       ReduceOp::Mean,     ReduceOp::Max, ReduceOp::Min,
+                                   ReduceOp::Prod,      ReduceOp::L1,       ReduceOp::L2,  ReduceOp::LogSum,
+                                   ReduceOp::LogSumExp, ReduceOp::SumSquare};
 
 struct ReduceOpInfo {
   const char* name;     // the operator's name: "reduce_sum"
@@ -27,8 +28,8 @@ ir::Expr reduce_op_pre(ReduceOp op, ir::Expr x);
 ir::Expr reduce_op_post(ReduceOp op, ir::Expr combined, ir::Expr max, int64_t count);
 
 // Reduces x (extents `dims`) over the axes with reduced[k] != 0; out has dims with those set to 1.
-void reduce_reference(ReduceOp op, const std::vector<int64_t>& dims, const std::vector<int64_t>& reduced, const float* x,
-                      std::vector<float>* out, std::vector<float>* tol);
+void reduce_reference(ReduceOp op, const std::vector<int64_t>& dims, const std::vector<int64_t>& reduced,
+                      const float* x, std::vector<float>* out, std::vector<float>* tol);
 
 std::unique_ptr<Operator> make_reduce(ReduceOp op);
 

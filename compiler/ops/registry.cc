@@ -101,12 +101,13 @@ void append_numbered_names(std::vector<std::string>* names, const std::string& p
   for (int k = 0; k < count; ++k) names->push_back(prefix + std::to_string(k));
 }
 
-void reject_unknown_extents(const Operator& op, const std::map<std::string, int64_t>& named, const std::string& extents) {
+void reject_unknown_extents(const Operator& op, const std::map<std::string, int64_t>& named,
+                            const std::string& extents) {
   const auto names = op.shape_names();
   for (const auto& [name, value] : named) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      throw CompileError("op '" + op.name() + "': unknown extent '" + name + "' (extents: " +
-                         (extents.empty() ? join(names) : extents) + ")");
+      throw CompileError("op '" + op.name() + "': unknown extent '" + name +
+                         "' (extents: " + (extents.empty() ? join(names) : extents) + ")");
     }
   }
 }
@@ -117,7 +118,8 @@ std::vector<int64_t> Operator::shape_from_named(const std::map<std::string, int6
   std::vector<int64_t> shape;
   for (const auto& n : names) {
     auto it = named.find(n);
-    if (it == named.end()) throw CompileError("op '" + this->name() + "': extent " + n + "= is missing (extents: " + join(names) + ")");
+    if (it == named.end())
+      throw CompileError("op '" + this->name() + "': extent " + n + "= is missing (extents: " + join(names) + ")");
     shape.push_back(it->second);
   }
   return shape;
@@ -127,10 +129,12 @@ void Operator::check_shape(const std::vector<int64_t>& shape) const {
   const auto names = shape_names();
   for (size_t i = 0; i < names.size() && i < shape.size(); ++i) {
     if (shape[i] <= 0) {
-      throw CompileError("op '" + name() + "': extent " + names[i] + " = " + std::to_string(shape[i]) + " must be positive");
+      throw CompileError("op '" + name() + "': extent " + names[i] + " = " + std::to_string(shape[i]) +
+                         " must be positive");
     }
     if (shape[i] > (int64_t{1} << 31)) {
-      throw CompileError("op '" + name() + "': extent " + names[i] + " = " + std::to_string(shape[i]) + " is absurdly large");
+      throw CompileError("op '" + name() + "': extent " + names[i] + " = " + std::to_string(shape[i]) +
+                         " is absurdly large");
     }
   }
 }
@@ -170,10 +174,12 @@ std::vector<int64_t> parse_shape(const std::string& op_name, const std::string& 
   for (const auto& p : parts) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw CompileError("op '" + op_name + "': shape '" + text + "': '" + p + "' is not NAME=VALUE (give every extent by name, or none)");
+      throw CompileError("op '" + op_name + "': shape '" + text + "': '" + p +
+                         "' is not NAME=VALUE (give every extent by name, or none)");
     }
     const std::string name = p.substr(0, eq);
-    if (values.count(name)) throw CompileError("op '" + op_name + "': shape '" + text + "': " + name + "= is given twice");
+    if (values.count(name))
+      throw CompileError("op '" + op_name + "': shape '" + text + "': " + name + "= is given twice");
     values[name] = integer(name, p.substr(eq + 1));
   }
   return op.shape_from_named(values);

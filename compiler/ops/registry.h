@@ -18,8 +18,8 @@ class Registry {
 };
 
 void register_dense_operators(Registry& r);
-void register_conv2d_operators(Registry& r);  // plain NCHW / OIHW
-void register_conv3d_operators(Registry& r);  // plain NCDHW (conv3d.cc)
+void register_conv2d_operators(Registry& r);            // plain NCHW / OIHW
+void register_conv3d_operators(Registry& r);            // plain NCDHW (conv3d.cc)
 void register_conv3d_transpose_operators(Registry& r);  // ONNX ConvTranspose on NCDHW
 // What whole models need beyond dense and conv2d: pooling, softmax, layer_norm, reduce_mean,
 // transpose, concat, batch_matmul (compiler/ops/model_operators.cc).

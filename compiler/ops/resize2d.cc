@@ -57,37 +57,47 @@ struct AxisTables {
 AxisTables axis_tables(const Resize2dShape& s, const ResizeAxis& a, const std::string& name) {
   const bool linear = s.mode == static_cast<int64_t>(ResizeMode::Linear);
   const bool crop = s.coord == static_cast<int64_t>(ResizeCoord::TfCropAndResize);
-  auto floor_of = [&](const te::Indices& i) { return ir::make_call(ir::Intrinsic::Floor, {source_coordinate(a, i[0])}); };
+  auto floor_of = [&](const te::Indices& i) {
+    return ir::make_call(ir::Intrinsic::Floor, {source_coordinate(a, i[0])});
+  };
   AxisTables t;
-  t.i0 = te::compute({a.out}, [&](const te::Indices& i) {
-    Expr x = source_coordinate(a, i[0]);
-    Expr f = ir::make_call(ir::Intrinsic::Floor, {x});
-    Expr lo = ir::make_cast(ir::DataType::int64(), f);
-    if (linear) return clamp_index(lo, a.in);
-    Expr r = x - f;
-    Expr up;
-    switch (static_cast<ResizeNearest>(s.nearest)) {
-      case ResizeNearest::RoundPreferFloor: up = r > f64(0.5); break;
-      case ResizeNearest::RoundPreferCeil: up = r >= f64(0.5); break;
-      case ResizeNearest::Floor: return clamp_index(lo, a.in);
-      case ResizeNearest::Ceil: up = r > f64(0); break;
-    }
-    return clamp_index(lo + ir::make_select(up, Expr(int64_t{1}), Expr(int64_t{0})), a.in);
-  }, name + ".index", {"o"});
+  t.i0 = te::compute({a.out},
+                     [&](const te::Indices& i) {
+                       Expr x = source_coordinate(a, i[0]);
+                       Expr f = ir::make_call(ir::Intrinsic::Floor, {x});
+                       Expr lo = ir::make_cast(ir::DataType::int64(), f);
+                       if (linear) return clamp_index(lo, a.in);
+                       Expr r = x - f;
+                       Expr up;
+                       switch (static_cast<ResizeNearest>(s.nearest)) {
+                         case ResizeNearest::RoundPreferFloor: up = r > f64(0.5); break;
+                         case ResizeNearest::RoundPreferCeil: up = r >= f64(0.5); break;
+                         case ResizeNearest::Floor: return clamp_index(lo, a.in);
+                         case ResizeNearest::Ceil: up = r > f64(0); break;
+                       }
+                       return clamp_index(lo + ir::make_select(up, Expr(int64_t{1}), Expr(int64_t{0})), a.in);
+                     },
+                     name + ".index", {"o"});
   if (linear) {
-    t.i1 = te::compute({a.out}, [&](const te::Indices& i) {
-      return clamp_index(ir::make_cast(ir::DataType::int64(), floor_of(i)) + Expr(int64_t{1}), a.in);
-    }, name + ".index1", {"o"});
-    t.frac = te::compute({a.out}, [&](const te::Indices& i) {
-      return ir::make_cast(ir::DataType::float32(), source_coordinate(a, i[0]) - floor_of(i));
-    }, name + ".frac", {"o"});
+    t.i1 = te::compute({a.out},
+                       [&](const te::Indices& i) {
+                         return clamp_index(ir::make_cast(ir::DataType::int64(), floor_of(i)) + Expr(int64_t{1}), a.in);
+                       },
+                       name + ".index1", {"o"});
+    t.frac = te::compute({a.out},
+                         [&](const te::Indices& i) {
+                           return ir::make_cast(ir::DataType::float32(), source_coordinate(a, i[0]) - floor_of(i));
+                         },
+                         name + ".frac", {"o"});
   }
   if (crop) {
-    t.inside = te::compute({a.out}, [&](const te::Indices& i) {
-      Expr x = source_coordinate(a, i[0]);
-      Expr in = ir::logical_and(x >= f64(0), x <= f64(static_cast<double>(a.in - 1)));
-      return ir::make_select(in, Expr(int64_t{1}), Expr(int64_t{0}));
-    }, name + ".inside", {"o"});
+    t.inside = te::compute({a.out},
+                           [&](const te::Indices& i) {
+                             Expr x = source_coordinate(a, i[0]);
+                             Expr in = ir::logical_and(x >= f64(0), x <= f64(static_cast<double>(a.in - 1)));
+                             return ir::make_select(in, Expr(int64_t{1}), Expr(int64_t{0}));
+                           },
+                           name + ".inside", {"o"});
   }
   return t;
 }
@@ -141,23 +151,27 @@ Scheduled Resize2d::schedule(const std::vector<int64_t>& s, const space::Config&
   const bool linear = r.mode == static_cast<int64_t>(ResizeMode::Linear);
   Tensor x = te::placeholder({r.n, r.c, r.h, r.w}, f32, "X");
   const AxisTables ty = axis_tables(r, resize_axis_h(r), "rows"), tx = axis_tables(r, resize_axis_w(r), "cols");
-  const float extrapolation = static_cast<float>(static_cast<double>(r.extrapolation_num) / static_cast<double>(r.extrapolation_den));
+  const float extrapolation =
+      static_cast<float>(static_cast<double>(r.extrapolation_num) / static_cast<double>(r.extrapolation_den));
 
-  Tensor out = te::compute({r.n, r.c, r.oh, r.ow}, [&](const te::Indices& i) {
-    Expr y0 = ty.i0(i[2]), x0 = tx.i0(i[3]);
-    Expr v = x(i[0], i[1], y0, x0);
-    if (linear) {
-      Expr y1 = ty.i1(i[2]), x1 = tx.i1(i[3]), fy = ty.frac(i[2]), fx = tx.frac(i[3]);
-      Expr top = v * (Expr(1.0f) - fx) + x(i[0], i[1], y0, x1) * fx;
-      Expr bottom = x(i[0], i[1], y1, x0) * (Expr(1.0f) - fx) + x(i[0], i[1], y1, x1) * fx;
-      v = top * (Expr(1.0f) - fy) + bottom * fy;
-    }
-    if (ty.inside.op()) {
-      Expr inside = ir::logical_and(ty.inside(i[2]) != Expr(int64_t{0}), tx.inside(i[3]) != Expr(int64_t{0}));
-      v = ir::make_select(inside, v, Expr(extrapolation));
-    }
-    return v;
-  }, "Y", {"n", "c", "y", "x"});
+  Tensor out = te::compute({r.n, r.c, r.oh, r.ow},
+                           [&](const te::Indices& i) {
+                             Expr y0 = ty.i0(i[2]), x0 = tx.i0(i[3]);
+                             Expr v = x(i[0], i[1], y0, x0);
+                             if (linear) {
+                               Expr y1 = ty.i1(i[2]), x1 = tx.i1(i[3]), fy = ty.frac(i[2]), fx = tx.frac(i[3]);
+                               Expr top = v * (Expr(1.0f) - fx) + x(i[0], i[1], y0, x1) * fx;
+                               Expr bottom = x(i[0], i[1], y1, x0) * (Expr(1.0f) - fx) + x(i[0], i[1], y1, x1) * fx;
+                               v = top * (Expr(1.0f) - fy) + bottom * fy;
+                             }
+                             if (ty.inside.op()) {
+                               Expr inside = ir::logical_and(ty.inside(i[2]) != Expr(int64_t{0}),
+                                                             tx.inside(i[3]) != Expr(int64_t{0}));
+                               v = ir::make_select(inside, v, Expr(extrapolation));
+                             }
+                             return v;
+                           },
+                           "Y", {"n", "c", "y", "x"});
 
   Scheduled result = make_scheduled({x}, out);
   schedule::Stage& o = result.schedule->operator[](out);

@@ -11,29 +11,66 @@
 namespace tf::ops {
 
 const std::vector<std::string>& Resize2dShape::names() {
+  // clang-format off
   static const std::vector<std::string> n = {
       "n",           "c",           "h",           "w",       "oh",     "ow",     "mode",   "coord",
       "nearest",     "scale_h_num", "scale_h_den", "scale_w_num", "scale_w_den", "roi_den", "roi_y0", "roi_x0",
       "roi_y1",      "roi_x1",      "extrapolation_num", "extrapolation_den"};
+  // clang-format on
   return n;
 }
 
 Resize2dShape Resize2dShape::from_vector(const std::vector<int64_t>& v) {
   if (v.size() != names().size()) {
-    throw CompileError("resize2d takes " + std::to_string(names().size()) + " extents, got " + std::to_string(v.size()));
+    throw CompileError("resize2d takes " + std::to_string(names().size()) + " extents, got " +
+                       std::to_string(v.size()));
   }
   Resize2dShape s;
-  int64_t* fields[] = {&s.n,           &s.c,           &s.h,           &s.w,           &s.oh,      &s.ow,     &s.mode,
-                       &s.coord,       &s.nearest,     &s.scale_h_num, &s.scale_h_den, &s.scale_w_num, &s.scale_w_den,
-                       &s.roi_den,     &s.roi_y0,      &s.roi_x0,      &s.roi_y1,      &s.roi_x1,  &s.extrapolation_num,
+  int64_t* fields[] = {&s.n,
+                       &s.c,
+                       &s.h,
+                       &s.w,
+                       &s.oh,
+                       &s.ow,
+                       &s.mode,
+                       &s.coord,
+                       &s.nearest,
+                       &s.scale_h_num,
+                       &s.scale_h_den,
+                       &s.scale_w_num,
+                       &s.scale_w_den,
+                       &s.roi_den,
+                       &s.roi_y0,
+                       &s.roi_x0,
+                       &s.roi_y1,
+                       &s.roi_x1,
+                       &s.extrapolation_num,
                        &s.extrapolation_den};
   for (size_t i = 0; i < v.size(); ++i) *fields[i] = v[i];
   return s;
 }
 
 std::vector<int64_t> Resize2dShape::to_vector() const {
-  return {n,           c,           h,       w,      oh,     ow,     mode,   coord,  nearest,           scale_h_num,
-          scale_h_den, scale_w_num, scale_w_den, roi_den, roi_y0, roi_x0, roi_y1, roi_x1, extrapolation_num, extrapolation_den};
+  return {n,
+          c,
+          h,
+          w,
+          oh,
+          ow,
+          mode,
+          coord,
+          nearest,
+          scale_h_num,
+          scale_h_den,
+          scale_w_num,
+          scale_w_den,
+          roi_den,
+          roi_y0,
+          roi_x0,
+          roi_y1,
+          roi_x1,
+          extrapolation_num,
+          extrapolation_den};
 }
 
 Resize2dShape Resize2dShape::from_named(const std::map<std::string, int64_t>& named) {
@@ -66,33 +103,44 @@ void Resize2dShape::check(const std::string& op) const {
   auto fail = [&](const std::string& field, const std::string& why) {
     throw CompileError(op + " shape " + named() + ": " + field + " " + why);
   };
-  check_positive_extents({{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"oh", oh}, {"ow", ow}, {"scale_h_num", scale_h_num},
+  check_positive_extents({{"n", n},
+                          {"c", c},
+                          {"h", h},
+                          {"w", w},
+                          {"oh", oh},
+                          {"ow", ow},
+                          {"scale_h_num", scale_h_num},
                           {"scale_w_num", scale_w_num}},
                          fail);
   // Denominators of float32 values reach 2^149 in principle; 2^62 covers every scale and roi a
   // model writes (|x| >= 2^-38 with a 24-bit mantissa).
   const int64_t big = int64_t{1} << 62;
-  for (const auto& [field, value] : ExtentFields{{"scale_h_den", scale_h_den}, {"scale_w_den", scale_w_den},
-                                                 {"roi_den", roi_den}, {"extrapolation_den", extrapolation_den}}) {
+  for (const auto& [field, value] : ExtentFields{{"scale_h_den", scale_h_den},
+                                                 {"scale_w_den", scale_w_den},
+                                                 {"roi_den", roi_den},
+                                                 {"extrapolation_den", extrapolation_den}}) {
     if (value <= 0) fail(field, "= " + std::to_string(value) + " must be positive");
     if (value > big) fail(field, "= " + std::to_string(value) + " is absurdly large");
   }
-  if (mode == static_cast<int64_t>(ResizeMode::Cubic)) fail("mode", "= 2 (cubic) is not supported: nearest (0) or linear (1)");
+  if (mode == static_cast<int64_t>(ResizeMode::Cubic))
+    fail("mode", "= 2 (cubic) is not supported: nearest (0) or linear (1)");
   if (mode != 0 && mode != 1) fail("mode", "= " + std::to_string(mode) + " must be 0 (nearest) or 1 (linear)");
   if (coord < 0 || coord > 6) {
-    fail("coord", "= " + std::to_string(coord) +
-                      " must be 0 half_pixel, 1 half_pixel_symmetric, 2 pytorch_half_pixel, 3 align_corners, 4 asymmetric, "
-                      "5 tf_crop_and_resize or 6 tf_half_pixel_for_nn");
+    fail("coord",
+         "= " + std::to_string(coord) +
+             " must be 0 half_pixel, 1 half_pixel_symmetric, 2 pytorch_half_pixel, 3 align_corners, 4 asymmetric, "
+             "5 tf_crop_and_resize or 6 tf_half_pixel_for_nn");
   }
   if (nearest < 0 || nearest > 3) {
-    fail("nearest", "= " + std::to_string(nearest) + " must be 0 round_prefer_floor, 1 round_prefer_ceil, 2 floor or 3 ceil");
+    fail("nearest",
+         "= " + std::to_string(nearest) + " must be 0 round_prefer_floor, 1 round_prefer_ceil, 2 floor or 3 ceil");
   }
 }
 
 std::string Resize2dShape::named() const {
   auto field = [](const char* name, int64_t v) { return std::string(",") + name + "=" + std::to_string(v); };
-  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) + ",w=" + std::to_string(w) +
-                  ",oh=" + std::to_string(oh) + ",ow=" + std::to_string(ow);
+  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) +
+                  ",w=" + std::to_string(w) + ",oh=" + std::to_string(oh) + ",ow=" + std::to_string(ow);
   if (mode) t += field("mode", mode);
   if (coord) t += field("coord", coord);
   if (nearest) t += field("nearest", nearest);
@@ -167,10 +215,15 @@ Taps taps_at(double x, int64_t in, const Resize2dShape& s) {
 
 }  // namespace
 
-ResizeAxis resize_axis_h(const Resize2dShape& s) { return axis(s, s.h, s.oh, s.scale_h_num, s.scale_h_den, s.roi_y0, s.roi_y1); }
-ResizeAxis resize_axis_w(const Resize2dShape& s) { return axis(s, s.w, s.ow, s.scale_w_num, s.scale_w_den, s.roi_x0, s.roi_x1); }
+ResizeAxis resize_axis_h(const Resize2dShape& s) {
+  return axis(s, s.h, s.oh, s.scale_h_num, s.scale_h_den, s.roi_y0, s.roi_y1);
+}
+ResizeAxis resize_axis_w(const Resize2dShape& s) {
+  return axis(s, s.w, s.ow, s.scale_w_num, s.scale_w_den, s.roi_x0, s.roi_x1);
+}
 
-void resize2d_reference(const Resize2dShape& s, const float* input, std::vector<float>* output, std::vector<float>* tolerance) {
+void resize2d_reference(const Resize2dShape& s, const float* input, std::vector<float>* output,
+                        std::vector<float>* tolerance) {
   const ResizeAxis ay = resize_axis_h(s), ax = resize_axis_w(s);
   const bool crop = s.coord == static_cast<int64_t>(ResizeCoord::TfCropAndResize);
   const double extrapolation = static_cast<double>(s.extrapolation_num) / static_cast<double>(s.extrapolation_den);
@@ -182,7 +235,8 @@ void resize2d_reference(const Resize2dShape& s, const float* input, std::vector<
     for (int64_t x = 0; x < s.ow; ++x) {
       const double sx = ax.source(x);
       const Taps tx = taps_at(sx, s.w, s);
-      const bool outside = crop && (sy < 0 || sy > static_cast<double>(s.h - 1) || sx < 0 || sx > static_cast<double>(s.w - 1));
+      const bool outside =
+          crop && (sy < 0 || sy > static_cast<double>(s.h - 1) || sx < 0 || sx > static_cast<double>(s.w - 1));
       for (int64_t plane = 0; plane < s.n * s.c; ++plane) {
         const float* in = input + plane * s.h * s.w;
         const size_t at = static_cast<size_t>((plane * s.oh + y) * s.ow + x);

@@ -23,8 +23,13 @@ namespace tf::ops {
 
 enum class ResizeMode : int64_t { Nearest = 0, Linear = 1, Cubic = 2 };
 enum class ResizeCoord : int64_t {
-  HalfPixel = 0, HalfPixelSymmetric = 1, PytorchHalfPixel = 2, AlignCorners = 3, Asymmetric = 4,
-  TfCropAndResize = 5, TfHalfPixelForNn = 6
+  HalfPixel = 0,
+  HalfPixelSymmetric = 1,
+  PytorchHalfPixel = 2,
+  AlignCorners = 3,
+  Asymmetric = 4,
+  TfCropAndResize = 5,
+  TfHalfPixelForNn = 6
 };
 enum class ResizeNearest : int64_t { RoundPreferFloor = 0, RoundPreferCeil = 1, Floor = 2, Ceil = 3 };
 
@@ -49,7 +54,7 @@ struct Resize2dShape {
 // One axis's source coordinate as ONNX's reference computes it (double precision).
 struct ResizeAxis {
   int64_t in = 0, out = 0;
-  double scale = 1;             // num / den, rounded once
+  double scale = 1;  // num / den, rounded once
   double roi_start = 0, roi_end = 1;
   ResizeCoord coord = ResizeCoord::HalfPixel;
   double source(int64_t x) const;
@@ -57,6 +62,7 @@ struct ResizeAxis {
 ResizeAxis resize_axis_h(const Resize2dShape& s);
 ResizeAxis resize_axis_w(const Resize2dShape& s);
 
-void resize2d_reference(const Resize2dShape& s, const float* input, std::vector<float>* output, std::vector<float>* tolerance);
+void resize2d_reference(const Resize2dShape& s, const float* input, std::vector<float>* output,
+                        std::vector<float>* tolerance);
 
 }  // namespace tf::ops

@@ -4,8 +4,8 @@
 
 namespace tf::ops {
 
-void schedule_after_row_passes(schedule::Schedule& sch, const te::Tensor& y, const std::vector<const RowReduction*>& passes,
-                               int64_t lanes, bool parallel) {
+void schedule_after_row_passes(schedule::Schedule& sch, const te::Tensor& y,
+                               const std::vector<const RowReduction*>& passes, int64_t lanes, bool parallel) {
   schedule::Stage& st = sch[y];
   // Inside y's row loop, the later passes (which read the earlier ones) attached first: a stage's
   // readers must already sit inside the loop it joins.
@@ -27,7 +27,8 @@ void row_mean_reference(const float* x, int64_t rows, int64_t cols, std::vector<
     }
     const double y = sum / static_cast<double>(cols);
     (*out)[r] = static_cast<float>(y);
-    (*tol)[r] = static_cast<float>(summation_bound(static_cast<double>(cols)) * mag / cols + 3 * kUnitRoundoff * std::fabs(y) + 1e-37);
+    (*tol)[r] = static_cast<float>(summation_bound(static_cast<double>(cols)) * mag / cols +
+                                   3 * kUnitRoundoff * std::fabs(y) + 1e-37);
   }
 }
 
@@ -35,8 +36,8 @@ void row_mean_reference(const float* x, int64_t rows, int64_t cols, std::vector<
 
 namespace tf::ops {
 
-void normalize_row_reference(const float* x, int64_t cols, double eps, const float* gamma, int64_t gamma_stride, const float* beta,
-                             int64_t beta_stride, float* out, float* tol) {
+void normalize_row_reference(const float* x, int64_t cols, double eps, const float* gamma, int64_t gamma_stride,
+                             const float* beta, int64_t beta_stride, float* out, float* tol) {
   const double u = kUnitRoundoff, n = static_cast<double>(cols), gamma_n = summation_bound(n);
   double sum = 0, mag = 0, sq = 0;
   for (int64_t c = 0; c < cols; ++c) sum += x[c], mag += std::fabs(x[c]);
@@ -53,8 +54,8 @@ void normalize_row_reference(const float* x, int64_t cols, double eps, const flo
     const double centred = x[c] - mean;
     const double y = centred * inv_std * g + b;
     const double centred_error = mean_error + u * (std::fabs(x[c]) + std::fabs(mean));
-    const double error = std::fabs(g) * inv_std * (centred_error + std::fabs(centred) * (inv_std_relative + 3 * u)) + u * std::fabs(y) +
-                         u * std::fabs(b);
+    const double error = std::fabs(g) * inv_std * (centred_error + std::fabs(centred) * (inv_std_relative + 3 * u)) +
+                         u * std::fabs(y) + u * std::fabs(b);
     out[c] = static_cast<float>(y);
     tol[c] = static_cast<float>(2 * error + 1e-37);
   }

@@ -19,8 +19,8 @@ constexpr int64_t kDefaultEpsE12 = 10000000;
 // the ones before it), all of them one row at a time inside y's row loop, so a row is read from
 // memory once and stays in L1 for the passes over it; y's columns vectorized; the rows in parallel
 // when `parallel`.
-void schedule_after_row_passes(schedule::Schedule& sch, const te::Tensor& y, const std::vector<const RowReduction*>& passes,
-                               int64_t lanes, bool parallel);
+void schedule_after_row_passes(schedule::Schedule& sch, const te::Tensor& y,
+                               const std::vector<const RowReduction*>& passes, int64_t lanes, bool parallel);
 
 // The mean of each row of x[rows, cols] in double precision, and the error a float32 kernel may
 // make (any summation order).
@@ -29,7 +29,7 @@ void row_mean_reference(const float* x, int64_t rows, int64_t cols, std::vector<
 // One row x[cols] normalized: (x - mean) / sqrt(var + eps) * gamma[c * gamma_stride] + beta[...]
 // in double precision, and per element the error a float32 kernel may make (layer_norm's rows,
 // instance_norm's planes with stride 0: one scale and bias per plane).
-void normalize_row_reference(const float* x, int64_t cols, double eps, const float* gamma, int64_t gamma_stride, const float* beta,
-                             int64_t beta_stride, float* out, float* tol);
+void normalize_row_reference(const float* x, int64_t cols, double eps, const float* gamma, int64_t gamma_stride,
+                             const float* beta, int64_t beta_stride, float* out, float* tol);
 
 }  // namespace tf::ops

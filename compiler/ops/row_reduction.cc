@@ -18,15 +18,19 @@ RowReduction::RowReduction(ir::ReduceKind kind, const std::vector<int64_t>& rows
   const int64_t whole = lanes > 1 ? cols / lanes : 0;
   if (whole == 0) {
     ir::IterVar k = te::reduce_axis(cols, "k");
-    result_ = te::compute(rows, [&](const te::Indices& i) { return reduce(kind, source(i, ir::to_expr(k->var)), {k}); }, name);
+    result_ = te::compute(
+        rows, [&](const te::Indices& i) { return reduce(kind, source(i, ir::to_expr(k->var)), {k}); }, name);
     return;
   }
   std::vector<int64_t> partial_shape = rows;
   partial_shape.push_back(lanes);
   ir::IterVar ko = te::reduce_axis(whole, "ko");
-  partial_ = te::compute(partial_shape, [&](const te::Indices& i) {
-    return reduce(kind, source(row_of(i), ir::to_expr(ko->var) * lanes + i.back()), {ko});
-  }, name + ".lanes");
+  partial_ = te::compute(
+      partial_shape,
+      [&](const te::Indices& i) {
+        return reduce(kind, source(row_of(i), ir::to_expr(ko->var) * lanes + i.back()), {ko});
+      },
+      name + ".lanes");
   // The lanes combined as a balanced tree (log2(lanes) dependent steps, not a chain of `lanes`),
   // then the ragged tail past the whole vectors, reduced by a stage of its own.
   auto lanes_tree = [&](const te::Indices& i) {
@@ -50,9 +54,11 @@ RowReduction::RowReduction(ir::ReduceKind kind, const std::vector<int64_t>& rows
     return;
   }
   ir::IterVar t = te::reduce_axis(tail, "tail");
-  tail_ = te::compute(rows, [&](const te::Indices& i) { return reduce(kind, source(i, ir::to_expr(t->var) + whole * lanes), {t}); },
-                      name + ".tail");
-  result_ = te::compute(rows, [&](const te::Indices& i) { return ir::combine(kind, lanes_tree(i), tail_(i)); }, name);
+  tail_ = te::compute(
+      rows, [&](const te::Indices& i) { return reduce(kind, source(i, ir::to_expr(t->var) + whole * lanes), {t}); },
+      name + ".tail");
+  result_ = te::compute(
+      rows, [&](const te::Indices& i) { return ir::combine(kind, lanes_tree(i), tail_(i)); }, name);
 }
 
 void RowReduction::compute_at(schedule::Schedule& s, schedule::Stage& consumer, const ir::IterVar& row_axis) const {

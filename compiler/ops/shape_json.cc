@@ -19,7 +19,8 @@ const char* kind_of(const Json& v) {
 
 int64_t integer(const Json& v, const std::string& where) {
   if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))) {
-    throw CompileError(where + ": expected an integer extent, got " + (v.is_number_integer() ? v.dump() : std::string(kind_of(v))));
+    throw CompileError(where + ": expected an integer extent, got " +
+                       (v.is_number_integer() ? v.dump() : std::string(kind_of(v))));
   }
   return v.get<int64_t>();
 }
@@ -43,8 +44,9 @@ std::vector<int64_t> shape_from_json(const std::string& op, const Json& shape, c
     const std::string what = e.what();
     throw CompileError(what.rfind(where, 0) == 0 ? what : where + ": " + what);
   }
-  throw CompileError(where + ": expected a list of extents, a string like \"n=1,c=64,...\" or an object of named extents, got " +
-                     kind_of(shape));
+  throw CompileError(
+      where + ": expected a list of extents, a string like \"n=1,c=64,...\" or an object of named extents, got " +
+      kind_of(shape));
 }
 
 }  // namespace tf::ops

@@ -40,35 +40,47 @@ class AxisSoftmax : public AxisOperator {
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t rows = s[0], cols = s[1], inner = s[2], lanes = std::max(1, t.float32_lanes());
     te::Tensor x = te::placeholder({rows, cols, inner}, ir::DataType::float32(), "X");
-    AxisReduction max_r(ir::ReduceKind::Max, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) { return x(r, k, i); }, "max");
+    AxisReduction max_r(
+        ir::ReduceKind::Max, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) { return x(r, k, i); }, "max");
     const te::Tensor mx = max_r.result();
     auto fk = [](Expr k) { return ir::make_cast(ir::DataType::float32(), k); };
     std::optional<AxisReduction> second;
     te::Tensor exps;
     if (kind_ == Kind::Hardmax) {
       // The first index of the max: the least k where x is the max (cols where it is not).
-      second.emplace(ir::ReduceKind::Min, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) {
-        return ir::make_select(ir::make_binary(ir::BinaryOp::EQ, x(r, k, i), mx(r, i)), fk(k), Expr(static_cast<float>(cols)));
-      }, "first");
+      second.emplace(
+          ir::ReduceKind::Min, rows, cols, inner, lanes,
+          [&](Expr r, Expr k, Expr i) {
+            return ir::make_select(ir::make_binary(ir::BinaryOp::EQ, x(r, k, i), mx(r, i)), fk(k),
+                                   Expr(static_cast<float>(cols)));
+          },
+          "first");
     } else if (kind_ == Kind::Softmax) {
       // exp once per element: stored by the pass that sums it, scaled by the output pass.
-      exps = te::compute({rows, cols, inner}, [&](const te::Indices& j) { return ir::exp(x(j[0], j[1], j[2]) - mx(j[0], j[2])); }, "E",
+      exps = te::compute({rows, cols, inner},
+                         [&](const te::Indices& j) { return ir::exp(x(j[0], j[1], j[2]) - mx(j[0], j[2])); }, "E",
                          {"r", "c", "i"});
-      second.emplace(ir::ReduceKind::Sum, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) { return exps(r, k, i); }, "sum");
+      second.emplace(
+          ir::ReduceKind::Sum, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) { return exps(r, k, i); }, "sum");
     } else {
-      second.emplace(ir::ReduceKind::Sum, rows, cols, inner, lanes,
-                     [&](Expr r, Expr k, Expr i) { return ir::exp(x(r, k, i) - mx(r, i)); }, "sum");
+      second.emplace(
+          ir::ReduceKind::Sum, rows, cols, inner, lanes,
+          [&](Expr r, Expr k, Expr i) { return ir::exp(x(r, k, i) - mx(r, i)); }, "sum");
     }
     const te::Tensor sec = second->result();
-    te::Tensor y = te::compute({rows, cols, inner}, [&](const te::Indices& j) {
-      const Expr v = x(j[0], j[1], j[2]), m = mx(j[0], j[2]), r = sec(j[0], j[2]);
-      switch (kind_) {
-        case Kind::Softmax: return exps(j[0], j[1], j[2]) * (Expr(1.0f) / r);
-        case Kind::LogSoftmax: return v - m - ir::log(r);
-        case Kind::Hardmax: return ir::make_select(ir::make_binary(ir::BinaryOp::EQ, fk(j[1]), r), Expr(1.0f), Expr(0.0f));
-      }
-      return Expr();
-    }, "Y", {"r", "c", "i"});
+    te::Tensor y = te::compute({rows, cols, inner},
+                               [&](const te::Indices& j) {
+                                 const Expr v = x(j[0], j[1], j[2]), m = mx(j[0], j[2]), r = sec(j[0], j[2]);
+                                 switch (kind_) {
+                                   case Kind::Softmax: return exps(j[0], j[1], j[2]) * (Expr(1.0f) / r);
+                                   case Kind::LogSoftmax: return v - m - ir::log(r);
+                                   case Kind::Hardmax:
+                                     return ir::make_select(ir::make_binary(ir::BinaryOp::EQ, fk(j[1]), r), Expr(1.0f),
+                                                            Expr(0.0f));
+                                 }
+                                 return Expr();
+                               },
+                               "Y", {"r", "c", "i"});
     Scheduled result = make_scheduled({x}, y);
     const bool parallel = cfg.get_bool("parallel");
     if (kind_ == Kind::Softmax && max_r.along_rows()) {
@@ -108,7 +120,8 @@ class AxisSoftmax : public AxisOperator {
         for (int64_t c = 0; c < cols; ++c) {
           if (in[0][at(c)] > mx) mx = in[0][at(c)], first = c;
         }
-        for (int64_t c = 0; c < cols; ++c) sum += std::exp(in[0][at(c)] - mx), spread = std::max(spread, mx - in[0][at(c)]);
+        for (int64_t c = 0; c < cols; ++c)
+          sum += std::exp(in[0][at(c)] - mx), spread = std::max(spread, mx - in[0][at(c)]);
         // The sum of exps (terms at most 1, one of them 1) is within this of the exact one,
         // relative: each exp's argument rounds (|x - max| u), exp within 3 ulp, the sum.
         const double sum_rel = g + (spread + 3) * u;

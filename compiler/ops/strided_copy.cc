@@ -4,8 +4,8 @@
 //   Pad (begins b, ends e; < 0 crop) o = d + b + e, s = -b, t = 1, mode constant / edge / reflect / wrap
 //   Tile (repeats r)                 o = d * r, s = 0, t = 1, mode wrap
 // Modes: 0 none (every index must fall inside x: checked), 1 constant (the value is a float input
-// of one element, so one kernel serves every value; refused where no index falls outside x), 2 edge (clamped), 3 reflect (numpy's, about
-// the edge elements, periodic where the pad is wider than the input: period 2(d-1)), 4 wrap
+// of one element, so one kernel serves every value; refused where no index falls outside x), 2 edge (clamped), 3
+// reflect (numpy's, about the edge elements, periodic where the pad is wider than the input: period 2(d-1)), 4 wrap
 // (modulo d). An axis whose indices all fall inside x reads it directly (a contiguous inner axis
 // stays contiguous); the output's last axis is vectorized.
 // Shape: rank, mode, d0..d5 (x), o0..o5 (y), s0..s5 (start, default 0), t0..t5 (step, default 1):
@@ -24,7 +24,8 @@ using ir::Expr;
 enum Mode : int64_t { kNone = 0, kConstant = 1, kEdge = 2, kReflect = 3, kWrap = 4 };
 
 const RankedShape& layout() {
-  static const RankedShape r({"rank", "mode"}, {{"mode", kNone}}, {{"d", 1, true}, {"o", 1, true}, {"s", 0, false}, {"t", 1, false}});
+  static const RankedShape r({"rank", "mode"}, {{"mode", kNone}},
+                             {{"d", 1, true}, {"o", 1, true}, {"s", 0, false}, {"t", 1, false}});
   return r;
 }
 enum Group { kD = 0, kO = 1, kS = 2, kT = 3 };
@@ -48,35 +49,44 @@ class StridedCopy : public Operator {
  public:
   std::string name() const override { return "strided_copy"; }
   std::string description() const override {
-    return "Y[j] = X[s + t*j] per axis (rank <= 6); outside X by mode: 0 none, 1 constant (input 2), 2 edge, 3 reflect, 4 wrap";
+    return "Y[j] = X[s + t*j] per axis (rank <= 6); outside X by mode: 0 none, 1 constant (input 2), 2 edge, 3 "
+           "reflect, 4 wrap";
   }
   std::vector<std::string> shape_names() const override { return layout().names(); }
-  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override { return layout().from_named(*this, named); }
+  std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
+    return layout().from_named(*this, named);
+  }
   std::string shape_text(const std::vector<int64_t>& s) const override { return layout().text(s); }
   void check_shape(const std::vector<int64_t>& s) const override {
     layout().check(*this, s);
     const int64_t mode = s[1];
-    if (mode < kNone || mode > kWrap) fail_extent(*this, "mode", mode, "is not 0 (none), 1 (constant), 2 (edge), 3 (reflect) or 4 (wrap)");
+    if (mode < kNone || mode > kWrap)
+      fail_extent(*this, "mode", mode, "is not 0 (none), 1 (constant), 2 (edge), 3 (reflect) or 4 (wrap)");
     constexpr int64_t kSane = int64_t{1} << 31;
     bool reaches_out = false;
     for (int k = 0; k < s[0]; ++k) {
       const int64_t d = at(s, kD, k), o = at(s, kO, k), st = at(s, kS, k), t = at(s, kT, k);
       if (d <= 0 || d > kSane) fail_extent(*this, layout().field(kD, k), d, "must be positive and sane");
       if (o <= 0 || o > kSane) fail_extent(*this, layout().field(kO, k), o, "must be positive and sane");
-      if (t == 0 || t > kSane || t < -kSane) fail_extent(*this, layout().field(kT, k), t, "must be a nonzero sane step");
+      if (t == 0 || t > kSane || t < -kSane)
+        fail_extent(*this, layout().field(kT, k), t, "must be a nonzero sane step");
       if (st > kSane || st < -kSane) fail_extent(*this, layout().field(kS, k), st, "is not a sane start");
       const int64_t last = st + t * (o - 1);
       reaches_out |= !in_range(st, t, o, d);
       if (mode == kNone && (st < 0 || st >= d || last < 0 || last >= d)) {
-        fail_extent(*this, layout().field(kS, k), st, "with o" + std::to_string(k) + " = " + std::to_string(o) + " and t" + std::to_string(k) + " = " +
-                    std::to_string(t) + " reads indices " + std::to_string(st) + ".." + std::to_string(last) + " outside [0, " + std::to_string(d) +
-                    ") and mode 0 (none) defines nothing there");
+        fail_extent(*this, layout().field(kS, k), st,
+                    "with o" + std::to_string(k) + " = " + std::to_string(o) + " and t" + std::to_string(k) + " = " +
+                        std::to_string(t) + " reads indices " + std::to_string(st) + ".." + std::to_string(last) +
+                        " outside [0, " + std::to_string(d) + ") and mode 0 (none) defines nothing there");
       }
     }
     // The value is an argument only where it is read.
-    if (mode == kConstant && !reaches_out) fail_extent(*this, "mode", mode, "(constant) pads nothing: every index falls inside X (use mode 0)");
+    if (mode == kConstant && !reaches_out)
+      fail_extent(*this, "mode", mode, "(constant) pads nothing: every index falls inside X (use mode 0)");
   }
-  int64_t flops(const std::vector<int64_t>& s) const override { return element_count(output_shape(s)); }  // elements written
+  int64_t flops(const std::vector<int64_t>& s) const override {
+    return element_count(output_shape(s));
+  }  // elements written
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     std::vector<std::vector<int64_t>> in = {layout().group(s, kD)};
     if (s[1] == kConstant) in.push_back({1});
@@ -85,7 +95,8 @@ class StridedCopy : public Operator {
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return layout().group(s, kO); }
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target&) const override {
     space::ConfigSpace cs;
-    cs.add_knob("parallel", {Json(false), Json(true)}, s[0] > 1 && flops(s) >= (1 << 15) ? 1 : 0, "run the outer loop on the thread pool");
+    cs.add_knob("parallel", {Json(false), Json(true)}, s[0] > 1 && flops(s) >= (1 << 15) ? 1 : 0,
+                "run the outer loop on the thread pool");
     return cs;
   }
 
@@ -94,24 +105,27 @@ class StridedCopy : public Operator {
     const int64_t mode = s[1], lanes = std::max(1, t.float32_lanes());
     te::Tensor x = te::placeholder(layout().group(s, kD), ir::DataType::float32(), "X");
     te::Tensor value = mode == kConstant ? te::placeholder({1}, ir::DataType::float32(), "value") : te::Tensor();
-    te::Tensor y = te::compute(output_shape(s), [&](const te::Indices& j) {
-      te::Indices i(static_cast<size_t>(rank));
-      Expr inside;
-      for (int k = 0; k < rank; ++k) {
-        const int64_t d = at(s, kD, k), st = at(s, kS, k), step = at(s, kT, k), o = at(s, kO, k);
-        const Expr raw = Expr(st) + j[k] * step;
-        if (in_range(st, step, o, d)) {
-          i[k] = raw;
-          continue;
-        }
-        i[k] = index_expr(raw, d, mode);
-        if (mode == kConstant) {
-          const Expr ok = ir::logical_and(raw >= Expr(int64_t{0}), raw < Expr(d));
-          inside = inside ? ir::logical_and(inside, ok) : ok;
-        }
-      }
-      return inside ? ir::make_select(inside, x(i), value(Expr(0))) : x(i);
-    }, "Y");
+    te::Tensor y = te::compute(
+        output_shape(s),
+        [&](const te::Indices& j) {
+          te::Indices i(static_cast<size_t>(rank));
+          Expr inside;
+          for (int k = 0; k < rank; ++k) {
+            const int64_t d = at(s, kD, k), st = at(s, kS, k), step = at(s, kT, k), o = at(s, kO, k);
+            const Expr raw = Expr(st) + j[k] * step;
+            if (in_range(st, step, o, d)) {
+              i[k] = raw;
+              continue;
+            }
+            i[k] = index_expr(raw, d, mode);
+            if (mode == kConstant) {
+              const Expr ok = ir::logical_and(raw >= Expr(int64_t{0}), raw < Expr(d));
+              inside = inside ? ir::logical_and(inside, ok) : ok;
+            }
+          }
+          return inside ? ir::make_select(inside, x(i), value(Expr(0))) : x(i);
+        },
+        "Y");
     Scheduled result = make_scheduled({x, value}, y);
     schedule::Stage& st = (*result.schedule)[y];
     if (at(s, kO, rank - 1) > 1) {

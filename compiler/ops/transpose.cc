@@ -28,18 +28,24 @@ class Transpose : public Operator {
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
     reject_unknown_extents(*this, named, "rank, d0..d5, p0..p5");
     auto it = named.find("rank");
-    if (it == named.end()) throw CompileError("op 'transpose': extent rank= is missing (e.g. rank=3,d0=2,d1=3,d2=4,p0=2,p1=0,p2=1)");
+    if (it == named.end())
+      throw CompileError("op 'transpose': extent rank= is missing (e.g. rank=3,d0=2,d1=3,d2=4,p0=2,p1=0,p2=1)");
     const int64_t rank = it->second;
-    if (rank < 1 || rank > kMaxRank) throw CompileError("op 'transpose': extent rank = " + std::to_string(rank) + " is outside [1, 6]");
+    if (rank < 1 || rank > kMaxRank)
+      throw CompileError("op 'transpose': extent rank = " + std::to_string(rank) + " is outside [1, 6]");
     std::vector<int64_t> shape = {rank};
     for (int k = 0; k < kMaxRank; ++k) {
       auto d = named.find("d" + std::to_string(k));
-      if (k < rank && d == named.end()) throw CompileError("op 'transpose': extent d" + std::to_string(k) + "= is missing (rank " + std::to_string(rank) + ")");
+      if (k < rank && d == named.end())
+        throw CompileError("op 'transpose': extent d" + std::to_string(k) + "= is missing (rank " +
+                           std::to_string(rank) + ")");
       shape.push_back(d == named.end() ? 1 : d->second);
     }
     for (int k = 0; k < kMaxRank; ++k) {
       auto p = named.find("p" + std::to_string(k));
-      if (k < rank && p == named.end()) throw CompileError("op 'transpose': extent p" + std::to_string(k) + "= is missing (rank " + std::to_string(rank) + ")");
+      if (k < rank && p == named.end())
+        throw CompileError("op 'transpose': extent p" + std::to_string(k) + "= is missing (rank " +
+                           std::to_string(rank) + ")");
       shape.push_back(p == named.end() ? k : p->second);
     }
     return shape;
@@ -55,10 +61,14 @@ class Transpose : public Operator {
       const std::string d = "d" + std::to_string(k), p = "p" + std::to_string(k);
       const int64_t dv = s[1 + k], pv = s[1 + kMaxRank + k];
       if (dv <= 0 || dv > (int64_t{1} << 31)) fail(d, "= " + std::to_string(dv) + " must be positive and sane");
-      if (k >= rank && dv != 1) fail(d, "= " + std::to_string(dv) + " is past the rank " + std::to_string(rank) + " (must be 1)");
-      if (k >= rank && pv != k) fail(p, "= " + std::to_string(pv) + " is past the rank " + std::to_string(rank) + " (must be " + std::to_string(k) + ")");
+      if (k >= rank && dv != 1)
+        fail(d, "= " + std::to_string(dv) + " is past the rank " + std::to_string(rank) + " (must be 1)");
+      if (k >= rank && pv != k)
+        fail(p, "= " + std::to_string(pv) + " is past the rank " + std::to_string(rank) + " (must be " +
+                    std::to_string(k) + ")");
       if (k < rank) {
-        if (pv < 0 || pv >= rank) fail(p, "= " + std::to_string(pv) + " is not an axis of rank " + std::to_string(rank));
+        if (pv < 0 || pv >= rank)
+          fail(p, "= " + std::to_string(pv) + " is not an axis of rank " + std::to_string(rank));
         if (seen[pv]) fail(p, "= " + std::to_string(pv) + " repeats an axis: perm must be a permutation");
         seen[pv] = true;
       }
@@ -90,7 +100,8 @@ class Transpose : public Operator {
     space::ConfigSpace cs;
     cs.add_knob("block", {Json(1), Json(8), Json(16), Json(32)}, moves_last ? 2 : 0,
                 "rows of the output axis that walks the input's last axis per block (1: no blocking)");
-    cs.add_knob("parallel", {Json(false), Json(true)}, rank > 1 && total >= (1 << 15) ? 1 : 0, "run the outer loop on the thread pool");
+    cs.add_knob("parallel", {Json(false), Json(true)}, rank > 1 && total >= (1 << 15) ? 1 : 0,
+                "run the outer loop on the thread pool");
     return cs;
   }
 
@@ -101,11 +112,14 @@ class Transpose : public Operator {
     for (int k = 0; k < rank; ++k) perm.push_back(static_cast<int>(s[1 + kMaxRank + k]));
     Scheduled result;
     te::Tensor x = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "X");
-    te::Tensor y = te::compute(output_shape(s), [&](const te::Indices& j) {
-      te::Indices i(static_cast<size_t>(rank));
-      for (int k = 0; k < rank; ++k) i[perm[k]] = j[k];
-      return x(i);
-    }, "Y");
+    te::Tensor y = te::compute(
+        output_shape(s),
+        [&](const te::Indices& j) {
+          te::Indices i(static_cast<size_t>(rank));
+          for (int k = 0; k < rank; ++k) i[perm[k]] = j[k];
+          return x(i);
+        },
+        "Y");
     result.inputs = {x};
     result.outputs = {y};
     result.schedule = std::make_unique<schedule::Schedule>(result.outputs);

@@ -88,7 +88,9 @@ void check_window3d(const WindowAxes3d& ax, const FailField& fail) {
   for (int a = 0; a < 3; ++a) {
     const std::string in = kAxis[a], k = std::string("k") + kAxis[a];
     const std::string stride = axis_name("stride", a), dilation = axis_name("dilation", a);
-    check_positive_extents({{in.c_str(), ax[a].in}, {k.c_str(), ax[a].kernel}, {stride.c_str(), ax[a].stride},
+    check_positive_extents({{in.c_str(), ax[a].in},
+                            {k.c_str(), ax[a].kernel},
+                            {stride.c_str(), ax[a].stride},
                             {dilation.c_str(), ax[a].dilation}},
                            fail);
     check_pads({{kPadBegin[a], ax[a].pad_begin}, {kPadEnd[a], ax[a].pad_end}}, int64_t{1} << 16, fail);
@@ -104,14 +106,16 @@ std::string window3d_in_text(const WindowAxes3d& a) {
 }
 
 std::string window3d_kernel_text(const WindowAxes3d& a) {
-  return ",kd=" + std::to_string(a[0].kernel) + ",kh=" + std::to_string(a[1].kernel) + ",kw=" + std::to_string(a[2].kernel);
+  return ",kd=" + std::to_string(a[0].kernel) + ",kh=" + std::to_string(a[1].kernel) +
+         ",kw=" + std::to_string(a[2].kernel);
 }
 
 std::string window3d_rest_text(const WindowAxes3d& a) {
   std::string t = folded("stride", {a[0].stride, a[1].stride, a[2].stride}, 1);
   t += folded("dilation", {a[0].dilation, a[1].dilation, a[2].dilation}, 1);
-  const bool same = a[0].pad_begin == a[0].pad_end && a[1].pad_begin == a[1].pad_end && a[2].pad_begin == a[2].pad_end &&
-                    a[0].pad_begin == a[1].pad_begin && a[0].pad_begin == a[2].pad_begin;
+  const bool same = a[0].pad_begin == a[0].pad_end && a[1].pad_begin == a[1].pad_end &&
+                    a[2].pad_begin == a[2].pad_end && a[0].pad_begin == a[1].pad_begin &&
+                    a[0].pad_begin == a[2].pad_begin;
   if (same) return t + (a[0].pad_begin ? ",pad=" + std::to_string(a[0].pad_begin) : "");
   for (int x = 0; x < 3; ++x) t += "," + std::string(kPadBegin[x]) + "=" + std::to_string(a[x].pad_begin);
   for (int x = 0; x < 3; ++x) t += "," + std::string(kPadEnd[x]) + "=" + std::to_string(a[x].pad_end);

@@ -45,8 +45,8 @@ void check_pads(const ExtentFields& pads, std::optional<int64_t> largest, const 
 
 std::string pads_text(int64_t top, int64_t left, int64_t bottom, int64_t right) {
   if (top == left && top == bottom && top == right) return top ? ",pad=" + std::to_string(top) : "";
-  return ",pad_top=" + std::to_string(top) + ",pad_left=" + std::to_string(left) + ",pad_bottom=" + std::to_string(bottom) +
-         ",pad_right=" + std::to_string(right);
+  return ",pad_top=" + std::to_string(top) + ",pad_left=" + std::to_string(left) +
+         ",pad_bottom=" + std::to_string(bottom) + ",pad_right=" + std::to_string(right);
 }
 
 }  // namespace tf::ops

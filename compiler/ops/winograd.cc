@@ -50,7 +50,8 @@ WinogradMatrices make_matrices(int64_t m, const std::vector<double>& points) {
     const double sign = denominator < 0 ? -1.0 : 1.0;
     const std::vector<double> numerator = poly_from_roots(others);
     for (size_t i = 0; i < alpha; ++i) w.bt[j][i] = i < numerator.size() ? sign * numerator[i] : 0.0;
-    for (size_t k = 0; k < static_cast<size_t>(r); ++k) w.g[j][k] = sign * std::pow(points[j], static_cast<double>(k)) / denominator;
+    for (size_t k = 0; k < static_cast<size_t>(r); ++k)
+      w.g[j][k] = sign * std::pow(points[j], static_cast<double>(k)) / denominator;
     for (size_t i = 0; i < static_cast<size_t>(m); ++i) w.at[i][j] = std::pow(points[j], static_cast<double>(i));
   }
   const std::vector<double> all = poly_from_roots(points);
@@ -79,8 +80,8 @@ const std::vector<std::string>& Conv2dWinogradShape::names() {
 Conv2dWinogradShape Conv2dWinogradShape::from_vector(const std::vector<int64_t>& v) {
   const size_t count = names().size();
   if (v.size() != count) {
-    throw CompileError("conv2d_winograd_nchwc takes " + std::to_string(count) + " extents (conv2d_nchwc's and m), got " +
-                       std::to_string(v.size()));
+    throw CompileError("conv2d_winograd_nchwc takes " + std::to_string(count) +
+                       " extents (conv2d_nchwc's and m), got " + std::to_string(v.size()));
   }
   Conv2dWinogradShape s;
   static_cast<Conv2dNchwcShape&>(s) = Conv2dNchwcShape::from_vector(std::vector<int64_t>(v.begin(), v.end() - 1));
@@ -109,9 +110,11 @@ Conv2dWinogradShape Conv2dWinogradShape::from_named(const std::map<std::string, 
 void Conv2dWinogradShape::check(const std::string& op) const {
   Conv2dNchwcShape::check(op);
   auto refuse = [&](const std::string& field, int64_t v, const std::string& need) {
-    throw CompileError(op + " shape " + named() + ": " + field + " = " + std::to_string(v) + " is not supported (" + need + ")");
+    throw CompileError(op + " shape " + named() + ": " + field + " = " + std::to_string(v) + " is not supported (" +
+                       need + ")");
   };
-  const std::string only = "Winograd F(m x m, 3 x 3) takes 3x3 kernels at stride 1, dilation 1; other layers are conv2d_nchwc";
+  const std::string only =
+      "Winograd F(m x m, 3 x 3) takes 3x3 kernels at stride 1, dilation 1; other layers are conv2d_nchwc";
   if (conv.r != 3) refuse("r", conv.r, only);
   if (conv.s != 3) refuse("s", conv.s, only);
   if (conv.stride != 1) refuse("stride", conv.stride, only);
@@ -129,7 +132,8 @@ const WinogradMatrices& winograd_matrices(int64_t m) {
     case 2: return f2;
     case 4: return f4;
     case 6: return f6;
-    default: throw CompileError("winograd: m = " + std::to_string(m) + " is not supported (the output tile m is 2, 4 or 6)");
+    default:
+      throw CompileError("winograd: m = " + std::to_string(m) + " is not supported (the output tile m is 2, 4 or 6)");
   }
 }
 
@@ -185,7 +189,8 @@ void conv2d_winograd_reference(const Conv2dWinogradShape& sh, const float* data,
   const double gamma = terms * u_round / (1 - terms * u_round);
 
   // Y = T^T X T for one alpha x alpha X (T^T: rows x alpha), on values and on magnitudes.
-  auto sandwich = [](const std::vector<std::vector<double>>& tt, const double* x, int64_t al, bool absolute, double* y) {
+  auto sandwich = [](const std::vector<std::vector<double>>& tt, const double* x, int64_t al, bool absolute,
+                     double* y) {
     const int64_t rows = static_cast<int64_t>(tt.size());
     std::vector<double> half(static_cast<size_t>(rows * al));
     for (int64_t i = 0; i < rows; ++i) {
@@ -214,7 +219,8 @@ void conv2d_winograd_reference(const Conv2dWinogradShape& sh, const float* data,
             for (int64_t q = 0; q < alpha; ++q) {
               const int64_t iy = ty * m + p - c.pad_top, ix = tx * m + q - c.pad_left;
               const bool inside = iy >= 0 && iy < c.h && ix >= 0 && ix < c.w;
-              const double x = inside ? data[(((n * cb + ch / sh.ib) * c.h + iy) * c.w + ix) * sh.ib + ch % sh.ib] : 0.0;
+              const double x =
+                  inside ? data[(((n * cb + ch / sh.ib) * c.h + iy) * c.w + ix) * sh.ib + ch % sh.ib] : 0.0;
               d[p * alpha + q] = x;
               dmag[p * alpha + q] = std::fabs(x);
             }

@@ -30,7 +30,7 @@ struct Conv2dWinogradShape : Conv2dNchwcShape {
   void check(const std::string& op) const;
   std::string named() const;
 
-  int64_t alpha() const { return m + 2; }                    // the transformed tile's side
+  int64_t alpha() const { return m + 2; }                     // the transformed tile's side
   int64_t tiles_h() const { return ceil_div(conv.oh(), m); }  // output tiles per column
   int64_t tiles_w() const { return ceil_div(conv.ow(), m); }  // and per row
 };

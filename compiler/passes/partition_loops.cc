@@ -57,7 +57,8 @@ bool grows_with(const AffineForm& f, const ir::VarNode* v) {
     if (!ir::uses_var(t.atom, v)) continue;
     const auto* div = t.atom.as<ir::BinaryNode>();
     int64_t k = 0;
-    if (!div || div->op != ir::BinaryOp::FloorDiv || !ir::is_const_int(div->b, &k) || k <= 0 || t.coeff < 0) return false;
+    if (!div || div->op != ir::BinaryOp::FloorDiv || !ir::is_const_int(div->b, &k) || k <= 0 || t.coeff < 0)
+      return false;
     if (!grows_with(AffineForm::of(div->a), v)) return false;
   }
   return true;
@@ -178,7 +179,8 @@ class Partitioner : public ir::IRMutator {
       finder.end_ = end;
       finder.visit(n->body);
       int64_t first = finder.guard_cut_.head ? std::clamp(*finder.guard_cut_.head, lo, end) : lo;
-      int64_t last = finder.guard_cut_.split ? std::clamp(*finder.guard_cut_.split, first, end) : end;  // main is [first, last)
+      int64_t last =
+          finder.guard_cut_.split ? std::clamp(*finder.guard_cut_.split, first, end) : end;  // main is [first, last)
       // A select only costs a few instructions where a guard skips work, and every cut copies the
       // body: selects cut only loops of four iterations or more whose select-free part is at
       // least half of them (the tile loops of a padded image, not the taps of a kernel row).

@@ -47,12 +47,30 @@ bool compare(BinaryOp op, double a, double b) {
 // Decides `d op 0` from d's range, when the range settles it.
 std::optional<bool> decide(BinaryOp op, const Range& d) {
   switch (op) {
-    case BinaryOp::LT: if (d.hi < 0) return true; if (d.lo >= 0) return false; break;
-    case BinaryOp::LE: if (d.hi <= 0) return true; if (d.lo > 0) return false; break;
-    case BinaryOp::GT: if (d.lo > 0) return true; if (d.hi <= 0) return false; break;
-    case BinaryOp::GE: if (d.lo >= 0) return true; if (d.hi < 0) return false; break;
-    case BinaryOp::EQ: if (d.lo == 0 && d.hi == 0) return true; if (d.lo > 0 || d.hi < 0) return false; break;
-    case BinaryOp::NE: if (d.lo == 0 && d.hi == 0) return false; if (d.lo > 0 || d.hi < 0) return true; break;
+    case BinaryOp::LT:
+      if (d.hi < 0) return true;
+      if (d.lo >= 0) return false;
+      break;
+    case BinaryOp::LE:
+      if (d.hi <= 0) return true;
+      if (d.lo > 0) return false;
+      break;
+    case BinaryOp::GT:
+      if (d.lo > 0) return true;
+      if (d.hi <= 0) return false;
+      break;
+    case BinaryOp::GE:
+      if (d.lo >= 0) return true;
+      if (d.hi < 0) return false;
+      break;
+    case BinaryOp::EQ:
+      if (d.lo == 0 && d.hi == 0) return true;
+      if (d.lo > 0 || d.hi < 0) return false;
+      break;
+    case BinaryOp::NE:
+      if (d.lo == 0 && d.hi == 0) return false;
+      if (d.lo > 0 || d.hi < 0) return true;
+      break;
     default: break;
   }
   return std::nullopt;
@@ -127,7 +145,8 @@ class Simplifier : public ir::IRMutator {
   Expr visit(const ir::LoadNode* n, const Expr& self) override {
     Expr index = mutate(n->index);
     // Every lane reads the same element: one scalar load, broadcast.
-    if (const auto* b = index.as<ir::BroadcastNode>()) return ir::make_broadcast(ir::make_load(n->buffer, b->value), b->lanes);
+    if (const auto* b = index.as<ir::BroadcastNode>())
+      return ir::make_broadcast(ir::make_load(n->buffer, b->value), b->lanes);
     return index.same_as(n->index) ? self : ir::make_load(n->buffer, index);
   }
 
@@ -355,8 +374,8 @@ class Simplifier : public ir::IRMutator {
     if (op == BinaryOp::Add || op == BinaryOp::Sub) {
       const bool add = op == BinaryOp::Add;
       if (ra && rb) {
-        return ir::make_ramp(mutate(ir::make_binary(op, ra->base, rb->base)), mutate(ir::make_binary(op, ra->stride, rb->stride)),
-                             ra->lanes);
+        return ir::make_ramp(mutate(ir::make_binary(op, ra->base, rb->base)),
+                             mutate(ir::make_binary(op, ra->stride, rb->stride)), ra->lanes);
       }
       if (ra && bb) return ir::make_ramp(mutate(ir::make_binary(op, ra->base, bb->value)), ra->stride, ra->lanes);
       if (ba && rb) {

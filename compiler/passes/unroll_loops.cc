@@ -22,7 +22,8 @@ class Unroller : public ir::IRMutator {
     if (n->for_kind == ir::ForKind::Unrolled) {
       if (ir::is_const_int(n->min, &min) && ir::is_const_int(n->extent, &extent) && extent <= kMaxUnroll) {
         std::vector<ir::Stmt> copies;
-        for (int64_t i = 0; i < extent; ++i) copies.push_back(ir::substitute(body, {{n->var.get(), ir::make_int(min + i)}}));
+        for (int64_t i = 0; i < extent; ++i)
+          copies.push_back(ir::substitute(body, {{n->var.get(), ir::make_int(min + i)}}));
         return ir::make_seq(copies);
       }
       return ir::make_for(n->var, n->min, n->extent, ir::ForKind::Serial, body);

@@ -50,7 +50,8 @@ bool Stage::is_reduce(const IterVar& iv) const { return iv->kind == ir::IterKind
 
 std::pair<IterVar, IterVar> Stage::split(const IterVar& parent, int64_t factor) {
   size_t pos = leaf_index(parent, "split");
-  if (factor < 1) fail("split: factor " + std::to_string(factor) + " for axis '" + parent->var->name + "' must be >= 1");
+  if (factor < 1)
+    fail("split: factor " + std::to_string(factor) + " for axis '" + parent->var->name + "' must be >= 1");
   int64_t outer_extent = (parent->extent + factor - 1) / factor;
   IterVar outer = ir::make_iter_var(parent->var->name + ".outer", 0, outer_extent, parent->kind);
   IterVar inner = ir::make_iter_var(parent->var->name + ".inner", 0, factor, parent->kind);
@@ -62,7 +63,8 @@ std::pair<IterVar, IterVar> Stage::split(const IterVar& parent, int64_t factor) 
 
 std::pair<IterVar, IterVar> Stage::split_nparts(const IterVar& parent, int64_t nparts) {
   leaf_index(parent, "split");
-  if (nparts < 1) fail("split: nparts " + std::to_string(nparts) + " for axis '" + parent->var->name + "' must be >= 1");
+  if (nparts < 1)
+    fail("split: nparts " + std::to_string(nparts) + " for axis '" + parent->var->name + "' must be >= 1");
   return split(parent, (parent->extent + nparts - 1) / nparts);
 }
 
@@ -164,8 +166,8 @@ void Stage::compute_at(Stage& parent, const IterVar& iv) {
   }
   for (const Stage* c : consumers) {
     if (!c->nested_in(parent)) {
-      fail("compute_at: '" + c->name() + "' also reads it, outside '" + parent.name() + "''s loop '" +
-           iv->var->name + "'");
+      fail("compute_at: '" + c->name() + "' also reads it, outside '" + parent.name() + "''s loop '" + iv->var->name +
+           "'");
     }
   }
   attach_type_ = AttachType::Scope;
@@ -252,7 +254,8 @@ void Schedule::set_input_order(std::vector<Tensor> inputs) {
     if (it == read.end()) throw CompileError("schedule: input '" + t.name() + "' is not read, or named twice");
     read.erase(it);
   }
-  if (!read.empty()) throw CompileError("schedule: input '" + read.front().name() + "' is read but has no place among the arguments");
+  if (!read.empty())
+    throw CompileError("schedule: input '" + read.front().name() + "' is read but has no place among the arguments");
   input_order_ = std::move(inputs);
 }
 

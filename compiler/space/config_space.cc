@@ -68,14 +68,17 @@ int64_t ConfigSpace::size() const {
   return n;
 }
 
-void ConfigSpace::limit_product(const std::vector<std::string>& knobs, int64_t scale, int64_t max, const std::string& why) {
+void ConfigSpace::limit_product(const std::vector<std::string>& knobs, int64_t scale, int64_t max,
+                                const std::string& why) {
   ProductLimit l{{}, scale, max, why};
   for (const std::string& name : knobs) {
     size_t i = 0;
     while (i < knobs_.size() && knobs_[i].name != name) ++i;
-    if (i == knobs_.size()) throw CompileError("config space: a limit names knob '" + name + "', which is not declared");
+    if (i == knobs_.size())
+      throw CompileError("config space: a limit names knob '" + name + "', which is not declared");
     for (const Json& c : knobs_[i].choices) {
-      if (!c.is_number_integer()) throw CompileError("config space: a limit names knob '" + name + "', whose choices are not all integers");
+      if (!c.is_number_integer())
+        throw CompileError("config space: a limit names knob '" + name + "', whose choices are not all integers");
     }
     l.knobs.push_back(i);
   }
@@ -113,7 +116,8 @@ int64_t ConfigSpace::searchable_size() const {
   limited.erase(std::unique(limited.begin(), limited.end()), limited.end());
   int64_t others = 1;
   for (size_t k = 0; k < knobs_.size(); ++k) {
-    if (!std::binary_search(limited.begin(), limited.end(), k)) others *= static_cast<int64_t>(knobs_[k].choices.size());
+    if (!std::binary_search(limited.begin(), limited.end(), k))
+      others *= static_cast<int64_t>(knobs_[k].choices.size());
   }
   std::vector<size_t> choices(knobs_.size(), 0);
   int64_t count = 0;
@@ -136,7 +140,8 @@ Config ConfigSpace::from_choices(const std::vector<size_t>& choices) const {
   int64_t index = 0;
   for (size_t i = 0; i < knobs_.size(); ++i) {
     if (choices[i] >= knobs_[i].choices.size()) {
-      throw CompileError("config: choice " + std::to_string(choices[i]) + " out of range for knob '" + knobs_[i].name + "'");
+      throw CompileError("config: choice " + std::to_string(choices[i]) + " out of range for knob '" + knobs_[i].name +
+                         "'");
     }
     index = index * static_cast<int64_t>(knobs_[i].choices.size()) + static_cast<int64_t>(choices[i]);
   }
@@ -146,8 +151,8 @@ Config ConfigSpace::from_choices(const std::vector<size_t>& choices) const {
 
 Config ConfigSpace::at(int64_t index) const {
   if (index < 0 || index >= size()) {
-    throw CompileError("config index " + std::to_string(index) + " is outside the space [0, " +
-                       std::to_string(size()) + ")");
+    throw CompileError("config index " + std::to_string(index) + " is outside the space [0, " + std::to_string(size()) +
+                       ")");
   }
   std::vector<size_t> choices(knobs_.size());
   for (size_t i = knobs_.size(); i-- > 0;) {
@@ -176,8 +181,10 @@ Config ConfigSpace::nearest(const Json& v) const {
         double distance = std::numeric_limits<double>::infinity();
         if (choice == *it) {
           distance = -1;
-        } else if (choice.is_number_integer() && it->is_number_integer() && choice.get<int64_t>() > 0 && it->get<int64_t>() > 0) {
-          distance = std::abs(std::log(static_cast<double>(choice.get<int64_t>()) / static_cast<double>(it->get<int64_t>())));
+        } else if (choice.is_number_integer() && it->is_number_integer() && choice.get<int64_t>() > 0 &&
+                   it->get<int64_t>() > 0) {
+          distance =
+              std::abs(std::log(static_cast<double>(choice.get<int64_t>()) / static_cast<double>(it->get<int64_t>())));
         }
         if (distance < best_distance) {
           best_distance = distance;
@@ -191,7 +198,8 @@ Config ConfigSpace::nearest(const Json& v) const {
 }
 
 Config ConfigSpace::from_json(const Json& v) const {
-  if (!v.is_object()) throw CompileError("config: expected a JSON object of knob values, got " + std::string(json_kind(v)));
+  if (!v.is_object())
+    throw CompileError("config: expected a JSON object of knob values, got " + std::string(json_kind(v)));
   std::vector<size_t> choices;
   for (const auto& k : knobs_) choices.push_back(k.default_choice);
   for (const auto& [name, value] : v.items()) {
@@ -210,7 +218,8 @@ Config ConfigSpace::from_json(const Json& v) const {
       if (k.choices[c] == value) ci = c;
     }
     if (ci == k.choices.size()) {
-      throw CompileError("config: knob '" + name + "' cannot be " + value.dump() + " (choices: " + Json(k.choices).dump() + ")");
+      throw CompileError("config: knob '" + name + "' cannot be " + value.dump() +
+                         " (choices: " + Json(k.choices).dump() + ")");
     }
     choices[ki] = ci;
   }
@@ -220,7 +229,8 @@ Config ConfigSpace::from_json(const Json& v) const {
 Json ConfigSpace::to_json() const {
   Json knobs = Json::array();
   for (const auto& k : knobs_) {
-    knobs.push_back({{"name", k.name}, {"choices", k.choices}, {"default", k.choices[k.default_choice]}, {"help", k.help}});
+    knobs.push_back(
+        {{"name", k.name}, {"choices", k.choices}, {"default", k.choices[k.default_choice]}, {"help", k.help}});
   }
   Json out = {{"knobs", std::move(knobs)}, {"size", size()}};
   if (!limits_.empty()) {

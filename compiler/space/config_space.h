@@ -43,8 +43,7 @@ class Config {
 class ConfigSpace {
  public:
   // Throws tf::CompileError on an empty choice list or a repeated name.
-  void add_knob(const std::string& name, std::vector<Json> choices, size_t default_choice,
-                const std::string& help);
+  void add_knob(const std::string& name, std::vector<Json> choices, size_t default_choice, const std::string& help);
   const std::vector<Knob>& knobs() const { return knobs_; }
   const Knob& knob(const std::string& name) const;
 

@@ -19,8 +19,8 @@ void check_shape(const std::vector<int64_t>& shape, const std::string& name) {
     }
     // 2^40 elements: far beyond any board's memory, and safely inside int64 index arithmetic.
     if (shape[d] > (int64_t{1} << 40) / elements) {
-      throw CompileError("tensor '" + name + "': " + std::to_string(shape[d]) + " in dimension " +
-                         std::to_string(d) + " makes it larger than 2^40 elements");
+      throw CompileError("tensor '" + name + "': " + std::to_string(shape[d]) + " in dimension " + std::to_string(d) +
+                         " makes it larger than 2^40 elements");
     }
     elements *= shape[d];
   }
@@ -45,11 +45,14 @@ class ReadCollector : public ir::IRVisitor {
 }  // namespace
 
 ComputeOpNode::ComputeOpNode(std::string name, std::vector<IterVar> ax, std::vector<IterVar> rax, Expr b)
-    : OperationNode(name, [&] {
-        std::vector<int64_t> s;
-        for (const auto& a : ax) s.push_back(a->extent);
-        return s;
-      }(), b.type()),
+    : OperationNode(
+          name,
+          [&] {
+            std::vector<int64_t> s;
+            for (const auto& a : ax) s.push_back(a->extent);
+            return s;
+          }(),
+          b.type()),
       axis(std::move(ax)),
       reduce_axis(std::move(rax)),
       body(std::move(b)) {}
@@ -91,14 +94,18 @@ Tensor compute(const std::vector<int64_t>& shape, const std::function<Expr(const
    public:
     using ir::IRVisitor::visit;
     bool found = false;
+
    protected:
     void visit(const ir::ReduceNode* n) override { found = true; }
   };
   NestedReduceCheck check;
-  if (auto* r = body.as<ir::ReduceNode>()) check.visit(r->source);
-  else check.visit(body);
+  if (auto* r = body.as<ir::ReduceNode>())
+    check.visit(r->source);
+  else
+    check.visit(body);
   if (check.found) {
-    throw CompileError("compute '" + name + "': a reduction must be the whole body, not part of it; "
+    throw CompileError("compute '" + name +
+                       "': a reduction must be the whole body, not part of it; "
                        "compute the reduction as its own tensor and combine in a second compute");
   }
   return Tensor(std::make_shared<const ComputeOpNode>(name, std::move(axis), std::move(reduce), std::move(body)));

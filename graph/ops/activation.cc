@@ -15,10 +15,18 @@ using ops::ElementwiseExprPtr;
 using Attrs = std::vector<std::pair<std::string, double>>;  // float attributes and their defaults
 
 ElementwiseExprPtr c(double v) { return ops::ew_constant(v); }
-ElementwiseExprPtr mul(ElementwiseExprPtr a, ElementwiseExprPtr b) { return ops::ew_binary(K::Mul, std::move(a), std::move(b)); }
-ElementwiseExprPtr add(ElementwiseExprPtr a, ElementwiseExprPtr b) { return ops::ew_binary(K::Add, std::move(a), std::move(b)); }
-ElementwiseExprPtr lt(ElementwiseExprPtr a, ElementwiseExprPtr b) { return ops::ew_binary(K::Less, std::move(a), std::move(b)); }
-ElementwiseExprPtr gt(ElementwiseExprPtr a, ElementwiseExprPtr b) { return ops::ew_binary(K::Greater, std::move(a), std::move(b)); }
+ElementwiseExprPtr mul(ElementwiseExprPtr a, ElementwiseExprPtr b) {
+  return ops::ew_binary(K::Mul, std::move(a), std::move(b));
+}
+ElementwiseExprPtr add(ElementwiseExprPtr a, ElementwiseExprPtr b) {
+  return ops::ew_binary(K::Add, std::move(a), std::move(b));
+}
+ElementwiseExprPtr lt(ElementwiseExprPtr a, ElementwiseExprPtr b) {
+  return ops::ew_binary(K::Less, std::move(a), std::move(b));
+}
+ElementwiseExprPtr gt(ElementwiseExprPtr a, ElementwiseExprPtr b) {
+  return ops::ew_binary(K::Greater, std::move(a), std::move(b));
+}
 
 // An activation of x whose expression and value read the node's float attributes (defaults given).
 struct Activation {
@@ -44,7 +52,9 @@ OpDef make(const Activation& a) {
   s.name = a.name;
   s.versions = a.versions;
   s.f = [](const std::vector<double>&) -> double { return 0; };  // replaced by the fold below, which has the node
-  s.expression = [a](ElementwiseArgs& args, const Graph&, const Node& n) { return a.expr(args.value(n.inputs.at(0)), read(n, a.attrs)); };
+  s.expression = [a](ElementwiseArgs& args, const Graph&, const Node& n) {
+    return a.expr(args.value(n.inputs.at(0)), read(n, a.attrs));
+  };
   OpDef d = elementwise::make_op(s);
   for (const auto& [name, fallback] : a.attrs) d.attributes.push_back(name);
   d.fold = [a, s](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) {
@@ -69,7 +79,8 @@ OpDef gelu_op() {
   s.f = [](const std::vector<double>& x) { return gelu(x[0], false); };
   auto tanh_form = [](const Node& n) {
     const std::string approximate = n.attr_string("approximate", "none");
-    if (approximate != "none" && approximate != "tanh") rules::fail(n, "attribute 'approximate' = '" + approximate + "' is not one of none, tanh");
+    if (approximate != "none" && approximate != "tanh")
+      rules::fail(n, "attribute 'approximate' = '" + approximate + "' is not one of none, tanh");
     return approximate == "tanh";
   };
   s.expression = [tanh_form](ElementwiseArgs& args, const Graph&, const Node& n) {
@@ -99,7 +110,8 @@ std::vector<Node> normalize_old_slope(Graph& g, Node n, const OpVersion& v) {
   if (element_count(slope) == 1) return {std::move(n)};
   const int64_t channels = x.size() >= 2 ? x[1] : -1;
   if (slope.size() != 1 || slope[0] != channels) {
-    rules::fail(n, "slope " + shape_str(slope) + " is neither one value nor one per channel of " + shape_str(x) + " (PRelu version " + std::to_string(v.since) + ")");
+    rules::fail(n, "slope " + shape_str(slope) + " is neither one value nor one per channel of " + shape_str(x) +
+                       " (PRelu version " + std::to_string(v.since) + ")");
   }
   Shape per_channel(x.size() - 1, 1);
   per_channel[0] = channels;
@@ -139,39 +151,71 @@ double softplus(double x) { return x > 20 ? x : std::log1p(std::exp(x)); }
 
 std::vector<Activation> activations() {
   return {
-      {"LeakyRelu", {1, 6, 16}, {{"alpha", 0.01}},
-       [](ElementwiseExprPtr x, const std::vector<double>& a) { return ops::ew_where(lt(x, c(0)), mul(x, c(a[0])), x); },
+      {"LeakyRelu",
+       {1, 6, 16},
+       {{"alpha", 0.01}},
+       [](ElementwiseExprPtr x, const std::vector<double>& a) {
+         return ops::ew_where(lt(x, c(0)), mul(x, c(a[0])), x);
+       },
        [](double x, const std::vector<double>& a) { return x < 0 ? x * a[0] : x; }},
-      {"Elu", {1, 6}, {{"alpha", 1.0}},
-       [](ElementwiseExprPtr x, const std::vector<double>& a) { return ops::ew_where(lt(x, c(0)), mul(ops::ew_unary(K::Expm1, x), c(a[0])), x); },
+      {"Elu",
+       {1, 6},
+       {{"alpha", 1.0}},
+       [](ElementwiseExprPtr x, const std::vector<double>& a) {
+         return ops::ew_where(lt(x, c(0)), mul(ops::ew_unary(K::Expm1, x), c(a[0])), x);
+       },
        [](double x, const std::vector<double>& a) { return x < 0 ? std::expm1(x) * a[0] : x; }},
-      {"Selu", {1, 6}, {{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
+      {"Selu",
+       {1, 6},
+       {{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
        [](ElementwiseExprPtr x, const std::vector<double>& a) {
          return ops::ew_where(gt(x, c(0)), mul(x, c(a[1])), mul(ops::ew_unary(K::Expm1, x), c(a[0] * a[1])));
        },
        [](double x, const std::vector<double>& a) { return x > 0 ? x * a[1] : std::expm1(x) * a[0] * a[1]; }},
-      {"Celu", {12}, {{"alpha", 1.0}},
+      {"Celu",
+       {12},
+       {{"alpha", 1.0}},
        [](ElementwiseExprPtr x, const std::vector<double>& a) {
-         return ops::ew_where(gt(x, c(0)), x, mul(ops::ew_unary(K::Expm1, ops::ew_binary(K::Div, x, c(a[0]))), c(a[0])));
+         return ops::ew_where(gt(x, c(0)), x,
+                              mul(ops::ew_unary(K::Expm1, ops::ew_binary(K::Div, x, c(a[0]))), c(a[0])));
        },
        [](double x, const std::vector<double>& a) { return x > 0 ? x : std::expm1(x / a[0]) * a[0]; }},
-      {"HardSigmoid", {1, 6}, {{"alpha", 0.2}, {"beta", 0.5}},
-       [](ElementwiseExprPtr x, const std::vector<double>& a) { return ops::ew_clip(add(mul(x, c(a[0])), c(a[1])), 0, 1); },
+      {"HardSigmoid",
+       {1, 6},
+       {{"alpha", 0.2}, {"beta", 0.5}},
+       [](ElementwiseExprPtr x, const std::vector<double>& a) {
+         return ops::ew_clip(add(mul(x, c(a[0])), c(a[1])), 0, 1);
+       },
        [](double x, const std::vector<double>& a) { return std::min(std::max(x * a[0] + a[1], 0.0), 1.0); }},
-      {"HardSwish", {14}, {},
-       [](ElementwiseExprPtr x, const std::vector<double>&) { return mul(x, ops::ew_clip(add(mul(x, c(1.0 / 6)), c(0.5)), 0, 1)); },
+      {"HardSwish",
+       {14},
+       {},
+       [](ElementwiseExprPtr x, const std::vector<double>&) {
+         return mul(x, ops::ew_clip(add(mul(x, c(1.0 / 6)), c(0.5)), 0, 1));
+       },
        [](double x, const std::vector<double>&) { return x * std::min(std::max(x / 6 + 0.5, 0.0), 1.0); }},
-      {"Mish", {18}, {},
-       [](ElementwiseExprPtr x, const std::vector<double>&) { return mul(x, ops::ew_unary(K::Tanh, ops::ew_unary(K::Softplus, x))); },
+      {"Mish",
+       {18},
+       {},
+       [](ElementwiseExprPtr x, const std::vector<double>&) {
+         return mul(x, ops::ew_unary(K::Tanh, ops::ew_unary(K::Softplus, x)));
+       },
        [](double x, const std::vector<double>&) { return x * std::tanh(softplus(x)); }},
-      {"ThresholdedRelu", {10}, {{"alpha", 1.0}},
+      {"ThresholdedRelu",
+       {10},
+       {{"alpha", 1.0}},
        [](ElementwiseExprPtr x, const std::vector<double>& a) { return ops::ew_where(gt(x, c(a[0])), x, c(0)); },
        [](double x, const std::vector<double>& a) { return x > a[0] ? x : 0.0; }},
-      {"Shrink", {9}, {{"bias", 0.0}, {"lambd", 0.5}},
+      {"Shrink",
+       {9},
+       {{"bias", 0.0}, {"lambd", 0.5}},
        [](ElementwiseExprPtr x, const std::vector<double>& a) {
-         return ops::ew_where(lt(x, c(-a[1])), add(x, c(a[0])), ops::ew_where(gt(x, c(a[1])), ops::ew_binary(K::Sub, x, c(a[0])), c(0)));
+         return ops::ew_where(lt(x, c(-a[1])), add(x, c(a[0])),
+                              ops::ew_where(gt(x, c(a[1])), ops::ew_binary(K::Sub, x, c(a[0])), c(0)));
        },
-       [](double x, const std::vector<double>& a) { return x < -a[1] ? x + a[0] : x > a[1] ? x - a[0] : 0.0; }},
+       [](double x, const std::vector<double>& a) { return x < -a[1]  ? x + a[0]
+                                                           : x > a[1] ? x - a[0]
+                                                                      : 0.0; }},
   };
 }
 

@@ -20,9 +20,12 @@ struct Axis {
 Axis split_at(const Shape& x, int64_t axis) {
   Axis a;
   for (int64_t d = 0; d < static_cast<int64_t>(x.size()); ++d) {
-    if (d < axis) a.rows *= x[d];
-    else if (d == axis) a.cols = x[d];
-    else a.inner *= x[d];
+    if (d < axis)
+      a.rows *= x[d];
+    else if (d == axis)
+      a.cols = x[d];
+    else
+      a.inner *= x[d];
   }
   return a;
 }
@@ -46,8 +49,10 @@ void infer(Graph& g, const Node& n) {
   const Shape& x = rules::in(g, n, 0).shape;
   const int64_t axis = n.attr_int("axis", 0);
   Shape out = x;
-  if (n.attr_int("keepdims", 1) != 0) out[axis] = 1;
-  else out.erase(out.begin() + axis);
+  if (n.attr_int("keepdims", 1) != 0)
+    out[axis] = 1;
+  else
+    out.erase(out.begin() + axis);
   rules::set_out(g, n, 0, DType::Float32, out);
 }
 
@@ -81,10 +86,12 @@ OpDef arg_op(const std::string& name, const std::string& kernel, bool max) {
   };
   d.lower = [kernel](const Graph& g, const Node& n) {
     const Value& x = g.input_of(n, 0);
-    if (x.dtype != DType::Float32) fail(n, "input is " + std::string(dtype_name(x.dtype)) + "; the " + kernel + " kernel takes float32");
+    if (x.dtype != DType::Float32)
+      fail(n, "input is " + std::string(dtype_name(x.dtype)) + "; the " + kernel + " kernel takes float32");
     const Axis a = split_at(x.shape, n.attr_int("axis", 0));
     return lowering::call(lowering::named_call(
-        n, kernel, {{"rows", a.rows}, {"cols", a.cols}, {"inner", a.inner}, {"last", n.attr_int("select_last_index", 0)}},
+        n, kernel,
+        {{"rows", a.rows}, {"cols", a.cols}, {"inner", a.inner}, {"last", n.attr_int("select_last_index", 0)}},
         lowering::with_output({n.inputs[0]}, n)));
   };
   return d;

@@ -42,7 +42,8 @@ elementwise::Spec variadic(const std::string& name, std::vector<int> versions, K
   s.max_inputs = 1024;
   s.f = [kind, mean](const std::vector<double>& a) {
     double acc = a[0];
-    for (size_t i = 1; i < a.size(); ++i) acc = kind == K::Max ? std::max(acc, a[i]) : kind == K::Min ? std::min(acc, a[i]) : acc + a[i];
+    for (size_t i = 1; i < a.size(); ++i)
+      acc = kind == K::Max ? std::max(acc, a[i]) : kind == K::Min ? std::min(acc, a[i]) : acc + a[i];
     return mean ? acc / static_cast<double>(a.size()) : acc;
   };
   s.expression = [kind, mean](ElementwiseArgs& args, const Graph&, const Node& n) {
@@ -102,16 +103,25 @@ std::vector<Node> normalize_old_broadcast(Graph& g, Node n, const OpVersion& v) 
   n.attrs.erase("axis");
   const Shape a = rules::in(g, n, 0).shape, b = rules::in(g, n, 1).shape;
   if (!broadcast) {
-    if (a != b) rules::fail(n, "input shapes " + shape_str(a) + " and " + shape_str(b) + " differ and attribute 'broadcast' is 0 (version " + std::to_string(v.since) + " broadcasts only with broadcast=1)");
+    if (a != b)
+      rules::fail(n, "input shapes " + shape_str(a) + " and " + shape_str(b) +
+                         " differ and attribute 'broadcast' is 0 (version " + std::to_string(v.since) +
+                         " broadcasts only with broadcast=1)");
     return {std::move(n)};
   }
   const int64_t ra = static_cast<int64_t>(a.size()), rb = static_cast<int64_t>(b.size());
-  if (rb > ra) rules::fail(n, "input 1 " + shape_str(b) + " has a higher rank than input 0 " + shape_str(a) + " (version " + std::to_string(v.since) + " broadcasts input 1 onto input 0)");
+  if (rb > ra)
+    rules::fail(n, "input 1 " + shape_str(b) + " has a higher rank than input 0 " + shape_str(a) + " (version " +
+                       std::to_string(v.since) + " broadcasts input 1 onto input 0)");
   if (element_count(b) == 1) return {std::move(n)};
   const int64_t axis = has_axis ? (axis_attr < 0 ? axis_attr + ra : axis_attr) : ra - rb;
-  if (axis < 0 || axis + rb > ra) rules::fail(n, "attribute 'axis' = " + std::to_string(axis_attr) + " puts input 1 " + shape_str(b) + " outside input 0 " + shape_str(a));
+  if (axis < 0 || axis + rb > ra)
+    rules::fail(n, "attribute 'axis' = " + std::to_string(axis_attr) + " puts input 1 " + shape_str(b) +
+                       " outside input 0 " + shape_str(a));
   for (int64_t k = 0; k < rb; ++k) {
-    if (b[k] != 1 && b[k] != a[axis + k]) rules::fail(n, "input 1 " + shape_str(b) + " does not match input 0 " + shape_str(a) + " from axis " + std::to_string(axis));
+    if (b[k] != 1 && b[k] != a[axis + k])
+      rules::fail(n, "input 1 " + shape_str(b) + " does not match input 0 " + shape_str(a) + " from axis " +
+                         std::to_string(axis));
   }
   if (axis + rb == ra) return {std::move(n)};
   Shape aligned = b;
@@ -169,7 +179,8 @@ void add_binary_ops(std::vector<OpDef>& ops) {
   ops.push_back(mod());
   // Version 1 differs from 6 only by consumed_inputs; 6 takes one shape for all inputs, a case of
   // 8's broadcasting. Mean stays float32: its 1/n is a float32 literal.
-  elementwise::Spec max = variadic("Max", {1, 6, 8, 12, 13}, K::Max, false), min = variadic("Min", {1, 6, 8, 12, 13}, K::Min, false);
+  elementwise::Spec max = variadic("Max", {1, 6, 8, 12, 13}, K::Max, false),
+                    min = variadic("Min", {1, 6, 8, 12, 13}, K::Min, false);
   max.kernel_takes = min.kernel_takes = numeric_or_float64;
   elementwise::Spec sum = variadic("Sum", {1, 6, 8, 13}, K::Add, false);
   sum.kernel_takes = float_kernel;

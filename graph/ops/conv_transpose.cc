@@ -18,7 +18,8 @@ using rules::ints_text;
 std::optional<std::string> check(const Node& n, const OpVersion&) {
   if (auto why = window::check(n, window::Kind::ConvTranspose)) return why;
   for (int64_t x : n.attr_ints("output_shape", {})) {
-    if (x <= 0) return "attribute 'output_shape' = " + ints_text(n.attr_ints("output_shape", {})) + " has a non-positive extent";
+    if (x <= 0)
+      return "attribute 'output_shape' = " + ints_text(n.attr_ints("output_shape", {})) + " has a non-positive extent";
   }
   return std::nullopt;
 }
@@ -27,7 +28,9 @@ std::optional<std::string> check(const Node& n, const OpVersion&) {
 std::vector<int64_t> requested_output(const Node& n, size_t axes) {
   std::vector<int64_t> v = n.attr_ints("output_shape", {});
   if (v.size() == axes + 2) v.erase(v.begin(), v.begin() + 2);
-  if (v.size() != axes) fail(n, "attribute 'output_shape' = " + ints_text(n.attr_ints("output_shape", {})) + " does not give the " + std::to_string(axes) + " spatial extents");
+  if (v.size() != axes)
+    fail(n, "attribute 'output_shape' = " + ints_text(n.attr_ints("output_shape", {})) + " does not give the " +
+                std::to_string(axes) + " spatial extents");
   return v;
 }
 
@@ -36,20 +39,25 @@ std::vector<int64_t> requested_output(const Node& n, size_t axes) {
 // with half = floor(total / 2): SAME_UPPER puts half first, the others total - half first.
 void normalize_2d(Graph& g, Node& n) {
   const Value& x = in(g, n, 0);
-  if (x.shape.size() != 4 && x.shape.size() != 5) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; rank 4 or 5 is required");
+  if (x.shape.size() != 4 && x.shape.size() != 5)
+    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; rank 4 or 5 is required");
   const size_t axes = x.shape.size() - 2;
   const Value& w = in(g, n, 1);
   rules::require_rank(n, w, x.shape.size(), "weight");
   const std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
   if (n.has("kernel_shape") && n.attr_ints("kernel_shape", {}) != k) {
-    fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " + shape_str(w.shape));
+    fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " +
+                shape_str(w.shape));
   }
   n.attrs["kernel_shape"] = k;
   n.attrs["group"] = n.attr_int("group", 1);
   const std::vector<int64_t> ones(axes, 1), zeros(axes, 0);
-  const auto s = n.attr_ints("strides", ones), d = n.attr_ints("dilations", ones), op = n.attr_ints("output_padding", zeros);
+  const auto s = n.attr_ints("strides", ones), d = n.attr_ints("dilations", ones),
+             op = n.attr_ints("output_padding", zeros);
   for (const auto& [attr, v] : {std::pair{"strides", s}, std::pair{"dilations", d}, std::pair{"output_padding", op}}) {
-    if (v.size() != axes) fail(n, "attribute '" + std::string(attr) + "' = " + ints_text(v) + " does not have the input's " + std::to_string(axes) + " spatial axes");
+    if (v.size() != axes)
+      fail(n, "attribute '" + std::string(attr) + "' = " + ints_text(v) + " does not have the input's " +
+                  std::to_string(axes) + " spatial axes");
   }
   n.attrs["strides"] = s;
   n.attrs["dilations"] = d;
@@ -70,7 +78,9 @@ void normalize_2d(Graph& g, Node& n) {
       pads[axis + axes] = total - pads[axis];
     }
   }
-  if (pads.size() != 2 * axes) fail(n, "attribute 'pads' = " + ints_text(pads) + " does not have two values per spatial axis (" + std::to_string(axes) + ")");
+  if (pads.size() != 2 * axes)
+    fail(n, "attribute 'pads' = " + ints_text(pads) + " does not have two values per spatial axis (" +
+                std::to_string(axes) + ")");
   n.attrs["pads"] = pads;
   n.attrs.erase("auto_pad");
   n.attrs.erase("output_shape");
@@ -82,8 +92,10 @@ lowering::Named extents(const Graph& g, const Node& n) {
   const Shape& x = in(g, n, 0).shape;
   const Shape& w = in(g, n, 1).shape;
   const int64_t group = n.attr_int("group", 1);
-  const auto s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", {}), p = n.attr_ints("pads", {}), op = n.attr_ints("output_padding", {});
-  if (w.at(0) != x.at(1)) fail(n, "weight " + shape_str(w) + " does not have the input's " + std::to_string(x[1]) + " channels first");
+  const auto s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", {}), p = n.attr_ints("pads", {}),
+             op = n.attr_ints("output_padding", {});
+  if (w.at(0) != x.at(1))
+    fail(n, "weight " + shape_str(w) + " does not have the input's " + std::to_string(x[1]) + " channels first");
   if (is_3d(g, n)) {
     if (s.size() != 3 || d.size() != 3 || p.size() != 6 || op.size() != 3) fail(n, "the window attributes are not 3-D");
     lowering::Named e = window::named_3d(x, n.attr_ints("kernel_shape", {}), s, d, p);
@@ -93,10 +105,24 @@ lowering::Named extents(const Graph& g, const Node& n) {
     return e;
   }
   if (s.size() != 2 || d.size() != 2 || p.size() != 4 || op.size() != 2) fail(n, "the window attributes are not 2-D");
-  return {{"n", x[0]},           {"c", x[1]},           {"h", x[2]},           {"w", x[3]},           {"k", w[1] * group},
-          {"r", w[2]},           {"s", w[3]},           {"group", group},      {"stride_h", s[0]},    {"stride_w", s[1]},
-          {"dilation_h", d[0]},  {"dilation_w", d[1]},  {"pad_top", p[0]},     {"pad_left", p[1]},    {"pad_bottom", p[2]},
-          {"pad_right", p[3]},   {"output_padding_h", op[0]}, {"output_padding_w", op[1]}};
+  return {{"n", x[0]},
+          {"c", x[1]},
+          {"h", x[2]},
+          {"w", x[3]},
+          {"k", w[1] * group},
+          {"r", w[2]},
+          {"s", w[3]},
+          {"group", group},
+          {"stride_h", s[0]},
+          {"stride_w", s[1]},
+          {"dilation_h", d[0]},
+          {"dilation_w", d[1]},
+          {"pad_top", p[0]},
+          {"pad_left", p[1]},
+          {"pad_bottom", p[2]},
+          {"pad_right", p[3]},
+          {"output_padding_h", op[0]},
+          {"output_padding_w", op[1]}};
 }
 
 std::string kernel_of(const Graph& g, const Node& n) {
@@ -125,9 +151,12 @@ void add_conv_transpose_ops(std::vector<OpDef>& ops) {
   OpDef d;
   d.name = "ConvTranspose";
   d.versions = {1, 11};
-  d.attributes = {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"};
+  d.attributes = {"auto_pad",       "dilations",    "group", "kernel_shape",
+                  "output_padding", "output_shape", "pads",  "strides"};
   d.check = check;
-  d.normalize = [](Graph& g, Node n, const OpVersion&) { return window::as_2d(g, std::move(n), window::Kind::ConvTranspose, normalize_2d); };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) {
+    return window::as_2d(g, std::move(n), window::Kind::ConvTranspose, normalize_2d);
+  };
   d.infer = infer;
   d.lower = [](const Graph& g, const Node& n) { return lowering::call(call_of(g, n)); };
   ops.push_back(std::move(d));

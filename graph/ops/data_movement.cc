@@ -27,11 +27,13 @@ Shape transpose_shape(const Graph& g, const Node& n) {
   const Value& x = in(g, n, 0);
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   const std::vector<int64_t> perm = permutation(n, x.shape.size());
-  if (static_cast<int64_t>(perm.size()) != rank) fail(n, "attribute 'perm' has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+  if (static_cast<int64_t>(perm.size()) != rank)
+    fail(n, "attribute 'perm' has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
   std::set<int64_t> seen;
   Shape out;
   for (int64_t p : perm) {
-    if (p < 0 || p >= rank || !seen.insert(p).second) fail(n, "attribute 'perm' is not a permutation of 0.." + std::to_string(rank - 1));
+    if (p < 0 || p >= rank || !seen.insert(p).second)
+      fail(n, "attribute 'perm' is not a permutation of 0.." + std::to_string(rank - 1));
     out.push_back(x.shape[p]);
   }
   return out;
@@ -58,7 +60,9 @@ Shape concat_shape(const Graph& g, const Node& n) {
     if (s.size() != out.size()) fail(n, "inputs differ in rank");
     for (size_t d = 0; d < s.size(); ++d) {
       if (static_cast<int64_t>(d) == axis) continue;
-      if (s[d] != out[d]) fail(n, "input " + std::to_string(i) + " " + shape_str(s) + " differs from " + shape_str(out) + " off the axis");
+      if (s[d] != out[d])
+        fail(n,
+             "input " + std::to_string(i) + " " + shape_str(s) + " differs from " + shape_str(out) + " off the axis");
     }
     out[axis] += s[axis];
   }
@@ -85,9 +89,11 @@ NodeLowering lower_concat(const Graph& g, const Node& n) {
   const Shape& out = g.output_of(n).shape;
   int64_t axis = n.attr_int("axis", 0);
   if (axis < 0) axis += static_cast<int64_t>(out.size());
-  lowering::Named e = {{"rank", static_cast<int64_t>(out.size())}, {"axis", axis}, {"inputs", static_cast<int64_t>(n.inputs.size())}};
+  lowering::Named e = {
+      {"rank", static_cast<int64_t>(out.size())}, {"axis", axis}, {"inputs", static_cast<int64_t>(n.inputs.size())}};
   for (size_t k = 0; k < out.size(); ++k) e["d" + std::to_string(k)] = out[k];
-  for (size_t i = 0; i < n.inputs.size(); ++i) e["a" + std::to_string(i)] = g.input_of(n, i).shape.at(static_cast<size_t>(axis));
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    e["a" + std::to_string(i)] = g.input_of(n, i).shape.at(static_cast<size_t>(axis));
   return lowering::call(lowering::named_call(n, "concat", e, lowering::with_output(n.inputs, n)));
 }
 
@@ -105,7 +111,8 @@ Shape gather_shape(const Graph& g, const Node& n) {
 int64_t index_in(const Node& n, double raw, int64_t extent) {
   const auto i = static_cast<int64_t>(raw);
   const int64_t j = i < 0 ? i + extent : i;
-  if (j < 0 || j >= extent) fail(n, "index " + std::to_string(i) + " is out of range for extent " + std::to_string(extent));
+  if (j < 0 || j >= extent)
+    fail(n, "index " + std::to_string(i) + " is out of range for extent " + std::to_string(extent));
   return j;
 }
 
@@ -133,7 +140,8 @@ struct Around {
 
 Around around(const Shape& s, int64_t axis) {
   Around a;
-  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) (d < axis ? a.rows : d == axis ? a.cols : a.inner) *= s[d];
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d)
+    (d < axis ? a.rows : d == axis ? a.cols : a.inner) *= s[d];
   return a;
 }
 
@@ -144,7 +152,8 @@ int64_t gather_axis(const Graph& g, const Node& n) {
 // The kernels index with float32: runtime int64 or int32 indices go through a Cast to float32.
 std::vector<Node> normalize_gather(Graph& g, Node n, const OpVersion&) {
   const Value& idx = in(g, n, 1);
-  if (idx.dtype != DType::Int64 && idx.dtype != DType::Int32) fail(n, "indices '" + idx.name + "' must be int64 or int32");
+  if (idx.dtype != DType::Int64 && idx.dtype != DType::Int32)
+    fail(n, "indices '" + idx.name + "' must be int64 or int32");
   n.attrs["axis"] = gather_axis(g, n);
   if (idx.is_constant()) return {std::move(n)};
   Node cast = rules::helper_node(g, "Cast", {n.inputs[1]}, n.inputs[1] + "_f32");
@@ -160,7 +169,8 @@ std::string float_indices(const Graph& g, const Node& n, int64_t extent, KernelC
   if (idx.dtype == DType::Float32) return idx.name;
   const Tensor* t = g.constant(idx.name);
   if (!t) fail(n, "indices '" + idx.name + "' must be float32 or a constant when lowered");
-  if (extent > (int64_t{1} << 24)) fail(n, "extent " + std::to_string(extent) + " along the axis is above 2^24 (float32 indices)");
+  if (extent > (int64_t{1} << 24))
+    fail(n, "extent " + std::to_string(extent) + " along the axis is above 2^24 (float32 indices)");
   std::vector<float> v;
   for (int64_t k = 0; k < t->size(); ++k) v.push_back(static_cast<float>(index_in(n, t->at(k), extent)));
   const std::string name = g.unique_name(n.name + "_indices");
@@ -170,7 +180,9 @@ std::string float_indices(const Graph& g, const Node& n, int64_t extent, KernelC
 
 NodeLowering lower_gather(const Graph& g, const Node& n, bool elements) {
   const Value& x = g.input_of(n, 0);
-  if (x.dtype != DType::Float32) fail(n, "input '" + x.name + "' is " + std::string(dtype_name(x.dtype)) + "; the gather kernels copy float32 (constants of any type fold)");
+  if (x.dtype != DType::Float32)
+    fail(n, "input '" + x.name + "' is " + std::string(dtype_name(x.dtype)) +
+                "; the gather kernels copy float32 (constants of any type fold)");
   const int64_t axis = gather_axis(g, n);
   const Around a = around(x.shape, axis);
   const Shape& idx = g.input_of(n, 1).shape;
@@ -178,7 +190,8 @@ NodeLowering lower_gather(const Graph& g, const Node& n, bool elements) {
   if (elements) {
     const Around b = around(idx, axis);
     if (b.rows != a.rows || b.inner != a.inner || idx.size() != x.shape.size()) {
-      fail(n, "indices " + shape_str(idx) + " differ from data " + shape_str(x.shape) + " off the axis: the gather_elements kernel takes that only");
+      fail(n, "indices " + shape_str(idx) + " differ from data " + shape_str(x.shape) +
+                  " off the axis: the gather_elements kernel takes that only");
     }
     count = b.cols;
   }
@@ -216,10 +229,12 @@ Tensor gather_elements(const Node& n, const Tensor& data, const Tensor& indices)
 Shape gather_elements_shape(const Graph& g, const Node& n) {
   const Shape& data = in(g, n, 0).shape;
   const Shape& idx = in(g, n, 1).shape;
-  if (idx.size() != data.size()) fail(n, "indices " + shape_str(idx) + " and data " + shape_str(data) + " differ in rank");
+  if (idx.size() != data.size())
+    fail(n, "indices " + shape_str(idx) + " and data " + shape_str(data) + " differ in rank");
   const int64_t axis = gather_axis(g, n);
   for (size_t k = 0; k < idx.size(); ++k) {
-    if (static_cast<int64_t>(k) != axis && idx[k] > data[k]) fail(n, "indices " + shape_str(idx) + " exceed data " + shape_str(data) + " on axis " + std::to_string(k));
+    if (static_cast<int64_t>(k) != axis && idx[k] > data[k])
+      fail(n, "indices " + shape_str(idx) + " exceed data " + shape_str(data) + " on axis " + std::to_string(k));
   }
   return idx;
 }
@@ -243,7 +258,9 @@ void add_data_movement_ops(std::vector<OpDef>& ops) {
   c.versions = {4, 11, 13};
   c.attributes = {"axis"};
   c.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, in(g, n, 0).dtype, concat_shape(g, n)); };
-  c.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) { return concat(n, inputs, g.value(n.outputs.at(0)).shape); };
+  c.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) {
+    return concat(n, inputs, g.value(n.outputs.at(0)).shape);
+  };
   c.lower = lower_concat;
   ops.push_back(c);
 

@@ -21,19 +21,24 @@ Plan plan(const Graph& g, const Node& n, bool to_space) {
   if (b <= 0) fail(n, "attribute 'blocksize' = " + std::to_string(b) + " must be positive");
   const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
   if (to_space) {
-    if (C % (b * b) != 0) fail(n, "channels " + std::to_string(C) + " are not a multiple of blocksize^2 = " + std::to_string(b * b));
+    if (C % (b * b) != 0)
+      fail(n, "channels " + std::to_string(C) + " are not a multiple of blocksize^2 = " + std::to_string(b * b));
     const int64_t c = C / (b * b);
     const std::string mode = n.attr_string("mode", "DCR");
     if (mode == "DCR") return {{N, b, b, c, H, W}, {0, 3, 4, 1, 5, 2}, {N, c, H * b, W * b}};
     if (mode == "CRD") return {{N, c, b, b, H, W}, {0, 1, 4, 2, 5, 3}, {N, c, H * b, W * b}};
     fail(n, "attribute 'mode' = '" + mode + "' is not DCR or CRD");
   }
-  if (H % b != 0 || W % b != 0) fail(n, "height " + std::to_string(H) + " and width " + std::to_string(W) + " must be multiples of blocksize " + std::to_string(b));
+  if (H % b != 0 || W % b != 0)
+    fail(n, "height " + std::to_string(H) + " and width " + std::to_string(W) + " must be multiples of blocksize " +
+                std::to_string(b));
   return {{N, C, H / b, b, W / b, b}, {0, 3, 5, 1, 2, 4}, {N, C * b * b, H / b, W / b}};
 }
 
 Node reshape(Graph& g, const Node& n, const std::string& from, const Shape& to, const std::string& stem) {
-  Node r = rules::helper_node(g, "Reshape", {from, rules::add_constant(g, n.name + "_shape", Tensor::ints({static_cast<int64_t>(to.size())}, to))}, stem);
+  Node r = rules::helper_node(
+      g, "Reshape",
+      {from, rules::add_constant(g, n.name + "_shape", Tensor::ints({static_cast<int64_t>(to.size())}, to))}, stem);
   r.attrs["allowzero"] = int64_t{0};
   return r;
 }

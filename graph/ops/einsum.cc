@@ -40,12 +40,14 @@ Equation parse(const Node& n, size_t operands) {
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
-  if (e.terms.size() != operands) fail(n, shown + " has " + std::to_string(e.terms.size()) + " terms for " + std::to_string(operands) + " inputs");
+  if (e.terms.size() != operands)
+    fail(n, shown + " has " + std::to_string(e.terms.size()) + " terms for " + std::to_string(operands) + " inputs");
   std::map<char, int> count;
   for (const auto& t : e.terms) {
     for (char c : t) {
       if (!is_letter(c)) fail(n, shown + ": '" + std::string(1, c) + "' is not a letter");
-      if (std::count(t.begin(), t.end(), c) > 1) fail(n, shown + ": letter '" + std::string(1, c) + "' repeats in one operand (a diagonal is not supported)");
+      if (std::count(t.begin(), t.end(), c) > 1)
+        fail(n, shown + ": letter '" + std::string(1, c) + "' repeats in one operand (a diagonal is not supported)");
       ++count[c];
     }
   }
@@ -53,7 +55,8 @@ Equation parse(const Node& n, size_t operands) {
     e.out = text.substr(arrow + 2);
     for (char c : e.out) {
       if (!count.count(c)) fail(n, shown + ": output letter '" + std::string(1, c) + "' is in no input");
-      if (std::count(e.out.begin(), e.out.end(), c) > 1) fail(n, shown + ": output letter '" + std::string(1, c) + "' repeats");
+      if (std::count(e.out.begin(), e.out.end(), c) > 1)
+        fail(n, shown + ": output letter '" + std::string(1, c) + "' repeats");
     }
   } else {
     for (const auto& [c, k] : count) {  // implicit output: the letters seen once, in alphabetical order
@@ -85,7 +88,9 @@ class Rewrite {
   }
 
   std::string reshape(const std::string& x, const Shape& to) {
-    return node("Reshape", {x, rules::add_constant(g_, n_.name + "_shape", Tensor::ints({static_cast<int64_t>(to.size())}, to))}, {});
+    return node("Reshape",
+                {x, rules::add_constant(g_, n_.name + "_shape", Tensor::ints({static_cast<int64_t>(to.size())}, to))},
+                {});
   }
 
   // The nodes, the last one writing `out` (an Identity when there are none).
@@ -121,8 +126,10 @@ std::string sum_away(Rewrite& r, std::string* value, const std::string& term, co
   std::vector<int64_t> axes;
   std::string left;
   for (size_t i = 0; i < term.size(); ++i) {
-    if (has(keep, term[i])) left += term[i];
-    else axes.push_back(static_cast<int64_t>(i));
+    if (has(keep, term[i]))
+      left += term[i];
+    else
+      axes.push_back(static_cast<int64_t>(i));
   }
   if (!axes.empty()) *value = r.node("ReduceSum", {*value}, {{"axes", axes}, {"keepdims", int64_t{0}}});
   return left;
@@ -140,19 +147,23 @@ int64_t product(const std::string& letters, const std::map<char, int64_t>& exten
 }
 
 std::vector<Node> normalize_einsum(Graph& g, Node n, const OpVersion&) {
-  if (n.inputs.empty() || n.inputs.size() > 2) fail(n, "Einsum of " + std::to_string(n.inputs.size()) + " operands is not supported (1 or 2)");
+  if (n.inputs.empty() || n.inputs.size() > 2)
+    fail(n, "Einsum of " + std::to_string(n.inputs.size()) + " operands is not supported (1 or 2)");
   const Equation e = parse(n, n.inputs.size());
   std::map<char, int64_t> extent;
   for (size_t i = 0; i < e.terms.size(); ++i) {
     const Value& v = rules::in(g, n, i);
-    if (v.dtype != DType::Float32) fail(n, "input '" + v.name + "' is " + dtype_name(v.dtype) + "; Einsum takes float32");
+    if (v.dtype != DType::Float32)
+      fail(n, "input '" + v.name + "' is " + dtype_name(v.dtype) + "; Einsum takes float32");
     if (v.shape.size() != e.terms[i].size()) {
-      fail(n, "term '" + e.terms[i] + "' names " + std::to_string(e.terms[i].size()) + " axes of '" + v.name + "', which has shape " + shape_str(v.shape));
+      fail(n, "term '" + e.terms[i] + "' names " + std::to_string(e.terms[i].size()) + " axes of '" + v.name +
+                  "', which has shape " + shape_str(v.shape));
     }
     for (size_t k = 0; k < v.shape.size(); ++k) {
       const auto [it, fresh] = extent.emplace(e.terms[i][k], v.shape[k]);
       if (!fresh && it->second != v.shape[k]) {
-        fail(n, "letter '" + std::string(1, e.terms[i][k]) + "' is " + std::to_string(it->second) + " in one place and " + std::to_string(v.shape[k]) + " in another");
+        fail(n, "letter '" + std::string(1, e.terms[i][k]) + "' is " + std::to_string(it->second) +
+                    " in one place and " + std::to_string(v.shape[k]) + " in another");
       }
     }
   }
@@ -167,16 +178,20 @@ std::vector<Node> normalize_einsum(Graph& g, Node n, const OpVersion&) {
   const std::string tb = sum_away(r, &b, e.terms[1], e.out + ta);
   std::string batch, contracted, a_free, b_free;
   for (char c : e.out) {
-    if (has(ta, c) && has(tb, c)) batch += c;
-    else if (has(ta, c)) a_free += c;
-    else b_free += c;
+    if (has(ta, c) && has(tb, c))
+      batch += c;
+    else if (has(ta, c))
+      a_free += c;
+    else
+      b_free += c;
   }
   for (char c : ta) {
     if (has(tb, c) && !has(e.out, c)) contracted += c;
   }
   a = transposed(r, a, ta, batch + a_free + contracted);
   b = transposed(r, b, tb, batch + contracted + b_free);
-  const int64_t pb = product(batch, extent), pm = product(a_free, extent), pk = product(contracted, extent), pn = product(b_free, extent);
+  const int64_t pb = product(batch, extent), pm = product(a_free, extent), pk = product(contracted, extent),
+                pn = product(b_free, extent);
   std::string product_value = r.node("MatMul", {r.reshape(a, {pb, pm, pk}), r.reshape(b, {pb, pk, pn})}, {});
   Shape unflat;
   for (char c : batch + a_free + b_free) unflat.push_back(extent.at(c));

@@ -22,7 +22,9 @@ using rules::fail;
 ops::ElementwiseExprPtr literal_of(const Tensor& t) {
   const double v = t.at(0);
   if (t.dtype == DType::Float32) return ops::ew_constant(v);
-  if (t.dtype == DType::Float64) return static_cast<double>(static_cast<float>(v)) == v ? ops::ew_cast(ops::ew_constant(v), DType::Float64) : nullptr;
+  if (t.dtype == DType::Float64)
+    return static_cast<double>(static_cast<float>(v)) == v ? ops::ew_cast(ops::ew_constant(v), DType::Float64)
+                                                           : nullptr;
   if (std::fabs(v) > double(1 << 24)) return nullptr;
   return ops::ew_cast(ops::ew_constant(v), t.dtype);
 }
@@ -97,7 +99,8 @@ void check_inputs(const Node& n, const std::vector<const Tensor*>& inputs, const
     if (!t) continue;
     const std::string which = "input " + std::to_string(i);
     const size_t held = t->held();
-    if (static_cast<int64_t>(held) != t->size()) fail(n, which + " holds " + std::to_string(held) + " elements, its shape " + std::to_string(t->size()));
+    if (static_cast<int64_t>(held) != t->size())
+      fail(n, which + " holds " + std::to_string(held) + " elements, its shape " + std::to_string(t->size()));
     if (t->shape.size() > out_shape.size()) fail(n, which + " has more dimensions than the output");
     for (size_t d = 0; d < t->shape.size(); ++d) {
       const int64_t have = t->shape[d], want = out_shape[d + out_shape.size() - t->shape.size()];
@@ -109,7 +112,8 @@ void check_inputs(const Node& n, const std::vector<const Tensor*>& inputs, const
 DType output_dtype(const Spec& spec, const Graph& g, const Node& n) {
   if (!spec.output_dtype) return rules::in(g, n, 0).dtype;
   std::vector<DType> in;
-  for (size_t i = 0; i < n.inputs.size(); ++i) in.push_back(g.input_present(n, i) ? g.input_of(n, i).dtype : DType::Float32);
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    in.push_back(g.input_present(n, i) ? g.input_of(n, i).dtype : DType::Float32);
   return spec.output_dtype(n, in);
 }
 
@@ -123,16 +127,16 @@ void check_one_dtype(const Spec& spec, const Graph& g, const Node& n) {
     }
     const DType a = g.input_of(n, *first).dtype, b = g.input_of(n, i).dtype;
     if (a != b) {
-      fail(n, "input " + std::to_string(i) + " is " + dtype_name(b) + " and input " + std::to_string(*first) + " " + dtype_name(a) + "; " +
-                  spec.name + " takes one type for both");
+      fail(n, "input " + std::to_string(i) + " is " + dtype_name(b) + " and input " + std::to_string(*first) + " " +
+                  dtype_name(a) + "; " + spec.name + " takes one type for both");
     }
   }
 }
 
 void infer(const Spec& spec, Graph& g, const Node& n) {
   if (n.inputs.size() < spec.min_inputs || n.inputs.size() > spec.max_inputs) {
-    fail(n, "has " + std::to_string(n.inputs.size()) + " inputs; " + spec.name + " takes " + std::to_string(spec.min_inputs) +
-                (spec.max_inputs > spec.min_inputs ? " or more" : ""));
+    fail(n, "has " + std::to_string(n.inputs.size()) + " inputs; " + spec.name + " takes " +
+                std::to_string(spec.min_inputs) + (spec.max_inputs > spec.min_inputs ? " or more" : ""));
   }
   check_one_dtype(spec, g, n);
   const Value& x = rules::in(g, n, 0);
@@ -161,7 +165,9 @@ void check_kernel_dtypes(const Spec& spec, const Graph& scope, const Node& n) {
     if (!scope.input_present(n, i)) continue;
     const DType t = scope.input_of(n, i).dtype;
     const bool takes = spec.kernel_takes ? spec.kernel_takes(i, t) : t == DType::Float32;
-    if (!takes) fail(n, "input " + std::to_string(i) + " ('" + n.inputs[i] + "') is " + dtype_name(t) + "; " + n.op + "'s kernel does not take it");
+    if (!takes)
+      fail(n, "input " + std::to_string(i) + " ('" + n.inputs[i] + "') is " + dtype_name(t) + "; " + n.op +
+                  "'s kernel does not take it");
   }
 }
 
@@ -194,7 +200,8 @@ void merge_axes(Shape& out, std::vector<Shape>& shapes) {
 
 }  // namespace
 
-Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, DType out_dtype, const Spec& spec) {
+Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, DType out_dtype,
+                const Spec& spec) {
   check_inputs(n, inputs, out_shape);
   std::vector<Shape> shapes;
   for (const Tensor* t : inputs) shapes.push_back(t ? t->shape : Shape{});
@@ -220,14 +227,20 @@ Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const S
       }
       r = static_cast<double>(v);
     } else {
-      for (size_t i = 0; i < inputs.size(); ++i) args[i] = inputs[i] ? inputs[i]->at(offs[i]) : i < spec.defaults.size() ? spec.defaults[i] : 0;
+      for (size_t i = 0; i < inputs.size(); ++i)
+        args[i] = inputs[i] ? inputs[i]->at(offs[i]) : i < spec.defaults.size() ? spec.defaults[i] : 0;
       r = spec.f(args);
     }
-    if (out_dtype == DType::Float32) out.f32[e] = static_cast<float>(r);
-    else if (out_dtype == DType::Float64) out.f64[e] = r;
-    else if (out_dtype == DType::Bool) out.i64[e] = r != 0;
-    else if (!(std::fabs(r) < 9.2e18)) fail(n, "a constant's result " + std::to_string(r) + " does not fit " + dtype_name(out_dtype));
-    else out.i64[e] = static_cast<int64_t>(r);
+    if (out_dtype == DType::Float32)
+      out.f32[e] = static_cast<float>(r);
+    else if (out_dtype == DType::Float64)
+      out.f64[e] = r;
+    else if (out_dtype == DType::Bool)
+      out.i64[e] = r != 0;
+    else if (!(std::fabs(r) < 9.2e18))
+      fail(n, "a constant's result " + std::to_string(r) + " does not fit " + dtype_name(out_dtype));
+    else
+      out.i64[e] = static_cast<int64_t>(r);
   });
   return out;
 }
@@ -250,7 +263,8 @@ NodeLowering lower(const Graph& g, const Node& n) {
   std::vector<Shape> aligned;
   for (const auto& a : args) {
     const Shape& s = g.value(a).shape;
-    if (s.size() > out.size()) fail(n, "input '" + a + "' " + shape_str(s) + " has a higher rank than the output " + shape_str(out));
+    if (s.size() > out.size())
+      fail(n, "input '" + a + "' " + shape_str(s) + " has a higher rank than the output " + shape_str(out));
     Shape x(out.size() - s.size(), 1);  // numpy aligns trailing axes
     x.insert(x.end(), s.begin(), s.end());
     aligned.push_back(std::move(x));
@@ -259,7 +273,8 @@ NodeLowering lower(const Graph& g, const Node& n) {
     const Shape full = out;
     merge_axes(out, aligned);
     if (out.size() > 6) {
-      fail(n, "output " + shape_str(full) + " has rank " + std::to_string(full.size()) + " and its inputs broadcast along " + std::to_string(out.size()) +
+      fail(n, "output " + shape_str(full) + " has rank " + std::to_string(full.size()) +
+                  " and its inputs broadcast along " + std::to_string(out.size()) +
                   " distinct runs of axes; the elementwise kernel takes 6");
     }
   }
@@ -267,7 +282,8 @@ NodeLowering lower(const Graph& g, const Node& n) {
   for (const Shape& x : aligned) shape.insert(shape.end(), x.begin(), x.end());
   std::vector<DType> arg_dtypes;
   for (const auto& a : args) arg_dtypes.push_back(g.value(a).dtype);
-  auto op = std::make_shared<ops::ElementwiseOperator>(expr, static_cast<int>(out.size()), arg_dtypes, g.output_of(n).dtype);
+  auto op =
+      std::make_shared<ops::ElementwiseOperator>(expr, static_cast<int>(out.size()), arg_dtypes, g.output_of(n).dtype);
   return lowering::call(lowering::make_call(n, op, shape, lowering::with_output(args, n)));
 }
 

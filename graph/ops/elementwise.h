@@ -45,6 +45,7 @@ NodeLowering lower(const Graph& g, const Node& n);
 
 // The broadcast output of `i` when every input is an integer type and the op has it (exact), else
 // of `f` in double; stored as `out_dtype` (a bool is r != 0).
-Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, DType out_dtype, const Spec& spec);
+Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape, DType out_dtype,
+                const Spec& spec);
 
 }  // namespace tf::graph::elementwise

@@ -16,13 +16,16 @@ bool numeric(DType t) { return t == DType::Float32 || t == DType::Float64 || t =
 DType to_bool(const Node&, const std::vector<DType>&) { return DType::Bool; }
 ops::ElementwiseExprPtr as_bool(ops::ElementwiseExprPtr e) { return ops::ew_cast(std::move(e), DType::Bool); }
 
-elementwise::Spec compare(const std::string& name, std::vector<int> versions, K kind, bool (*f)(double, double), bool bools_too) {
+elementwise::Spec compare(const std::string& name, std::vector<int> versions, K kind, bool (*f)(double, double),
+                          bool bools_too) {
   elementwise::Spec s;
   s.name = name;
   s.versions = std::move(versions);
   s.min_inputs = s.max_inputs = 2;
   s.f = [f](const std::vector<double>& a) { return f(a[0], a[1]) ? 1.0 : 0.0; };
-  s.i = [f](const Node&, const std::vector<int64_t>& a) { return int64_t{f(static_cast<double>(a[0]), static_cast<double>(a[1]))}; };
+  s.i = [f](const Node&, const std::vector<int64_t>& a) {
+    return int64_t{f(static_cast<double>(a[0]), static_cast<double>(a[1]))};
+  };
   s.expression = [kind](ElementwiseArgs& args, const Graph&, const Node& n) {
     auto a = args.value(n.inputs.at(0));
     auto b = args.value(n.inputs.at(1));
@@ -56,7 +59,9 @@ elementwise::Spec not_op() {
   s.versions = {1};
   s.f = [](const std::vector<double>& a) { return a[0] != 0 ? 0.0 : 1.0; };
   s.i = [](const Node&, const std::vector<int64_t>& a) { return int64_t{a[0] == 0}; };
-  s.expression = [](ElementwiseArgs& args, const Graph&, const Node& n) { return as_bool(ops::ew_unary(K::Not, args.value(n.inputs.at(0)))); };
+  s.expression = [](ElementwiseArgs& args, const Graph&, const Node& n) {
+    return as_bool(ops::ew_unary(K::Not, args.value(n.inputs.at(0))));
+  };
   s.output_dtype = to_bool;
   s.kernel_takes = [](size_t, DType t) { return t == DType::Bool; };
   return s;
@@ -79,7 +84,9 @@ OpDef is_inf() {
   elementwise::Spec s;
   s.name = "IsInf";
   s.versions = {10, 20};
-  auto sides = [](const Node& n) { return std::pair<bool, bool>{n.attr_int("detect_negative", 1) != 0, n.attr_int("detect_positive", 1) != 0}; };
+  auto sides = [](const Node& n) {
+    return std::pair<bool, bool>{n.attr_int("detect_negative", 1) != 0, n.attr_int("detect_positive", 1) != 0};
+  };
   // f has no node to read the sides from: the fold below gives it them.
   s.f = [](const std::vector<double>& a) { return std::isinf(a[0]) ? 1.0 : 0.0; };
   s.expression = [sides](ElementwiseArgs& args, const Graph&, const Node& n) {

@@ -28,19 +28,24 @@ class Steps {
  public:
   Steps(Graph& g, const Node& n) : g_(g), n_(n) {}
 
-  std::string add(const std::string& op, std::vector<std::string> inputs, const std::string& stem, std::map<std::string, Attribute> attrs = {},
-                  const std::string& output = "") {
+  std::string add(const std::string& op, std::vector<std::string> inputs, const std::string& stem,
+                  std::map<std::string, Attribute> attrs = {}, const std::string& output = "") {
     Node h = rules::helper_node(g_, op, std::move(inputs), n_.name + "_" + stem);
     if (!output.empty()) h.outputs = {output};
     h.attrs = std::move(attrs);
     nodes_.push_back(h);
     return h.outputs[0];
   }
-  std::string constant(const std::string& stem, Tensor t) { return rules::add_constant(g_, n_.name + "_" + stem, std::move(t)); }
-  std::string scalar(const std::string& stem, double v, DType t) {
-    return t == DType::Float32 ? constant(stem, Tensor::floats({}, {static_cast<float>(v)})) : constant(stem, Tensor::ints({}, {static_cast<int64_t>(v)}, t));
+  std::string constant(const std::string& stem, Tensor t) {
+    return rules::add_constant(g_, n_.name + "_" + stem, std::move(t));
   }
-  std::string shape(const std::string& stem, const Shape& s) { return constant(stem, Tensor::ints({static_cast<int64_t>(s.size())}, s)); }
+  std::string scalar(const std::string& stem, double v, DType t) {
+    return t == DType::Float32 ? constant(stem, Tensor::floats({}, {static_cast<float>(v)}))
+                               : constant(stem, Tensor::ints({}, {static_cast<int64_t>(v)}, t));
+  }
+  std::string shape(const std::string& stem, const Shape& s) {
+    return constant(stem, Tensor::ints({static_cast<int64_t>(s.size())}, s));
+  }
   std::vector<Node> take() { return std::move(nodes_); }
 
  private:
@@ -59,16 +64,23 @@ std::vector<int64_t> all_axes(size_t rank) {
 void check_shapes(const Graph& g, const Node& n, bool has_weight) {
   const Value& x = rules::in(g, n, 0);
   const Value& t = rules::in(g, n, 1);
-  if (x.dtype != DType::Float32) fail(n, "input '" + x.name + "' is " + dtype_name(x.dtype) + "; the loss kernels take float32");
-  if (t.dtype != DType::Int64 && t.dtype != DType::Int32) fail(n, "target '" + t.name + "' is " + dtype_name(t.dtype) + "; ONNX takes int64 or int32");
-  if (x.shape.size() < 2) fail(n, "input '" + x.name + "' " + shape_str(x.shape) + " has rank below 2 ([N, C, d1, ...])");
+  if (x.dtype != DType::Float32)
+    fail(n, "input '" + x.name + "' is " + dtype_name(x.dtype) + "; the loss kernels take float32");
+  if (t.dtype != DType::Int64 && t.dtype != DType::Int32)
+    fail(n, "target '" + t.name + "' is " + dtype_name(t.dtype) + "; ONNX takes int64 or int32");
+  if (x.shape.size() < 2)
+    fail(n, "input '" + x.name + "' " + shape_str(x.shape) + " has rank below 2 ([N, C, d1, ...])");
   Shape want = {x.shape[0]};
   want.insert(want.end(), x.shape.begin() + 2, x.shape.end());
-  if (t.shape != want) fail(n, "target '" + t.name + "' " + shape_str(t.shape) + " is not input " + shape_str(x.shape) + " without its class axis");
+  if (t.shape != want)
+    fail(n, "target '" + t.name + "' " + shape_str(t.shape) + " is not input " + shape_str(x.shape) +
+                " without its class axis");
   if (has_weight) {
     const Value& w = rules::in(g, n, 2);
-    if (w.dtype != DType::Float32) fail(n, "weight '" + w.name + "' is " + dtype_name(w.dtype) + "; the loss kernels take float32");
-    if (w.shape != Shape{x.shape[1]}) fail(n, "weight '" + w.name + "' " + shape_str(w.shape) + " is not [C] = [" + std::to_string(x.shape[1]) + "]");
+    if (w.dtype != DType::Float32)
+      fail(n, "weight '" + w.name + "' is " + dtype_name(w.dtype) + "; the loss kernels take float32");
+    if (w.shape != Shape{x.shape[1]})
+      fail(n, "weight '" + w.name + "' " + shape_str(w.shape) + " is not [C] = [" + std::to_string(x.shape[1]) + "]");
   }
 }
 
@@ -89,7 +101,8 @@ std::vector<Node> normalize_loss(Graph& g, Node n, bool softmax) {
   std::optional<std::string> ignored;
   std::string safe = n.inputs[1];
   if (n.has("ignore_index")) {
-    ignored = s.add("Equal", {safe, s.scalar("ignore_index", static_cast<double>(n.attr_int("ignore_index", 0)), tt)}, "ignored");
+    ignored = s.add("Equal", {safe, s.scalar("ignore_index", static_cast<double>(n.attr_int("ignore_index", 0)), tt)},
+                    "ignored");
     safe = s.add("Where", {*ignored, s.scalar("zero_index", 0, tt), safe}, "safe_target");
   }
   const std::string index = s.add("Cast", {safe}, "index", {{"to", std::string("float32")}});
@@ -100,7 +113,10 @@ std::vector<Node> normalize_loss(Graph& g, Node n, bool softmax) {
   const std::string flat = s.add("Reshape", {picked, s.shape("target_shape", t)}, "picked_flat");
   std::optional<std::string> weight;
   if (has_weight) weight = s.add("Gather", {n.inputs[2], index}, "weight_of_target", {{"axis", int64_t{0}}});
-  if (ignored) weight = s.add("Where", {*ignored, s.scalar("zero", 0, DType::Float32), weight ? *weight : s.scalar("one", 1, DType::Float32)}, "counted");
+  if (ignored)
+    weight = s.add(
+        "Where", {*ignored, s.scalar("zero", 0, DType::Float32), weight ? *weight : s.scalar("one", 1, DType::Float32)},
+        "counted");
   // Without a reduction the last elementwise node writes the loss output itself.
   const std::string out = n.outputs[0];
   const bool none = reduction == "none";
@@ -110,7 +126,9 @@ std::vector<Node> normalize_loss(Graph& g, Node n, bool softmax) {
   if (reduction == "sum") {
     s.add("ReduceSum", {loss}, "sum", everything, out);
   } else if (reduction == "mean" && weight) {
-    s.add("Div", {s.add("ReduceSum", {loss}, "sum", everything), s.add("ReduceSum", {*weight}, "weight_sum", everything)}, "mean", {}, out);
+    s.add("Div",
+          {s.add("ReduceSum", {loss}, "sum", everything), s.add("ReduceSum", {*weight}, "weight_sum", everything)},
+          "mean", {}, out);
   } else if (reduction == "mean") {
     s.add("ReduceMean", {loss}, "mean", everything, out);
   }
@@ -119,7 +137,8 @@ std::vector<Node> normalize_loss(Graph& g, Node n, bool softmax) {
 
 std::optional<std::string> check_loss(const Node& n, size_t outputs, const std::string& extra) {
   const std::string r = n.attr_string("reduction", "mean");
-  if (r != "none" && r != "sum" && r != "mean") return "attribute 'reduction' = '" + r + "' is not one of none, sum, mean";
+  if (r != "none" && r != "sum" && r != "mean")
+    return "attribute 'reduction' = '" + r + "' is not one of none, sum, mean";
   return rules::extra_output(n, outputs, extra);
 }
 

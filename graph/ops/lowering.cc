@@ -13,7 +13,8 @@ std::shared_ptr<const ops::Operator> registry_op(const std::string& name) {
   return std::shared_ptr<const ops::Operator>(&ops::find_operator(name), [](const ops::Operator*) {});
 }
 
-KernelCall make_call(const Node& n, std::shared_ptr<const ops::Operator> op, std::vector<int64_t> shape, std::vector<std::string> args) {
+KernelCall make_call(const Node& n, std::shared_ptr<const ops::Operator> op, std::vector<int64_t> shape,
+                     std::vector<std::string> args) {
   try {
     op->check_shape(shape);
   } catch (const CompileError& e) {

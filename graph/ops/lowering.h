@@ -17,7 +17,8 @@ using Named = std::map<std::string, int64_t>;
 std::shared_ptr<const ops::Operator> registry_op(const std::string& name);
 // A call whose argument views come from the op: its input shapes, then its output shape. An
 // invalid workload is a CompileError naming the node.
-KernelCall make_call(const Node& n, std::shared_ptr<const ops::Operator> op, std::vector<int64_t> shape, std::vector<std::string> args);
+KernelCall make_call(const Node& n, std::shared_ptr<const ops::Operator> op, std::vector<int64_t> shape,
+                     std::vector<std::string> args);
 KernelCall named_call(const Node& n, const std::string& op, const Named& named, std::vector<std::string> args);
 std::vector<std::string> with_output(std::vector<std::string> inputs, const Node& n);
 

@@ -17,9 +17,11 @@ using rules::in;
 Shape matmul_shape(const Graph& g, const Node& n) {
   const Value& a = in(g, n, 0);
   const Value& b = in(g, n, 1);
-  if (a.shape.size() < 2 || b.shape.size() < 2) fail(n, "operands of rank 1 are not supported (A " + shape_str(a.shape) + ", B " + shape_str(b.shape) + ")");
+  if (a.shape.size() < 2 || b.shape.size() < 2)
+    fail(n, "operands of rank 1 are not supported (A " + shape_str(a.shape) + ", B " + shape_str(b.shape) + ")");
   const int64_t k = a.shape.back();
-  if (b.shape[b.shape.size() - 2] != k) fail(n, "inner extents differ: A " + shape_str(a.shape) + ", B " + shape_str(b.shape));
+  if (b.shape[b.shape.size() - 2] != k)
+    fail(n, "inner extents differ: A " + shape_str(a.shape) + ", B " + shape_str(b.shape));
   Shape batch_a(a.shape.begin(), a.shape.end() - 2), batch_b(b.shape.begin(), b.shape.end() - 2);
   Shape out = broadcast_shapes(batch_a, batch_b, n);
   out.push_back(a.shape[a.shape.size() - 2]);
@@ -35,7 +37,9 @@ Shape gemm_shape(const Graph& g, const Node& n) {
   const bool ta = n.attr_int("transA", 0), tb = n.attr_int("transB", 0);
   const int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
   const int64_t kb = tb ? b.shape[1] : b.shape[0], nn = tb ? b.shape[0] : b.shape[1];
-  if (k != kb) fail(n, "inner extents differ: A " + shape_str(a.shape) + ", B " + shape_str(b.shape) + " (transA " + std::to_string(ta) + ", transB " + std::to_string(tb) + ")");
+  if (k != kb)
+    fail(n, "inner extents differ: A " + shape_str(a.shape) + ", B " + shape_str(b.shape) + " (transA " +
+                std::to_string(ta) + ", transB " + std::to_string(tb) + ")");
   if (g.input_present(n, 2)) broadcast_shapes(in(g, n, 2).shape, {m, nn}, n);
   return {m, nn};
 }
@@ -65,7 +69,9 @@ void drop_old_broadcast(const Graph& g, Node& n, const OpVersion& v) {
   n.attrs.erase("broadcast");
   if (v.since >= 7 || broadcast || !g.input_present(n, 2)) return;
   const Shape y = gemm_shape(g, n), c = in(g, n, 2).shape;
-  if (c != y) fail(n, "input C " + shape_str(c) + " is not " + shape_str(y) + " and attribute 'broadcast' is 0 (Gemm version " + std::to_string(v.since) + ")");
+  if (c != y)
+    fail(n, "input C " + shape_str(c) + " is not " + shape_str(y) + " and attribute 'broadcast' is 0 (Gemm version " +
+                std::to_string(v.since) + ")");
 }
 
 std::vector<Node> normalize_gemm(Graph& g, Node n, const OpVersion& v) {
@@ -80,8 +86,10 @@ std::vector<Node> normalize_gemm(Graph& g, Node n, const OpVersion& v) {
   const double alpha = n.attr_float("alpha", 1.0), beta = n.attr_float("beta", 1.0);
   std::string b = n.inputs[1];
   if (alpha != 1.0) {
-    if (g.constant(b)) b = scaled(g, n, b, alpha, nodes);
-    else a = scaled(g, n, a, alpha, nodes);
+    if (g.constant(b))
+      b = scaled(g, n, b, alpha, nodes);
+    else
+      a = scaled(g, n, a, alpha, nodes);
   }
   std::string c = g.input_present(n, 2) ? scaled(g, n, n.inputs[2], beta, nodes) : "";
   const bool trans_b = n.attr_int("transB", 0) != 0;
@@ -119,13 +127,18 @@ std::vector<Node> normalize_gemm(Graph& g, Node n, const OpVersion& v) {
 // (attention) runs as one batch_matmul.
 NodeLowering lower_dense(const Graph& g, const Node& n) {
   const NodeKernel k = *node_kernel(g, n);
-  if (k.calls == 1) return lowering::call(lowering::make_call(n, lowering::registry_op(n.op), k.workload.shape, lowering::with_output(n.inputs, n)));
+  if (k.calls == 1)
+    return lowering::call(
+        lowering::make_call(n, lowering::registry_op(n.op), k.workload.shape, lowering::with_output(n.inputs, n)));
   if (n.op != "dense") fail(n, "a batched product with an epilogue has no kernel");
   const Shape& a = g.input_of(n, 0).shape;
   const Shape& b = g.input_of(n, 1).shape;
-  if (lowering::leading_product(a, 2) != lowering::leading_product(b, 2)) fail(n, "broadcasting batch extents of " + shape_str(a) + " and " + shape_str(b) + " is not supported");
-  return lowering::call(lowering::named_call(n, "batch_matmul", {{"B", k.calls}, {"M", k.workload.shape[0]}, {"N", k.workload.shape[1]}, {"K", k.workload.shape[2]}},
-                                             lowering::with_output(n.inputs, n)));
+  if (lowering::leading_product(a, 2) != lowering::leading_product(b, 2))
+    fail(n, "broadcasting batch extents of " + shape_str(a) + " and " + shape_str(b) + " is not supported");
+  return lowering::call(lowering::named_call(
+      n, "batch_matmul",
+      {{"B", k.calls}, {"M", k.workload.shape[0]}, {"N", k.workload.shape[1]}, {"K", k.workload.shape[2]}},
+      lowering::with_output(n.inputs, n)));
 }
 
 }  // namespace
@@ -154,7 +167,8 @@ void add_matmul_ops(std::vector<OpDef>& ops) {
   gemm.fusion.anchor = Anchor::Dense;
   ops.push_back(gemm);
 
-  for (const char* name : {"dense", "dense_bias", "dense_bias_relu", "dense_bias_gelu", "dense_bias_gelu_tanh", "dense_bias_add"}) {
+  for (const char* name :
+       {"dense", "dense_bias", "dense_bias_relu", "dense_bias_gelu", "dense_bias_gelu_tanh", "dense_bias_add"}) {
     OpDef d;
     d.name = name;
     d.lower = lower_dense;

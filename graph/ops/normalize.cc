@@ -21,9 +21,11 @@ using rules::fail;
 
 std::optional<std::string> check_batch_norm(const Node& n, const OpVersion& v) {
   if (v.since < 7 && n.attr_int("is_test", 0) == 0) {
-    return "attribute 'is_test' = 0 (training, the default of version " + std::to_string(v.since) + ") is not supported (inference only)";
+    return "attribute 'is_test' = 0 (training, the default of version " + std::to_string(v.since) +
+           ") is not supported (inference only)";
   }
-  if (n.attr_int("spatial", 1) != 1) return "attribute 'spatial' = 0 is not supported (one mean and variance per channel only)";
+  if (n.attr_int("spatial", 1) != 1)
+    return "attribute 'spatial' = 0 is not supported (one mean and variance per channel only)";
   if (n.attr_int("training_mode", 0) != 0) return "attribute 'training_mode' = 1 is not supported (inference only)";
   if (rules::extra_output(n, 1, "")) return "running mean/variance outputs are not supported (inference only)";
   return std::nullopt;
@@ -31,7 +33,8 @@ std::optional<std::string> check_batch_norm(const Node& n, const OpVersion& v) {
 
 // Canonical: X, scale, B, mean, var and epsilon; what only training reads is dropped.
 std::vector<Node> normalize_batch_norm(Graph&, Node n, const OpVersion&) {
-  for (const char* unused : {"momentum", "spatial", "training_mode", "is_test", "consumed_inputs"}) n.attrs.erase(unused);
+  for (const char* unused : {"momentum", "spatial", "training_mode", "is_test", "consumed_inputs"})
+    n.attrs.erase(unused);
   n.attrs["epsilon"] = n.attr_float("epsilon", 1e-5);
   return {std::move(n)};
 }
@@ -39,10 +42,13 @@ std::vector<Node> normalize_batch_norm(Graph&, Node n, const OpVersion&) {
 void infer_batch_norm(Graph& g, const Node& n) {
   rules::require_float32(g, n, n.op);
   const Value& x = rules::in(g, n, 0);
-  if (x.shape.size() < 2) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; a channel axis (rank 2 or more) is required");
+  if (x.shape.size() < 2)
+    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; a channel axis (rank 2 or more) is required");
   for (size_t i = 1; i < 5; ++i) {
     const Value& p = rules::in(g, n, i);
-    if (p.shape != Shape{x.shape[1]}) fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) + ", not [" + std::to_string(x.shape[1]) + "]");
+    if (p.shape != Shape{x.shape[1]})
+      fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) + ", not [" +
+                  std::to_string(x.shape[1]) + "]");
   }
   rules::same_as_input(g, n);
 }
@@ -54,7 +60,9 @@ NodeLowering lower_batch_norm(const Graph& g, const Node& n) {
   const Shape& x = g.input_of(n, 0).shape;
   if (x.size() > 6) fail(n, "input rank " + std::to_string(x.size()) + " is beyond the elementwise kernel's 6");
   auto in = [](int i) { return ops::ew_input(i); };
-  auto e = ops::ew_binary(K::Div, ops::ew_binary(K::Sub, in(0), in(1)), ops::ew_unary(K::Sqrt, ops::ew_binary(K::Add, in(2), ops::ew_constant(n.attr_float("epsilon", 1e-5)))));
+  auto e = ops::ew_binary(
+      K::Div, ops::ew_binary(K::Sub, in(0), in(1)),
+      ops::ew_unary(K::Sqrt, ops::ew_binary(K::Add, in(2), ops::ew_constant(n.attr_float("epsilon", 1e-5)))));
   e = ops::ew_binary(K::Add, ops::ew_binary(K::Mul, e, in(3)), in(4));
   std::vector<int64_t> shape = x;
   for (int i = 1; i < 5; ++i) {
@@ -63,7 +71,8 @@ NodeLowering lower_batch_norm(const Graph& g, const Node& n) {
     shape.insert(shape.end(), per_channel.begin(), per_channel.end());
   }
   auto op = std::make_shared<ops::ElementwiseOperator>(e, static_cast<int>(x.size()));
-  return lowering::call(lowering::make_call(n, op, shape, lowering::with_output({n.inputs[0], n.inputs[3], n.inputs[4], n.inputs[1], n.inputs[2]}, n)));
+  return lowering::call(lowering::make_call(
+      n, op, shape, lowering::with_output({n.inputs[0], n.inputs[3], n.inputs[4], n.inputs[1], n.inputs[2]}, n)));
 }
 
 std::string number(double v) {
@@ -76,10 +85,12 @@ std::string number(double v) {
 // alpha_e9): refused when it leaves [lo, hi] (a float's rounding aside) or the units are off by
 // more than a part in a million.
 int64_t in_units(const Node& n, const std::string& attr, double value, double unit, double lo, double hi) {
-  if (!(value >= lo * (1 - 1e-6) && value <= hi)) fail(n, "attribute '" + attr + "' = " + number(value) + " is outside [" + number(lo) + ", " + number(hi) + "]");
+  if (!(value >= lo * (1 - 1e-6) && value <= hi))
+    fail(n, "attribute '" + attr + "' = " + number(value) + " is outside [" + number(lo) + ", " + number(hi) + "]");
   const int64_t units = std::llround(value / unit);
   if (std::abs(static_cast<double>(units) * unit - value) > 1e-6 * std::abs(value)) {
-    fail(n, "attribute '" + attr + "' = " + number(value) + " is not a multiple of " + number(unit) + " (within a part in a million), which the kernel takes");
+    fail(n, "attribute '" + attr + "' = " + number(value) + " is not a multiple of " + number(unit) +
+                " (within a part in a million), which the kernel takes");
   }
   return units;
 }
@@ -93,10 +104,14 @@ lowering::Named planes(const Node& n, const Shape& x) {
 void infer_instance_norm(Graph& g, const Node& n) {
   rules::require_float32(g, n, n.op);
   const Value& x = rules::in(g, n, 0);
-  if (x.shape.size() < 3) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; [N, C, D1, ...] (rank 3 or more) is required");
+  if (x.shape.size() < 3)
+    fail(n,
+         "input '" + x.name + "' has shape " + shape_str(x.shape) + "; [N, C, D1, ...] (rank 3 or more) is required");
   for (size_t i = 1; i < 3; ++i) {
     const Value& p = rules::in(g, n, i);
-    if (p.shape != Shape{x.shape[1]}) fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) + ", not [" + std::to_string(x.shape[1]) + "]");
+    if (p.shape != Shape{x.shape[1]})
+      fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) + ", not [" +
+                  std::to_string(x.shape[1]) + "]");
   }
   rules::same_as_input(g, n);
 }
@@ -104,7 +119,8 @@ void infer_instance_norm(Graph& g, const Node& n) {
 NodeLowering lower_instance_norm(const Graph& g, const Node& n) {
   lowering::Named e = planes(n, g.input_of(n, 0).shape);
   e["eps_e12"] = in_units(n, "epsilon", n.attr_float("epsilon", 1e-5), 1e-12, 1e-12, 1);
-  return lowering::call(lowering::named_call(n, "instance_norm", e, lowering::with_output({n.inputs[0], n.inputs.at(1), n.inputs.at(2)}, n)));
+  return lowering::call(lowering::named_call(n, "instance_norm", e,
+                                             lowering::with_output({n.inputs[0], n.inputs.at(1), n.inputs.at(2)}, n)));
 }
 
 std::optional<std::string> check_lrn(const Node& n, const OpVersion&) {
@@ -136,8 +152,8 @@ void require_per_normalized_element(const Graph& g, const Node& n, size_t i, int
     fits = at >= axis ? p.shape[k] == x[at] : p.shape[k] == 1;
   }
   if (!fits) {
-    fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) + "; one value per normalized element " +
-                shape_str(Shape(x.begin() + axis, x.end())) + " is supported");
+    fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) +
+                "; one value per normalized element " + shape_str(Shape(x.begin() + axis, x.end())) + " is supported");
   }
 }
 
@@ -161,7 +177,8 @@ NodeLowering lower_layer_norm(const Graph& g, const Node& n) {
     args.push_back(n.inputs[2]);
   } else {
     // No bias: the kernel adds a zero one.
-    zero_bias = {g.unique_name(n.name + "_zero_bias"), Tensor::floats({cols}, std::vector<float>(static_cast<size_t>(cols), 0.0f))};
+    zero_bias = {g.unique_name(n.name + "_zero_bias"),
+                 Tensor::floats({cols}, std::vector<float>(static_cast<size_t>(cols), 0.0f))};
     args.push_back(zero_bias.first);
   }
   KernelCall c = lowering::named_call(n, "layer_norm", e, lowering::with_output(args, n));
@@ -182,17 +199,24 @@ std::vector<Node> statistics(Graph& g, const Node& ln, const std::string& mean, 
     r.attrs["keepdims"] = int64_t{1};
     return r;
   };
-  auto scalar = [&](const std::string& stem, double v) { return rules::add_constant(g, ln.name + "_" + stem, Tensor::floats({}, {static_cast<float>(v)})); };
+  auto scalar = [&](const std::string& stem, double v) {
+    return rules::add_constant(g, ln.name + "_" + stem, Tensor::floats({}, {static_cast<float>(v)}));
+  };
   std::vector<Node> nodes = {reduce("ReduceMean", ln.inputs[0], ln.name + "_mean")};
   if (!mean.empty()) nodes.back().outputs = {mean};
   if (inv_std_dev.empty()) return nodes;
   const std::string m = nodes.back().outputs[0];
   nodes.push_back(rules::helper_node(g, "Sub", {ln.inputs[0], m}, ln.name + "_centered"));
   nodes.push_back(reduce("ReduceSumSquare", nodes.back().outputs[0], ln.name + "_sum_sq"));
-  nodes.push_back(rules::helper_node(g, "Div", {nodes.back().outputs[0], scalar("count", static_cast<double>(element_count(Shape(x.begin() + axis, x.end()))))}, ln.name + "_var"));
-  nodes.push_back(rules::helper_node(g, "Add", {nodes.back().outputs[0], scalar("epsilon", ln.attr_float("epsilon", 1e-5))}, ln.name + "_var_eps"));
+  nodes.push_back(rules::helper_node(
+      g, "Div",
+      {nodes.back().outputs[0], scalar("count", static_cast<double>(element_count(Shape(x.begin() + axis, x.end()))))},
+      ln.name + "_var"));
+  nodes.push_back(rules::helper_node(
+      g, "Add", {nodes.back().outputs[0], scalar("epsilon", ln.attr_float("epsilon", 1e-5))}, ln.name + "_var_eps"));
   nodes.push_back(rules::helper_node(g, "Sqrt", {nodes.back().outputs[0]}, ln.name + "_std_dev"));
-  nodes.push_back(rules::helper_node(g, "Div", {scalar("one", 1.0), nodes.back().outputs[0]}, ln.name + "_inv_std_dev"));
+  nodes.push_back(
+      rules::helper_node(g, "Div", {scalar("one", 1.0), nodes.back().outputs[0]}, ln.name + "_inv_std_dev"));
   nodes.back().outputs = {inv_std_dev};
   return nodes;
 }
@@ -203,7 +227,8 @@ std::vector<Node> normalize_layer_norm(Graph& g, Node n, const OpVersion&) {
   n.attrs["axis"] = normalize_axis(n.attr_int("axis", -1), rank, n, "axis");
   n.attrs["epsilon"] = n.attr_float("epsilon", 1e-5);
   n.attrs.erase("stash_type");
-  const std::string mean = n.outputs.size() > 1 ? n.outputs[1] : "", inv_std_dev = n.outputs.size() > 2 ? n.outputs[2] : "";
+  const std::string mean = n.outputs.size() > 1 ? n.outputs[1] : "",
+                    inv_std_dev = n.outputs.size() > 2 ? n.outputs[2] : "";
   n.outputs.resize(1);
   std::vector<Node> nodes = {n};
   if (mean.empty() && inv_std_dev.empty()) return nodes;
@@ -217,7 +242,9 @@ OpDef layer_normalization() {
   d.versions = {17};
   d.attributes = {"axis", "epsilon", "stash_type"};
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
-    if (n.attr_int("stash_type", 1) != 1) return "attribute 'stash_type' = " + std::to_string(n.attr_int("stash_type", 1)) + " is not supported (1: float32)";
+    if (n.attr_int("stash_type", 1) != 1)
+      return "attribute 'stash_type' = " + std::to_string(n.attr_int("stash_type", 1)) +
+             " is not supported (1: float32)";
     return std::nullopt;
   };
   d.normalize = normalize_layer_norm;

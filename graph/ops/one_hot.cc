@@ -17,7 +17,10 @@ namespace {
 
 using rules::fail;
 
-Tensor scalar_of(DType t, double v) { return t == DType::Float32 ? Tensor::floats({}, {static_cast<float>(v)}) : Tensor::ints({}, {static_cast<int64_t>(v)}, t); }
+Tensor scalar_of(DType t, double v) {
+  return t == DType::Float32 ? Tensor::floats({}, {static_cast<float>(v)})
+                             : Tensor::ints({}, {static_cast<int64_t>(v)}, t);
+}
 
 int64_t depth_of(const Graph& g, const Node& n) {
   const Tensor* t = g.constant(rules::in(g, n, 1).name);
@@ -33,10 +36,12 @@ int64_t depth_of(const Graph& g, const Node& n) {
 // values[i] as a scalar: a constant when values is one, else a Gather of it.
 std::string value_at(Graph& g, const Node& n, int64_t i, std::vector<Node>& nodes) {
   const Value& v = rules::in(g, n, 2);
-  if (element_count(v.shape) != 2 || v.shape.size() != 1) fail(n, "input 2 (values) " + shape_str(v.shape) + " is not [off, on]");
+  if (element_count(v.shape) != 2 || v.shape.size() != 1)
+    fail(n, "input 2 (values) " + shape_str(v.shape) + " is not [off, on]");
   const std::string stem = n.name + (i ? "_on" : "_off");
   if (const Tensor* t = g.constant(v.name)) return rules::add_constant(g, stem, scalar_of(v.dtype, t->at(i)));
-  Node pick = rules::helper_node(g, "Gather", {v.name, rules::add_constant(g, stem + "_index", Tensor::ints({}, {i}))}, stem);
+  Node pick =
+      rules::helper_node(g, "Gather", {v.name, rules::add_constant(g, stem + "_index", Tensor::ints({}, {i}))}, stem);
   pick.attrs["axis"] = int64_t{0};
   nodes.push_back(pick);
   return pick.outputs[0];
@@ -54,21 +59,27 @@ std::vector<Node> normalize_one_hot(Graph& g, Node n) {
     nodes.push_back(rules::helper_node(g, op, std::move(inputs), n.name + "_" + stem));
     return nodes.back().outputs[0];
   };
-  auto constant = [&](const std::string& stem, Tensor c) { return rules::add_constant(g, n.name + "_" + stem, std::move(c)); };
+  auto constant = [&](const std::string& stem, Tensor c) {
+    return rules::add_constant(g, n.name + "_" + stem, std::move(c));
+  };
   Shape column = idx.shape;
   column.insert(column.begin() + axis, 1);
-  const std::string shaped = add("Reshape", {idx.name, constant("column_shape", Tensor::ints({rank}, column))}, "column");
+  const std::string shaped =
+      add("Reshape", {idx.name, constant("column_shape", Tensor::ints({rank}, column))}, "column");
   // Class d along the axis, and d - depth (the negative index that means it).
   Shape along(static_cast<size_t>(rank - axis), 1);
   along[0] = depth;
   auto classes = [&](int64_t from) {
     std::vector<int64_t> c;
     for (int64_t d = 0; d < depth; ++d) c.push_back(from + d);
-    return t == DType::Float32 ? Tensor::floats(along, std::vector<float>(c.begin(), c.end())) : Tensor::ints(along, c, t);
+    return t == DType::Float32 ? Tensor::floats(along, std::vector<float>(c.begin(), c.end()))
+                               : Tensor::ints(along, c, t);
   };
-  const std::string hot = add("Or", {add("Equal", {shaped, constant("classes", classes(0))}, "is_class"),
-                                     add("Equal", {shaped, constant("classes_from_end", classes(-depth))}, "is_class_from_end")},
-                              "hot");
+  const std::string hot =
+      add("Or",
+          {add("Equal", {shaped, constant("classes", classes(0))}, "is_class"),
+           add("Equal", {shaped, constant("classes_from_end", classes(-depth))}, "is_class_from_end")},
+          "hot");
   const std::string off = value_at(g, n, 0, nodes), on = value_at(g, n, 1, nodes);
   Node out = rules::helper_node(g, "Where", {hot, on, off}, n.name + "_selected");
   out.outputs = {n.outputs.at(0)};

@@ -28,7 +28,8 @@ strided::Axes pad_axes(const Graph& g, const Node& n) {
   a.in = in(g, n, 0).shape;
   const size_t rank = a.in.size();
   const std::vector<int64_t> pads = n.attr_ints("pads", {});
-  if (pads.size() != 2 * rank) fail(n, "pads " + rules::ints_text(pads) + " needs 2 entries per axis of rank " + std::to_string(rank));
+  if (pads.size() != 2 * rank)
+    fail(n, "pads " + rules::ints_text(pads) + " needs 2 entries per axis of rank " + std::to_string(rank));
   for (size_t k = 0; k < rank; ++k) {
     a.out.push_back(a.in[k] + pads[k] + pads[k + rank]);
     if (a.out[k] < 0) fail(n, "pads " + rules::ints_text(pads) + " crop axis " + std::to_string(k) + " below nothing");
@@ -46,7 +47,8 @@ std::vector<Node> normalize_pad(Graph& g, Node n, const OpVersion& v) {
     std::vector<int64_t> pads = rules::constant_ints(g, n, 1, "pads");
     if (v.since >= 18 && g.input_present(n, 3)) {
       const std::vector<int64_t> axes = rules::constant_ints(g, n, 3, "axes");
-      if (pads.size() != 2 * axes.size()) fail(n, "pads " + rules::ints_text(pads) + " needs 2 entries per axis of " + rules::ints_text(axes));
+      if (pads.size() != 2 * axes.size())
+        fail(n, "pads " + rules::ints_text(pads) + " needs 2 entries per axis of " + rules::ints_text(axes));
       std::vector<int64_t> full(2 * rank, 0);
       for (size_t i = 0; i < axes.size(); ++i) {
         const int64_t k = normalize_axis(axes[i], static_cast<int64_t>(rank), n, "axes");
@@ -57,13 +59,17 @@ std::vector<Node> normalize_pad(Graph& g, Node n, const OpVersion& v) {
     n.attrs["pads"] = pads;
     if (g.input_present(n, 2)) value = n.inputs[2];
   } else if (n.has("value")) {
-    value = rules::add_constant(g, n.name + "_value", Tensor::floats({}, {static_cast<float>(n.attr_float("value", 0))}));
+    value =
+        rules::add_constant(g, n.name + "_value", Tensor::floats({}, {static_cast<float>(n.attr_float("value", 0))}));
   }
   n.attrs.erase("value");
   n.attrs["mode"] = n.attr_string("mode", "constant");
   const DType dtype = in(g, n, 0).dtype;
   if (pad_mode(n) == strided::Mode::Constant && value.empty()) {
-    value = rules::add_constant(g, n.name + "_value", dtype == DType::Float32 ? Tensor::floats({}, {0.0f}) : dtype == DType::Float64 ? Tensor::doubles({}, {0.0}) : Tensor::ints({}, {0}, dtype));
+    value = rules::add_constant(g, n.name + "_value",
+                                dtype == DType::Float32   ? Tensor::floats({}, {0.0f})
+                                : dtype == DType::Float64 ? Tensor::doubles({}, {0.0})
+                                                          : Tensor::ints({}, {0}, dtype));
   }
   n.inputs = {n.inputs.at(0)};
   if (pad_mode(n) == strided::Mode::Constant) n.inputs.push_back(value);
@@ -82,7 +88,8 @@ strided::Axes tile_axes(const Graph& g, const Node& n) {
   strided::Axes a;
   a.in = in(g, n, 0).shape;
   const std::vector<int64_t> r = n.attr_ints("repeats", {});
-  if (r.size() != a.in.size()) fail(n, "repeats " + rules::ints_text(r) + " needs one entry per axis of rank " + std::to_string(a.in.size()));
+  if (r.size() != a.in.size())
+    fail(n, "repeats " + rules::ints_text(r) + " needs one entry per axis of rank " + std::to_string(a.in.size()));
   for (size_t k = 0; k < r.size(); ++k) {
     if (r[k] < 0) fail(n, "repeats " + rules::ints_text(r) + " has a negative entry");
     a.out.push_back(a.in[k] * r[k]);
@@ -113,7 +120,8 @@ void strided_phases(OpDef& d, AxesFn axes, strided::Mode mode) {
 }
 
 // The op's input 1 as attribute `attr`; an output with no elements is refused.
-std::vector<Node> input_as_attribute(Graph& g, Node n, const std::string& attr, strided::Axes (*axes)(const Graph&, const Node&)) {
+std::vector<Node> input_as_attribute(Graph& g, Node n, const std::string& attr,
+                                     strided::Axes (*axes)(const Graph&, const Node&)) {
   rules::input_to_attribute(g, n, 1, attr);
   if (!n.has(attr)) fail(n, "needs input 1 ('" + attr + "')");
   strided::refuse_empty_output(n, axes(g, n).out);
@@ -128,7 +136,8 @@ void add_pad_ops(std::vector<OpDef>& ops) {
   p.versions = {2, 11, 13, 18, 19, 21};
   p.attributes = {"pads", "mode", "value"};
   p.check = [](const Node& n, const OpVersion& v) -> std::optional<std::string> {
-    if (n.attr_string("mode", "constant") == "wrap" && v.since < 19) return "attribute 'mode' = 'wrap' is new in Pad 19";
+    if (n.attr_string("mode", "constant") == "wrap" && v.since < 19)
+      return "attribute 'mode' = 'wrap' is new in Pad 19";
     return std::nullopt;
   };
   p.normalize = normalize_pad;
@@ -149,7 +158,9 @@ void add_pad_ops(std::vector<OpDef>& ops) {
   t.name = "Tile";
   t.versions = {6, 13};
   t.attributes = {"repeats"};
-  t.normalize = [](Graph& g, Node n, const OpVersion&) { return input_as_attribute(g, std::move(n), "repeats", tile_axes); };
+  t.normalize = [](Graph& g, Node n, const OpVersion&) {
+    return input_as_attribute(g, std::move(n), "repeats", tile_axes);
+  };
   strided_phases(t, tile_axes, strided::Mode::Wrap);
   ops.push_back(t);
 
@@ -157,7 +168,9 @@ void add_pad_ops(std::vector<OpDef>& ops) {
   e.name = "Expand";
   e.versions = {8, 13};
   e.attributes = {"shape"};
-  e.normalize = [](Graph& g, Node n, const OpVersion&) { return input_as_attribute(g, std::move(n), "shape", expand_axes); };
+  e.normalize = [](Graph& g, Node n, const OpVersion&) {
+    return input_as_attribute(g, std::move(n), "shape", expand_axes);
+  };
   strided_phases(e, expand_axes, strided::Mode::Wrap);
   ops.push_back(e);
 }

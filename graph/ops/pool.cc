@@ -21,7 +21,8 @@ using rules::fail;
 
 // With ceil_mode a last window that starts in the end padding is dropped (ONNX's rule since 1.16,
 // ONNX Runtime's and PyTorch's): its inputs are all padding.
-int64_t pool_output(const Node& n, int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_end) {
+int64_t pool_output(const Node& n, int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin,
+                    int64_t pad_end) {
   const bool ceil = n.attr_int("ceil_mode", 0) != 0;
   int64_t out = window_output(in, k, stride, dilation, pad_begin, pad_end, ceil);
   if (ceil && out > 1 && (out - 1) * stride >= in + pad_begin) --out;
@@ -30,15 +31,20 @@ int64_t pool_output(const Node& n, int64_t in, int64_t k, int64_t stride, int64_
 
 Shape pool_shape(const Graph& g, const Node& n) {
   const Value& x = rules::in(g, n, 0);
-  if (x.shape.size() != 4 && x.shape.size() != 5) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; rank 4 or 5 is required");
+  if (x.shape.size() != 4 && x.shape.size() != 5)
+    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; rank 4 or 5 is required");
   const size_t axes = x.shape.size() - 2;
   const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", std::vector<int64_t>(axes, 1));
-  const auto pads = n.attr_ints("pads", std::vector<int64_t>(2 * axes, 0)), dil = n.attr_ints("dilations", std::vector<int64_t>(axes, 1));
+  const auto pads = n.attr_ints("pads", std::vector<int64_t>(2 * axes, 0)),
+             dil = n.attr_ints("dilations", std::vector<int64_t>(axes, 1));
   const std::string count = std::to_string(axes);
   if (k.size() != axes) fail(n, "attribute 'kernel_shape' must have " + count + " extents");
-  if (strides.size() != axes) fail(n, "attribute 'strides' must have " + count + " extents, got " + std::to_string(strides.size()));
-  if (pads.size() != 2 * axes) fail(n, "attribute 'pads' must have " + std::to_string(2 * axes) + " extents, got " + std::to_string(pads.size()));
-  if (dil.size() != axes) fail(n, "attribute 'dilations' must have " + count + " extents, got " + std::to_string(dil.size()));
+  if (strides.size() != axes)
+    fail(n, "attribute 'strides' must have " + count + " extents, got " + std::to_string(strides.size()));
+  if (pads.size() != 2 * axes)
+    fail(n, "attribute 'pads' must have " + std::to_string(2 * axes) + " extents, got " + std::to_string(pads.size()));
+  if (dil.size() != axes)
+    fail(n, "attribute 'dilations' must have " + count + " extents, got " + std::to_string(dil.size()));
   Shape out = {x.shape[0], x.shape[1]};
   for (size_t a = 0; a < axes; ++a) {
     out.push_back(pool_output(n, x.shape[2 + a], k[a], strides[a], dil[a], pads[a], pads[axes + a]));
@@ -53,16 +59,20 @@ std::vector<int64_t> padded_for_ceil(const Graph& g, const Node& n) {
   const Shape& x = g.input_of(n, 0).shape;
   const Shape& y = g.output_of(n).shape;
   const size_t axes = x.size() - 2;
-  const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", std::vector<int64_t>(axes, 1));
+  const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}),
+             d = n.attr_ints("dilations", std::vector<int64_t>(axes, 1));
   std::vector<int64_t> pads = n.attr_ints("pads", {});
   bool extra = false;
   for (size_t a = 0; a < axes; ++a) {
-    const int64_t more = std::max<int64_t>(0, (y[2 + a] - 1) * s[a] + d[a] * (k[a] - 1) + 1 - (x[2 + a] + pads[a] + pads[axes + a]));
+    const int64_t more =
+        std::max<int64_t>(0, (y[2 + a] - 1) * s[a] + d[a] * (k[a] - 1) + 1 - (x[2 + a] + pads[a] + pads[axes + a]));
     pads[axes + a] += more;
     extra = extra || more > 0;
   }
   if (extra && n.attr_int("count_include_pad", 0) != 0) {
-    fail(n, "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only the explicit pads)");
+    fail(n,
+         "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only "
+         "the explicit pads)");
   }
   return pads;
 }
@@ -70,10 +80,21 @@ std::vector<int64_t> padded_for_ceil(const Graph& g, const Node& n) {
 // The pool2d kernel's extents.
 Named window_extents(const Graph& g, const Node& n) {
   const Shape& x = g.input_of(n, 0).shape;
-  const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", {1, 1}), pads = padded_for_ceil(g, n);
-  if (strides[0] != strides[1]) fail(n, "attribute 'strides' = " + rules::ints_text(strides) + ": one stride for both axes is supported");
-  return {{"n", x[0]}, {"c", x[1]}, {"h", x[2]}, {"w", x[3]}, {"r", k.at(0)}, {"s", k.at(1)}, {"stride", strides[0]},
-          {"pad_top", pads[0]}, {"pad_left", pads[1]}, {"pad_bottom", pads[2]}, {"pad_right", pads[3]}};
+  const auto k = n.attr_ints("kernel_shape", {}), strides = n.attr_ints("strides", {1, 1}),
+             pads = padded_for_ceil(g, n);
+  if (strides[0] != strides[1])
+    fail(n, "attribute 'strides' = " + rules::ints_text(strides) + ": one stride for both axes is supported");
+  return {{"n", x[0]},
+          {"c", x[1]},
+          {"h", x[2]},
+          {"w", x[3]},
+          {"r", k.at(0)},
+          {"s", k.at(1)},
+          {"stride", strides[0]},
+          {"pad_top", pads[0]},
+          {"pad_left", pads[1]},
+          {"pad_bottom", pads[2]},
+          {"pad_right", pads[3]}};
 }
 
 // A 3-D pool as max_pool3d / avg_pool3d: every stride and dilation is the kernel's.
@@ -93,8 +114,8 @@ std::string lowest(Graph& g, const std::string& stem) {
   return rules::add_constant(g, stem + "_lowest", Tensor::floats({1}, {-std::numeric_limits<float>::infinity()}));
 }
 
-Node tap(Graph& g, const std::string& x, const std::string& lowest, const std::string& stem, std::vector<int64_t> starts, std::vector<int64_t> steps,
-         std::vector<int64_t> extents) {
+Node tap(Graph& g, const std::string& x, const std::string& lowest, const std::string& stem,
+         std::vector<int64_t> starts, std::vector<int64_t> steps, std::vector<int64_t> extents) {
   const Shape& in = g.value(x).shape;
   Node t = rules::helper_node(g, "pool_tap", {x, lowest}, stem);
   g.value(t.outputs[0]).shape = {in.at(0), in.at(1), extents.at(0), extents.at(1)};
@@ -110,11 +131,13 @@ Node tap(Graph& g, const std::string& x, const std::string& lowest, const std::s
 // multiple of their dilation.
 std::vector<Node> max_of_taps(Graph& g, const Node& n) {
   const Shape y = pool_shape(g, n);
-  const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", {}), p = n.attr_ints("pads", {});
+  const auto k = n.attr_ints("kernel_shape", {}), s = n.attr_ints("strides", {}), d = n.attr_ints("dilations", {}),
+             p = n.attr_ints("pads", {});
   constexpr int64_t kMaxTaps = 64;
   if (k[0] * k[1] > kMaxTaps) {
-    fail(n, "a dilated window " + rules::ints_text(k) + " whose strides " + rules::ints_text(s) + " are not multiples of its dilations " + rules::ints_text(d) +
-                " is supported up to " + std::to_string(kMaxTaps) + " taps");
+    fail(n, "a dilated window " + rules::ints_text(k) + " whose strides " + rules::ints_text(s) +
+                " are not multiples of its dilations " + rules::ints_text(d) + " is supported up to " +
+                std::to_string(kMaxTaps) + " taps");
   }
   const std::string outside = lowest(g, n.name);
   std::vector<Node> nodes;
@@ -124,7 +147,8 @@ std::vector<Node> max_of_taps(Graph& g, const Node& n) {
   max.inputs.clear();
   for (int64_t i = 0; i < k[0]; ++i) {
     for (int64_t j = 0; j < k[1]; ++j) {
-      nodes.push_back(tap(g, n.inputs[0], outside, n.outputs[0] + "_tap", {i * d[0] - p[0], j * d[1] - p[1]}, {s[0], s[1]}, {y[2], y[3]}));
+      nodes.push_back(tap(g, n.inputs[0], outside, n.outputs[0] + "_tap", {i * d[0] - p[0], j * d[1] - p[1]},
+                          {s[0], s[1]}, {y[2], y[3]}));
       max.inputs.push_back(nodes.back().outputs[0]);
     }
   }
@@ -149,7 +173,8 @@ std::vector<Node> undilated(Graph& g, Node n) {
   const auto d = effective_dilations(n);
   std::vector<int64_t> m(2), extents(2);
   for (size_t a = 0; a < 2; ++a) m[a] = s[a] / d[a], extents[a] = (y[2 + a] - 1) * m[a] + k[a];
-  std::vector<Node> nodes = {tap(g, n.inputs[0], lowest(g, n.name), n.name + "_dilated_rows", {-p[0], -p[1]}, d, extents)};
+  std::vector<Node> nodes = {
+      tap(g, n.inputs[0], lowest(g, n.name), n.name + "_dilated_rows", {-p[0], -p[1]}, d, extents)};
   n.inputs[0] = nodes.back().outputs[0];
   n.attrs["strides"] = m;
   n.attrs["dilations"] = std::vector<int64_t>{1, 1};
@@ -178,7 +203,9 @@ std::vector<Node> equal_strides(Graph& g, Node n) {
     const int64_t short_by = (y[2 + a] - 1) * s[a] + k[a] - (x[2 + a] + p[a] + p[a + 2]);
     if (short_by <= 0) continue;
     if (n.op == "AveragePool" && n.attr_int("count_include_pad", 0) != 0) {
-      fail(n, "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only the explicit pads)");
+      fail(n,
+           "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only "
+           "the explicit pads)");
     }
     p[a + 2] += short_by;
   }
@@ -241,7 +268,8 @@ NodeLowering lower_tap(const Graph& g, const Node& n) {
   bool outside = false;
   for (size_t a = 0; a < 4; ++a) {
     const int64_t start = a < 2 ? 0 : starts.at(a - 2), step = a < 2 ? 1 : steps.at(a - 2);
-    e["d" + std::to_string(a)] = x[a], e["o" + std::to_string(a)] = y[a], e["s" + std::to_string(a)] = start, e["t" + std::to_string(a)] = step;
+    e["d" + std::to_string(a)] = x[a], e["o" + std::to_string(a)] = y[a], e["s" + std::to_string(a)] = start,
+            e["t" + std::to_string(a)] = step;
     outside = outside || start < 0 || start + step * (y[a] - 1) >= x[a];
   }
   e["mode"] = outside ? 1 : 0;
@@ -267,7 +295,9 @@ OpDef window_pool(const std::string& name, std::vector<int> versions, std::vecto
   d.name = name;
   d.versions = std::move(versions);
   d.attributes = std::move(attributes);
-  d.normalize = [](Graph& g, Node n, const OpVersion&) { return window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize); };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) {
+    return window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize);
+  };
   d.infer = [](Graph& g, const Node& n) {
     rules::require_float32(g, n, n.op);
     rules::set_out(g, n, 0, DType::Float32, pool_shape(g, n));
@@ -276,7 +306,8 @@ OpDef window_pool(const std::string& name, std::vector<int> versions, std::vecto
 }
 
 OpDef max_pool() {
-  OpDef d = window_pool("MaxPool", {1, 8, 10, 11, 12}, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
+  OpDef d = window_pool("MaxPool", {1, 8, 10, 11, 12},
+                        {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
     if (auto why = window::check(n, window::Kind::Pool)) return why;
     if (n.attr_int("storage_order", 0) != 0) return "attribute 'storage_order' = 1 is not supported";
@@ -286,18 +317,21 @@ OpDef max_pool() {
   d.normalize = [](Graph& g, Node n, const OpVersion&) { return pool_nodes(g, std::move(n), finish_max_pool); };
   d.lower = [](const Graph& g, const Node& n) {
     if (is_3d(g, n)) return lowering::call(pool3d_call(g, n, "max_pool3d"));
-    return lowering::call(lowering::named_call(n, "max_pool2d", window_extents(g, n), lowering::with_output({n.inputs[0]}, n)));
+    return lowering::call(
+        lowering::named_call(n, "max_pool2d", window_extents(g, n), lowering::with_output({n.inputs[0]}, n)));
   };
   return d;
 }
 
 OpDef average_pool() {
-  OpDef d = window_pool("AveragePool", {1, 7, 10, 11, 19}, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"});
+  OpDef d = window_pool("AveragePool", {1, 7, 10, 11, 19},
+                        {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"});
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
     if (auto why = window::check(n, window::Kind::Pool)) return why;
     const auto dil = n.attr_ints("dilations", {});
     // avg_pool3d takes dilations; the 2-D kernel does not.
-    if (n.attr_ints("kernel_shape", {}).size() != 3 && !std::all_of(dil.begin(), dil.end(), [](int64_t x) { return x == 1; })) {
+    if (n.attr_ints("kernel_shape", {}).size() != 3 &&
+        !std::all_of(dil.begin(), dil.end(), [](int64_t x) { return x == 1; })) {
       return "attribute 'dilations' = " + rules::ints_text(dil) + ": dilated average pooling is not supported";
     }
     return std::nullopt;
@@ -320,7 +354,9 @@ OpDef global_pool(const std::string& name, const std::string& kernel) {
   d.versions = {1};
   d.infer = [](Graph& g, const Node& n) {
     const Value& x = rules::in(g, n, 0);
-    if (x.shape.size() < 3) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; [N, C, D1, ...] (rank 3 or more) is required");
+    if (x.shape.size() < 3)
+      fail(n,
+           "input '" + x.name + "' has shape " + shape_str(x.shape) + "; [N, C, D1, ...] (rank 3 or more) is required");
     Shape out(x.shape.size(), 1);
     out[0] = x.shape[0], out[1] = x.shape[1];
     rules::set_out(g, n, 0, DType::Float32, out);

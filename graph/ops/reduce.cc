@@ -59,7 +59,8 @@ std::vector<Node> normalize_reduce(Graph& g, Node n, const OpVersion& v, int axe
   const int64_t rank = static_cast<int64_t>(rules::in(g, n, 0).shape.size());
   std::set<int64_t> axes;
   for (int64_t a : n.attr_ints("axes", {})) {
-    if (!axes.insert(normalize_axis(a, rank, n, "axes")).second) fail(n, "attribute 'axes' = " + rules::ints_text(n.attr_ints("axes", {})) + " names an axis twice");
+    if (!axes.insert(normalize_axis(a, rank, n, "axes")).second)
+      fail(n, "attribute 'axes' = " + rules::ints_text(n.attr_ints("axes", {})) + " names an axis twice");
   }
   const bool noop = n.attr_int("noop_with_empty_axes", 0) != 0;
   n.attrs.erase("noop_with_empty_axes");
@@ -82,8 +83,10 @@ void infer_reduce(Graph& g, const Node& n) {
   const bool keep = n.attr_int("keepdims", 1) != 0;
   Shape out;
   for (size_t d = 0; d < x.size(); ++d) {
-    if (!reduced[d]) out.push_back(x[d]);
-    else if (keep) out.push_back(1);
+    if (!reduced[d])
+      out.push_back(x[d]);
+    else if (keep)
+      out.push_back(1);
   }
   rules::set_out(g, n, 0, rules::in(g, n, 0).dtype, out);
 }
@@ -96,12 +99,16 @@ lowering::Named merged_extents(const Node& n, const Shape& x) {
   std::vector<std::pair<int64_t, bool>> runs;
   for (size_t d = 0; d < x.size(); ++d) {
     if (x[d] == 1) continue;
-    if (!runs.empty() && runs.back().second == reduced[d]) runs.back().first *= x[d];
-    else runs.emplace_back(x[d], reduced[d]);
+    if (!runs.empty() && runs.back().second == reduced[d])
+      runs.back().first *= x[d];
+    else
+      runs.emplace_back(x[d], reduced[d]);
   }
   if (runs.empty()) runs.emplace_back(1, true);
-  if (runs.size() > 6) fail(n, "input shape " + shape_str(x) + " with attribute 'axes' = " + rules::ints_text(n.attr_ints("axes", {})) +
-                                   " alternates kept and reduced axes " + std::to_string(runs.size()) + " times; the reduce kernels take 6");
+  if (runs.size() > 6)
+    fail(n, "input shape " + shape_str(x) + " with attribute 'axes' = " + rules::ints_text(n.attr_ints("axes", {})) +
+                " alternates kept and reduced axes " + std::to_string(runs.size()) +
+                " times; the reduce kernels take 6");
   lowering::Named e = {{"rank", static_cast<int64_t>(runs.size())}};
   for (size_t k = 0; k < runs.size(); ++k) {
     e["d" + std::to_string(k)] = runs[k].first;
@@ -112,8 +119,10 @@ lowering::Named merged_extents(const Node& n, const Shape& x) {
 
 NodeLowering lower_reduce(const Graph& g, const Node& n, const std::string& kernel) {
   const Value& x = g.input_of(n, 0);
-  if (x.dtype != DType::Float32) fail(n, "input '" + x.name + "' is " + dtype_name(x.dtype) + "; the reduce kernels take float32");
-  return lowering::call(lowering::named_call(n, kernel, merged_extents(n, x.shape), lowering::with_output({n.inputs[0]}, n)));
+  if (x.dtype != DType::Float32)
+    fail(n, "input '" + x.name + "' is " + dtype_name(x.dtype) + "; the reduce kernels take float32");
+  return lowering::call(
+      lowering::named_call(n, kernel, merged_extents(n, x.shape), lowering::with_output({n.inputs[0]}, n)));
 }
 
 // A constant input reduced at import (shape arithmetic: ReduceProd of a Shape), in double.
@@ -123,7 +132,10 @@ Tensor fold_reduce(const Graph& g, const Node& n, const Tensor& x, Kind kind) {
   const Shape& out_shape = g.value(n.outputs.at(0)).shape;
   const int64_t outputs = element_count(out_shape);
   const double inf = std::numeric_limits<double>::infinity();
-  const double start = kind == Kind::Prod ? 1 : kind == Kind::Max || kind == Kind::LogSumExp ? -inf : kind == Kind::Min ? inf : 0;
+  const double start = kind == Kind::Prod                             ? 1
+                       : kind == Kind::Max || kind == Kind::LogSumExp ? -inf
+                       : kind == Kind::Min                            ? inf
+                                                                      : 0;
   std::vector<double> acc(static_cast<size_t>(outputs), start), peak(static_cast<size_t>(outputs), -inf);
   std::vector<int64_t> at(static_cast<size_t>(x.size()));
   std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
@@ -145,7 +157,8 @@ Tensor fold_reduce(const Graph& g, const Node& n, const Tensor& x, Kind kind) {
       case Kind::Min: a = std::min(a, v); break;
       case Kind::Prod: a *= v; break;
       case Kind::L1: a += std::abs(v); break;
-      case Kind::L2: case Kind::SumSquare: a += v * v; break;
+      case Kind::L2:
+      case Kind::SumSquare: a += v * v; break;
       case Kind::LogSumExp: a = (a == -inf ? 0 : a) + std::exp(v - peak[at[e]]); break;
       default: a += v;
     }
@@ -174,7 +187,9 @@ OpDef reduce_def(const ReduceOp& r) {
   d.normalize = [since](Graph& g, Node n, const OpVersion& v) { return normalize_reduce(g, std::move(n), v, since); };
   d.infer = infer_reduce;
   const Kind kind = r.kind;
-  d.fold = [kind](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) { return fold_reduce(g, n, *inputs.at(0), kind); };
+  d.fold = [kind](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) {
+    return fold_reduce(g, n, *inputs.at(0), kind);
+  };
   const std::string kernel = r.kernel;
   d.lower = [kernel](const Graph& g, const Node& n) { return lower_reduce(g, n, kernel); };
   return d;

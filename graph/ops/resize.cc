@@ -22,18 +22,18 @@ namespace {
 using rules::fail;
 using Fraction = std::pair<int64_t, int64_t>;  // numerator, denominator
 
-const std::map<std::string, ops::ResizeCoord> kCoords = {
-    {"half_pixel", ops::ResizeCoord::HalfPixel},
-    {"half_pixel_symmetric", ops::ResizeCoord::HalfPixelSymmetric},
-    {"pytorch_half_pixel", ops::ResizeCoord::PytorchHalfPixel},
-    {"align_corners", ops::ResizeCoord::AlignCorners},
-    {"asymmetric", ops::ResizeCoord::Asymmetric},
-    {"tf_crop_and_resize", ops::ResizeCoord::TfCropAndResize},
-    {"tf_half_pixel_for_nn", ops::ResizeCoord::TfHalfPixelForNn}};
-const std::map<std::string, ops::ResizeNearest> kNearest = {{"round_prefer_floor", ops::ResizeNearest::RoundPreferFloor},
-                                                            {"round_prefer_ceil", ops::ResizeNearest::RoundPreferCeil},
-                                                            {"floor", ops::ResizeNearest::Floor},
-                                                            {"ceil", ops::ResizeNearest::Ceil}};
+const std::map<std::string, ops::ResizeCoord> kCoords = {{"half_pixel", ops::ResizeCoord::HalfPixel},
+                                                         {"half_pixel_symmetric", ops::ResizeCoord::HalfPixelSymmetric},
+                                                         {"pytorch_half_pixel", ops::ResizeCoord::PytorchHalfPixel},
+                                                         {"align_corners", ops::ResizeCoord::AlignCorners},
+                                                         {"asymmetric", ops::ResizeCoord::Asymmetric},
+                                                         {"tf_crop_and_resize", ops::ResizeCoord::TfCropAndResize},
+                                                         {"tf_half_pixel_for_nn", ops::ResizeCoord::TfHalfPixelForNn}};
+const std::map<std::string, ops::ResizeNearest> kNearest = {
+    {"round_prefer_floor", ops::ResizeNearest::RoundPreferFloor},
+    {"round_prefer_ceil", ops::ResizeNearest::RoundPreferCeil},
+    {"floor", ops::ResizeNearest::Floor},
+    {"ceil", ops::ResizeNearest::Ceil}};
 
 // The canonical node's attributes: resize2d's extents after n, c, h, w.
 std::vector<std::string> kernel_fields() {
@@ -99,19 +99,21 @@ std::vector<int64_t> resized_axes(const Node& n) {
   std::set<int64_t> seen;
   for (int64_t a : n.attr_ints("axes", {})) {
     const int64_t axis = normalize_axis(a, 4, n, "axes");
-    if (!seen.insert(axis).second) fail(n, "attribute 'axes' = " + rules::ints_text(n.attr_ints("axes", {})) + " repeats an axis");
+    if (!seen.insert(axis).second)
+      fail(n, "attribute 'axes' = " + rules::ints_text(n.attr_ints("axes", {})) + " repeats an axis");
     axes.push_back(axis);
   }
   return axes;
 }
 
 struct Plan {
-  Shape out;                       // per axis of X
-  std::vector<Fraction> scale;     // per axis of X
+  Shape out;                    // per axis of X
+  std::vector<Fraction> scale;  // per axis of X
 };
 
 void require_count(const Node& n, const std::string& what, size_t got, size_t want) {
-  if (got != want) fail(n, "input '" + what + "' has " + std::to_string(got) + " values for " + std::to_string(want) + " axes");
+  if (got != want)
+    fail(n, "input '" + what + "' has " + std::to_string(got) + " values for " + std::to_string(want) + " axes");
 }
 
 // Output extents and scales from `scales`: out = floor(in * scale).
@@ -119,7 +121,8 @@ Plan from_scales(const Node& n, const Shape& x, const std::vector<int64_t>& axes
   require_count(n, "scales", scales.size(), axes.size());
   Plan p{x, std::vector<Fraction>(4, Fraction{1, 1})};
   for (size_t i = 0; i < axes.size(); ++i) {
-    if (!(scales[i] > 0)) fail(n, "scale " + std::to_string(scales[i]) + " of axis " + std::to_string(axes[i]) + " is not positive");
+    if (!(scales[i] > 0))
+      fail(n, "scale " + std::to_string(scales[i]) + " of axis " + std::to_string(axes[i]) + " is not positive");
     p.scale[axes[i]] = exact_fraction(n, scales[i], "scale of axis " + std::to_string(axes[i]));
     p.out[axes[i]] = static_cast<int64_t>(std::floor(static_cast<double>(scales[i]) * static_cast<double>(x[axes[i]])));
   }
@@ -135,7 +138,8 @@ Plan from_sizes(const Node& n, const Shape& x, const std::vector<int64_t>& axes,
   const std::string policy = n.attr_string("keep_aspect_ratio_policy", "stretch");
   Fraction keep{0, 1};
   for (size_t i = 0; i < axes.size(); ++i) {
-    if (sizes[i] <= 0) fail(n, "size " + std::to_string(sizes[i]) + " of axis " + std::to_string(axes[i]) + " is not positive");
+    if (sizes[i] <= 0)
+      fail(n, "size " + std::to_string(sizes[i]) + " of axis " + std::to_string(axes[i]) + " is not positive");
     const Fraction r{sizes[i], x[axes[i]]};
     const bool smaller = r.first * keep.second < keep.first * r.second;
     if (i == 0 || (policy == "not_larger" && smaller) || (policy == "not_smaller" && !smaller)) keep = r;
@@ -155,7 +159,8 @@ Plan from_sizes(const Node& n, const Shape& x, const std::vector<int64_t>& axes,
 
 // The source region tf_crop_and_resize reads, [y0, x0, y1, x1] over one denominator (the largest:
 // every one is a power of two).
-std::vector<int64_t> crop_region(const Node& n, const std::vector<int64_t>& axes, const std::optional<std::vector<float>>& roi) {
+std::vector<int64_t> crop_region(const Node& n, const std::vector<int64_t>& axes,
+                                 const std::optional<std::vector<float>>& roi) {
   std::vector<Fraction> f = {{0, 1}, {0, 1}, {1, 1}, {1, 1}};
   if (roi) {
     require_count(n, "roi", roi->size(), 2 * axes.size());
@@ -171,7 +176,8 @@ std::vector<int64_t> crop_region(const Node& n, const std::vector<int64_t>& axes
   for (const auto& x : f) {
     const int64_t factor = den / x.second;
     int64_t num = 0;
-    if (__builtin_mul_overflow(x.first, factor, &num)) fail(n, "input 'roi' holds a value out of the range resize2d takes");
+    if (__builtin_mul_overflow(x.first, factor, &num))
+      fail(n, "input 'roi' holds a value out of the range resize2d takes");
     out.push_back(num);
   }
   return out;
@@ -179,13 +185,15 @@ std::vector<int64_t> crop_region(const Node& n, const std::vector<int64_t>& axes
 
 int64_t nearest_rounding(const Node& n, const OpVersion& v, const Plan& p) {
   if (n.attr_string("mode", "nearest") != "nearest") return 0;
-  if (!old_semantics(n, v)) return static_cast<int64_t>(kNearest.at(n.attr_string("nearest_mode", "round_prefer_floor")));
+  if (!old_semantics(n, v))
+    return static_cast<int64_t>(kNearest.at(n.attr_string("nearest_mode", "round_prefer_floor")));
   bool up = false, down = false;
   for (int axis = 2; axis < 4; ++axis) {
     up = up || p.scale[axis].first > p.scale[axis].second;
     down = down || p.scale[axis].first < p.scale[axis].second;
   }
-  if (up && down) fail(n, "nearest resizing up along one axis and down along the other is not supported at this version");
+  if (up && down)
+    fail(n, "nearest resizing up along one axis and down along the other is not supported at this version");
   return static_cast<int64_t>(down ? ops::ResizeNearest::Ceil : ops::ResizeNearest::Floor);
 }
 
@@ -207,7 +215,8 @@ Plan plan_of(const Graph& g, const Node& n, const OpVersion& v, const Shape& x, 
 
 std::vector<Node> normalize(Graph& g, Node n, const OpVersion& v) {
   const Value& x = rules::in(g, n, 0);
-  if (x.shape.size() != 4) fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; only 4-D (NCHW) inputs are supported");
+  if (x.shape.size() != 4)
+    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; only 4-D (NCHW) inputs are supported");
   const std::vector<int64_t> axes = resized_axes(n);
   const Plan p = plan_of(g, n, v, x.shape, axes);
   for (int axis = 0; axis < 2; ++axis) {
@@ -216,14 +225,28 @@ std::vector<Node> normalize(Graph& g, Node n, const OpVersion& v) {
     }
   }
   const bool old = old_semantics(n, v);
-  const auto coord = old ? ops::ResizeCoord::Asymmetric : kCoords.at(n.attr_string("coordinate_transformation_mode", "half_pixel"));
+  const auto coord =
+      old ? ops::ResizeCoord::Asymmetric : kCoords.at(n.attr_string("coordinate_transformation_mode", "half_pixel"));
   const auto roi = !old && coord == ops::ResizeCoord::TfCropAndResize ? constant_floats(g, n, 1, "roi") : std::nullopt;
   const std::vector<int64_t> region = crop_region(n, axes, roi);
-  const Fraction extrapolation = exact_fraction(n, static_cast<float>(n.attr_float("extrapolation_value", 0.0)), "attribute 'extrapolation_value'");
-  const std::vector<int64_t> values = {
-      p.out[2], p.out[3], n.attr_string("mode", "nearest") == "linear" ? 1 : 0, static_cast<int64_t>(coord), nearest_rounding(n, v, p),
-      p.scale[2].first, p.scale[2].second, p.scale[3].first, p.scale[3].second, region[0], region[1], region[2], region[3], region[4],
-      extrapolation.first, extrapolation.second};
+  const Fraction extrapolation = exact_fraction(n, static_cast<float>(n.attr_float("extrapolation_value", 0.0)),
+                                                "attribute 'extrapolation_value'");
+  const std::vector<int64_t> values = {p.out[2],
+                                       p.out[3],
+                                       n.attr_string("mode", "nearest") == "linear" ? 1 : 0,
+                                       static_cast<int64_t>(coord),
+                                       nearest_rounding(n, v, p),
+                                       p.scale[2].first,
+                                       p.scale[2].second,
+                                       p.scale[3].first,
+                                       p.scale[3].second,
+                                       region[0],
+                                       region[1],
+                                       region[2],
+                                       region[3],
+                                       region[4],
+                                       extrapolation.first,
+                                       extrapolation.second};
   Node r;
   r.name = n.name;
   r.op = "Resize";
@@ -257,7 +280,8 @@ OpDef resize_op(const std::string& name, std::vector<int> versions, std::vector<
     rules::set_out(g, n, 0, DType::Float32, c.arg_shapes.back());
   };
   d.lower = [](const Graph& g, const Node& n) {
-    return lowering::call(lowering::named_call(n, "resize2d", extents(g, n), lowering::with_output({n.inputs.at(0)}, n)));
+    return lowering::call(
+        lowering::named_call(n, "resize2d", extents(g, n), lowering::with_output({n.inputs.at(0)}, n)));
   };
   return d;
 }
@@ -266,8 +290,8 @@ OpDef resize_op(const std::string& name, std::vector<int> versions, std::vector<
 
 void add_resize_ops(std::vector<OpDef>& ops) {
   ops.push_back(resize_op("Resize", {10, 11, 13, 18, 19},
-                          {"antialias", "axes", "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value",
-                           "keep_aspect_ratio_policy", "mode", "nearest_mode"}));
+                          {"antialias", "axes", "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",
+                           "extrapolation_value", "keep_aspect_ratio_policy", "mode", "nearest_mode"}));
   ops.push_back(resize_op("Upsample", {7, 9, 10}, {"mode", "scales"}));  // 10: deprecated, as 9
 }
 

@@ -32,7 +32,9 @@ void require_float32(const Graph& g, const Node& n, const std::string& kernel) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     if (!g.input_present(n, i)) continue;
     const Value& v = g.input_of(n, i);
-    if (v.dtype != DType::Float32) fail(n, "input " + std::to_string(i) + " ('" + v.name + "') is " + dtype_name(v.dtype) + "; " + kernel + " takes float32");
+    if (v.dtype != DType::Float32)
+      fail(n, "input " + std::to_string(i) + " ('" + v.name + "') is " + dtype_name(v.dtype) + "; " + kernel +
+                  " takes float32");
   }
 }
 
@@ -40,7 +42,8 @@ void same_as_input(Graph& g, const Node& n) { set_out(g, n, 0, in(g, n, 0).dtype
 
 void require_rank(const Node& n, const Value& v, size_t rank, const std::string& what) {
   if (v.shape.size() != rank) {
-    fail(n, what + " '" + v.name + "' has shape " + shape_str(v.shape) + "; rank " + std::to_string(rank) + " is supported");
+    fail(n, what + " '" + v.name + "' has shape " + shape_str(v.shape) + "; rank " + std::to_string(rank) +
+                " is supported");
   }
 }
 
@@ -91,7 +94,9 @@ void old_attributes(OpDef& d, const std::vector<std::string>& attrs, int until) 
   d.check = [attrs, until, check = d.check](const Node& n, const OpVersion& v) -> std::optional<std::string> {
     if (v.since >= until) {
       for (const auto& a : attrs) {
-        if (n.has(a)) return "attribute '" + a + "' is not in " + n.op + " version " + std::to_string(v.since) + " (only before " + std::to_string(until) + ")";
+        if (n.has(a))
+          return "attribute '" + a + "' is not in " + n.op + " version " + std::to_string(v.since) + " (only before " +
+                 std::to_string(until) + ")";
       }
     }
     return check ? check(n, v) : std::nullopt;

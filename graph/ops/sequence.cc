@@ -31,7 +31,9 @@ size_t position(const Graph& g, const Node& n, size_t i, int64_t fallback, int64
   int64_t p = fallback;
   if (g.input_present(n, i)) {
     const Tensor* t = g.constant(n.inputs[i]);
-    if (!t) fail(n, "input '" + n.inputs[i] + "' (position) must be a constant: sequences are resolved when the model is built");
+    if (!t)
+      fail(n,
+           "input '" + n.inputs[i] + "' (position) must be a constant: sequences are resolved when the model is built");
     if (t->is_float() || t->dtype == DType::Bool || t->size() != 1) {
       fail(n, "input '" + n.inputs[i] + "' (position) must be one int32 or int64 value");
     }
@@ -39,7 +41,8 @@ size_t position(const Graph& g, const Node& n, size_t i, int64_t fallback, int64
   }
   const int64_t last = may_append ? length : length - 1;
   if (p < -length || p > last) {
-    fail(n, "position " + std::to_string(p) + " is outside [" + std::to_string(-length) + ", " + std::to_string(last) + "]");
+    fail(n, "position " + std::to_string(p) + " is outside [" + std::to_string(-length) + ", " + std::to_string(last) +
+                "]");
   }
   return static_cast<size_t>(p < 0 ? p + length : p);
 }
@@ -48,8 +51,10 @@ void define(Graph& g, const Node& n, std::vector<std::string> items) {
   DType first = DType::Float32;
   for (size_t i = 0; i < items.size(); ++i) {
     const DType t = g.value(items[i]).dtype;
-    if (i == 0) first = t;
-    else if (t != first) fail(n, "element '" + items[i] + "' is " + dtype_name(t) + " but the sequence holds " + dtype_name(first));
+    if (i == 0)
+      first = t;
+    else if (t != first)
+      fail(n, "element '" + items[i] + "' is " + dtype_name(t) + " but the sequence holds " + dtype_name(first));
   }
   g.sequences[n.outputs.at(0)] = std::move(items);
 }
@@ -116,7 +121,9 @@ std::vector<Node> concat_from_sequence(Graph& g, Node n, const OpVersion&) {
   const bool stack = n.attr_int("new_axis", 0) != 0;
   const auto rank = static_cast<int64_t>(g.value(items[0]).shape.size()) + (stack ? 1 : 0);
   int64_t axis = n.attr_int("axis", 0);
-  if (axis < -rank || axis >= rank) fail(n, "attribute 'axis' = " + std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]");
+  if (axis < -rank || axis >= rank)
+    fail(n, "attribute 'axis' = " + std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " +
+                std::to_string(rank - 1) + "]");
   if (axis < 0) axis += rank;
   std::vector<Node> out;
   Node concat;
@@ -144,7 +151,8 @@ std::vector<Node> concat_from_sequence(Graph& g, Node n, const OpVersion&) {
 std::vector<int64_t> split_to_sequence_sizes(const Graph& g, const Node& n, int64_t extent) {
   if (!g.input_present(n, 1)) return std::vector<int64_t>(static_cast<size_t>(extent), 1);
   const Tensor* t = g.constant(n.inputs[1]);
-  if (!t) fail(n, "input '" + n.inputs[1] + "' (split) must be a constant: sequences are resolved when the model is built");
+  if (!t)
+    fail(n, "input '" + n.inputs[1] + "' (split) must be a constant: sequences are resolved when the model is built");
   if (t->is_float() || t->dtype == DType::Bool) fail(n, "input '" + n.inputs[1] + "' (split) must be int32 or int64");
   if (t->shape.size() == 1) return t->i64;
   if (!t->shape.empty()) fail(n, "input '" + n.inputs[1] + "' (split) must be a scalar or a list");
@@ -159,7 +167,9 @@ std::vector<Node> split_to_sequence(Graph& g, Node n, const OpVersion& v) {
   const Value& x = rules::in(g, n, 0);
   const auto rank = static_cast<int64_t>(x.shape.size());
   int64_t axis = n.attr_int("axis", 0);
-  if (axis < -rank || axis >= rank) fail(n, "attribute 'axis' = " + std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]");
+  if (axis < -rank || axis >= rank)
+    fail(n, "attribute 'axis' = " + std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " +
+                std::to_string(rank - 1) + "]");
   if (axis < 0) axis += rank;
   const std::vector<int64_t> sizes = split_to_sequence_sizes(g, n, x.shape[axis]);
   const bool squeeze = !g.input_present(n, 1) && n.attr_int("keepdims", 1) == 0;

@@ -26,13 +26,16 @@ Tensor with_shape(Tensor t, const Shape& s) {
 }
 
 // An op whose output is its input's data under the inferred shape.
-OpDef view(const std::string& name, std::vector<int> versions, std::vector<std::string> attributes, Shape (*shape)(const Graph&, const Node&)) {
+OpDef view(const std::string& name, std::vector<int> versions, std::vector<std::string> attributes,
+           Shape (*shape)(const Graph&, const Node&)) {
   OpDef d;
   d.name = name;
   d.versions = std::move(versions);
   d.attributes = std::move(attributes);
   d.infer = [shape](Graph& g, const Node& n) { rules::set_out(g, n, 0, in(g, n, 0).dtype, shape(g, n)); };
-  d.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) { return with_shape(*inputs.at(0), g.value(n.outputs.at(0)).shape); };
+  d.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) {
+    return with_shape(*inputs.at(0), g.value(n.outputs.at(0)).shape);
+  };
   d.lower = [](const Graph&, const Node& n) { return lowering::alias(n.inputs.at(0)); };
   return d;
 }
@@ -49,7 +52,8 @@ Shape reshape_shape(const Graph& g, const Node& n) {
   for (int64_t i = 0; i < spec->size(); ++i) {
     int64_t d = spec->i64[i];
     if (d == 0 && !allowzero) {
-      if (i >= static_cast<int64_t>(x.shape.size())) fail(n, "target extent 0 at " + std::to_string(i) + " has no input extent to copy");
+      if (i >= static_cast<int64_t>(x.shape.size()))
+        fail(n, "target extent 0 at " + std::to_string(i) + " has no input extent to copy");
       d = x.shape[i];
     }
     if (d == -1) {
@@ -86,7 +90,8 @@ Shape unsqueeze_shape(const Graph& g, const Node& n) {
   const int64_t rank = static_cast<int64_t>(out.size() + axes_attr.size());
   std::set<int64_t> axes;
   for (int64_t a : axes_attr) axes.insert(normalize_axis(a, rank, n, "axes"));
-  if (axes.size() != axes_attr.size()) fail(n, "attribute 'axes' = " + rules::ints_text(axes_attr) + " repeats an axis");
+  if (axes.size() != axes_attr.size())
+    fail(n, "attribute 'axes' = " + rules::ints_text(axes_attr) + " repeats an axis");
   for (int64_t a : axes) out.insert(out.begin() + a, 1);
   return out;
 }
@@ -127,8 +132,11 @@ OpDef dropout() {
   d.attributes = {"ratio", "seed"};
   d.check = [](const Node& n, const OpVersion& v) -> std::optional<std::string> {
     if (v.since >= 7) return std::nullopt;
-    if (n.attr_int("is_test", 0) == 0) return "attribute 'is_test' = 0 (training, the default of version " + std::to_string(v.since) + ") is not supported (inference only)";
-    if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "output 1 (mask) is not written in test mode (version " + std::to_string(v.since) + ")";
+    if (n.attr_int("is_test", 0) == 0)
+      return "attribute 'is_test' = 0 (training, the default of version " + std::to_string(v.since) +
+             ") is not supported (inference only)";
+    if (n.outputs.size() > 1 && !n.outputs[1].empty())
+      return "output 1 (mask) is not written in test mode (version " + std::to_string(v.since) + ")";
     return std::nullopt;
   };
   rules::old_attributes(d, {"is_test"}, 7);
@@ -143,8 +151,9 @@ OpDef dropout() {
       const Shape& x = in(g, n, 0).shape;
       const size_t count = static_cast<size_t>(element_count(x));
       Value mask{n.outputs[1], v.since < 10 ? DType::Float32 : DType::Bool, x, nullptr};
-      mask.data = std::make_shared<const Tensor>(v.since < 10 ? Tensor::floats(x, std::vector<float>(count, 1.0f))
-                                                              : Tensor::ints(x, std::vector<int64_t>(count, 1), DType::Bool));
+      mask.data =
+          std::make_shared<const Tensor>(v.since < 10 ? Tensor::floats(x, std::vector<float>(count, 1.0f))
+                                                      : Tensor::ints(x, std::vector<int64_t>(count, 1), DType::Bool));
       g.set_value(std::move(mask));
     }
     n.op = "Identity";
@@ -200,7 +209,9 @@ OpDef size_op() {
   d.name = "Size";
   d.versions = {1, 13, 19, 21};
   d.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Int64, {}); };
-  d.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>&) { return Tensor::ints({}, {element_count(g.input_of(n, 0).shape)}); };
+  d.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>&) {
+    return Tensor::ints({}, {element_count(g.input_of(n, 0).shape)});
+  };
   d.fold_reads_shapes_only = true;
   return d;
 }
@@ -211,7 +222,9 @@ std::vector<const Tensor*> range_inputs(const Graph& g, const Node& n) {
   const char* names[] = {"start", "limit", "delta"};
   for (size_t i = 0; i < 3; ++i) {
     const Tensor* c = g.input_present(n, i) ? g.constant(n.inputs[i]) : nullptr;
-    if (!c) fail(n, std::string("input '") + names[i] + "' must be a constant: the output's extent depends on it and tunefarm plans static shapes");
+    if (!c)
+      fail(n, std::string("input '") + names[i] +
+                  "' must be a constant: the output's extent depends on it and tunefarm plans static shapes");
     if (c->size() != 1) fail(n, std::string("input '") + names[i] + "' must be a scalar");
     t.push_back(c);
   }
@@ -220,7 +233,8 @@ std::vector<const Tensor*> range_inputs(const Graph& g, const Node& n) {
   }
   // ONNX's expected outputs of float Ranges (the window functions' expansions) differ from the
   // exact values in the 4th digit; until that is understood, only integer Ranges are taken.
-  if (t[0]->dtype != DType::Int64 && t[0]->dtype != DType::Int32) fail(n, std::string("inputs are ") + dtype_name(t[0]->dtype) + "; Range of int64 or int32 is supported");
+  if (t[0]->dtype != DType::Int64 && t[0]->dtype != DType::Int32)
+    fail(n, std::string("inputs are ") + dtype_name(t[0]->dtype) + "; Range of int64 or int32 is supported");
   if (t[2]->at(0) == 0) fail(n, "input 'delta' is 0");
   return t;
 }
@@ -252,7 +266,8 @@ OpDef range_op() {
     const int64_t c = range_count(n, t);
     if (t[0]->dtype == DType::Float32) {
       std::vector<float> v;
-      for (int64_t i = 0; i < c; ++i) v.push_back(static_cast<float>(t[0]->f32[0] + static_cast<float>(i) * t[2]->f32[0]));
+      for (int64_t i = 0; i < c; ++i)
+        v.push_back(static_cast<float>(t[0]->f32[0] + static_cast<float>(i) * t[2]->f32[0]));
       return Tensor::floats({c}, std::move(v));
     }
     std::vector<int64_t> v;
@@ -281,7 +296,8 @@ OpDef constant_of_shape() {
   };
   d.infer = [](Graph& g, const Node& n) {
     const std::vector<int64_t> shape = rules::constant_ints(g, n, 0, "input");
-    if (element_count(shape) == 0) fail(n, "shape " + rules::ints_text(shape) + " has no elements; a compiled model holds no empty tensors");
+    if (element_count(shape) == 0)
+      fail(n, "shape " + rules::ints_text(shape) + " has no elements; a compiled model holds no empty tensors");
     rules::set_out(g, n, 0, fill_value(n).dtype, Shape(shape.begin(), shape.end()));
   };
   d.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>&) {

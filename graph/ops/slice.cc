@@ -74,8 +74,8 @@ std::vector<Node> normalize_slice(Graph& g, Node n, const OpVersion& v) {
   }
   const std::vector<int64_t> steps = n.attr_ints("steps", std::vector<int64_t>(starts.size(), 1));
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
-    fail(n, "starts " + rules::ints_text(starts) + ", ends " + rules::ints_text(ends) + ", axes " + rules::ints_text(axes) + " and steps " +
-                rules::ints_text(steps) + " differ in length");
+    fail(n, "starts " + rules::ints_text(starts) + ", ends " + rules::ints_text(ends) + ", axes " +
+                rules::ints_text(axes) + " and steps " + rules::ints_text(steps) + " differ in length");
   }
   std::vector<int64_t> s(x.size(), 0), e(x.begin(), x.end()), t(x.size(), 1);
   std::vector<bool> seen(x.size(), false);
@@ -103,9 +103,11 @@ std::vector<int64_t> split_sizes(Graph& g, Node& n, const OpVersion& v, int64_t 
   const int64_t parts = n.has("num_outputs") ? n.attr_int("num_outputs", 0) : static_cast<int64_t>(n.outputs.size());
   if (parts <= 0) fail(n, "attribute 'num_outputs' = " + std::to_string(parts) + " must be positive");
   if (parts != static_cast<int64_t>(n.outputs.size())) {
-    fail(n, "attribute 'num_outputs' = " + std::to_string(parts) + " but the node has " + std::to_string(n.outputs.size()) + " outputs");
+    fail(n, "attribute 'num_outputs' = " + std::to_string(parts) + " but the node has " +
+                std::to_string(n.outputs.size()) + " outputs");
   }
-  if (v.since < 18 && extent % parts != 0) fail(n, "extent " + std::to_string(extent) + " does not split into " + std::to_string(parts) + " equal parts");
+  if (v.since < 18 && extent % parts != 0)
+    fail(n, "extent " + std::to_string(extent) + " does not split into " + std::to_string(parts) + " equal parts");
   const int64_t each = (extent + parts - 1) / parts;
   std::vector<int64_t> sizes;
   for (int64_t p = 0, left = extent; p < parts; ++p, left -= each) sizes.push_back(std::clamp<int64_t>(left, 0, each));
@@ -118,13 +120,17 @@ std::vector<Node> normalize_split(Graph& g, Node n, const OpVersion& v) {
   const DType dtype = xv.dtype;
   const int64_t axis = normalize_axis(n.attr_int("axis", 0), static_cast<int64_t>(x.size()), n, "axis");
   const std::vector<int64_t> sizes = split_sizes(g, n, v, x[axis]);
-  if (sizes.size() != n.outputs.size()) fail(n, "split " + rules::ints_text(sizes) + " has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(n.outputs.size()) + " outputs");
+  if (sizes.size() != n.outputs.size())
+    fail(n, "split " + rules::ints_text(sizes) + " has " + std::to_string(sizes.size()) + " sizes for " +
+                std::to_string(n.outputs.size()) + " outputs");
   int64_t at = 0;
   for (int64_t s : sizes) {
     if (s < 0) fail(n, "split " + rules::ints_text(sizes) + " has a negative size");
     at += s;
   }
-  if (at != x[axis]) fail(n, "split " + rules::ints_text(sizes) + " sums to " + std::to_string(at) + ", not the extent " + std::to_string(x[axis]));
+  if (at != x[axis])
+    fail(n, "split " + rules::ints_text(sizes) + " sums to " + std::to_string(at) + ", not the extent " +
+                std::to_string(x[axis]));
   std::vector<Node> out;
   at = 0;
   for (size_t p = 0; p < sizes.size(); ++p) {
@@ -158,7 +164,9 @@ void add_slice_ops(std::vector<OpDef>& ops) {
   s.fold = [](const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs) {
     return strided::read(n, *inputs.at(0), slice_axes(g, n), strided::Mode::None, 0);
   };
-  s.lower = [](const Graph& g, const Node& n) { return strided::lower(g, n, slice_axes(g, n), strided::Mode::None, ""); };
+  s.lower = [](const Graph& g, const Node& n) {
+    return strided::lower(g, n, slice_axes(g, n), strided::Mode::None, "");
+  };
   ops.push_back(s);
 
   OpDef p;

@@ -16,7 +16,8 @@ namespace tf::graph {
 namespace {
 
 Node reshaped(Graph& g, const std::string& value, const Shape& shape, const std::string& stem) {
-  const std::string target = rules::add_constant(g, stem + "_shape", Tensor::ints({static_cast<int64_t>(shape.size())}, shape));
+  const std::string target =
+      rules::add_constant(g, stem + "_shape", Tensor::ints({static_cast<int64_t>(shape.size())}, shape));
   return rules::helper_node(g, "Reshape", {value, target}, stem);
 }
 
@@ -49,12 +50,14 @@ std::vector<Node> normalize_axis_op(Graph& g, Node n, const OpVersion& v) {
 // [rows, cols, inner]: the extents before the axis, the axis, the extents after it.
 NodeLowering lower_axis_op(const Graph& g, const Node& n, const std::string& kernel) {
   const Value& xv = g.input_of(n, 0);
-  if (xv.dtype != DType::Float32) rules::fail(n, "input '" + xv.name + "' is " + dtype_name(xv.dtype) + "; " + kernel + " takes float32");
+  if (xv.dtype != DType::Float32)
+    rules::fail(n, "input '" + xv.name + "' is " + dtype_name(xv.dtype) + "; " + kernel + " takes float32");
   const Shape& x = xv.shape;
   const int64_t axis = normalize_axis(n.attr_int("axis", -1), static_cast<int64_t>(x.size()), n, "axis");
   const int64_t rows = element_count(Shape(x.begin(), x.begin() + axis));
   const int64_t inner = element_count(Shape(x.begin() + axis + 1, x.end()));
-  return lowering::call(lowering::named_call(n, kernel, {{"rows", rows}, {"cols", x[axis]}, {"inner", inner}}, lowering::with_output({n.inputs[0]}, n)));
+  return lowering::call(lowering::named_call(n, kernel, {{"rows", rows}, {"cols", x[axis]}, {"inner", inner}},
+                                             lowering::with_output({n.inputs[0]}, n)));
 }
 
 OpDef axis_op(const std::string& name, const std::string& kernel) {

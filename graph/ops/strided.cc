@@ -35,7 +35,8 @@ bool inside(const Axes& a, size_t k) {
 
 Tensor read(const Node& n, const Tensor& x, const Axes& a, Mode mode, double pad) {
   const size_t rank = a.out.size();
-  if (element_count(a.in) != x.size()) rules::fail(n, "reads " + shape_str(a.in) + " from a tensor of " + shape_str(x.shape));
+  if (element_count(a.in) != x.size())
+    rules::fail(n, "reads " + shape_str(a.in) + " from a tensor of " + shape_str(x.shape));
   Tensor t;
   t.dtype = x.dtype;
   t.shape = a.out;
@@ -54,8 +55,10 @@ Tensor read(const Node& n, const Tensor& x, const Axes& a, Mode mode, double pad
       outside |= i < 0;
       from += std::max<int64_t>(i, 0) * stride[k];
     }
-    if (outside) t.append_value(pad);
-    else t.append(x, from);
+    if (outside)
+      t.append_value(pad);
+    else
+      t.append(x, from);
     for (size_t k = rank; k-- > 0 && ++j[k] == a.out[k];) j[k] = 0;
   }
   return t;
@@ -64,7 +67,8 @@ Tensor read(const Node& n, const Tensor& x, const Axes& a, Mode mode, double pad
 NodeLowering lower(const Graph& g, const Node& n, const Axes& a, Mode mode, const std::string& pad_value) {
   const Value& x = g.input_of(n, 0);
   if (x.dtype != DType::Float32) {
-    rules::fail(n, "input '" + x.name + "' is " + std::string(dtype_name(x.dtype)) + "; the strided_copy kernel copies float32 (constants of any type fold)");
+    rules::fail(n, "input '" + x.name + "' is " + std::string(dtype_name(x.dtype)) +
+                       "; the strided_copy kernel copies float32 (constants of any type fold)");
   }
   const size_t rank = a.out.size();
   if (rank == 0 || rank > kMaxRank) rules::fail(n, "rank " + std::to_string(rank) + " is not supported (1 to 6)");
@@ -93,7 +97,8 @@ NodeLowering lower(const Graph& g, const Node& n, const Axes& a, Mode mode, cons
 }
 
 void refuse_empty_output(const Node& n, const Shape& out) {
-  if (element_count(out) == 0) rules::fail(n, "output " + shape_str(out) + " has no elements; a compiled model holds no empty tensors");
+  if (element_count(out) == 0)
+    rules::fail(n, "output " + shape_str(out) + " has no elements; a compiled model holds no empty tensors");
 }
 
 }  // namespace tf::graph::strided

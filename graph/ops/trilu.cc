@@ -55,9 +55,13 @@ std::vector<Node> normalize_trilu(Graph& g, Node n) {
     id.outputs = {out};
     return {std::move(id)};
   }
-  const std::string mask = rules::add_constant(g, n.name + "_mask", Tensor::ints({rows, cols}, std::move(keep), DType::Bool));
-  Tensor zero = x.dtype == DType::Float32 ? Tensor::floats({}, {0.0f}) : x.dtype == DType::Float64 ? Tensor::doubles({}, {0.0}) : Tensor::ints({}, {0}, x.dtype);
-  Node w = rules::helper_node(g, "Where", {mask, n.inputs[0], rules::add_constant(g, n.name + "_zero", std::move(zero))}, n.name + "_masked");
+  const std::string mask =
+      rules::add_constant(g, n.name + "_mask", Tensor::ints({rows, cols}, std::move(keep), DType::Bool));
+  Tensor zero = x.dtype == DType::Float32   ? Tensor::floats({}, {0.0f})
+                : x.dtype == DType::Float64 ? Tensor::doubles({}, {0.0})
+                                            : Tensor::ints({}, {0}, x.dtype);
+  Node w = rules::helper_node(
+      g, "Where", {mask, n.inputs[0], rules::add_constant(g, n.name + "_zero", std::move(zero))}, n.name + "_masked");
   w.outputs = {out};
   return {std::move(w)};
 }
@@ -82,7 +86,9 @@ OpDef eye_like() {
   d.versions = {9};
   d.attributes = {"dtype", "k"};
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
-    if (n.has("dtype") && !produced(n.attr_int("dtype", 1))) return "attribute 'dtype' = " + onnx_dtype_name(n.attr_int("dtype", 1)) + " is not supported (float32, float64, int64, int32, bool)";
+    if (n.has("dtype") && !produced(n.attr_int("dtype", 1)))
+      return "attribute 'dtype' = " + onnx_dtype_name(n.attr_int("dtype", 1)) +
+             " is not supported (float32, float64, int64, int32, bool)";
     return std::nullopt;
   };
   d.infer = [](Graph& g, const Node& n) {

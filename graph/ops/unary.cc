@@ -18,7 +18,9 @@ elementwise::Spec unary(const std::string& name, std::vector<int> versions, K ki
   s.name = name;
   s.versions = std::move(versions);
   s.f = [f](const std::vector<double>& a) { return f(a[0]); };
-  s.expression = [kind](ElementwiseArgs& args, const Graph&, const Node& n) { return ops::ew_unary(kind, args.value(n.inputs.at(0))); };
+  s.expression = [kind](ElementwiseArgs& args, const Graph&, const Node& n) {
+    return ops::ew_unary(kind, args.value(n.inputs.at(0)));
+  };
   return s;
 }
 
@@ -51,7 +53,8 @@ OpDef clip() {
     auto bound = [&](size_t i, double fallback) {
       if (!scope.input_present(n, i)) return fallback;
       const auto c = args.scalar_constant(n.inputs[i]);
-      if (!c) rules::fail(n, "Clip with a computed bound has no kernel (input " + std::to_string(i) + " must be a constant)");
+      if (!c)
+        rules::fail(n, "Clip with a computed bound has no kernel (input " + std::to_string(i) + " must be a constant)");
       return *c;
     };
     return ops::ew_clip(args.value(n.inputs.at(0)), bound(1, -FLT_MAX), bound(2, FLT_MAX));
@@ -118,14 +121,16 @@ void add_unary_ops(std::vector<OpDef>& ops) {
   };
   for (const Math& m : math) {
     elementwise::Spec s = unary(m.name, m.versions, m.kind, m.f);
-    const bool exact = m.kind == K::Abs || m.kind == K::Floor || m.kind == K::Ceil || m.kind == K::Round || m.kind == K::Sign || m.kind == K::Reciprocal;
+    const bool exact = m.kind == K::Abs || m.kind == K::Floor || m.kind == K::Ceil || m.kind == K::Round ||
+                       m.kind == K::Sign || m.kind == K::Reciprocal;
     if (exact) s.kernel_takes = float_kernel;
     ops.push_back(elementwise::make_op(s));
   }
   ops.push_back(clip());
   // Version 1 of these differs from 6 only by consumed_inputs (and takes float types only).
   for (size_t i = first; i < ops.size(); ++i) {
-    if (ops[i].versions.front() == 1 && ops[i].name != "Softplus" && ops[i].name != "Softsign") rules::ignore_consumed_inputs(ops[i]);
+    if (ops[i].versions.front() == 1 && ops[i].name != "Softplus" && ops[i].name != "Softsign")
+      rules::ignore_consumed_inputs(ops[i]);
   }
 }
 

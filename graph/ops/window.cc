@@ -17,14 +17,18 @@ bool all_equal(const std::vector<int64_t>& v) {
 // The window's dimensions as its attributes say (0: none says): each attribute must agree.
 std::optional<std::string> window_dims(const Node& n, size_t* dims) {
   *dims = 0;
-  const std::pair<const char*, size_t> per_axis[] = {{"kernel_shape", 1}, {"strides", 1}, {"dilations", 1}, {"pads", 2}, {"output_padding", 1}};
+  const std::pair<const char*, size_t> per_axis[] = {
+      {"kernel_shape", 1}, {"strides", 1}, {"dilations", 1}, {"pads", 2}, {"output_padding", 1}};
   for (const auto& [attr, values_per_axis] : per_axis) {
     if (!n.has(attr)) continue;
     const auto v = n.attr_ints(attr, {});
-    if (v.size() % values_per_axis != 0) return "attribute '" + std::string(attr) + "' = " + ints_text(v) + " has an odd number of values";
+    if (v.size() % values_per_axis != 0)
+      return "attribute '" + std::string(attr) + "' = " + ints_text(v) + " has an odd number of values";
     const size_t d = v.size() / values_per_axis;
     if (*dims == 0) *dims = d;
-    if (d != *dims) return "attribute '" + std::string(attr) + "' = " + ints_text(v) + " does not have " + std::to_string(*dims) + " axes as the others";
+    if (d != *dims)
+      return "attribute '" + std::string(attr) + "' = " + ints_text(v) + " does not have " + std::to_string(*dims) +
+             " axes as the others";
   }
   if (*dims > 3) return "a " + std::to_string(*dims) + "-D window is not supported (1-D, 2-D and 3-D)";
   return std::nullopt;
@@ -32,14 +36,17 @@ std::optional<std::string> window_dims(const Node& n, size_t* dims) {
 
 std::optional<std::string> positive(const Node& n, const char* attr) {
   for (int64_t x : n.attr_ints(attr, {})) {
-    if (x <= 0) return "attribute '" + std::string(attr) + "' = " + ints_text(n.attr_ints(attr, {})) + " has a non-positive value";
+    if (x <= 0)
+      return "attribute '" + std::string(attr) + "' = " + ints_text(n.attr_ints(attr, {})) +
+             " has a non-positive value";
   }
   return std::nullopt;
 }
 
 std::optional<std::string> non_negative(const Node& n, const char* attr) {
   for (int64_t x : n.attr_ints(attr, {})) {
-    if (x < 0) return "attribute '" + std::string(attr) + "' = " + ints_text(n.attr_ints(attr, {})) + " has a negative value";
+    if (x < 0)
+      return "attribute '" + std::string(attr) + "' = " + ints_text(n.attr_ints(attr, {})) + " has a negative value";
   }
   return std::nullopt;
 }
@@ -50,7 +57,8 @@ void lift_attributes(Node& n, Kind kind) {
   auto lift = [&](const char* attr, size_t count, auto make) {
     if (!n.has(attr)) return;
     const auto v = n.attr_ints(attr, {});
-    if (v.size() != count) fail(n, "attribute '" + std::string(attr) + "' = " + ints_text(v) + " is not 1-D, as the input is");
+    if (v.size() != count)
+      fail(n, "attribute '" + std::string(attr) + "' = " + ints_text(v) + " is not 1-D, as the input is");
     n.attrs[attr] = make(v);
   };
   using V = std::vector<int64_t>;
@@ -61,9 +69,12 @@ void lift_attributes(Node& n, Kind kind) {
   lift("output_padding", 1, [](const V& v) { return V{0, v[0]}; });
   if (n.has("output_shape")) {
     const auto v = n.attr_ints("output_shape", {});
-    if (v.size() == 1) n.attrs["output_shape"] = V{1, v[0]};
-    else if (v.size() == 3) n.attrs["output_shape"] = V{v[0], v[1], 1, v[2]};
-    else fail(n, "attribute 'output_shape' = " + ints_text(v) + " is not 1-D, as the input is");
+    if (v.size() == 1)
+      n.attrs["output_shape"] = V{1, v[0]};
+    else if (v.size() == 3)
+      n.attrs["output_shape"] = V{v[0], v[1], 1, v[2]};
+    else
+      fail(n, "attribute 'output_shape' = " + ints_text(v) + " is not 1-D, as the input is");
   }
 }
 
@@ -71,7 +82,8 @@ void lift_attributes(Node& n, Kind kind) {
 // at once, since the normalization after it reads it.
 Node unit_height(Graph& g, const std::string& value, Shape shape, const std::string& stem) {
   shape.insert(shape.end() - 1, 1);
-  const std::string target = rules::add_constant(g, stem + "_shape", Tensor::ints({static_cast<int64_t>(shape.size())}, shape));
+  const std::string target =
+      rules::add_constant(g, stem + "_shape", Tensor::ints({static_cast<int64_t>(shape.size())}, shape));
   Node h = rules::helper_node(g, "Reshape", {value, target}, stem);
   g.value(h.outputs[0]).shape = shape;
   return h;
@@ -82,7 +94,8 @@ Node unit_height(Graph& g, const std::string& value, Shape shape, const std::str
 std::optional<std::string> check(const Node& n, Kind kind) {
   if (n.has("auto_pad")) {
     const std::string v = n.attr_string("auto_pad", "NOTSET");
-    if (v != "NOTSET" && v != "VALID" && v != "SAME_UPPER" && v != "SAME_LOWER") return "attribute 'auto_pad' = '" + v + "' is not supported";
+    if (v != "NOTSET" && v != "VALID" && v != "SAME_UPPER" && v != "SAME_LOWER")
+      return "attribute 'auto_pad' = '" + v + "' is not supported";
   }
   size_t dims = 0;
   if (auto why = window_dims(n, &dims)) return why;
@@ -95,8 +108,10 @@ std::optional<std::string> check(const Node& n, Kind kind) {
   const auto strides = n.attr_ints("strides", {}), dil = n.attr_ints("dilations", {});
   // conv3d, conv3d_transpose and the 3-D pools take a stride and dilation per axis.
   if (dims == 3) return std::nullopt;
-  if (kind == Kind::Conv && !all_equal(strides)) return "attribute 'strides' = " + ints_text(strides) + ": tunefarm's conv2d takes one stride for both axes";
-  if (kind == Kind::Conv && !all_equal(dil)) return "attribute 'dilations' = " + ints_text(dil) + ": one dilation for both axes is supported";
+  if (kind == Kind::Conv && !all_equal(strides))
+    return "attribute 'strides' = " + ints_text(strides) + ": tunefarm's conv2d takes one stride for both axes";
+  if (kind == Kind::Conv && !all_equal(dil))
+    return "attribute 'dilations' = " + ints_text(dil) + ": one dilation for both axes is supported";
   if (kind == Kind::Pool && !n.has("kernel_shape")) return "attribute 'kernel_shape' is missing";
   return std::nullopt;
 }
@@ -108,7 +123,8 @@ std::vector<Node> as_2d(Graph& g, Node n, Kind kind, const std::function<void(Gr
     return {std::move(n)};
   }
   if (x.shape.size() != 3) {
-    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; 1-D (rank 3), 2-D (rank 4) and 3-D (rank 5) windows are supported");
+    fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) +
+                "; 1-D (rank 3), 2-D (rank 4) and 3-D (rank 5) windows are supported");
   }
   lift_attributes(n, kind);
   std::vector<Node> nodes;
@@ -143,11 +159,13 @@ void normalize(Graph& g, Node& n) {
     if (!g.input_present(n, 1)) fail(n, "the weight (input 1) is missing");
     const Value& w = g.input_of(n, 1);
     if (w.shape.size() != x.shape.size()) {
-      fail(n, "weight '" + w.name + "' has shape " + shape_str(w.shape) + "; it must have the input's rank " + std::to_string(x.shape.size()));
+      fail(n, "weight '" + w.name + "' has shape " + shape_str(w.shape) + "; it must have the input's rank " +
+                  std::to_string(x.shape.size()));
     }
     const std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
     if (n.has("kernel_shape") && n.attr_ints("kernel_shape", {}) != k) {
-      fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " + shape_str(w.shape));
+      fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " +
+                  shape_str(w.shape));
     }
     n.attrs["kernel_shape"] = k;
     n.attrs["group"] = n.attr_int("group", 1);
@@ -157,7 +175,8 @@ void normalize(Graph& g, Node& n) {
   n.attrs["dilations"] = n.attr_ints("dilations", ones);
   for (const char* attr : {"kernel_shape", "strides", "dilations"}) {
     if (n.attr_ints(attr, {}).size() != axes) {
-      fail(n, "attribute '" + std::string(attr) + "' = " + ints_text(n.attr_ints(attr, {})) + " does not have the input's " + std::to_string(axes) + " spatial axes");
+      fail(n, "attribute '" + std::string(attr) + "' = " + ints_text(n.attr_ints(attr, {})) +
+                  " does not have the input's " + std::to_string(axes) + " spatial axes");
     }
   }
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
@@ -178,13 +197,15 @@ void normalize(Graph& g, Node& n) {
   } else {
     n.attrs["pads"] = n.attr_ints("pads", zeros);
     if (n.attr_ints("pads", {}).size() != 2 * axes) {
-      fail(n, "attribute 'pads' = " + ints_text(n.attr_ints("pads", {})) + " does not have two values per spatial axis (" + std::to_string(axes) + ")");
+      fail(n, "attribute 'pads' = " + ints_text(n.attr_ints("pads", {})) +
+                  " does not have two values per spatial axis (" + std::to_string(axes) + ")");
     }
   }
 }
 
-std::map<std::string, int64_t> named_3d(const Shape& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
-                                        const std::vector<int64_t>& dilations, const std::vector<int64_t>& pads) {
+std::map<std::string, int64_t> named_3d(const Shape& x, const std::vector<int64_t>& kernel,
+                                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                                        const std::vector<int64_t>& pads) {
   static const char* axis[3] = {"d", "h", "w"};
   static const char* begin[3] = {"pad_front", "pad_top", "pad_left"};
   static const char* end[3] = {"pad_back", "pad_bottom", "pad_right"};

@@ -35,7 +35,8 @@ void normalize(Graph& g, Node& n);
 
 // A 3-D window's extents as conv3d and the 3-D pools name them: n, c, d, h, w from the input
 // [N, C, D, H, W], kd, kh, kw, stride_*, dilation_*, pad_front..pad_right (pads as ONNX orders them).
-std::map<std::string, int64_t> named_3d(const Shape& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
-                                        const std::vector<int64_t>& dilations, const std::vector<int64_t>& pads);
+std::map<std::string, int64_t> named_3d(const Shape& x, const std::vector<int64_t>& kernel,
+                                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                                        const std::vector<int64_t>& pads);
 
 }  // namespace tf::graph::window

@@ -19,12 +19,14 @@ struct Cosines {
 // The window's length: input 0, an int32 or int64 scalar constant of at least 1.
 int64_t window_size(const Graph& g, const Node& n) {
   const Value& size = rules::in(g, n, 0);
-  if (size.dtype != DType::Int64 && size.dtype != DType::Int32) fail(n, std::string("input 'size' is ") + dtype_name(size.dtype) + "; int32 or int64 is required");
+  if (size.dtype != DType::Int64 && size.dtype != DType::Int32)
+    fail(n, std::string("input 'size' is ") + dtype_name(size.dtype) + "; int32 or int64 is required");
   const Tensor* t = g.constant(n.inputs[0]);
   if (!t) fail(n, "input 'size' must be a constant: tunefarm plans static shapes");
   if (t->size() != 1) fail(n, "input 'size' has shape " + shape_str(t->shape) + "; a scalar is required");
   const int64_t count = t->i64[0];
-  if (count < 1) fail(n, "input 'size' = " + std::to_string(count) + " is not positive; a compiled model holds no empty tensors");
+  if (count < 1)
+    fail(n, "input 'size' = " + std::to_string(count) + " is not positive; a compiled model holds no empty tensors");
   if (count > (int64_t{1} << 26)) fail(n, "input 'size' = " + std::to_string(count) + " is beyond 2^26 points");
   return count;
 }
@@ -49,13 +51,17 @@ OpDef window_function(const std::string& name, Cosines c) {
   d.attributes = {"output_datatype", "periodic"};
   d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
     const int64_t dtype = n.attr_int("output_datatype", 1);
-    if (dtype != 1) return "attribute 'output_datatype' = " + std::to_string(dtype) + " (" + onnx_dtype_name(dtype) + ") is not supported (FLOAT only)";
+    if (dtype != 1)
+      return "attribute 'output_datatype' = " + std::to_string(dtype) + " (" + onnx_dtype_name(dtype) +
+             ") is not supported (FLOAT only)";
     const int64_t periodic = n.attr_int("periodic", 1);
     if (periodic != 0 && periodic != 1) return "attribute 'periodic' = " + std::to_string(periodic) + " is not 0 or 1";
     return std::nullopt;
   };
   d.infer = [](Graph& g, const Node& n) { rules::set_out(g, n, 0, DType::Float32, {window_size(g, n)}); };
-  d.fold = [c](const Graph& g, const Node& n, const std::vector<const Tensor*>&) { return window(n, window_size(g, n), c); };
+  d.fold = [c](const Graph& g, const Node& n, const std::vector<const Tensor*>&) {
+    return window(n, window_size(g, n), c);
+  };
   return d;
 }
 

@@ -61,7 +61,9 @@ class BlockProblem {
   }
 
  private:
-  std::optional<double> measured(const ops::Workload& w) const { return options_.measured_seconds ? options_.measured_seconds(w) : std::nullopt; }
+  std::optional<double> measured(const ops::Workload& w) const {
+    return options_.measured_seconds ? options_.measured_seconds(w) : std::nullopt;
+  }
 
   // The fastest measured kernel of the conv `w` runs in (its algorithms), or nullopt.
   std::optional<double> kernel_seconds(const ops::Workload& w) const {
@@ -116,8 +118,12 @@ class BlockProblem {
     const bool blocked_input = in != values_.end();
     const std::vector<int64_t> in_blocks = blocked_input ? in->second.blocks : std::vector<int64_t>{kPlain};
     // The workload plan_layouts would give it alone: its candidates are that one's block variants.
-    const ops::Workload alone = depthwise ? ops::Workload{twin, ops::DepthwiseNchwcShape{s, kDefaultBlock}.to_vector()}
-                                          : ops::Workload{twin, ops::Conv2dNchwcShape{s, blocked_input ? kDefaultBlock : std::min(s.c, kDefaultBlock), kDefaultBlock}.to_vector()};
+    const ops::Workload alone =
+        depthwise
+            ? ops::Workload{twin, ops::DepthwiseNchwcShape{s, kDefaultBlock}.to_vector()}
+            : ops::Workload{twin, ops::Conv2dNchwcShape{s, blocked_input ? kDefaultBlock : std::min(s.c, kDefaultBlock),
+                                                        kDefaultBlock}
+                                      .to_vector()};
     struct Candidate {
       BlockChoice blocks;
       double seconds;
@@ -125,7 +131,8 @@ class BlockProblem {
     std::vector<Candidate> candidates;
     std::vector<int64_t> out_blocks;
     for (const ops::Workload& w : block_alternatives(alone)) {
-      const BlockChoice c = depthwise ? BlockChoice{w.shape.back(), w.shape.back()} : BlockChoice{w.shape[w.shape.size() - 2], w.shape.back()};
+      const BlockChoice c = depthwise ? BlockChoice{w.shape.back(), w.shape.back()}
+                                      : BlockChoice{w.shape[w.shape.size() - 2], w.shape.back()};
       if (std::find(out_blocks.begin(), out_blocks.end(), c.ob) == out_blocks.end()) out_blocks.push_back(c.ob);
       if (const auto t = kernel_seconds(w)) candidates.push_back({c, *t});
     }
@@ -193,7 +200,8 @@ class BlockProblem {
 
 std::string blocked_conv_twin(const Graph& g, const Node& n) {
   if (!starts_with(n.op, "conv2d")) return "";
-  const bool constant_weights = n.inputs.size() > 1 && g.constant(n.inputs[1]) && (n.inputs.size() < 3 || g.constant(n.inputs[2]));
+  const bool constant_weights =
+      n.inputs.size() > 1 && g.constant(n.inputs[1]) && (n.inputs.size() < 3 || g.constant(n.inputs[2]));
   if (!constant_weights) return "";
   const ops::Conv2dShape s = conv2d_shape(g, n);
   const bool depthwise = s.depthwise() && (s.k == s.c || s.k == 2 * s.c);  // the multipliers depthwise_nchwc takes

@@ -35,7 +35,8 @@ void fold_into(Graph& g, Node& conv, const Node& bn) {
   Tensor w2 = w, b2 = Tensor::floats({k}, std::vector<float>(k, 0.0f));
   for (int64_t o = 0; o < k; ++o) {
     const double s = scale->at(o) / std::sqrt(var->at(o) + eps);
-    for (int64_t i = 0; i < per_channel; ++i) w2.f32[o * per_channel + i] = static_cast<float>(w.f32[o * per_channel + i] * s);
+    for (int64_t i = 0; i < per_channel; ++i)
+      w2.f32[o * per_channel + i] = static_cast<float>(w.f32[o * per_channel + i] * s);
     b2.f32[o] = static_cast<float>(((bias ? bias->at(o) : 0.0) - mean->at(o)) * s + shift->at(o));
   }
   const std::string w_name = g.unique_name(conv.name + ".weight_bn"), b_name = g.unique_name(conv.name + ".bias_bn");

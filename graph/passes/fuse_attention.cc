@@ -33,10 +33,13 @@ int sole_producer(const Graph& g, const std::string& value, const std::string& o
   return p;
 }
 
-bool has_perm(const Node& n, const std::vector<int64_t>& perm) { return n.op == "Transpose" && n.attr_ints("perm", {}) == perm; }
+bool has_perm(const Node& n, const std::vector<int64_t>& perm) {
+  return n.op == "Transpose" && n.attr_ints("perm", {}) == perm;
+}
 
 // The rank-4 value a Transpose with `perm` reads to make `value` (read only by the chain).
-std::optional<std::string> transposed_from(const Graph& g, const std::string& value, const std::vector<int64_t>& perm, Attention& a) {
+std::optional<std::string> transposed_from(const Graph& g, const std::string& value, const std::vector<int64_t>& perm,
+                                           Attention& a) {
   const int t = sole_producer(g, value, "Transpose");
   if (t < 0 || !has_perm(g.nodes[t], perm) || g.value(g.nodes[t].inputs[0]).shape.size() != 4) return std::nullopt;
   a.nodes.push_back(static_cast<size_t>(t));
@@ -70,7 +73,8 @@ bool match_scores(const Graph& g, const std::string& logits, int64_t batch, int6
     const Node& add = g.nodes[n];
     for (int side = 0; side < 2 && a.mask.empty(); ++side) {
       const int other = g.producer(add.inputs[side]);
-      const bool chain = other >= 0 && (g.nodes[other].op == "Div" || g.nodes[other].op == "Mul" || g.nodes[other].op == "MatMul");
+      const bool chain =
+          other >= 0 && (g.nodes[other].op == "Div" || g.nodes[other].op == "Mul" || g.nodes[other].op == "MatMul");
       if (chain && key_mask(g, add.inputs[1 - side], batch, keys)) {
         a.mask = add.inputs[1 - side];
         value = add.inputs[side];

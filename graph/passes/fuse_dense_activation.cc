@@ -39,8 +39,8 @@ bool computes(const ops::ElementwiseExpr& e, double (*f)(double)) {
 }
 
 bool fusible(const Graph& g, const Node& n, const Shape& shape) {
-  return (n.op == kFusedElementwise || is_elementwise(n.op)) && n.outputs.size() == 1 && g.value(n.outputs[0]).dtype == DType::Float32 &&
-         g.value(n.outputs[0]).shape == shape;
+  return (n.op == kFusedElementwise || is_elementwise(n.op)) && n.outputs.size() == 1 &&
+         g.value(n.outputs[0]).dtype == DType::Float32 && g.value(n.outputs[0]).shape == shape;
 }
 
 // The nodes of `region` that `sink` depends on, sink included, in graph order.
@@ -131,8 +131,10 @@ std::optional<Match> gelu_after(const Graph& g, size_t at, const std::set<size_t
     bool reads_region = false, reads_only_these = true;
     for (const auto& in : n.inputs) {
       if (in.empty()) continue;
-      if (available.count(in)) reads_region = true;
-      else if (!g.scalar_constant(in)) reads_only_these = false;
+      if (available.count(in))
+        reads_region = true;
+      else if (!g.scalar_constant(in))
+        reads_only_these = false;
     }
     if (!reads_region || !reads_only_these) continue;
     region.push_back(j);

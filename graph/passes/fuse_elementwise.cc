@@ -66,8 +66,10 @@ Graph fuse_elementwise(const Graph& in) {
   }
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     auto it = std::find_if(fused_at.begin(), fused_at.end(), [&](const auto& f) { return f.first == i; });
-    if (it != fused_at.end()) result.push_back(std::move(it->second));
-    else if (!taken.count(i)) result.push_back(std::move(g.nodes[i]));
+    if (it != fused_at.end())
+      result.push_back(std::move(it->second));
+    else if (!taken.count(i))
+      result.push_back(std::move(g.nodes[i]));
   }
   g.nodes = std::move(result);
   g.remove_unused_values();

@@ -20,7 +20,9 @@ FusionRole role(const Node& n) {
 bool absorbs_as(const Graph& g, int node, Epilogue e) { return node >= 0 && role(g.nodes[node]).epilogue == e; }
 
 // The other operand of a binary node reading `value`.
-const std::string& other_operand(const Node& n, const std::string& value) { return n.inputs[0] == value ? n.inputs[1] : n.inputs[0]; }
+const std::string& other_operand(const Node& n, const std::string& value) {
+  return n.inputs[0] == value ? n.inputs[1] : n.inputs[0];
+}
 
 // A constant [N] (or [1,..,1,N]) bias for a dense output of width n, as a [N] value; "" if not one.
 std::string dense_bias(Graph& g, const std::string& name, int64_t n, const std::string& stem) {
@@ -39,7 +41,9 @@ std::string dense_bias(Graph& g, const std::string& name, int64_t n, const std::
 std::string channel_bias(Graph& g, const std::string& name, const Shape& out, const std::string& stem) {
   const Tensor* t = g.constant(name);
   const int64_t k = out.at(1);
-  if (!t || t->dtype != DType::Float32 || t->size() != k || t->shape.size() > out.size() || t->shape.size() < out.size() - 1) return "";
+  if (!t || t->dtype != DType::Float32 || t->size() != k || t->shape.size() > out.size() ||
+      t->shape.size() < out.size() - 1)
+    return "";
   const size_t channel_axis = t->shape.size() - (out.size() - 1);  // broadcasting aligns the trailing axes
   if (t->shape[channel_axis] != k) return "";
   Tensor flat = *t;
@@ -95,7 +99,8 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
     ensure_bias();
     return fused(kernel + "_bias_relu", {size_t(next)}, n->outputs);
   }
-  if (!volume && absorbs_as(g, next, Epilogue::Clip) && g.scalar_constant(n->inputs.size() > 1 ? n->inputs[1] : "") == 0.0 &&
+  if (!volume && absorbs_as(g, next, Epilogue::Clip) &&
+      g.scalar_constant(n->inputs.size() > 1 ? n->inputs[1] : "") == 0.0 &&
       g.scalar_constant(n->inputs.size() > 2 ? n->inputs[2] : "") == 6.0) {
     ensure_bias();
     return fused("conv2d_bias_clip", {size_t(next)}, n->outputs);
@@ -106,7 +111,8 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
       ensure_bias();
       f.inputs.push_back(residual);
       const int relu = sole_reader(g, n->outputs[0], taken);
-      if (absorbs_as(g, relu, Epilogue::Relu)) return fused("conv2d_bias_add_relu", {size_t(next), size_t(relu)}, g.nodes[relu].outputs);
+      if (absorbs_as(g, relu, Epilogue::Relu))
+        return fused("conv2d_bias_add_relu", {size_t(next), size_t(relu)}, g.nodes[relu].outputs);
       return fused("conv2d_bias_add", {size_t(next)}, n->outputs);  // a linear bottleneck's residual (MobileNetV2)
     }
   }
@@ -158,12 +164,14 @@ Fusion dense_fusion(Graph& g, const Node& mm, const std::set<size_t>& taken) {
     f.op = "dense_bias_relu";
     f.absorbed.push_back(next);
     f.outputs = g.nodes[next].outputs;
-  } else if (absorbs_as(g, next, Epilogue::Add) && g.nodes[next].inputs.size() == 2 && g.nodes[next].inputs[0] != g.nodes[next].inputs[1]) {
+  } else if (absorbs_as(g, next, Epilogue::Add) && g.nodes[next].inputs.size() == 2 &&
+             g.nodes[next].inputs[0] != g.nodes[next].inputs[1]) {
     // A residual of the output's shape (a transformer's skip connection) is read in the epilogue.
     const Node& add = g.nodes[next];
     const std::string& residual = other_operand(add, f.outputs[0]);
     const Shape& shape = g.value(f.outputs[0]).shape;
-    if (g.value(residual).dtype == DType::Float32 && g.value(residual).shape == shape && g.value(add.outputs[0]).shape == shape) {
+    if (g.value(residual).dtype == DType::Float32 && g.value(residual).shape == shape &&
+        g.value(add.outputs[0]).shape == shape) {
       f.op = "dense_bias_add";
       f.inputs.push_back(residual);
       f.absorbed.push_back(next);
@@ -191,10 +199,13 @@ Graph fuse_epilogues(const Graph& in) {
     const Node& n = g.nodes[i];
     Fusion f;
     const Anchor anchor = role(n).anchor;
-    if (anchor == Anchor::Conv) f = conv_fusion(g, n, absorbed);
-    else if (anchor == Anchor::Dense) f = dense_fusion(g, n, absorbed);
+    if (anchor == Anchor::Conv)
+      f = conv_fusion(g, n, absorbed);
+    else if (anchor == Anchor::Dense)
+      f = dense_fusion(g, n, absorbed);
     // A product of computed operands (no C, B as it is): one dense per matrix.
-    if (f.op.empty() && anchor == Anchor::Dense && !g.input_present(n, 2) && n.attr_int("transB", 0) == 0) f = batched_dense(g, n);
+    if (f.op.empty() && anchor == Anchor::Dense && !g.input_present(n, 2) && n.attr_int("transB", 0) == 0)
+      f = batched_dense(g, n);
     if (f.op.empty()) continue;
     Node& fused = g.nodes[i];
     if (f.op.rfind("dense", 0) == 0) fused.attrs.clear();

@@ -61,7 +61,8 @@ std::optional<LayerNorm> match_layer_norm(const Graph& g, size_t mean_node) {
   if (xv.dtype != DType::Float32) return std::nullopt;
   const int64_t cols = xv.shape.back();
   const int sub = sole_reader(g, mean.outputs[0]);
-  if (sub < 0 || g.nodes[sub].op != "Sub" || g.nodes[sub].inputs != std::vector<std::string>{ln.x, mean.outputs[0]}) return std::nullopt;
+  if (sub < 0 || g.nodes[sub].op != "Sub" || g.nodes[sub].inputs != std::vector<std::string>{ln.x, mean.outputs[0]})
+    return std::nullopt;
   const std::string& d = g.nodes[sub].outputs[0];
   // d is read twice: squared (for the variance) and divided by the standard deviation.
   const auto readers = g.consumers(d);
@@ -78,10 +79,17 @@ std::optional<LayerNorm> match_layer_norm(const Graph& g, size_t mean_node) {
   const auto eps = eps_name ? g.scalar_constant(*eps_name) : std::nullopt;
   if (!eps || !(*eps > 0 && *eps <= 1)) return std::nullopt;
   const int sqrt = sole_reader(g, g.nodes[add_eps].outputs[0]);
-  if (sqrt < 0 || g.nodes[sqrt].op != "Sqrt" || div.inputs[1] != g.nodes[sqrt].outputs[0] || g.use_count(div.inputs[1]) != 1) return std::nullopt;
+  if (sqrt < 0 || g.nodes[sqrt].op != "Sqrt" || div.inputs[1] != g.nodes[sqrt].outputs[0] ||
+      g.use_count(div.inputs[1]) != 1)
+    return std::nullopt;
   ln.epsilon = *eps;
-  ln.nodes = {mean_node, static_cast<size_t>(sub), square, static_cast<size_t>(g.producer(*var)), static_cast<size_t>(add_eps),
-              static_cast<size_t>(sqrt), divide};
+  ln.nodes = {mean_node,
+              static_cast<size_t>(sub),
+              square,
+              static_cast<size_t>(g.producer(*var)),
+              static_cast<size_t>(add_eps),
+              static_cast<size_t>(sqrt),
+              divide};
   ln.output = div.outputs[0];
   // The affine part, when it is one value per column: Mul by gamma, then Add beta.
   for (const char* op : {"Mul", "Add"}) {
@@ -98,7 +106,8 @@ std::optional<LayerNorm> match_layer_norm(const Graph& g, size_t mean_node) {
 
 // A [cols] constant of the column values of `name`, or of `fill` when it is "".
 std::string column_constant(Graph& g, const std::string& name, int64_t cols, float fill, const std::string& stem) {
-  Tensor t = name.empty() ? Tensor::floats({cols}, std::vector<float>(static_cast<size_t>(cols), fill)) : *g.constant(name);
+  Tensor t =
+      name.empty() ? Tensor::floats({cols}, std::vector<float>(static_cast<size_t>(cols), fill)) : *g.constant(name);
   t.shape = {cols};
   const std::string fresh = g.unique_name(stem);
   g.set_value(Value{fresh, DType::Float32, {cols}, std::make_shared<const Tensor>(std::move(t))});
@@ -117,7 +126,8 @@ Graph fuse_layer_norm(const Graph& in) {
     Node n;
     n.name = g.unique_name(g.nodes[i].name + ".layer_norm");
     n.op = "LayerNormalization";
-    n.inputs = {ln->x, column_constant(g, ln->gamma, cols, 1.0f, n.name + ".gamma"), column_constant(g, ln->beta, cols, 0.0f, n.name + ".beta")};
+    n.inputs = {ln->x, column_constant(g, ln->gamma, cols, 1.0f, n.name + ".gamma"),
+                column_constant(g, ln->beta, cols, 0.0f, n.name + ".beta")};
     n.outputs = {ln->output};
     n.attrs["axis"] = static_cast<int64_t>(g.value(ln->x).shape.size()) - 1;
     n.attrs["epsilon"] = ln->epsilon;

@@ -10,7 +10,8 @@
 
 namespace tf::graph::passes {
 
-inline void add_outside_inputs(const Graph& g, const Node& n, const std::set<std::string>& internal, Node& fused, Graph& body) {
+inline void add_outside_inputs(const Graph& g, const Node& n, const std::set<std::string>& internal, Node& fused,
+                               Graph& body) {
   for (const auto& in : n.inputs) {
     if (in.empty() || internal.count(in) || std::count(fused.inputs.begin(), fused.inputs.end(), in)) continue;
     fused.inputs.push_back(in);

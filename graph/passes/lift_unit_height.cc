@@ -12,8 +12,8 @@ Shape with_unit_height(Shape s) {
 }
 
 bool is_reshape(const Graph& g, const Node& n, size_t in_rank, size_t out_rank) {
-  return n.op == "Reshape" && n.outputs.size() == 1 && g.input_present(n, 0) && g.value(n.inputs[0]).shape.size() == in_rank &&
-         g.value(n.outputs[0]).shape.size() == out_rank;
+  return n.op == "Reshape" && n.outputs.size() == 1 && g.input_present(n, 0) &&
+         g.value(n.inputs[0]).shape.size() == in_rank && g.value(n.outputs[0]).shape.size() == out_rank;
 }
 
 // Reshape [a,b,1,c] -> [a,b,c]
@@ -31,7 +31,8 @@ bool adds_unit_height(const Graph& g, const Node& n) {
 // channels (batch norm's parameters) alike in both ranks.
 bool liftable(const Graph& g, const Node& n, const std::map<std::string, std::string>& twin) {
   const OpDef* def = find_op_def(n.op);
-  if (!def || (!def->fusion.elementwise && def->fusion.epilogue != Epilogue::BatchNorm) || n.outputs.size() != 1) return false;
+  if (!def || (!def->fusion.elementwise && def->fusion.epilogue != Epilogue::BatchNorm) || n.outputs.size() != 1)
+    return false;
   const Shape& out = g.value(n.outputs[0]).shape;
   if (out.size() != 3) return false;
   bool any = false;

@@ -21,7 +21,8 @@ Tensor pack_panels(const Tensor& w, int64_t p) {
   const int64_t K = w.shape[0], N = w.shape[1], panels = (N + p - 1) / p;
   std::vector<float> out(static_cast<size_t>(panels * K * p), 0.0f);
   for (int64_t k = 0; k < K; ++k) {
-    for (int64_t n = 0; n < N; ++n) out[static_cast<size_t>(((n / p) * K + k) * p + n % p)] = w.f32[static_cast<size_t>(k * N + n)];
+    for (int64_t n = 0; n < N; ++n)
+      out[static_cast<size_t>(((n / p) * K + k) * p + n % p)] = w.f32[static_cast<size_t>(k * N + n)];
   }
   return Tensor::floats({panels, K, p}, std::move(out));
 }

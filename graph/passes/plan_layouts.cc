@@ -29,7 +29,8 @@ std::vector<float> pack_depthwise_weight(const Tensor& w, int64_t k, int64_t tap
   const int64_t kb = ops::ceil_div(k, b);
   std::vector<float> out(static_cast<size_t>(kb * taps * b), 0.0f);
   for (int64_t o = 0; o < k; ++o) {
-    for (int64_t t = 0; t < taps; ++t) out[static_cast<size_t>(((o / b) * taps + t) * b + o % b)] = w.f32[static_cast<size_t>(o * taps + t)];
+    for (int64_t t = 0; t < taps; ++t)
+      out[static_cast<size_t>(((o / b) * taps + t) * b + o % b)] = w.f32[static_cast<size_t>(o * taps + t)];
   }
   return out;
 }
@@ -42,7 +43,8 @@ std::vector<float> pad_bias(const Tensor& bias, int64_t k, int64_t b) {
 
 class LayoutPlanner {
  public:
-  LayoutPlanner(const Graph& in, const PlanOptions& options) : in_(in), options_(options), out_(in), blocks_(plan_blocks(in, options)) {
+  LayoutPlanner(const Graph& in, const PlanOptions& options)
+      : in_(in), options_(options), out_(in), blocks_(plan_blocks(in, options)) {
     out_.nodes.clear();
   }
 
@@ -85,7 +87,8 @@ class LayoutPlanner {
     const auto other_block = blocked_.find(v);
     if (other_block != blocked_.end()) {  // one copy from the block it is in, not two through NCHW
       const std::vector<int64_t> extents = {shape[0], shape[1], shape[2], shape[3], other_block->second.second, b};
-      out_.set_value(Value{name, DType::Float32, ops::find_operator("layout_reblock_nchwc").output_shape(extents), nullptr});
+      out_.set_value(
+          Value{name, DType::Float32, ops::find_operator("layout_reblock_nchwc").output_shape(extents), nullptr});
       add_layout_node("layout_reblock_nchwc", other_block->second.first, name, extents);
       return converted_[key] = name;
     }
@@ -95,7 +98,8 @@ class LayoutPlanner {
     return converted_[key] = name;
   }
 
-  void add_layout_node(const std::string& op, const std::string& from, const std::string& to, const std::vector<int64_t>& extents) {
+  void add_layout_node(const std::string& op, const std::string& from, const std::string& to,
+                       const std::vector<int64_t>& extents) {
     Node n;
     n.name = out_.unique_name(op + "_" + from);
     n.op = op;
@@ -116,7 +120,8 @@ class LayoutPlanner {
     const bool depthwise = twin.rfind("depthwise", 0) == 0;
     const auto planned = blocks_.find(n.name);
     const Tensor* weight = in_.constant(n.inputs.at(1));
-    if (!weight) throw CompileError(n.describe() + ": the weight must be a constant to be packed for the blocked layout");
+    if (!weight)
+      throw CompileError(n.describe() + ": the weight must be a constant to be packed for the blocked layout");
     std::vector<int64_t> extents;
     int64_t in_block, out_block;
     std::string packed, op = twin;
@@ -124,13 +129,16 @@ class LayoutPlanner {
       ops::DepthwiseNchwcShape sh{s, planned != blocks_.end() ? planned->second.ob : kBlock};
       in_block = out_block = sh.b;
       extents = sh.to_vector();
-      packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(), pack_depthwise_weight(*weight, s.k, s.r * s.s, sh.b));
+      packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(),
+                            pack_depthwise_weight(*weight, s.k, s.r * s.s, sh.b));
     } else {
       // An input already blocked is read as it is (a ragged last block is the reduction's tail); a plain
       // one of 3 channels (a first layer) is blocked by 3, not padded to 16: five times the work otherwise.
       const auto producer = blocked_.find(n.inputs[0]);
       // A graph-level plan (block_plan.h) may choose other blocks, converting the input where it pays.
-      const int64_t ib = planned != blocks_.end() ? planned->second.ib : producer != blocked_.end() ? producer->second.second : std::min(s.c, kBlock);
+      const int64_t ib = planned != blocks_.end()     ? planned->second.ib
+                         : producer != blocked_.end() ? producer->second.second
+                                                      : std::min(s.c, kBlock);
       ops::Conv2dNchwcShape sh{s, ib, planned != blocks_.end() ? planned->second.ob : kBlock};
       in_block = sh.ib;
       out_block = sh.ob;
@@ -140,10 +148,12 @@ class LayoutPlanner {
       op = chosen.op;
       extents = chosen.shape;
       if (op == twin) {
-        packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(), ops::weight_to_packed(weight->f32.data(), s.k, s.c, s.r * s.s, sh.ib, sh.ob));
+        packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(),
+                              ops::weight_to_packed(weight->f32.data(), s.k, s.c, s.r * s.s, sh.ib, sh.ob));
       } else {
         const int64_t m = ops::Conv2dWinogradShape::from_vector(extents).m;
-        packed = add_constant(n.inputs[1] + "_winograd", ops::winograd_weight_shape(sh, m), ops::winograd_weight_transform(weight->f32.data(), sh, m));
+        packed = add_constant(n.inputs[1] + "_winograd", ops::winograd_weight_shape(sh, m),
+                              ops::winograd_weight_transform(weight->f32.data(), sh, m));
       }
     }
     Node b = n;
@@ -153,7 +163,8 @@ class LayoutPlanner {
     if (n.inputs.size() > 2) {
       const Tensor* bias = in_.constant(n.inputs[2]);
       if (!bias) throw CompileError(n.describe() + ": the bias must be a constant to be blocked");
-      b.inputs.push_back(add_constant(n.inputs[2] + "_blocked", {ops::ceil_div(s.k, out_block), out_block}, pad_bias(*bias, s.k, out_block)));
+      b.inputs.push_back(add_constant(n.inputs[2] + "_blocked", {ops::ceil_div(s.k, out_block), out_block},
+                                      pad_bias(*bias, s.k, out_block)));
     }
     if (n.inputs.size() > 3) b.inputs.push_back(blocked(n.inputs[3], out_block));  // the residual
     b.outputs = {blocked_output(n.outputs.at(0), op, extents, out_block)};
@@ -161,7 +172,8 @@ class LayoutPlanner {
   }
 
   // The blocked value a twin kernel writes in place of plain output y.
-  std::string blocked_output(const std::string& y, const std::string& op, const std::vector<int64_t>& extents, int64_t b) {
+  std::string blocked_output(const std::string& y, const std::string& op, const std::vector<int64_t>& extents,
+                             int64_t b) {
     const std::string blocked_y = out_.unique_name(y + "_nchw" + std::to_string(b) + "c");
     out_.set_value(Value{blocked_y, DType::Float32, ops::find_operator(op).output_shape(extents), nullptr});
     blocked_[y] = {blocked_y, b};
@@ -191,14 +203,16 @@ class LayoutPlanner {
   const Graph& in_;
   const PlanOptions& options_;
   Graph out_;
-  const std::map<std::string, BlockChoice> blocks_;                  // conv node -> the graph plan's blocks
+  const std::map<std::string, BlockChoice> blocks_;                 // conv node -> the graph plan's blocks
   std::map<std::string, std::pair<std::string, int64_t>> blocked_;  // plain name -> (blocked name, block)
-  std::set<std::string> materialized_;                               // blocked values also made plain
-  std::map<std::string, std::string> converted_;                     // "plain#b" -> its conversion into b
+  std::set<std::string> materialized_;                              // blocked values also made plain
+  std::map<std::string, std::string> converted_;                    // "plain#b" -> its conversion into b
 };
 
 }  // namespace
 
-Graph plan_layouts(const Graph& g, const PlanOptions& options) { return options.blocked_layouts ? LayoutPlanner(g, options).run() : g; }
+Graph plan_layouts(const Graph& g, const PlanOptions& options) {
+  return options.blocked_layouts ? LayoutPlanner(g, options).run() : g;
+}
 
 }  // namespace tf::graph::passes

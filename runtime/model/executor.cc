@@ -16,7 +16,8 @@ void* aligned_bytes(int64_t bytes) {
   const size_t size = static_cast<size_t>((std::max<int64_t>(bytes, 1) + TF_BUFFER_ALIGNMENT - 1) /
                                           TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT);
   // Zeroing touches every page: refused up front rather than swapping the machine to a halt.
-  const uint64_t memory = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t memory =
+      static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   if (size > memory) {
     throw ModelFileError("the model needs " + std::to_string(bytes) + " bytes at once, more than this machine's " +
                          std::to_string(memory) + " bytes of memory");
@@ -86,13 +87,15 @@ void* Executor::address_of(int value_id) {
 
 std::vector<TensorSpec> Executor::inputs() const {
   std::vector<TensorSpec> out;
-  for (int id : model_.inputs) out.push_back({model_.values[id].name, model_.values[id].shape, model_.values[id].dtype});
+  for (int id : model_.inputs)
+    out.push_back({model_.values[id].name, model_.values[id].shape, model_.values[id].dtype});
   return out;
 }
 
 std::vector<TensorSpec> Executor::outputs() const {
   std::vector<TensorSpec> out;
-  for (int id : model_.outputs) out.push_back({model_.values[id].name, model_.values[id].shape, model_.values[id].dtype});
+  for (int id : model_.outputs)
+    out.push_back({model_.values[id].name, model_.values[id].shape, model_.values[id].dtype});
   return out;
 }
 
@@ -103,8 +106,10 @@ void Executor::run_plan(std::vector<double>* step_seconds) {
   for (size_t i = 0; i < model_.steps.size(); ++i) {
     const Step& s = model_.steps[i];
     const auto start = std::chrono::steady_clock::now();
-    const int32_t status = libraries_[s.kernel]->entry()(step_args_[i].data(), static_cast<int32_t>(step_args_[i].size()));
-    if (step_seconds) (*step_seconds)[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const int32_t status =
+        libraries_[s.kernel]->entry()(step_args_[i].data(), static_cast<int32_t>(step_args_[i].size()));
+    if (step_seconds)
+      (*step_seconds)[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (status != TF_OK) {
       throw ModelFileError("step " + std::to_string(i) + " (node '" + s.node + "', kernel " +
                            model_.kernels[s.kernel].workload + "): " + tf_kernel_status_str(status));
@@ -124,15 +129,17 @@ HostTensors Executor::run(const HostTensors& inputs) {
     if (it == inputs.end()) throw ModelFileError("input '" + v.name + "' is not given");
     const HostTensor& t = it->second;
     if (t.dtype != v.dtype) {
-      throw ModelFileError("input '" + v.name + "' is " + dtype_name(t.dtype) + "; the model takes " + dtype_name(v.dtype));
+      throw ModelFileError("input '" + v.name + "' is " + dtype_name(t.dtype) + "; the model takes " +
+                           dtype_name(v.dtype));
     }
     if (t.elements() != v.elements()) {
-      throw ModelFileError("input '" + v.name + "' has " + std::to_string(t.elements()) + " elements; the model takes " +
-                           std::to_string(v.elements()));
+      throw ModelFileError("input '" + v.name + "' has " + std::to_string(t.elements()) +
+                           " elements; the model takes " + std::to_string(v.elements()));
     }
     if (static_cast<int64_t>(t.bytes.size()) != v.bytes()) {
       throw ModelFileError("input '" + v.name + "' holds " + std::to_string(t.bytes.size()) + " bytes; its " +
-                           std::to_string(v.elements()) + " " + dtype_name(v.dtype) + " elements are " + std::to_string(v.bytes()));
+                           std::to_string(v.elements()) + " " + dtype_name(v.dtype) + " elements are " +
+                           std::to_string(v.bytes()));
     }
     std::memcpy(address_of(id), t.bytes.data(), static_cast<size_t>(v.bytes()));
   }
@@ -149,14 +156,16 @@ HostTensors Executor::run(const HostTensors& inputs) {
   return outputs;
 }
 
-std::map<std::string, std::vector<float>> Executor::run_floats(const std::map<std::string, std::vector<float>>& inputs) {
+std::map<std::string, std::vector<float>> Executor::run_floats(
+    const std::map<std::string, std::vector<float>>& inputs) {
   HostTensors typed;
   for (const auto& [name, data] : inputs) {
     std::vector<int64_t> shape = {static_cast<int64_t>(data.size())};
     for (int id : model_.inputs) {
       if (model_.values[id].name != name) continue;
       if (model_.values[id].dtype != DType::Float32) {
-        throw ModelFileError("input '" + name + "' is " + dtype_name(model_.values[id].dtype) + "; give it as a typed tensor");
+        throw ModelFileError("input '" + name + "' is " + dtype_name(model_.values[id].dtype) +
+                             "; give it as a typed tensor");
       }
       // The executor checks element counts; the model's shape keeps the tensor's claim true.
       if (model_.values[id].elements() == static_cast<int64_t>(data.size())) shape = model_.values[id].shape;
@@ -165,7 +174,8 @@ std::map<std::string, std::vector<float>> Executor::run_floats(const std::map<st
   }
   std::map<std::string, std::vector<float>> outputs;
   for (auto& [name, t] : run(typed)) {
-    if (t.dtype != DType::Float32) throw ModelFileError("output '" + name + "' is " + dtype_name(t.dtype) + ", not float32");
+    if (t.dtype != DType::Float32)
+      throw ModelFileError("output '" + name + "' is " + dtype_name(t.dtype) + ", not float32");
     outputs[name] = t.as_floats();
   }
   return outputs;

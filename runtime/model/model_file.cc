@@ -72,8 +72,11 @@ Json manifest_of(const ModelFile& m, const std::vector<std::pair<int64_t, int64_
   j["arena_bytes"] = m.arena_bytes;
   Json values = Json::array();
   for (const Value& v : m.values) {
-    values.push_back({{"name", v.name}, {"shape", v.shape}, {"dtype", dtype_name(v.dtype)},
-                      {"storage", storage_name(v.storage)}, {"offset", v.offset}});
+    values.push_back({{"name", v.name},
+                      {"shape", v.shape},
+                      {"dtype", dtype_name(v.dtype)},
+                      {"storage", storage_name(v.storage)},
+                      {"offset", v.offset}});
   }
   j["values"] = values;
   j["inputs"] = m.inputs;
@@ -81,8 +84,11 @@ Json manifest_of(const ModelFile& m, const std::vector<std::pair<int64_t, int64_
   Json kernels = Json::array();
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const Kernel& k = m.kernels[i];
-    kernels.push_back({{"workload", k.workload}, {"config", k.config}, {"entry", k.entry},
-                       {"offset", kernel_spans[i].first}, {"size", kernel_spans[i].second}});
+    kernels.push_back({{"workload", k.workload},
+                       {"config", k.config},
+                       {"entry", k.entry},
+                       {"offset", kernel_spans[i].first},
+                       {"size", kernel_spans[i].second}});
   }
   j["kernels"] = kernels;
   Json steps = Json::array();
@@ -132,7 +138,8 @@ template <typename T>
 T field(const Json& obj, const char* key, const std::string& where) {
   if (!obj.is_object() || !obj.contains(key)) fail(where + ": missing field '" + key + "'");
   T value{};
-  if (!read_value(obj.at(key), &value)) fail(where + ": field '" + key + "' is " + json_kind(obj.at(key)) + " of the wrong kind or range");
+  if (!read_value(obj.at(key), &value))
+    fail(where + ": field '" + key + "' is " + json_kind(obj.at(key)) + " of the wrong kind or range");
   return value;
 }
 
@@ -169,10 +176,13 @@ ModelFile model_of(const Json& j, const std::vector<uint8_t>& payload) {
     v.shape = field<std::vector<int64_t>>(values[i], "shape", where);
     const auto dtype = field<std::string>(values[i], "dtype", where);
     const auto known = dtype_from_name(dtype);
-    if (!known) fail(where + " ('" + v.name + "'): dtype " + quoted(dtype) + " is not supported (float32, int64, int32, bool, float64)");
+    if (!known)
+      fail(where + " ('" + v.name + "'): dtype " + quoted(dtype) +
+           " is not supported (float32, int64, int32, bool, float64)");
     v.dtype = *known;
     const auto storage = field<std::string>(values[i], "storage", where);
-    if (storage != "arena" && storage != "constant") fail(where + ": storage '" + storage + "' is neither arena nor constant");
+    if (storage != "arena" && storage != "constant")
+      fail(where + ": storage '" + storage + "' is neither arena nor constant");
     v.storage = storage == "arena" ? Storage::Arena : Storage::Constant;
     v.offset = field<int64_t>(values[i], "offset", where);
     m.values.push_back(std::move(v));
@@ -226,8 +236,8 @@ void ModelFile::check() const {
     const int64_t bytes = checked_bytes(v.shape, dtype_bytes(v.dtype), where);
     const int64_t limit = v.storage == Storage::Arena ? arena_bytes : static_cast<int64_t>(constants.size());
     if (v.offset < 0 || v.offset % kAlign != 0 || bytes > limit || v.offset > limit - bytes) {
-      fail(where + ": " + std::to_string(bytes) + " bytes at offset " + std::to_string(v.offset) +
-           " do not fit its " + storage_name(v.storage) + " section of " + std::to_string(limit) + " bytes (or are unaligned)");
+      fail(where + ": " + std::to_string(bytes) + " bytes at offset " + std::to_string(v.offset) + " do not fit its " +
+           storage_name(v.storage) + " section of " + std::to_string(limit) + " bytes (or are unaligned)");
     }
     if (v.storage == Storage::Arena && __builtin_add_overflow(side_by_side, align_up(bytes), &side_by_side)) {
       fail("the arena values together need more bytes than any machine has");
@@ -239,7 +249,8 @@ void ModelFile::check() const {
   }
   auto check_id = [&](int id, const std::string& where) {
     if (id < 0 || static_cast<size_t>(id) >= values.size()) {
-      fail(where + ": value id " + std::to_string(id) + " is out of range (" + std::to_string(values.size()) + " values)");
+      fail(where + ": value id " + std::to_string(id) + " is out of range (" + std::to_string(values.size()) +
+           " values)");
     }
   };
   for (int id : inputs) {
@@ -256,13 +267,16 @@ void ModelFile::check() const {
     if (steps[i].args.empty()) fail(where + ": no arguments");
     for (int id : steps[i].args) check_id(id, where);
     if (steps[i].shapes.empty()) continue;
-    if (steps[i].shapes.size() != steps[i].args.size()) fail(where + ": " + std::to_string(steps[i].shapes.size()) + " shapes for " +
-                                                          std::to_string(steps[i].args.size()) + " arguments");
+    if (steps[i].shapes.size() != steps[i].args.size())
+      fail(where + ": " + std::to_string(steps[i].shapes.size()) + " shapes for " +
+           std::to_string(steps[i].args.size()) + " arguments");
     for (size_t a = 0; a < steps[i].args.size(); ++a) {
-      const int64_t viewed = checked_bytes(steps[i].shapes[a], 1, where + ": argument " + std::to_string(a) + "'s view");
+      const int64_t viewed =
+          checked_bytes(steps[i].shapes[a], 1, where + ": argument " + std::to_string(a) + "'s view");
       if (viewed != values[steps[i].args[a]].elements()) {
-        fail(where + ": argument " + std::to_string(a) + " is viewed with " + std::to_string(viewed) + " elements; value '" +
-             values[steps[i].args[a]].name + "' has " + std::to_string(values[steps[i].args[a]].elements()));
+        fail(where + ": argument " + std::to_string(a) + " is viewed with " + std::to_string(viewed) +
+             " elements; value '" + values[steps[i].args[a]].name + "' has " +
+             std::to_string(values[steps[i].args[a]].elements()));
       }
     }
   }
@@ -307,7 +321,8 @@ void write_model_file(const ModelFile& model, const std::string& path) {
     out.flush();
     if (!out) fail("cannot write " + temp + ": " + std::strerror(errno));
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) fail("cannot rename " + temp + " to " + path + ": " + std::strerror(errno));
+  if (std::rename(temp.c_str(), path.c_str()) != 0)
+    fail("cannot rename " + temp + " to " + path + ": " + std::strerror(errno));
 }
 
 ModelFile read_model_file(std::istream& in, uint64_t size, const std::string& name) {
@@ -323,17 +338,20 @@ ModelFile read_model_file(std::istream& in, uint64_t size, const std::string& na
   }
   const uint64_t manifest_bytes = get_le(header.data() + 16, 8), payload_bytes = get_le(header.data() + 24, 8);
   if (manifest_bytes > kMaxSectionBytes || payload_bytes > kMaxSectionBytes) {
-    fail(name + ": damaged header (manifest size " + std::to_string(manifest_bytes) + ", payload size " + std::to_string(payload_bytes) +
-         "; at most " + std::to_string(kMaxSectionBytes) + " each)");
+    fail(name + ": damaged header (manifest size " + std::to_string(manifest_bytes) + ", payload size " +
+         std::to_string(payload_bytes) + "; at most " + std::to_string(kMaxSectionBytes) + " each)");
   }
   // Both sizes are below 2^36: these sums cannot overflow.
   const uint64_t payload_at = static_cast<uint64_t>(align_up(static_cast<int64_t>(kHeaderBytes + manifest_bytes)));
   const uint64_t promised = payload_at + payload_bytes;
   // Checked against the file before anything is allocated: a 128-byte file may claim gigabytes.
   if (promised > size) {
-    fail(name + " is truncated (the header promises " + std::to_string(promised) + " bytes, the file has " + std::to_string(size) + ")");
+    fail(name + " is truncated (the header promises " + std::to_string(promised) + " bytes, the file has " +
+         std::to_string(size) + ")");
   }
-  if (promised < size) fail(name + ": damaged header (it accounts for " + std::to_string(promised) + " of the file's " + std::to_string(size) + " bytes)");
+  if (promised < size)
+    fail(name + ": damaged header (it accounts for " + std::to_string(promised) + " of the file's " +
+         std::to_string(size) + " bytes)");
   std::string manifest(manifest_bytes, '\0');
   in.read(manifest.data(), static_cast<std::streamsize>(manifest_bytes));
   in.ignore(static_cast<std::streamsize>(payload_at - kHeaderBytes - manifest_bytes));

@@ -36,7 +36,7 @@ struct Value {
   std::string name;            // the ONNX tensor's name where there is one
   std::vector<int64_t> shape;  // row-major, dense
   Storage storage = Storage::Arena;
-  int64_t offset = 0;          // bytes, TF_BUFFER_ALIGNMENT-aligned
+  int64_t offset = 0;  // bytes, TF_BUFFER_ALIGNMENT-aligned
   DType dtype = DType::Float32;
 
   int64_t elements() const;
@@ -44,9 +44,9 @@ struct Value {
 };
 
 struct Kernel {
-  std::string workload;  // "conv2d_nchwc_bias_relu[...]": what was compiled
-  std::string config;    // the config's JSON text, for a reader and for `model bench`
-  std::string entry;     // the library's entry symbol
+  std::string workload;          // "conv2d_nchwc_bias_relu[...]": what was compiled
+  std::string config;            // the config's JSON text, for a reader and for `model bench`
+  std::string entry;             // the library's entry symbol
   std::vector<uint8_t> library;  // ELF shared object
 };
 
@@ -67,7 +67,7 @@ struct ModelFile {
   std::vector<int> outputs;  // value ids of the model's outputs
   std::vector<Kernel> kernels;
   std::vector<Step> steps;
-  int64_t arena_bytes = 0;       // peak activation memory
+  int64_t arena_bytes = 0;  // peak activation memory
   std::vector<uint8_t> constants;
 
   // Throws ModelFileError naming what does not hold: value ids in range, offsets aligned and

@@ -8,7 +8,9 @@
 
 namespace tf::runtime::model {
 
-double ModelTiming::min_ms() const { return totals.empty() ? 0 : *std::min_element(totals.begin(), totals.end()) * 1e3; }
+double ModelTiming::min_ms() const {
+  return totals.empty() ? 0 : *std::min_element(totals.begin(), totals.end()) * 1e3;
+}
 
 double ModelTiming::median_ms() const { return totals.empty() ? 0 : median(totals) * 1e3; }
 

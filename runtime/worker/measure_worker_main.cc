@@ -56,7 +56,8 @@ MeasureResult measure_request(KernelBench* bench, const std::vector<uint8_t>& pa
   MeasureOptions opts;
   try {
     worker_protocol::decode_measure(payload, &library, &entry, &opts);
-    if (std::string bad = measure_options_error(opts); !bad.empty()) throw std::runtime_error("measure options: " + bad);
+    if (std::string bad = measure_options_error(opts); !bad.empty())
+      throw std::runtime_error("measure options: " + bad);
     if (!bench) throw std::runtime_error("no workload set up");
     {
       tell_parent(worker_protocol::kLockWaiting);

@@ -38,7 +38,8 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
  public:
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
-  Connection(const ConnectionContext& context, tcp::socket socket) : context_(context), stream_(make_stream(std::move(socket))) {}
+  Connection(const ConnectionContext& context, tcp::socket socket)
+      : context_(context), stream_(make_stream(std::move(socket))) {}
   ~Connection() { context_.registry->remove(id_); }
 
   // Serves from now on as registry entry `id`; the first request's deadline runs from here.
@@ -83,26 +84,28 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
       return read_header();
     }
     lowest().expires_after(limits().idle_timeout);
-    stream_.async_read_some(buffer_.prepare(kFirstReadBytes), [self = this->shared_from_this()](beast::error_code ec, size_t n) {
-      if (ec) return;
-      self->buffer_.commit(n);
-      self->lowest().expires_after(self->limits().header_timeout);
-      self->read_header();
-    });
+    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec) return;
+                              self->buffer_.commit(n);
+                              self->lowest().expires_after(self->limits().header_timeout);
+                              self->read_header();
+                            });
   }
 
   void read_header() {
     parser_.emplace();
     parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(kMaxBodyBytes);
-    bhttp::async_read_header(stream_, buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
-      if (ec) return self->refuse(ec);
-      self->lowest().expires_after(self->limits().body_timeout);
-      bhttp::async_read(self->stream_, self->buffer_, *self->parser_, [self](beast::error_code ec, size_t) {
-        if (ec) return self->refuse(ec);
-        self->answer();
-      });
-    });
+    bhttp::async_read_header(
+        stream_, buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
+          if (ec) return self->refuse(ec);
+          self->lowest().expires_after(self->limits().body_timeout);
+          bhttp::async_read(self->stream_, self->buffer_, *self->parser_, [self](beast::error_code ec, size_t) {
+            if (ec) return self->refuse(ec);
+            self->answer();
+          });
+        });
   }
 
   void answer() {
@@ -120,8 +123,9 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
     if (is_quiet_end(ec)) return;
     if (!context_.registry->busy(id_)) return;
     const Response r = ec == bhttp::error::header_limit ? plain_response(431, "request header larger than 16 KiB")
-                       : ec == bhttp::error::body_limit ? plain_response(413, "request body larger than 1 MiB")
-                                                        : plain_response(400, "malformed HTTP request: " + ec.message());
+                       : ec == bhttp::error::body_limit
+                           ? plain_response(413, "request body larger than 1 MiB")
+                           : plain_response(400, "malformed HTTP request: " + ec.message());
     write(std::make_shared<BeastResponse>(to_beast(r, 11, false)));
   }
 
@@ -157,10 +161,12 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
 };
 
 template <class Stream>
-void admit(std::shared_ptr<Connection<Stream>> connection, const std::string& address, const ConnectionContext& context) {
+void admit(std::shared_ptr<Connection<Stream>> connection, const std::string& address,
+           const ConnectionContext& context) {
   std::vector<ConnectionRegistry::Close> evicted;
   const uint64_t id = context.registry->admit(
-      address, [weak = std::weak_ptr<Connection<Stream>>(connection)] {
+      address,
+      [weak = std::weak_ptr<Connection<Stream>>(connection)] {
         if (auto c = weak.lock()) c->close();
       },
       &evicted);

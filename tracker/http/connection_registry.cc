@@ -5,7 +5,8 @@ namespace tf::tracker::http {
 ConnectionRegistry::ConnectionRegistry(int max_connections, int max_per_address)
     : max_connections_(max_connections), max_per_address_(max_per_address) {}
 
-std::map<uint64_t, ConnectionRegistry::Entry>::iterator ConnectionRegistry::longest_waiting(const std::string& address) {
+std::map<uint64_t, ConnectionRegistry::Entry>::iterator ConnectionRegistry::longest_waiting(
+    const std::string& address) {
   auto best = entries_.end();
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (!it->second.waiting || (!address.empty() && it->second.address != address)) continue;

@@ -5,11 +5,11 @@
 #include "compiler/ops/operator.h"
 #include "db/database.h"
 #include "proto/json_convert.h"
+#include "proto/secrets.h"
 #include "support/json.h"
 #include "tracker/http/assets.h"
 #include "tracker/http/origin_checks.h"
 #include "tracker/http/redirect.h"
-#include "proto/secrets.h"
 
 namespace tf::tracker::http {
 namespace {
@@ -72,8 +72,8 @@ Response asset(const std::string& name) {
     if (name != a.name) continue;
     Response r;
     const std::string ext = name.substr(name.rfind('.') + 1);
-    r.content_type = ext == "html" ? "text/html; charset=utf-8"
-                     : ext == "js" ? "text/javascript; charset=utf-8"
+    r.content_type = ext == "html"  ? "text/html; charset=utf-8"
+                     : ext == "js"  ? "text/javascript; charset=utf-8"
                      : ext == "css" ? "text/css; charset=utf-8"
                                     : "application/octet-stream";
     r.body = a.text;
@@ -121,20 +121,28 @@ std::optional<Dashboard::Caller> Dashboard::caller(const Request& req, Response*
 
 std::optional<Response> Dashboard::refuse_foreign(const Request& req) const {
   if (!auth_.enabled() && !is_loopback_host(req.header("host"))) {
-    return text(403, "refused: this tracker has no --token-file, so its dashboard answers only requests addressed to localhost, "
-                     "127.0.0.1 or [::1], not to '" + req.header("host") + "' (a page of that name may be reaching it by DNS "
-                     "rebinding); open it as http://127.0.0.1:PORT/, or give the tracker a token file");
+    return text(
+        403,
+        "refused: this tracker has no --token-file, so its dashboard answers only requests addressed to localhost, "
+        "127.0.0.1 or [::1], not to '" +
+            req.header("host") +
+            "' (a page of that name may be reaching it by DNS "
+            "rebinding); open it as http://127.0.0.1:PORT/, or give the tracker a token file");
   }
   if (!is_state_changing(req)) return std::nullopt;
-  if (auto why = cross_site_reason(req, tls_)) return text(403, "refused: " + *why + "; the dashboard changes nothing for another site");
+  if (auto why = cross_site_reason(req, tls_))
+    return text(403, "refused: " + *why + "; the dashboard changes nothing for another site");
   return std::nullopt;
 }
 
 std::optional<Response> Dashboard::refuse_without_csrf_token(const Request& req, const Caller& caller) const {
-  if (!is_state_changing(req) || caller.via == Via::Bearer) return std::nullopt;  // a page elsewhere cannot set Authorization
+  if (!is_state_changing(req) || caller.via == Via::Bearer)
+    return std::nullopt;  // a page elsewhere cannot set Authorization
   if (fleet::same_secret(req.header("x-csrf-token"), caller.csrf_token)) return std::nullopt;
-  return text(403, "refused: a change by a browser needs the X-CSRF-Token header the dashboard's pages read from GET /api/session "
-                   "(scripts send Authorization: Bearer TOKEN instead)");
+  return text(
+      403,
+      "refused: a change by a browser needs the X-CSRF-Token header the dashboard's pages read from GET /api/session "
+      "(scripts send Authorization: Bearer TOKEN instead)");
 }
 
 Response Dashboard::login(const Request& req) {
@@ -147,8 +155,11 @@ Response Dashboard::login(const Request& req) {
     return r;
   };
   // The token from the form, or once from the URL; either way it becomes a session cookie.
-  const std::string token = req.method == "POST" ? parse_form(req.body)["token"] : req.query.count("token") ? req.query.at("token") : "";
-  if (token.empty()) return page(req.method == "POST" ? 401 : 200, "Sign in with a client or admin token (tunefarm token new).");
+  const std::string token = req.method == "POST"       ? parse_form(req.body)["token"]
+                            : req.query.count("token") ? req.query.at("token")
+                                                       : "";
+  if (token.empty())
+    return page(req.method == "POST" ? 401 : 200, "Sign in with a client or admin token (tunefarm token new).");
   Principal who;
   const grpc::Status s = auth_.check_token(&token, {fleet::Role::Client, fleet::Role::Admin}, "the dashboard", &who);
   if (!s.ok()) return page(http_status(s), "Refused: that token is not a client or admin token of this tracker.");
@@ -197,7 +208,10 @@ Response Dashboard::handle(const Request& req) {
 // another origin cannot read this answer: no CORS header allows it.
 Response Dashboard::session(const Caller& caller) const {
   const char* via = caller.via == Via::Bearer ? "bearer" : caller.via == Via::Session ? "session" : "anonymous";
-  return json({{"name", caller.who.name}, {"role", fleet::role_name(caller.who.role)}, {"via", via}, {"csrf_token", caller.csrf_token}});
+  return json({{"name", caller.who.name},
+               {"role", fleet::role_name(caller.who.role)},
+               {"via", via},
+               {"csrf_token", caller.csrf_token}});
 }
 
 Response Dashboard::metrics() {
@@ -246,9 +260,15 @@ Response Dashboard::records(int64_t id) {
         // An op this tracker does not know (a record from a newer one) shows without GFLOPS.
       }
     }
-    all.push_back({{"workload", m.workload_key()}, {"config_index", m.config_index}, {"config", m.config},
-                   {"outcome", db::outcome_name(m.outcome)}, {"error", m.error}, {"gflops", gflops}, {"mean_s", m.mean_s()},
-                   {"device", m.device}, {"created_ms", m.created_ms}});
+    all.push_back({{"workload", m.workload_key()},
+                   {"config_index", m.config_index},
+                   {"config", m.config},
+                   {"outcome", db::outcome_name(m.outcome)},
+                   {"error", m.error},
+                   {"gflops", gflops},
+                   {"mean_s", m.mean_s()},
+                   {"device", m.device},
+                   {"created_ms", m.created_ms}});
   }
   return json(all);
 }

@@ -24,7 +24,8 @@ bool is_control(char c) {
 bool is_token(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || std::string("!#$%&'*+-.^_`|~").find(c) != std::string::npos;
+    const bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || std::string("!#$%&'*+-.^_`|~").find(c) != std::string::npos;
     if (!ok) return false;
   }
   return true;
@@ -125,7 +126,8 @@ Response plain_response(int status, const std::string& text) {
 
 BeastResponse to_beast(const Response& r, unsigned version, bool keep_alive) {
   if (const auto refusal = unsendable_header(r)) {
-    return to_beast(plain_response(500, "internal error: the dashboard refused its own response: " + *refusal), version, keep_alive);
+    return to_beast(plain_response(500, "internal error: the dashboard refused its own response: " + *refusal), version,
+                    keep_alive);
   }
   BeastResponse res{static_cast<bhttp::status>(r.status), version};
   res.set(bhttp::field::server, "tunefarm-tracker");

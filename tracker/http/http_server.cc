@@ -48,14 +48,16 @@ tcp::endpoint listen_endpoint(const std::string& listen) {
   return tcp::endpoint(address, static_cast<unsigned short>(port));
 }
 
-std::unique_ptr<asio::ssl::context> tls_context(const std::string& listen, const std::string& cert_pem, const std::string& key_pem) {
+std::unique_ptr<asio::ssl::context> tls_context(const std::string& listen, const std::string& cert_pem,
+                                                const std::string& key_pem) {
   auto ssl = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
-  ssl->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 | asio::ssl::context::no_sslv3 |
-                   asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+  ssl->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
   boost::system::error_code ec;
   ssl->use_certificate_chain(asio::buffer(cert_pem), ec);
   if (!ec) ssl->use_private_key(asio::buffer(key_pem), asio::ssl::context::pem, ec);
-  if (ec) throw std::runtime_error("HTTP on " + listen + ": the TLS certificate or key cannot be used: " + ec.message());
+  if (ec)
+    throw std::runtime_error("HTTP on " + listen + ": the TLS certificate or key cannot be used: " + ec.message());
   return ssl;
 }
 
@@ -102,8 +104,8 @@ struct Server::Impl {
   bool stopped = false;
 };
 
-Server::Server(const std::string& listen, const std::string& tls_cert_pem, const std::string& tls_key_pem, Handler handler,
-               Limits limits)
+Server::Server(const std::string& listen, const std::string& tls_cert_pem, const std::string& tls_key_pem,
+               Handler handler, Limits limits)
     : impl_(std::make_unique<Impl>(limits, std::move(handler))) {
   const tcp::endpoint endpoint = listen_endpoint(listen);
   boost::system::error_code ec;

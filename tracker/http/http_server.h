@@ -17,9 +17,9 @@
 namespace tf::tracker::http {
 
 struct Request {
-  std::string method;                         // GET, POST, ...
-  std::string path;                           // "/jobs/3", percent-decoded
-  std::map<std::string, std::string> query;   // ?a=b&c=d, percent-decoded
+  std::string method;                          // GET, POST, ...
+  std::string path;                            // "/jobs/3", percent-decoded
+  std::map<std::string, std::string> query;    // ?a=b&c=d, percent-decoded
   std::map<std::string, std::string> headers;  // names in lower case
   std::string body;
   std::string header(const std::string& lower_name) const;

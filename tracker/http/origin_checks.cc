@@ -16,7 +16,8 @@ std::string lower(std::string s) {
 std::string canonical_origin(const std::string& origin) {
   std::string o = lower(origin);
   const auto drop_port = [&](const std::string& scheme, const std::string& port) {
-    if (o.rfind(scheme, 0) == 0 && o.size() > scheme.size() + port.size() && o.compare(o.size() - port.size(), port.size(), port) == 0) {
+    if (o.rfind(scheme, 0) == 0 && o.size() > scheme.size() + port.size() &&
+        o.compare(o.size() - port.size(), port.size(), port) == 0) {
       o.resize(o.size() - port.size());
     }
   };
