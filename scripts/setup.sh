@@ -28,6 +28,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev openssl
   # fuzz targets (scripts/build.sh --fuzz): clang and its libFuzzer, ASan and UBSan runtimes
   clang libclang-rt-dev
+  # formatting and lint (scripts/lint.sh): Debian's versions, so every machine formats alike
+  clang-format clang-tidy
   # the dashboard's browser test (headless)
   chromium
   # benchmark peers
