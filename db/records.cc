@@ -19,6 +19,18 @@ std::string timing_condition(const char* table, const Database::Timing& timing, 
   return std::string(" AND ") + table + ".timing = ?";
 }
 
+// The records of one workload on one target and device key, of one timing (nullopt: any): the
+// WHERE clause, its arguments appended to `args`.
+std::string of_workload_on(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
+                           const std::string& device_key, const Database::Timing& timing,
+                           std::vector<std::string>* args) {
+  Measurement key;
+  key.op = op;
+  key.shape = shape;
+  args->insert(args->end(), {key.workload_key(), target, device_key});
+  return "WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ?" + timing_condition("m", timing, args);
+}
+
 }  // namespace
 
 bool Database::record(const Measurement& in) {
@@ -117,21 +129,16 @@ std::vector<Measurement> Database::query(const std::string& where, const std::ve
 
 std::optional<Measurement> Database::best(const std::string& op, const std::vector<int64_t>& shape,
                                           const std::string& target, const std::string& device_key, Timing timing) {
-  Measurement key;
-  key.op = op;
-  key.shape = shape;
-  std::vector<std::string> args = {key.workload_key(), target, device_key};
-  const std::string of_timing = timing_condition("m", timing, &args);
+  std::vector<std::string> args;
+  const std::string where = of_workload_on(op, shape, target, device_key, timing, &args);
   // No LIMIT: a row with a stored bad timing is skipped and the next fastest taken. NULL means
   // (NaN written by older builds) sort first in SQLite and are excluded here.
   std::optional<Measurement> best;
-  each_row(
-      "WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ? AND m.outcome = 'ok' AND m.mean_s IS NOT NULL" +
-          of_timing + " ORDER BY m.mean_s ASC, m.id ASC",
-      args, [&](Measurement& m) {
-        best = std::move(m);
-        return false;
-      });
+  each_row(where + " AND m.outcome = 'ok' AND m.mean_s IS NOT NULL ORDER BY m.mean_s ASC, m.id ASC", args,
+           [&](Measurement& m) {
+             best = std::move(m);
+             return false;
+           });
   return best;
 }
 
@@ -158,13 +165,9 @@ std::vector<Measurement> Database::best_per_target(const std::string& op, const 
 
 std::vector<Measurement> Database::history(const std::string& op, const std::vector<int64_t>& shape,
                                            const std::string& target, const std::string& device_key, Timing timing) {
-  Measurement key;
-  key.op = op;
-  key.shape = shape;
-  std::vector<std::string> args = {key.workload_key(), target, device_key};
-  const std::string of_timing = timing_condition("m", timing, &args);
-  return query("WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ?" + of_timing + " ORDER BY m.id ASC",
-               args);
+  std::vector<std::string> args;
+  const std::string where = of_workload_on(op, shape, target, device_key, timing, &args);
+  return query(where + " ORDER BY m.id ASC", args);
 }
 
 std::vector<Measurement> Database::op_history(const std::string& op, const std::string& target,
