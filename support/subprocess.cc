@@ -9,8 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "support/files.h"
@@ -69,13 +72,19 @@ bool poll_until(const std::function<bool()>& ok, std::chrono::milliseconds timeo
 }
 
 int free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error(std::string("free_loopback_port: socket: ") + std::strerror(errno));
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
   socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  // Port 0 from a failed bind would send a server to a port the kernel picks later and no one knows.
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw std::runtime_error(std::string("free_loopback_port: ") + std::strerror(error));
+  }
   ::close(fd);
   return ntohs(a.sin_port);
 }

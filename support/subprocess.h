@@ -36,7 +36,7 @@ class Subprocess {
 // another process (a port file, a registration) without a fixed sleep.
 bool poll_until(const std::function<bool()>& ok, std::chrono::milliseconds timeout);
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
+// A TCP port on 127.0.0.1 that was free a moment ago; std::runtime_error when none can be had.
 int free_loopback_port();
 
 }  // namespace tf
