@@ -176,9 +176,9 @@ class Conv2dBench {
   void print_header() const {
     std::fprintf(table_, "machine: %s, target %s, date %s\n\n", cpu_name().c_str(), target_.str().c_str(),
                  today().c_str());
-    std::fprintf(table_,
-                 "| workload | threads | variant | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | oneDNN impl | "
-                 "compile ms |\n");
+    std::fprintf(
+        table_,
+        "| workload | threads | variant | config | GFLOPS | check | vs oneDNN | oneDNN GFLOPS | oneDNN impl | compile ms |\n");
     std::fprintf(table_, "|---|---|---|---|---|---|---|---|---|---|\n");
     std::fflush(table_);
   }
@@ -507,10 +507,10 @@ int run(int argc, char** argv) {
       ->type_name("NAMES");
   app->add_option("--workloads-file", o.workloads_file, "standard conv2d workloads")->type_name("PATH");
   app->add_option("--threads", o.threads, "thread counts")->type_name("LIST");
-  app->add_option("--variants", o.variants,
-                  "plain (NCHW conv2d), blocked (NCHWc conv2d_nchwc / depthwise_nchwc), winograd-m2/-m4/-m6 "
-                  "(conv2d_winograd_nchwc on "
-                  "3x3 stride-1 layers; winograd: all three)")
+  app->add_option(
+         "--variants", o.variants,
+         "plain (NCHW conv2d), blocked (NCHWc conv2d_nchwc / depthwise_nchwc), winograd-m2/-m4/-m6 (conv2d_winograd_nchwc on "
+         "3x3 stride-1 layers; winograd: all three)")
       ->type_name("LIST");
   app->add_option("--trials", o.trials,
                   "xgb trials per workload, variant and thread count (default 400, or TUNEFARM_CONV2D_TRIALS)")

@@ -187,8 +187,7 @@ void report_search(const Options& o, const std::map<std::string, LayerRuns>& run
                    Json& rows, Targets& targets) {
   const auto labels = split(o.tuners);
   std::printf(
-      "## Search efficiency: trials to reach %.0f%% of the best any run found (median of %lld seeds, %lld trials "
-      "each)\n\n",
+      "## Search efficiency: trials to reach %.0f%% of the best any run found (median of %lld seeds, %lld trials each)\n\n",
       o.threshold * 100, static_cast<long long>(o.seeds), static_cast<long long>(o.trials));
   std::printf(
       "Runs start from an empty db with no seed records and without the template's default config (the search\n"
@@ -306,8 +305,7 @@ void report_predictions(const Options& o, const std::vector<Layer>& layers, Json
       "among the model's 10 best-scored.\n\n",
       static_cast<long long>(o.folds));
   std::printf(
-      "| layer | configs | features | objective | rank corr. | top-10 recall | transfer rank corr. | transfer top-10 "
-      "recall |\n");
+      "| layer | configs | features | objective | rank corr. | top-10 recall | transfer rank corr. | transfer top-10 recall |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   double worst_recall = 1;
   // Every feature set with the tuner's objective, and the tuner's features with every objective.

@@ -205,8 +205,7 @@ int run(int argc, char** argv) {
     wait_until([&] { return tracker.devices("load") == 0; }, 30);
   }
   std::printf(
-      "| boards | dispatches | seconds | dispatches/s | latency p50 ms | latency p99 ms "
-      "|\n|---|---|---|---|---|---|\n");
+      "| boards | dispatches | seconds | dispatches/s | latency p50 ms | latency p99 ms |\n|---|---|---|---|---|---|\n");
   double at_largest = 0;
   for (const std::string& b : split(boards_list)) {
     const int boards = std::stoi(b);

@@ -176,8 +176,7 @@ Json time_model_against_ort(Built& b, const std::string& onnx, int threads, cons
 
 void print_table(const Json& rows) {
   std::printf(
-      "\n| model | threads | configs | tunefarm min / median ms | ORT min / median ms | ratio (median) | peak "
-      "activations MiB | build s | max rel diff |\n");
+      "\n| model | threads | configs | tunefarm min / median ms | ORT min / median ms | ratio (median) | peak activations MiB | build s | max rel diff |\n");
   std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     if (r.value("what", "model") != "model") continue;

@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
 #include <cblas.h>
@@ -12,26 +11,6 @@
 #include "bench/onednn_flow.h"
 
 namespace tf::bench {
-
-std::vector<double> time_calls(const std::function<void()>& call, double min_ms, int repeat) {
-  using clock = std::chrono::steady_clock;
-  call();
-  int64_t number = 1;
-  for (;;) {
-    auto t0 = clock::now();
-    for (int64_t i = 0; i < number; ++i) call();
-    double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    if (ms >= min_ms) break;
-    number = ms <= 0 ? number * 10 : std::max(number + 1, static_cast<int64_t>(number * min_ms * 1.2 / ms));
-  }
-  std::vector<double> out;
-  for (int r = 0; r < repeat; ++r) {
-    auto t0 = clock::now();
-    for (int64_t i = 0; i < number; ++i) call();
-    out.push_back(std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(number));
-  }
-  return out;
-}
 
 std::vector<double> time_onednn_matmul(int64_t M, int64_t N, int64_t K, int threads, double min_ms, int repeat) {
   using namespace dnnl;

@@ -158,8 +158,7 @@ void print_efficiency_intro(const Bench& b) {
   std::printf(
       "xgb starts from an empty database as a fresh farm does: from the tuning records shipped with tunefarm\n"
       "(tuner/seeds: gemm-256, bert-qkv, odd-1000x77x333; never a workload measured here). xgb-cold starts from\n"
-      "nothing (8 warm-up trials spread over every knob's choices first). xgb+history, when asked for, from a db "
-      "holding xgb runs of %s (%lld trials each).\n\n",
+      "nothing (8 warm-up trials spread over every knob's choices first). xgb+history, when asked for, from a db holding xgb runs of %s (%lld trials each).\n\n",
       b.o.history_workloads.c_str(), static_cast<long long>(b.o.history_trials));
 }
 
@@ -220,12 +219,12 @@ SearchRuns run_searches(Bench& b, const tf::compiler::Task& task, const std::str
       // The overhead of the tuning path users run (xgb). Random's candidates are mostly slow
       // kernels whose warm-up run alone takes 10-50 ms: kernel time the protocol needs, not overhead.
       if (tuner != "random") b.add_overheads(r);
-      std::fprintf(stderr,
-                   "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s (search %.1f ms/trial, overhead %.1f "
-                   "ms/trial), 90%% of own best at trial %lld\n",
-                   wname.c_str(), tuner.c_str(), static_cast<long long>(seed), r.best_gflops,
-                   static_cast<long long>(r.trials), r.seconds, r.search_ms_per_trial, r.overhead_ms_median,
-                   static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
+      std::fprintf(
+          stderr,
+          "  %s %s seed %lld: best %.1f GFLOPS after %lld trials, %.0f s (search %.1f ms/trial, overhead %.1f ms/trial), 90%% of own best at trial %lld\n",
+          wname.c_str(), tuner.c_str(), static_cast<long long>(seed), r.best_gflops, static_cast<long long>(r.trials),
+          r.seconds, r.search_ms_per_trial, r.overhead_ms_median,
+          static_cast<long long>(trials_to_reach(r.best_curve, 0.9 * r.best_gflops)));
     }
   }
   return runs;

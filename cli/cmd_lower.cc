@@ -73,9 +73,9 @@ void add_lower(CLI::App& tunefarm, Commands& commands) {
   add_dump_after_option(*cmd, o->dump_after, lower::lower_pass_names(), "the kernel")
       ->excludes(cmd->get_option("--raw"))
       ->excludes(cmd->get_option("--asm"));
-  cmd->add_flag("--json", o->json,
-                "print JSON ({\"config\", \"lowered\"} or {\"config\", \"assembly\"}; with --dump-after, \"dumps\": "
-                "[{\"pass\", \"index\", \"text\"}])");
+  cmd->add_flag(
+      "--json", o->json,
+      "print JSON ({\"config\", \"lowered\"} or {\"config\", \"assembly\"}; with --dump-after, \"dumps\": [{\"pass\", \"index\", \"text\"}])");
   commands.on(cmd, [o] { return lower_command(*o); });
 }
 

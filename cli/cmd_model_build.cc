@@ -115,14 +115,11 @@ void add_model_build(CLI::App& model_cmd, Commands& commands) {
   CLI::App* cmd = model_cmd.add_subcommand(
       "build", "compile an ONNX model into one file (.tfm) a board runs with the runtime alone");
   cmd->footer(
-      "Every kernel uses the database's best config for its workload on this target and thread count (--db), or\n"
-      "under the boards' --key, the default config elsewhere. Records timed as --timing says count first "
-      "(cold-weights:\n"
-      "as `model tune` times kernels by default); a workload with none takes its best of any timing. Shapes are "
-      "static:\n"
-      "symbolic input extents are bound by --input-shape NAME=1,3,640,640 (once per input) and extent 0 by --batch, "
-      "as\n"
-      "they were for `model tune`.");
+      "Every kernel uses the database's best config for its workload on this target and thread count\n"
+      "(--db), or under the boards' --key, the default config elsewhere. Records timed as --timing says\n"
+      "count first (cold-weights: as `model tune` times kernels by default); a workload with none takes\n"
+      "its best of any timing. Shapes are static: symbolic input extents are bound by --input-shape\n"
+      "NAME=1,3,640,640 (once per input) and extent 0 by --batch, as they were for `model tune`.");
   cmd->add_option("model", a->onnx_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   cmd->add_option("-o,--output", a->out_path, "the compiled model to write")->required()->type_name("M.tfm");
   cmd->add_option("--db", a->db_path, "tuning database whose best configs the kernels use")->type_name("PATH");

@@ -195,8 +195,7 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
   }
   if (r.measured_ms > 0) {
     std::printf(
-        "latency: estimated %.3g ms per run (tuned kernels %.3g + other nodes %.3g, measured once), measured %.3g ms "
-        "(%+.1f%%)\n",
+        "latency: estimated %.3g ms per run (tuned kernels %.3g + other nodes %.3g, measured once), measured %.3g ms (%+.1f%%)\n",
         r.estimated_ms, r.estimated_ms - r.other_nodes_ms, r.other_nodes_ms, r.measured_ms,
         100 * (r.estimated_ms - r.measured_ms) / r.measured_ms);
   } else {
@@ -260,12 +259,12 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
                  "model tune: default build %.3g ms per run: kernels %.3g, other nodes %.3g, layout transforms %.3g\n",
                  defaults.median_ms, defaults.parts.tuned_ms, defaults.parts.untuned_ms, defaults.parts.layout_ms);
   }
-  std::fprintf(stderr,
-               "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s, %s inputs "
-               "timed cold; recorded in %s\n",
-               static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials),
-               a.scheduler.c_str(), a.threads, a.threads == 1 ? "" : "s",
-               a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(), a.db_path.c_str());
+  std::fprintf(
+      stderr,
+      "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s, %s inputs timed cold; recorded in %s\n",
+      static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials), a.scheduler.c_str(),
+      a.threads, a.threads == 1 ? "" : "s", a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(),
+      a.db_path.c_str());
   auto progress = [&](const tuner::TasksProgress& p) {
     if (!a.quiet) print_progress(p, tasks, r.other_nodes_ms, tty);
     database.update_job(r.job_id, "running", progress_json(p, tasks));
@@ -346,17 +345,15 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
   CLI::App* cmd =
       model_cmd.add_subcommand("tune", "tune every distinct kernel of an ONNX model as one job with one trial budget");
   cmd->footer(
-      "--trials is the budget of the whole model. The gradient scheduler gives each batch of trials to the kernel "
-      "whose\n"
-      "tuning is expected to cut the model's latency most (calls x time, after a round that tries every kernel once);\n"
-      "--scheduler even splits the budget evenly. On this host by default (--threads, --db); with --key the job runs "
-      "on\n"
-      "the tracker's boards of that key and shows in `tunefarm status` (cancel it there). Run the same command again\n"
-      "after a kill to resume an unfinished local job. Then: tunefarm model build M.onnx --db F --threads T -o M.tfm, "
-      "with the\n"
-      "same --input-shape and --batch: the input shapes are part of the job, and a model tuned at one shape is "
-      "another\n"
-      "job (and other kernels) than at another.");
+      "--trials is the budget of the whole model. The gradient scheduler gives each batch of trials to\n"
+      "the kernel whose tuning is expected to cut the model's latency most (calls x time, after a round\n"
+      "that tries every kernel once); --scheduler even splits the budget evenly. --time-limit ends the\n"
+      "search after that many seconds, the job done with the best found so far. On this host by default\n"
+      "(--threads, --db); with --key the job runs on the tracker's boards of that key and shows in\n"
+      "`tunefarm status` (cancel it there). Run the same command again after a kill to resume an\n"
+      "unfinished local job. Then: tunefarm model build M.onnx --db F --threads T -o M.tfm, with the same\n"
+      "--input-shape and --batch: the input shapes are part of the job, and a model tuned at one shape is\n"
+      "another job (and other kernels) than at another.");
   cmd->add_option("model", a->model_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   add_measure_options(*cmd, a->measure, kTuning | kCold);
   cmd->get_option("--trials")->description("candidates to measure across all the model's kernels");

@@ -326,8 +326,7 @@ int baseline_show(const BaselineOptions& o) {
   }
   for (const auto& j : list) {
     std::printf(
-        "%s  %.1f GFLOPS (median of %zu timings)  key %s, %s\n  config %s\n  compiler %s, library %lld bytes, saved %s "
-        "UTC\n",
+        "%s  %.1f GFLOPS (median of %zu timings)  key %s, %s\n  config %s\n  compiler %s, library %lld bytes, saved %s UTC\n",
         j.at("workload").get<std::string>().c_str(), j.at("gflops").get<double>(), j.at("costs").size(),
         j.at("device_key").get<std::string>().c_str(), j.at("device").get<std::string>().c_str(),
         j.at("config").dump().c_str(), j.at("compiler_version").get<std::string>().c_str(),

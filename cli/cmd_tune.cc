@@ -45,8 +45,7 @@ void print_result(const compiler::Task& task, const tuner::TuneOptions& opts, co
               static_cast<long long>(r.ok), static_cast<long long>(r.failed), r.seconds, opts.tuner.c_str());
   std::printf("best: %.1f GFLOPS  config %s\n", r.best_gflops, r.best ? r.best->config.dump().c_str() : "none");
   std::printf(
-      "per trial (median): build %.1f ms (overlapped), wall time beyond the kernel's timed runs %.1f ms; search %.1f "
-      "ms\n",
+      "per trial (median): build %.1f ms (overlapped), wall time beyond the kernel's timed runs %.1f ms; search %.1f ms\n",
       r.build_ms_median, r.overhead_ms_median, r.search_ms_per_trial);
   if (r.confirmed > 0) {
     std::printf("confirmed: the %lld fastest measured again in a fresh worker; best ranked on both measurements\n",

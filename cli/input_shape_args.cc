@@ -40,9 +40,9 @@ std::pair<std::string, graph::Shape> parse_one(const std::string& text) {
 }  // namespace
 
 void add_input_shape_options(CLI::App& cmd, InputShapeArgs& a) {
-  cmd.add_option("--input-shape", a.shapes,
-                 "NAME=1,3,640,640: the full shape of input NAME, binding its symbolic extents (once per input; see "
-                 "`model inspect`)")
+  cmd.add_option(
+         "--input-shape", a.shapes,
+         "NAME=1,3,640,640: the full shape of input NAME, binding its symbolic extents (once per input; see `model inspect`)")
       ->type_name("NAME=LIST")
       ->expected(1)
       ->allow_extra_args(false)  // one value per flag: `--input-shape a=1,2 m.onnx` leaves the model file positional

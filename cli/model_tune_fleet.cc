@@ -50,8 +50,7 @@ ModelTuneResult result_of(const ModelTuneArgs& a, const ModelTasks& m, const v1:
   r.where = where;
   r.scheduler = a.scheduler;
   r.state = fleet::job_state_name(job.state());
-  r.out_of_time = job.spec().time_limit_s() > 0 && job.state() == v1::DONE && trials_of(job) < job.spec().trials() &&
-                  job.message().find("time limit") != std::string::npos;
+  r.out_of_time = job.time_limit_reached();
   r.trials = trials_of(job);
   r.budget = job.spec().trials();
   r.estimated_ms = job.estimated_ms();

@@ -44,10 +44,11 @@ std::optional<runtime::ColdInputs> timing_of_option(const std::string& text) {
 }
 
 void add_config_options(CLI::App& app, ConfigArgs& out) {
-  out.config_option = app.add_option("--config", out.config,
-                                     "a JSON object of knob values, 'default', or 'best' (from --db: the fastest timed "
-                                     "as this command times, else of any timing)")
-                          ->type_name("CONFIG");
+  out.config_option =
+      app.add_option(
+             "--config", out.config,
+             "a JSON object of knob values, 'default', or 'best' (from --db: the fastest timed as this command times, else of any timing)")
+          ->type_name("CONFIG");
   out.index_option =
       app.add_option("--config-index", out.config_index, "the N-th config of the space (see tunefarm space)")
           ->type_name("N")

@@ -1,6 +1,5 @@
 #include "compiler/kernel_runner.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <new>
@@ -8,6 +7,7 @@
 
 #include "runtime/measure.h"
 #include "runtime/random_fill.h"
+#include "support/call_timer.h"
 
 namespace tf::compiler {
 
@@ -71,24 +71,7 @@ CheckResult KernelRunner::check() {
 }
 
 std::vector<double> KernelRunner::time(TFKernelFn fn, double min_ms, int repeat) {
-  using clock = std::chrono::steady_clock;
-  auto call = [&] { fn(args_.data(), static_cast<int32_t>(args_.size())); };
-  call();  // warm-up: page faults, thread pool start
-  int64_t number = 1;
-  for (;;) {
-    auto t0 = clock::now();
-    for (int64_t i = 0; i < number; ++i) call();
-    double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    if (ms >= min_ms || number >= (int64_t{1} << 30)) break;
-    number = ms <= 0 ? number * 10 : std::max(number + 1, static_cast<int64_t>(number * min_ms * 1.2 / ms));
-  }
-  std::vector<double> seconds;
-  for (int r = 0; r < repeat; ++r) {
-    auto t0 = clock::now();
-    for (int64_t i = 0; i < number; ++i) call();
-    seconds.push_back(std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(number));
-  }
-  return seconds;
+  return time_calls([&] { fn(args_.data(), static_cast<int32_t>(args_.size())); }, min_ms, repeat);
 }
 
 }  // namespace tf::compiler

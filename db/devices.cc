@@ -18,8 +18,8 @@ void Database::record_device(const DeviceRecord& d) {
 
 std::vector<DeviceRecord> Database::devices() {
   Statement q(conn_.handle(),
-              "SELECT device_key, hostname, target, info, first_seen_ms, last_seen_ms FROM devices ORDER BY "
-              "device_key, hostname");
+              "SELECT device_key, hostname, target, info, first_seen_ms, last_seen_ms FROM devices "
+              "ORDER BY device_key, hostname");
   std::vector<DeviceRecord> out;
   while (q.step()) {
     DeviceRecord d;

@@ -9,9 +9,8 @@ namespace tf::db {
 int64_t Database::create_job(const Json& spec, const std::string& owner, const std::string& state) {
   Transaction t(conn_);
   Statement s(conn_.handle(),
-              "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, "
-              "process_start) "
-              "VALUES (?, ?, '{}', ?, ?, ?, ?, ?, ?)");
+              "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms, "
+              "process_host, process_pid, process_start) VALUES (?, ?, '{}', ?, ?, ?, ?, ?, ?)");
   const int64_t now = now_ms();
   s.bind(1, spec.dump()).bind(2, state).bind(3, owner).bind(4, now).bind(5, now);
   if (state == "running") {

@@ -175,8 +175,8 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
   std::vector<std::string> args = {op, target, device_key};
   const std::string of_op =
       "FROM measurements m2 JOIN workloads w2 ON w2.id = m2.workload_id JOIN targets t2 ON t2.id = m2.target_id "
-      "WHERE w2.op = ? AND tf_target(t2.target) = ? AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT "
-      "NULL" +
+      "WHERE w2.op = ? AND tf_target(t2.target) = ? AND t2.device_key = ? "
+      "AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL" +
       timing_condition("m2", timing, &args);
   Statement count(conn_.handle(), "SELECT COUNT(DISTINCT m2.workload_id) " + of_op);
   for (size_t i = 0; i < args.size(); ++i) count.bind(static_cast<int>(i + 1), args[i]);

@@ -202,8 +202,7 @@ int run_load_test(const BoardOptions& opts) {
   for (auto& t : boards) t.join();
   const double seconds = stats.items > 0 ? std::chrono::duration<double>(stats.last - stats.first).count() : 0;
   std::printf(
-      "{\"boards\": %d, \"items\": %lld, \"seconds\": %.3f, \"items_per_s\": %.1f, \"latency_ms_p50\": %.3f, "
-      "\"latency_ms_p99\": %.3f}\n",
+      "{\"boards\": %d, \"items\": %lld, \"seconds\": %.3f, \"items_per_s\": %.1f, \"latency_ms_p50\": %.3f, \"latency_ms_p99\": %.3f}\n",
       opts.load_test_boards, static_cast<long long>(stats.items), seconds,
       seconds > 0 ? static_cast<double>(stats.items) / seconds : 0.0, percentile(stats.latency_ms, 0.5),
       percentile(stats.latency_ms, 0.99));

@@ -27,10 +27,10 @@ void add_measure_options(CLI::App& app, MeasureArgs& out, unsigned which) {
         ->check(CLI::Range(1.0, 3600.0));
   }
   if (which & kCold) {
-    app.add_option("--cold-inputs", out.cold_inputs,
-                   "which inputs every timed run reads from memory rather than from the caches the run before filled: "
-                   "off, weights "
-                   "(as inside a model) or all")
+    app.add_option(
+           "--cold-inputs", out.cold_inputs,
+           "which inputs every timed run reads from memory rather than from the caches the run before filled: off, weights "
+           "(as inside a model) or all")
         ->type_name("WHICH")
         ->check(CLI::IsMember({"off", "weights", "all"}));
   }

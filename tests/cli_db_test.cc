@@ -90,8 +90,7 @@ TEST(CliTargets, RecordsFiledUnderLlvmsNameForThisHostAreTheHostsRecords) {
   const std::string lines = temp("legacy.jsonl"), db = temp("legacy.db");
   {
     std::ofstream out(lines);
-    out << "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": "
-           "{\"target\": \""
+    out << "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": {\"target\": \""
         << llvm_named
         << "\", \"device_key\": \"local\"}, \"config\": {\"mr\": 3, \"unroll_k\": 2}, \"config_index\": -1, "
         << "\"costs\": [0.001], \"outcome\": \"ok\", \"time\": 1000}\n";

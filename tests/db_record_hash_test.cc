@@ -75,8 +75,7 @@ void insert_schema7_row(Connection& c, const Measurement& m, const std::string& 
   t.bind(1, m.target).bind(2, m.device_key).run();
   Statement r(
       c.handle(),
-      "INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, outcome, error, "
-      "build_ms, "
+      "INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, outcome, error, build_ms, "
       "device, compiler_version, created_ms, record_hash, timing) VALUES ((SELECT id FROM workloads WHERE key = ?), "
       "(SELECT id FROM targets WHERE target = ? AND device_key = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   r.bind(1, m.workload_key()).bind(2, m.target).bind(3, m.device_key).bind(4, m.config.dump()).bind(5, m.config_index);

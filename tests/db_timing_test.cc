@@ -83,15 +83,14 @@ TEST(DatabaseTiming, ASchema6FileKeepsEveryRowAndReadsThemAsWarm) {
     Connection c(path, true);
     migrate_to(c, 6);
     c.exec(
-        "INSERT INTO workloads (id, key, op, shape, dtype) VALUES (1, 'dense[64,64,64]:float32', 'dense', "
-        "'[64,64,64]', 'float32')");
+        "INSERT INTO workloads (id, key, op, shape, dtype) VALUES (1, 'dense[64,64,64]:float32', 'dense', '[64,64,64]', 'float32')");
     c.exec(std::string("INSERT INTO targets (id, target, device_key) VALUES (1, '") + kTarget + "', 'local')");
     // As schema 6 stored them: a fast and a slow success and a failure.
     c.exec(
-        std::string("INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, outcome, "
-                    "build_ms, device, "
-                    "compiler_version, created_ms, record_hash) VALUES "
-                    "(1, 1, '{\"mr\":2}', 2, '[0.001,0.0011,0.0009]', 0.001, 'ok', 12.5, 'board-1', '0.1.0', 1000, '") +
+        std::string(
+            "INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, outcome, build_ms, device, "
+            "compiler_version, created_ms, record_hash) VALUES "
+            "(1, 1, '{\"mr\":2}', 2, '[0.001,0.0011,0.0009]', 0.001, 'ok', 12.5, 'board-1', '0.1.0', 1000, '") +
         kOldHash +
         "'), "
         "(1, 1, '{\"mr\":4}', 4, '[0.002]', 0.002, 'ok', 0, 'board-1', '0.1.0', 2000, 'b'), "

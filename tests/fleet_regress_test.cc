@@ -21,8 +21,10 @@ TEST(FleetRegress, BaselineAndRegressOnTheBoardsOfAKey) {
   fleet.start_board("ci-key");
   fleet.start_board("ci-key");
   const std::string suite = fleet.dir() + "/suite.json", db = fleet.dir() + "/ci.db";
-  std::ofstream(suite)
-      << R"({"key": "ci-key", "rounds": 8, "workloads": [{"name": "gemm-96", "op": "dense", "shape": [96, 96, 96]}]})";
+  // A build against itself must be "unchanged": a threshold wider than this VM's noise keeps the
+  // verdict about the flow, not about a noisy neighbour.
+  std::ofstream(suite) << R"({"key": "ci-key", "rounds": 8, "threshold": 0.2,
+                             "workloads": [{"name": "gemm-96", "op": "dense", "shape": [96, 96, 96]}]})";
   const std::string where = " --suite " + suite + " --tracker " + fleet.address() + " --db " + db + " --min-ms 5";
 
   // Nothing tuned anywhere yet: reported, and nothing stored.

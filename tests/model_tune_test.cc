@@ -291,6 +291,25 @@ TEST(ModelTuneFleet, OneJobOnTheBoardsThatSurvivesATrackerKill) {
   EXPECT_NE(status.out.find("  inputs input=1,3,32,32"), std::string::npos) << status.out;
 }
 
+// On a fleet the tracker keeps the limit: the job is done, says so in its own field (kept in the
+// tracker's db), and the command reports it.
+TEST(ModelTuneFleet, TheTrackerEndsAJobAtItsTimeLimit) {
+  fleet_test::Fleet fleet("model-time-limit");
+  fleet.start_tracker();
+  fleet.start_board("test-x86");
+  Result r = run_cli("model tune " + small_cnn() + " --key test-x86 --tracker " + fleet.address() +
+                     " --trials 100000 --time-limit 4 --min-ms 1 --repeat 1 --json -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err << fleet.tracker().output();
+  const Json j = parse_json(r.out);
+  EXPECT_EQ(j.at("state"), "done");
+  EXPECT_TRUE(j.at("time_limit_reached").get<bool>()) << r.out;
+  EXPECT_LT(j.at("trials").get<int64_t>(), 100000);
+  Result job =
+      run_cli("status " + std::to_string(j.at("job_id").get<int64_t>()) + " --json --tracker " + fleet.address());
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_TRUE(parse_json(job.out).at("time_limit_reached").get<bool>()) << job.out;
+}
+
 TEST(ModelTuneFleet, CancellingTheJobEndsTheCommand) {
   fleet_test::Fleet fleet("model-cancel");
   fleet.start_tracker();

@@ -66,10 +66,10 @@ TEST(Npy, HeadersAsPythonWritesThemAreRead) {
 TEST(Npy, AHeaderWithALongFieldIsRefusedNotACrash) {
   const std::string long_descr =
       "{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (2,), }";
-  EXPECT_EQ(error_of(npy_bytes(long_descr, floats({1, 2}), 2)),
-            "in.npy: dtype (a string of 500001 bytes) is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool "
-            "'|b1'); "
-            "convert it with x.astype(...)");
+  EXPECT_EQ(
+      error_of(npy_bytes(long_descr, floats({1, 2}), 2)),
+      "in.npy: dtype (a string of 500001 bytes) is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1'); "
+      "convert it with x.astype(...)");
   const std::string long_shape =
       "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::string(500000, ' ') + "2,), }";
   EXPECT_EQ(read_bytes(npy_bytes(long_shape, floats({1, 2}), 2)).shape, std::vector<int64_t>{2});

@@ -167,8 +167,7 @@ std::string row(const std::string& op, const Counts& c, const std::string& refus
 std::string markdown_table(const std::map<std::string, Counts>& by_op) {
   Counts sum;
   std::string table =
-      "| op | node tests | pass | pass, weights constant | refused | fail | a refusal "
-      "|\n|---|---:|---:|---:|---:|---:|---|\n";
+      "| op | node tests | pass | pass, weights constant | refused | fail | a refusal |\n|---|---:|---:|---:|---:|---:|---|\n";
   std::vector<std::string> unsupported;
   for (const auto& [op, c] : by_op) {
     sum.pass += c.pass, sum.pass_constant_weights += c.pass_constant_weights, sum.refused += c.refused,
@@ -182,9 +181,9 @@ std::string markdown_table(const std::map<std::string, Counts>& by_op) {
     table += row(op, c, why);
   }
   table += row("**all**", sum, "");
-  std::string text = table +
-                     "\nOps whose every node test is refused as an op tunefarm does not import or for inputs of a "
-                     "dtype it does not take (node tests in brackets): ";
+  std::string text =
+      table +
+      "\nOps whose every node test is refused as an op tunefarm does not import or for inputs of a dtype it does not take (node tests in brackets): ";
   for (size_t i = 0; i < unsupported.size(); ++i) text += (i ? ", " : "") + unsupported[i];
   return text + ".\n";
 }
@@ -277,8 +276,7 @@ TEST(OnnxConformance, ExportedModelSuitesPassOrAreRefusedByName) {
     summary += row(suite, c, "");
   }
   std::printf(
-      "exported-model suites: %d of %d pass\n| suite | models | pass | pass, weights constant | refused | fail | "
-      "|\n|---|---:|---:|---:|---:|---:|---|\n%s",
+      "exported-model suites: %d of %d pass\n| suite | models | pass | pass, weights constant | refused | fail | |\n|---|---:|---:|---:|---:|---:|---|\n%s",
       passed, all, summary.c_str());
   EXPECT_GT(passed, 0);
 }

@@ -200,9 +200,10 @@ TEST(OnnxImport, OpsetsOutsideOneToTwentyOneAndLateOpsAreRefused) {
   OnnxModelBuilder ln(13);
   ln.input("x", {1, 4}).output("y").floats("s", {4}, {1, 1, 1, 1});
   ln.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
-  EXPECT_NE(import_error(ln).find("node 'ln' (LayerNormalization, opset 13): op LayerNormalization is not in opset 13 "
-                                  "(ONNX has it since opset 17)"),
-            std::string::npos)
+  EXPECT_NE(
+      import_error(ln).find(
+          "node 'ln' (LayerNormalization, opset 13): op LayerNormalization is not in opset 13 (ONNX has it since opset 17)"),
+      std::string::npos)
       << import_error(ln);
 
   OnnxModelBuilder custom(13);

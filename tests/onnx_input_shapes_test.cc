@@ -60,9 +60,10 @@ TEST(OnnxInputShapes, SymbolicHeightAndWidthAreBoundAndReachTheTasks) {
 
 TEST(OnnxInputShapes, WhatStaysSymbolicIsNamedWithTheFlagThatBindsIt) {
   std::string e = bind_error(stem());
-  EXPECT_NE(e.find("m.onnx: input 'image' [N,3,H,W]: extents 2 ('H') and 3 ('W') are symbolic; bind them with "
-                   "--input-shape image=1,3,H,W"),
-            std::string::npos)
+  EXPECT_NE(
+      e.find(
+          "m.onnx: input 'image' [N,3,H,W]: extents 2 ('H') and 3 ('W') are symbolic; bind them with --input-shape image=1,3,H,W"),
+      std::string::npos)
       << e;
   e = bind_error(stem({"N", "3", "H", "32"}), shapes({}, 4));
   EXPECT_NE(e.find("input 'image' [N,3,H,32]: extent 2 ('H') is symbolic; bind it with --input-shape image=4,3,H,32"),
@@ -121,10 +122,11 @@ TEST(OnnxInputShapes, ASymbolicNameBoundOnceBindsItInEveryInput) {
   EXPECT_EQ(g.value("mask").shape, (Shape{2, 16}));
   EXPECT_EQ(g.value("y").shape, (Shape{2, 16}));
   const std::string e = bind_error(b, shapes({{"ids", {1, 16}}, {"mask", {1, 8}}}));
-  EXPECT_NE(e.find("input 'mask' [batch,sequence]: extent 1 ('sequence') is given as 8, but --input-shape binds "
-                   "'sequence' to 16 at "
-                   "extent 1 of input 'ids'"),
-            std::string::npos)
+  EXPECT_NE(
+      e.find(
+          "input 'mask' [batch,sequence]: extent 1 ('sequence') is given as 8, but --input-shape binds 'sequence' to 16 at "
+          "extent 1 of input 'ids'"),
+      std::string::npos)
       << e;
   // Without any binding the batch is 1 and the sequence is named for each input.
   EXPECT_NE(

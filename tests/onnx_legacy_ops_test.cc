@@ -153,9 +153,9 @@ TEST(OnnxLegacyOps, BatchNormSixRunsInTestModeAndRefusesTraining) {
   for (size_t i = 0; i < 6; ++i) want.push_back(i < 3 ? (x[i] - 1) / 2 : (x[i] + 1) * 2 + 1);
   testing::expect_near_all(out.at("y"), want, 1e-6);
   for (int64_t training : {int64_t{0}, int64_t{-1}}) {
-    expect_contains(testing::import_error(model(training)),
-                    "node 'bn' (BatchNormalization, opset 6): attribute 'is_test' = 0 (training, the default of "
-                    "version 6) is not supported");
+    expect_contains(
+        testing::import_error(model(training)),
+        "node 'bn' (BatchNormalization, opset 6): attribute 'is_test' = 0 (training, the default of version 6) is not supported");
   }
 }
 

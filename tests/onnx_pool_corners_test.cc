@@ -163,9 +163,10 @@ TEST(OnnxPoolCorners, ADilatedWindowOfManyTapsAndStridesNotItsMultiplesIsRefused
   OnnxModelBuilder::attr(n, "dilations", std::vector<int64_t>{2, 2});
   OnnxModelBuilder::attr(n, "strides", std::vector<int64_t>{3, 3});
   const std::string why = testing::import_error(b);
-  EXPECT_NE(why.find("node 'wide' (MaxPool): a dilated window [9,9] whose strides [3,3] are not multiples of its "
-                     "dilations [2,2] is supported up to 64 taps"),
-            std::string::npos)
+  EXPECT_NE(
+      why.find(
+          "node 'wide' (MaxPool): a dilated window [9,9] whose strides [3,3] are not multiples of its dilations [2,2] is supported up to 64 taps"),
+      std::string::npos)
       << why;
 }
 

@@ -35,6 +35,7 @@ Json progress_to_json(const v1::Job& job) {
   o["message"] = job.message();
   o["elapsed_s"] = job.elapsed_s();
   if (!job.spec().scheduler().empty()) o["estimated_ms"] = job.estimated_ms();
+  if (job.time_limit_reached()) o["time_limit_reached"] = true;
   return o;
 }
 
@@ -44,6 +45,8 @@ void progress_from_json(const Json& o, v1::Job* job) {
   if (auto m = o.find("message"); m != o.end() && m->is_string()) job->set_message(m->get<std::string>());
   if (auto e = o.find("elapsed_s"); e != o.end() && e->is_number()) job->set_elapsed_s(e->get<double>());
   if (auto e = o.find("estimated_ms"); e != o.end() && e->is_number()) job->set_estimated_ms(e->get<double>());
+  if (auto t = o.find("time_limit_reached"); t != o.end() && t->is_boolean())
+    job->set_time_limit_reached(t->get<bool>());
   const auto ws = o.find("workloads");
   if (ws == o.end() || !ws->is_array()) return;
   for (size_t i = 0; i < ws->size() && static_cast<int>(i) < job->workloads_size(); ++i) {

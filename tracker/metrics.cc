@@ -76,9 +76,9 @@ std::string Metrics::exposition(const Gauges& g) const {
   header(out, "tunefarm_dispatches_total", "counter", "Work items sent to boards, by device key.");
   for (const auto& [key, n] : dispatched_)
     out << "tunefarm_dispatches_total{key=\"" << label(key) << "\"} " << n << "\n";
-  header(out, "tunefarm_results_total", "counter",
-         "Work items answered, by device key and outcome (ok, compile_error, runtime_error, timeout, wrong_answer, "
-         "lost).");
+  header(
+      out, "tunefarm_results_total", "counter",
+      "Work items answered, by device key and outcome (ok, compile_error, runtime_error, timeout, wrong_answer, lost).");
   for (const auto& [ko, n] : answers_) {
     out << "tunefarm_results_total{key=\"" << label(ko.first) << "\",outcome=\"" << label(ko.second) << "\"} " << n
         << "\n";

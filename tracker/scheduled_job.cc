@@ -79,6 +79,7 @@ void JobManager::run_scheduled(const std::shared_ptr<Run>& run, db::Database& db
       if (r.tasks[i].trials == 0 && !r.stopped) wp->set_state("untried");
     }
     j.set_estimated_ms(r.estimated_s * 1e3);
+    j.set_time_limit_reached(r.out_of_time);
     if (r.out_of_time) {
       j.set_message("time limit of " + std::to_string(static_cast<int64_t>(o.time_limit_s)) + " s reached after " +
                     std::to_string(r.trials) + " of " + std::to_string(o.trials) + " trials");

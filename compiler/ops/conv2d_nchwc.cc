@@ -77,22 +77,22 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   if (c.s > 1) {
     // Unrolled, neighbouring taps read the same inputs and LLVM keeps their broadcasts live across
     // the taps: with a full register tile that spills, so the default keeps kw a loop.
-    cs.add_knob("unroll_kw", {Json(false), Json(true)}, 0,
-                "keep the kernel width a loop outside the input-channel block (kw, ic_inner) or unroll it inside "
-                "(ic_inner, kw)");
+    cs.add_knob(
+        "unroll_kw", {Json(false), Json(true)}, 0,
+        "keep the kernel width a loop outside the input-channel block (kw, ic_inner) or unroll it inside (ic_inner, kw)");
   }
-  cs.add_knob("unroll_ic", divisor_choices({1, 2, 4}, std::min(sh.ib, c.c)), 0,
-              "input channels of a block unrolled together around the micro-kernel (more independent loads in flight, "
-              "longer code)");
-  cs.add_knob("order", {Json("ic_kh"), Json("kh_ic")}, 0,
-              "reduction loops outside the micro-kernel: input-channel blocks then kernel rows (ic_kh) or kernel rows "
-              "first (kh_ic)");
+  cs.add_knob(
+      "unroll_ic", divisor_choices({1, 2, 4}, std::min(sh.ib, c.c)), 0,
+      "input channels of a block unrolled together around the micro-kernel (more independent loads in flight, longer code)");
+  cs.add_knob(
+      "order", {Json("ic_kh"), Json("kh_ic")}, 0,
+      "reduction loops outside the micro-kernel: input-channel blocks then kernel rows (ic_kh) or kernel rows first (kh_ic)");
   if (c.padded()) {
     // The default copies: the guarded read leaves interior tiles select-free only where the tile
     // loops are not fused into the parallel loop (partition_loops cannot cut a fused loop).
-    cs.add_knob("pad", {Json("copy"), Json("inline")}, 0,
-                "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep and interior "
-                "tiles drop (inline)");
+    cs.add_knob(
+        "pad", {Json("copy"), Json("inline")}, 0,
+        "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep and interior tiles drop (inline)");
   }
   // Many row tiles: share them out alone, so each thread's rows read each input row once for all its
   // channel blocks (a first layer's 112 rows: 2x the fused loop's speed at 2 threads). Few rows

@@ -71,9 +71,9 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
               "unroll the kernel taps, so neighbouring taps share the input vectors they load");
   if (c.padded()) {
     // A copy costs a depthwise layer about as much as its FMAs: the guarded read is the default.
-    cs.add_knob("pad", {Json("inline"), Json("copy")}, 0,
-                "padding as a guarded read the edge tiles keep and interior tiles drop (inline) or a zero-padded copy "
-                "made first (copy)");
+    cs.add_knob(
+        "pad", {Json("inline"), Json("copy")}, 0,
+        "padding as a guarded read the edge tiles keep and interior tiles drop (inline) or a zero-padded copy made first (copy)");
   }
   // Channel blocks outermost: each task walks one block's planes row after row, and its tile loops
   // stay free to be cut at the padded edges. (Fusing the rows in too costs the interior its

@@ -29,8 +29,7 @@ class Lrn : public Operator {
  public:
   std::string name() const override { return "lrn"; }
   std::string description() const override {
-    return "Y = X / (bias + alpha/size * window sum of X^2 across channels)^beta (alpha_e9, beta_e9, bias_e9 in units "
-           "of 1e-9)";
+    return "Y = X / (bias + alpha/size * window sum of X^2 across channels)^beta (alpha_e9, beta_e9, bias_e9 in units of 1e-9)";
   }
   std::vector<std::string> shape_names() const override {
     return {"n", "c", "spatial", "size", "alpha_e9", "beta_e9", "bias_e9"};

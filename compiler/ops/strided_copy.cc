@@ -49,8 +49,7 @@ class StridedCopy : public Operator {
  public:
   std::string name() const override { return "strided_copy"; }
   std::string description() const override {
-    return "Y[j] = X[s + t*j] per axis (rank <= 6); outside X by mode: 0 none, 1 constant (input 2), 2 edge, 3 "
-           "reflect, 4 wrap";
+    return "Y[j] = X[s + t*j] per axis (rank <= 6); outside X by mode: 0 none, 1 constant (input 2), 2 edge, 3 reflect, 4 wrap";
   }
   std::vector<std::string> shape_names() const override { return layout().names(); }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {

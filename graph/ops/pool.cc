@@ -70,9 +70,9 @@ std::vector<int64_t> padded_for_ceil(const Graph& g, const Node& n) {
     extra = extra || more > 0;
   }
   if (extra && n.attr_int("count_include_pad", 0) != 0) {
-    fail(n,
-         "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only "
-         "the explicit pads)");
+    fail(
+        n,
+        "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only the explicit pads)");
   }
   return pads;
 }
@@ -203,9 +203,9 @@ std::vector<Node> equal_strides(Graph& g, Node n) {
     const int64_t short_by = (y[2 + a] - 1) * s[a] + k[a] - (x[2 + a] + p[a] + p[a + 2]);
     if (short_by <= 0) continue;
     if (n.op == "AveragePool" && n.attr_int("count_include_pad", 0) != 0) {
-      fail(n,
-           "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only "
-           "the explicit pads)");
+      fail(
+          n,
+          "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 is not supported (a window past the end counts only the explicit pads)");
     }
     p[a + 2] += short_by;
   }
