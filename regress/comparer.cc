@@ -36,6 +36,8 @@ Comparison LocalComparer::compare(const ops::Workload& workload, const std::vect
     throw RunError("preparing " + workload.str() + " in a measure worker: " + e.what());
   }
   std::vector<tuner::KernelToCompare> to_compare;
+  to_compare.reserve(kernels.size());
+
   for (const auto& k : kernels) to_compare.push_back({k.library, k.entry_symbol});
   runtime::MeasureOptions locked = opts;
   locked.timing_lock = timing_lock_;

@@ -136,11 +136,9 @@ WorkerChannel::Outcome WorkerChannel::receive(uint32_t* kind, std::vector<uint8_
     const ssize_t r = ::read(from_worker_, buf, sizeof buf);
     if (r > 0) {
       inbox_.insert(inbox_.end(), buf, buf + r);
-    } else if (r == 0) {
-      return Outcome::Closed;
-    } else if (errno == EAGAIN) {
+    } else if (r < 0 && errno == EAGAIN) {
       if (!wait(POLLIN, from_worker_, deadline)) return Outcome::Timeout;
-    } else if (errno != EINTR) {
+    } else if (r == 0 || errno != EINTR) {  // end of file, or a read error
       return Outcome::Closed;
     }
   }

@@ -36,11 +36,11 @@ std::string failure_line(const CLI::App& root, const CLI::ParseError& e) {
   std::vector<std::string> extras = root.remaining(true);
   if (extras.empty() && extra_error) extras = words_after_colon(e.what());
   // An option first: a misspelt option says more than the word after it.
-  std::stable_partition(extras.begin(), extras.end(), [](const std::string& a) { return a.rfind("-", 0) == 0; });
+  std::stable_partition(extras.begin(), extras.end(), [](const std::string& a) { return a.rfind('-', 0) == 0; });
   const bool missing_command = dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && !subcommands.empty();
   if ((extra_error || missing_command) && !extras.empty()) {
     const std::string& first = extras.front();
-    if (first.rfind("-", 0) == 0) return "unknown option " + first.substr(0, first.find('=')) + see;
+    if (first.rfind('-', 0) == 0) return "unknown option " + first.substr(0, first.find('=')) + see;
     if (!subcommands.empty()) {
       if (cmd.get_parent() == nullptr)
         return "unknown command '" + first + "' (commands: " + join_names(subcommands) + "; see " + command_path(root) +

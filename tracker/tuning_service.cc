@@ -30,7 +30,8 @@ grpc::Status guarded(const char* call, F&& body) {
 
 }  // namespace
 
-TuningService::TuningService(JobManager& jobs, Dispatcher& dispatcher, const Authenticator& auth, std::string db_path)
+TuningService::TuningService(JobManager& jobs, Dispatcher& dispatcher, const Authenticator& auth,
+                             const std::string& db_path)
     : jobs_(jobs), dispatcher_(dispatcher), auth_(auth), db_(db_path) {
   tuner::alias_legacy_host_target(db_);
 }

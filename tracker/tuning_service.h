@@ -14,7 +14,7 @@ namespace tf::tracker {
 
 class TuningService final : public v1::Tuning::Service {
  public:
-  TuningService(JobManager& jobs, Dispatcher& dispatcher, const Authenticator& auth, std::string db_path);
+  TuningService(JobManager& jobs, Dispatcher& dispatcher, const Authenticator& auth, const std::string& db_path);
 
   grpc::Status SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req, v1::Job* out) override;
   grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, v1::Job* out) override;

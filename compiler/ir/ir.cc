@@ -161,14 +161,13 @@ void match_types(Expr& a, Expr& b, const char* op) {
   if (ta.element_of() != tb.element_of()) {
     bool a_imm = a.as<IntImmNode>() || a.as<FloatImmNode>();
     bool b_imm = b.as<IntImmNode>() || b.as<FloatImmNode>();
-    if (a_imm && !b_imm) {
+    // a adopts b's type when it is the immediate (and b not), or an int meeting b's float.
+    const bool a_adopts = (a_imm && !b_imm) || (a_imm == b_imm && tb.is_float() && !ta.is_float());
+    const bool b_adopts = (b_imm && !a_imm) || (a_imm == b_imm && ta.is_float() && !tb.is_float());
+    if (a_adopts) {
       a = make_cast(tb.element_of().with_lanes(ta.lanes), a);
-    } else if (b_imm && !a_imm) {
+    } else if (b_adopts) {
       b = make_cast(ta.element_of().with_lanes(tb.lanes), b);
-    } else if (ta.is_float() && !tb.is_float()) {
-      b = make_cast(ta.element_of().with_lanes(tb.lanes), b);
-    } else if (tb.is_float() && !ta.is_float()) {
-      a = make_cast(tb.element_of().with_lanes(ta.lanes), a);
     } else if (ta.bits != tb.bits && ta.code == tb.code) {
       if (ta.bits < tb.bits)
         a = make_cast(tb.element_of().with_lanes(ta.lanes), a);

@@ -43,7 +43,7 @@ class ArgExtreme : public AxisOperator {
     AxisReduction ext_r(
         max_ ? ir::ReduceKind::Max : ir::ReduceKind::Min, rows, cols, inner, lanes,
         [&](Expr r, Expr k, Expr i) { return x(r, k, i); }, max_ ? "max" : "min");
-    const te::Tensor ext = ext_r.result();
+    const te::Tensor& ext = ext_r.result();
     AxisReduction idx_r(
         last ? ir::ReduceKind::Max : ir::ReduceKind::Min, rows, cols, inner, lanes,
         [&](Expr r, Expr k, Expr i) {
@@ -52,7 +52,7 @@ class ArgExtreme : public AxisOperator {
                                  Expr(last ? -1.0f : static_cast<float>(cols)));
         },
         "index");
-    const te::Tensor idx = idx_r.result();
+    const te::Tensor& idx = idx_r.result();
     te::Tensor y =
         te::compute({rows, 1, inner}, [&](const te::Indices& j) { return idx(j[0], j[2]); }, "Y", {"r", "c", "i"});
     Scheduled result = make_scheduled({x}, y);

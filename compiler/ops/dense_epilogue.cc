@@ -48,7 +48,7 @@ bool has_residual(DenseEpilogue e) { return e == DenseEpilogue::BiasAdd; }
 ir::Expr dense_epilogue_ir(DenseEpilogue e, ir::Expr c, ir::Expr bias, ir::Expr residual) {
   using ir::Expr;
   if (e == DenseEpilogue::None) return c;
-  const Expr v = c + bias;
+  Expr v = c + bias;
   switch (e) {
     case DenseEpilogue::BiasRelu: return ir::max(v, Expr(0.0f));
     case DenseEpilogue::BiasGelu:

@@ -40,7 +40,7 @@ Expr predicate(const ElementwiseExpr& e, const Load& load);
 // anything else as e != 0 (NaN true).
 Expr truth(const ElementwiseExpr& e, const Load& load) {
   if (detail::is_predicate(e.kind)) return predicate(e, load);
-  const Expr v = e.to_ir(load);
+  Expr v = e.to_ir(load);
   if (v.type().is_bool()) return v;
   return v != ir::make_const(v.type(), 0);
 }

@@ -167,6 +167,8 @@ std::vector<int64_t> parse_shape(const std::string& op_name, const std::string& 
   const bool named = text.find('=') != std::string::npos;
   if (!named) {
     std::vector<int64_t> shape;
+    shape.reserve(parts.size());
+
     for (const auto& p : parts) shape.push_back(integer("extent", p));
     return shape;
   }

@@ -42,7 +42,7 @@ class AxisSoftmax : public AxisOperator {
     te::Tensor x = te::placeholder({rows, cols, inner}, ir::DataType::float32(), "X");
     AxisReduction max_r(
         ir::ReduceKind::Max, rows, cols, inner, lanes, [&](Expr r, Expr k, Expr i) { return x(r, k, i); }, "max");
-    const te::Tensor mx = max_r.result();
+    const te::Tensor& mx = max_r.result();
     auto fk = [](Expr k) { return ir::make_cast(ir::DataType::float32(), k); };
     std::optional<AxisReduction> second;
     te::Tensor exps;

@@ -1,6 +1,7 @@
 #include "compiler/te/tensor.h"
 
 #include <unordered_set>
+#include <utility>
 
 #include "compiler/ir/visitor.h"
 
@@ -46,9 +47,11 @@ class ReadCollector : public ir::IRVisitor {
 
 ComputeOpNode::ComputeOpNode(std::string name, std::vector<IterVar> ax, std::vector<IterVar> rax, Expr b)
     : OperationNode(
-          name,
+          std::move(name),
           [&] {
             std::vector<int64_t> s;
+            s.reserve(ax.size());
+
             for (const auto& a : ax) s.push_back(a->extent);
             return s;
           }(),

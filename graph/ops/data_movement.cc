@@ -173,7 +173,7 @@ std::string float_indices(const Graph& g, const Node& n, int64_t extent, KernelC
     fail(n, "extent " + std::to_string(extent) + " along the axis is above 2^24 (float32 indices)");
   std::vector<float> v;
   for (int64_t k = 0; k < t->size(); ++k) v.push_back(static_cast<float>(index_in(n, t->at(k), extent)));
-  const std::string name = g.unique_name(n.name + "_indices");
+  std::string name = g.unique_name(n.name + "_indices");
   c->extra_constants.emplace_back(name, Tensor::floats(t->shape, std::move(v)));
   return name;
 }

@@ -80,7 +80,7 @@ class Rewrite {
     m.name = g_.unique_name(n_.name + "_" + op);
     m.inputs = std::move(inputs);
     m.attrs = std::move(attrs);
-    const std::string out = g_.unique_name(n_.name + "_" + op + "_out");
+    std::string out = g_.unique_name(n_.name + "_" + op + "_out");
     g_.set_value(Value{out, DType::Float32, {}, nullptr});
     m.outputs = {out};
     nodes_.push_back(std::move(m));

@@ -75,6 +75,8 @@ std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
 template <typename F>
 void for_each_broadcast(const Shape& out, const std::vector<Shape>& ins, F f) {
   std::vector<std::vector<int64_t>> strides;
+  strides.reserve(ins.size());
+
   for (const auto& s : ins) strides.push_back(broadcast_strides(s, out));
   const int64_t total = element_count(out);
   std::vector<int64_t> idx(out.size(), 0), offs(ins.size(), 0);
@@ -204,6 +206,8 @@ Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const S
                 const Spec& spec) {
   check_inputs(n, inputs, out_shape);
   std::vector<Shape> shapes;
+  shapes.reserve(inputs.size());
+
   for (const Tensor* t : inputs) shapes.push_back(t ? t->shape : Shape{});
   // Integer inputs with an integer rule compute exactly (shape arithmetic); anything else in double.
   bool ints = static_cast<bool>(spec.i);
@@ -281,6 +285,8 @@ NodeLowering lower(const Graph& g, const Node& n) {
   std::vector<int64_t> shape;
   for (const Shape& x : aligned) shape.insert(shape.end(), x.begin(), x.end());
   std::vector<DType> arg_dtypes;
+  arg_dtypes.reserve(args.size());
+
   for (const auto& a : args) arg_dtypes.push_back(g.value(a).dtype);
   auto op =
       std::make_shared<ops::ElementwiseOperator>(expr, static_cast<int>(out.size()), arg_dtypes, g.output_of(n).dtype);

@@ -71,7 +71,7 @@ void attribute_to_input(Graph& g, Node& n, const std::string& attr, size_t i) {
 }
 
 std::string add_constant(Graph& g, const std::string& stem, Tensor t) {
-  const std::string name = g.unique_name(stem);
+  std::string name = g.unique_name(stem);
   Value v{name, t.dtype, t.shape, nullptr};
   v.data = std::make_shared<const Tensor>(std::move(t));
   g.set_value(std::move(v));

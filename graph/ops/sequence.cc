@@ -68,12 +68,12 @@ Node identity(const Node& n, const std::string& from, const std::string& to) {
   return id;
 }
 
-std::vector<Node> sequence_construct(Graph& g, Node n, const OpVersion&) {
+std::vector<Node> sequence_construct(Graph& g, const Node& n, const OpVersion&) {
   define(g, n, n.inputs);
   return {};
 }
 
-std::vector<Node> sequence_empty(Graph& g, Node n, const OpVersion&) {
+std::vector<Node> sequence_empty(Graph& g, const Node& n, const OpVersion&) {
   define(g, n, {});
   return {};
 }
@@ -88,7 +88,7 @@ std::vector<Node> sequence_insert(Graph& g, Node n, const OpVersion&) {
   return {};
 }
 
-std::vector<Node> sequence_erase(Graph& g, Node n, const OpVersion&) {
+std::vector<Node> sequence_erase(Graph& g, const Node& n, const OpVersion&) {
   std::vector<std::string> items = elements(g, n, 0);
   if (items.empty()) fail(n, "the sequence is empty: nothing to erase");
   items.erase(items.begin() + static_cast<std::ptrdiff_t>(position(g, n, 1, -1, static_cast<int64_t>(items.size()))));

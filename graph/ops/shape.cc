@@ -247,7 +247,8 @@ int64_t range_count(const Node& n, const std::vector<const Tensor*>& t) {
   } else {
     const int64_t s = t[0]->i64[0], l = t[1]->i64[0], dl = t[2]->i64[0];
     const int64_t span = l - s;
-    c = static_cast<double>(span / dl + ((span % dl != 0 && ((span < 0) == (dl < 0))) ? 1 : 0));
+    const int64_t count = span / dl + ((span % dl != 0 && ((span < 0) == (dl < 0))) ? 1 : 0);  // ceil
+    c = static_cast<double>(count);
   }
   if (!(c < static_cast<double>(1 << 30))) fail(n, "would make " + std::to_string(c) + " elements");
   return std::max<int64_t>(0, static_cast<int64_t>(c));
@@ -280,7 +281,7 @@ OpDef range_op() {
 // ConstantOfShape's value: the importer keeps a tensor attribute as its serialized TensorProto.
 Tensor fill_value(const Node& n) {
   if (!n.has("value")) return Tensor::floats({1}, {0.0f});
-  const Tensor t = import_onnx_tensor(n.attr_string("value", ""), n.describe() + ": attribute 'value'");
+  Tensor t = import_onnx_tensor(n.attr_string("value", ""), n.describe() + ": attribute 'value'");
   if (t.size() != 1) fail(n, "attribute 'value' must hold one element");
   return t;
 }

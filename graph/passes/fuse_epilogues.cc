@@ -31,7 +31,7 @@ std::string dense_bias(Graph& g, const std::string& name, int64_t n, const std::
   if (t->shape.size() == 1) return name;
   Tensor flat = *t;
   flat.shape = {n};
-  const std::string flat_name = g.unique_name(stem + ".bias");
+  std::string flat_name = g.unique_name(stem + ".bias");
   g.set_value(Value{flat_name, DType::Float32, {n}, share(std::move(flat))});
   return flat_name;
 }
@@ -48,7 +48,7 @@ std::string channel_bias(Graph& g, const std::string& name, const Shape& out, co
   if (t->shape[channel_axis] != k) return "";
   Tensor flat = *t;
   flat.shape = {k};
-  const std::string flat_name = g.unique_name(stem + ".bias");
+  std::string flat_name = g.unique_name(stem + ".bias");
   g.set_value(Value{flat_name, DType::Float32, {k}, share(std::move(flat))});
   return flat_name;
 }
@@ -128,7 +128,7 @@ std::string dense_weight(Graph& g, const Node& n) {
   const Tensor* b = g.constant(n.inputs[1]);
   if (!b || b->dtype != DType::Float32 || b->shape.size() != 2) return "";
   if (n.attr_int("transB", 0) == 0) return n.inputs[1];
-  const std::string name = g.unique_name(n.inputs[1] + ".kn");
+  std::string name = g.unique_name(n.inputs[1] + ".kn");
   Tensor t = transpose(*b, {1, 0});
   const Shape s = t.shape;
   g.set_value(Value{name, DType::Float32, s, share(std::move(t))});

@@ -109,7 +109,7 @@ std::string column_constant(Graph& g, const std::string& name, int64_t cols, flo
   Tensor t =
       name.empty() ? Tensor::floats({cols}, std::vector<float>(static_cast<size_t>(cols), fill)) : *g.constant(name);
   t.shape = {cols};
-  const std::string fresh = g.unique_name(stem);
+  std::string fresh = g.unique_name(stem);
   g.set_value(Value{fresh, DType::Float32, {cols}, std::make_shared<const Tensor>(std::move(t))});
   return fresh;
 }

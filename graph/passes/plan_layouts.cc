@@ -110,7 +110,7 @@ class LayoutPlanner {
   }
 
   std::string add_constant(const std::string& stem, Shape shape, std::vector<float> data) {
-    const std::string name = out_.unique_name(stem);
+    std::string name = out_.unique_name(stem);
     auto t = std::make_shared<Tensor>(Tensor::floats(shape, std::move(data)));
     out_.set_value(Value{name, DType::Float32, std::move(shape), std::move(t)});
     return name;
@@ -144,7 +144,7 @@ class LayoutPlanner {
       out_block = sh.ob;
       // The direct kernel, or the alternative (Winograd) the database measured faster.
       const auto alternatives = kernel_alternatives({twin, sh.to_vector()});
-      const ops::Workload chosen = alternatives[choose_alternative(alternatives, options_.measured_seconds)];
+      const ops::Workload& chosen = alternatives[choose_alternative(alternatives, options_.measured_seconds)];
       op = chosen.op;
       extents = chosen.shape;
       if (op == twin) {
@@ -174,7 +174,7 @@ class LayoutPlanner {
   // The blocked value a twin kernel writes in place of plain output y.
   std::string blocked_output(const std::string& y, const std::string& op, const std::vector<int64_t>& extents,
                              int64_t b) {
-    const std::string blocked_y = out_.unique_name(y + "_nchw" + std::to_string(b) + "c");
+    std::string blocked_y = out_.unique_name(y + "_nchw" + std::to_string(b) + "c");
     out_.set_value(Value{blocked_y, DType::Float32, ops::find_operator(op).output_shape(extents), nullptr});
     blocked_[y] = {blocked_y, b};
     return blocked_y;

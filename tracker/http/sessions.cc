@@ -43,7 +43,7 @@ std::string Sessions::open(const Principal& who) {
   while (!sessions_.empty() && sessions_.size() >= caps_.total) drop_oldest(nullptr);
   entry.expires = now + lifetime_;
   entry.opened = ++opened_;
-  const std::string id = selector + entry.verifier;
+  std::string id = selector + entry.verifier;
   sessions_[selector] = std::move(entry);
   return id;
 }
