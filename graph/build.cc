@@ -187,7 +187,6 @@ class ValueTable {
     for (const auto& out : g_.outputs) touch(out, end, false);
     std::vector<BufferLifetime> buffers;
     buffers.reserve(roots.size());
-
     for (const auto& r : roots) buffers.push_back(life.at(r));
     const MemoryPlan plan = plan_memory(buffers, TF_BUFFER_ALIGNMENT);
     for (size_t i = 0; i < roots.size(); ++i) arena_offset_[roots[i]] = plan.offsets[i];

@@ -37,7 +37,6 @@ Comparison LocalComparer::compare(const ops::Workload& workload, const std::vect
   }
   std::vector<tuner::KernelToCompare> to_compare;
   to_compare.reserve(kernels.size());
-
   for (const auto& k : kernels) to_compare.push_back({k.library, k.entry_symbol});
   runtime::MeasureOptions locked = opts;
   locked.timing_lock = timing_lock_;

@@ -53,7 +53,6 @@ std::vector<double> time_model_rounds(const ModelFile& model, const ModelTimingS
   runtime::HostLock lock(s.lock_file);
   std::vector<double> out;
   out.reserve(s.rounds);
-
   for (int r = 0; r < s.rounds; ++r) out.push_back(turn_seconds(*exec, s.runs_per_turn));
   return out;
 }

@@ -184,7 +184,6 @@ int run_load_test(const BoardOptions& opts) {
   std::atomic<bool> stopping{false};
   std::vector<std::thread> boards;
   boards.reserve(opts.load_test_boards);
-
   for (int i = 0; i < opts.load_test_boards; ++i) {
     boards.emplace_back(one_board, std::cref(opts), i, channels[static_cast<size_t>(i / 16)], std::ref(stats),
                         std::ref(contexts), std::ref(contexts_mu), std::cref(stopping));

@@ -45,13 +45,11 @@ int spawn_worker(std::vector<std::string> argv_s, int in, int out, int err, pid_
   posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
   std::vector<char*> argv;
   argv.reserve(argv_s.size());
-
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env_s = worker_environment(environ);
   std::vector<char*> env;
   env.reserve(env_s.size());
-
   for (auto& e : env_s) env.push_back(e.data());
   env.push_back(nullptr);
   const int rc = posix_spawnp(pid, argv_s.front().c_str(), &actions, nullptr, argv.data(), env.data());

@@ -4,7 +4,8 @@
 #   scripts/lint.sh --format   clang-format only; --fix rewrites the files instead of failing
 #   scripts/lint.sh --tidy     clang-tidy only (needs build/compile_commands.json: scripts/build.sh)
 # clang-tidy reads .clang-tidy; it checks the unity batches the build compiles, so each heavy header
-# is parsed once per eight sources, and reports what it finds in the project's own files.
+# is parsed once per eight sources, and reports what it finds in the project's own files. A batch
+# that passed is not checked again until its preprocessed text changes (~/.cache/tunefarm-tidy).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -37,26 +38,8 @@ if (( format )); then
 fi
 
 if (( tidy )); then
-  db="$root/build/compile_commands.json"
-  [ -f "$db" ] || { echo "lint: $db is missing: build first (scripts/build.sh)" >&2; exit 2; }
-  # The library sources' unity batches: tests, benchmarks and fuzz drivers are not linted.
-  mapfile -t units < <(/usr/bin/python3 -c '
-import json, sys
-for entry in json.load(open(sys.argv[1])):
-    f = entry["file"]
-    if not any(f"/{skip}/" in f for skip in ("tests", "bench", "fuzz")):
-        print(f)' "$db" | sort -u)
-  dirs="compiler|tuner|tracker|rpc_server|runtime|db|regress|graph|proto|support|cli"
-  log="$(mktemp)"
-  trap 'rm -f "$log"' EXIT
-  echo "lint: clang-tidy over ${#units[@]} unity sources ($(nproc) at a time)"
-  if ! printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -n 1 clang-tidy -p "$root/build" --quiet \
-        --header-filter="^$root/($dirs)/" >"$log" 2>&1; then
-    grep -E "(warning|error):" "$log" | sort -u >&2 || cat "$log" >&2
-    echo "lint: clang-tidy found the above (checks in .clang-tidy)" >&2
-    status=1
-  else
-    echo "lint: clang-tidy: no findings"
-  fi
+  # Batches that passed are remembered by their preprocessed text (scripts/tidy.py): only what a
+  # change reaches is checked again.
+  /usr/bin/python3 "$root/scripts/tidy.py" --root "$root" --jobs "$(nproc)" || status=1
 fi
 exit "$status"

@@ -23,7 +23,6 @@ namespace tf {
 Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& log) : log_(log) {
   std::vector<char*> args;
   args.reserve(argv.size());
-
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -152,7 +152,6 @@ runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t 
   if (!all_float32) return s;
   std::vector<const float*> ptrs;
   ptrs.reserve(inputs.size());
-
   for (const auto& v : inputs) ptrs.push_back(v.data());
   task.op().reference(shape, ptrs, &s.expected, &s.tolerance);
   return s;

@@ -278,7 +278,6 @@ std::vector<int64_t> XgbTuner::search(int n) {
     const double t = kT0 + (kT1 - kT0) * step / kSteps;
     std::vector<int64_t> next;
     next.reserve(points.size());
-
     for (int64_t p : points) next.push_back(neighbour(p));
     std::vector<float> next_scores = score(next);
     for (size_t i = 0; i < points.size(); ++i) {

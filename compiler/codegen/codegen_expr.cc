@@ -126,7 +126,6 @@ llvm::Value* CodeGenLLVM::emit_ramp(const ir::RampNode* n) {
   llvm::Value* stride = emit(n->stride);
   std::vector<llvm::Constant*> steps;
   steps.reserve(n->lanes);
-
   for (int i = 0; i < n->lanes; ++i) steps.push_back(llvm::ConstantInt::get(base->getType(), i));
   llvm::Value* offsets = b_.CreateMul(b_.CreateVectorSplat(n->lanes, stride), llvm::ConstantVector::get(steps));
   return b_.CreateAdd(b_.CreateVectorSplat(n->lanes, base), offsets);

@@ -51,7 +51,6 @@ bool run_linker(const std::vector<std::string>& argv, std::string* log) {
   std::lock_guard<std::mutex> lock(one_at_a_time);
   std::vector<const char*> args;
   args.reserve(argv.size());
-
   for (const auto& a : argv) args.push_back(a.c_str());
   llvm::raw_string_ostream out(*log);
   const bool ok = lld::elf::link(args, out, out, /*exitEarly=*/false, /*disableOutput=*/false);

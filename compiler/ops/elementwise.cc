@@ -80,7 +80,6 @@ std::vector<std::string> ElementwiseOperator::shape_names() const {
 std::vector<std::vector<int64_t>> ElementwiseOperator::input_shapes(const std::vector<int64_t>& s) const {
   std::vector<std::vector<int64_t>> in;
   in.reserve(num_inputs_);
-
   for (int i = 0; i < num_inputs_; ++i) in.emplace_back(s.begin() + i * rank_, s.begin() + (i + 1) * rank_);
   return in;
 }
@@ -159,7 +158,6 @@ Scheduled ElementwiseOperator::schedule(const std::vector<int64_t>& s, const spa
         return stored_result(expr_->to_ir([&](int i) {
           std::vector<Expr> at;
           at.reserve(rank_);
-
           for (int d = 0; d < rank_; ++d) at.push_back(in_shapes[i][d] == 1 ? Expr(0) : idx[d]);
           const Expr x = result.inputs[i](at);
           return input_dtypes_[i] == DType::Bool ? ir::make_cast(ir::DataType::boolean(), x) : x;

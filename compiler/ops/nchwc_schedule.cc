@@ -82,7 +82,6 @@ std::vector<Json> ow_tile_choices(int64_t ow) {
   if (ow < kOwTiles.back() && std::find(widths.begin(), widths.end(), ow) == widths.end()) widths.push_back(ow);
   std::vector<Json> out;
   out.reserve(widths.size());
-
   for (int64_t t : widths) out.emplace_back(t);
   return out;
 }

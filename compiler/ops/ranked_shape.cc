@@ -79,7 +79,6 @@ std::string RankedShape::text(const std::vector<int64_t>& shape) const {
 std::vector<int64_t> RankedShape::group(const std::vector<int64_t>& shape, int g) const {
   std::vector<int64_t> v;
   v.reserve(shape[0]);
-
   for (int k = 0; k < shape[0]; ++k) v.push_back(at(shape, g, k));
   return v;
 }

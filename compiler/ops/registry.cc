@@ -168,7 +168,6 @@ std::vector<int64_t> parse_shape(const std::string& op_name, const std::string& 
   if (!named) {
     std::vector<int64_t> shape;
     shape.reserve(parts.size());
-
     for (const auto& p : parts) shape.push_back(integer("extent", p));
     return shape;
   }

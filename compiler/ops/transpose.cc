@@ -89,7 +89,6 @@ class Transpose : public Operator {
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override {
     std::vector<int64_t> out;
     out.reserve(s[0]);
-
     for (int k = 0; k < s[0]; ++k) out.push_back(s[1 + s[1 + kMaxRank + k]]);
     return out;
   }
@@ -112,7 +111,6 @@ class Transpose : public Operator {
     const int64_t lanes = std::max(1, t.float32_lanes());
     std::vector<int> perm;
     perm.reserve(rank);
-
     for (int k = 0; k < rank; ++k) perm.push_back(static_cast<int>(s[1 + kMaxRank + k]));
     Scheduled result;
     te::Tensor x = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "X");

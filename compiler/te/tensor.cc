@@ -51,7 +51,6 @@ ComputeOpNode::ComputeOpNode(std::string name, std::vector<IterVar> ax, std::vec
           [&] {
             std::vector<int64_t> s;
             s.reserve(ax.size());
-
             for (const auto& a : ax) s.push_back(a->extent);
             return s;
           }(),

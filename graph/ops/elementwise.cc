@@ -76,7 +76,6 @@ template <typename F>
 void for_each_broadcast(const Shape& out, const std::vector<Shape>& ins, F f) {
   std::vector<std::vector<int64_t>> strides;
   strides.reserve(ins.size());
-
   for (const auto& s : ins) strides.push_back(broadcast_strides(s, out));
   const int64_t total = element_count(out);
   std::vector<int64_t> idx(out.size(), 0), offs(ins.size(), 0);
@@ -207,7 +206,6 @@ Tensor evaluate(const Node& n, const std::vector<const Tensor*>& inputs, const S
   check_inputs(n, inputs, out_shape);
   std::vector<Shape> shapes;
   shapes.reserve(inputs.size());
-
   for (const Tensor* t : inputs) shapes.push_back(t ? t->shape : Shape{});
   // Integer inputs with an integer rule compute exactly (shape arithmetic); anything else in double.
   bool ints = static_cast<bool>(spec.i);
@@ -286,7 +284,6 @@ NodeLowering lower(const Graph& g, const Node& n) {
   for (const Shape& x : aligned) shape.insert(shape.end(), x.begin(), x.end());
   std::vector<DType> arg_dtypes;
   arg_dtypes.reserve(args.size());
-
   for (const auto& a : args) arg_dtypes.push_back(g.value(a).dtype);
   auto op =
       std::make_shared<ops::ElementwiseOperator>(expr, static_cast<int>(out.size()), arg_dtypes, g.output_of(n).dtype);
