@@ -31,7 +31,7 @@ def library_units(compile_db):
 
 
 def preprocess_command(entry):
-    """The unit's compile command, preprocessing to stdout without line markers."""
+    """The unit's compile command, preprocessing to stdout without line markers, comments kept."""
     args = shlex.split(entry["command"])
     out, skip = [], False
     for a in args:
@@ -41,7 +41,7 @@ def preprocess_command(entry):
             skip = True
         elif a != "-c":
             out.append(a)
-    return out + ["-E", "-P", "-o", "-"]
+    return out + ["-E", "-P", "-C", "-o", "-"]  # comments kept: a NOLINT is part of what passed
 
 
 def unit_key(entry, salt):
