@@ -1,6 +1,10 @@
 #include "bench/onednn_flow.h"
 
+#include <omp.h>
+
 #include <cmath>
+#include <functional>
+#include <numeric>
 #include <random>
 
 namespace tf::bench {
@@ -11,6 +15,33 @@ std::vector<float> random_floats(int64_t n, uint64_t seed) {
   std::vector<float> v(static_cast<size_t>(n));
   for (auto& x : v) x = d(rng);
   return v;
+}
+
+dnnl::engine onednn_cpu_engine(int threads) {
+  omp_set_num_threads(threads);
+  return dnnl::engine(dnnl::engine::kind::cpu, 0);
+}
+
+dnnl::memory::desc any_layout(const dnnl::memory::dims& dims) {
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
+}
+
+namespace {
+
+int64_t element_count(const dnnl::memory::dims& dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+
+}  // namespace
+
+OnednnProblem plain_conv2d_problem(const OnednnConv2dDims& dims, dnnl::memory::format_tag weight_tag) {
+  using dnnl::memory;
+  return OnednnProblem{memory::desc(dims.src, memory::data_type::f32, memory::format_tag::nchw),
+                       memory::desc(dims.weight, memory::data_type::f32, weight_tag),
+                       memory::desc(dims.dst, memory::data_type::f32, memory::format_tag::nchw),
+                       random_floats(element_count(dims.src), 1),
+                       random_floats(element_count(dims.weight), 2),
+                       {}};
 }
 
 OnednnConvTiming time_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s, const dnnl::primitive_desc_base& pd,

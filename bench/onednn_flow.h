@@ -24,6 +24,34 @@ struct OnednnProblem {
   std::function<void(std::vector<float>* expected, std::vector<float>* tolerance)> reference;
 };
 
+// oneDNN's CPU engine, its OpenMP threads set to `threads` before it starts.
+dnnl::engine onednn_cpu_engine(int threads);
+
+// A 2-D convolution's or deconvolution's extents in oneDNN's terms: NCHW source and destination,
+// weights [k, c, r, s] or, grouped, [groups, k/groups, c/groups, r, s] (the order of both
+// primitives; the layout tag says how the bytes lie).
+struct OnednnConv2dDims {
+  bool grouped = false;
+  dnnl::memory::dims src, weight, dst;
+};
+// From an ops::Conv2dShape or ops::Conv2dTransposeShape with `groups` groups.
+template <typename Shape>
+OnednnConv2dDims onednn_conv2d_dims(const Shape& sh, int64_t groups) {
+  OnednnConv2dDims d;
+  d.grouped = groups > 1;
+  d.src = {sh.n, sh.c, sh.h, sh.w};
+  d.weight = d.grouped ? dnnl::memory::dims{groups, sh.k_per_group(), sh.c_per_group(), sh.r, sh.s}
+                       : dnnl::memory::dims{sh.k, sh.c, sh.r, sh.s};
+  d.dst = {sh.n, sh.k, sh.oh(), sh.ow()};
+  return d;
+}
+// float32 in whatever layout oneDNN chooses (format_tag::any).
+dnnl::memory::desc any_layout(const dnnl::memory::dims& dims);
+
+// What a framework holds: NCHW activations and weights laid out as `weight_tag`, random source
+// (seed 1) and weights (seed 2). The reference is the caller's.
+OnednnProblem plain_conv2d_problem(const OnednnConv2dDims& dims, dnnl::memory::format_tag weight_tag);
+
 // Times `prim` (made from `pd`, whose src/weights/dst descs may be format_tag::any choices).
 OnednnConvTiming time_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s, const dnnl::primitive_desc_base& pd,
                                         const dnnl::primitive& prim, OnednnProblem& problem, double min_ms, int repeat);

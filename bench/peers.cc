@@ -35,38 +35,24 @@ std::vector<double> time_onednn_matmul(int64_t M, int64_t N, int64_t K, int thre
 
 OnednnConvTiming time_onednn_conv2d(const ops::Conv2dShape& sh, int threads, double min_ms, int repeat, bool winograd) {
   using namespace dnnl;
-  using dt = memory::data_type;
   using tag = memory::format_tag;
-  omp_set_num_threads(threads);
-  engine eng(engine::kind::cpu, 0);
+  const engine eng = onednn_cpu_engine(threads);
   stream s(eng);
-  const bool grouped = sh.groups > 1;
-  const memory::dims src_dims = {sh.n, sh.c, sh.h, sh.w};
-  const memory::dims weight_dims = grouped ? memory::dims{sh.groups, sh.k_per_group(), sh.c_per_group(), sh.r, sh.s}
-                                           : memory::dims{sh.k, sh.c, sh.r, sh.s};
-  const memory::dims dst_dims = {sh.n, sh.k, sh.oh(), sh.ow()};
+  const OnednnConv2dDims dims = onednn_conv2d_dims(sh, sh.groups);
   // What the framework holds: plain NCHW activations and OIHW (GOIHW) weights.
-  const memory::desc user_src_md(src_dims, dt::f32, tag::nchw),
-      user_weight_md(weight_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
+  OnednnProblem problem = plain_conv2d_problem(dims, dims.grouped ? tag::goihw : tag::oihw);
   convolution_forward::primitive_desc pd;
   try {
     // oneDNN counts dilation from 0 (1 = every other input).
     convolution_forward::desc desc(
         prop_kind::forward_inference, winograd ? algorithm::convolution_winograd : algorithm::convolution_direct,
-        memory::desc(src_dims, dt::f32, tag::any), memory::desc(weight_dims, dt::f32, tag::any),
-        memory::desc(dst_dims, dt::f32, tag::any), {sh.stride, sh.stride}, {sh.dilation - 1, sh.dilation - 1},
-        {sh.pad_top, sh.pad_left}, {sh.pad_bottom, sh.pad_right});
+        any_layout(dims.src), any_layout(dims.weight), any_layout(dims.dst), {sh.stride, sh.stride},
+        {sh.dilation - 1, sh.dilation - 1}, {sh.pad_top, sh.pad_left}, {sh.pad_bottom, sh.pad_right});
     pd = convolution_forward::primitive_desc(desc, eng);
   } catch (const dnnl::error& e) {
     throw std::runtime_error(std::string("oneDNN refuses ") + (winograd ? "winograd " : "") + "conv2d " + sh.named() +
                              ": " + e.what());
   }
-  OnednnProblem problem{user_src_md,
-                        user_weight_md,
-                        memory::desc(dst_dims, dt::f32, tag::nchw),
-                        random_floats(sh.n * sh.c * sh.h * sh.w, 1),
-                        random_floats(sh.k * sh.c_per_group() * sh.r * sh.s, 2),
-                        {}};
   // OIHW and GOIHW are the same bytes: k = groups * k_per_group.
   problem.reference = [&](std::vector<float>* expected, std::vector<float>* tolerance) {
     ops::conv2d_reference(sh, problem.src.data(), problem.weight.data(), {}, expected, tolerance);

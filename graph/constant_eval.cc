@@ -15,10 +15,7 @@ const OpDef* foldable(const std::string& op) {
 
 }  // namespace
 
-bool is_elementwise(const std::string& op) {
-  const OpDef* def = find_op_def(op);
-  return def && def->fusion.elementwise;
-}
+bool is_elementwise(const std::string& op) { return fusion_role(op).elementwise; }
 
 bool is_constant_foldable(const std::string& op) { return foldable(op) != nullptr; }
 

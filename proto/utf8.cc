@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "runtime/escape_bytes.h"
+
 namespace tf::fleet {
 namespace {
 
@@ -52,17 +54,7 @@ std::string utf8_error(const std::string& s) {
 }
 
 std::string printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
+  return runtime::escape_bytes(s, [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
 }
 
 std::string invalid_utf8_field(const google::protobuf::Message& m) {

@@ -80,28 +80,17 @@ Loop widest_loop() {
 }
 std::vector<Loop> peak_loops() { return {widest_loop()}; }
 #elif defined(__aarch64__)
-double fma_neon(int64_t iterations, float* sink) {
+// kFused: one fused multiply-add per step. Else a multiply and an add: an emulator (qemu-user)
+// computes a fused multiply-add in software, ten times slower than the multiply and add kernels
+// may use instead, so the faster of the two is the peak.
+template <bool kFused>
+double multiply_add_neon(int64_t iterations, float* sink) {
   float32x4_t acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = vdupq_n_f32(static_cast<float>(c));
   const float32x4_t a = vdupq_n_f32(0.999999f), b = vdupq_n_f32(1e-7f);
   for (int64_t i = 0; i < iterations; ++i) {
 #pragma GCC unroll 16
-    for (int c = 0; c < kChains; ++c) acc[c] = vfmaq_f32(b, acc[c], a);
-  }
-  for (int c = 1; c < kChains; ++c) acc[0] = vaddq_f32(acc[0], acc[c]);
-  *sink = vaddvq_f32(acc[0]);
-  return 2.0 * 4 * kChains * static_cast<double>(iterations);
-}
-
-// An emulator (qemu-user) computes a fused multiply-add in software, ten times slower than the
-// multiply and add kernels may use instead: the faster of the two is the peak.
-double mul_add_neon(int64_t iterations, float* sink) {
-  float32x4_t acc[kChains];
-  for (int c = 0; c < kChains; ++c) acc[c] = vdupq_n_f32(static_cast<float>(c));
-  const float32x4_t a = vdupq_n_f32(0.999999f), b = vdupq_n_f32(1e-7f);
-  for (int64_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 16
-    for (int c = 0; c < kChains; ++c) acc[c] = vaddq_f32(vmulq_f32(acc[c], a), b);
+    for (int c = 0; c < kChains; ++c) acc[c] = kFused ? vfmaq_f32(b, acc[c], a) : vaddq_f32(vmulq_f32(acc[c], a), b);
   }
   for (int c = 1; c < kChains; ++c) acc[0] = vaddq_f32(acc[0], acc[c]);
   *sink = vaddvq_f32(acc[0]);
@@ -109,7 +98,7 @@ double mul_add_neon(int64_t iterations, float* sink) {
 }
 
 using Loop = double (*)(int64_t, float*);
-std::vector<Loop> peak_loops() { return {fma_neon, mul_add_neon}; }
+std::vector<Loop> peak_loops() { return {multiply_add_neon<true>, multiply_add_neon<false>}; }
 #else
 #error "tunefarm's runtime knows x86_64 and aarch64"
 #endif

@@ -6,8 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+
+#include "runtime/escape_bytes.h"
 
 namespace tf::runtime {
 namespace {
@@ -24,19 +25,9 @@ int millis_until(WorkerChannel::Clock::time_point deadline) {
   return static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30));
 }
 
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c == '\n' || c == '\t' || (c >= 0x20 && c != 0x7f)) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
+// Line breaks and tabs keep the worker's text readable; bytes of 0x80 and above pass as the UTF-8
+// they usually are.
+bool error_text_passes(unsigned char c) { return c == '\n' || c == '\t' || (c >= 0x20 && c != 0x7f); }
 
 }  // namespace
 
@@ -86,7 +77,7 @@ void WorkerChannel::drain_errors() {
 
 std::string WorkerChannel::take_error_text() {
   if (errors_ >= 0) drain_errors();
-  std::string text = escaped(error_text_);
+  std::string text = escape_bytes(error_text_, error_text_passes);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   if (errors_truncated_) text += " [...]";
   error_text_.clear();

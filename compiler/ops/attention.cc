@@ -17,6 +17,7 @@
 #include "compiler/ir/math.h"
 #include "compiler/ops/model_operators.h"
 #include "compiler/ops/row_reduction.h"
+#include "compiler/ops/vector_columns.h"
 #include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
@@ -139,20 +140,13 @@ Scheduled Attention::schedule(const std::vector<int64_t>& s, const space::Config
   schedule::Schedule& sch = *result.schedule;
   sch.set_input_order(inputs);
 
-  auto vector_columns = [&](schedule::Stage& st, const ir::IterVar& col) {
-    if (lanes == 1) return;
-    auto [co, ci] = st.split(col, lanes);
-    st.unroll(co);
-    st.vectorize(ci);
-  };
-
   // The output walks heads, then blocks of rb query rows; everything else happens per block.
   schedule::Stage& o = sch[O];
   auto [io, ii] = o.split(o.axis(1), rb);
   o.reorder({o.axis(0), o.axis(2), io, ii, o.axis(3)});
   const ir::IterVar head = o.fuse(o.axis(0), o.axis(2));
   if (parallel) o.parallel(head);
-  vector_columns(o, o.axis(3));
+  vectorize_columns(o, o.axis(3), lanes);
 
   // Consumers attach before their producers (a stage's readers must already sit inside O).
   schedule::Stage& a = sch[acc];
@@ -161,7 +155,7 @@ Scheduled Attention::schedule(const std::vector<int64_t>& s, const space::Config
   schedule::Stage& e = sch[E];
   e.compute_at(o, io);
   max_r.compute_at(sch, e, e.axis(2));
-  vector_columns(e, e.axis(3));
+  vectorize_columns(e, e.axis(3), lanes);
   schedule::Stage& sc = sch[scores];
   sc.compute_at(o, io);
   sch[KT].compute_at(o, head);
@@ -189,9 +183,9 @@ Scheduled Attention::schedule(const std::vector<int64_t>& s, const space::Config
   // K^T of the head: contiguous stores along the keys.
   {
     schedule::Stage& k = sch[KT];
-    vector_columns(k, k.axis(3));
+    vectorize_columns(k, k.axis(3), lanes);
     schedule::Stage& v = sch[VH];
-    vector_columns(v, v.axis(3));
+    vectorize_columns(v, v.axis(3), lanes);
   }
   return result;
 }

@@ -12,6 +12,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/model_operators.h"
+#include "compiler/ops/vector_columns.h"
 #include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
@@ -144,18 +145,12 @@ Scheduled BatchMatmul::schedule(const std::vector<int64_t>& s, const space::Conf
   schedule::Schedule& sch = *result.schedule;
   Tensor walker = out, tile = scaled ? C : sch.cache_write(C);
 
-  auto vector_columns = [&](schedule::Stage& st, const ir::IterVar& col) {
-    if (lanes == 1) return;
-    auto [co, ci] = st.split(col, lanes);
-    st.unroll(co);
-    st.vectorize(ci);
-  };
   schedule::Stage& w = sch[walker];
   auto [m_o, m_i] = w.split(w.axis(1), mr);
   auto [n_o, n_i] = w.split(w.axis(2), nr);
   w.reorder({w.axis(0), m_o, n_o, m_i, n_i});
   sch[tile].compute_at(w, n_o);
-  vector_columns(w, n_i);
+  vectorize_columns(w, n_i, lanes);
   if (parallel) w.parallel(w.fuse(w.axis(0), m_o));
 
   schedule::Stage& r = sch[tile];
@@ -163,10 +158,10 @@ Scheduled BatchMatmul::schedule(const std::vector<int64_t>& s, const space::Conf
   r.reorder({k_o, k_i, r.axis(0), r.axis(1), r.axis(2)});
   r.unroll(k_i);
   r.unroll(r.axis(1));
-  vector_columns(r, r.axis(2));
+  vectorize_columns(r, r.axis(2), lanes);
   if (pack_b) {
     schedule::Stage& p = sch[packed];
-    vector_columns(p, p.axis(3));
+    vectorize_columns(p, p.axis(3), lanes);
     if (parallel) p.parallel(p.fuse(p.axis(0), p.axis(1)));
   }
   return result;

@@ -119,8 +119,7 @@ class Concat : public Operator {
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target&) const override {
     space::ConfigSpace cs;
-    cs.add_knob("parallel", {Json(false), Json(true)}, s[0] > 1 && flops(s) >= (1 << 15) ? 1 : 0,
-                "run the outer loop on the thread pool");
+    add_parallel_knob(cs, s[0], flops(s), "run the outer loop on the thread pool");
     return cs;
   }
 

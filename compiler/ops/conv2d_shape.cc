@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "compiler/error.h"
+#include "compiler/ops/model_operators.h"
 #include "compiler/ops/window_extents.h"
 
 namespace tf::ops {
@@ -41,13 +42,7 @@ Conv2dShape Conv2dShape::from_named(const std::map<std::string, int64_t>& named)
                                                  "pad", "pad_top", "pad_left", "pad_bottom", "pad_right"};
   const NamedExtents e(named, known, "conv2d", "n=1,c=64,h=56,w=56,k=64,r=3,s=3,stride=1,pad=1");
   Conv2dShape s;
-  s.n = e.get("n", 1);
-  s.c = e.get("c", std::nullopt);
-  s.h = e.get("h", std::nullopt);
-  s.w = e.get("w", std::nullopt);
-  s.k = e.get("k", std::nullopt);
-  s.r = e.get("r", std::nullopt);
-  s.s = e.get("s", std::nullopt);
+  s.read_extents(e);
   s.stride = e.get("stride", 1);
   s.dilation = e.get("dilation", 1);
   s.groups = e.get("groups", 1);
@@ -57,24 +52,13 @@ Conv2dShape Conv2dShape::from_named(const std::map<std::string, int64_t>& named)
 }
 
 void Conv2dShape::check(const std::string& op) const {
-  auto fail = [&](const std::string& field, const std::string& why) {
-    throw CompileError(op + " shape " + named() + ": " + field + " " + why);
-  };
-  check_positive_extents({{"n", n},
-                          {"c", c},
-                          {"h", h},
-                          {"w", w},
-                          {"k", k},
-                          {"r", r},
-                          {"s", s},
-                          {"stride", stride},
-                          {"dilation", dilation},
-                          {"groups", groups}},
-                         fail);
+  const FailField fail = shape_field_failure(op, named());
+  ExtentFields positive = extent_fields();
+  positive.insert(positive.end(), {{"stride", stride}, {"dilation", dilation}, {"groups", groups}});
+  check_positive_extents(positive, fail);
   check_pads({{"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}},
              int64_t{1} << 16, fail);
-  if (c % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide c = " + std::to_string(c));
-  if (k % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide k = " + std::to_string(k));
+  check_groups(groups, "groups", c, k, fail);
   if (dilation * (r - 1) + 1 > h + pad_top + pad_bottom) {
     fail("r", "= " + std::to_string(r) + " (dilation " + std::to_string(dilation) +
                   ") is taller than the padded input (" + std::to_string(h + pad_top + pad_bottom) + ")");
@@ -86,9 +70,7 @@ void Conv2dShape::check(const std::string& op) const {
 }
 
 std::string Conv2dShape::named() const {
-  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) +
-                  ",w=" + std::to_string(w) + ",k=" + std::to_string(k) + ",r=" + std::to_string(r) +
-                  ",s=" + std::to_string(s);
+  std::string t = extents_text();
   if (stride != 1) t += ",stride=" + std::to_string(stride);
   if (dilation != 1) t += ",dilation=" + std::to_string(dilation);
   if (groups != 1) t += ",groups=" + std::to_string(groups);
@@ -101,11 +83,9 @@ void conv2d_reference(const Conv2dShape& sh, const float* input, const float* we
   const size_t total = static_cast<size_t>(sh.n * sh.k * OH * OW);
   output->assign(total, 0.0f);
   tolerance->assign(total, 0.0f);
-  // gamma bounds float32 summation error of `terms` products in any order (u = 2^-24), relative to
-  // the sum of their magnitudes; a wrong kernel misses by whole products.
-  const double u = std::ldexp(1.0, -24);
-  const double terms = static_cast<double>(CG * sh.r * sh.s + 3);
-  const double gamma = terms * u / (1 - terms * u);
+  // The products, the bias and the residual summed in any order; a wrong kernel misses by whole
+  // products.
+  const double gamma = summation_bound(static_cast<double>(CG * sh.r * sh.s + 1));
   for (int64_t b = 0; b < sh.n; ++b) {
     for (int64_t oc = 0; oc < sh.k; ++oc) {
       const int64_t g = oc / KG;
@@ -139,7 +119,7 @@ void conv2d_reference(const Conv2dShape& sh, const float* input, const float* we
           if (ep.relu || ep.clip6) acc = std::max(acc, 0.0);
           if (ep.clip6) acc = std::min(acc, 6.0);
           (*output)[at] = static_cast<float>(acc);
-          (*tolerance)[at] = static_cast<float>(gamma * mag + 4 * u * std::fabs(acc) + 1e-30);
+          (*tolerance)[at] = static_cast<float>(gamma * mag + 4 * kUnitRoundoff * std::fabs(acc) + 1e-30);
         }
       }
     }

@@ -10,14 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/conv2d_extents.h"
+
 namespace tf::ops {
 
-struct Conv2dShape {
-  int64_t n = 1;         // batch
-  int64_t c = 0;         // input channels
-  int64_t h = 0, w = 0;  // input height and width
-  int64_t k = 0;         // output channels
-  int64_t r = 0, s = 0;  // kernel height and width
+// n, c, h, w, k, r, s (Conv2dExtents), then:
+struct Conv2dShape : Conv2dExtents {
   int64_t stride = 1;
   int64_t dilation = 1;
   int64_t groups = 1;  // depthwise: groups == c (k = c * channel multiplier)

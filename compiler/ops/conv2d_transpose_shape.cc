@@ -59,13 +59,7 @@ Conv2dTransposeShape Conv2dTransposeShape::from_named(const std::map<std::string
   for (const char* shorthand : {"stride", "dilation", "pad", "output_padding"}) known.push_back(shorthand);
   const NamedExtents e(named, known, "conv2d_transpose", "c=256,h=16,w=16,k=256,r=2,s=2,stride=2");
   Conv2dTransposeShape s;
-  s.n = e.get("n", 1);
-  s.c = e.get("c", std::nullopt);
-  s.h = e.get("h", std::nullopt);
-  s.w = e.get("w", std::nullopt);
-  s.k = e.get("k", std::nullopt);
-  s.r = e.get("r", std::nullopt);
-  s.s = e.get("s", std::nullopt);
+  s.read_extents(e);
   s.group = e.get("group", 1);
   const int64_t stride = e.get("stride", 1), dilation = e.get("dilation", 1),
                 output_padding = e.get("output_padding", 0);
@@ -81,22 +75,14 @@ Conv2dTransposeShape Conv2dTransposeShape::from_named(const std::map<std::string
 }
 
 void Conv2dTransposeShape::check(const std::string& op) const {
-  auto fail = [&](const std::string& field, const std::string& why) {
-    throw CompileError(op + " shape " + named() + ": " + field + " " + why);
-  };
-  check_positive_extents({{"n", n},
-                          {"c", c},
-                          {"h", h},
-                          {"w", w},
-                          {"k", k},
-                          {"r", r},
-                          {"s", s},
-                          {"group", group},
-                          {"stride_h", stride_h},
-                          {"stride_w", stride_w},
-                          {"dilation_h", dilation_h},
-                          {"dilation_w", dilation_w}},
-                         fail);
+  const FailField fail = shape_field_failure(op, named());
+  ExtentFields positive = extent_fields();
+  positive.insert(positive.end(), {{"group", group},
+                                   {"stride_h", stride_h},
+                                   {"stride_w", stride_w},
+                                   {"dilation_h", dilation_h},
+                                   {"dilation_w", dilation_w}});
+  check_positive_extents(positive, fail);
   // Pads may be negative: an output_shape larger than the natural one resolves to them.
   const int64_t limit = int64_t{1} << 16;
   for (const auto& [field, value] : ExtentFields{
@@ -104,8 +90,7 @@ void Conv2dTransposeShape::check(const std::string& op) const {
     if (value < -limit || value > limit) fail(field, "= " + std::to_string(value) + " is absurdly large");
   }
   check_pads({{"output_padding_h", output_padding_h}, {"output_padding_w", output_padding_w}}, limit, fail);
-  if (c % group != 0) fail("group", "= " + std::to_string(group) + " does not divide c = " + std::to_string(c));
-  if (k % group != 0) fail("group", "= " + std::to_string(group) + " does not divide k = " + std::to_string(k));
+  check_groups(group, "group", c, k, fail);
   if (oh() <= 0) fail("pad_top", "and pad_bottom leave no output rows (oh = " + std::to_string(oh()) + ")");
   if (ow() <= 0) fail("pad_left", "and pad_right leave no output columns (ow = " + std::to_string(ow()) + ")");
   if (oh() > (int64_t{1} << 24) || ow() > (int64_t{1} << 24)) fail("stride_h", "makes an absurdly large output");
@@ -116,9 +101,7 @@ std::string Conv2dTransposeShape::named() const {
     if (a == b) return a == fallback ? "" : "," + name + "=" + std::to_string(a);
     return "," + name + "_h=" + std::to_string(a) + "," + name + "_w=" + std::to_string(b);
   };
-  std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + ",h=" + std::to_string(h) +
-                  ",w=" + std::to_string(w) + ",k=" + std::to_string(k) + ",r=" + std::to_string(r) +
-                  ",s=" + std::to_string(s);
+  std::string t = extents_text();
   if (group != 1) t += ",group=" + std::to_string(group);
   t += pair("stride", stride_h, stride_w, 1) + pair("dilation", dilation_h, dilation_w, 1);
   t += pads_text(pad_top, pad_left, pad_bottom, pad_right);

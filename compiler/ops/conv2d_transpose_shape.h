@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/conv2d_extents.h"
+
 namespace tf::ops {
 
-struct Conv2dTransposeShape {
-  int64_t n = 1, c = 0, h = 0, w = 0;  // input, NCHW
-  int64_t k = 0;                       // output channels
-  int64_t r = 0, s = 0;                // kernel height and width
+// n, c, h, w, k, r, s (Conv2dExtents), then:
+struct Conv2dTransposeShape : Conv2dExtents {
   int64_t group = 1;
   int64_t stride_h = 1, stride_w = 1;
   int64_t dilation_h = 1, dilation_w = 1;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "compiler/error.h"
+#include "compiler/ops/model_operators.h"
 
 namespace tf::ops {
 
@@ -44,7 +45,10 @@ std::vector<int64_t> Conv3dShape::to_vector() const {
 Conv3dShape Conv3dShape::from_named(const std::map<std::string, int64_t>& named) {
   std::vector<std::string> known = names();
   for (const auto& x : window3d_shorthands()) known.push_back(x);
-  const NamedExtents e(named, known, "conv3d", "n=1,c=16,d=8,h=28,w=28,k=32,kd=3,kh=3,kw=3,pad=1");
+  return from_extents(NamedExtents(named, known, "conv3d", "n=1,c=16,d=8,h=28,w=28,k=32,kd=3,kh=3,kw=3,pad=1"));
+}
+
+Conv3dShape Conv3dShape::from_extents(const NamedExtents& e) {
   Conv3dShape s;
   s.n = e.get("n", 1);
   s.c = e.get("c", std::nullopt);
@@ -65,13 +69,10 @@ int64_t Conv3dShape::flops() const {
 }
 
 void Conv3dShape::check(const std::string& op) const {
-  auto fail = [&](const std::string& field, const std::string& why) {
-    throw CompileError(op + " shape " + named() + ": " + field + " " + why);
-  };
+  const FailField fail = shape_field_failure(op, named());
   check_positive_extents({{"n", n}, {"c", c}, {"k", k}, {"groups", groups}}, fail);
   check_window3d(ax, fail);
-  if (c % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide c = " + std::to_string(c));
-  if (k % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide k = " + std::to_string(k));
+  check_groups(groups, "groups", c, k, fail);
 }
 
 std::string Conv3dShape::named() const {
@@ -88,11 +89,8 @@ void conv3d_reference(const Conv3dShape& sh, const float* input, const float* we
   const WindowAxis &az = sh.ax[0], &ay = sh.ax[1], &ax = sh.ax[2];
   output->assign(static_cast<size_t>(sh.n * sh.k * out[2] * out[3] * out[4]), 0.0f);
   tolerance->assign(output->size(), 0.0f);
-  // gamma bounds float32 summation error of `terms` products in any order (u = 2^-24), relative to
-  // the sum of their magnitudes.
-  const double u = std::ldexp(1.0, -24);
-  const double terms = static_cast<double>(CG * az.kernel * ay.kernel * ax.kernel + 2);
-  const double gamma = terms * u / (1 - terms * u);
+  // The products and the bias summed in any order.
+  const double gamma = summation_bound(static_cast<double>(CG * az.kernel * ay.kernel * ax.kernel));
   size_t at = 0;
   for (int64_t b = 0; b < sh.n; ++b) {
     for (int64_t oc = 0; oc < sh.k; ++oc) {
@@ -123,7 +121,7 @@ void conv3d_reference(const Conv3dShape& sh, const float* input, const float* we
             }
             if (relu) acc = std::max(acc, 0.0);
             (*output)[at] = static_cast<float>(acc);
-            (*tolerance)[at] = static_cast<float>(gamma * mag + 4 * u * std::fabs(acc) + 1e-30);
+            (*tolerance)[at] = static_cast<float>(gamma * mag + 4 * kUnitRoundoff * std::fabs(acc) + 1e-30);
           }
         }
       }

@@ -24,6 +24,8 @@ struct Conv3dShape {
   // c, d, h, w, k, kd, kh, kw required; n and groups default to 1; stride=, dilation=, pad= set
   // all three axes.
   static Conv3dShape from_named(const std::map<std::string, int64_t>& named);
+  // The same from extents whose names are already checked (a shape that adds its own to these).
+  static Conv3dShape from_extents(const NamedExtents& e);
 
   int64_t c_per_group() const { return c / groups; }
   int64_t k_per_group() const { return k / groups; }

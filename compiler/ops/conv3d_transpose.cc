@@ -11,7 +11,9 @@
 #include <optional>
 
 #include "compiler/error.h"
+#include "compiler/ops/conv3d_shape.h"
 #include "compiler/ops/conv3d_tile.h"
+#include "compiler/ops/model_operators.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/window_axes3d.h"
 
@@ -23,20 +25,20 @@ using te::Tensor;
 
 constexpr const char* kOutputPadding[3] = {"output_padding_d", "output_padding_h", "output_padding_w"};
 
+// Its extents are conv3d's (the same names, positions and defaults), then the output padding.
 struct Conv3dTransposeShape {
   int64_t n = 1, c = 0, k = 0, groups = 1;
   WindowAxes3d ax;  // pads may be negative: an output beyond the natural one
   std::array<int64_t, 3> output_padding{};
 
+  Conv3dTransposeShape(const Conv3dShape& conv, const std::array<int64_t, 3>& output_padding)
+      : n(conv.n), c(conv.c), k(conv.k), groups(conv.groups), ax(conv.ax), output_padding(output_padding) {}
+  Conv3dShape conv3d_extents() const { return {n, c, k, groups, ax}; }
+
   static const std::vector<std::string>& names() {
     static const std::vector<std::string> v = [] {
-      std::vector<std::string> n = {"n", "c"};
-      for (const auto& x : window3d_in_names()) n.push_back(x);
-      n.push_back("k");
-      for (const auto& x : window3d_kernel_names()) n.push_back(x);
-      n.push_back("groups");
-      for (const auto& x : window3d_rest_names()) n.push_back(x);
-      for (const char* x : kOutputPadding) n.push_back(x);
+      std::vector<std::string> n = Conv3dShape::names();
+      n.insert(n.end(), std::begin(kOutputPadding), std::end(kOutputPadding));
       return n;
     }();
     return v;
@@ -45,20 +47,11 @@ struct Conv3dTransposeShape {
     if (v.size() != names().size())
       throw CompileError("conv3d_transpose takes " + std::to_string(names().size()) + " extents, got " +
                          std::to_string(v.size()));
-    Conv3dTransposeShape s;
-    s.n = v[0], s.c = v[1], s.k = v[5], s.groups = v[9];
-    s.ax = window3d_from_vector(v, 2, 6, 10);
-    for (int a = 0; a < 3; ++a) s.output_padding[a] = v[22 + a];
-    return s;
+    return {Conv3dShape::from_vector({v.begin(), v.end() - 3}), {v[v.size() - 3], v[v.size() - 2], v.back()}};
   }
   std::vector<int64_t> to_vector() const {
-    std::vector<int64_t> v = {n, c};
-    for (int64_t x : window3d_in(ax)) v.push_back(x);
-    v.push_back(k);
-    for (int64_t x : window3d_kernel(ax)) v.push_back(x);
-    v.push_back(groups);
-    for (int64_t x : window3d_rest(ax)) v.push_back(x);
-    for (int64_t x : output_padding) v.push_back(x);
+    std::vector<int64_t> v = conv3d_extents().to_vector();
+    v.insert(v.end(), output_padding.begin(), output_padding.end());
     return v;
   }
   static Conv3dTransposeShape from_named(const std::map<std::string, int64_t>& named) {
@@ -66,15 +59,10 @@ struct Conv3dTransposeShape {
     for (const auto& x : window3d_shorthands()) known.push_back(x);
     known.push_back("output_padding");
     const NamedExtents e(named, known, "conv3d_transpose", "c=32,d=4,h=14,w=14,k=16,kd=2,kh=2,kw=2,stride=2");
-    Conv3dTransposeShape s;
-    s.n = e.get("n", 1);
-    s.c = e.get("c", std::nullopt);
-    s.k = e.get("k", std::nullopt);
-    s.groups = e.get("groups", 1);
-    s.ax = window3d_from_named(e);
     const int64_t op = e.get("output_padding", 0);
-    for (int a = 0; a < 3; ++a) s.output_padding[a] = e.get(kOutputPadding[a], op);
-    return s;
+    std::array<int64_t, 3> output_padding{};
+    for (int a = 0; a < 3; ++a) output_padding[a] = e.get(kOutputPadding[a], op);
+    return {Conv3dShape::from_extents(e), output_padding};
   }
 
   int64_t c_per_group() const { return c / groups; }
@@ -94,22 +82,16 @@ struct Conv3dTransposeShape {
   }
 
   std::string named() const {
-    std::string t = "n=" + std::to_string(n) + ",c=" + std::to_string(c) + window3d_in_text(ax) +
-                    ",k=" + std::to_string(k) + window3d_kernel_text(ax);
-    if (groups != 1) t += ",groups=" + std::to_string(groups);
-    t += window3d_rest_text(ax);
+    std::string t = conv3d_extents().named();
     for (int a = 0; a < 3; ++a) {
       if (output_padding[a]) t += "," + std::string(kOutputPadding[a]) + "=" + std::to_string(output_padding[a]);
     }
     return t;
   }
   void check(const std::string& op) const {
-    auto fail = [&](const std::string& field, const std::string& why) {
-      throw CompileError(op + " shape " + named() + ": " + field + " " + why);
-    };
+    const FailField fail = shape_field_failure(op, named());
     check_positive_extents({{"n", n}, {"c", c}, {"k", k}, {"groups", groups}}, fail);
-    if (c % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide c = " + std::to_string(c));
-    if (k % groups != 0) fail("groups", "= " + std::to_string(groups) + " does not divide k = " + std::to_string(k));
+    check_groups(groups, "groups", c, k, fail);
     const char* begin[3] = {"pad_front", "pad_top", "pad_left"};
     const char* end[3] = {"pad_back", "pad_bottom", "pad_right"};
     for (int a = 0; a < 3; ++a) {
@@ -240,16 +222,14 @@ void Conv3dTranspose::reference(const std::vector<int64_t>& s, const std::vector
                     mag[at] += std::fabs(p);
                   }
           }
-  const double u = std::ldexp(1.0, -24);
-  const double terms = static_cast<double>(CG * ax[0].kernel * ax[1].kernel * ax[2].kernel + 2);
-  const double gamma = terms * u / (1 - terms * u);
+  const double gamma = summation_bound(static_cast<double>(CG * ax[0].kernel * ax[1].kernel * ax[2].kernel));
   out->assign(acc.size(), 0.0f);
   tol->assign(acc.size(), 0.0f);
   for (size_t i = 0; i < acc.size(); ++i) {
     const int64_t k = static_cast<int64_t>(i) / plane % sh.k;
     const double v = acc[i] + (bias_ ? in[2][k] : 0.0), m = mag[i] + (bias_ ? std::fabs(in[2][k]) : 0.0);
     (*out)[i] = static_cast<float>(v);
-    (*tol)[i] = static_cast<float>(gamma * m + 4 * u * std::fabs(v) + 1e-30);
+    (*tol)[i] = static_cast<float>(gamma * m + 4 * kUnitRoundoff * std::fabs(v) + 1e-30);
   }
 }
 

@@ -13,7 +13,9 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/dense_epilogue.h"
+#include "compiler/ops/model_operators.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/vector_columns.h"
 #include "compiler/space/knob_choices.h"
 
 namespace tf::ops {
@@ -66,10 +68,8 @@ class Dense : public Operator {
     const int64_t M = s[0], N = s[1], K = s[2];
     out->assign(static_cast<size_t>(M * N), 0.0f);
     tol->assign(static_cast<size_t>(M * N), 0.0f);
-    // gamma_K = K*u/(1-K*u) bounds float32 summation error in any order (u = 2^-24), relative to
-    // the sum of absolute products; a wrong kernel misses by whole products.
-    const double u = std::ldexp(1.0, -24);
-    const double gamma = (K + 2) * u / (1 - (K + 2) * u);
+    // Relative to the products' magnitudes: a wrong kernel misses by whole products.
+    const double gamma = summation_bound(static_cast<double>(K));
     std::vector<double> acc(static_cast<size_t>(N)), mag(static_cast<size_t>(N));
     for (int64_t m = 0; m < M; ++m) {
       std::fill(acc.begin(), acc.end(), 0.0);
@@ -86,10 +86,10 @@ class Dense : public Operator {
         const double bias = has_bias(epilogue_) ? in[2][n] : 0.0;
         const double residual = has_residual(epilogue_) ? in[3][m * N + n] : 0.0;
         double error = 0;
-        const double v = dense_epilogue_reference(epilogue_, acc[n], gamma * mag[n] + 2 * u * std::fabs(acc[n]), bias,
-                                                  residual, &error);
+        const double v = dense_epilogue_reference(
+            epilogue_, acc[n], gamma * mag[n] + 2 * kUnitRoundoff * std::fabs(acc[n]), bias, residual, &error);
         (*out)[m * N + n] = static_cast<float>(v);
-        (*tol)[m * N + n] = static_cast<float>(error + 2 * u * std::fabs(v) + 1e-30);
+        (*tol)[m * N + n] = static_cast<float>(error + 2 * kUnitRoundoff * std::fabs(v) + 1e-30);
       }
     }
   }
@@ -255,12 +255,8 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
     tile = sch.cache_write(C);
   }
 
-  // A vector-wide column loop: split by the vector width, vectorize the lanes, unroll the rest.
   auto vector_columns = [&](schedule::Stage& st, const IterVar& col) {
-    if (!vectorize) return;
-    auto [co, ci] = st.split(col, lanes);
-    st.unroll(co);
-    st.vectorize(ci);
+    if (vectorize) vectorize_columns(st, col, lanes);
   };
 
   schedule::Stage& w = sch[walker];

@@ -85,6 +85,18 @@ class LayoutOp : public Operator {
     st.vectorize(i);
   }
 
+  // Schedules `out` (n, blocks, h, w, lanes), a copy of `data`: vectors of the block's lanes, or
+  // with the width moved innermost, vectors along the width.
+  static Scheduled schedule_blocked_copy(const Tensor& data, const Tensor& out, const space::Config& cfg,
+                                         const codegen::Target& t, int64_t block, int64_t width) {
+    Scheduled r{std::make_unique<schedule::Schedule>(std::vector<Tensor>{out}), {data}, {out}};
+    schedule::Stage& st = (*r.schedule)[out];
+    const bool lanes_vector = cfg.get_string("vector_axis") == "lanes";
+    if (!lanes_vector) st.reorder({st.axis(0), st.axis(1), st.axis(2), st.axis(4), st.axis(3)});
+    schedule_copy(st, cfg, lanes_vector ? st.axis(4) : st.axis(3), t.float32_lanes(), lanes_vector ? block : width);
+    return r;
+  }
+
  private:
   std::vector<std::string> names_;
   std::map<std::string, int64_t> defaults_;
@@ -117,12 +129,7 @@ class ToNchwc : public LayoutOp {
                                                       Expr(0.0f));
                              },
                              "out", {"n", "cb", "y", "x", "l"});
-    Scheduled r{std::make_unique<schedule::Schedule>(std::vector<Tensor>{out}), {data}, {out}};
-    schedule::Stage& st = (*r.schedule)[out];
-    const bool lanes_vector = cfg.get_string("vector_axis") == "lanes";
-    if (!lanes_vector) st.reorder({st.axis(0), st.axis(1), st.axis(2), st.axis(4), st.axis(3)});
-    schedule_copy(st, cfg, lanes_vector ? st.axis(4) : st.axis(3), t.float32_lanes(), lanes_vector ? b : s[3]);
-    return r;
+    return schedule_blocked_copy(data, out, cfg, t, b, s[3]);
   }
 
  protected:
@@ -208,12 +215,7 @@ class Reblock : public LayoutOp {
                                  Expr(0.0f));
         },
         "out", {"n", "cb", "y", "x", "l"});
-    Scheduled r{std::make_unique<schedule::Schedule>(std::vector<Tensor>{out}), {data}, {out}};
-    schedule::Stage& st = (*r.schedule)[out];
-    const bool lanes_vector = cfg.get_string("vector_axis") == "lanes";
-    if (!lanes_vector) st.reorder({st.axis(0), st.axis(1), st.axis(2), st.axis(4), st.axis(3)});
-    schedule_copy(st, cfg, lanes_vector ? st.axis(4) : st.axis(3), t.float32_lanes(), lanes_vector ? ob : s[3]);
-    return r;
+    return schedule_blocked_copy(data, out, cfg, t, ob, s[3]);
   }
 
  protected:

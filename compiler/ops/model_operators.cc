@@ -6,11 +6,13 @@
 
 namespace tf::ops {
 
+void add_parallel_knob(space::ConfigSpace& cs, int64_t outer, int64_t work, const std::string& description) {
+  cs.add_knob("parallel", {Json(false), Json(true)}, outer > 1 && work >= (1 << 15) ? 1 : 0, description);
+}
+
 space::ConfigSpace row_config_space(int64_t rows, int64_t cols, const codegen::Target&) {
   space::ConfigSpace cs;
-  // A thread pool wake-up costs microseconds: worth it only for enough work.
-  cs.add_knob("parallel", {Json(false), Json(true)}, rows > 1 && rows * cols >= (1 << 15) ? 1 : 0,
-              "run the rows on the thread pool");
+  add_parallel_knob(cs, rows, rows * cols, "run the rows on the thread pool");
   return cs;
 }
 

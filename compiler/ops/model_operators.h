@@ -39,6 +39,11 @@ std::unique_ptr<Operator> make_attention(bool masked);  // attention.cc
 constexpr double kUnitRoundoff = 1.0 / (1 << 24);
 inline double summation_bound(double n) { return (n + 2) * kUnitRoundoff / (1 - (n + 2) * kUnitRoundoff); }
 
+// The "parallel" knob: the outermost loop's `outer` iterations shared among threads, on by default
+// when there are more than one and at least 2^15 units of `work`: below that, waking the thread
+// pool (microseconds) costs more than it saves.
+void add_parallel_knob(space::ConfigSpace& cs, int64_t outer, int64_t work, const std::string& description);
+
 // The config space of the row-wise ops (softmax, layer_norm, reduce_mean): the rows in parallel
 // or not, on by default when there is enough work; their columns are always vectorized.
 space::ConfigSpace row_config_space(int64_t rows, int64_t cols, const codegen::Target& t);

@@ -53,9 +53,7 @@ class Pool2d : public Operator {
     const int64_t lanes = std::max(1, t.float32_lanes());
     space::ConfigSpace cs;
     cs.add_knob("vectors", {Json(1), Json(2)}, 0, "output-column vectors per register tile");
-    cs.add_knob("parallel", {Json(false), Json(true)},
-                p.c > 1 && p.c * p.oh() * p.ow() * p.r * p.s >= (1 << 15) ? 1 : 0,
-                "run the channels on the thread pool");
+    add_parallel_knob(cs, p.c, p.c * p.oh() * p.ow() * p.r * p.s, "run the channels on the thread pool");
     (void)lanes;
     return cs;
   }

@@ -51,9 +51,7 @@ Pool2dShape Pool2dShape::from_named(const std::map<std::string, int64_t>& named,
 }
 
 void Pool2dShape::check(const std::string& op, bool with_count) const {
-  auto fail = [&](const std::string& field, const std::string& why) {
-    throw CompileError(op + " shape " + named(with_count) + ": " + field + " " + why);
-  };
+  const FailField fail = shape_field_failure(op, named(with_count));
   check_positive_extents({{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"r", r}, {"s", s}, {"stride", stride}}, fail);
   check_pads({{"pad_top", pad_top}, {"pad_left", pad_left}, {"pad_bottom", pad_bottom}, {"pad_right", pad_right}},
              std::nullopt, fail);

@@ -73,9 +73,7 @@ struct Pool3dShape {
     return t;
   }
   void check(const std::string& op, bool with_count) const {
-    auto fail = [&](const std::string& field, const std::string& why) {
-      throw CompileError(op + " shape " + named(with_count) + ": " + field + " " + why);
-    };
+    const FailField fail = shape_field_failure(op, named(with_count));
     check_positive_extents({{"n", n}, {"c", c}}, fail);
     check_window3d(ax, fail);
     // A window that could sit on padding alone has no input to pool.
@@ -130,8 +128,7 @@ class Pool3d : public Operator {
     const Pool3dShape p = shape(s);
     space::ConfigSpace cs;
     cs.add_knob("vectors", {Json(1), Json(2)}, 0, "output-column vectors per register tile");
-    cs.add_knob("parallel", {Json(false), Json(true)}, p.c > 1 && flops(s) >= (1 << 15) ? 1 : 0,
-                "run the channels on the thread pool");
+    add_parallel_knob(cs, p.c, flops(s), "run the channels on the thread pool");
     return cs;
   }
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;

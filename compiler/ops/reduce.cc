@@ -206,8 +206,7 @@ class Reduce : public Operator {
     const Plan p(layout().group(s, 0), layout().group(s, 1));
     const int64_t outputs = element_count(p.kept_shape());
     space::ConfigSpace cs;
-    cs.add_knob("parallel", {Json(false), Json(true)}, outputs > 1 && flops(s) >= (1 << 15) ? 1 : 0,
-                "run the outermost kept axis on the thread pool");
+    add_parallel_knob(cs, outputs, flops(s), "run the outermost kept axis on the thread pool");
     return cs;
   }
 

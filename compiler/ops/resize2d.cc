@@ -10,6 +10,7 @@
 // bilinear). Indices are clamped to the edge as ONNX's edge padding does.
 #include <algorithm>
 
+#include "compiler/ops/model_operators.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/resize2d_shape.h"
 
@@ -130,8 +131,7 @@ class Resize2d : public Operator {
     const Resize2dShape r = shape(s);
     space::ConfigSpace cs;
     cs.add_knob("vectorize", {Json(true), Json(false)}, 0, "output columns as vectors (gathered reads)");
-    cs.add_knob("parallel", {Json(false), Json(true)}, r.n * r.c > 1 && r.n * r.c * r.oh * r.ow >= (1 << 15) ? 1 : 0,
-                "run the planes on the thread pool");
+    add_parallel_knob(cs, r.n * r.c, r.n * r.c * r.oh * r.ow, "run the planes on the thread pool");
     return cs;
   }
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;

@@ -100,9 +100,7 @@ Resize2dShape Resize2dShape::from_named(const std::map<std::string, int64_t>& na
 }
 
 void Resize2dShape::check(const std::string& op) const {
-  auto fail = [&](const std::string& field, const std::string& why) {
-    throw CompileError(op + " shape " + named() + ": " + field + " " + why);
-  };
+  const FailField fail = shape_field_failure(op, named());
   check_positive_extents({{"n", n},
                           {"c", c},
                           {"h", h},

@@ -101,8 +101,7 @@ class Transpose : public Operator {
     space::ConfigSpace cs;
     cs.add_knob("block", {Json(1), Json(8), Json(16), Json(32)}, moves_last ? 2 : 0,
                 "rows of the output axis that walks the input's last axis per block (1: no blocking)");
-    cs.add_knob("parallel", {Json(false), Json(true)}, rank > 1 && total >= (1 << 15) ? 1 : 0,
-                "run the outer loop on the thread pool");
+    add_parallel_knob(cs, rank, total, "run the outer loop on the thread pool");
     return cs;
   }
 

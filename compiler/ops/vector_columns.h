@@ -1,4 +1,4 @@
-// How the conv templates vectorize a tile's columns: one helper for conv2d and conv3d.
+// How the templates vectorize a tile's columns (conv2d, conv3d, dense, batch_matmul, attention).
 #pragma once
 
 #include <cstdint>

@@ -29,6 +29,12 @@ NamedExtents::Pads NamedExtents::pads() const {
   return {get("pad_top", pad), get("pad_left", pad), get("pad_bottom", pad), get("pad_right", pad)};
 }
 
+FailField shape_field_failure(const std::string& op, const std::string& shape_text) {
+  return [prefix = op + " shape " + shape_text + ": "](const std::string& field, const std::string& why) {
+    throw CompileError(prefix + field + " " + why);
+  };
+}
+
 void check_positive_extents(const ExtentFields& fields, const FailField& fail) {
   for (const auto& [field, value] : fields) {
     if (value <= 0) fail(field, "= " + std::to_string(value) + " must be positive");
@@ -41,6 +47,12 @@ void check_pads(const ExtentFields& pads, std::optional<int64_t> largest, const 
     if (value < 0) fail(field, "= " + std::to_string(value) + " must not be negative");
     if (largest && value > *largest) fail(field, "= " + std::to_string(value) + " is absurdly large");
   }
+}
+
+void check_groups(int64_t groups, const char* groups_field, int64_t c, int64_t k, const FailField& fail) {
+  const std::string text = "= " + std::to_string(groups);
+  if (c % groups != 0) fail(groups_field, text + " does not divide c = " + std::to_string(c));
+  if (k % groups != 0) fail(groups_field, text + " does not divide k = " + std::to_string(k));
 }
 
 std::string pads_text(int64_t top, int64_t left, int64_t bottom, int64_t right) {

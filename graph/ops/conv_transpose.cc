@@ -44,13 +44,7 @@ void normalize_2d(Graph& g, Node& n) {
   const size_t axes = x.shape.size() - 2;
   const Value& w = in(g, n, 1);
   rules::require_rank(n, w, x.shape.size(), "weight");
-  const std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
-  if (n.has("kernel_shape") && n.attr_ints("kernel_shape", {}) != k) {
-    fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " +
-                shape_str(w.shape));
-  }
-  n.attrs["kernel_shape"] = k;
-  n.attrs["group"] = n.attr_int("group", 1);
+  const std::vector<int64_t> k = window::normalize_kernel_and_group(n, w);
   const std::vector<int64_t> ones(axes, 1), zeros(axes, 0);
   const auto s = n.attr_ints("strides", ones), d = n.attr_ints("dilations", ones),
              op = n.attr_ints("output_padding", zeros);

@@ -19,6 +19,16 @@ namespace {
 using K = ops::ElementwiseKind;
 using rules::fail;
 
+// Inputs 1 up to `end` are per-channel parameters: shape [C], C being x's axis 1.
+void require_per_channel(const Graph& g, const Node& n, const Value& x, size_t end) {
+  for (size_t i = 1; i < end; ++i) {
+    const Value& p = rules::in(g, n, i);
+    if (p.shape != Shape{x.shape[1]})
+      fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) + ", not [" +
+                  std::to_string(x.shape[1]) + "]");
+  }
+}
+
 std::optional<std::string> check_batch_norm(const Node& n, const OpVersion& v) {
   if (v.since < 7 && n.attr_int("is_test", 0) == 0) {
     return "attribute 'is_test' = 0 (training, the default of version " + std::to_string(v.since) +
@@ -44,12 +54,7 @@ void infer_batch_norm(Graph& g, const Node& n) {
   const Value& x = rules::in(g, n, 0);
   if (x.shape.size() < 2)
     fail(n, "input '" + x.name + "' has shape " + shape_str(x.shape) + "; a channel axis (rank 2 or more) is required");
-  for (size_t i = 1; i < 5; ++i) {
-    const Value& p = rules::in(g, n, i);
-    if (p.shape != Shape{x.shape[1]})
-      fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) + ", not [" +
-                  std::to_string(x.shape[1]) + "]");
-  }
+  require_per_channel(g, n, x, 5);
   rules::same_as_input(g, n);
 }
 
@@ -107,12 +112,7 @@ void infer_instance_norm(Graph& g, const Node& n) {
   if (x.shape.size() < 3)
     fail(n,
          "input '" + x.name + "' has shape " + shape_str(x.shape) + "; [N, C, D1, ...] (rank 3 or more) is required");
-  for (size_t i = 1; i < 3; ++i) {
-    const Value& p = rules::in(g, n, i);
-    if (p.shape != Shape{x.shape[1]})
-      fail(n, "input " + std::to_string(i) + " '" + p.name + "' has shape " + shape_str(p.shape) + ", not [" +
-                  std::to_string(x.shape[1]) + "]");
-  }
+  require_per_channel(g, n, x, 3);
   rules::same_as_input(g, n);
 }
 

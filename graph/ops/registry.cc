@@ -138,6 +138,11 @@ const OpDef* find_op_def(std::string_view name) {
   return it == r.by_name.end() ? nullptr : &r.defs[it->second];
 }
 
+FusionRole fusion_role(std::string_view op) {
+  const OpDef* def = find_op_def(op);
+  return def ? def->fusion : FusionRole{};
+}
+
 bool implements(const OpDef& def, int64_t opset, OpVersion* version, std::string* why) {
   const int since = onnx_since_version(def.name, opset);
   if (since == 0) {

@@ -74,6 +74,8 @@ struct OpDef {
 
 // The entry of an op by name, any version (what the phases after import use); nullptr if none.
 const OpDef* find_op_def(std::string_view name);
+// What the entry of `op` lets a fusing pass do with its nodes; nothing for an op without one.
+FusionRole fusion_role(std::string_view op);
 // The entry of `op` as a model of `opset` means it: nullptr and `why` set ("op X version V (opset N)
 // is not supported (implemented: ...)", "op X is not supported") when it cannot be imported.
 const OpDef* find_op_def(std::string_view op, int64_t opset, OpVersion* version, std::string* why);

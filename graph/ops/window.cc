@@ -149,6 +149,17 @@ std::vector<Node> as_2d(Graph& g, Node n, Kind kind, const std::function<void(Gr
   return nodes;
 }
 
+std::vector<int64_t> normalize_kernel_and_group(Node& n, const Value& w) {
+  const std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
+  if (n.has("kernel_shape") && n.attr_ints("kernel_shape", {}) != k) {
+    fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " +
+                shape_str(w.shape));
+  }
+  n.attrs["kernel_shape"] = k;
+  n.attrs["group"] = n.attr_int("group", 1);
+  return k;
+}
+
 void normalize(Graph& g, Node& n) {
   const Value& x = rules::in(g, n, 0);
   if (x.shape.size() != 4 && x.shape.size() != 5) {
@@ -162,13 +173,7 @@ void normalize(Graph& g, Node& n) {
       fail(n, "weight '" + w.name + "' has shape " + shape_str(w.shape) + "; it must have the input's rank " +
                   std::to_string(x.shape.size()));
     }
-    const std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
-    if (n.has("kernel_shape") && n.attr_ints("kernel_shape", {}) != k) {
-      fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " +
-                  shape_str(w.shape));
-    }
-    n.attrs["kernel_shape"] = k;
-    n.attrs["group"] = n.attr_int("group", 1);
+    normalize_kernel_and_group(n, w);
   }
   const std::vector<int64_t> ones(axes, 1), zeros(2 * axes, 0);
   n.attrs["strides"] = n.attr_ints("strides", ones);

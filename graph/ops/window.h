@@ -28,6 +28,11 @@ std::optional<std::string> check(const Node& n, Kind kind);
 // refused by name.
 std::vector<Node> as_2d(Graph& g, Node n, Kind kind, const std::function<void(Graph&, Node&)>& normalize_2d);
 
+// kernel_shape as the weight `w` has it (its extents after the first two), refusing an attribute
+// that says otherwise, and group (default 1): what Conv and ConvTranspose write out alike. Returns
+// the kernel's extents.
+std::vector<int64_t> normalize_kernel_and_group(Node& n, const Value& w);
+
 // Every default written out on a 2-D or 3-D Conv or pool: strides, dilations, pads (the begins of
 // each axis, then the ends), and for Conv kernel_shape (from the weight) and group; auto_pad
 // resolved into pads.

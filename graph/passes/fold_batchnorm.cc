@@ -8,15 +8,10 @@ namespace {
 
 std::shared_ptr<const Tensor> share(Tensor t) { return std::make_shared<const Tensor>(std::move(t)); }
 
-FusionRole role(const Node& n) {
-  const OpDef* def = find_op_def(n.op);
-  return def ? def->fusion : FusionRole{};
-}
-
 // The conv node index when `bn` can fold into its producer, else -1.
 int foldable_conv(const Graph& g, const Node& bn) {
   const int conv = g.producer(bn.inputs[0]);
-  if (conv < 0 || role(g.nodes[conv]).anchor != Anchor::Conv || g.use_count(bn.inputs[0]) != 1) return -1;
+  if (conv < 0 || fusion_role(g.nodes[conv].op).anchor != Anchor::Conv || g.use_count(bn.inputs[0]) != 1) return -1;
   const Node& c = g.nodes[conv];
   if (!g.constant(c.inputs[1]) || (g.input_present(c, 2) && !g.constant(c.inputs[2]))) return -1;
   for (size_t i = 1; i < 5; ++i) {
@@ -53,7 +48,7 @@ Graph fold_batchnorm(const Graph& in) {
   std::vector<bool> drop(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& bn = g.nodes[i];
-    if (role(bn).epilogue != Epilogue::BatchNorm || bn.inputs.size() < 5) continue;
+    if (fusion_role(bn.op).epilogue != Epilogue::BatchNorm || bn.inputs.size() < 5) continue;
     const int conv = foldable_conv(g, bn);
     if (conv < 0) continue;
     fold_into(g, g.nodes[conv], bn);

@@ -11,13 +11,9 @@ namespace {
 
 std::shared_ptr<const Tensor> share(Tensor t) { return std::make_shared<const Tensor>(std::move(t)); }
 
-// What the op's registry entry lets an epilogue do with the node.
-FusionRole role(const Node& n) {
-  const OpDef* def = find_op_def(n.op);
-  return def ? def->fusion : FusionRole{};
+bool absorbs_as(const Graph& g, int node, Epilogue e) {
+  return node >= 0 && fusion_role(g.nodes[node].op).epilogue == e;
 }
-
-bool absorbs_as(const Graph& g, int node, Epilogue e) { return node >= 0 && role(g.nodes[node]).epilogue == e; }
 
 // The other operand of a binary node reading `value`.
 const std::string& other_operand(const Node& n, const std::string& value) {
@@ -198,7 +194,7 @@ Graph fuse_epilogues(const Graph& in) {
     if (absorbed.count(i)) continue;
     const Node& n = g.nodes[i];
     Fusion f;
-    const Anchor anchor = role(n).anchor;
+    const Anchor anchor = fusion_role(n.op).anchor;
     if (anchor == Anchor::Conv)
       f = conv_fusion(g, n, absorbed);
     else if (anchor == Anchor::Dense)

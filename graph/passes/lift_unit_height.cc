@@ -30,9 +30,8 @@ bool adds_unit_height(const Graph& g, const Node& n) {
 // twin; the others have rank 0 or 1, which broadcast along the last axis (elementwise) or the
 // channels (batch norm's parameters) alike in both ranks.
 bool liftable(const Graph& g, const Node& n, const std::map<std::string, std::string>& twin) {
-  const OpDef* def = find_op_def(n.op);
-  if (!def || (!def->fusion.elementwise && def->fusion.epilogue != Epilogue::BatchNorm) || n.outputs.size() != 1)
-    return false;
+  const FusionRole role = fusion_role(n.op);
+  if ((!role.elementwise && role.epilogue != Epilogue::BatchNorm) || n.outputs.size() != 1) return false;
   const Shape& out = g.value(n.outputs[0]).shape;
   if (out.size() != 3) return false;
   bool any = false;

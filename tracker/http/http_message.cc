@@ -1,8 +1,9 @@
 #include "tracker/http/http_message.h"
 
 #include <cctype>
-#include <cstdio>
 #include <optional>
+
+#include "runtime/escape_bytes.h"
 
 namespace tf::tracker::http {
 namespace bhttp = boost::beast::http;
@@ -40,17 +41,7 @@ bool is_field_value(const std::string& s) {
 
 // `s` with control characters shown as \xHH, so naming a bad header cannot itself break a line.
 std::string printable(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (is_control(c) || c == '\t') {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return runtime::escape_bytes(s, [](unsigned char c) { return c >= 0x20 && c != 0x7f; });
 }
 
 // Why the response cannot go on the wire as it is; nullopt when it can.
