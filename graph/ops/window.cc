@@ -150,7 +150,7 @@ std::vector<Node> as_2d(Graph& g, Node n, Kind kind, const std::function<void(Gr
 }
 
 std::vector<int64_t> normalize_kernel_and_group(Node& n, const Value& w) {
-  const std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
+  std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
   if (n.has("kernel_shape") && n.attr_ints("kernel_shape", {}) != k) {
     fail(n, "attribute 'kernel_shape' = " + ints_text(n.attr_ints("kernel_shape", {})) + " differs from the weight " +
                 shape_str(w.shape));
