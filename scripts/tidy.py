@@ -70,16 +70,16 @@ def check_unit(entry, root, build, cache, salt):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", required=True, type=pathlib.Path)
-    parser.add_argument("--cache", type=pathlib.Path,
-                        default=pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache"))
-                        / "tunefarm-tidy", help="where passing batches are remembered ('' to check every batch)")
+    parser.add_argument("--cache", default=str(pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache"))
+                                               / "tunefarm-tidy"),
+                        help="where passing batches are remembered ('' to check every batch)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a = parser.parse_args()
     build = a.root / "build"
     compile_db = build / "compile_commands.json"
     if not compile_db.exists():
         sys.exit(f"lint: {compile_db} is missing: build first (scripts/build.sh)")
-    cache = a.cache if str(a.cache) else None
+    cache = pathlib.Path(a.cache) if a.cache else None
     if cache:
         cache.mkdir(parents=True, exist_ok=True)
     version = subprocess.run(["clang-tidy", "--version"], capture_output=True, check=True).stdout
