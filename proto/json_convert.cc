@@ -254,8 +254,10 @@ Json job_to_json(const v1::Job& job) {
   o["updated_ms"] = job.updated_ms();
   o["elapsed_s"] = job.elapsed_s();
   o["eta_s"] = job.eta_s();
-  if (!job.spec().scheduler().empty()) o["estimated_ms"] = job.estimated_ms();
-  if (!job.spec().scheduler().empty()) o["time_limit_reached"] = job.time_limit_reached();
+  if (!job.spec().scheduler().empty()) {  // a scheduled job
+    o["estimated_ms"] = job.estimated_ms();
+    o["time_limit_reached"] = job.time_limit_reached();
+  }
   return o;
 }
 
