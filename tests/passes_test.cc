@@ -157,6 +157,20 @@ TEST(PassesUnroll, CopiesBodyAndCapsLongLoops) {
   EXPECT_EQ(f->for_kind, ForKind::Serial);
 }
 
+// A select over the unrolled variable keeps only its taken branch in each copy: with two nested
+// unrolled loops over a select chain of their cases, copying every branch would cost the square.
+TEST(PassesUnroll, EachCopyKeepsOnlyTheSelectBranchItsConstantTakes) {
+  Var i = make_var("i"), x = make_var("x");
+  Buffer out = make_buffer("out", DataType::int64(), {4}, MemoryScope::Arg);
+  Expr chain = make_select(V(i) == Expr(0), V(x) + 10, make_select(V(i) == Expr(1), V(x) * 3, V(x) - V(i)));
+  Stmt u = passes::unroll_loops(make_for(i, 0, 3, ForKind::Unrolled, make_store(out, V(i), chain)));
+  EXPECT_EQ(to_string(u), "out[0] = (x + 10);\nout[1] = (x * 3);\nout[2] = (x - 2);\n");
+  // A condition the constant does not decide stays a select.
+  Stmt kept = passes::unroll_loops(
+      make_for(i, 0, 2, ForKind::Unrolled, make_store(out, V(i), make_select(V(x) == V(i), V(x), Expr(7)))));
+  EXPECT_EQ(to_string(kept), "out[0] = select((x == 0), x, 7);\nout[1] = select((x == 1), x, 7);\n");
+}
+
 // ---------------------------------------------------------------- vectorize_loops
 
 TEST(PassesVectorize, TileUpdateBecomesRampsAndBroadcastScalar) {
