@@ -48,7 +48,8 @@ class Unroller : public ir::IRMutator {
       if (ir::is_const_int(n->min, &min) && ir::is_const_int(n->extent, &extent) && extent <= kMaxUnroll) {
         std::vector<ir::Stmt> copies;
         copies.reserve(static_cast<size_t>(extent));
-        for (int64_t i = 0; i < extent; ++i) copies.push_back(CopyWithConstant(n->var.get(), ir::make_int(min + i)).mutate(body));
+        for (int64_t i = 0; i < extent; ++i)
+          copies.push_back(CopyWithConstant(n->var.get(), ir::make_int(min + i)).mutate(body));
         return ir::make_seq(copies);
       }
       return ir::make_for(n->var, n->min, n->extent, ir::ForKind::Serial, body);
