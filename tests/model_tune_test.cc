@@ -128,7 +128,7 @@ TEST(ModelTune, GraphLayoutsTuneEveryBlockMeasureTheConversionsAndTheBuildComput
   const std::string dir = scratch("graph-layouts");
   const std::string db_path = dir + "/t.db";
   Result r =
-      run_cli("model tune " + small_cnn() + " --layouts graph --trials 400 --db " + db_path + kQuick + " --json -q");
+      run_cli("model tune " + small_cnn() + " --layouts graph --trials 150 --db " + db_path + kQuick + " --json -q");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const Json j = parse_json(r.out);
   EXPECT_EQ(j.at("state"), "done");

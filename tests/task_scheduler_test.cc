@@ -50,7 +50,7 @@ Simulation simulate(SchedulerPolicy policy, const std::vector<SimulatedTask>& mo
     const auto pick = scheduler.next(sim.tasks);
     if (!pick) break;
     TaskProgress& p = sim.tasks[*pick];
-    int64_t n = std::min(batch, budget - used);
+    int64_t n = std::min(p.measured_once() ? 1 : batch, budget - used);  // as TasksRun sizes a batch
     if (!space_sizes.empty()) n = std::min(n, space_sizes[*pick] - p.trials);
     p.after_batch(p.trials + n, model[*pick].best_after(p.trials + n));
     if (!space_sizes.empty() && p.trials >= space_sizes[*pick]) p.exhausted = true;
@@ -64,6 +64,25 @@ Simulation simulate(SchedulerPolicy policy, const std::vector<SimulatedTask>& mo
 TEST(TaskScheduler, EvenSplitsTheBudgetEvenly) {
   const auto sim = simulate(SchedulerPolicy::Even, cnn_like_model(), 1600);
   for (const auto& t : sim.tasks) EXPECT_EQ(t.trials, 160);
+}
+
+// Layout conversions (no calls per run, measured for the graph's layout plan) come first, one trial
+// each, and never again: under either policy and with a budget too small for every kernel's batch.
+TEST(TaskScheduler, ConversionsAreMeasuredOnceBeforeAnyKernel) {
+  std::vector<SimulatedTask> model = cnn_like_model();
+  model.push_back({0, 0.01e-3, 0, 1});
+  model.push_back({0, 0.02e-3, 0, 1});
+  for (SchedulerPolicy policy : {SchedulerPolicy::Gradient, SchedulerPolicy::Even}) {
+    for (int64_t budget : {40, 1600}) {
+      const auto sim = simulate(policy, model, budget);
+      SCOPED_TRACE(std::string(scheduler_policy_name(policy)) + ", budget " + std::to_string(budget));
+      ASSERT_GE(sim.order.size(), 2u);
+      EXPECT_EQ(sim.order[0], 10);
+      EXPECT_EQ(sim.order[1], 11);
+      EXPECT_EQ(sim.tasks[10].trials, 1);
+      EXPECT_EQ(sim.tasks[11].trials, 1);
+    }
+  }
 }
 
 TEST(TaskScheduler, GradientTriesEveryTaskOnceBeforeChoosing) {

@@ -25,7 +25,7 @@ void TaskProgress::after_batch(int64_t trials_now, double best_s_now) {
 TaskScheduler::TaskScheduler(SchedulerPolicy policy, SchedulerOptions options) : policy_(policy), options_(options) {}
 
 bool TaskScheduler::can_take(const TaskProgress& t) const {
-  if (t.exhausted) return false;
+  if (t.exhausted || (t.measured_once() && std::isfinite(t.best_s()))) return false;
   return std::isfinite(t.best_s()) || t.trials < options_.give_up_after;
 }
 
@@ -75,6 +75,9 @@ std::optional<size_t> TaskScheduler::next(const std::vector<TaskProgress>& tasks
     }
     return p;
   };
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].measured_once() && can_take(tasks[i])) return i;
+  }
   if (policy_ == SchedulerPolicy::Even) return fewest_trials();
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (can_take(tasks[i]) && tasks[i].history.empty()) return i;

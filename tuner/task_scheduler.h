@@ -9,6 +9,8 @@
 //   forward_i  = best_i / trials_i, the optimistic rate (a search that halves a kernel's time in
 //                its first t trials may halve it again in the next t)
 // after a warm-up round that gives every task one batch. A task whose space is spent gets no more.
+// A task no model run calls (a layout conversion the graph's layout plan weighs) is measured, not
+// tuned: it goes first, once, so a small budget still leaves the plan every cost it compares.
 //
 // Alternatives: tasks of one group are kernels that can each run the same calls (a 3x3 conv as a
 // direct or a Winograd kernel); the model runs the fastest, so the group counts once, at its best
@@ -44,6 +46,8 @@ struct TaskProgress {
   };
   std::vector<Point> history;
 
+  // Measured for the layout plan only: one trial, before any kernel's (TasksRun gives it a batch of 1).
+  bool measured_once() const { return calls == 0; }
   double best_s() const { return history.empty() ? std::numeric_limits<double>::infinity() : history.back().best_s; }
   // Records the state after a batch.
   void after_batch(int64_t trials_now, double best_s_now);

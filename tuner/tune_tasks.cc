@@ -109,7 +109,8 @@ void TasksRun::search() {
     if (!pick) break;
     TaskTuning& task = tuning(*pick);
     const int64_t before = task.result().trials;
-    task.step(static_cast<int>(std::min<int64_t>(batch, o_.trials - used_)));
+    const int64_t size = progress_[*pick].measured_once() ? 1 : batch;
+    task.step(static_cast<int>(std::min<int64_t>(size, o_.trials - used_)));
     const TuneResult& r = task.result();
     used_ += r.trials - before;
     TaskProgress& p = progress_[*pick];
