@@ -124,7 +124,8 @@ TEST_F(Winograd, SampledConfigsAgreeWithTheReference) {
     const int samples = m == 6 ? 1 : 3;
     expect_configs_correct("conv2d_winograd_nchwc", "c=7,h=11,w=13,k=11,r=3,s=3,pad=1" + ms, samples, ++seed);
     expect_configs_correct("conv2d_winograd_nchwc", "c=37,h=7,w=23,k=41,r=3,s=3" + ms, samples, ++seed);
-    expect_configs_correct("conv2d_winograd_nchwc", "n=3,c=5,h=8,w=9,k=7,r=3,s=3,pad=1,ib=2,ob=4" + ms, samples, ++seed);
+    expect_configs_correct("conv2d_winograd_nchwc", "n=3,c=5,h=8,w=9,k=7,r=3,s=3,pad=1,ib=2,ob=4" + ms, samples,
+                           ++seed);
     expect_configs_correct("conv2d_winograd_nchwc", "c=64,h=28,w=28,k=64,r=3,s=3,pad=1" + ms, samples, ++seed, false);
   }
 }
