@@ -66,7 +66,7 @@ inline void expect_configs_correct(const std::string& op, const std::string& sha
     }
   }
   for (int64_t idx : indices) {
-    auto cfg = task.space().at(idx);
+    auto cfg = space.at(idx);
     SCOPED_TRACE(op + " " + shape_text + " config " + std::to_string(idx) + " " + cfg.str());
     auto kernel = task.build_jit(cfg);
     ASSERT_EQ(runner.run(kernel->entry()), TF_OK);

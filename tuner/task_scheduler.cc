@@ -25,7 +25,7 @@ void TaskProgress::after_batch(int64_t trials_now, double best_s_now) {
 TaskScheduler::TaskScheduler(SchedulerPolicy policy, SchedulerOptions options) : policy_(policy), options_(options) {}
 
 bool TaskScheduler::can_take(const TaskProgress& t) const {
-  if (t.exhausted || (t.measured_once() && std::isfinite(t.best_s()))) return false;
+  if (t.exhausted || (t.measured_once() && !t.history.empty())) return false;
   return std::isfinite(t.best_s()) || t.trials < options_.give_up_after;
 }
 
