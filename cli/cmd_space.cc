@@ -51,7 +51,7 @@ int space_command(const WorkloadArgs& args, bool as_json) {
     std::printf("\nsize: %lld configs ([x] marks the default)\n", static_cast<long long>(cs.size()));
   } else {
     std::printf(
-        "\nsize: %lld configs, %lld searched ([x] marks the default; the rest exceed a limit and build only when named)\n",
+        "\nsize: %lld configs, %lld searched ([x] marks the default; the rest are left out by a limit and build only when named)\n",
         static_cast<long long>(cs.size()), static_cast<long long>(cs.searchable_size()));
   }
   return 0;

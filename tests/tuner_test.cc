@@ -100,6 +100,82 @@ TEST(ConfigSpaceLimits, TunersProposeOnlySearchableConfigsAndStopWhenTheyAreSpen
   }
 }
 
+// A choice limit beside a product limit: of c's three values only x and z are searched.
+space::ConfigSpace choice_limited_space() {
+  space::ConfigSpace cs = limited_space();
+  cs.add_knob("d", {Json("x"), Json("y"), Json("z")}, 2, "");
+  cs.search_only("d", {Json("x"), Json("z")}, "d is x or z");
+  return cs;
+}
+
+TEST(ConfigSpaceLimits, AChoiceLimitLeavesOutTheOtherValuesOfItsKnob) {
+  const space::ConfigSpace cs = choice_limited_space();
+  EXPECT_EQ(cs.size(), 96);
+  EXPECT_EQ(cs.searchable_size(), 24);  // 12 within the product limit, times x and z
+  EXPECT_TRUE(cs.searchable(cs.from_json({{"d", "x"}}).index()));
+  EXPECT_FALSE(cs.searchable(cs.from_json({{"d", "y"}}).index()));
+  EXPECT_FALSE(cs.searchable(cs.from_json({{"a", 8}, {"b", 8}, {"d", "z"}}).index()));
+  // Left out of the search, still a config: an old record naming it builds.
+  EXPECT_EQ(cs.from_json({{"d", "y"}}).get_string("d"), "y");
+  const Json limits = cs.to_json().at("limits");
+  ASSERT_EQ(limits.size(), 2u);
+  EXPECT_EQ(limits[1].at("knob"), "d");
+  EXPECT_EQ(limits[1].at("searched"), Json::array({"x", "z"}));
+  EXPECT_EQ(cs.to_json().at("searchable_size"), 24);
+}
+
+TEST(ConfigSpaceLimits, RefuseAChoiceLimitOnAnUnknownKnobOrValueOrWithoutTheDefault) {
+  space::ConfigSpace cs;
+  cs.add_knob("d", {Json("x"), Json("y")}, 1, "");
+  EXPECT_THROW(cs.search_only("d", {Json("x")}, "leaves out the default y"), CompileError);
+  EXPECT_THROW(cs.search_only("d", {Json("w"), Json("y")}, "w is no choice"), CompileError);
+  EXPECT_THROW(cs.search_only("e", {Json("x")}, "no knob e"), CompileError);
+  EXPECT_EQ(cs.searchable_size(), 2);  // nothing refused was kept
+}
+
+TEST(ConfigSpaceLimits, TunersProposeOnlyTheSearchedValuesOfAChoiceLimit) {
+  const space::ConfigSpace cs = choice_limited_space();
+  for (const char* name : {"random", "grid", "ga", "xgb"}) {
+    auto tuner = make_tuner(name, cs, 1000, 5);
+    std::set<int64_t> seen;
+    for (int round = 0; round < 100 && !tuner->done(); ++round) {
+      std::vector<TrialResult> results;
+      for (const auto& c : tuner->next_batch(5)) {
+        EXPECT_NE(c.get_string("d"), "y") << name;
+        EXPECT_TRUE(seen.insert(c.index()).second) << name;
+        results.push_back({c.index(), true, 1.0 + static_cast<double>(c.index())});
+      }
+      tuner->update(results);
+    }
+    EXPECT_EQ(static_cast<int64_t>(seen.size()), cs.searchable_size()) << name;
+  }
+}
+
+// Inside a model, a conv whose threads share out channel blocks reads half its input from the
+// other cores' caches (its neighbours share out rows): the NCHWc templates search row splits only.
+TEST(ConfigSpaceLimits, NchwcConvsSearchOnlyTheRowSplitsOfTheirOutput) {
+  codegen::Target avx512;
+  avx512.vector_bits = 512;
+  avx512.vector_registers = 32;
+  const std::vector<ops::Workload> workloads = {
+      {"conv2d_nchwc_bias_add", {1, 384, 14, 14, 64, 1, 1, 1, 1, 1, 0, 0, 0, 0, 16, 16}},
+      {"conv2d_nchwc_bias_relu", {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 16, 16}},
+      {"depthwise_nchwc_bias_clip", {1, 384, 14, 14, 384, 3, 3, 1, 1, 384, 1, 1, 1, 1, 16}}};
+  for (const ops::Workload& w : workloads) {
+    compiler::Task task(w, avx512);
+    const space::ConfigSpace& cs = task.space();
+    std::set<std::string> searched;
+    for (int64_t i = 0; i < cs.size(); ++i) {
+      if (cs.searchable(i)) searched.insert(cs.at(i).get_string("parallel"));
+    }
+    EXPECT_EQ(searched, (std::set<std::string>{"y", "yk"})) << w.op;
+    EXPECT_FALSE(cs.searchable(cs.from_json({{"parallel", "nk"}}).index())) << w.op;
+  }
+  // Many output rows (56) share out rows alone; few (14) fuse the blocks in to balance the threads.
+  EXPECT_EQ(compiler::Task(workloads[1], avx512).space().default_config().get_string("parallel"), "y");
+  EXPECT_EQ(compiler::Task(workloads[0], avx512).space().default_config().get_string("parallel"), "yk");
+}
+
 TEST(ConfigSpaceLimits, ConvTemplatesLeaveOutTilesBeyondTwiceTheRegisterFile) {
   codegen::Target avx2;
   avx2.vector_bits = 256;

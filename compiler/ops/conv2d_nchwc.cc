@@ -96,9 +96,8 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   }
   // Many row tiles: share them out alone, so each thread's rows read each input row once for all its
   // channel blocks (a first layer's 112 rows: 2x the fused loop's speed at 2 threads). Few rows
-  // (7 or 14): the fused loop, whose more iterations balance the threads.
-  const int64_t row_tile_count = ceil_div(c.oh(), def.oh_tile);
-  add_parallel_knob(cs, row_tile_count >= 16 ? "y" : "nky");
+  // (7 or 14): rows and blocks fused, whose more iterations balance the threads.
+  add_parallel_knob(cs, default_parallel(ceil_div(c.oh(), def.oh_tile)));
   limit_register_tile(cs, {"oc_blocks", "ow_tile", "oh_tile"}, vectors_per_block, t.vector_registers);
   return cs;
 }

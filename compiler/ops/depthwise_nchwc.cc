@@ -75,10 +75,9 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
         "pad", {Json("inline"), Json("copy")}, 0,
         "padding as a guarded read the edge tiles keep and interior tiles drop (inline) or a zero-padded copy made first (copy)");
   }
-  // Channel blocks outermost: each task walks one block's planes row after row, and its tile loops
-  // stay free to be cut at the padded edges. (Fusing the rows in too costs the interior its
-  // select-free tiles; fewer tasks is the price on many threads.)
-  add_parallel_knob(cs, "nk");
+  // Rows alone where there are many: the tile loops stay free to be cut at the padded edges (fused
+  // loops cost the interior its select-free tiles); few rows fuse in the blocks to balance the threads.
+  add_parallel_knob(cs, default_parallel(c.oh()));
   limit_register_tile(cs, {"oc_blocks", "ow_tile", "oh_tile"}, vectors_per_block, t.vector_registers);
   return cs;
 }

@@ -51,8 +51,11 @@ std::vector<Json> ow_tile_choices(int64_t ow);
 
 // "parallel": which of the tile loops (n, channel blocks, output rows) the thread pool shares out.
 // A fused loop cannot be cut by partition_loops, so padded edges keep their selects in every tile
-// of it; "y" shares out the output-row tiles alone (walking the channel blocks inside each).
+// of it; "y" shares out the output-row tiles alone (walking the channel blocks inside each), "yk"
+// the row tiles fused with the blocks inside them. The search keeps to those two row splits.
 void add_parallel_knob(space::ConfigSpace& cs, const std::string& default_choice);
+// The default of a layer with this many output-row tiles: "y" for many, "yk" for few.
+std::string default_parallel(int64_t row_tiles);
 void apply_parallel(schedule::Stage& st, const std::string& choice, const ir::IterVar& n, const ir::IterVar& blocks,
                     const ir::IterVar& rows);
 

@@ -68,14 +68,19 @@ int64_t ConfigSpace::size() const {
   return n;
 }
 
+size_t ConfigSpace::knob_index(const std::string& name, const char* what) const {
+  size_t i = 0;
+  while (i < knobs_.size() && knobs_[i].name != name) ++i;
+  if (i == knobs_.size())
+    throw CompileError(std::string("config space: ") + what + " names knob '" + name + "', which is not declared");
+  return i;
+}
+
 void ConfigSpace::limit_product(const std::vector<std::string>& knobs, int64_t scale, int64_t max,
                                 const std::string& why) {
-  ProductLimit l{{}, scale, max, why};
+  Limit l{{}, scale, max, why, {}};
   for (const std::string& name : knobs) {
-    size_t i = 0;
-    while (i < knobs_.size() && knobs_[i].name != name) ++i;
-    if (i == knobs_.size())
-      throw CompileError("config space: a limit names knob '" + name + "', which is not declared");
+    const size_t i = knob_index(name, "a limit");
     for (const Json& c : knobs_[i].choices) {
       if (!c.is_number_integer())
         throw CompileError("config space: a limit names knob '" + name + "', whose choices are not all integers");
@@ -88,7 +93,24 @@ void ConfigSpace::limit_product(const std::vector<std::string>& knobs, int64_t s
   limits_.push_back(std::move(l));
 }
 
-bool ConfigSpace::within(const ProductLimit& l, const std::vector<size_t>& choices) const {
+void ConfigSpace::search_only(const std::string& knob, const std::vector<Json>& searched, const std::string& why) {
+  const size_t k = knob_index(knob, "a search limit");
+  Limit l{{k}, 1, 0, why, std::vector<bool>(knobs_[k].choices.size(), false)};
+  for (const Json& value : searched) {
+    const auto& choices = knobs_[k].choices;
+    const auto it = std::find(choices.begin(), choices.end(), value);
+    if (it == choices.end())
+      throw CompileError("config space: knob '" + knob + "' has no choice " + value.dump() + " to search");
+    l.searched[static_cast<size_t>(it - choices.begin())] = true;
+  }
+  if (!within(l, default_config().choices())) {
+    throw CompileError("config space: the limit '" + why + "' leaves out the default config " + default_config().str());
+  }
+  limits_.push_back(std::move(l));
+}
+
+bool ConfigSpace::within(const Limit& l, const std::vector<size_t>& choices) const {
+  if (!l.searched.empty()) return l.searched[choices[l.knobs.front()]];
   int64_t product = l.scale;
   for (size_t k : l.knobs) {
     product *= knobs_[k].choices[choices[k]].get<int64_t>();
@@ -238,6 +260,15 @@ Json ConfigSpace::to_json() const {
     for (const auto& l : limits_) {
       Json names = Json::array();
       for (size_t k : l.knobs) names.push_back(knobs_[k].name);
+      if (!l.searched.empty()) {
+        const Knob& knob = knobs_[l.knobs.front()];
+        Json searched = Json::array();
+        for (size_t c = 0; c < knob.choices.size(); ++c) {
+          if (l.searched[c]) searched.push_back(knob.choices[c]);
+        }
+        limits.push_back({{"knob", knob.name}, {"searched", searched}, {"why", l.why}});
+        continue;
+      }
       limits.push_back({{"product_of", names}, {"scale", l.scale}, {"max", l.max}, {"why", l.why}});
     }
     out["limits"] = std::move(limits);

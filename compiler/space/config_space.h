@@ -55,6 +55,10 @@ class ConfigSpace {
   // tuners never propose them. The knobs must be declared first; a limit that leaves out the
   // default config is a CompileError (the default is what an untuned build runs).
   void limit_product(const std::vector<std::string>& knobs, int64_t scale, int64_t max, const std::string& why);
+  // Leaves out of the search the configs whose `knob` takes a value other than `searched`: they too
+  // still build when named (an old record's config stays valid), but tuners never propose them.
+  // Every value must be one of the knob's choices, the default among them.
+  void search_only(const std::string& knob, const std::vector<Json>& searched, const std::string& why);
   bool searchable(int64_t index) const;
   // The configs a tuner may propose.
   int64_t searchable_size() const;
@@ -73,14 +77,18 @@ class ConfigSpace {
   Json to_json() const;  // the knobs and their choices, "size", and the limits with "searchable_size"
 
  private:
-  struct ProductLimit {
+  // A product limit (scale x the knobs' values <= max) or, where `searched` is not empty, a choice
+  // limit on its one knob (searched[choice]).
+  struct Limit {
     std::vector<size_t> knobs;
     int64_t scale = 1, max = 0;
     std::string why;
+    std::vector<bool> searched;
   };
-  bool within(const ProductLimit& l, const std::vector<size_t>& choices) const;
+  size_t knob_index(const std::string& name, const char* what) const;
+  bool within(const Limit& l, const std::vector<size_t>& choices) const;
   std::vector<Knob> knobs_;
-  std::vector<ProductLimit> limits_;
+  std::vector<Limit> limits_;
 };
 
 }  // namespace tf::space
