@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -282,42 +283,61 @@ void ModelFile::check() const {
   }
 }
 
-std::vector<uint8_t> model_file_bytes(const ModelFile& model) {
+namespace {
+
+// The file in order (header, manifest, then each kernel library and the constants at aligned
+// offsets of the payload) handed to `sink` piece by piece: a model's constants (340 MB for a BERT
+// encoder) go out as they are, never copied into one image first.
+void emit_model_file(const ModelFile& model, const std::function<void(const uint8_t*, size_t)>& sink) {
   model.check();
-  std::vector<uint8_t> payload;
-  auto append = [&](const std::vector<uint8_t>& bytes) {
-    payload.resize(static_cast<size_t>(align_up(static_cast<int64_t>(payload.size()))), 0);
-    const auto offset = static_cast<int64_t>(payload.size());
-    payload.insert(payload.end(), bytes.begin(), bytes.end());
-    return std::make_pair(offset, static_cast<int64_t>(bytes.size()));
+  int64_t payload_size = 0;
+  auto place = [&](size_t bytes) {
+    const int64_t offset = align_up(payload_size);
+    payload_size = offset + static_cast<int64_t>(bytes);
+    return std::make_pair(offset, static_cast<int64_t>(bytes));
   };
   std::vector<std::pair<int64_t, int64_t>> kernel_spans;
-  for (const Kernel& k : model.kernels) kernel_spans.push_back(append(k.library));
-  const auto constants_span = append(model.constants);
+  for (const Kernel& k : model.kernels) kernel_spans.push_back(place(k.library.size()));
+  const auto constants_span = place(model.constants.size());
   const std::string manifest = manifest_of(model, kernel_spans, constants_span).dump();
 
   std::vector<uint8_t> header(kMagic, kMagic + 8);
   put_u32(&header, kModelFormatVersion);
   put_u32(&header, 0);
   put_u64(&header, manifest.size());
-  put_u64(&header, payload.size());
-  const int64_t padding = align_up(static_cast<int64_t>(kHeaderBytes + manifest.size())) -
-                          static_cast<int64_t>(kHeaderBytes + manifest.size());
-  std::vector<uint8_t> bytes = std::move(header);
-  bytes.insert(bytes.end(), manifest.begin(), manifest.end());
-  bytes.resize(bytes.size() + static_cast<size_t>(padding), 0);
-  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  put_u64(&header, static_cast<uint64_t>(payload_size));
+  sink(header.data(), header.size());
+  sink(reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size());
+  const std::vector<uint8_t> zeros(kAlign, 0);
+  const int64_t manifest_end = static_cast<int64_t>(kHeaderBytes + manifest.size());
+  sink(zeros.data(), static_cast<size_t>(align_up(manifest_end) - manifest_end));
+  int64_t written = 0;
+  auto section = [&](const std::vector<uint8_t>& bytes, const std::pair<int64_t, int64_t>& span) {
+    sink(zeros.data(), static_cast<size_t>(span.first - written));
+    sink(bytes.data(), bytes.size());
+    written = span.first + span.second;
+  };
+  for (size_t i = 0; i < model.kernels.size(); ++i) section(model.kernels[i].library, kernel_spans[i]);
+  section(model.constants, constants_span);
+}
+
+}  // namespace
+
+std::vector<uint8_t> model_file_bytes(const ModelFile& model) {
+  std::vector<uint8_t> bytes;
+  emit_model_file(model, [&](const uint8_t* data, size_t n) { bytes.insert(bytes.end(), data, data + n); });
   return bytes;
 }
 
 void write_model_file(const ModelFile& model, const std::string& path) {
-  const std::vector<uint8_t> bytes = model_file_bytes(model);
   // Written beside the target and renamed over it: a crash mid-write never leaves half a model.
   const std::string temp = path + ".partial";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) fail("cannot write " + temp + ": " + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    emit_model_file(model, [&](const uint8_t* data, size_t n) {
+      out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
+    });
     out.flush();
     if (!out) fail("cannot write " + temp + ": " + std::strerror(errno));
   }
