@@ -68,14 +68,16 @@ class LayoutOp : public Operator {
       cs.add_knob("vector_axis", {Json("lanes"), Json("width")}, width_by_default ? 1 : 0,
                   "vectorize the channel lanes of the block (gathered reads) or the image width (strided writes)");
     }
-    cs.add_knob("parallel", {Json("outer"), Json("none")}, 0, "share the outer two loops among threads, or not");
+    cs.add_knob("parallel", {Json("outer"), Json("none")}, 0,
+                "share the outer three loops (batch, channels or blocks, rows) among threads, or not");
     return cs;
   }
 
   // Schedules a 5-D (n, blocks-or-channels, h, w, lanes) or plain stage.
   static void schedule_copy(schedule::Stage& st, const space::Config& cfg, const ir::IterVar& vector_axis,
                             int64_t lanes, int64_t extent) {
-    if (cfg.get_string("parallel") == "outer") st.parallel(st.fuse(st.axis(0), st.axis(1)));
+    // The rows too: an image's 3 channels are one block, and the conv after it shares out rows.
+    if (cfg.get_string("parallel") == "outer") st.parallel(st.fuse(st.fuse(st.axis(0), st.axis(1)), st.axis(2)));
     if (lanes <= 1) return;
     if (extent <= lanes) {
       st.vectorize(vector_axis);
