@@ -258,8 +258,6 @@ Json ConfigSpace::to_json() const {
   if (!limits_.empty()) {
     Json limits = Json::array();
     for (const auto& l : limits_) {
-      Json names = Json::array();
-      for (size_t k : l.knobs) names.push_back(knobs_[k].name);
       if (!l.searched.empty()) {
         const Knob& knob = knobs_[l.knobs.front()];
         Json searched = Json::array();
@@ -269,6 +267,8 @@ Json ConfigSpace::to_json() const {
         limits.push_back({{"knob", knob.name}, {"searched", searched}, {"why", l.why}});
         continue;
       }
+      Json names = Json::array();
+      for (size_t k : l.knobs) names.push_back(knobs_[k].name);
       limits.push_back({{"product_of", names}, {"scale", l.scale}, {"max", l.max}, {"why", l.why}});
     }
     out["limits"] = std::move(limits);
