@@ -156,21 +156,49 @@ TEST(ModelBuild, ASmallTransformerLayerRunsAsTheGraphSays) {
 TEST(ModelBuild, PlanLayoutsKeepsActivationsBlockedBetweenConvolutionsAndConvertsOnlyWhereReadPlainly) {
   const Graph planned = plan_graph(import_onnx_bytes(small_cnn(), "cnn"));
   const auto ops = count_ops(planned);
-  EXPECT_EQ(ops.at("conv2d_nchwc_bias_relu"), 1);      // conv1 (+ folded BN, relu), input blocked by 3
+  EXPECT_EQ(ops.at("conv2d_nchwc_bias_relu"), 1);      // conv1 (+ folded BN, relu), x read in place
   EXPECT_EQ(ops.at("conv2d_nchwc_bias_add_relu"), 1);  // conv2 + residual
   EXPECT_EQ(ops.at("depthwise_nchwc_bias_clip"), 1);
   // The pool runs blocked; conv2 reads its 8 channels in the block of 16 they are in, and so does
-  // the residual. In: x for conv1 (by 3). Out: for the global pool and the `features` output; the
-  // depthwise conv reads conv2's blocked output directly.
+  // the residual. In: none (conv1 reads x's 3 channels as NCHW1c). Out: for the global pool (8
+  // channels in a block of 16: not its blocked twin's) and the `features` output; the depthwise
+  // conv reads conv2's blocked output directly.
   EXPECT_EQ(ops.at("max_pool2d_nchwc"), 1);
-  EXPECT_EQ(ops.at("layout_to_nchwc"), 1);
+  EXPECT_EQ(ops.count("layout_to_nchwc"), 0u);
   EXPECT_EQ(ops.at("layout_from_nchwc"), 2);
+  EXPECT_EQ(ops.count("global_avg_pool2d_nchwc"), 0u);
   EXPECT_EQ(ops.count("conv2d_bias_relu"), 0u);
   for (const Node& n : planned.nodes) {
     if (n.op != "conv2d_nchwc_bias_relu") continue;
     EXPECT_EQ(n.attr_ints("workload_shape", {}).back(), 16) << "ob";
-    EXPECT_EQ(planned.input_of(n, 0).shape.back(), 3) << "ib of a 3-channel input";
+    const auto extents = n.attr_ints("workload_shape", {});
+    EXPECT_EQ(extents[extents.size() - 2], 1) << "ib of a 3-channel input";
+    EXPECT_EQ(n.inputs[0], "x") << "the plain input itself";
   }
+}
+
+// x [1,3,12,11] -> conv (32 channels) + relu -> GlobalAveragePool and GlobalMaxPool -> two outputs
+std::string cnn_head() {
+  OnnxModelBuilder b(13);
+  b.input("x", {1, 3, 12, 11}).output("mean").output("max");
+  b.floats("w", {32, 3, 3, 3}, random_floats({32, 3, 3, 3}, 31)).floats("bias", {32}, random_floats({32}, 32));
+  auto& conv = b.node("Conv", {"x", "w", "bias"}, {"y"}, "conv");
+  OnnxModelBuilder::attr(conv, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Relu", {"y"}, {"r"}, "relu");
+  b.node("GlobalAveragePool", {"r"}, {"mean"}, "gap");
+  b.node("GlobalMaxPool", {"r"}, {"max"}, "gmp");
+  return b.bytes();
+}
+
+// The global pools of a head read the blocked activation and write plain results: the model has no
+// layout conversion at all, and computes what the graph says.
+TEST(ModelBuild, GlobalPoolsOfABlockedActivationNeedNoConversion) {
+  const auto ops = count_ops(plan_graph(import_onnx_bytes(cnn_head(), "head")));
+  EXPECT_EQ(ops.at("global_avg_pool2d_nchwc"), 1);
+  EXPECT_EQ(ops.at("global_max_pool2d_nchwc"), 1);
+  EXPECT_EQ(ops.count("layout_to_nchwc"), 0u);
+  EXPECT_EQ(ops.count("layout_from_nchwc"), 0u);
+  expect_built_model_matches_evaluator(cnn_head(), "cnn_head", 2);
 }
 
 TEST(ModelBuild, IdenticalNodesShareOneKernelAndReshapesAreAliases) {

@@ -89,9 +89,12 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
       "reduction loops outside the micro-kernel: input-channel blocks then kernel rows (ic_kh) or kernel rows first (kh_ic)");
   if (c.padded()) {
     // The default copies: the guarded read leaves interior tiles select-free only where the tile
-    // loops are not fused into the parallel loop (partition_loops cannot cut a fused loop).
+    // loops are not fused into the parallel loop (partition_loops cannot cut a fused loop). An input
+    // of fewer channels than a vector (a first layer) reads guarded: the copy would cost as much as
+    // the few multiplies each input feeds (MobileNetV2's first conv, 1 thread: 0.126 -> 0.106 ms).
+    const bool few_channels = c.c < lanes;
     cs.add_knob(
-        "pad", {Json("copy"), Json("inline")}, 0,
+        "pad", {Json("copy"), Json("inline")}, few_channels ? 1 : 0,
         "padding as a zero-padded copy made first (copy) or a guarded read the edge tiles keep and interior tiles drop (inline)");
   }
   // Many row tiles: share them out alone, so each thread's rows read each input row once for all its

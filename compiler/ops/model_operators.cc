@@ -32,6 +32,8 @@ void register_model_operators(Registry& r) {
   r.add(make_avg_pool3d());
   r.add(make_global_avg_pool2d());
   r.add(make_global_max_pool2d());
+  r.add(make_global_avg_pool2d_nchwc());
+  r.add(make_global_max_pool2d_nchwc());
   r.add(make_instance_norm());
   r.add(make_lrn());
   r.add(make_transpose());

@@ -24,6 +24,8 @@ std::unique_ptr<Operator> make_max_pool3d();  // pool3d.cc
 std::unique_ptr<Operator> make_avg_pool3d();
 std::unique_ptr<Operator> make_global_avg_pool2d();
 std::unique_ptr<Operator> make_global_max_pool2d();
+std::unique_ptr<Operator> make_global_avg_pool2d_nchwc();  // global_pool2d_nchwc.cc
+std::unique_ptr<Operator> make_global_max_pool2d_nchwc();
 std::unique_ptr<Operator> make_instance_norm();
 std::unique_ptr<Operator> make_lrn();
 std::unique_ptr<Operator> make_strided_copy();

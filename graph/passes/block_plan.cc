@@ -77,7 +77,7 @@ class BlockProblem {
   // Converting an activation of `shape` from one layout (a block, or kPlain) to another: what
   // plan_layouts places (layout_to_nchwc, layout_from_nchwc, layout_reblock_nchwc).
   double convert(const Shape& shape, int64_t from, int64_t to) const {
-    if (from == to) return 0;
+    if (from == to || (std::min(from, to) == kPlain && std::max(from, to) == 1)) return 0;  // NCHW is NCHW1c
     const std::vector<int64_t> extents = {shape[0], shape[1], shape[2], shape[3]};
     const ops::Workload w = layout_transform_workload(extents, from, to);
     if (auto s = measured(w)) return *s;
@@ -108,7 +108,18 @@ class BlockProblem {
       values_[n.outputs.at(0)] = values_.at(n.inputs[0]);  // a blocked pool keeps its input's block
       return;
     }
+    if (!n.inputs.empty() && values_.count(n.inputs[0]) && !global_pool_twin(g_, n).empty()) return read_globally(n);
     for (const auto& input : n.inputs) read_plainly(input);
+  }
+
+  // A global pool reads a block that divides the channels in place (plan_layouts), any other
+  // block through a conversion to NCHW.
+  void read_globally(const Node& n) {
+    const BlockedValue& x = values_.at(n.inputs[0]);
+    const Shape& shape = g_.value(n.inputs[0]).shape;
+    CostTable t{{x.var}, {}};
+    for (int64_t b : x.blocks) t.cost.push_back(shape[1] % b == 0 ? 0.0 : convert(shape, b, kPlain));
+    problem_.add_cost(std::move(t));
   }
 
   void add_conv(const Node& n, const std::string& twin) {
@@ -121,7 +132,7 @@ class BlockProblem {
     const ops::Workload alone =
         depthwise
             ? ops::Workload{twin, ops::DepthwiseNchwcShape{s, kDefaultBlock}.to_vector()}
-            : ops::Workload{twin, ops::Conv2dNchwcShape{s, blocked_input ? kDefaultBlock : std::min(s.c, kDefaultBlock),
+            : ops::Workload{twin, ops::Conv2dNchwcShape{s, blocked_input ? kDefaultBlock : plain_input_block(s.c),
                                                         kDefaultBlock}
                                       .to_vector()};
     struct Candidate {
@@ -139,7 +150,7 @@ class BlockProblem {
     if (candidates.empty()) {
       // Nothing measured: as plan_layouts alone would run it (16 out; a blocked input read as it is).
       for (int64_t ib : in_blocks) {
-        const int64_t read_as = depthwise ? kDefaultBlock : ib == kPlain ? std::min(s.c, kDefaultBlock) : ib;
+        const int64_t read_as = depthwise ? kDefaultBlock : ib == kPlain ? plain_input_block(s.c) : ib;
         candidates.push_back({{read_as, kDefaultBlock}, 0.0});
       }
     } else {
@@ -152,7 +163,7 @@ class BlockProblem {
     for (int64_t from : in_blocks) {
       for (int64_t ob : out_blocks) {
         double best = kInf;
-        BlockChoice pick{from == kPlain ? std::min(s.c, kDefaultBlock) : from, kDefaultBlock};
+        BlockChoice pick{from == kPlain ? plain_input_block(s.c) : from, kDefaultBlock};
         for (const Candidate& c : candidates) {
           if (c.blocks.ob != ob) continue;
           const double cost = c.seconds + convert(in_shape, from, c.blocks.ib);
@@ -209,6 +220,15 @@ std::string blocked_conv_twin(const Graph& g, const Node& n) {
   if (twin == epilogue_of(n.op)) return "";
   return ops::has_operator(twin) ? twin : "";
 }
+
+std::string global_pool_twin(const Graph& g, const Node& n) {
+  if (n.inputs.empty() || g.value(n.inputs[0]).shape.size() != 4) return "";
+  return n.op == "GlobalAveragePool" ? "global_avg_pool2d_nchwc"
+         : n.op == "GlobalMaxPool"   ? "global_max_pool2d_nchwc"
+                                     : "";
+}
+
+int64_t plain_input_block(int64_t channels) { return channels < kDefaultBlock ? 1 : kDefaultBlock; }
 
 std::string blocked_pool_twin(const Graph& g, const Node& n) {
   if ((n.op != "MaxPool" && n.op != "AveragePool") || n.inputs.empty()) return "";

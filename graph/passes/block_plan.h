@@ -23,6 +23,15 @@ std::string blocked_conv_twin(const Graph& g, const Node& n);
 // The blocked twin of a 2-D pool node (max_pool2d_nchwc, avg_pool2d_nchwc), or "" (run plainly).
 std::string blocked_pool_twin(const Graph& g, const Node& n);
 
+// The blocked twin of a 2-D global pool (global_avg_pool2d_nchwc, global_max_pool2d_nchwc), or "".
+// It reads a block that divides the channels and writes the plain [N, C, 1, 1] result.
+std::string global_pool_twin(const Graph& g, const Node& n);
+
+// The block a blocked conv reads a plain input in: 1 when the input has fewer channels than a
+// block (a first layer's 3), because NCHW is NCHW1c and the conv reads it in place, no conversion;
+// else the default 16.
+int64_t plain_input_block(int64_t channels);
+
 struct BlockChoice {
   int64_t ib = 16, ob = 16;  // a depthwise conv's one block is both
 };

@@ -52,7 +52,7 @@ class LayoutPlanner {
     for (const Node& n : in_.nodes) {
       const std::string twin = blocked_conv_twin(in_, n);
       if (twin.empty()) {
-        if (block_pool(n)) continue;
+        if (block_pool(n) || pool_globally(n)) continue;
         Node copy = n;
         for (auto& input : copy.inputs) input = plain(input);
         out_.nodes.push_back(std::move(copy));
@@ -79,6 +79,7 @@ class LayoutPlanner {
   // The value blocked by b: the conv's own blocked output, a layout_reblock_nchwc of it in another
   // block, or a layout_to_nchwc of the plain one.
   std::string blocked(const std::string& v, int64_t b) {
+    if (b == 1) return plain(v);  // NCHW is NCHW1c: the kernel reads the plain bytes as they are
     if (auto it = blocked_.find(v); it != blocked_.end() && it->second.second == b) return it->second.first;
     const std::string key = v + "#" + std::to_string(b);
     if (auto it = converted_.find(key); it != converted_.end()) return it->second;
@@ -133,12 +134,13 @@ class LayoutPlanner {
                             pack_depthwise_weight(*weight, s.k, s.r * s.s, sh.b));
     } else {
       // An input already blocked is read as it is (a ragged last block is the reduction's tail); a plain
-      // one of 3 channels (a first layer) is blocked by 3, not padded to 16: five times the work otherwise.
+      // one of 3 channels (a first layer) is read in place as NCHW1c, not padded to 16: five times the
+      // work otherwise.
       const auto producer = blocked_.find(n.inputs[0]);
       // A graph-level plan (block_plan.h) may choose other blocks, converting the input where it pays.
       const int64_t ib = planned != blocks_.end()     ? planned->second.ib
                          : producer != blocked_.end() ? producer->second.second
-                                                      : std::min(s.c, kBlock);
+                                                      : plain_input_block(s.c);
       ops::Conv2dNchwcShape sh{s, ib, planned != blocks_.end() ? planned->second.ob : kBlock};
       in_block = sh.ib;
       out_block = sh.ob;
@@ -196,6 +198,23 @@ class LayoutPlanner {
     p.attrs = {{"workload_shape", extents}};
     p.inputs = {blocked_x};
     p.outputs = {blocked_output(n.outputs.at(0), twin, extents, b)};
+    out_.nodes.push_back(std::move(p));
+    return true;
+  }
+
+  // A global pool of a value blocked by a divisor of its channels reads it blocked and writes the
+  // plain result: a classifier's head without converting its last activation to NCHW.
+  bool pool_globally(const Node& n) {
+    const std::string twin = global_pool_twin(in_, n);
+    const auto it = twin.empty() ? blocked_.end() : blocked_.find(n.inputs[0]);
+    if (it == blocked_.end()) return false;
+    const auto& [blocked_x, b] = it->second;
+    const Shape& x = in_.value(n.inputs[0]).shape;
+    if (x[1] % b != 0) return false;
+    Node p = n;
+    p.op = twin;
+    p.attrs = {{"workload_shape", std::vector<int64_t>{x[0], x[1], x[2], x[3], b}}};
+    p.inputs = {blocked_x};
     out_.nodes.push_back(std::move(p));
     return true;
   }
