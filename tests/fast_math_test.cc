@@ -100,6 +100,25 @@ TEST(FastMath, ErfWithinThreeUlp) {
   EXPECT_LE(a.max_ulp, 3.0) << "worst at x = " << a.worst_input;
 }
 
+// GELU's erf is an absolute approximation: what counts is the activation's error against its input.
+TEST(FastMath, GeluWithinAMillionthOfItsInput) {
+  const std::vector<float> in = inputs(-12, 12, 1e30, 8);
+  const std::vector<float> got = run([](ir::Expr x) { return ir::gelu(x); }, in);
+  double worst = 0;
+  float worst_input = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const double x = in[i], exact = 0.5 * x * (1 + std::erf(x * std::sqrt(0.5)));
+    const double relative = std::fabs(got[i] - exact) / std::max(std::fabs(x), 1e-30);
+    if (relative > worst || std::isnan(relative)) worst = relative, worst_input = in[i];
+  }
+  EXPECT_LE(worst, 1e-6) << "worst at x = " << worst_input;
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto special = run([](ir::Expr x) { return ir::gelu(x); }, {std::numeric_limits<float>::quiet_NaN(), inf, 0.0f});
+  EXPECT_TRUE(std::isnan(special[0]));
+  EXPECT_EQ(special[1], inf);
+  EXPECT_EQ(special[2], 0.0f);
+}
+
 TEST(FastMath, SigmoidWithinThreeUlpDownToDenormalResults) {
   const auto a = measure([](ir::Expr x) { return ir::sigmoid(x); }, sigmoid_exact, inputs(-105, 40, 1e30, 5));
   EXPECT_LE(a.max_ulp, 3.0) << "worst at x = " << a.worst_input;

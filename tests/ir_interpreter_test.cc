@@ -157,6 +157,7 @@ IrInterpreter::Value IrInterpreter::eval(const Expr& e) {
           case Intrinsic::Asin: o = std::asin(a); break;
           case Intrinsic::Acos: o = std::acos(a); break;
           case Intrinsic::Atan: o = std::atan(a); break;
+          case Intrinsic::Gelu: o = 0.5 * a * (1 + std::erf(a * std::sqrt(0.5))); break;
         }
         r.v[i] = round_to(r.type, o);
       }

@@ -243,6 +243,7 @@ llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
     case ir::Intrinsic::Asin: float32_only(); return fast_math::asin(b_, args[0]);
     case ir::Intrinsic::Acos: float32_only(); return fast_math::acos(b_, args[0]);
     case ir::Intrinsic::Atan: float32_only(); return fast_math::atan(b_, args[0]);
+    case ir::Intrinsic::Gelu: float32_only(); return fast_math::gelu(b_, args[0]);
     case ir::Intrinsic::Floor:
       return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::floor) : fast_math::floor(b_, args[0]);
     case ir::Intrinsic::Ceil:

@@ -87,6 +87,7 @@ const char* intrinsic_name(Intrinsic f) {
     case Intrinsic::Asin: return "asin";
     case Intrinsic::Acos: return "acos";
     case Intrinsic::Atan: return "atan";
+    case Intrinsic::Gelu: return "gelu";
   }
   return "?";
 }

@@ -208,6 +208,7 @@ enum class Intrinsic : uint8_t {
   Asin,
   Acos,
   Atan,
+  Gelu,
 };
 const char* intrinsic_name(Intrinsic f);
 
