@@ -193,6 +193,18 @@ class ValueTable {
     file_->arena_bytes = plan.arena_bytes;
   }
 
+  // Room for every constant at once: the section grows into one block instead of copying a large
+  // model's weights at each doubling.
+  void reserve_constants() const {
+    int64_t bytes = 0;
+    auto add = [&](const Tensor& t) { bytes += aligned(t.size() * dtype_bytes(t.dtype)); };
+    for (const auto& [name, v] : g_.values()) {
+      if (v.data) add(*v.data);
+    }
+    for (const auto& [name, t] : l_.extra_constants) add(t);
+    file_->constants.reserve(static_cast<size_t>(bytes));
+  }
+
   DType dtype_of(const std::string& v) const {
     return l_.extra_constants.count(v) ? l_.extra_constants.at(v).dtype : g_.value(v).dtype;
   }
@@ -256,6 +268,7 @@ model::ModelFile build_model(const Graph& planned, const BuildOptions& options, 
   file.target = options.target.str();
   file.threads = options.threads;
   ValueTable values(planned, lowered, &file);
+  values.reserve_constants();
   values.place();
   for (const auto& in : planned.inputs) file.inputs.push_back(values.id(in));
   for (const auto& out : planned.outputs) file.outputs.push_back(values.id(out));
