@@ -108,9 +108,9 @@ TEST_F(NchwcSpace, Pools) {
   }
   expect_configs_correct("avg_pool2d_nchwc", "c=20,h=7,w=7,r=3,s=3,stride=1,pad=1,count_include_pad=1", 4, ++seed);
   for (const std::string op : {"global_avg_pool2d_nchwc", "global_max_pool2d_nchwc"}) {
-    expect_configs_correct(op, "c=1280,h=7,w=7", 2, ++seed);            // MobileNetV2's head
-    expect_configs_correct(op, "n=2,c=24,h=5,w=3,b=8", 2, ++seed);      // blocks narrower than a vector
-    expect_configs_correct(op, "n=3,c=64,h=1,w=1,b=32", 2, ++seed);     // one pixel, two vectors a block
+    expect_configs_correct(op, "c=1280,h=7,w=7", 2, ++seed);         // MobileNetV2's head
+    expect_configs_correct(op, "n=2,c=24,h=5,w=3,b=8", 2, ++seed);   // blocks narrower than a vector
+    expect_configs_correct(op, "n=3,c=64,h=1,w=1,b=32", 2, ++seed);  // one pixel, two vectors a block
   }
 }
 

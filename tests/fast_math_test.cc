@@ -113,7 +113,8 @@ TEST(FastMath, GeluWithinAMillionthOfItsInput) {
   }
   EXPECT_LE(worst, 1e-6) << "worst at x = " << worst_input;
   const float inf = std::numeric_limits<float>::infinity();
-  const auto special = run([](ir::Expr x) { return ir::gelu(x); }, {std::numeric_limits<float>::quiet_NaN(), inf, 0.0f});
+  const auto special =
+      run([](ir::Expr x) { return ir::gelu(x); }, {std::numeric_limits<float>::quiet_NaN(), inf, 0.0f});
   EXPECT_TRUE(std::isnan(special[0]));
   EXPECT_EQ(special[1], inf);
   EXPECT_EQ(special[2], 0.0f);

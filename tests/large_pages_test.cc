@@ -55,7 +55,7 @@ TEST(LargePages, SmallAndNothrowBlocksAllocateAndFree) {
   auto small = std::make_unique<int[]>(100);
   small[99] = 7;
   EXPECT_EQ(small[99], 7);
-  void* p = ::operator new(size_t{16} << 20, std::nothrow);
+  void* p = ::operator new (size_t{16} << 20, std::nothrow);
   ASSERT_NE(p, nullptr);
   static_cast<char*>(p)[(size_t{16} << 20) - 1] = 1;
   ::operator delete(p);

@@ -160,12 +160,12 @@ llvm::Value* gelu(llvm::IRBuilder<>& b, llvm::Value* x) {
   // where erf's own two polynomials and exp cost twice the instructions. The clamp keeps NaN.
   llvm::Value* t = b.CreateFMul(unary(b, llvm::Intrinsic::fabs, x), constant(x, 0.70710678118654752440));
   t = b.CreateSelect(b.CreateFCmpOGT(t, constant(x, 3.9)), constant(x, 3.9), t);
-  llvm::Value* e = polynomial(b, b.CreateFSub(t, constant(x, 1.95)),
-                              {0.994179423278992, 0.02517976933212056, -0.04910343712338082, 0.05543443156316236,
-                               -0.03766677765393879, 0.012778483569826863, 0.001712190123670951, -0.004048820713417328,
-                               0.0016314853887096513, 0.00012968741424215302, -0.00035325265392742477,
-                               7.804182645865281e-05, 3.178853789430513e-05, -1.2848562405930318e-05,
-                               -1.1595888987478082e-06, 6.932718136918524e-07});
+  llvm::Value* e =
+      polynomial(b, b.CreateFSub(t, constant(x, 1.95)),
+                 {0.994179423278992, 0.02517976933212056, -0.04910343712338082, 0.05543443156316236,
+                  -0.03766677765393879, 0.012778483569826863, 0.001712190123670951, -0.004048820713417328,
+                  0.0016314853887096513, 0.00012968741424215302, -0.00035325265392742477, 7.804182645865281e-05,
+                  3.178853789430513e-05, -1.2848562405930318e-05, -1.1595888987478082e-06, 6.932718136918524e-07});
   llvm::Value* half = b.CreateFMul(x, constant(x, 0.5));
   return b.CreateFAdd(half, b.CreateFMul(half, copysign(b, e, x)));
 }

@@ -51,8 +51,7 @@ ir::Expr dense_epilogue_ir(DenseEpilogue e, ir::Expr c, ir::Expr bias, ir::Expr 
   Expr v = c + bias;
   switch (e) {
     case DenseEpilogue::BiasRelu: return ir::max(v, Expr(0.0f));
-    case DenseEpilogue::BiasGelu:
-      return ir::gelu(v);
+    case DenseEpilogue::BiasGelu: return ir::gelu(v);
     case DenseEpilogue::BiasGeluTanh: {
       const Expr inner =
           v * (Expr(static_cast<float>(kSqrtTwoOverPi)) + Expr(static_cast<float>(kSqrtTwoOverPi * kCubic)) * v * v);

@@ -18,8 +18,7 @@ using ir::Expr;
 
 class GlobalPool2dNchwc : public Operator {
  public:
-  explicit GlobalPool2dNchwc(bool max)
-      : max_(max), plain_(max ? make_global_max_pool2d() : make_global_avg_pool2d()) {}
+  explicit GlobalPool2dNchwc(bool max) : max_(max), plain_(max ? make_global_max_pool2d() : make_global_avg_pool2d()) {}
 
   std::string name() const override { return plain_->name() + "_nchwc"; }
   std::string description() const override {
@@ -61,21 +60,19 @@ class GlobalPool2dNchwc : public Operator {
     te::Tensor x = te::placeholder(input_shapes(s)[0], f32, "X");
     ir::IterVar k = te::reduce_axis(H * W, "k");
     // X(n, cb, 0, k, l) for k up to h*w: a block's plane is h*w contiguous vectors.
-    te::Tensor acc = te::compute(
-        {N, C / B, B},
-        [&](const te::Indices& i) {
-          return ir::make_reduce(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum,
-                                 x(i[0], i[1], Expr(0), ir::to_expr(k->var), i[2]), {k});
-        },
-        "Y.acc", {"n", "cb", "l"});
+    te::Tensor acc = te::compute({N, C / B, B},
+                                 [&](const te::Indices& i) {
+                                   return ir::make_reduce(max_ ? ir::ReduceKind::Max : ir::ReduceKind::Sum,
+                                                          x(i[0], i[1], Expr(0), ir::to_expr(k->var), i[2]), {k});
+                                 },
+                                 "Y.acc", {"n", "cb", "l"});
     const Expr inv(static_cast<float>(1.0 / static_cast<double>(H * W)));
-    te::Tensor y = te::compute(
-        {N, C, 1, 1},
-        [&](const te::Indices& i) {
-          Expr v = acc(i[0], ir::floordiv(i[1], Expr(B)), ir::floormod(i[1], Expr(B)));
-          return max_ ? v : v * inv;
-        },
-        "Y", {"n", "c", "y", "x"});
+    te::Tensor y = te::compute({N, C, 1, 1},
+                               [&](const te::Indices& i) {
+                                 Expr v = acc(i[0], ir::floordiv(i[1], Expr(B)), ir::floormod(i[1], Expr(B)));
+                                 return max_ ? v : v * inv;
+                               },
+                               "Y", {"n", "c", "y", "x"});
     Scheduled result = make_scheduled({x}, y);
     schedule::Schedule& sch = *result.schedule;
     schedule::Stage& o = sch[y];

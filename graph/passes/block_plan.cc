@@ -130,11 +130,10 @@ class BlockProblem {
     const std::vector<int64_t> in_blocks = blocked_input ? in->second.blocks : std::vector<int64_t>{kPlain};
     // The workload plan_layouts would give it alone: its candidates are that one's block variants.
     const ops::Workload alone =
-        depthwise
-            ? ops::Workload{twin, ops::DepthwiseNchwcShape{s, kDefaultBlock}.to_vector()}
-            : ops::Workload{twin, ops::Conv2dNchwcShape{s, blocked_input ? kDefaultBlock : plain_input_block(s.c),
-                                                        kDefaultBlock}
-                                      .to_vector()};
+        depthwise ? ops::Workload{twin, ops::DepthwiseNchwcShape{s, kDefaultBlock}.to_vector()}
+                  : ops::Workload{twin, ops::Conv2dNchwcShape{s, blocked_input ? kDefaultBlock : plain_input_block(s.c),
+                                                              kDefaultBlock}
+                                            .to_vector()};
     struct Candidate {
       BlockChoice blocks;
       double seconds;
