@@ -24,9 +24,11 @@ constexpr std::size_t kLargeBlock = std::size_t{8} << 20;
 void ask_for_huge_pages(void* p, std::size_t bytes) {
   // The whole huge pages inside the block: malloc serves a block this large by its own mapping, so
   // nothing else lives in them. Advice before the first touch decides how those pages fault in.
-  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHugePage - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  char* const first = static_cast<char*>(p);
+  const auto address = reinterpret_cast<std::uintptr_t>(first);
+  char* const begin = first + (kHugePage - address % kHugePage) % kHugePage;
+  char* const end = first + bytes - (address + bytes) % kHugePage;
+  if (end > begin) ::madvise(begin, static_cast<std::size_t>(end - begin), MADV_HUGEPAGE);
 }
 
 }  // namespace
