@@ -77,7 +77,7 @@ class BlockProblem {
   // Converting an activation of `shape` from one layout (a block, or kPlain) to another: what
   // plan_layouts places (layout_to_nchwc, layout_from_nchwc, layout_reblock_nchwc).
   double convert(const Shape& shape, int64_t from, int64_t to) const {
-    if (from == to || (std::min(from, to) == kPlain && std::max(from, to) == 1)) return 0;  // NCHW is NCHW1c
+    if (from == to || (std::min(from, to) == kPlain && block_is_plain(std::max(from, to)))) return 0;
     const std::vector<int64_t> extents = {shape[0], shape[1], shape[2], shape[3]};
     const ops::Workload w = layout_transform_workload(extents, from, to);
     if (auto s = measured(w)) return *s;
@@ -108,7 +108,7 @@ class BlockProblem {
       values_[n.outputs.at(0)] = values_.at(n.inputs[0]);  // a blocked pool keeps its input's block
       return;
     }
-    if (!n.inputs.empty() && values_.count(n.inputs[0]) && !global_pool_twin(g_, n).empty()) return read_globally(n);
+    if (!n.inputs.empty() && values_.count(n.inputs[0]) && !global_pool_twin(g_, n, 1).empty()) return read_globally(n);
     for (const auto& input : n.inputs) read_plainly(input);
   }
 
@@ -118,7 +118,7 @@ class BlockProblem {
     const BlockedValue& x = values_.at(n.inputs[0]);
     const Shape& shape = g_.value(n.inputs[0]).shape;
     CostTable t{{x.var}, {}};
-    for (int64_t b : x.blocks) t.cost.push_back(shape[1] % b == 0 ? 0.0 : convert(shape, b, kPlain));
+    for (int64_t b : x.blocks) t.cost.push_back(global_pool_twin(g_, n, b).empty() ? convert(shape, b, kPlain) : 0.0);
     problem_.add_cost(std::move(t));
   }
 
@@ -220,8 +220,8 @@ std::string blocked_conv_twin(const Graph& g, const Node& n) {
   return ops::has_operator(twin) ? twin : "";
 }
 
-std::string global_pool_twin(const Graph& g, const Node& n) {
-  if (n.inputs.empty() || g.value(n.inputs[0]).shape.size() != 4) return "";
+std::string global_pool_twin(const Graph& g, const Node& n, int64_t b) {
+  if (n.inputs.empty() || g.value(n.inputs[0]).shape.size() != 4 || g.value(n.inputs[0]).shape[1] % b != 0) return "";
   return n.op == "GlobalAveragePool" ? "global_avg_pool2d_nchwc"
          : n.op == "GlobalMaxPool"   ? "global_max_pool2d_nchwc"
                                      : "";

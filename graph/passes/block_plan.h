@@ -23,14 +23,17 @@ std::string blocked_conv_twin(const Graph& g, const Node& n);
 // The blocked twin of a 2-D pool node (max_pool2d_nchwc, avg_pool2d_nchwc), or "" (run plainly).
 std::string blocked_pool_twin(const Graph& g, const Node& n);
 
-// The blocked twin of a 2-D global pool (global_avg_pool2d_nchwc, global_max_pool2d_nchwc), or "".
-// It reads a block that divides the channels and writes the plain [N, C, 1, 1] result.
-std::string global_pool_twin(const Graph& g, const Node& n);
+// The blocked twin of a 2-D global pool (global_avg_pool2d_nchwc, global_max_pool2d_nchwc) that
+// reads its input in block b, or "" (b does not divide the channels, or no twin). It writes the
+// plain [N, C, 1, 1] result.
+std::string global_pool_twin(const Graph& g, const Node& n, int64_t b);
 
 // The block a blocked conv reads a plain input in: 1 when the input has fewer channels than a
 // block (a first layer's 3), because NCHW is NCHW1c and the conv reads it in place, no conversion;
 // else the default 16.
 int64_t plain_input_block(int64_t channels);
+// Whether a value in block b is its plain bytes (NCHW1c is NCHW): no conversion either way.
+inline bool block_is_plain(int64_t b) { return b == 1; }
 
 struct BlockChoice {
   int64_t ib = 16, ob = 16;  // a depthwise conv's one block is both

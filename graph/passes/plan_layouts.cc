@@ -79,7 +79,7 @@ class LayoutPlanner {
   // The value blocked by b: the conv's own blocked output, a layout_reblock_nchwc of it in another
   // block, or a layout_to_nchwc of the plain one.
   std::string blocked(const std::string& v, int64_t b) {
-    if (b == 1) return plain(v);  // NCHW is NCHW1c: the kernel reads the plain bytes as they are
+    if (block_is_plain(b)) return plain(v);  // the kernel reads the plain bytes as they are
     if (auto it = blocked_.find(v); it != blocked_.end() && it->second.second == b) return it->second.first;
     const std::string key = v + "#" + std::to_string(b);
     if (auto it = converted_.find(key); it != converted_.end()) return it->second;
@@ -205,12 +205,12 @@ class LayoutPlanner {
   // A global pool of a value blocked by a divisor of its channels reads it blocked and writes the
   // plain result: a classifier's head without converting its last activation to NCHW.
   bool pool_globally(const Node& n) {
-    const std::string twin = global_pool_twin(in_, n);
-    const auto it = twin.empty() ? blocked_.end() : blocked_.find(n.inputs[0]);
+    const auto it = n.inputs.empty() ? blocked_.end() : blocked_.find(n.inputs[0]);
     if (it == blocked_.end()) return false;
     const auto& [blocked_x, b] = it->second;
+    const std::string twin = global_pool_twin(in_, n, b);
+    if (twin.empty()) return false;
     const Shape& x = in_.value(n.inputs[0]).shape;
-    if (x[1] % b != 0) return false;
     Node p = n;
     p.op = twin;
     p.attrs = {{"workload_shape", std::vector<int64_t>{x[0], x[1], x[2], x[3], b}}};

@@ -7,8 +7,9 @@
 // glibc asks only when told by an environment variable at start-up, so the executables that build
 // models link this object and ask for each large block themselves.
 //
-// Only operator new(size_t) is replaced (its nothrow form and the array forms forward to it in
-// libstdc++); the memory comes from malloc, so the library's operator delete frees it as usual.
+// operator new(size_t) and its nothrow form are replaced (libstdc++'s array forms forward to them);
+// the memory comes from malloc, so the library's operator delete frees it as usual. The runtime's
+// own buffers (runtime/aligned_buffer.h) ask for huge pages the same way, aligned for kernels.
 #include <sys/mman.h>
 
 #include <cstdint>
