@@ -37,6 +37,8 @@ PACKAGES=(
   # ONNX models: protobuf messages and libonnx_proto (graph/), the Python package that writes the
   # test models (scripts/make-models.py), ONNX's node tests
   libonnx-dev python3-onnx libonnx-testdata
+  # the fits of compiler/codegen/fast_math.cc (scripts/fit-polynomials.py), in 60-digit arithmetic
+  python3-mpmath
 )
 
 # ONNX Runtime's CPU build, the peer models are checked and timed against, comes from npm.
