@@ -79,5 +79,30 @@ TEST(DenseCodegen, HandPickedTileIsVectorizedWithFma) {
   EXPECT_TRUE(asm_text.find("ymm") != std::string::npos || asm_text.find("zmm") != std::string::npos);
 }
 
+// The next panel's lines are asked for inside the k loop, and the tile of accumulators still lives
+// in registers there: no store to the stack between the prefetches.
+TEST(DenseCodegen, PrefetchOfTheNextPanelKeepsTheTileInRegisters) {
+  const codegen::Target host = codegen::host_target();
+  if (host.triple.rfind("x86_64", 0) != 0) GTEST_SKIP() << "checks x86 assembly";
+  compiler::Task task({"dense_packed_bias", {64, 256, 128, 32}}, host);
+  codegen::CodegenOptions opts;
+  opts.keep_assembly = true;
+  auto kernel =
+      task.build_jit(task.parse_config(R"({"mr":8,"nr":32,"kc":128,"mb":8,"order":"mn","unroll_k":4,"prefetch":true})"),
+                     nullptr, opts);
+  const std::string& text = kernel->assembly();
+  const size_t first = text.find("prefetcht1");
+  ASSERT_NE(first, std::string::npos) << text;
+  const size_t loop_end = text.find("prefetcht1", first + 1) != std::string::npos ? text.find("prefetcht1", first + 1)
+                                                                                  : text.find("\tj", first);
+  const std::string loop = text.substr(first, loop_end - first);
+  EXPECT_NE(loop.find("vfmadd"), std::string::npos) << loop;
+  EXPECT_EQ(loop.find("(%rsp)\n"), std::string::npos) << "the tile is spilled to the stack in the k loop:\n" << loop;
+
+  compiler::KernelRunner runner(task.op(), task.workload().shape, 19);
+  ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
+  EXPECT_TRUE(runner.check().pass);
+}
+
 }  // namespace
 }  // namespace tf

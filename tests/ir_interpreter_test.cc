@@ -265,6 +265,9 @@ void IrInterpreter::exec(const Stmt& s) {
         vars_.erase(l->var.get());
       return;
     }
+    case StmtKind::Prefetch:  // a hint: only its index is evaluated
+      eval(s.as<PrefetchNode>()->index);
+      return;
   }
 }
 

@@ -193,5 +193,61 @@ TEST(Lower, InlinedStagesDisappearIntoTheirConsumers) {
   EXPECT_NE(text.find("C[i] = ((A[i] * 2.0f) + 1.0f);"), std::string::npos) << text;
 }
 
+TEST(Schedule, PrefetchTakesAnInputItsIndicesAndASerialLoop) {
+  Matmul mm(16, 16, 16);
+  schedule::Schedule s({mm.C});
+  auto& c = s[mm.C];
+  auto [o, i] = c.split(c.axis(1), 4);
+  c.vectorize(i);
+  const ir::Expr k = ir::to_expr(c.reduce_axis(0)->var);
+  EXPECT_NE(message_of([&] { c.prefetch(mm.C, o, {k, k}); }).find("only an input"), std::string::npos);
+  EXPECT_NE(message_of([&] { c.prefetch(mm.B, o, {k}); }).find("1 indices for the 2-d input 'B'"), std::string::npos);
+  EXPECT_NE(message_of([&] { c.prefetch(mm.B, i, {k, k}); }).find("loop 'j.inner' is vectorized"), std::string::npos);
+  EXPECT_NE(message_of([&] {
+              c.prefetch(mm.B, c.axis(0), {k, ir::make_float(1.0)});
+            }).find("not a scalar integer"),
+            std::string::npos);
+  EXPECT_EQ(message_of([&] { c.prefetch(mm.B, c.reduce_axis(0), {k + 1, ir::make_int(0)}); }), "");
+}
+
+// A prefetch names the line a later iteration reads, placed first in its loop's body; it changes
+// nothing that is computed, even when it names an element past the input.
+TEST(Lower, PrefetchRunsFirstInItsLoopAndChangesNoResult) {
+  Matmul mm(8, 8, 8);
+  schedule::Schedule s({mm.C});
+  auto& c = s[mm.C];
+  const ir::Expr k = ir::to_expr(c.reduce_axis(0)->var);
+  c.prefetch(mm.B, c.reduce_axis(0), {k + 4, ir::make_int(0)});
+  lower::LowerOptions raw;
+  raw.stage = lower::LowerStage::Scheduled;
+  const std::string text = ir::to_string(lower::lower(s, "mm", raw));
+  EXPECT_NE(text.find("for (k = 0; k < 8; ++k) {\n        prefetch(&B[(((k + 4) * 8) + 0)]);"), std::string::npos)
+      << text;
+
+  std::vector<double> a(64), b(64), out(64);
+  for (size_t x = 0; x < a.size(); ++x) {
+    a[x] = static_cast<double>(x % 5) - 2;
+    b[x] = static_cast<double>(x % 3) - 1;
+  }
+  testing_support::IrInterpreter interp;
+  interp.run(lower::lower(s, "mm"), {&a, &b, &out});
+  for (int r = 0; r < 8; ++r) {
+    for (int col = 0; col < 8; ++col) {
+      double want = 0;
+      for (int x = 0; x < 8; ++x) want += a[r * 8 + x] * b[x * 8 + col];
+      EXPECT_EQ(out[r * 8 + col], want) << r << "," << col;
+    }
+  }
+}
+
+TEST(Lower, APrefetchAtALoopSplitAfterwardsIsRefused) {
+  Matmul mm(8, 8, 8);
+  schedule::Schedule s({mm.C});
+  auto& c = s[mm.C];
+  c.prefetch(mm.B, c.axis(0), {ir::make_int(0), ir::make_int(0)});
+  c.split(c.axis(0), 2);
+  EXPECT_NE(message_of([&] { lower::lower(s, "mm"); }).find("which was split or fused afterwards"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tf

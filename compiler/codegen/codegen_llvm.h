@@ -45,6 +45,7 @@ class CodeGenLLVM {
   void emit_for(const ir::ForNode* n);
   void emit_serial_loop(const ir::ForNode* n);
   void emit_store(const ir::StoreNode* n);
+  void emit_prefetch(const ir::PrefetchNode* n);
   void emit_allocate(const ir::AllocateNode* n);
   void emit_if(const ir::IfThenElseNode* n);
   // Leaves the current function with `status` (non-zero: an error), from anywhere in its body.

@@ -350,6 +350,13 @@ Stmt make_let(Var v, Expr value, Stmt body) {
   return Stmt(std::make_shared<const LetStmtNode>(std::move(v), std::move(value), std::move(body)));
 }
 
+Stmt make_prefetch(Buffer buf, Expr index) {
+  require(buf && index, "prefetch: null part");
+  require(index.type().is_int() && index.type().is_scalar(),
+          "prefetch of '" + buf->name + "': index must be a scalar integer");
+  return Stmt(std::make_shared<const PrefetchNode>(std::move(buf), std::move(index)));
+}
+
 Expr operator+(Expr a, Expr b) { return make_binary(BinaryOp::Add, std::move(a), std::move(b)); }
 Expr operator-(Expr a, Expr b) { return make_binary(BinaryOp::Sub, std::move(a), std::move(b)); }
 Expr operator*(Expr a, Expr b) { return make_binary(BinaryOp::Mul, std::move(a), std::move(b)); }

@@ -7,7 +7,7 @@
 // Expressions:  IntImm FloatImm Var Binary(+ - * / % floordiv floormod min max == != < <= > >= && ||)
 //               Not Select Cast Call(intrinsic) Load(flat buffer) TensorLoad(multi-dim, before
 //               lowering) Ramp Broadcast Reduce(in compute bodies, before lowering)
-// Statements:   For(serial|parallel|vectorized|unrolled) Store Allocate Seq IfThenElse LetStmt
+// Statements:   For(serial|parallel|vectorized|unrolled) Store Allocate Seq IfThenElse LetStmt Prefetch
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ enum class ExprKind : uint8_t {
   Reduce
 };
 
-enum class StmtKind : uint8_t { For, Store, Allocate, Seq, IfThenElse, LetStmt };
+enum class StmtKind : uint8_t { For, Store, Allocate, Seq, IfThenElse, LetStmt, Prefetch };
 
 struct ExprNode {
   const ExprKind kind;
@@ -341,6 +341,16 @@ struct LetStmtNode : StmtNode {
       : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
 };
 
+// A hint that the cache line holding buffer[index] is read soon: brought toward the core (into L2)
+// without waiting for it. It has no effect on what is computed, and an index past the buffer is
+// harmless (a prefetch never faults), so a kernel may prefetch what a later iteration reads.
+struct PrefetchNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Prefetch;
+  const Buffer buffer;
+  const Expr index;
+  PrefetchNode(Buffer buf, Expr i) : StmtNode(kKind), buffer(std::move(buf)), index(std::move(i)) {}
+};
+
 // ---------------------------------------------------------------- construction
 // Builders check their operands and throw tf::CompileError with a message naming what is wrong.
 // Binary builders match types the way C does for a literal: an immediate takes the other side's
@@ -370,6 +380,7 @@ Stmt make_allocate(Buffer buf, Stmt body);
 Stmt make_seq(std::vector<Stmt> stmts);  // flattens nested Seq, drops null; one stmt returns it
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = Stmt());
 Stmt make_let(Var v, Expr value, Stmt body);
+Stmt make_prefetch(Buffer buf, Expr index);  // a scalar integer index
 
 inline Expr to_expr(const Var& v) { return Expr(std::static_pointer_cast<const ExprNode>(v)); }
 

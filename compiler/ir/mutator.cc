@@ -31,6 +31,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::Seq: return visit(static_cast<const SeqNode*>(s.get()), s);
     case StmtKind::IfThenElse: return visit(static_cast<const IfThenElseNode*>(s.get()), s);
     case StmtKind::LetStmt: return visit(static_cast<const LetStmtNode*>(s.get()), s);
+    case StmtKind::Prefetch: return visit(static_cast<const PrefetchNode*>(s.get()), s);
   }
   return s;
 }
@@ -144,6 +145,12 @@ Stmt IRMutator::visit(const LetStmtNode* n, const Stmt& self) {
   if (v.same_as(n->value) && body.same_as(n->body)) return self;
   if (!body) return Stmt();
   return make_let(n->var, v, body);
+}
+
+Stmt IRMutator::visit(const PrefetchNode* n, const Stmt& self) {
+  Expr i = mutate(n->index);
+  if (i.same_as(n->index)) return self;
+  return make_prefetch(n->buffer, i);
 }
 
 }  // namespace tf::ir

@@ -34,6 +34,7 @@ class IRMutator {
   virtual Stmt visit(const SeqNode* n, const Stmt& self);
   virtual Stmt visit(const IfThenElseNode* n, const Stmt& self);
   virtual Stmt visit(const LetStmtNode* n, const Stmt& self);
+  virtual Stmt visit(const PrefetchNode* n, const Stmt& self);
 };
 
 }  // namespace tf::ir

@@ -191,6 +191,13 @@ void print_stmt(std::ostream& os, const Stmt& s, int indent) {
       print_stmt(os, n->body, indent);
       return;
     }
+    case StmtKind::Prefetch: {
+      auto* n = s.as<PrefetchNode>();
+      os << pad << "prefetch(&" << n->buffer->name << "[";
+      print_expr(os, n->index);
+      os << "]);\n";
+      return;
+    }
   }
 }
 

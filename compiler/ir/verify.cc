@@ -31,6 +31,10 @@ class ScopeChecker : public IRVisitor {
     check_buffer(n->buffer, "stores to");
     IRVisitor::visit(n);
   }
+  void visit(const PrefetchNode* n) override {
+    check_buffer(n->buffer, "prefetches from");
+    IRVisitor::visit(n);
+  }
   void visit(const TensorLoadNode* n) override {
     fail("a tensor read of '" + n->producer->name() + "' is left unlowered");
   }

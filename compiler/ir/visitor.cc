@@ -30,6 +30,7 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::Seq: return visit(static_cast<const SeqNode*>(s.get()));
     case StmtKind::IfThenElse: return visit(static_cast<const IfThenElseNode*>(s.get()));
     case StmtKind::LetStmt: return visit(static_cast<const LetStmtNode*>(s.get()));
+    case StmtKind::Prefetch: return visit(static_cast<const PrefetchNode*>(s.get()));
   }
 }
 
@@ -80,5 +81,6 @@ void IRVisitor::visit(const LetStmtNode* n) {
   visit(n->value);
   visit(n->body);
 }
+void IRVisitor::visit(const PrefetchNode* n) { visit(n->index); }
 
 }  // namespace tf::ir

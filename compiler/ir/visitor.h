@@ -33,6 +33,7 @@ class IRVisitor {
   virtual void visit(const SeqNode* n);
   virtual void visit(const IfThenElseNode* n);
   virtual void visit(const LetStmtNode* n);
+  virtual void visit(const PrefetchNode* n);
 };
 
 }  // namespace tf::ir

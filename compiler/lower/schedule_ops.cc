@@ -1,5 +1,6 @@
 #include "compiler/lower/schedule_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -170,8 +171,10 @@ class NestBuilder {
     }
     ir::Stmt inner = update;
     if (reduce && first_reduce == leaves.size()) inner = ir::make_seq({init, update});
+    check_prefetches(st);
     for (size_t l = leaves.size(); l-- > 0;) {
       inner = place_attached(st, leaves[l], inner);
+      inner = place_prefetches(st, leaves[l], inner);
       inner = ir::make_for(leaves[l]->var, ir::make_int(0), ir::make_int(dom.extent_of(leaves[l])),
                            st.for_kind(leaves[l]), inner);
       if (reduce && l == first_reduce) {
@@ -185,6 +188,29 @@ class NestBuilder {
       }
     }
     return inner;
+  }
+
+  void check_prefetches(const Stage& st) const {
+    const auto& leaves = st.leaf_iter_vars();
+    for (const auto& p : st.prefetches()) {
+      if (std::find(leaves.begin(), leaves.end(), p.at) == leaves.end()) {
+        throw CompileError("lowering: stage '" + st.name() + "' prefetches '" + p.input->name() + "' at loop '" +
+                           p.at->var->name + "', which was split or fused afterwards");
+      }
+    }
+  }
+
+  // A stage's prefetches at loop `leaf` run first in that loop's body.
+  ir::Stmt place_prefetches(const Stage& st, const ir::IterVar& leaf, ir::Stmt inner) {
+    std::vector<ir::Stmt> body;
+    for (const auto& p : st.prefetches()) {
+      if (p.at != leaf) continue;
+      const ir::Buffer& buf = buffers_.at(p.input.get());
+      body.push_back(ir::make_prefetch(buf, flatten(p.indices, buf->shape)));
+    }
+    if (body.empty()) return inner;
+    body.push_back(inner);
+    return ir::make_seq(body);
   }
 
   // An attached stage holds only its region: a few KiB of accumulators live on the stack.

@@ -30,6 +30,39 @@ using te::Tensor;
 // widest tile, without K blocking.
 constexpr int64_t kGemvRows = 4;
 
+// Where the tile loops are, for spreading the prefetch of the next panel over them.
+struct TileLoops {
+  Expr panel;           // the panel of B the current tile reads
+  Expr tile;            // which of the tiles reading this panel (in this K block) it is
+  int64_t tiles = 1;    // how many tiles read a panel in a row
+  Expr k_step;          // the tile's k loop (k.outer)
+  int64_t k_steps = 1;  // its extent
+  Expr k_block_start;   // the first k of the K block
+  int64_t k_block = 1;  // the K block's depth
+};
+
+// A prepacked B panel is read from memory by the first tile that reads it: with the weight out of
+// cache (a model's weights do not fit in it) that tile waits for every line. Instead, each step of
+// the tiles reading panel p asks for its share of panel p + 1, so the next panel is in L2 by the
+// time it is needed: about one prefetch per k step, the whole panel over the run of tiles.
+void prefetch_next_panel(schedule::Stage& tile_stage, const IterVar& k_outer, const Tensor& B, const TileLoops& at) {
+  const int64_t panels = B.shape()[0], P = B.shape()[2];
+  const int64_t floats_per_line = 16;
+  const int64_t lines = (at.k_block * P + floats_per_line - 1) / floats_per_line;
+  const int64_t steps = at.tiles * at.k_steps;
+  const int64_t per_step = std::min<int64_t>(8, (lines + steps - 1) / steps);
+  Expr step = at.tile * ir::make_int(at.k_steps) + at.k_step;
+  Expr next = ir::min(at.panel + 1, ir::make_int(panels - 1));
+  for (int64_t i = 0; i < per_step; ++i) {
+    Expr line = ir::floordiv((step * ir::make_int(per_step) + ir::make_int(i)) * ir::make_int(lines),
+                             ir::make_int(steps * per_step));
+    Expr element = line * ir::make_int(floats_per_line);
+    tile_stage.prefetch(
+        B, k_outer,
+        {next, at.k_block_start + ir::floordiv(element, ir::make_int(P)), ir::floormod(element, ir::make_int(P))});
+  }
+}
+
 class Dense : public Operator {
  public:
   enum class BLayout { KN, NK, Panels };
@@ -162,6 +195,9 @@ space::ConfigSpace Dense::config_space(const std::vector<int64_t>& s, const code
   cs.add_knob("vectorize", {Json(true), Json(false)}, 0, "vectorize the tile's columns");
   if (layout_ != BLayout::Panels) {
     cs.add_knob("pack_b", {Json(false), Json(true)}, gemv ? 0 : 1, "pack B into [N/nr][K][nr] panels first");
+  } else {
+    cs.add_knob("prefetch", {Json(false), Json(true)}, 1,
+                "while the tiles read a panel, prefetch the next one into L2, a line per k step");
   }
   cs.add_knob("parallel", {Json(false), Json(true)}, 1, "run the outer tile loops on the thread pool");
   return cs;
@@ -273,7 +309,14 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
   w.reorder(order);
   sch[tile].compute_at(w, m_oi);
   vector_columns(w, n_i);
-  if (parallel) w.parallel(w.fuse(order[k_blocked ? 1 : 0], order[k_blocked ? 2 : 1]));
+  // Rows written back one by one index the tile by constants, so LLVM keeps the whole tile in
+  // registers (SROA) even where a call in the k loop (a prefetch) keeps LICM from promoting it.
+  if (!k_blocked) w.unroll(m_i);
+  IterVar fused;
+  if (parallel) {
+    fused = w.fuse(order[k_blocked ? 1 : 0], order[k_blocked ? 2 : 1]);
+    w.parallel(fused);
+  }
 
   schedule::Stage& r = sch[tile];
   size_t first_spatial = k_blocked ? 1 : 0;  // the partial tile's K-block axis has extent 1 here
@@ -286,6 +329,26 @@ Scheduled Dense::schedule(const std::vector<int64_t>& s, const space::Config& cf
   r.unroll(k_i);
   r.unroll(rm);
   vector_columns(r, rn);
+  if (prepacked && cfg.get_bool("prefetch")) {
+    const int64_t panels = (N + nr - 1) / nr, m_tiles = (M + mr - 1) / mr, m_blocks = (m_tiles + mb - 1) / mb;
+    auto var = [](const IterVar& iv) { return ir::to_expr(iv->var); };
+    TileLoops at;
+    if (n_outer) {
+      at.panel = fused ? ir::floordiv(var(fused), ir::make_int(m_blocks)) : var(n_o);
+      Expr block = fused ? ir::floormod(var(fused), ir::make_int(m_blocks)) : var(m_oo);
+      at.tile = block * ir::make_int(mb) + var(m_oi);
+      at.tiles = m_tiles;
+    } else {
+      at.panel = fused ? ir::floormod(var(fused), ir::make_int(panels)) : var(n_o);
+      at.tile = var(m_oi);
+      at.tiles = std::min(mb, m_tiles);
+    }
+    at.k_step = var(k_o);
+    at.k_steps = (kc + unroll_k - 1) / unroll_k;
+    at.k_block_start = k_blocked ? var(w.reduce_axis(0)) * ir::make_int(kc) : ir::make_int(0);
+    at.k_block = kc;
+    prefetch_next_panel(r, k_o, B, at);
+  }
 
   if (k_blocked && epilogue_ != DenseEpilogue::None) {
     schedule::Stage& e = sch[out];

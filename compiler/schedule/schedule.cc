@@ -142,6 +142,25 @@ void Stage::parallel(const IterVar& iv) {
 
 void Stage::unroll(const IterVar& iv) { set_kind(iv, ForKind::Unrolled, "unroll"); }
 
+void Stage::prefetch(const Tensor& t, const IterVar& iv, std::vector<ir::Expr> indices) {
+  leaf_index(iv, "prefetch");
+  if (!t.op() || !t.op()->is_placeholder()) fail("prefetch: only an input of the kernel can be prefetched");
+  if (indices.size() != t.shape().size()) {
+    fail("prefetch: " + std::to_string(indices.size()) + " indices for the " + std::to_string(t.shape().size()) +
+         "-d input '" + t.op()->name() + "'");
+  }
+  for (const auto& i : indices) {
+    if (!i || !i.type().is_int() || !i.type().is_scalar())
+      fail("prefetch: an index of '" + t.op()->name() + "' is not a scalar integer");
+  }
+  const ForKind k = for_kind(iv);
+  if (k == ForKind::Vectorized || k == ForKind::Parallel) {
+    fail("prefetch: loop '" + iv->var->name + "' is " + (k == ForKind::Vectorized ? "vectorized" : "parallel") +
+         "; prefetch at a serial or unrolled loop");
+  }
+  prefetches_.push_back({iv, t.op(), std::move(indices)});
+}
+
 ForKind Stage::for_kind(const IterVar& iv) const {
   for (const auto& [v, k] : kinds_) {
     if (v == iv) return k;

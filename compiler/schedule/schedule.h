@@ -80,6 +80,11 @@ class Stage {
   bool nested_in(const Stage& outer) const;
   // Substitutes this stage's body into its consumers; it gets no loops or memory of its own.
   void compute_inline();
+  // At the start of each iteration of leaf `iv`, asks for the cache line holding input `t`'s element
+  // at `indices`, so that what a later iteration reads is on its way before it is needed (a panel a
+  // micro-kernel streams from memory). The indices may use the variables of `iv` and of the loops
+  // around it; an element past `t` is harmless. Computes nothing.
+  void prefetch(const Tensor& t, const IterVar& iv, std::vector<ir::Expr> indices);
 
   // For lowering.
   const std::vector<IterVar>& leaf_iter_vars() const { return leaves_; }
@@ -90,6 +95,12 @@ class Stage {
   const IterVar& attach_ivar() const { return attach_ivar_; }
   // The operations this stage's body reads.
   std::vector<te::Operation> reads() const { return te::read_operations(body_); }
+  struct Prefetch {
+    IterVar at;
+    te::Operation input;
+    std::vector<ir::Expr> indices;
+  };
+  const std::vector<Prefetch>& prefetches() const { return prefetches_; }
 
  private:
   friend class Schedule;
@@ -107,6 +118,7 @@ class Stage {
   std::vector<IterVar> leaves_;
   std::vector<Relation> relations_;
   std::vector<std::pair<IterVar, ForKind>> kinds_;
+  std::vector<Prefetch> prefetches_;
   AttachType attach_type_ = AttachType::Root;
   Stage* attach_stage_ = nullptr;
   IterVar attach_ivar_;
