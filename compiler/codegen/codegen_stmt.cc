@@ -1,7 +1,6 @@
 // Statements: loops (serial, and parallel ones outlined for the runtime's launcher), stores,
 // allocations, branches, lets.
 #include <llvm/IR/MDBuilder.h>
-#include <llvm/Support/ModRef.h>
 
 #include <set>
 
@@ -329,12 +328,8 @@ void CodeGenLLVM::emit_prefetch(const ir::PrefetchNode* n) {
   // Not an inbounds address: a kernel may prefetch past its buffer, which is harmless.
   llvm::Value* address = b_.CreateGEP(llvm_type(n->buffer->dtype), buffer_pointer(n->buffer), emit(n->index));
   // Read, locality 2 (x86 prefetcht1: into L2, where a micro-kernel's next panel waits), data cache.
-  llvm::CallInst* call = b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
-                                            {address, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
-  // The intrinsic may write "inaccessible memory", which keeps LICM from promoting the tile of
-  // accumulators to registers around it; at this call it only reads the line it names.
-  call->setMemoryEffects(llvm::MemoryEffects::argMemOnly(llvm::ModRefInfo::Ref) |
-                         llvm::MemoryEffects::inaccessibleMemOnly(llvm::ModRefInfo::Mod));
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                     {address, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
 }
 
 void CodeGenLLVM::emit_allocate(const ir::AllocateNode* n) {
