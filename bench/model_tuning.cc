@@ -24,9 +24,16 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   const codegen::Target target = codegen::parse_target(s.target);
   std::vector<std::unique_ptr<compiler::Task>> compiled;
   std::vector<tuner::TaskToTune> to_tune;
+  // As `tunefarm model tune` does: the default build timed once gives the other nodes' time and each
+  // kernel's time inside the model.
+  const graph::MeasuredModel defaults = graph::measure_model_here(imported, target, s.threads, nullptr,
+                                                                  tuner::local_device_key(s.threads), s.timing_lock);
+  const double other_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
   for (const auto& t : graph::tunable_tasks(graph::plan_graph(imported, graph::plan_options_for(target)))) {
     compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
     to_tune.push_back({compiled.back().get(), static_cast<double>(t.count), t.group});
+    const auto it = defaults.parts.kernel_s_per_call.find(t.workload.str());
+    if (it != defaults.parts.kernel_s_per_call.end()) to_tune.back().in_model_default_s = it->second;
   }
   tuner::TuneTasksOptions o;
   o.trials = s.trials;
@@ -45,7 +52,7 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   const int64_t every = std::max<int64_t>(1, s.trials / 10);
   int64_t next_line = every;
   auto progress = [&](const tuner::TasksProgress& p) {
-    ModelTuneRun::Point point{p.trials, p.estimated_s * 1e3, 0};
+    ModelTuneRun::Point point{p.trials, p.estimated_s * 1e3 + other_ms, 0};
     if (s.checkpoint > 0 && s.measure && p.trials >= next_checkpoint) {
       auto exec = build_from_db(imported, s.target, s.threads, &db, nullptr, true, s.cold_inputs);
       point.measured_ms = s.measure(*exec);
@@ -63,10 +70,10 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   };
   const tuner::TuneTasksResult r = tuner::tune_tasks(to_tune, o, &db, progress);
   db.update_job(*o.each.job_id, r.stopped ? "cancelled" : "done",
-                Json{{"trials", r.trials}, {"estimated_ms", r.estimated_s * 1e3}});
+                Json{{"trials", r.trials}, {"estimated_ms", r.estimated_s * 1e3 + other_ms}});
   run.trials = r.trials;
   run.seconds = r.seconds;
-  run.estimated_ms = r.estimated_s * 1e3;
+  run.estimated_ms = r.estimated_s * 1e3 + other_ms;
   return run;
 }
 

@@ -29,8 +29,10 @@ std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& impo
 
 struct ModelTuneRun {
   int64_t trials = 0;
-  double seconds = 0;       // tuning wall time
-  double estimated_ms = 0;  // sum of calls x best kernel time at the end
+  double seconds = 0;  // tuning wall time
+  // At the end: calls x best kernel time x each kernel's in-model scale, plus the other nodes of a
+  // default build measured once (what `tunefarm model tune` prints as its prediction).
+  double estimated_ms = 0;
   struct Point {
     int64_t trials = 0;
     double estimated_ms = 0;
@@ -52,6 +54,7 @@ struct ModelTuneSettings {
   // (median ms); the tuning waits meanwhile, so nothing else runs while it is timed.
   int64_t checkpoint = 0;
   std::function<double(runtime::model::Executor&)> measure;
+  std::string timing_lock = "/tmp/tunefarm-timing.lock";  // held while the default build is timed
 };
 
 // The tasks of the imported model's default plan, alternatives included, as `tunefarm model tune` tunes them.

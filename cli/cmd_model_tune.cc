@@ -253,6 +253,10 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   const graph::MeasuredModel defaults =
       graph::measure_model_here(m.imported, target, a.threads, nullptr, device_key, o.each.measure.timing_lock);
   r.other_nodes_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto it = defaults.parts.kernel_s_per_call.find(tasks[i].workload.str());
+    if (it != defaults.parts.kernel_s_per_call.end()) to_tune[i].in_model_default_s = it->second;
+  }
   const double default_s = seconds_since(default_start);
   if (!a.quiet) {
     std::fprintf(stderr,

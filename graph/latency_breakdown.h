@@ -3,6 +3,9 @@
 // and the other untuned nodes (pooling, softmax, normalization, elementwise, data movement).
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "graph/graph.h"
 #include "runtime/model/model_file.h"
 #include "runtime/model/timing.h"
@@ -13,6 +16,9 @@ struct LatencyBreakdown {
   double tuned_ms = 0;    // steps of nodes with a tunable kernel
   double layout_ms = 0;   // layout transforms
   double untuned_ms = 0;  // everything else
+  // Per tunable kernel (ops::Workload::str()): the median seconds of one call inside the run,
+  // averaged over the nodes that call it.
+  std::map<std::string, double> kernel_s_per_call;
   double total_ms() const { return tuned_ms + layout_ms + untuned_ms; }
 };
 

@@ -163,6 +163,30 @@ TEST(TaskScheduler, AlternativesCountOnceAtTheFastestMember) {
   EXPECT_EQ(missing, 1);
 }
 
+// A kernel that takes 1.5x longer inside the model than alone (its caches hold other nodes' data)
+// counts at that time, in the estimate and in where the trials go; an alternative group counts at
+// its leader's scale.
+TEST(TaskScheduler, EstimateCountsEachKernelAtItsTimeInsideTheModel) {
+  std::vector<TaskProgress> tasks(3);
+  tasks[0].after_batch(8, 1e-3);
+  tasks[0].in_model_scale = 1.5;
+  tasks[1].group = tasks[2].group = 4;
+  tasks[1].after_batch(8, 2e-3);
+  tasks[1].in_model_scale = 1.2;
+  tasks[2].after_batch(8, 3e-3);
+  tasks[2].in_model_scale = 0.9;
+  EXPECT_DOUBLE_EQ(TaskScheduler::estimated_seconds(tasks), 1.5e-3 + 1.2 * 2e-3);
+
+  TaskScheduler scheduler(SchedulerPolicy::Gradient);
+  std::vector<TaskProgress> two(2);
+  two[0].after_batch(16, 1e-3);
+  two[1].after_batch(16, 1e-3);
+  EXPECT_DOUBLE_EQ(scheduler.score(two, 0), scheduler.score(two, 1));
+  two[1].in_model_scale = 2;
+  EXPECT_DOUBLE_EQ(scheduler.score(two, 1), 2 * scheduler.score(two, 0));
+  EXPECT_EQ(scheduler.next(two), 1u);
+}
+
 TEST(TaskScheduler, ASlowerAlternativeGetsFewerTrials) {
   // Two alternatives of one big kernel: the second starts 2x slower and can gain as much; a third,
   // smaller kernel on its own. The leader should get more of the budget than the trailer, and the

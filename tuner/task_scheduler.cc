@@ -31,15 +31,18 @@ bool TaskScheduler::can_take(const TaskProgress& t) const {
 
 namespace {
 
-// The fastest best time among the members of task i's group (its own when it has none).
-double group_best_s(const std::vector<TaskProgress>& tasks, size_t i) {
-  double best = tasks[i].best_s();
-  if (tasks[i].group < 0) return best;
+// The member of task i's group with the fastest best time (i itself when it has no group): the
+// kernel a build picks for those calls.
+const TaskProgress& group_leader(const std::vector<TaskProgress>& tasks, size_t i) {
+  const TaskProgress* leader = &tasks[i];
+  if (tasks[i].group < 0) return *leader;
   for (const auto& t : tasks) {
-    if (t.group == tasks[i].group) best = std::min(best, t.best_s());
+    if (t.group == tasks[i].group && t.best_s() < leader->best_s()) leader = &t;
   }
-  return best;
+  return *leader;
 }
+
+double group_best_s(const std::vector<TaskProgress>& tasks, size_t i) { return group_leader(tasks, i).best_s(); }
 
 }  // namespace
 
@@ -61,7 +64,7 @@ double TaskScheduler::score(const std::vector<TaskProgress>& tasks, size_t i) co
   // A trailing alternative's optimistic rate is measured on its own, slower time: at twice the
   // leader's time it gets about an eighth of the leader's trials, at 10% behind two thirds.
   const double behind = std::pow(group_best_s(tasks, i) / best, 4);
-  return t.calls * behind * (options_.alpha * backward + (1 - options_.alpha) * forward);
+  return t.weight() * behind * (options_.alpha * backward + (1 - options_.alpha) * forward);
 }
 
 std::optional<size_t> TaskScheduler::next(const std::vector<TaskProgress>& tasks) const {
@@ -98,9 +101,9 @@ double TaskScheduler::estimated_seconds(const std::vector<TaskProgress>& tasks, 
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskProgress& t = tasks[i];
     if (t.group >= 0 && !groups_seen.insert(t.group).second) continue;
-    const double best = group_best_s(tasks, i);
-    if (std::isfinite(best))
-      total += t.calls * best;
+    const TaskProgress& leader = group_leader(tasks, i);
+    if (std::isfinite(leader.best_s()))
+      total += leader.weight() * leader.best_s();
     else
       ++none;
   }

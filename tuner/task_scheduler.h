@@ -34,7 +34,10 @@ const char* scheduler_policy_name(SchedulerPolicy p);
 
 // What the scheduler knows of one task.
 struct TaskProgress {
-  double calls = 1;        // kernel calls per model run
+  double calls = 1;  // kernel calls per model run
+  // A call's time inside a model run over its time alone (caches hold other nodes' data there, a
+  // parallel loop starts cold): the estimate counts calls x scale x best.
+  double in_model_scale = 1;
   int group = -1;          // tasks of one group >= 0 are alternatives for the same calls
   int64_t trials = 0;      // spent so far
   bool exhausted = false;  // every config of its space was tried
@@ -46,6 +49,7 @@ struct TaskProgress {
   };
   std::vector<Point> history;
 
+  double weight() const { return calls * in_model_scale; }
   // Measured for the layout plan only: one trial, before any kernel's (TasksRun gives it a batch of 1).
   bool measured_once() const { return calls == 0; }
   double best_s() const { return history.empty() ? std::numeric_limits<double>::infinity() : history.back().best_s; }

@@ -277,6 +277,7 @@ void TuneRun::count_trial(const db::Measurement& rec, bool ok, double gflops) {
     result_.best_gflops = gflops;
     result_.best = rec;
   }
+  if (ok && rec.config_index == task_.space().default_config().index()) result_.default_s = rec.mean_s();
   result_.best_curve.push_back(result_.best_gflops);
 }
 

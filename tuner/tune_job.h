@@ -88,6 +88,7 @@ struct TuneResult {
   double best_gflops = 0;
   std::optional<db::Measurement> best;
   std::vector<double> best_curve;  // best GFLOPS so far after each trial (as measured in the search)
+  double default_s = 0;            // the template's default config, seconds per call (0: not measured)
   int64_t confirmed = 0;           // configs measured again at the end; best and best_gflops are from both
   double seconds = 0;
   // Per trial, medians in ms: building the candidate (overlapped with measuring the one before);

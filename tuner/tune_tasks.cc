@@ -44,6 +44,7 @@ class TasksRun {
     return o_.time_limit_s > 0 && std::chrono::duration<double>(Clock::now() - start_).count() >= o_.time_limit_s;
   }
   void note_estimate();
+  void note_in_model_scale(size_t task);
   void report(size_t task, bool replayed);
 
   const std::vector<TaskToTune>& tasks_;
@@ -76,6 +77,7 @@ TaskTuning& TasksRun::tuning(size_t i) {
   const TuneResult& r = tunings_[i]->result();
   TaskProgress& p = progress_[i];
   if (r.trials > 0) p.after_batch(r.trials, best_seconds(r));
+  note_in_model_scale(i);
   p.exhausted = tunings_[i]->exhausted();
   used_ += r.trials;
   return *tunings_[i];
@@ -115,6 +117,7 @@ void TasksRun::search() {
     used_ += r.trials - before;
     TaskProgress& p = progress_[*pick];
     p.after_batch(r.trials, best_seconds(r));
+    note_in_model_scale(*pick);
     // A batch that ran nothing (the tuner had nothing left to propose) would be picked forever.
     p.exhausted = task.exhausted() || (r.trials == before && !stopped());
     note_estimate();
@@ -139,6 +142,23 @@ void TasksRun::finish() {
 void TasksRun::note_estimate() {
   result_.estimated_s = TaskScheduler::estimated_seconds(progress_, &result_.missing);
   result_.curve.push_back({used_, result_.estimated_s});
+}
+
+// Once the default config has been timed alone (a tuner measures it first), the task's calls count
+// at the time they take inside the model: the estimate is then the model's latency, not the sum of
+// kernels timed one by one.
+// An alternative the default build does not run (a Winograd kernel for a direct one) takes the
+// scale of its group's member that it does run. A scale far from 1 is noise, not cache, and is
+// clamped.
+void TasksRun::note_in_model_scale(size_t i) {
+  const double alone = tunings_[i]->result().default_s, in_model = tasks_[i].in_model_default_s;
+  if (alone <= 0 || in_model <= 0) return;
+  const double scale = std::clamp(in_model / alone, 0.5, 3.0);
+  progress_[i].in_model_scale = scale;
+  if (tasks_[i].group < 0) return;
+  for (size_t j = 0; j < tasks_.size(); ++j) {
+    if (tasks_[j].group == tasks_[i].group && tasks_[j].in_model_default_s <= 0) progress_[j].in_model_scale = scale;
+  }
 }
 
 void TasksRun::report(size_t task, bool replayed) {

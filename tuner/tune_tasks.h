@@ -20,6 +20,9 @@ struct TaskToTune {
   const compiler::Task* task = nullptr;  // outlives the job
   double calls = 1;                      // kernel calls per model run
   int group = -1;                        // tasks of one group >= 0 are alternatives (task_scheduler.h)
+  // Seconds per call the default config takes inside a model run (a default build, timed per node);
+  // 0: unknown. Against the same config timed alone it gives the task's in-model scale.
+  double in_model_default_s = 0;
 };
 
 struct TuneTasksOptions {
