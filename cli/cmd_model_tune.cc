@@ -154,6 +154,7 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
                       {"trials", t.trials},
                       {"best_ms", t.best_ms},
                       {"best_gflops", t.best_gflops},
+                      {"in_model_scale", t.in_model_scale},
                       {"best_config", t.best_config}});
     }
     Json curve = Json::array();
@@ -201,12 +202,14 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
   } else {
     std::printf("estimated latency of the tuned kernels: %.3g ms per run\n", r.estimated_ms);
   }
-  std::printf("  %-3s %-28s %-58s %5s %6s %9s %7s\n", "#", "op", "shape", "calls", "trials", "best ms", "share");
+  std::printf("  %-3s %-28s %-58s %5s %6s %9s %8s %7s\n", "#", "op", "shape", "calls", "trials", "best ms", "in model",
+              "share");
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const auto& t = r.tasks[i];
-    const double share = r.estimated_ms > 0 ? 100 * t.best_ms * static_cast<double>(t.calls) / r.estimated_ms : 0;
-    std::printf("  %-3zu %-28s %-58s %5lld %6lld %9.3f %6.1f%%\n", i + 1, t.op.c_str(), t.shape_text.c_str(),
-                static_cast<long long>(t.calls), static_cast<long long>(t.trials), t.best_ms, share);
+    const double in_model_ms = t.best_ms * t.in_model_scale * static_cast<double>(t.calls);
+    const double share = r.estimated_ms > 0 ? 100 * in_model_ms / r.estimated_ms : 0;
+    std::printf("  %-3zu %-28s %-58s %5lld %6lld %9.3f %7.2fx %6.1f%%\n", i + 1, t.op.c_str(), t.shape_text.c_str(),
+                static_cast<long long>(t.calls), static_cast<long long>(t.trials), t.best_ms, t.in_model_scale, share);
   }
 }
 
@@ -296,6 +299,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
       row.best_ms = ms(t.best->mean_s());
       row.best_gflops = t.best_gflops;
       row.best_config = t.best->config;
+      row.in_model_scale = done.in_model_scale[i];
       any_ok = true;
     }
     r.tasks.push_back(row);

@@ -176,7 +176,9 @@ void TasksRun::report(size_t task, bool replayed) {
 }
 
 TuneTasksResult TasksRun::summary() {
-  for (auto& t : tunings_) {
+  for (size_t i = 0; i < tunings_.size(); ++i) {
+    auto& t = tunings_[i];
+    result_.in_model_scale.push_back(progress_[i].in_model_scale);
     result_.tasks.push_back(t ? t->summary() : TuneResult{});
     result_.spent += result_.tasks.back().spent;
   }

@@ -53,6 +53,7 @@ struct TasksProgress {
 
 struct TuneTasksResult {
   std::vector<TuneResult> tasks;
+  std::vector<double> in_model_scale;  // per task: what the estimate multiplies its best time by
   int64_t trials = 0;
   double estimated_s = 0;
   int missing = 0;
