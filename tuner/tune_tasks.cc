@@ -146,10 +146,9 @@ void TasksRun::note_estimate() {
 
 // Once the default config has been timed alone (a tuner measures it first), the task's calls count
 // at the time they take inside the model: the estimate is then the model's latency, not the sum of
-// kernels timed one by one.
-// An alternative the default build does not run (a Winograd kernel for a direct one) takes the
-// scale of its group's member that it does run. A scale far from 1 is noise, not cache, and is
-// clamped.
+// kernels timed one by one. An alternative the default build does not run (a Winograd kernel for a
+// direct one) takes the scale of the member of its group that it does run. A scale far from 1 is
+// noise, not cache, and is clamped.
 void TasksRun::note_in_model_scale(size_t i) {
   const double alone = tunings_[i]->result().default_s, in_model = tasks_[i].in_model_default_s;
   if (alone <= 0 || in_model <= 0) return;
