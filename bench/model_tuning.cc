@@ -29,7 +29,8 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   const graph::MeasuredModel defaults = graph::measure_model_here(imported, target, s.threads, nullptr,
                                                                   tuner::local_device_key(s.threads), s.timing_lock);
   const double other_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
-  for (const auto& t : graph::tunable_tasks(graph::plan_graph(imported, graph::plan_options_for(target)))) {
+  const graph::Graph planned = graph::plan_graph(imported, graph::plan_options_for(target));
+  for (const auto& t : graph::tunable_tasks(planned, s.graph_layouts)) {
     compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
     to_tune.push_back({compiled.back().get(), static_cast<double>(t.count), t.group});
     const auto it = defaults.parts.kernel_s_per_call.find(t.workload.str());

@@ -55,6 +55,9 @@ struct ModelTuneSettings {
   int64_t checkpoint = 0;
   std::function<double(runtime::model::Executor&)> measure;
   std::string timing_lock = "/tmp/tunefarm-timing.lock";  // held while the default build is timed
+  // As `model tune --layouts graph`: each blocked conv's channel blocks are alternatives and the
+  // conversions between blocks are measured, so a build plans the blocks for the whole graph.
+  bool graph_layouts = false;
 };
 
 // The tasks of the imported model's default plan, alternatives included, as `tunefarm model tune` tunes them.

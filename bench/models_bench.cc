@@ -63,6 +63,9 @@ struct Options {
   double tune_min_ms = 10;
   double tune_time_limit_s = 0;
   std::string compare_schedulers;  // a model name: gradient vs even on it
+  // Models tuned a second time with graph layouts (same trials, a cold db of their own), beside the
+  // per-conv tuning: what planning the layouts for the whole graph buys.
+  std::string layout_share = "resnet18";
   int compare_threads = 1;
   int64_t checkpoint = 200;
   bool no_save = false;
@@ -268,6 +271,9 @@ class ModelsBench {
                          std::to_string(tuned.trials) + " trials",
                      tuned.seconds, "<= 300", tuned.seconds <= 300);
         worst = std::max(worst, timed_row(b, onnx, dir, name, threads, "tuned", extra));
+        const auto share = split(o_.layout_share);
+        if (std::find(share.begin(), share.end(), name) != share.end())
+          worst = std::max(worst, graph_layouts_row(imported, s, onnx, dir, name));
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "models_bench: %s: %s\n", name.c_str(), e.what());
@@ -275,6 +281,23 @@ class ModelsBench {
       worst = INFINITY;
     }
     targets_.add(name + ": outputs agree with ONNX Runtime (max|a-b|/max|b|)", worst, "<= 1e-3", worst <= kAgreement);
+  }
+
+  // The model tuned again from a cold db of its own with the same trials, each conv's channel blocks
+  // alternatives (`model tune --layouts graph`), and built with the blocks planned for the graph.
+  double graph_layouts_row(const tf::graph::Graph& imported, ModelTuneSettings s, const std::string& onnx,
+                           const std::string& dir, const std::string& name) {
+    const std::string path = o_.db + ".graph-layouts-" + name + "-" + std::to_string(s.threads) + "t";
+    std::filesystem::remove(path);
+    tf::db::Database db(path);
+    s.graph_layouts = true;
+    std::fprintf(stderr, "models_bench: tuning %s at %d thread(s) with graph layouts: %lld trials, into %s\n",
+                 name.c_str(), s.threads, static_cast<long long>(s.trials), path.c_str());
+    const ModelTuneRun tuned = tune_model_tasks(imported, s, db);
+    Built b = build(imported, o_, dir, s.threads, &db);
+    return timed_row(
+        b, onnx, dir, name, s.threads, "tuned, graph layouts",
+        {{"trials", tuned.trials}, {"tuning_seconds", tuned.seconds}, {"estimated_ms", tuned.estimated_ms}});
   }
 
   void compare(const std::string& name) {
@@ -371,6 +394,10 @@ int run(int argc, char** argv) {
   app->add_option("--lock-file", o.lock_file, "the host-wide timing lock boards and tuning jobs share")
       ->type_name("PATH");
   app->add_option("--name", o.name, "results go to bench/results/NAME.json")->type_name("NAME");
+  app->add_option("--layout-share", o.layout_share,
+                  "with --tune: these models are tuned again with graph layouts (each conv's channel blocks "
+                  "alternatives, same trials, a db of their own) and timed beside the per-conv tuning")
+      ->type_name("LIST");
   app->add_flag("--no-save", o.no_save, "print the table only");
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;
   if (const std::string problem = ort_setup_problem(); !problem.empty()) throw std::runtime_error(problem);

@@ -187,6 +187,23 @@ TEST(TaskScheduler, EstimateCountsEachKernelAtItsTimeInsideTheModel) {
   EXPECT_EQ(scheduler.next(two), 1u);
 }
 
+TEST(TaskScheduler, AGroupNotYetMeasuredCountsAtItsTimeInTheDefaultBuild) {
+  // A measured task; a group of three alternatives none measured, the default build running the
+  // second of them twice per model run at 2 ms; a task neither measured nor in the default build.
+  std::vector<TaskProgress> tasks(5);
+  tasks[0].after_batch(8, 1e-3);
+  tasks[1].group = tasks[2].group = tasks[3].group = 7;
+  tasks[1].calls = tasks[2].calls = tasks[3].calls = 2;
+  tasks[2].in_model_default_s = 2e-3;
+  int missing = 0;
+  EXPECT_DOUBLE_EQ(TaskScheduler::estimated_seconds(tasks, &missing), 1e-3 + 2 * 2e-3);
+  EXPECT_EQ(missing, 1);
+  // Once a member is measured the group counts at its best, whichever member it is.
+  tasks[3].after_batch(8, 0.5e-3);
+  EXPECT_DOUBLE_EQ(TaskScheduler::estimated_seconds(tasks, &missing), 1e-3 + 2 * 0.5e-3);
+  EXPECT_EQ(missing, 1);
+}
+
 TEST(TaskScheduler, ASlowerAlternativeGetsFewerTrials) {
   // Two alternatives of one big kernel: the second starts 2x slower and can gain as much; a third,
   // smaller kernel on its own. The leader should get more of the budget than the trailer, and the

@@ -44,6 +44,16 @@ const TaskProgress& group_leader(const std::vector<TaskProgress>& tasks, size_t 
 
 double group_best_s(const std::vector<TaskProgress>& tasks, size_t i) { return group_leader(tasks, i).best_s(); }
 
+// Seconds per model run of task i's calls in the default build (the member of its group that build
+// runs), 0 when unknown.
+double default_build_seconds(const std::vector<TaskProgress>& tasks, size_t i) {
+  for (const auto& t : tasks) {
+    const bool same = tasks[i].group < 0 ? &t == &tasks[i] : t.group == tasks[i].group;
+    if (same && t.in_model_default_s > 0) return t.calls * t.in_model_default_s;
+  }
+  return 0;
+}
+
 }  // namespace
 
 double TaskScheduler::score(const std::vector<TaskProgress>& tasks, size_t i) const {
@@ -104,6 +114,8 @@ double TaskScheduler::estimated_seconds(const std::vector<TaskProgress>& tasks, 
     const TaskProgress& leader = group_leader(tasks, i);
     if (std::isfinite(leader.best_s()))
       total += leader.weight() * leader.best_s();
+    else if (const double s = default_build_seconds(tasks, i); s > 0)
+      total += s;  // not measured yet: as fast as the default build runs it
     else
       ++none;
   }

@@ -38,6 +38,9 @@ struct TaskProgress {
   // A call's time inside a model run over its time alone (caches hold other nodes' data there, a
   // parallel loop starts cold): the estimate counts calls x scale x best.
   double in_model_scale = 1;
+  // A call's time inside the default build (its default config), 0 when that build does not run it:
+  // what the estimate counts for a group none of whose members was measured yet.
+  double in_model_default_s = 0;
   int group = -1;          // tasks of one group >= 0 are alternatives for the same calls
   int64_t trials = 0;      // spent so far
   bool exhausted = false;  // every config of its space was tried
@@ -72,9 +75,9 @@ class TaskScheduler {
   // The task to give the next batch to; nullopt when no task can take one.
   std::optional<size_t> next(const std::vector<TaskProgress>& tasks) const;
 
-  // The estimated time of one model run in the tuned kernels: sum of calls x best, over the tasks
-  // (and groups, at their fastest member) that have a correct config; `missing` counts those that
-  // have none.
+  // The estimated time of one model run in the tuned kernels: sum of weight x best over the tasks
+  // (and groups, at their fastest member) that have a correct config, and of their time in the
+  // default build over those that have none yet; `missing` counts those with neither.
   static double estimated_seconds(const std::vector<TaskProgress>& tasks, int* missing = nullptr);
 
   // The gradient policy's score of a task of `tasks` (exposed for the progress display and tests).

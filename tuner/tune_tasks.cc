@@ -90,6 +90,7 @@ void TasksRun::start() {
     TaskProgress p;
     p.calls = t.calls;
     p.group = t.group;
+    p.in_model_default_s = t.in_model_default_s;
     progress_.push_back(p);
   }
   if (!o_.each.resume) return;
