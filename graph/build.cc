@@ -93,7 +93,8 @@ void check_argument_types(const compiler::Task& task, const PlannedStep& step, c
       throw CompileError("node '" + step.node + "': kernel " + task.workload().str() + "'s " + which + " is " +
                          types[a].str() + ", which no model value holds");
     }
-    if (dtype_of(value) != *want) {
+    // A bool and a uint8 share their placeholder (one byte): what the entry checks is the bytes.
+    if (ops::kernel_type(dtype_of(value)) != types[a]) {
       throw CompileError("node '" + step.node + "': value '" + value + "' is " + dtype_name(dtype_of(value)) +
                          " but kernel " + task.workload().str() + " takes " + dtype_name(*want) + " as its " + which);
     }
@@ -140,7 +141,8 @@ CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options, c
   return out;
 }
 
-// A constant's elements as the kernels read them: float32, float64, int64, int32 or one byte per bool.
+// A constant's elements as the kernels read them: float32, float64, int64, int32, int8, uint8 or one
+// byte per bool.
 void append_elements(const Tensor& t, uint8_t* out) {
   switch (t.dtype) {
     case DType::Float32: std::memcpy(out, t.f32.data(), t.f32.size() * 4); return;
@@ -154,6 +156,10 @@ void append_elements(const Tensor& t, uint8_t* out) {
       return;
     case DType::Bool:
       for (size_t i = 0; i < t.i64.size(); ++i) out[i] = t.i64[i] != 0;
+      return;
+    case DType::Int8:
+    case DType::UInt8:  // two's complement: the low byte of the value
+      for (size_t i = 0; i < t.i64.size(); ++i) out[i] = static_cast<uint8_t>(t.i64[i]);
       return;
   }
 }

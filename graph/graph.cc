@@ -78,10 +78,10 @@ Tensor Tensor::ints(Shape shape, std::vector<int64_t> data, DType dtype) {
     throw CompileError(std::string("Tensor::ints: ") + dtype_name(dtype) +
                        " data belongs in Tensor::floats or Tensor::doubles");
   for (int64_t v : data) {
-    if (dtype == DType::Int32 && (v < INT32_MIN || v > INT32_MAX))
-      throw CompileError("int32 tensor: value " + std::to_string(v) + " is out of range");
     if (dtype == DType::Bool && v != 0 && v != 1)
       throw CompileError("bool tensor: value " + std::to_string(v) + " is neither 0 nor 1");
+    if (dtype != DType::Int64 && (v < dtype_min(dtype) || v > dtype_max(dtype)))
+      throw CompileError(std::string(dtype_name(dtype)) + " tensor: value " + std::to_string(v) + " is out of range");
   }
   Tensor t;
   t.dtype = dtype;
@@ -131,6 +131,12 @@ std::string Node::describe() const { return "node '" + name + "' (" + op + ")"; 
 Value& Graph::set_value(Value v) {
   std::string name = v.name;
   return values_[name] = std::move(v);
+}
+
+Value& Graph::set_constant(const std::string& name, Tensor t) {
+  Value v{name, t.dtype, t.shape, nullptr};
+  v.data = std::make_shared<const Tensor>(std::move(t));
+  return set_value(std::move(v));
 }
 
 const Value& Graph::value(const std::string& name) const {

@@ -19,7 +19,7 @@
 
 namespace tf::graph {
 
-// Float32, Int64, Int32 or Bool: the element types the compiled model and its executor share.
+// The element types the compiled model and its executor share (support/dtype.h).
 using DType = tf::DType;
 using tf::dtype_name;
 
@@ -39,8 +39,7 @@ struct Tensor {
 
   static Tensor floats(Shape shape, std::vector<float> data);
   static Tensor doubles(Shape shape, std::vector<double> data);
-  // Int64, Int32 or Bool; CompileError for Float32, an Int32 value out of range or a Bool other
-  // than 0 or 1.
+  // An integer type or Bool; CompileError for a float type or a value out of the type's range.
   static Tensor ints(Shape shape, std::vector<int64_t> data, DType dtype = DType::Int64);
   int64_t size() const { return element_count(shape); }
   // Element i as double whatever the dtype (for shape arithmetic and the evaluator).
@@ -106,6 +105,8 @@ class Graph {
 
   // Adds or replaces a value.
   Value& set_value(Value v);
+  // Adds or replaces a constant value holding `t` (its dtype and shape).
+  Value& set_constant(const std::string& name, Tensor t);
   bool has_value(const std::string& name) const { return values_.count(name) != 0; }
   const Value& value(const std::string& name) const;  // CompileError when unknown
   Value& value(const std::string& name);

@@ -16,6 +16,8 @@ HostTensor to_host_tensor(const Tensor& t) {
     case DType::Int64: return HostTensor::int64s(t.shape, t.i64);
     case DType::Int32: return HostTensor::int32s(t.shape, std::vector<int32_t>(t.i64.begin(), t.i64.end()));
     case DType::Bool: return HostTensor::bools(t.shape, std::vector<bool>(t.i64.begin(), t.i64.end()));
+    case DType::Int8: return HostTensor::int8s(t.shape, std::vector<int8_t>(t.i64.begin(), t.i64.end()));
+    case DType::UInt8: return HostTensor::uint8s(t.shape, std::vector<uint8_t>(t.i64.begin(), t.i64.end()));
   }
   throw CompileError("unknown dtype");
 }
@@ -32,6 +34,14 @@ Tensor from_host_tensor(const HostTensor& t) {
     case DType::Bool: {
       const auto v = t.as_bools();
       return Tensor::ints(t.shape, std::vector<int64_t>(v.begin(), v.end()), DType::Bool);
+    }
+    case DType::Int8: {
+      const auto v = t.as_int8s();
+      return Tensor::ints(t.shape, std::vector<int64_t>(v.begin(), v.end()), DType::Int8);
+    }
+    case DType::UInt8: {
+      const auto v = t.as_uint8s();
+      return Tensor::ints(t.shape, std::vector<int64_t>(v.begin(), v.end()), DType::UInt8);
     }
   }
   throw CompileError("unknown dtype");

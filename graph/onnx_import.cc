@@ -67,6 +67,8 @@ std::optional<DType> dtype_of(int32_t elem_type) {
     case onnx::TensorProto::INT32: return DType::Int32;
     case onnx::TensorProto::BOOL: return DType::Bool;
     case onnx::TensorProto::DOUBLE: return DType::Float64;
+    case onnx::TensorProto::INT8: return DType::Int8;
+    case onnx::TensorProto::UINT8: return DType::UInt8;
     default: return std::nullopt;
   }
 }
@@ -145,9 +147,23 @@ Tensor convert_tensor(const onnx::TensorProto& t, const std::string& what) {
       check_count(static_cast<int64_t>(v.size()));
       return Tensor::ints(shape, std::move(v), DType::Bool);
     }
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8: {  // one byte per element in raw data, else one int32 each
+      const DType dtype = t.data_type() == onnx::TensorProto::INT8 ? DType::Int8 : DType::UInt8;
+      std::vector<int64_t> v;
+      if (t.has_raw_data() && dtype == DType::Int8) {
+        for (int8_t b : raw_values<int8_t>(t.raw_data(), count, what)) v.push_back(b);
+      } else if (t.has_raw_data()) {
+        for (uint8_t b : raw_values<uint8_t>(t.raw_data(), count, what)) v.push_back(b);
+      } else {
+        v.assign(t.int32_data().begin(), t.int32_data().end());
+      }
+      check_count(static_cast<int64_t>(v.size()));
+      return Tensor::ints(shape, std::move(v), dtype);  // refuses an int32_data value out of range
+    }
     default:
       throw CompileError(what + ": dtype " + dtype_text(t.data_type()) +
-                         " is not supported (float32, int64, int32, bool, float64)");
+                         " is not supported (float32, float64, int64, int32, int8, uint8, bool)");
   }
 }
 

@@ -55,6 +55,13 @@ HostTensor HostTensor::bools(std::vector<int64_t> shape, const std::vector<bool>
   return make(DType::Bool, std::move(shape), bytes.data(), bytes.size());
 }
 
+HostTensor HostTensor::int8s(std::vector<int64_t> shape, const std::vector<int8_t>& v) {
+  return make(DType::Int8, std::move(shape), v.data(), v.size());
+}
+HostTensor HostTensor::uint8s(std::vector<int64_t> shape, const std::vector<uint8_t>& v) {
+  return make(DType::UInt8, std::move(shape), v.data(), v.size());
+}
+
 HostTensor HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
   HostTensor t;
   t.dtype = dtype;
@@ -75,6 +82,9 @@ std::vector<uint8_t> HostTensor::as_bools() const {
   return out;
 }
 
+std::vector<int8_t> HostTensor::as_int8s() const { return values_of<int8_t>(*this, DType::Int8); }
+std::vector<uint8_t> HostTensor::as_uint8s() const { return values_of<uint8_t>(*this, DType::UInt8); }
+
 double HostTensor::at(int64_t i) const {
   const uint8_t* p = bytes.data() + i * dtype_bytes(dtype);
   switch (dtype) {
@@ -94,6 +104,8 @@ double HostTensor::at(int64_t i) const {
       return v;
     }
     case DType::Bool: return *p != 0;
+    case DType::Int8: return static_cast<int8_t>(*p);
+    case DType::UInt8: return *p;
     case DType::Float64: {
       double v;
       std::memcpy(&v, p, 8);

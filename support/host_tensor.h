@@ -21,6 +21,8 @@ struct HostTensor {
   static HostTensor int64s(std::vector<int64_t> shape, const std::vector<int64_t>& values);
   static HostTensor int32s(std::vector<int64_t> shape, const std::vector<int32_t>& values);
   static HostTensor bools(std::vector<int64_t> shape, const std::vector<bool>& values);
+  static HostTensor int8s(std::vector<int64_t> shape, const std::vector<int8_t>& values);
+  static HostTensor uint8s(std::vector<int64_t> shape, const std::vector<uint8_t>& values);
   static HostTensor zeros(DType dtype, std::vector<int64_t> shape);
 
   // The shape's element count (1 for a scalar); the bytes hold exactly this many elements.
@@ -32,6 +34,8 @@ struct HostTensor {
   std::vector<int64_t> as_int64s() const;
   std::vector<int32_t> as_int32s() const;
   std::vector<uint8_t> as_bools() const;
+  std::vector<int8_t> as_int8s() const;
+  std::vector<uint8_t> as_uint8s() const;
   // Element i as a double, whatever the type (an int64 beyond 2^53 rounds): for comparisons.
   double at(int64_t i) const;
 };

@@ -146,7 +146,8 @@ struct Descr {
 };
 constexpr Descr kDescrs[] = {{"<f4", DType::Float32}, {"=f4", DType::Float32}, {"<i8", DType::Int64},
                              {"=i8", DType::Int64},   {"<i4", DType::Int32},   {"=i4", DType::Int32},
-                             {"|b1", DType::Bool},    {"<f8", DType::Float64}, {"=f8", DType::Float64}};
+                             {"|b1", DType::Bool},    {"<f8", DType::Float64}, {"=f8", DType::Float64},
+                             {"|i1", DType::Int8},    {"|u1", DType::UInt8}};
 
 const char* descr_of(DType t) {
   for (const auto& d : kDescrs) {
@@ -182,9 +183,9 @@ DType dtype_of_descr(const std::string& descr, const std::string& name) {
   for (const auto& d : kDescrs) {
     if (descr == d.text) return d.dtype;
   }
-  fail(name,
-       "dtype " + describe_descr(descr) +
-           " is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1'); convert it with x.astype(...)");
+  fail(name, "dtype " + describe_descr(descr) +
+                 " is not supported (float32 '<f4', float64 '<f8', int64 '<i8', int32 '<i4', int8 '|i1', uint8 '|u1', "
+                 "bool '|b1'); convert it with x.astype(...)");
 }
 
 // The bytes of data of `shape` with elements of `element` bytes, or a refusal when the product

@@ -68,7 +68,8 @@ TEST(Npy, AHeaderWithALongFieldIsRefusedNotACrash) {
       "{'descr': '<" + std::string(500000, 'f') + "', 'fortran_order': False, 'shape': (2,), }";
   EXPECT_EQ(
       error_of(npy_bytes(long_descr, floats({1, 2}), 2)),
-      "in.npy: dtype (a string of 500001 bytes) is not supported (float32 '<f4', int64 '<i8', int32 '<i4', bool '|b1'); "
+      "in.npy: dtype (a string of 500001 bytes) is not supported (float32 '<f4', float64 '<f8', int64 '<i8', int32 "
+      "'<i4', int8 '|i1', uint8 '|u1', bool '|b1'); "
       "convert it with x.astype(...)");
   const std::string long_shape =
       "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::string(500000, ' ') + "2,), }";
@@ -107,8 +108,9 @@ TEST(Npy, DamagedHeadersAreRefusedSayingWhere) {
 TEST(Npy, EachModelDtypeRoundTripsAndOthersAreRefusedByName) {
   const std::string path = ::testing::TempDir() + "/npy-dtypes.npy";
   const std::vector<HostTensor> tensors = {
-      HostTensor::floats({2}, {1.5f, -2}), HostTensor::int64s({3}, {-1, 0, int64_t{1} << 40}),
-      HostTensor::int32s({1, 2}, {7, -7}), HostTensor::bools({2, 2}, {true, false, false, true})};
+      HostTensor::floats({2}, {1.5f, -2}),    HostTensor::int64s({3}, {-1, 0, int64_t{1} << 40}),
+      HostTensor::int32s({1, 2}, {7, -7}),    HostTensor::bools({2, 2}, {true, false, false, true}),
+      HostTensor::int8s({3}, {-128, 0, 127}), HostTensor::uint8s({2}, {0, 255})};
   for (const HostTensor& t : tensors) {
     write_npy(path, t);
     const HostTensor back = read_npy(path);
@@ -138,7 +140,7 @@ TEST(Npy, EachModelDtypeRoundTripsAndOthersAreRefusedByName) {
   };
   EXPECT_NE(refusal("<c8").find("dtype '<c8' (complex64) is not supported"), std::string::npos) << refusal("<c8");
   EXPECT_NE(refusal("<f2").find("dtype '<f2' (float16) is not supported"), std::string::npos);
-  EXPECT_NE(refusal("|u1").find("dtype '|u1' (uint8) is not supported"), std::string::npos);
+  EXPECT_NE(refusal("<u2").find("dtype '<u2' (uint16) is not supported"), std::string::npos);
   EXPECT_NE(refusal(">f4").find("dtype '>f4' (big-endian float32) is not supported"), std::string::npos);
   EXPECT_NE(refusal("<U3").find("dtype '<U3' (unicode string) is not supported"), std::string::npos);
   EXPECT_NE(refusal("|O").find("dtype '|O' is not supported"), std::string::npos);

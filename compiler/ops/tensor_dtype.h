@@ -14,6 +14,8 @@ namespace tf::ops {
 
 ir::DataType kernel_type(DType t);
 // The model type a kernel argument of this (scalar) type holds; nullopt when none does (float16).
+// uint8 reads as Bool: a uint8 and a bool argument share the kernel type, and an expression tells
+// them apart by the model types it was built for.
 std::optional<DType> model_dtype(ir::DataType kernel);
 // v rounded to the nearest float32, as a kernel stores a constant.
 inline double round_to_float(double v) { return static_cast<double>(static_cast<float>(v)); }

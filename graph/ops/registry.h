@@ -120,5 +120,6 @@ void add_loss_ops(std::vector<OpDef>& ops);
 void add_trilu_ops(std::vector<OpDef>& ops);
 void add_one_hot_ops(std::vector<OpDef>& ops);
 void add_window_function_ops(std::vector<OpDef>& ops);
+void add_quantize_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph

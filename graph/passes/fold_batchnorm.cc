@@ -6,8 +6,6 @@
 namespace tf::graph::passes {
 namespace {
 
-std::shared_ptr<const Tensor> share(Tensor t) { return std::make_shared<const Tensor>(std::move(t)); }
-
 // The conv node index when `bn` can fold into its producer, else -1.
 int foldable_conv(const Graph& g, const Node& bn) {
   const int conv = g.producer(bn.inputs[0]);
@@ -35,8 +33,8 @@ void fold_into(Graph& g, Node& conv, const Node& bn) {
     b2.f32[o] = static_cast<float>(((bias ? bias->at(o) : 0.0) - mean->at(o)) * s + shift->at(o));
   }
   const std::string w_name = g.unique_name(conv.name + ".weight_bn"), b_name = g.unique_name(conv.name + ".bias_bn");
-  g.set_value(Value{w_name, DType::Float32, w2.shape, share(std::move(w2))});
-  g.set_value(Value{b_name, DType::Float32, {k}, share(std::move(b2))});
+  g.set_constant(w_name, std::move(w2));
+  g.set_constant(b_name, std::move(b2));
   conv.inputs = {conv.inputs[0], w_name, b_name};
   conv.outputs = bn.outputs;
 }

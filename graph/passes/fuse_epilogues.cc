@@ -9,8 +9,6 @@
 namespace tf::graph::passes {
 namespace {
 
-std::shared_ptr<const Tensor> share(Tensor t) { return std::make_shared<const Tensor>(std::move(t)); }
-
 bool absorbs_as(const Graph& g, int node, Epilogue e) {
   return node >= 0 && fusion_role(g.nodes[node].op).epilogue == e;
 }
@@ -28,7 +26,7 @@ std::string dense_bias(Graph& g, const std::string& name, int64_t n, const std::
   Tensor flat = *t;
   flat.shape = {n};
   std::string flat_name = g.unique_name(stem + ".bias");
-  g.set_value(Value{flat_name, DType::Float32, {n}, share(std::move(flat))});
+  g.set_constant(flat_name, std::move(flat));
   return flat_name;
 }
 
@@ -45,7 +43,7 @@ std::string channel_bias(Graph& g, const std::string& name, const Shape& out, co
   Tensor flat = *t;
   flat.shape = {k};
   std::string flat_name = g.unique_name(stem + ".bias");
-  g.set_value(Value{flat_name, DType::Float32, {k}, share(std::move(flat))});
+  g.set_constant(flat_name, std::move(flat));
   return flat_name;
 }
 
@@ -67,7 +65,7 @@ Fusion conv_fusion(Graph& g, const Node& conv, const std::set<size_t>& taken) {
     if (bias.empty()) {
       const int64_t k = g.input_of(conv, 1).shape[0];
       bias = g.unique_name(conv.name + ".zero_bias");
-      g.set_value(Value{bias, DType::Float32, {k}, share(Tensor::floats({k}, std::vector<float>(k, 0.0f)))});
+      g.set_constant(bias, Tensor::floats({k}, std::vector<float>(k, 0.0f)));
     }
     f.inputs.push_back(bias);
   };
@@ -126,8 +124,7 @@ std::string dense_weight(Graph& g, const Node& n) {
   if (n.attr_int("transB", 0) == 0) return n.inputs[1];
   std::string name = g.unique_name(n.inputs[1] + ".kn");
   Tensor t = transpose(*b, {1, 0});
-  const Shape s = t.shape;
-  g.set_value(Value{name, DType::Float32, s, share(std::move(t))});
+  g.set_constant(name, std::move(t));
   return name;
 }
 

@@ -37,6 +37,8 @@ void kernel_dtype(DType dtype, int32_t* code, int32_t* bits) {
     case DType::Int32: *code = TF_DTYPE_INT, *bits = 32; return;
     case DType::Bool: *code = TF_DTYPE_UINT, *bits = 8; return;
     case DType::Float64: *code = TF_DTYPE_FLOAT, *bits = 64; return;
+    case DType::Int8: *code = TF_DTYPE_INT, *bits = 8; return;
+    case DType::UInt8: *code = TF_DTYPE_UINT, *bits = 8; return;
   }
   throw ModelFileError("unknown dtype");
 }

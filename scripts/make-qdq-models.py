@@ -1,0 +1,263 @@
+#!/usr/bin/python3
+"""Writes int8 test models in ONNX's QDQ format from the float ones scripts/make-models.py writes, as a
+static post-training quantizer would: batch normalization folded into the convolution before it,
+activation ranges calibrated on random inputs by running the float model (numpy), activations
+uint8 with a zero point per tensor, weights int8 symmetric per output channel, biases int32 at the
+product of their input's and weight's scales. Every quantized tensor is a QuantizeLinear followed
+by a DequantizeLinear, so the model runs in float anywhere and an int8 runtime (ONNX Runtime, a
+tunefarm build) fuses each DequantizeLinear -> Conv/Gemm -> QuantizeLinear group into one integer kernel.
+Uses Debian's python3-onnx and numpy only; run with /usr/bin/python3.
+
+    scripts/make-qdq-models.py DIR     -> DIR/resnet18_qdq.onnx (reads DIR/resnet18.onnx)
+
+The same float model and seed give the same file.
+"""
+import argparse
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+# Ops whose output tensor gets a QuantizeLinear -> DequantizeLinear pair (a Conv or Gemm output
+# read only by a Relu is quantized after the Relu instead, as quantizers fuse the two).
+QUANTIZED_OUTPUTS = {"Conv", "Gemm", "Relu", "Add", "MaxPool", "GlobalAveragePool", "Flatten"}
+
+
+def attrs_of(node):
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def fold_batchnorm(model):
+    """Conv -> BatchNormalization becomes one Conv with scaled weights and a bias."""
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    consumers = {}
+    for n in g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    keep, rename = [], {}
+    producer = {o: n for n in g.node for o in n.output}
+    for n in g.node:
+        if n.op_type == "BatchNormalization":
+            conv = producer.get(n.input[0])
+            if conv is not None and conv.op_type == "Conv" and len(consumers[n.input[0]]) == 1:
+                gamma, beta, mean, var = (numpy_helper.to_array(inits[i]) for i in n.input[1:5])
+                eps = attrs_of(n).get("epsilon", 1e-5)
+                factor = gamma / np.sqrt(var + eps)
+                w = numpy_helper.to_array(inits[conv.input[1]])
+                b = numpy_helper.to_array(inits[conv.input[2]]) if len(conv.input) > 2 else np.zeros(w.shape[0], np.float32)
+                w_name, b_name = conv.input[1] + "_folded", conv.name + ".bias_folded"
+                g.initializer.append(numpy_helper.from_array((w * factor[:, None, None, None]).astype(np.float32), w_name))
+                g.initializer.append(numpy_helper.from_array(((b - mean) * factor + beta).astype(np.float32), b_name))
+                del conv.input[1:]
+                conv.input.extend([w_name, b_name])
+                rename[n.output[0]] = conv.output[0]
+                continue
+        keep.append(n)
+    for n in keep:
+        for k, i in enumerate(n.input):
+            if i in rename:
+                n.input[k] = rename[i]
+    for o in g.output:
+        if o.name in rename:
+            o.name = rename[o.name]
+    del g.node[:]
+    g.node.extend(keep)
+    used = {i for n in g.node for i in n.input}
+    live = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(live)
+
+
+def conv2d(x, w, b, a):
+    strides, pads = a.get("strides", [1, 1]), a.get("pads", [0, 0, 0, 0])
+    x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    k, c, r, s = w.shape
+    windows = np.lib.stride_tricks.sliding_window_view(x, (r, s), axis=(2, 3))[:, :, :: strides[0], :: strides[1]]
+    n, _, ho, wo = windows.shape[:4]
+    cols = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n, ho * wo, c * r * s)
+    y = cols @ w.reshape(k, -1).T + b
+    return y.transpose(0, 2, 1).reshape(n, k, ho, wo).astype(np.float32)
+
+
+def maxpool(x, a):
+    kh, kw = a["kernel_shape"]
+    strides, pads = a.get("strides", [1, 1]), a.get("pads", [0, 0, 0, 0])
+    x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])), constant_values=-np.inf)
+    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, :: strides[0], :: strides[1]]
+    return windows.max(axis=(4, 5))
+
+
+def run_float(model, feeds):
+    """Every tensor's value on `feeds`: the ops of the CNNs make-models.py writes, in numpy."""
+    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    values.update(feeds)
+    for n in model.graph.node:
+        x = [values[i] if i else None for i in n.input]
+        a = attrs_of(n)
+        op = n.op_type
+        if op == "Conv":
+            y = conv2d(x[0], x[1], x[2] if len(x) > 2 else 0, a)
+        elif op == "Relu":
+            y = np.maximum(x[0], 0)
+        elif op == "Add":
+            y = x[0] + x[1]
+        elif op == "MaxPool":
+            y = maxpool(x[0], a)
+        elif op == "GlobalAveragePool":
+            y = x[0].mean(axis=(2, 3), keepdims=True)
+        elif op == "Flatten":
+            y = x[0].reshape(x[0].shape[0], -1)
+        elif op == "Gemm":
+            w = x[1].T if a.get("transB", 0) else x[1]
+            y = a.get("alpha", 1.0) * (x[0] @ w) + a.get("beta", 1.0) * x[2]
+        else:
+            raise SystemExit(f"make-qdq-models: no calibration for op {op} (node {n.name})")
+        values[n.output[0]] = y.astype(np.float32)
+    return values
+
+
+def activation_params(lo, hi):
+    """uint8 with a zero point: the range widened to hold 0, as ONNX Runtime's quantizer does."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    scale = (hi - lo) / 255.0 if hi > lo else 1.0
+    zero_point = int(np.clip(round(-lo / scale), 0, 255))
+    return np.float32(scale), np.uint8(zero_point)
+
+
+class Quantizer:
+    def __init__(self, model, ranges):
+        self.g = model.graph
+        self.ranges = ranges
+        self.inits = {t.name: t for t in self.g.initializer}
+        self.new_nodes = []
+        self.scales = {}
+
+    def add_init(self, array, name):
+        self.g.initializer.append(numpy_helper.from_array(array, name))
+        return name
+
+    def qdq(self, tensor):
+        """tensor -> QuantizeLinear -> DequantizeLinear; returns the dequantized name."""
+        scale, zp = activation_params(*self.ranges[tensor])
+        self.scales[tensor] = scale
+        s = self.add_init(np.array(scale, np.float32), tensor + "_scale")
+        z = self.add_init(np.array(zp, np.uint8), tensor + "_zero_point")
+        q, dq = tensor + "_quantized", tensor + "_dequantized"
+        self.new_nodes.append(helper.make_node("QuantizeLinear", [tensor, s, z], [q], name=tensor + "_QuantizeLinear"))
+        self.new_nodes.append(helper.make_node("DequantizeLinear", [q, s, z], [dq], name=tensor + "_DequantizeLinear"))
+        return dq
+
+    def weight(self, name, axis):
+        """An int8 per-channel weight and its DequantizeLinear; returns (dequantized name, scales)."""
+        w = numpy_helper.to_array(self.inits[name])
+        reduce = tuple(d for d in range(w.ndim) if d != axis)
+        scale = (np.abs(w).max(axis=reduce) / 127.0).astype(np.float32)
+        scale[scale == 0] = 1.0
+        shape = [1] * w.ndim
+        shape[axis] = -1
+        wq = np.clip(np.rint(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+        q, s, z = (self.add_init(wq, name + "_quantized"), self.add_init(scale, name + "_scale"),
+                   self.add_init(np.zeros(scale.shape, np.int8), name + "_zero_point"))
+        dq = name + "_dequantized"
+        self.new_nodes.append(helper.make_node("DequantizeLinear", [q, s, z], [dq], name=name + "_DequantizeLinear", axis=axis))
+        return dq, scale
+
+    def bias(self, name, scale):
+        """An int32 bias at `scale` per channel and its DequantizeLinear."""
+        b = numpy_helper.to_array(self.inits[name])
+        bq = np.rint(b / scale).astype(np.int32)
+        q, s = self.add_init(bq, name + "_quantized"), self.add_init(scale.astype(np.float32), name + "_scale")
+        dq = name + "_dequantized"
+        self.new_nodes.append(helper.make_node("DequantizeLinear", [q, s], [dq], name=name + "_DequantizeLinear", axis=0))
+        return dq
+
+
+def quantize(model, ranges):
+    q = Quantizer(model, ranges)
+    g = model.graph
+    consumers = {}
+    for n in g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    graph_outputs = {o.name for o in g.output}
+    dequantized = {}
+    for inp in g.input:
+        if inp.name not in q.inits:
+            dequantized[inp.name] = q.qdq(inp.name)
+    out_nodes = []
+    for n in g.node:
+        for k, i in enumerate(n.input):
+            if i in dequantized:
+                n.input[k] = dequantized[i]
+        if n.op_type in ("Conv", "Gemm"):
+            axis = 0
+            act_scale = q.scales[[t for t, d in dequantized.items() if d == n.input[0]][0]]
+            n.input[1], w_scale = q.weight(n.input[1], axis)
+            if len(n.input) > 2:
+                n.input[2] = q.bias(n.input[2], act_scale * w_scale)
+        out_nodes.extend(q.new_nodes)
+        q.new_nodes = []
+        out_nodes.append(n)
+        out = n.output[0]
+        readers = consumers.get(out, [])
+        fused_relu = n.op_type in ("Conv", "Gemm") and len(readers) == 1 and readers[0].op_type == "Relu"
+        if n.op_type in QUANTIZED_OUTPUTS and not fused_relu and out not in graph_outputs:
+            dequantized[out] = q.qdq(out)
+            out_nodes.extend(q.new_nodes)
+            q.new_nodes = []
+    del g.node[:]
+    g.node.extend(out_nodes)
+    used = {i for n in g.node for i in n.input}
+    live = [t for t in g.initializer if t.name in used]  # the float weights the int8 ones replace go
+    del g.initializer[:]
+    g.initializer.extend(live)
+
+
+def calibrate(model, input_shape, seed, samples=4):
+    rng = np.random.default_rng(seed)
+    ranges = {}
+    for _ in range(samples):
+        x = rng.standard_normal(input_shape).astype(np.float32)
+        for name, v in run_float(model, {model.graph.input[0].name: x}).items():
+            if v.dtype != np.float32:
+                continue
+            lo, hi = float(v.min()), float(v.max())
+            old = ranges.get(name, (math.inf, -math.inf))
+            ranges[name] = (min(old[0], lo), max(old[1], hi))
+    return ranges
+
+
+def qdq_cnn(path, input_shape, seed):
+    model = onnx.load(path)
+    fold_batchnorm(model)
+    quantize(model, calibrate(model, input_shape, seed))
+    model.graph.name += "_qdq"
+    model.producer_name = "tunefarm make-qdq-models.py"
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+MODELS = [("resnet18_qdq", "resnet18.onnx", [1, 3, 224, 224])]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dir", help="the folder make-models.py wrote; the QDQ models go beside the float ones")
+    args = parser.parse_args()
+    for name, source, shape in MODELS:
+        src = os.path.join(args.dir, source)
+        if not os.path.exists(src):
+            raise SystemExit(f"make-qdq-models: {src} is missing (write it with scripts/make-models.py {args.dir})")
+        path = os.path.join(args.dir, name + ".onnx")
+        onnx.save(qdq_cnn(src, shape, seed=31), path + ".tmp")
+        os.replace(path + ".tmp", path)
+        print(f"make-qdq-models: {path} ({os.path.getsize(path) // 1024} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
