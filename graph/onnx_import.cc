@@ -194,7 +194,7 @@ Value input_value(const onnx_import::BoundInput& in, const std::string& what) {
   const std::optional<DType> dtype = dtype_of(elem_type);
   if (!dtype)
     throw CompileError(w + ": dtype " + dtype_text(elem_type) +
-                       " is not supported (float32, int64, int32, bool, float64)");
+                       " is not supported (float32, int64, int32, bool, float64, int8, uint8)");
   return Value{v.name(), *dtype,
                checked_dims(google::protobuf::RepeatedField<int64_t>(in.shape.begin(), in.shape.end()), w), nullptr};
 }

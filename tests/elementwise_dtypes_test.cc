@@ -100,17 +100,18 @@ TEST(ElementwiseDtypes, NamesCarryTypesExceptForAllFloat32Chains) {
   EXPECT_EQ(ops::ElementwiseOperator(mixed, 2, {DType::Int32, DType::Float32}, DType::Float32).name(),
             "elementwise[add(cast(x0,float32),x1)|int32,float32->float32]");
   for (const char* text : {"cast(x0,int64)", "cast(relu(x1),bool)", "add(cast(x0,float32),cast(x1,float32))",
-                           "cast(cast(x0,int32),float32)", "cast(x0,float64)"}) {
+                           "cast(cast(x0,int32),float32)", "cast(x0,float64)", "cast(x0,int8)", "cast(x0,uint8)"}) {
     EXPECT_EQ(ops::parse_elementwise(text)->text(), text);
   }
   for (const char* text : {"cast(x0,float16)", "cast(x0)", "cast(x0,)", "cast(x0,int64,1)"}) {
     EXPECT_THROW(ops::parse_elementwise(text), CompileError) << text;
   }
   try {
-    ops::parse_elementwise("cast(x0,uint8)");
+    ops::parse_elementwise("cast(x0,uint16)");
     FAIL();
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("expected a dtype (float32, int64, int32, bool, float64)"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("expected a dtype (float32, int64, int32, bool, float64, int8, uint8)"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_THROW(ops::ElementwiseOperator(mixed, 2, {DType::Int32}, DType::Float32),

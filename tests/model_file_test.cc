@@ -140,11 +140,12 @@ TEST(ModelFile, EachDtypeRoundTripsAndIsSizedByItsWidth) {
   EXPECT_EQ(read_bytes(tfm_bytes(manifest("[8]", 64, "[]", "[]", "int64"), "")).values[0].bytes(), 64);
   EXPECT_EQ(error_of(tfm_bytes(manifest("[9]", 64, "[]", "[]", "int64"), "")),
             "m.tfm: value 0 ('x'): 72 bytes at offset 0 do not fit its arena section of 64 bytes (or are unaligned)");
-  EXPECT_EQ(error_of(tfm_bytes(manifest("[4]", 64, "[]", "[]", "float16"), "")),
-            "m.tfm: value 0 ('x'): dtype 'float16' is not supported (float32, int64, int32, bool, float64)");
+  EXPECT_EQ(
+      error_of(tfm_bytes(manifest("[4]", 64, "[]", "[]", "float16"), "")),
+      "m.tfm: value 0 ('x'): dtype 'float16' is not supported (float32, int64, int32, bool, float64, int8, uint8)");
   EXPECT_EQ(
       error_of(tfm_bytes(manifest("[4]", 64, "[]", "[]", std::string(100, 'q')), "")),
-      "m.tfm: value 0 ('x'): dtype (a string of 100 bytes) is not supported (float32, int64, int32, bool, float64)");
+      "m.tfm: value 0 ('x'): dtype (a string of 100 bytes) is not supported (float32, int64, int32, bool, float64, int8, uint8)");
   // A step's view keeps the value's element count whatever the width.
   const std::string steps = R"([{"kernel":0,"args":[0],"node":"n","shapes":[[2,4]]}])";
   EXPECT_EQ(read_bytes(tfm_bytes(manifest("[8]", 64, "[" + kernel(0, 64) + "]", steps, "int64"), std::string(64, 'k')))

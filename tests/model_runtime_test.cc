@@ -206,7 +206,7 @@ TEST(ModelRuntime, DamagedFilesAreRefusedSayingWhatIsWrong) {
       with_manifest_edit("\"args\":[0,", "\"args\":[9,").find("step 0 (node 'conv1'): value id 9 is out of range"),
       std::string::npos);
   EXPECT_NE(with_manifest_edit("\"dtype\":\"float32\"", "\"dtype\":\"float16\"")
-                .find("dtype 'float16' is not supported (float32, int64, int32, bool, float64)"),
+                .find("dtype 'float16' is not supported (float32, int64, int32, bool, float64, int8, uint8)"),
             std::string::npos);
   EXPECT_NE(with_manifest_edit("\"format\":\"tunefarm-model\"", "\"format\":\"tunefarm-modeX\"").find("format is not"),
             std::string::npos);

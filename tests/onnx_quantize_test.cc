@@ -23,7 +23,8 @@ const std::vector<float> kQuantizeX = {0.25f, 0.75f, -1.25f, 100.0f, -1000.0f, 3
 constexpr float kQuantizeScale = 0.5f;
 
 double reference_quantize(float x, float scale, int zero_point, int lo, int hi) {
-  return std::clamp(static_cast<double>(std::nearbyint(x / scale)) + zero_point, static_cast<double>(lo), static_cast<double>(hi));
+  return std::clamp(static_cast<double>(std::nearbyint(x / scale)) + zero_point, static_cast<double>(lo),
+                    static_cast<double>(hi));
 }
 
 void add_scalar(OnnxModelBuilder& b, const std::string& name, int elem_type, int64_t v) {

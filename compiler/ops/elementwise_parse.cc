@@ -84,7 +84,7 @@ class Parser {
         const auto to = dtype_from_name(t_.substr(at, pos_ - at));
         if (!to) {
           pos_ = at;
-          fail("expected a dtype (float32, int64, int32, bool, float64)");
+          fail("expected a dtype (float32, int64, int32, bool, float64, int8, uint8)");
         }
         return ew_cast(operands[0], *to);
       }

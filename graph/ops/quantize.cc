@@ -49,8 +49,8 @@ void broadcast_along_axis(Graph& g, Node& n, std::vector<Node>& nodes) {
   const auto rank = static_cast<int64_t>(x.shape.size());
   int64_t axis = n.attr_int("axis", 1);
   if (axis < -rank || axis >= rank)
-    fail(n, "attribute 'axis' = " + std::to_string(axis) + " is out of range for input 0 of rank " +
-                std::to_string(rank));
+    fail(n,
+         "attribute 'axis' = " + std::to_string(axis) + " is out of range for input 0 of rank " + std::to_string(rank));
   if (axis < 0) axis += rank;
   if (x.shape[axis] != count) {
     fail(n, "scale has " + std::to_string(count) + " elements; input 0 " + shape_str(x.shape) + " has " +
@@ -135,9 +135,7 @@ OpDef dequantize_linear() {
   s.max_inputs = 3;
   s.typed_apart = {1};
   s.output_dtype = [](const Node&, const std::vector<DType>&) { return DType::Float32; };
-  s.kernel_takes = [](size_t i, DType t) {
-    return i == 1 ? t == DType::Float32 : quantized(t) || t == DType::Int32;
-  };
+  s.kernel_takes = [](size_t i, DType t) { return i == 1 ? t == DType::Float32 : quantized(t) || t == DType::Int32; };
   // (x - zero_point) in float32 is exact for 8-bit values; an int32 x (a bias) has no zero point.
   s.f = [](const std::vector<double>& a) {
     const double zero_point = a.size() > 2 ? a[2] : 0;

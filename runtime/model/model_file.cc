@@ -179,7 +179,7 @@ ModelFile model_of(const Json& j, const std::vector<uint8_t>& payload) {
     const auto known = dtype_from_name(dtype);
     if (!known)
       fail(where + " ('" + v.name + "'): dtype " + quoted(dtype) +
-           " is not supported (float32, int64, int32, bool, float64)");
+           " is not supported (float32, int64, int32, bool, float64, int8, uint8)");
     v.dtype = *known;
     const auto storage = field<std::string>(values[i], "storage", where);
     if (storage != "arena" && storage != "constant")
