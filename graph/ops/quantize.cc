@@ -75,12 +75,18 @@ double quantize(double x, double scale, double zero_point, DType to) {
                     static_cast<double>(dtype_max(to)));
 }
 
-OpDef quantize_linear() {
+// Both ops: x, scale and an optional zero point, at the same since-versions.
+elementwise::Spec spec_of(const std::string& name) {
   elementwise::Spec s;
-  s.name = "QuantizeLinear";
+  s.name = name;
   s.versions = {10, 13, 19, 21};
   s.min_inputs = 2;
   s.max_inputs = 3;
+  return s;
+}
+
+OpDef quantize_linear() {
+  elementwise::Spec s = spec_of("QuantizeLinear");
   s.typed_apart = {1, 2};
   s.output_dtype = [](const Node&, const std::vector<DType>& in) { return in.at(2); };
   s.kernel_takes = [](size_t i, DType t) { return i == 2 ? quantized(t) : t == DType::Float32; };
@@ -128,11 +134,7 @@ OpDef quantize_linear() {
 }
 
 OpDef dequantize_linear() {
-  elementwise::Spec s;
-  s.name = "DequantizeLinear";
-  s.versions = {10, 13, 19, 21};
-  s.min_inputs = 2;
-  s.max_inputs = 3;
+  elementwise::Spec s = spec_of("DequantizeLinear");
   s.typed_apart = {1};
   s.output_dtype = [](const Node&, const std::vector<DType>&) { return DType::Float32; };
   s.kernel_takes = [](size_t i, DType t) { return i == 1 ? t == DType::Float32 : quantized(t) || t == DType::Int32; };
