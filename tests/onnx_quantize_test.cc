@@ -127,5 +127,32 @@ TEST(OnnxQuantize, BlockedQuantizationAndAScaleOfTheWrongExtentAreRefusedByName)
   EXPECT_NE(why.find("scale has 4 elements; input 0 [1,3,2,2] has 3 along axis 1"), std::string::npos) << why;
 }
 
+// Cast into a byte: a float saturates at the type's ends (ONNX leaves it undefined; a plain
+// conversion would be poison in the kernel), an integer keeps its low bits as NumPy's astype does.
+// The kernel and the fold of the same model with constant inputs agree.
+TEST(OnnxQuantize, CastsIntoBytesSaturateFloatsAndWrapIntegers) {
+  const std::vector<float> floats = {-300.7f, -128.9f, -1.5f, 0.9f, 127.9f, 1e9f};
+  const std::vector<int64_t> ints = {-1, 255, 256, 300, -129, 7};
+  for (bool constants : {false, true}) {
+    SCOPED_TRACE(constants ? "folded" : "kernels");
+    OnnxModelBuilder b(13);
+    if (constants)
+      b.floats("f", {6}, floats).ints("i", {6}, ints);
+    else
+      b.input("f", {6}).input("i", {6}, onnx::TensorProto::INT64);
+    OnnxModelBuilder::attr(b.node("Cast", {"f"}, {"f_int8"}), "to", int64_t{onnx::TensorProto::INT8});
+    OnnxModelBuilder::attr(b.node("Cast", {"f"}, {"f_uint8"}), "to", int64_t{onnx::TensorProto::UINT8});
+    OnnxModelBuilder::attr(b.node("Cast", {"i"}, {"i_uint8"}), "to", int64_t{onnx::TensorProto::UINT8});
+    b.output("f_int8").output("f_uint8").output("i_uint8");
+    runtime::model::Executor exec(testing::build_with_defaults(b));
+    HostTensors feeds;
+    if (!constants) feeds = {{"f", HostTensor::floats({6}, floats)}, {"i", HostTensor::int64s({6}, ints)}};
+    const HostTensors out = exec.run(feeds);
+    EXPECT_EQ(out.at("f_int8").as_int8s(), (std::vector<int8_t>{-128, -128, -1, 0, 127, 127}));
+    EXPECT_EQ(out.at("f_uint8").as_uint8s(), (std::vector<uint8_t>{0, 0, 0, 0, 127, 255}));
+    EXPECT_EQ(out.at("i_uint8").as_uint8s(), (std::vector<uint8_t>{255, 255, 0, 44, 127, 7}));
+  }
+}
+
 }  // namespace
 }  // namespace tf::graph

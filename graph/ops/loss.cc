@@ -23,36 +23,7 @@ namespace {
 
 using rules::fail;
 
-// The nodes of a normalization, each reading values the ones before it wrote.
-class Steps {
- public:
-  Steps(Graph& g, const Node& n) : g_(g), n_(n) {}
-
-  std::string add(const std::string& op, std::vector<std::string> inputs, const std::string& stem,
-                  std::map<std::string, Attribute> attrs = {}, const std::string& output = "") {
-    Node h = rules::helper_node(g_, op, std::move(inputs), n_.name + "_" + stem);
-    if (!output.empty()) h.outputs = {output};
-    h.attrs = std::move(attrs);
-    nodes_.push_back(h);
-    return h.outputs[0];
-  }
-  std::string constant(const std::string& stem, Tensor t) {
-    return rules::add_constant(g_, n_.name + "_" + stem, std::move(t));
-  }
-  std::string scalar(const std::string& stem, double v, DType t) {
-    return t == DType::Float32 ? constant(stem, Tensor::floats({}, {static_cast<float>(v)}))
-                               : constant(stem, Tensor::ints({}, {static_cast<int64_t>(v)}, t));
-  }
-  std::string shape(const std::string& stem, const Shape& s) {
-    return constant(stem, Tensor::ints({static_cast<int64_t>(s.size())}, s));
-  }
-  std::vector<Node> take() { return std::move(nodes_); }
-
- private:
-  Graph& g_;
-  const Node& n_;
-  std::vector<Node> nodes_;
-};
+using rules::Steps;
 
 std::vector<int64_t> all_axes(size_t rank) {
   std::vector<int64_t> axes;

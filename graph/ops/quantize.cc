@@ -5,9 +5,10 @@
 // normalization turns into a scale broadcast along that axis. Both are elementwise kernels that
 // fuse into chains like any other; the integer kernels a QDQ model is meant to run come from the
 // passes that read these nodes around a conv or a matmul. Blocked quantization (block_size) and
-// float8 types are refused.
+// float8 types are refused. DynamicQuantizeLinear is both with the range measured at run time.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "graph/ops/elementwise.h"
 #include "graph/ops/rules.h"
@@ -166,11 +167,46 @@ OpDef dequantize_linear() {
   return d;
 }
 
+// DynamicQuantizeLinear as ONNX defines it, in the ops above: the range [min(x, 0), max(x, 0)] over
+// the whole tensor, scale = range / 255, zero point = QuantizeLinear(-min, scale) into uint8 (round
+// half to even, saturated), y = QuantizeLinear(x, scale, zero point).
+OpDef dynamic_quantize_linear() {
+  OpDef d;
+  d.name = "DynamicQuantizeLinear";
+  d.versions = {11};
+  d.check = [](const Node& n, const OpVersion&) -> std::optional<std::string> {
+    if (n.inputs.size() != 1 || n.inputs[0].empty()) return std::string("takes one input");
+    if (n.outputs.size() != 3) return std::string("has three outputs (y, y_scale, y_zero_point)");
+    return std::nullopt;
+  };
+  d.normalize = [](Graph& g, Node n, const OpVersion&) {
+    const Value& x = rules::in(g, n, 0);
+    if (x.dtype != DType::Float32)
+      fail(n, "input 0 is " + std::string(dtype_name(x.dtype)) + "; DynamicQuantizeLinear takes float32");
+    std::vector<int64_t> axes;
+    for (size_t a = 0; a < x.shape.size(); ++a) axes.push_back(static_cast<int64_t>(a));
+    const std::map<std::string, Attribute> whole{{"axes", axes}, {"keepdims", int64_t{0}}};
+    rules::Steps s(g, n);
+    const std::string zero = s.scalar("zero", 0, DType::Float32);
+    const std::string lo = s.add("Min", {s.add("ReduceMin", {n.inputs[0]}, "min", whole), zero}, "low");
+    const std::string hi = s.add("Max", {s.add("ReduceMax", {n.inputs[0]}, "max", whole), zero}, "high");
+    const std::string scale = s.add("Div", {s.add("Sub", {hi, lo}, "range"), s.scalar("steps", 255, DType::Float32)},
+                                    "scale", {}, n.outputs[1]);
+    const std::string zero_point =
+        s.add("QuantizeLinear", {s.add("Neg", {lo}, "negated_low"), scale, s.scalar("uint8_zero", 0, DType::UInt8)},
+              "zero_point", {}, n.outputs[2]);
+    s.add("QuantizeLinear", {n.inputs[0], scale, zero_point}, "quantized", {}, n.outputs[0]);
+    return s.take();
+  };
+  return d;
+}
+
 }  // namespace
 
 void add_quantize_ops(std::vector<OpDef>& ops) {
   ops.push_back(quantize_linear());
   ops.push_back(dequantize_linear());
+  ops.push_back(dynamic_quantize_linear());
 }
 
 }  // namespace tf::graph

@@ -2,6 +2,7 @@
 // attributes that became inputs, helper nodes and constants a normalization adds.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,38 @@ void ignore_consumed_inputs(OpDef& d);
 // `value` seen with shape `to` (as many elements): a reshaped copy when it is a constant, else the
 // output of a Reshape helper node appended to `nodes`.
 std::string reshape_to(Graph& g, const std::string& value, const Shape& to, std::vector<Node>& nodes);
+
+// The helper nodes of a normalization, each reading values the ones before it wrote, named after
+// the node they replace; `output` makes a step write one of that node's outputs.
+class Steps {
+ public:
+  Steps(Graph& g, const Node& n) : g_(g), n_(n) {}
+
+  std::string add(const std::string& op, std::vector<std::string> inputs, const std::string& stem,
+                  std::map<std::string, Attribute> attrs = {}, const std::string& output = "") {
+    Node h = helper_node(g_, op, std::move(inputs), n_.name + "_" + stem);
+    if (!output.empty()) h.outputs = {output};
+    h.attrs = std::move(attrs);
+    nodes_.push_back(h);
+    return h.outputs[0];
+  }
+  std::string constant(const std::string& stem, Tensor t) {
+    return add_constant(g_, n_.name + "_" + stem, std::move(t));
+  }
+  std::string scalar(const std::string& stem, double v, DType t) {
+    return t == DType::Float32 ? constant(stem, Tensor::floats({}, {static_cast<float>(v)}))
+                               : constant(stem, Tensor::ints({}, {static_cast<int64_t>(v)}, t));
+  }
+  std::string shape(const std::string& stem, const Shape& s) {
+    return constant(stem, Tensor::ints({static_cast<int64_t>(s.size())}, s));
+  }
+  std::vector<Node> take() { return std::move(nodes_); }
+
+ private:
+  Graph& g_;
+  const Node& n_;
+  std::vector<Node> nodes_;
+};
 
 // Refusals of a check: an output beyond the first `count` that the model reads.
 std::optional<std::string> extra_output(const Node& n, size_t count, const std::string& what);
