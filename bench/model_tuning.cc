@@ -75,6 +75,11 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   run.trials = r.trials;
   run.seconds = r.seconds;
   run.estimated_ms = r.estimated_s * 1e3 + other_ms;
+  const graph::MeasuredBesideDefaults measured = graph::measure_beside_defaults(
+      imported, target, s.threads, db, tuner::local_device_key(s.threads), s.timing_lock, s.cold_inputs);
+  run.measured_ms = measured.tuned.median_ms;
+  run.default_before_ms = defaults.median_ms;
+  run.default_after_ms = measured.default_ms;
   return run;
 }
 

@@ -33,6 +33,11 @@ struct ModelTuneRun {
   // At the end: calls x best kernel time x each kernel's in-model scale, plus the other nodes of a
   // default build measured once (what `tunefarm model tune` prints as its prediction).
   double estimated_ms = 0;
+  // As `tunefarm model tune` ends: the model built from the db and timed in rounds alternating with
+  // the default build, whose latency before the search and beside the tuned build tell the
+  // machine's drift (graph::measure_beside_defaults).
+  double measured_ms = 0, default_before_ms = 0, default_after_ms = 0;
+  double machine_drift() const { return default_before_ms > 0 ? default_after_ms / default_before_ms : 1; }
   struct Point {
     int64_t trials = 0;
     double estimated_ms = 0;

@@ -170,6 +170,9 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
                 {"estimated_ms", r.estimated_ms},
                 {"other_nodes_ms", r.other_nodes_ms},
                 {"measured_ms", r.measured_ms},
+                {"default_before_ms", r.default_before_ms},
+                {"default_after_ms", r.default_after_ms},
+                {"machine_drift", r.machine_drift()},
                 {"seconds", r.seconds},
                 {"state", r.state},
                 {"time_limit_reached", r.out_of_time},
@@ -199,6 +202,14 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
         "latency: estimated %.3g ms per run (tuned kernels %.3g + other nodes %.3g, measured once), measured %.3g ms (%+.1f%%)\n",
         r.estimated_ms, r.estimated_ms - r.other_nodes_ms, r.other_nodes_ms, r.measured_ms,
         100 * (r.estimated_ms - r.measured_ms) / r.measured_ms);
+    if (r.default_after_ms > 0) {
+      const double drift = r.machine_drift();
+      std::printf(
+          "machine drift: the default build ran %.3g ms before the search and %.3g ms beside the tuned one (x%.3f); "
+          "estimate x drift %.3g ms (%+.1f%%)\n",
+          r.default_before_ms, r.default_after_ms, drift, r.estimated_ms * drift,
+          100 * (r.estimated_ms * drift - r.measured_ms) / r.measured_ms);
+    }
   } else {
     std::printf("estimated latency of the tuned kernels: %.3g ms per run\n", r.estimated_ms);
   }
@@ -307,9 +318,11 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
   r.state = done.stopped ? "cancelled" : any_ok ? "done" : "failed";
   const auto final_start = std::chrono::steady_clock::now();
   if (r.state == "done") {
-    r.measured_ms = graph::measure_model_here(m.imported, target, a.threads, &database, device_key,
-                                              o.each.measure.timing_lock, o.each.measure.cold_inputs)
-                        .median_ms;
+    const graph::MeasuredBesideDefaults measured = graph::measure_beside_defaults(
+        m.imported, target, a.threads, database, device_key, o.each.measure.timing_lock, o.each.measure.cold_inputs);
+    r.measured_ms = measured.tuned.median_ms;
+    r.default_before_ms = defaults.median_ms;
+    r.default_after_ms = measured.default_ms;
   }
   r.time_spent = time_spent(default_s, done, seconds_since(final_start));
   Json final_progress = {{"trials", r.trials}, {"budget", r.budget}, {"estimated_ms", r.estimated_ms}};

@@ -58,6 +58,12 @@ struct ModelTuneResult {
   // On this host: the untuned nodes and layout transforms, measured once before the search (part of
   // estimated_ms), and the model built from the db at the end and timed; 0 where not measured.
   double other_nodes_ms = 0, measured_ms = 0;
+  // The default build's latency before the search and again beside the tuned build at the end: their
+  // ratio is how much the machine's speed drifted in between, which no estimate can foresee.
+  double default_before_ms = 0, default_after_ms = 0;
+  double machine_drift() const {
+    return default_before_ms > 0 && default_after_ms > 0 ? default_after_ms / default_before_ms : 1;
+  }
   std::vector<TaskRow> tasks;
   std::vector<std::pair<int64_t, double>> curve;  // (trials, estimated ms) after each batch
   // On this host: where the wall time went, seconds per phase in the order they happen.

@@ -43,4 +43,38 @@ MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Ta
   return MeasuredModel{timed.median_ms(), graph::latency_breakdown(planned, exec.model(), timed)};
 }
 
+namespace {
+
+void append_runs(runtime::model::ModelTiming* all, const runtime::model::ModelTiming& more) {
+  all->totals.insert(all->totals.end(), more.totals.begin(), more.totals.end());
+  if (all->per_step.empty()) all->per_step.resize(more.per_step.size());
+  for (size_t s = 0; s < more.per_step.size(); ++s)
+    all->per_step[s].insert(all->per_step[s].end(), more.per_step[s].begin(), more.per_step[s].end());
+}
+
+}  // namespace
+
+MeasuredBesideDefaults measure_beside_defaults(const graph::Graph& imported, const codegen::Target& target, int threads,
+                                               db::Database& db, const std::string& device_key,
+                                               const std::string& lock_file, runtime::ColdInputs timing, int rounds) {
+  graph::Graph planned;
+  runtime::model::Executor tuned(build_with_db(imported, target, threads, &db, device_key, &planned, timing));
+  runtime::model::Executor defaults(build_with_db(imported, target, threads, nullptr, device_key));
+  runtime::set_num_threads(threads);
+  runtime::model::fill_random_inputs(tuned);
+  runtime::model::fill_random_inputs(defaults);
+  runtime::HostLock lock(lock_file);
+  if (!lock.held())
+    std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
+  runtime::model::ModelTiming tuned_runs, default_runs;
+  const double seconds_per_round = 0.5 / rounds;
+  for (int r = 0; r < rounds; ++r) {
+    append_runs(&default_runs, runtime::model::time_model(defaults, 0, seconds_per_round, 3));
+    append_runs(&tuned_runs, runtime::model::time_model(tuned, 0, seconds_per_round, 3));
+  }
+  return MeasuredBesideDefaults{
+      MeasuredModel{tuned_runs.median_ms(), graph::latency_breakdown(planned, tuned.model(), tuned_runs)},
+      default_runs.median_ms()};
+}
+
 }  // namespace tf::graph

@@ -35,4 +35,18 @@ MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Ta
                                  db::Database* db, const std::string& device_key, const std::string& lock_file,
                                  runtime::ColdInputs timing = runtime::ColdInputs::Weights);
 
+// The model built with `db`'s best configs, timed in rounds that alternate with the default build.
+// A shared machine's speed drifts by tens of percent over the minutes a search takes: the default
+// build timed again beside the tuned one tells that drift (default_ms against its time before the
+// search) apart from an error of the estimate.
+struct MeasuredBesideDefaults {
+  MeasuredModel tuned;
+  double default_ms = 0;  // median of the default build's runs, interleaved with the tuned build's
+};
+MeasuredBesideDefaults measure_beside_defaults(const graph::Graph& imported, const codegen::Target& target, int threads,
+                                               db::Database& db, const std::string& device_key,
+                                               const std::string& lock_file,
+                                               runtime::ColdInputs timing = runtime::ColdInputs::Weights,
+                                               int rounds = 6);
+
 }  // namespace tf::graph

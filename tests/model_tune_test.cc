@@ -96,6 +96,11 @@ TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound
   EXPECT_GT(other, 0) << "the global pool, the softmax and the layout transforms take some time";
   EXPECT_NEAR(j.at("estimated_ms").get<double>(), estimate + other, 1e-6 * estimate);
   EXPECT_GT(j.at("measured_ms").get<double>(), 0);
+  // The default build was timed again beside the tuned one: the machine's drift in between.
+  EXPECT_GT(j.at("default_before_ms").get<double>(), 0);
+  EXPECT_GT(j.at("default_after_ms").get<double>(), 0);
+  EXPECT_NEAR(j.at("machine_drift").get<double>(),
+              j.at("default_after_ms").get<double>() / j.at("default_before_ms").get<double>(), 1e-9);
   // The estimate after each batch: what the trials bought, ending where the job ended.
   const Json& curve = j.at("curve");
   ASSERT_FALSE(curve.empty());
