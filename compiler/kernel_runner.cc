@@ -1,5 +1,6 @@
 #include "compiler/kernel_runner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <new>
@@ -11,58 +12,114 @@
 
 namespace tf::compiler {
 
-HostTensor::HostTensor(std::vector<int64_t> shape) : shape_(std::move(shape)), size_(1) {
+HostTensor::HostTensor(std::vector<int64_t> shape, ir::DataType type)
+    : shape_(std::move(shape)), type_(type), size_(1) {
   for (int64_t d : shape_) size_ *= d;
-  size_t bytes = (static_cast<size_t>(size_) * sizeof(float) + TF_BUFFER_ALIGNMENT - 1) / TF_BUFFER_ALIGNMENT *
-                 TF_BUFFER_ALIGNMENT;
-  data_.reset(static_cast<float*>(std::aligned_alloc(TF_BUFFER_ALIGNMENT, bytes)));
+  const size_t bytes = (static_cast<size_t>(size_) * static_cast<size_t>(type_.bytes()) + TF_BUFFER_ALIGNMENT - 1) /
+                       TF_BUFFER_ALIGNMENT * TF_BUFFER_ALIGNMENT;
+  data_.reset(std::aligned_alloc(TF_BUFFER_ALIGNMENT, std::max<size_t>(bytes, TF_BUFFER_ALIGNMENT)));
   if (!data_) throw std::bad_alloc();
 }
 
-void HostTensor::Free::operator()(float* p) const { std::free(p); }
+void HostTensor::Free::operator()(void* p) const { std::free(p); }
+
+double HostTensor::value(int64_t i) const {
+  const void* p = data_.get();
+  if (type_.is_float()) return static_cast<const float*>(p)[i];
+  switch (type_.bits) {
+    case 8: return type_.is_int() ? static_cast<const int8_t*>(p)[i] : static_cast<const uint8_t*>(p)[i];
+    case 32: return type_.is_int() ? static_cast<const int32_t*>(p)[i] : static_cast<const uint32_t*>(p)[i];
+    default: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+  }
+}
+
+void HostTensor::set(int64_t i, double v) {
+  void* p = data_.get();
+  if (type_.is_float()) {
+    static_cast<float*>(p)[i] = static_cast<float>(v);
+    return;
+  }
+  const auto w = static_cast<int64_t>(v);
+  switch (type_.bits) {
+    case 8: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(w); break;
+    case 32: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(w); break;
+    default: static_cast<int64_t*>(p)[i] = w; break;
+  }
+}
 
 TFBuffer HostTensor::buffer() const {
   TFBuffer b{};
   b.data = data_.get();
   b.shape = shape_.data();
   b.ndim = static_cast<int32_t>(shape_.size());
-  b.dtype_code = TF_DTYPE_FLOAT;
-  b.dtype_bits = 32;
+  b.dtype_code = type_.is_float() ? TF_DTYPE_FLOAT : type_.is_int() ? TF_DTYPE_INT : TF_DTYPE_UINT;
+  b.dtype_bits = type_.bits;
   return b;
 }
 
-KernelRunner::KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, uint64_t seed)
+namespace {
+
+void fill_integers(HostTensor& t, uint64_t seed) {
+  std::vector<float> u(static_cast<size_t>(t.size()));
+  runtime::fill_uniform(u.data(), t.size(), seed);
+  const ir::DataType type = t.type();
+  const double low = type.bits == 8 && type.is_int() ? -128 : 0, span = 256;
+  for (int64_t i = 0; i < t.size(); ++i)
+    t.set(i, std::min(low + span - 1, std::floor(low + (u[static_cast<size_t>(i)] + 1.0) / 2.0 * span)));
+}
+
+}  // namespace
+
+KernelRunner::KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, uint64_t seed,
+                           std::vector<ir::DataType> types)
     : op_(op), shape_(std::move(shape)) {
+  const auto input_shapes = op_.input_shapes(shape_);
+  auto type_of = [&](size_t i) { return i < types.size() ? types[i] : ir::DataType::float32(); };
   // The same inputs a tuning job's worker derives from the seed (runtime/random_fill.h), so `run`
   // checks a config on exactly the data it was measured on.
-  int index = 0;
-  for (const auto& s : op_.input_shapes(shape_)) {
-    tensors_.emplace_back(s);
-    runtime::fill_uniform(tensors_.back().data(), tensors_.back().size(), runtime::input_seed(seed, index++));
+  for (size_t i = 0; i < input_shapes.size(); ++i) {
+    tensors_.emplace_back(input_shapes[i], type_of(i));
+    const uint64_t s = runtime::input_seed(seed, static_cast<int>(i));
+    if (tensors_.back().type() == ir::DataType::float32())
+      runtime::fill_uniform(tensors_.back().data(), tensors_.back().size(), s);
+    else
+      fill_integers(tensors_.back(), s);
   }
-  tensors_.emplace_back(op_.output_shape(shape_));
+  tensors_.emplace_back(op_.output_shape(shape_), type_of(input_shapes.size()));
   for (const auto& t : tensors_) args_.push_back(t.buffer());
 }
 
 int32_t KernelRunner::run(TFKernelFn fn) {
   // Poison the output so a kernel that skips elements cannot pass on stale values.
   HostTensor& out = tensors_.back();
-  for (int64_t i = 0; i < out.size(); ++i) out.data()[i] = std::nanf("");
+  for (int64_t i = 0; i < out.size(); ++i) out.set(i, out.type().is_float() ? std::nan("") : 0x5a);
   return fn(args_.data(), static_cast<int32_t>(args_.size()));
 }
 
 CheckResult KernelRunner::check() {
   if (reference_.empty()) {
+    // The reference reads every input as floats: integers up to 2^24 are exact.
+    std::vector<std::vector<float>> values(tensors_.size() - 1);
     std::vector<const float*> in;
-    for (size_t i = 0; i + 1 < tensors_.size(); ++i) in.push_back(tensors_[i].data());
+    for (size_t i = 0; i + 1 < tensors_.size(); ++i) {
+      const HostTensor& t = tensors_[i];
+      if (t.type() == ir::DataType::float32()) {
+        in.push_back(t.data());
+        continue;
+      }
+      values[i].resize(static_cast<size_t>(t.size()));
+      for (int64_t e = 0; e < t.size(); ++e) values[i][static_cast<size_t>(e)] = static_cast<float>(t.value(e));
+      in.push_back(values[i].data());
+    }
     op_.reference(shape_, in, &reference_, &tolerance_);
   }
   CheckResult r;
   const HostTensor& out = tensors_.back();
   for (int64_t i = 0; i < out.size(); ++i) {
-    const bool match = runtime::matches_reference(out.data()[i], reference_[i], tolerance_[i]);
+    const double got = out.value(i);
+    const bool match = runtime::matches_reference(got, reference_[i], tolerance_[i]);
     if (!match && r.mismatches++ == 0) r.first_mismatch = i;
-    double err = std::fabs(static_cast<double>(out.data()[i]) - reference_[i]);
+    double err = std::fabs(got - reference_[i]);
     if (std::isnan(err)) err = match ? 0 : INFINITY;  // the same NaN or infinity
     r.max_abs_error = std::max(r.max_abs_error, err);
   }

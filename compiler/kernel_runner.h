@@ -7,27 +7,33 @@
 #include <memory>
 #include <vector>
 
+#include "compiler/ir/type.h"
 #include "compiler/ops/operator.h"
 #include "runtime/kernel_abi.h"
 
 namespace tf::compiler {
 
-// A 64-byte-aligned float tensor that can be passed to a kernel.
+// A 64-byte-aligned tensor of float32 (the default) or an integer type that can be passed to a kernel.
 class HostTensor {
  public:
-  explicit HostTensor(std::vector<int64_t> shape);
-  float* data() { return data_.get(); }
-  const float* data() const { return data_.get(); }
+  explicit HostTensor(std::vector<int64_t> shape, ir::DataType type = ir::DataType::float32());
+  float* data() { return static_cast<float*>(data_.get()); }  // float32 tensors
+  const float* data() const { return static_cast<const float*>(data_.get()); }
   int64_t size() const { return size_; }
+  ir::DataType type() const { return type_; }
+  // Element i as a double, and set to v (converted to the type; integers wrap as a cast does).
+  double value(int64_t i) const;
+  void set(int64_t i, double v);
   TFBuffer buffer() const;
 
  private:
   struct Free {
-    void operator()(float* p) const;
+    void operator()(void* p) const;
   };
   std::vector<int64_t> shape_;
+  ir::DataType type_;
   int64_t size_;
-  std::unique_ptr<float, Free> data_;
+  std::unique_ptr<void, Free> data_;
 };
 
 struct CheckResult {
@@ -39,8 +45,17 @@ struct CheckResult {
 
 class KernelRunner {
  public:
-  // Allocates inputs and output for the workload and fills inputs with uniform [-1, 1) values.
-  KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, uint64_t seed = 1);  // 1: tune's default seed
+  // Allocates inputs and output for the workload and fills inputs with uniform [-1, 1) values (the
+  // float32 ones: seed 1 gives tune's inputs) or uniform integers (8-bit ones over their whole range,
+  // int32 ones in [0, 256), which any zero point or small bias may be). `types`: the kernel's
+  // argument types (compiler::Task::argument_types), float32 for all when empty.
+  KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, uint64_t seed = 1,
+               std::vector<ir::DataType> types = {});
+
+  // Input i, to set values the random ones would not exercise (a quantized op's scales); the
+  // reference is computed from what the inputs hold at the first check.
+  HostTensor& input(size_t i) { return tensors_.at(i); }
+  const HostTensor& output() const { return tensors_.back(); }
 
   // Returns the kernel's status (TF_OK on success).
   int32_t run(TFKernelFn fn);

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "compiler/codegen/codegen_llvm.h"
+#include "compiler/codegen/dot_product.h"
 #include "compiler/codegen/fast_math.h"
 #include "compiler/ir/printer.h"
 
@@ -250,6 +251,7 @@ llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
       return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::ceil) : fast_math::ceil(b_, args[0]);
     case ir::Intrinsic::Round:
       return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::roundeven) : fast_math::round_even(b_, args[0]);
+    case ir::Intrinsic::DotU8S8: return emit_dot_u8s8(b_, *module_, tm_, args[0], args[1], args[2]);
     case ir::Intrinsic::Abs:
       if (n->type.is_float()) return intrinsic(llvm::Intrinsic::fabs);
       return b_.CreateCall(llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::abs, {type}),

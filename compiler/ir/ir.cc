@@ -88,6 +88,7 @@ const char* intrinsic_name(Intrinsic f) {
     case Intrinsic::Acos: return "acos";
     case Intrinsic::Atan: return "atan";
     case Intrinsic::Gelu: return "gelu";
+    case Intrinsic::DotU8S8: return "dot_u8s8";
   }
   return "?";
 }
@@ -241,7 +242,25 @@ Expr make_cast(DataType t, Expr v) {
   return Expr(std::make_shared<const CastNode>(t, std::move(v)));
 }
 
+namespace {
+
+Expr make_dot_u8s8(std::vector<Expr> args) {
+  const DataType acc = args[0].type(), a = args[1].type(), b = args[2].type();
+  require(acc.is_int() && acc.bits == 32, "dot_u8s8: the accumulator must be int32 lanes, got " + acc.str());
+  require(b.is_int() && b.bits == 8 && b.lanes == 4 * acc.lanes,
+          "dot_u8s8: b must be 4 int8 per accumulator lane, got " + b.str() + " for " + acc.str());
+  require(a.is_uint() && a.bits == 8 && (a.lanes == 4 || a.lanes == 4 * acc.lanes),
+          "dot_u8s8: a must be 4 uint8 per accumulator lane (or 4 shared by all), got " + a.str());
+  return Expr(std::make_shared<const CallNode>(acc, Intrinsic::DotU8S8, std::move(args)));
+}
+
+}  // namespace
+
 Expr make_call(Intrinsic f, std::vector<Expr> args) {
+  if (f == Intrinsic::DotU8S8) {
+    require(args.size() == 3, "dot_u8s8: expects 3 arguments");
+    return make_dot_u8s8(std::move(args));
+  }
   size_t arity = f == Intrinsic::Fma ? 3 : 1;
   require(args.size() == arity, std::string(intrinsic_name(f)) + ": expects " + std::to_string(arity) + " arguments");
   if (f == Intrinsic::Fma) {

@@ -209,6 +209,11 @@ enum class Intrinsic : uint8_t {
   Acos,
   Atan,
   Gelu,
+  // dot_u8s8(acc, a, b): int32 lanes acc[i] + sum over j < 4 of a[4i+j] * b[4i+j], a's bytes unsigned
+  // and b's signed, without saturation: x86's vpdpbusd (VNNI). `a` may also be 4 bytes that every
+  // lane shares (a broadcast input value of an int8 micro-kernel). passes::fuse_dot_products makes
+  // it from four int8 multiply-accumulates into one accumulator.
+  DotU8S8,
 };
 const char* intrinsic_name(Intrinsic f);
 

@@ -35,6 +35,7 @@ const std::vector<LoweringPass>& lowering_passes() {
       {"simplify", LowerStage::Full, passes::simplify},
       {"vectorize_loops", LowerStage::Full, passes::vectorize_loops},  // vectorized loops become vector statements
       {"simplify", LowerStage::Full, passes::simplify},                // fold the constant indices unrolling produced
+      {"fuse_dot_products", LowerStage::Full, passes::fuse_dot_products},  // int8 multiply-adds in fours: VNNI's form
   };
   return passes;
 }

@@ -119,8 +119,9 @@ void apply_parallel(schedule::Stage& st, const std::string& choice, const ir::It
   }
 }
 
-PaddedInput padded_input(const te::Tensor& data, const Conv2dShape& c) {
-  return [data, c](ir::Expr n, ir::Expr cb, ir::Expr iy, ir::Expr ix, ir::Expr ci) -> ir::Expr {
+PaddedInput padded_input(const te::Tensor& data, const Conv2dShape& c, ir::Expr outside) {
+  if (!outside.get()) outside = ir::make_const(data.dtype(), 0.0);
+  return [data, c, outside](ir::Expr n, ir::Expr cb, ir::Expr iy, ir::Expr ix, ir::Expr ci) -> ir::Expr {
     using ir::Expr;
     Expr y = iy - Expr(c.pad_top), x = ix - Expr(c.pad_left);
     Expr inside;
@@ -132,7 +133,7 @@ PaddedInput padded_input(const te::Tensor& data, const Conv2dShape& c) {
     if (!inside.get()) return data(n, cb, y, x, ci);
     Expr cy = ir::min(ir::max(y, Expr(int64_t{0})), Expr(c.h - 1));
     Expr cx = ir::min(ir::max(x, Expr(int64_t{0})), Expr(c.w - 1));
-    return ir::make_select(inside, data(n, cb, cy, cx, ci), Expr(0.0f));
+    return ir::make_select(inside, data(n, cb, cy, cx, ci), outside);
   };
 }
 
@@ -152,8 +153,8 @@ void schedule_padded_copy(schedule::Stage& st, const std::string& parallel, int6
   if (lanes > 1 && block <= lanes) st.vectorize(lane);
 }
 
-NchwcInput nchwc_input(const te::Tensor& data, const Conv2dShape& c, bool copy) {
-  NchwcInput in{te::Tensor(), padded_input(data, c)};
+NchwcInput nchwc_input(const te::Tensor& data, const Conv2dShape& c, bool copy, ir::Expr outside) {
+  NchwcInput in{te::Tensor(), padded_input(data, c, std::move(outside))};
   if (!copy) return in;
   in.padded = padded_copy(data, c, in.at);
   in.at = [padded = in.padded](ir::Expr n, ir::Expr cb, ir::Expr iy, ir::Expr ix, ir::Expr ci) {

@@ -60,9 +60,10 @@ void apply_parallel(schedule::Stage& st, const std::string& choice, const ir::It
                     const ir::IterVar& rows);
 
 // The blocked input at padded coordinates: (n, channel block, iy, ix, lane) -> value, zero outside
-// the data. Only the sides that have padding are tested; clamped indices keep loads in bounds.
+// the data (or `outside`, the input's zero point of a quantized conv). Only the sides that have
+// padding are tested; clamped indices keep loads in bounds.
 using PaddedInput = std::function<ir::Expr(ir::Expr, ir::Expr, ir::Expr, ir::Expr, ir::Expr)>;
-PaddedInput padded_input(const te::Tensor& data, const Conv2dShape& c);
+PaddedInput padded_input(const te::Tensor& data, const Conv2dShape& c, ir::Expr outside = ir::Expr());
 // The zero-padded copy of `data` (n, blocks, h + pads, w + pads, b) made from `read`.
 te::Tensor padded_copy(const te::Tensor& data, const Conv2dShape& c, const PaddedInput& read);
 void schedule_padded_copy(schedule::Stage& st, const std::string& parallel, int64_t block, int64_t lanes);
@@ -72,7 +73,7 @@ struct NchwcInput {
   te::Tensor padded;  // the copy; none when read through the guard
   PaddedInput at;
 };
-NchwcInput nchwc_input(const te::Tensor& data, const Conv2dShape& c, bool copy);
+NchwcInput nchwc_input(const te::Tensor& data, const Conv2dShape& c, bool copy, ir::Expr outside = ir::Expr());
 
 // The micro-kernel tile of the output loops (n, ko, y, x, lane).
 struct OutputTile {

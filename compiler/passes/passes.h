@@ -33,4 +33,9 @@ ir::Stmt unroll_loops(const ir::Stmt& s);
 // result is always correct.
 ir::Stmt vectorize_loops(const ir::Stmt& s);
 
+// Four adjacent int8 multiply-accumulates into one int32 vector (an int8 template's reduction over
+// a group of four input channels, unrolled inside its vector lanes) become one dot_u8s8 call, the
+// VNNI instruction's form; whatever does not match that shape exactly is left as it was.
+ir::Stmt fuse_dot_products(const ir::Stmt& s);
+
 }  // namespace tf::passes

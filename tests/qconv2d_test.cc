@@ -1,0 +1,138 @@
+// The int8 convolution (qconv2d_nchwc): points of its config space against the exact integer
+// reference on ResNet-18 layers and awkward shapes, with scales and zero points that keep most
+// outputs off the saturation bounds; the 4-way dot products as one VNNI instruction each where
+// the target has them (and the same values where it does not); the fusion pass's refusals.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <regex>
+#include <set>
+
+#include "compiler/codegen/target.h"
+#include "compiler/compiler.h"
+#include "compiler/ir/printer.h"
+#include "compiler/kernel_runner.h"
+#include "compiler/ops/conv2d_shape.h"
+#include "compiler/ops/nchwc_shape.h"
+#include "runtime/thread_pool.h"
+
+namespace tf {
+namespace {
+
+constexpr double kInputZero = 97, kOutputZero = 31;
+
+// Scales that put the typical accumulator (random bytes: 128 x 74 x sqrt(taps) in magnitude)
+// about 40 steps from the output's zero point.
+void set_requantization(compiler::KernelRunner& runner, const ops::Conv2dNchwcShape& sh, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  const double taps = static_cast<double>(sh.conv.c * sh.conv.r * sh.conv.s);
+  const double typical = 128.0 * 74.0 * std::sqrt(taps);
+  compiler::HostTensor& scale = runner.input(3);
+  for (int64_t i = 0; i < scale.size(); ++i) scale.set(i, 40.0 / typical * u(rng));
+  compiler::HostTensor& zero_points = runner.input(4);
+  zero_points.set(0, kInputZero);
+  zero_points.set(1, kOutputZero);
+}
+
+// Checks the default config and `samples` random searchable ones; returns how many distinct output
+// values the default produced (a check against saturated outputs would prove little).
+size_t expect_qconv_correct(const std::string& op, const std::string& shape_text, int samples, uint64_t seed,
+                            const codegen::Target& target = codegen::host_target()) {
+  const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
+  compiler::Task task({op, shape}, target);
+  compiler::KernelRunner runner(task.op(), shape, seed, task.argument_types());
+  set_requantization(runner, ops::Conv2dNchwcShape::from_vector(shape), seed);
+  const auto& space = task.space();
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> indices = {space.default_config().index()};
+  for (int i = 0; i < samples; ++i) {
+    int64_t idx = 0;
+    do idx = static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size()));
+    while (!space.searchable(idx));
+    indices.push_back(idx);
+  }
+  size_t distinct = 0;
+  for (int64_t idx : indices) {
+    const auto cfg = space.at(idx);
+    SCOPED_TRACE(op + " " + shape_text + " config " + cfg.str());
+    auto kernel = task.build_jit(cfg);
+    EXPECT_EQ(runner.run(kernel->entry()), TF_OK);
+    const auto check = runner.check();
+    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error
+                            << ", first at flat index " << check.first_mismatch;
+    if (!check.pass) break;
+    if (idx == indices.front()) {
+      std::set<double> values;
+      const compiler::HostTensor& out = runner.output();
+      for (int64_t e = 0; e < out.size(); ++e) values.insert(out.value(e));
+      distinct = values.size();
+    }
+  }
+  return distinct;
+}
+
+class QConv2dSpace : public ::testing::Test {
+ protected:
+  void SetUp() override { runtime::set_num_threads(2); }
+};
+
+TEST_F(QConv2dSpace, ResnetLayersMatchTheIntegerReference) {
+  // A 3x3 layer of each stage's width, a strided one and a 1x1 downsample.
+  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1", 2, 11), 100u);
+  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc", "c=128,h=56,w=56,k=128,r=3,s=3,stride=2,pad=1", 1, 12), 100u);
+  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc", "c=256,h=28,w=28,k=512,r=1,s=1,stride=2", 1, 13), 100u);
+  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc_relu", "c=512,h=7,w=7,k=512,r=3,s=3,pad=1", 1, 14), 100u);
+}
+
+TEST_F(QConv2dSpace, OddShapes) {
+  expect_qconv_correct("qconv2d_nchwc", "c=4,h=9,w=11,k=8,r=3,s=3,pad=1,ib=4,ob=8", 4, 21);
+  expect_qconv_correct("qconv2d_nchwc_relu", "n=2,c=12,h=10,w=7,k=20,r=3,s=3,stride=2,pad=1,ib=4,ob=16", 4, 22);
+  expect_qconv_correct("qconv2d_nchwc", "c=32,h=8,w=9,k=32,r=3,s=3,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1", 4,
+                       23);
+  expect_qconv_correct("qconv2d_nchwc", "c=16,h=9,w=9,k=40,r=3,s=3,stride=2,pad=1,ib=16,ob=32", 4, 24);
+  expect_qconv_correct("qconv2d_nchwc_relu", "c=8,h=14,w=18,k=16,r=3,s=3,dilation=2,pad=2,ib=8,ob=16", 4, 25);
+}
+
+TEST(QConv2dShape, ChannelsComeInFours) {
+  try {
+    ops::check_workload({"qconv2d_nchwc", ops::parse_shape("qconv2d_nchwc", "c=6,h=5,w=5,k=8,r=3,s=3,ib=8")});
+    FAIL() << "c=6 accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiples of 4"), std::string::npos) << e.what();
+  }
+}
+
+std::string default_assembly(const std::string& op, const std::string& shape, const codegen::Target& target) {
+  compiler::Task task({op, ops::parse_shape(op, shape)}, target);
+  codegen::CodegenOptions opts;
+  opts.keep_assembly = true;
+  return task.build_shared_library(task.space().default_config(), nullptr, opts).assembly;
+}
+
+int count_matches(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+// Each group of four input channels is one vpdpbusd per accumulator, its input bytes a broadcast
+// memory operand; no widening multiplies are left in the micro-kernel.
+// Compiled for Zen 4 whatever the host: the code is read, not run.
+TEST(QConv2dCodegen, DotProductsAreVnniInstructions) {
+  const codegen::Target zen4 = codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4");
+  const std::string a = default_assembly("qconv2d_nchwc_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1", zen4);
+  EXPECT_GE(count_matches(a, R"(vpdpbusd\s+[^\n]*zmm)"), 28) << "the register tile's dot products";
+  EXPECT_EQ(count_matches(a, "vpmulld"), 0);
+  EXPECT_EQ(count_matches(a, "vgather"), 0);
+}
+
+// Without VNNI the same dot products are widening multiplies and sums: no vpdpbusd, same values.
+TEST(QConv2dCodegen, WithoutVnniTheValuesAreTheSame) {
+  const codegen::Target plain = codegen::parse_target("llvm -mcpu=native -mattr=-avx512vnni,-avxvnni");
+  const std::string a = default_assembly("qconv2d_nchwc", "c=16,h=8,w=8,k=16,r=3,s=3,pad=1", plain);
+  EXPECT_EQ(count_matches(a, "vpdpbusd"), 0);
+  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc", "c=16,h=8,w=8,k=16,r=3,s=3,pad=1", 2, 31, plain), 20u);
+}
+
+}  // namespace
+}  // namespace tf
