@@ -34,6 +34,12 @@ std::string format_seconds(double s) {
   return buf;
 }
 
+std::string format_ms(double ms_value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", ms_value);
+  return buf;
+}
+
 // The phases of a local model job in the order they happen; "scheduling" is what the tasks' own
 // accounts leave of the search's wall time (the scheduler, progress reports, job-state writes).
 std::vector<std::pair<std::string, double>> time_spent(double default_build_s, const tuner::TuneTasksResult& done,
@@ -155,6 +161,7 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
                       {"best_ms", t.best_ms},
                       {"best_gflops", t.best_gflops},
                       {"in_model_scale", t.in_model_scale},
+                      {"measured_in_model_ms", t.measured_in_model_ms},
                       {"best_config", t.best_config}});
     }
     Json curve = Json::array();
@@ -213,14 +220,18 @@ void print_model_tune_result(const ModelTuneResult& r, bool as_json) {
   } else {
     std::printf("estimated latency of the tuned kernels: %.3g ms per run\n", r.estimated_ms);
   }
-  std::printf("  %-3s %-28s %-58s %5s %6s %9s %8s %7s\n", "#", "op", "shape", "calls", "trials", "best ms", "in model",
-              "share");
+  // Per call: the best time alone, times the in-model scale (the prediction), beside the time the
+  // call took in the tuned build timed at the end ("-" for alternatives the build did not pick).
+  std::printf("  %-3s %-28s %-58s %5s %6s %9s %8s %9s %9s %7s\n", "#", "op", "shape", "calls", "trials", "best ms",
+              "in model", "predicted", "timed", "share");
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const auto& t = r.tasks[i];
-    const double in_model_ms = t.best_ms * t.in_model_scale * static_cast<double>(t.calls);
-    const double share = r.estimated_ms > 0 ? 100 * in_model_ms / r.estimated_ms : 0;
-    std::printf("  %-3zu %-28s %-58s %5lld %6lld %9.3f %7.2fx %6.1f%%\n", i + 1, t.op.c_str(), t.shape_text.c_str(),
-                static_cast<long long>(t.calls), static_cast<long long>(t.trials), t.best_ms, t.in_model_scale, share);
+    const double predicted_ms = t.best_ms * t.in_model_scale;
+    const double share = r.estimated_ms > 0 ? 100 * predicted_ms * static_cast<double>(t.calls) / r.estimated_ms : 0;
+    const std::string timed = t.measured_in_model_ms > 0 ? format_ms(t.measured_in_model_ms) : "-";
+    std::printf("  %-3zu %-28s %-58s %5lld %6lld %9.3f %7.2fx %9.3f %9s %6.1f%%\n", i + 1, t.op.c_str(),
+                t.shape_text.c_str(), static_cast<long long>(t.calls), static_cast<long long>(t.trials), t.best_ms,
+                t.in_model_scale, predicted_ms, timed.c_str(), share);
   }
 }
 
@@ -321,6 +332,10 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
     const graph::MeasuredBesideDefaults measured = graph::measure_beside_defaults(
         m.imported, target, a.threads, database, device_key, o.each.measure.timing_lock, o.each.measure.cold_inputs);
     r.measured_ms = measured.tuned.median_ms;
+    for (ModelTuneResult::TaskRow& row : r.tasks) {
+      const auto it = measured.tuned.parts.kernel_s_per_call.find(row.workload);
+      if (it != measured.tuned.parts.kernel_s_per_call.end()) row.measured_in_model_ms = ms(it->second);
+    }
     r.default_before_ms = defaults.median_ms;
     r.default_after_ms = measured.default_ms;
   }

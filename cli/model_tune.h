@@ -46,6 +46,7 @@ struct ModelTuneResult {
     int group = 0;                        // tasks of one group >= 1 are alternative kernels of the same nodes; 0: none
     double best_ms = 0, best_gflops = 0;  // per call; 0: nothing correct
     double in_model_scale = 1;            // a call's time inside the model over its time alone
+    double measured_in_model_ms = 0;      // a call's time in the tuned build timed at the end; 0: not timed
     Json best_config;
   };
   std::string model, where, scheduler, state;

@@ -10,9 +10,7 @@
 namespace tf::codegen {
 namespace {
 
-bool has(const llvm::TargetMachine& tm, const char* feature) {
-  return tm.getMCSubtargetInfo()->checkFeatures(feature);
-}
+bool has(const llvm::TargetMachine& tm, const char* feature) { return tm.getMCSubtargetInfo()->checkFeatures(feature); }
 
 // The x86 form for `lanes` int32 lanes, if the target has one: the EVEX forms need AVX-512 VNNI (and
 // VL below 512 bits); AVX-VNNI has the 128- and 256-bit ones.
@@ -71,7 +69,7 @@ llvm::Value* emit_dot_u8s8(llvm::IRBuilder<>& builder, llvm::Module& module, con
   }
   if (aarch64_usdot(tm, lanes)) {
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::aarch64_neon_usdot,
-                                                         {acc->getType(), bytes->getType()});
+                                                        {acc->getType(), bytes->getType()});
     return builder.CreateCall(f, {acc, bytes, b});
   }
   return generic(builder, acc, bytes, b, lanes);

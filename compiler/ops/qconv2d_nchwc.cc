@@ -48,8 +48,8 @@ class QConv2dNchwc : public NchwcConvOperator<Conv2dNchwcShape> {
     NchwcConvOperator::check_shape(s);
     const auto sh = Conv2dNchwcShape::from_vector(s);
     if (sh.conv.c % kGroup != 0 || sh.ib % kGroup != 0) {
-      throw CompileError("op '" + name_ + "': c = " + std::to_string(sh.conv.c) + " and ib = " +
-                         std::to_string(sh.ib) + " must be multiples of 4 (input channels are reduced in fours)");
+      throw CompileError("op '" + name_ + "': c = " + std::to_string(sh.conv.c) + " and ib = " + std::to_string(sh.ib) +
+                         " must be multiples of 4 (input channels are reduced in fours)");
     }
     if (sh.conv.groups != 1) throw CompileError("op '" + name_ + "': groups must be 1");
   }
@@ -124,31 +124,30 @@ Scheduled QConv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Con
   const NchwcInput input = nchwc_input(data, c, pad_copy, x_zero);
 
   IterVar rc = te::reduce_axis(c.c, "rc"), ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
-  Tensor conv = te::compute(
-      sh.out_shape(),
-      [&](const te::Indices& i) {
-        Expr ch = ir::to_expr(rc->var), ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
-        Expr cb = ir::floordiv(ch, Expr(sh.ib)), ci = ir::floormod(ch, Expr(sh.ib));
-        Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
-        Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
-        Expr x = ir::make_cast(i32, input.at(i[0], cb, iy, ix, ci));
-        Expr w = ir::make_cast(
-            i32, weight(i[1], cb, ky, kx, ir::floordiv(ci, Expr(kGroup)), i[4], ir::floormod(ci, Expr(kGroup))));
-        return te::sum(x * w, {rc, ry, rx});
-      },
-      "conv", {"n", "ko", "y", "x", "l"});
-  Tensor out = te::compute(
-      sh.out_shape(),
-      [&](const te::Indices& i) {
-        Expr scaled = ir::make_cast(ir::DataType::float32(), conv(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4])) *
-                      scale(i[1], i[4]);
-        Expr y_zero = zero_points(Expr(int64_t{1}));
-        Expr q = ir::make_cast(i32, ir::round(scaled)) + y_zero;
-        q = ir::max(q, relu_ ? y_zero : Expr(ir::make_int(0, i32)));
-        q = ir::min(q, ir::make_int(255, i32));
-        return ir::make_cast(ir::DataType::uint8(), q);
-      },
-      "requantize", {"n", "ko", "y", "x", "l"});
+  Tensor conv = te::compute(sh.out_shape(),
+                            [&](const te::Indices& i) {
+                              Expr ch = ir::to_expr(rc->var), ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
+                              Expr cb = ir::floordiv(ch, Expr(sh.ib)), ci = ir::floormod(ch, Expr(sh.ib));
+                              Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
+                              Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
+                              Expr x = ir::make_cast(i32, input.at(i[0], cb, iy, ix, ci));
+                              Expr w = ir::make_cast(i32, weight(i[1], cb, ky, kx, ir::floordiv(ci, Expr(kGroup)), i[4],
+                                                                 ir::floormod(ci, Expr(kGroup))));
+                              return te::sum(x * w, {rc, ry, rx});
+                            },
+                            "conv", {"n", "ko", "y", "x", "l"});
+  Tensor out = te::compute(sh.out_shape(),
+                           [&](const te::Indices& i) {
+                             Expr scaled = ir::make_cast(ir::DataType::float32(),
+                                                         conv(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4])) *
+                                           scale(i[1], i[4]);
+                             Expr y_zero = zero_points(Expr(int64_t{1}));
+                             Expr q = ir::make_cast(i32, ir::round(scaled)) + y_zero;
+                             q = ir::max(q, relu_ ? y_zero : Expr(ir::make_int(0, i32)));
+                             q = ir::min(q, ir::make_int(255, i32));
+                             return ir::make_cast(ir::DataType::uint8(), q);
+                           },
+                           "requantize", {"n", "ko", "y", "x", "l"});
 
   Scheduled result = make_scheduled({data, weight, bias, scale, zero_points}, out);
   schedule::Schedule& sch = *result.schedule;

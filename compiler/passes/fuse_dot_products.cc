@@ -25,7 +25,7 @@ using ir::Stmt;
 // A byte load as a multiply-accumulate reads it: scalar (shared by all lanes) or strided by 4.
 struct ByteRead {
   ir::Buffer buffer;
-  Expr base;          // the index of lane 0's byte
+  Expr base;           // the index of lane 0's byte
   bool shared = true;  // one byte for every lane (a broadcast), else Ramp(base, 4, lanes)
   bool is_unsigned = false;
 };
@@ -80,8 +80,7 @@ std::optional<MultiplyAccumulate> multiply_accumulate(const Stmt& s) {
   if (!add || add->op != ir::BinaryOp::Add) return std::nullopt;
   auto is_acc = [&](const Expr& e) {
     const auto* load = e.as<ir::LoadNode>();
-    return load && load->buffer.get() == store->buffer.get() &&
-           analysis::structurally_equal(load->index, store->index);
+    return load && load->buffer.get() == store->buffer.get() && analysis::structurally_equal(load->index, store->index);
   };
   Expr product = is_acc(add->a) ? add->b : is_acc(add->b) ? add->a : Expr();
   const auto* mul = product.as<ir::BinaryNode>();
