@@ -121,7 +121,7 @@ Measured measure_config(const tf::compiler::Task& task, const tf::space::Config&
     out.error = std::string("build: ") + e.what();
     return out;
   }
-  tf::compiler::KernelRunner runner(task.op(), task.workload().shape);
+  tf::compiler::KernelRunner runner(task.op(), task.workload().shape, 1, task.argument_types());
   if (const int32_t status = runner.run(kernel->entry()); status != TF_OK) {
     out.error = std::string("the kernel returned ") + tf_kernel_status_str(status);
     return out;

@@ -48,7 +48,7 @@ int run_command(const RunOptions& o) {
   compiler::BuildTimes times;
   const codegen::CodegenOptions& codegen_opts = o.codegen;
   auto kernel = task->build_jit(cfg, &times, codegen_opts);
-  compiler::KernelRunner runner(task->op(), task->workload().shape);
+  compiler::KernelRunner runner(task->op(), task->workload().shape, 1, task->argument_types());
   int32_t status = runner.run(kernel->entry());
   if (status != TF_OK) {
     std::fprintf(stderr, "tunefarm run: kernel %s returned %d: %s\n", task->kernel_name().c_str(), status,

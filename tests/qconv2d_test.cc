@@ -134,5 +134,29 @@ TEST(QConv2dCodegen, WithoutVnniTheValuesAreTheSame) {
   EXPECT_GT(expect_qconv_correct("qconv2d_nchwc", "c=16,h=8,w=8,k=16,r=3,s=3,pad=1", 2, 31, plain), 20u);
 }
 
+// Bytes at the ends of their ranges: the products pmaddubsw adds in pairs would saturate int16
+// (255 x 127 x 2) if the unsigned bytes went in whole; the generic widening path (no SSSE3) too.
+TEST(QConv2dCodegen, ExtremeBytesDoNotSaturate) {
+  for (const std::string attrs : {"-avx512vnni,-avxvnni", "-avx512vnni,-avxvnni,-avx2,-ssse3"}) {
+    SCOPED_TRACE(attrs);
+    const codegen::Target target = codegen::parse_target("llvm -mcpu=native -mattr=" + attrs);
+    const std::string shape_text = "c=16,h=6,w=6,k=16,r=3,s=3,pad=1";
+    const std::vector<int64_t> shape = ops::parse_shape("qconv2d_nchwc", shape_text);
+    compiler::Task task({"qconv2d_nchwc", shape}, target);
+    compiler::KernelRunner runner(task.op(), shape, 5, task.argument_types());
+    compiler::HostTensor &data = runner.input(0), &weight = runner.input(1), &bias = runner.input(2);
+    for (int64_t i = 0; i < data.size(); ++i) data.set(i, 255);
+    for (int64_t i = 0; i < weight.size(); ++i) weight.set(i, i % 8 < 4 ? 127 : -128);
+    for (int64_t i = 0; i < bias.size(); ++i) bias.set(i, 0);
+    for (int64_t i = 0; i < runner.input(3).size(); ++i) runner.input(3).set(i, 1e-5 * static_cast<double>(1 + i % 5));
+    runner.input(4).set(0, 255);
+    runner.input(4).set(1, 100);
+    auto kernel = task.build_jit(task.space().default_config());
+    ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
+    const auto check = runner.check();
+    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error;
+  }
+}
+
 }  // namespace
 }  // namespace tf

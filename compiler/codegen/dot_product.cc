@@ -25,6 +25,41 @@ llvm::Intrinsic::ID x86_vpdpbusd(const llvm::TargetMachine& tm, int lanes) {
   return llvm::Intrinsic::not_intrinsic;
 }
 
+// The x86 multiply-add pair for `lanes` int32 lanes without VNNI: pmaddubsw (unsigned x signed
+// bytes, adjacent products summed into saturating int16) and pmaddwd (int16 pairs into int32).
+struct MultiplyAddPair {
+  llvm::Intrinsic::ID bytes_to_words = llvm::Intrinsic::not_intrinsic, words_to_dwords = llvm::Intrinsic::not_intrinsic;
+};
+
+MultiplyAddPair x86_multiply_add(const llvm::TargetMachine& tm, int lanes) {
+  if (!tm.getTargetTriple().isX86()) return {};
+  if (lanes == 16 && has(tm, "+avx512bw"))
+    return {llvm::Intrinsic::x86_avx512_pmaddubs_w_512, llvm::Intrinsic::x86_avx512_pmaddw_d_512};
+  if (lanes == 8 && has(tm, "+avx2"))
+    return {llvm::Intrinsic::x86_avx2_pmadd_ub_sw, llvm::Intrinsic::x86_avx2_pmadd_wd};
+  if (lanes == 4 && has(tm, "+ssse3"))
+    return {llvm::Intrinsic::x86_ssse3_pmadd_ub_sw_128, llvm::Intrinsic::x86_sse2_pmadd_wd};
+  return {};
+}
+
+// pmaddubsw saturates when two adjacent products of a full-range unsigned byte add past int16
+// (255 x 127 x 2), so the unsigned bytes go in two parts that cannot: their low seven bits
+// (127 x 128 x 2 < 2^15) and their top bit, weighted 128 when the words become dwords. Exact, in
+// six instructions per 4L multiply-adds where VNNI takes one.
+llvm::Value* x86_exact_multiply_add(llvm::IRBuilder<>& b, llvm::Module& module, const MultiplyAddPair& ops,
+                                    llvm::Value* acc, llvm::Value* a, llvm::Value* w, int lanes) {
+  auto* bytes = llvm::cast<llvm::FixedVectorType>(a->getType());
+  llvm::Value* low = b.CreateAnd(a, llvm::ConstantInt::get(bytes, 0x7f));
+  llvm::Value* high = b.CreateLShr(a, llvm::ConstantInt::get(bytes, 7));
+  llvm::Function* to_words = llvm::Intrinsic::getDeclaration(&module, ops.bytes_to_words);
+  llvm::Function* to_dwords = llvm::Intrinsic::getDeclaration(&module, ops.words_to_dwords);
+  auto* words = llvm::FixedVectorType::get(b.getInt16Ty(), 2 * lanes);
+  llvm::Value* sum_low = b.CreateCall(to_dwords, {b.CreateCall(to_words, {low, w}), llvm::ConstantInt::get(words, 1)});
+  llvm::Value* sum_high =
+      b.CreateCall(to_dwords, {b.CreateCall(to_words, {high, w}), llvm::ConstantInt::get(words, 128)});
+  return b.CreateAdd(acc, b.CreateAdd(sum_low, sum_high));
+}
+
 bool aarch64_usdot(const llvm::TargetMachine& tm, int lanes) {
   return tm.getTargetTriple().isAArch64() && has(tm, "+i8mm") && (lanes == 4 || lanes == 2);
 }
@@ -67,6 +102,8 @@ llvm::Value* emit_dot_u8s8(llvm::IRBuilder<>& builder, llvm::Module& module, con
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module, id);
     return builder.CreateCall(f, {acc, builder.CreateBitCast(bytes, words), builder.CreateBitCast(b, words)});
   }
+  if (const MultiplyAddPair pair = x86_multiply_add(tm, lanes); pair.bytes_to_words != llvm::Intrinsic::not_intrinsic)
+    return x86_exact_multiply_add(builder, module, pair, acc, bytes, b, lanes);
   if (aarch64_usdot(tm, lanes)) {
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::aarch64_neon_usdot,
                                                         {acc->getType(), bytes->getType()});

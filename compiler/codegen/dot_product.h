@@ -1,6 +1,7 @@
 // The 4-way int8 dot product (ir::Intrinsic::DotU8S8) as the target does it best: one VNNI
-// instruction on x86 (vpdpbusd, AVX-512 VNNI or AVX-VNNI), usdot on AArch64 with the int8 matrix
-// extension, and widening multiplies with a pairwise sum elsewhere (the same value, slower).
+// instruction on x86 (vpdpbusd, AVX-512 VNNI or AVX-VNNI), pmaddubsw and pmaddwd on x86 without
+// it (split so that nothing saturates), usdot on AArch64 with the int8 matrix extension, and
+// widening multiplies with a pairwise sum elsewhere (the same value, slower).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
