@@ -60,6 +60,12 @@ std::vector<Tensor> evaluate_constant_node(const Graph& g, const Node& n, const 
   return {def->fold(g, n, inputs)};
 }
 
+bool dequantizes_int8_weight(const Graph& g, const Node& n) {
+  if (n.op != "DequantizeLinear" || n.inputs.empty()) return false;
+  const Tensor* q = g.constant(n.inputs[0]);
+  return q && q->dtype == DType::Int8;
+}
+
 bool fold_if_constant(Graph& g, const Node& n) {
   constexpr int64_t kMaxElements = int64_t{1} << 31;
   const OpDef* def = foldable(n.op);

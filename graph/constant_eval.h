@@ -27,6 +27,10 @@ std::vector<Tensor> evaluate_constant_node(const Graph& g, const Node& n, const 
 // of more than 2^31 elements never does. Returns whether it folded.
 bool fold_if_constant(Graph& g, const Node& n);
 
+// A DequantizeLinear of a constant int8 tensor (a QDQ model's weight): the import and the first
+// fold_constants leave it a node, so fuse_qdq can run its conv on the integers.
+bool dequantizes_int8_weight(const Graph& g, const Node& n);
+
 // Data movement: a permutation of axes.
 Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm);
 

@@ -259,7 +259,7 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
           alias[n.outputs[0]] = n.inputs[0];
           continue;
         }
-        if (fold_if_constant(g, n)) continue;
+        if (!dequantizes_int8_weight(g, n) && fold_if_constant(g, n)) continue;
         kept.push_back(std::move(n));
       }
     } catch (const CompileError& e) {

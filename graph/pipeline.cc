@@ -16,7 +16,15 @@ struct Pass {
 // Read top to bottom: what a model goes through between import and its kernels.
 std::vector<Pass> pipeline(const PlanOptions& options) {
   return {
-      {"fold_constants", passes::fold_constants},      // shape arithmetic, constant casts, Identity
+      {"fold_constants",
+       [&options](const Graph& g) {
+         return passes::fold_constants(g, options.blocked_layouts);
+       }},  // shape arithmetic, constant casts, Identity; int8 weights kept for fuse_qdq
+      {"fuse_qdq",
+       [&options](const Graph& g) {
+         return options.blocked_layouts ? passes::fuse_qdq(g) : g;
+       }},  // DequantizeLinear -> Conv -> QuantizeLinear: one integer conv
+      {"fold_constants", [](const Graph& g) { return passes::fold_constants(g); }},  // the weights left dequantized
       {"lift_unit_height", passes::lift_unit_height},  // 1-D windows' neighbours on [N,C,1,L]: no Reshapes between
       {"fold_batchnorm", passes::fold_batchnorm},      // BatchNormalization into the Conv before it
       {"fuse_layer_norm", passes::fuse_layer_norm},    // a layer norm written out as seven nodes: one kernel

@@ -79,11 +79,11 @@ TEST(ModelVsOrt, BertLayerAgreesWithOnnxRuntime) { expect_model_matches_ort("ber
 // the stack (each LayerNorm rescales it).
 TEST(ModelVsOrt, BertEncoder12AgreesWithOnnxRuntime) { expect_model_matches_ort("bert_encoder12"); }
 
-// ResNet-18 in QDQ form: ONNX Runtime runs its integer kernels, requantizing after each layer; the
-// build here runs each QuantizeLinear/DequantizeLinear pair in float around float kernels, so an
-// activation on a rounding boundary may land one step away, and such steps add up through twenty
-// requantizations to 0.7-1.5% of the largest logit. A wrong rounding mode, zero point or scale
-// moves every activation of a layer, tens of percent.
+// ResNet-18 in QDQ form: both runtimes run its convs on integers (here qconv2d_nchwc, fuse_qdq)
+// and the rest between QuantizeLinear/DequantizeLinear pairs in float, requantizing after each
+// layer; an activation on a rounding boundary may land one step away, and such steps add up
+// through twenty requantizations to 0.7-1.5% of the largest logit. A wrong rounding mode, zero
+// point or scale moves every activation of a layer, tens of percent.
 TEST(ModelVsOrt, ResNet18QdqAgreesWithOnnxRuntimesInt8Kernels) { expect_model_matches_ort("resnet18_qdq", {}, 0.03); }
 
 // The exported models at scripts/make-models.py's BINDINGS: their symbolic extents bound as

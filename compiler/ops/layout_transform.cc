@@ -25,8 +25,9 @@ int64_t product(const std::vector<int64_t>& v) {
 // An op whose extents are all named, some with defaults.
 class LayoutOp : public Operator {
  public:
-  LayoutOp(std::vector<std::string> names, std::map<std::string, int64_t> defaults)
-      : names_(std::move(names)), defaults_(std::move(defaults)) {}
+  LayoutOp(std::vector<std::string> names, std::map<std::string, int64_t> defaults,
+           ir::DataType dtype = ir::DataType::float32())
+      : dtype_(dtype), names_(std::move(names)), defaults_(std::move(defaults)) {}
   std::vector<std::string> shape_names() const override { return names_; }
   std::vector<int64_t> shape_from_named(const std::map<std::string, int64_t>& named) const override {
     auto all = defaults_;
@@ -99,6 +100,12 @@ class LayoutOp : public Operator {
     return r;
   }
 
+  // The element type the op moves: float32, or uint8 for a quantized model's activations (the
+  // op's name then ends in _u8).
+  std::string typed(const std::string& base) const { return dtype_.is_float() ? base : base + "_u8"; }
+  Expr zero() const { return ir::make_const(dtype_, 0.0); }
+  const ir::DataType dtype_;
+
  private:
   std::vector<std::string> names_;
   std::map<std::string, int64_t> defaults_;
@@ -106,8 +113,9 @@ class LayoutOp : public Operator {
 
 class ToNchwc : public LayoutOp {
  public:
-  ToNchwc() : LayoutOp({"n", "c", "h", "w", "b"}, {{"n", 1}, {"b", 16}}) {}
-  std::string name() const override { return "layout_to_nchwc"; }
+  explicit ToNchwc(ir::DataType dtype = ir::DataType::float32())
+      : LayoutOp({"n", "c", "h", "w", "b"}, {{"n", 1}, {"b", 16}}, dtype) {}
+  std::string name() const override { return typed("layout_to_nchwc"); }
   std::string description() const override { return "out[N,C/b,H,W,b] = data[N,C,H,W] blocked, padded channels 0"; }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     return {{s[0], s[1], s[2], s[3]}};
@@ -122,15 +130,15 @@ class ToNchwc : public LayoutOp {
 
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t c = s[1], b = s[4];
-    Tensor data = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "data");
-    Tensor out = te::compute(output_shape(s),
-                             [&](const te::Indices& i) {
-                               Expr ch = i[1] * Expr(b) + i[4];
-                               if (c % b == 0) return data(i[0], ch, i[2], i[3]);
-                               return ir::make_select(ch < Expr(c), data(i[0], ir::min(ch, Expr(c - 1)), i[2], i[3]),
-                                                      Expr(0.0f));
-                             },
-                             "out", {"n", "cb", "y", "x", "l"});
+    Tensor data = te::placeholder(input_shapes(s)[0], dtype_, "data");
+    Tensor out =
+        te::compute(output_shape(s),
+                    [&](const te::Indices& i) {
+                      Expr ch = i[1] * Expr(b) + i[4];
+                      if (c % b == 0) return data(i[0], ch, i[2], i[3]);
+                      return ir::make_select(ch < Expr(c), data(i[0], ir::min(ch, Expr(c - 1)), i[2], i[3]), zero());
+                    },
+                    "out", {"n", "cb", "y", "x", "l"});
     return schedule_blocked_copy(data, out, cfg, t, b, s[3]);
   }
 
@@ -142,8 +150,9 @@ class ToNchwc : public LayoutOp {
 
 class FromNchwc : public LayoutOp {
  public:
-  FromNchwc() : LayoutOp({"n", "c", "h", "w", "b"}, {{"n", 1}, {"b", 16}}) {}
-  std::string name() const override { return "layout_from_nchwc"; }
+  explicit FromNchwc(ir::DataType dtype = ir::DataType::float32())
+      : LayoutOp({"n", "c", "h", "w", "b"}, {{"n", 1}, {"b", 16}}, dtype) {}
+  std::string name() const override { return typed("layout_from_nchwc"); }
   std::string description() const override {
     return "out[N,C,H,W] = data[N,C/b,H,W,b] unblocked, padded channels dropped";
   }
@@ -159,7 +168,7 @@ class FromNchwc : public LayoutOp {
 
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t b = s[4];
-    Tensor data = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "data");
+    Tensor data = te::placeholder(input_shapes(s)[0], dtype_, "data");
     Tensor out = te::compute(output_shape(s),
                              [&](const te::Indices& i) {
                                return data(i[0], ir::floordiv(i[1], Expr(b)), i[2], i[3], ir::floormod(i[1], Expr(b)));
@@ -188,8 +197,9 @@ class FromNchwc : public LayoutOp {
 // copy, where going through NCHW would be two.
 class Reblock : public LayoutOp {
  public:
-  Reblock() : LayoutOp({"n", "c", "h", "w", "ib", "ob"}, {{"n", 1}, {"ib", 16}, {"ob", 16}}) {}
-  std::string name() const override { return "layout_reblock_nchwc"; }
+  explicit Reblock(ir::DataType dtype = ir::DataType::float32())
+      : LayoutOp({"n", "c", "h", "w", "ib", "ob"}, {{"n", 1}, {"ib", 16}, {"ob", 16}}, dtype) {}
+  std::string name() const override { return typed("layout_reblock_nchwc"); }
   std::string description() const override {
     return "out[N,C/ob,H,W,ob] = data[N,C/ib,H,W,ib] reblocked, padded channels 0";
   }
@@ -205,7 +215,7 @@ class Reblock : public LayoutOp {
 
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override {
     const int64_t c = s[1], ib = s[4], ob = s[5];
-    Tensor data = te::placeholder(input_shapes(s)[0], ir::DataType::float32(), "data");
+    Tensor data = te::placeholder(input_shapes(s)[0], dtype_, "data");
     Tensor out = te::compute(
         output_shape(s),
         [&](const te::Indices& i) {
@@ -214,7 +224,7 @@ class Reblock : public LayoutOp {
           Expr inside = ir::min(ch, Expr(c - 1));
           return ir::make_select(ch < Expr(c),
                                  data(i[0], ir::floordiv(inside, Expr(ib)), i[2], i[3], ir::floormod(inside, Expr(ib))),
-                                 Expr(0.0f));
+                                 zero());
         },
         "out", {"n", "cb", "y", "x", "l"});
     return schedule_blocked_copy(data, out, cfg, t, ob, s[3]);
@@ -277,6 +287,9 @@ void register_layout_operators(Registry& r) {
   r.add(std::make_unique<ToNchwc>());
   r.add(std::make_unique<FromNchwc>());
   r.add(std::make_unique<Reblock>());
+  r.add(std::make_unique<ToNchwc>(ir::DataType::uint8()));
+  r.add(std::make_unique<FromNchwc>(ir::DataType::uint8()));
+  r.add(std::make_unique<Reblock>(ir::DataType::uint8()));
   r.add(std::make_unique<PackConvWeight>());
 }
 

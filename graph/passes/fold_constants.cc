@@ -3,7 +3,7 @@
 
 namespace tf::graph::passes {
 
-Graph fold_constants(const Graph& in) {
+Graph fold_constants(const Graph& in, bool keep_weight_dequantization) {
   Graph g = in;
   std::vector<Node> kept;
   std::map<std::string, std::string> alias;  // a bypassed Identity's output -> its input
@@ -15,7 +15,7 @@ Graph fold_constants(const Graph& in) {
       alias[n.outputs[0]] = n.inputs[0];
       continue;
     }
-    if (fold_if_constant(g, n)) continue;
+    if (!(keep_weight_dequantization && dequantizes_int8_weight(g, n)) && fold_if_constant(g, n)) continue;
     kept.push_back(std::move(n));
   }
   g.nodes = std::move(kept);

@@ -26,13 +26,6 @@ struct Attention {
   std::vector<size_t> nodes;  // replaced
 };
 
-// The node producing `value` when it is `op` and `value` has no reader but the chain; else -1.
-int sole_producer(const Graph& g, const std::string& value, const std::string& op) {
-  const int p = g.producer(value);
-  if (p < 0 || g.nodes[p].op != op || g.use_count(value) != 1) return -1;
-  return p;
-}
-
 bool has_perm(const Node& n, const std::vector<int64_t>& perm) {
   return n.op == "Transpose" && n.attr_ints("perm", {}) == perm;
 }

@@ -11,8 +11,16 @@ namespace tf::graph::passes {
 // Every node whose inputs are all constants (and Shape, which reads only a shape) is evaluated and
 // replaced by its constant output; Identity nodes are bypassed; nodes and constants no output
 // depends on are removed. Exact: the folded ops are shape arithmetic, casts and elementwise float
-// arithmetic evaluated as the kernels would in float32.
-Graph fold_constants(const Graph& g);
+// arithmetic evaluated as the kernels would in float32. `keep_weight_dequantization`: a
+// DequantizeLinear of a constant int8 weight stays a node, for fuse_qdq to read.
+Graph fold_constants(const Graph& g, bool keep_weight_dequantization = false);
+
+// DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear with uint8 activations and int8 weights
+// (zero points 0) becomes one qconv2d / qconv2d_relu node: inputs (xq uint8 [N,C,H,W], weight int8
+// [K,C,R,S], bias int32 [K] less x_zero * sum(w), requantize scale float32 [K], zero points int32
+// {x, y}), output the QuantizeLinear's uint8 value; plan_layouts runs it as qconv2d_nchwc. Equal to
+// the float nodes up to one quantization step (see fuse_qdq.cc).
+Graph fuse_qdq(const Graph& g);
 
 // A 1-D Conv or pool runs as a 2-D one over [N,C,1,L] between Reshapes (graph/ops/window.h). The
 // elementwise and BatchNormalization nodes between two of them run on [N,C,1,L] too, so the

@@ -12,6 +12,12 @@ int sole_reader(const Graph& g, const std::string& value, const std::set<size_t>
   return static_cast<int>(readers[0]);
 }
 
+int sole_producer(const Graph& g, const std::string& value, const std::string& op) {
+  const int p = g.producer(value);
+  if (p < 0 || g.nodes[static_cast<size_t>(p)].op != op || g.use_count(value) != 1) return -1;
+  return p;
+}
+
 Graph replace_nodes(Graph g, std::vector<Replacement> replacements) {
   if (replacements.empty()) return g;
   std::set<size_t> removed;

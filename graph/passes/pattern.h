@@ -1,4 +1,4 @@
-// What the pattern passes (fuse_epilogues, fuse_attention, fuse_layer_norm) share: following a value
+// What the pattern passes (fuse_epilogues, fuse_attention, fuse_layer_norm, fuse_qdq) share: following a value
 // to its one reader while matching, and once matched, dropping the matched nodes and putting each
 // new node where its pattern's last node was.
 #pragma once
@@ -14,6 +14,9 @@ namespace tf::graph::passes {
 // The node that alone reads `value` (once, and not one of `taken`), when the value is not a graph
 // output; else -1.
 int sole_reader(const Graph& g, const std::string& value, const std::set<size_t>& taken = {});
+
+// The node producing `value` when it is `op` and nothing else reads `value`; else -1.
+int sole_producer(const Graph& g, const std::string& value, const std::string& op);
 
 struct Replacement {
   std::vector<size_t> nodes;  // matched, removed; the last one is where `by` goes

@@ -35,6 +35,32 @@ std::vector<float> pack_depthwise_weight(const Tensor& w, int64_t k, int64_t tap
   return out;
 }
 
+// An int8 weight [K, C, R, S] as qconv2d_nchwc reads it: (K/ob, C/ib, R, S, ib/4, ob, 4), zero
+// past K and C.
+Tensor pack_int8_weight(const Tensor& w, const ops::Conv2dNchwcShape& sh) {
+  const int64_t k = sh.conv.k, c = sh.conv.c, taps = sh.conv.r * sh.conv.s, cb = sh.c_blocks(), groups = sh.ib / 4;
+  std::vector<int64_t> out(static_cast<size_t>(sh.k_blocks() * cb * taps * sh.ib * sh.ob), 0);
+  for (int64_t o = 0; o < k; ++o)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t ci = ch % sh.ib;
+        const int64_t at =
+            ((((o / sh.ob) * cb + ch / sh.ib) * taps + t) * groups + ci / 4) * sh.ob * 4 + (o % sh.ob) * 4 + ci % 4;
+        out[static_cast<size_t>(at)] = w.i64[static_cast<size_t>((o * c + ch) * taps + t)];
+      }
+  return Tensor::ints({sh.k_blocks(), cb, sh.conv.r, sh.conv.s, groups, sh.ob, 4}, std::move(out), DType::Int8);
+}
+
+// A per-output-channel constant [K] as [K/b, b], zero past K, in its own type.
+Tensor pad_channels(const Tensor& v, int64_t k, int64_t b) {
+  Tensor out;
+  out.dtype = v.dtype;
+  out.shape = {ops::ceil_div(k, b), b};
+  out.resize_elements(out.shape[0] * b);
+  for (int64_t i = 0; i < k; ++i) out.set(i, v, i);
+  return out;
+}
+
 std::vector<float> pad_bias(const Tensor& bias, int64_t k, int64_t b) {
   std::vector<float> out(static_cast<size_t>(ops::ceil_div(k, b) * b), 0.0f);
   std::copy(bias.f32.begin(), bias.f32.begin() + k, out.begin());
@@ -50,6 +76,10 @@ class LayoutPlanner {
 
   Graph run() {
     for (const Node& n : in_.nodes) {
+      if (n.op == "qconv2d" || n.op == "qconv2d_relu") {
+        block_qconv(n);
+        continue;
+      }
       const std::string twin = blocked_conv_twin(in_, n);
       if (twin.empty()) {
         if (block_pool(n) || pool_globally(n)) continue;
@@ -71,7 +101,7 @@ class LayoutPlanner {
     if (v.empty() || !blocked_.count(v) || materialized_.count(v)) return v;
     const auto& [blocked_name, b] = blocked_.at(v);
     const Shape& shape = in_.value(v).shape;
-    add_layout_node("layout_from_nchwc", blocked_name, v, {shape[0], shape[1], shape[2], shape[3], b});
+    add_layout_node(typed("layout_from_nchwc", v), blocked_name, v, {shape[0], shape[1], shape[2], shape[3], b});
     materialized_.insert(v);
     return v;
   }
@@ -88,15 +118,21 @@ class LayoutPlanner {
     const auto other_block = blocked_.find(v);
     if (other_block != blocked_.end()) {  // one copy from the block it is in, not two through NCHW
       const std::vector<int64_t> extents = {shape[0], shape[1], shape[2], shape[3], other_block->second.second, b};
-      out_.set_value(
-          Value{name, DType::Float32, ops::find_operator("layout_reblock_nchwc").output_shape(extents), nullptr});
-      add_layout_node("layout_reblock_nchwc", other_block->second.first, name, extents);
+      const std::string op = typed("layout_reblock_nchwc", v);
+      out_.set_value(Value{name, in_.value(v).dtype, ops::find_operator(op).output_shape(extents), nullptr});
+      add_layout_node(op, other_block->second.first, name, extents);
       return converted_[key] = name;
     }
     const std::vector<int64_t> extents = {shape[0], shape[1], shape[2], shape[3], b};
-    out_.set_value(Value{name, DType::Float32, ops::find_operator("layout_to_nchwc").output_shape(extents), nullptr});
-    add_layout_node("layout_to_nchwc", plain(v), name, extents);
+    const std::string op = typed("layout_to_nchwc", v);
+    out_.set_value(Value{name, in_.value(v).dtype, ops::find_operator(op).output_shape(extents), nullptr});
+    add_layout_node(op, plain(v), name, extents);
     return converted_[key] = name;
+  }
+
+  // The layout op moving v's element type: the float one, or its _u8 twin for a quantized value.
+  std::string typed(const std::string& op, const std::string& v) const {
+    return in_.value(v).dtype == DType::UInt8 ? op + "_u8" : op;
   }
 
   void add_layout_node(const std::string& op, const std::string& from, const std::string& to,
@@ -173,11 +209,39 @@ class LayoutPlanner {
     out_.nodes.push_back(std::move(b));
   }
 
+  // A fuse_qdq conv on integers: blocked uint8 in and out, its int8 weight packed four input
+  // channels per output lane, bias and requantizing scale per output block.
+  void block_qconv(const Node& n) {
+    const ops::Conv2dShape s = conv2d_shape(in_, n);
+    const Tensor* weight = in_.constant(n.inputs.at(1));
+    const Tensor* bias = in_.constant(n.inputs.at(2));
+    const Tensor* scale = in_.constant(n.inputs.at(3));
+    if (!weight || !bias || !scale || !in_.constant(n.inputs.at(4)))
+      throw CompileError(n.describe() + ": the weight, bias, scale and zero points must be constants");
+    const ops::Conv2dNchwcShape sh{s, std::min<int64_t>(kBlock, s.c), kBlock};
+    const std::string op = n.op == "qconv2d_relu" ? "qconv2d_nchwc_relu" : "qconv2d_nchwc";
+    const std::vector<int64_t> extents = sh.to_vector();
+    Node b = n;
+    b.op = op;
+    b.attrs = {{"workload_shape", extents}};
+    b.inputs = {blocked(n.inputs[0], sh.ib), add_tensor(n.inputs[1] + "_packed", pack_int8_weight(*weight, sh)),
+                add_tensor(n.inputs[2] + "_blocked", pad_channels(*bias, s.k, sh.ob)),
+                add_tensor(n.inputs[3] + "_blocked", pad_channels(*scale, s.k, sh.ob)), n.inputs[4]};
+    b.outputs = {blocked_output(n.outputs.at(0), op, extents, sh.ob)};
+    out_.nodes.push_back(std::move(b));
+  }
+
+  std::string add_tensor(const std::string& stem, Tensor t) {
+    std::string name = out_.unique_name(stem);
+    out_.set_constant(name, std::move(t));
+    return name;
+  }
+
   // The blocked value a twin kernel writes in place of plain output y.
   std::string blocked_output(const std::string& y, const std::string& op, const std::vector<int64_t>& extents,
                              int64_t b) {
     std::string blocked_y = out_.unique_name(y + "_nchw" + std::to_string(b) + "c");
-    out_.set_value(Value{blocked_y, DType::Float32, ops::find_operator(op).output_shape(extents), nullptr});
+    out_.set_value(Value{blocked_y, in_.value(y).dtype, ops::find_operator(op).output_shape(extents), nullptr});
     blocked_[y] = {blocked_y, b};
     return blocked_y;
   }

@@ -1,0 +1,130 @@
+// fuse_qdq: a QDQ conv becomes one integer conv with the constants the kernel needs, and the
+// convs it cannot run on integers stay float; the QDQ ResNet-18 plans every conv of four-channel
+// multiples as qconv2d_nchwc.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "graph/build.h"
+#include "graph/onnx_import.h"
+#include "graph/passes/passes.h"
+#include "graph/pipeline.h"
+#include "graph/shape_inference.h"
+#include "runtime/model/executor.h"
+#include "tests/graph_builders.h"
+
+namespace tf::graph {
+namespace {
+
+using testing::add_constant;
+using testing::node;
+
+constexpr int64_t kChannels = 8, kOut = 4;
+
+// DequantizeLinear(x) -> Conv(DequantizeLinear(w), bias) -> Relu -> QuantizeLinear, as the import
+// normalizes a QDQ model: per-channel weight scales broadcast as [K, 1, 1, 1].
+// About the typical output's magnitude over 60 steps: most outputs between the bounds.
+float output_scale(int64_t channels) { return 0.1f * std::sqrt(static_cast<float>(channels * 9)); }
+
+Graph qdq_conv(int64_t channels = kChannels, int64_t weight_zero = 0) {
+  Graph g;
+  g.set_value(Value{"xq", DType::UInt8, {1, channels, 6, 6}, nullptr});
+  g.inputs = {"xq"};
+  add_constant(g, "sx", Tensor::floats({}, {0.05f}));
+  add_constant(g, "zx", Tensor::ints({}, {7}, DType::UInt8));
+  std::vector<int64_t> w(static_cast<size_t>(kOut * channels * 9));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int64_t>(i * 37 % 255) - 127;
+  add_constant(g, "wq", Tensor::ints({kOut, channels, 3, 3}, w, DType::Int8));
+  add_constant(g, "sw", Tensor::floats({kOut, 1, 1, 1}, {0.01f, 0.02f, 0.03f, 0.04f}));
+  add_constant(g, "zw", Tensor::ints({kOut, 1, 1, 1}, {0, weight_zero, 0, 0}, DType::Int8));
+  add_constant(g, "bias", Tensor::floats({kOut}, {0.1f, -0.2f, 0.3f, 0.0f}));
+  add_constant(g, "sy", Tensor::floats({}, {output_scale(channels)}));
+  add_constant(g, "zy", Tensor::ints({}, {3}, DType::UInt8));
+  Node conv = node("Conv", {"x", "w", "bias"}, {"y"});
+  conv.attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  conv.attrs["kernel_shape"] = std::vector<int64_t>{3, 3};
+  g.nodes = {node("DequantizeLinear", {"xq", "sx", "zx"}, {"x"}), node("DequantizeLinear", {"wq", "sw", "zw"}, {"w"}),
+             conv, node("Relu", {"y"}, {"r"}), node("QuantizeLinear", {"r", "sy", "zy"}, {"q"})};
+  g.outputs = {"q"};
+  infer_shapes(g);
+  return g;
+}
+
+TEST(FuseQdq, AQuantizedConvBecomesOneIntegerConv) {
+  const Graph fused = passes::fuse_qdq(qdq_conv());
+  ASSERT_EQ(count_ops(fused), (std::map<std::string, int>{{"qconv2d_relu", 1}}));
+  const Node& q = fused.nodes.front();
+  EXPECT_EQ(q.inputs[0], "xq");
+  EXPECT_EQ(q.outputs[0], "q");
+  EXPECT_EQ(q.attr_ints("pads", {}), (std::vector<int64_t>{1, 1, 1, 1}));
+  const Tensor& w = *fused.constant(q.inputs[1]);
+  const Tensor& bias = *fused.constant(q.inputs[2]);
+  const Tensor& scale = *fused.constant(q.inputs[3]);
+  const Tensor& zeros = *fused.constant(q.inputs[4]);
+  EXPECT_EQ(w.dtype, DType::Int8);
+  EXPECT_EQ(bias.dtype, DType::Int32);
+  EXPECT_EQ(zeros.i64, (std::vector<int64_t>{7, 3}));
+  const std::vector<double> sw = {0.01, 0.02, 0.03, 0.04}, b = {0.1, -0.2, 0.3, 0.0};
+  for (int64_t k = 0; k < kOut; ++k) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < kChannels * 9; ++i) sum += w.i64[static_cast<size_t>(k * kChannels * 9 + i)];
+    // The quantized bias less the input's zero point times the channel's weights.
+    EXPECT_EQ(bias.i64[static_cast<size_t>(k)],
+              static_cast<int64_t>(std::nearbyint(b[k] / (0.05 * sw[k]))) - 7 * sum)
+        << k;
+    EXPECT_NEAR(scale.f32[static_cast<size_t>(k)], 0.05 * sw[k] / output_scale(kChannels), 1e-7) << k;
+  }
+}
+
+TEST(FuseQdq, WhatTheIntegerKernelCannotRunStaysFloat) {
+  // A weight zero point that is not 0, channels not in fours, a float value read elsewhere.
+  EXPECT_EQ(count_ops(passes::fuse_qdq(qdq_conv(kChannels, 5))).count("qconv2d_relu"), 0u);
+  EXPECT_EQ(count_ops(passes::fuse_qdq(qdq_conv(6))).count("qconv2d_relu"), 0u);
+  Graph shared = qdq_conv();
+  shared.outputs.push_back("y");
+  EXPECT_EQ(count_ops(passes::fuse_qdq(shared)).count("qconv2d_relu"), 0u);
+}
+
+// The integer conv against the float nodes it replaced (DequantizeLinear, a float kernel,
+// QuantizeLinear), built and run on the same uint8 inputs: at most one step apart, and rarely.
+TEST(FuseQdq, TheIntegerConvIsWithinOneStepOfTheFloatNodes) {
+  for (int64_t channels : {int64_t{8}, int64_t{32}}) {
+    SCOPED_TRACE(channels);
+    const Graph g = qdq_conv(channels);
+    BuildOptions options;
+    options.target = codegen::host_target();
+    runtime::model::Executor integer(build_model(plan_graph(g, PlanOptions{}), options));
+    runtime::model::Executor floats(build_model(plan_graph(g, PlanOptions{false}), options));
+    std::vector<uint8_t> x(static_cast<size_t>(channels * 36));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 53 % 256);
+    const runtime::model::HostTensors in = {{"xq", HostTensor::uint8s({1, channels, 6, 6}, x)}};
+    const HostTensor a = integer.run(in).at("q"), b = floats.run(in).at("q");
+    ASSERT_EQ(a.elements(), b.elements());
+    int64_t apart = 0, distinct = 0;
+    std::set<double> values;
+    for (int64_t i = 0; i < a.elements(); ++i) {
+      EXPECT_LE(std::abs(a.at(i) - b.at(i)), 1.0) << "element " << i;
+      apart += a.at(i) != b.at(i);
+      values.insert(a.at(i));
+    }
+    distinct = static_cast<int64_t>(values.size());
+    EXPECT_LE(apart * 20, a.elements()) << apart << " of " << a.elements() << " one step apart";
+    EXPECT_GT(distinct, 20) << "outputs off the saturation bounds";
+  }
+}
+
+// Every conv but the first (three input channels) runs on integers, in blocked uint8 layouts.
+TEST(FuseQdq, TheQdqResNet18PlansItsConvsOnIntegers) {
+  const Graph g = import_onnx_file(std::string(TF_MODELS_DIR) + "/resnet18_qdq.onnx");
+  const auto ops = count_ops(plan_graph(g, PlanOptions{}));
+  EXPECT_EQ(ops.count("qconv2d_nchwc") ? ops.at("qconv2d_nchwc") : 0, 11);
+  EXPECT_EQ(ops.count("qconv2d_nchwc_relu") ? ops.at("qconv2d_nchwc_relu") : 0, 8);
+  EXPECT_GT(ops.count("layout_to_nchwc_u8"), 0u);
+  // Without blocked layouts the QDQ nodes run in float around float kernels.
+  const auto plain = count_ops(plan_graph(g, PlanOptions{false}));
+  EXPECT_EQ(plain.count("qconv2d_relu") + plain.count("qconv2d"), 0u);
+}
+
+}  // namespace
+}  // namespace tf::graph
