@@ -49,6 +49,13 @@ using namespace tf::bench;
 namespace model = tf::runtime::model;
 
 constexpr double kAgreement = 1e-3;
+// A QDQ model's activations are requantized after every layer, and a value on a rounding boundary
+// may land one step away in one runtime and not the other: the logits differ by about 1.5%
+// (tests/model_vs_ort_test.cc); a wrong scale or zero point moves them by tens of percent.
+constexpr double kQuantizedAgreement = 3e-2;
+
+bool quantized_model(const std::string& model) { return model.size() > 4 && model.substr(model.size() - 4) == "_qdq"; }
+double agreement_bound(const std::string& model) { return quantized_model(model) ? kQuantizedAgreement : kAgreement; }
 const std::set<std::string> kExportedModels = {"mobilenetv3_opset9", "fpn_opset11", "transformer_opset13",
                                                "transformer_deep_opset13", "speech_conv1d_opset12"};
 
@@ -117,7 +124,11 @@ double worst_difference(const Built& b, const OrtResult& ort) {
 // CNNs' defaults; the exported models' defaults from issue 30), or nullopt where none applies.
 std::optional<double> ratio_target(const std::string& model, const std::string& configs, int64_t trials) {
   static const std::map<std::string, double> tuned = {
-      {"resnet18", 0.85}, {"mobilenetv2", 0.80}, {"bert_layer", 0.90}, {"bert_encoder12", 0.90}};
+      {"resnet18", 0.85},
+      {"mobilenetv2", 0.80},
+      {"bert_layer", 0.90},
+      {"bert_encoder12", 0.90},
+      {"resnet18_qdq", 0.90}};  // issue 33: against ONNX Runtime's int8 kernels
   if (configs == "default") {
     if (model == "resnet18" || model == "mobilenetv2") return 1.0;
     if (kExportedModels.count(model)) return 1.2;
@@ -174,7 +185,7 @@ Json time_model_against_ort(Built& b, const std::string& onnx, int threads, cons
               {"ratio_median", ours_median / ort_median},
               {"ratio_min", ours_min / ort_min},
               {"max_relative_difference", diff},
-              {"agrees", diff <= kAgreement}};
+              {"agrees", diff <= agreement_bound(std::filesystem::path(onnx).stem().string())}};
 }
 
 void print_table(const Json& rows) {
@@ -290,7 +301,9 @@ class ModelsBench {
       rows_.push_back(Json{{"what", "model"}, {"model", name}, {"error", e.what()}});
       worst = INFINITY;
     }
-    targets_.add(name + ": outputs agree with ONNX Runtime (max|a-b|/max|b|)", worst, "<= 1e-3", worst <= kAgreement);
+    const double bound = agreement_bound(name);
+    targets_.add(name + ": outputs agree with ONNX Runtime (max|a-b|/max|b|)", worst, "<= " + format_bound(bound),
+                 worst <= bound);
   }
 
   // The model tuned again from a cold db of its own with the same trials, each conv's channel blocks
@@ -331,6 +344,7 @@ class ModelsBench {
   }
 
   void finish() {
+    int8_speedups();
     print_table(rows_);
     if (!o_.no_save) write_results(o_.name, tf::codegen::parse_target(o_.target).str(), rows_, targets_);
   }
@@ -372,6 +386,25 @@ class ModelsBench {
     }
     rows_.push_back(row);
     return row["max_relative_difference"].get<double>();
+  }
+
+  // Issue 33: a QDQ model's integer build at least twice as fast as the float model's, same configs
+  // kind and thread count, where both were timed in this run.
+  void int8_speedups() {
+    for (const Json& q : rows_) {
+      if (!q.contains("model") || !quantized_model(q["model"].get<std::string>()) || !q.contains("tunefarm")) continue;
+      const std::string float_model = q["model"].get<std::string>().substr(0, q["model"].get<std::string>().size() - 4);
+      for (const Json& f : rows_) {
+        if (!f.contains("model") || f["model"] != float_model || f["threads"] != q["threads"] ||
+            f["configs"] != q["configs"] || !f.contains("tunefarm"))
+          continue;
+        const double ratio = q["tunefarm"]["median_ms"].get<double>() / f["tunefarm"]["median_ms"].get<double>();
+        targets_.add(q["model"].get<std::string>() + " " + std::to_string(q["threads"].get<int>()) +
+                         "-thread latency / " + float_model + "'s (median, " + q["configs"].get<std::string>() +
+                         " configs)",
+                     ratio, "<= 0.5", ratio <= 0.5);
+      }
+    }
   }
 
   const Options& o_;

@@ -1,5 +1,6 @@
 #include "graph/pipeline.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "compiler/error.h"
@@ -48,7 +49,8 @@ std::vector<Pass> pipeline(const PlanOptions& options) {
 
 std::vector<std::string> pipeline_pass_names() {
   std::vector<std::string> names;
-  for (const auto& p : pipeline(PlanOptions{})) names.push_back(p.name);
+  for (const auto& p : pipeline(PlanOptions{}))
+    if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
   return names;
 }
 

@@ -70,8 +70,7 @@ TEST(FuseQdq, AQuantizedConvBecomesOneIntegerConv) {
     int64_t sum = 0;
     for (int64_t i = 0; i < kChannels * 9; ++i) sum += w.i64[static_cast<size_t>(k * kChannels * 9 + i)];
     // The quantized bias less the input's zero point times the channel's weights.
-    EXPECT_EQ(bias.i64[static_cast<size_t>(k)],
-              static_cast<int64_t>(std::nearbyint(b[k] / (0.05 * sw[k]))) - 7 * sum)
+    EXPECT_EQ(bias.i64[static_cast<size_t>(k)], static_cast<int64_t>(std::nearbyint(b[k] / (0.05 * sw[k]))) - 7 * sum)
         << k;
     EXPECT_NEAR(scale.f32[static_cast<size_t>(k)], 0.05 * sw[k] / output_scale(kChannels), 1e-7) << k;
   }

@@ -331,11 +331,10 @@ TEST(GraphPasses, ThePipelinePlansAResidualBlockWithoutChangingItsResult) {
                                                             {"conv2d_bias_relu", 1},
                                                             {"dense_bias", 1}}));
   EXPECT_LT(difference(g, planned), 1e-5);
-  EXPECT_EQ(
-      pipeline_pass_names(),
-      (std::vector<std::string>{"fold_constants", "fuse_qdq", "fold_constants", "lift_unit_height", "fold_batchnorm",
-                                "fuse_layer_norm", "fuse_attention", "fuse_epilogues", "fuse_elementwise",
-                                "fuse_dense_activation", "pack_dense_weights", "plan_layouts"}));
+  EXPECT_EQ(pipeline_pass_names(),
+            (std::vector<std::string>{"fold_constants", "fuse_qdq", "lift_unit_height", "fold_batchnorm",
+                                      "fuse_layer_norm", "fuse_attention", "fuse_epilogues", "fuse_elementwise",
+                                      "fuse_dense_activation", "pack_dense_weights", "plan_layouts"}));
 }
 
 TEST(GraphIr, ShapeErrorsNameTheNode) {

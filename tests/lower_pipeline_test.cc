@@ -34,8 +34,9 @@ std::vector<std::string> observed_passes(const compiler::Task& task, lower::Lowe
 }
 
 TEST(LowerPipeline, NamesEachPassOnceInTheOrderItFirstRuns) {
-  EXPECT_EQ(lower::lower_pass_names(), (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops",
-                                                                 "unroll_loops", "vectorize_loops"}));
+  EXPECT_EQ(lower::lower_pass_names(),
+            (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "unroll_loops", "vectorize_loops",
+                                      "fuse_dot_products"}));
 }
 
 TEST(LowerPipeline, TheObserverSeesEveryPassTheStageRuns) {
@@ -44,9 +45,10 @@ TEST(LowerPipeline, TheObserverSeesEveryPassTheStageRuns) {
   EXPECT_EQ(observed_passes(task, lower::LowerStage::Scheduled, &last), (std::vector<std::string>{"schedule_ops"}));
   EXPECT_EQ(observed_passes(task, lower::LowerStage::Rolled, &last),
             (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify"}));
-  EXPECT_EQ(observed_passes(task, lower::LowerStage::Full, &last),
-            (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify", "unroll_loops",
-                                      "simplify", "partition_loops", "simplify", "vectorize_loops", "simplify"}));
+  EXPECT_EQ(
+      observed_passes(task, lower::LowerStage::Full, &last),
+      (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify", "unroll_loops", "simplify",
+                                "partition_loops", "simplify", "vectorize_loops", "simplify", "fuse_dot_products"}));
 }
 
 // Every kernel a model's nodes call (and each tunable alternative), at its default config and, with

@@ -52,9 +52,9 @@ TEST(PassDumpCli, LowerDumpsTheNamedPassWhichChangesTheKernel) {
   const Result all = run_cli(kLowerDense + " --dump-after all");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const auto every = pass_sections(all.out);
-  ASSERT_EQ(section_names(every),
-            (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify", "unroll_loops",
-                                      "simplify", "partition_loops", "simplify", "vectorize_loops", "simplify"}));
+  ASSERT_EQ(section_names(every), (std::vector<std::string>{"schedule_ops", "simplify", "partition_loops", "simplify",
+                                                            "unroll_loops", "simplify", "partition_loops", "simplify",
+                                                            "vectorize_loops", "simplify", "fuse_dot_products"}));
   EXPECT_EQ(all.out.rfind("// dense[64,64,64], config ", 0), 0u) << all.out;
 
   const Result unrolled = run_cli(kLowerDense + " --dump-after unroll_loops");
@@ -96,8 +96,9 @@ void expect_unknown_pass_lists(const std::string& args, const std::vector<std::s
 }
 
 TEST(PassDumpCli, AnUnknownPassFailsWithTheValidNames) {
-  expect_unknown_pass_lists(kLowerDense + " --dump-after no_such_pass",
-                            {"schedule_ops,simplify,partition_loops,unroll_loops,vectorize_loops,all"});
+  expect_unknown_pass_lists(
+      kLowerDense + " --dump-after no_such_pass",
+      {"schedule_ops,simplify,partition_loops,unroll_loops,vectorize_loops,fuse_dot_products,all"});
   expect_unknown_pass_lists(
       "model inspect " + tf::testing_support::small_cnn() + " --dump-after no_such_pass",
       {"fold_constants", "fold_batchnorm", "fuse_epilogues", "pack_dense_weights", "plan_layouts", "all"});
@@ -111,25 +112,26 @@ TEST(PassDumpCli, ModelInspectDumpsTheGraphAfterANamedPassAndAfterEveryPass) {
   const Result all = run_cli("model inspect " + model + " --dump-after all");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const auto every = pass_sections(all.out);
-  ASSERT_EQ(section_names(every),
-            (std::vector<std::string>{"fold_constants", "lift_unit_height", "fold_batchnorm", "fuse_layer_norm",
-                                      "fuse_attention", "fuse_epilogues", "fuse_elementwise", "fuse_dense_activation",
-                                      "pack_dense_weights", "plan_layouts"}));
+  ASSERT_EQ(
+      section_names(every),
+      (std::vector<std::string>{"fold_constants", "fuse_qdq", "fold_constants", "lift_unit_height", "fold_batchnorm",
+                                "fuse_layer_norm", "fuse_attention", "fuse_epilogues", "fuse_elementwise",
+                                "fuse_dense_activation", "pack_dense_weights", "plan_layouts"}));
   const Result fused = run_cli("model inspect " + model + " --dump-after fuse_epilogues");
   ASSERT_EQ(fused.exit_code, 0) << fused.err;
   const auto one = pass_sections(fused.out);
   ASSERT_EQ(section_names(one), std::vector<std::string>{"fuse_epilogues"});
-  EXPECT_EQ(one[0].text, every[5].text);
+  EXPECT_EQ(one[0].text, every[7].text);
   // fuse_epilogues turns Conv + Relu into one node; the graph before it still has both.
-  EXPECT_NE(every[4].text.find("= Conv("), std::string::npos) << every[4].text;
-  EXPECT_NE(every[4].text.find("= Relu("), std::string::npos) << every[4].text;
+  EXPECT_NE(every[6].text.find("= Conv("), std::string::npos) << every[6].text;
+  EXPECT_NE(every[6].text.find("= Relu("), std::string::npos) << every[6].text;
   EXPECT_EQ(one[0].text.find("= Conv("), std::string::npos) << one[0].text;
   EXPECT_EQ(one[0].text.find("= Relu("), std::string::npos) << one[0].text;
   EXPECT_NE(one[0].text.find("= conv2d_bias_relu(input, const "), std::string::npos) << one[0].text;
   EXPECT_EQ(one[0].text.rfind("inputs: input float32[1,3,32,32]\n", 0), 0u) << one[0].text;
   // plan_layouts blocks the convolutions (NCHWc).
-  EXPECT_NE(every[9].text.find("nchwc"), std::string::npos) << every[9].text;
-  EXPECT_EQ(every[8].text.find("nchwc"), std::string::npos) << every[8].text;
+  EXPECT_NE(every[11].text.find("nchwc"), std::string::npos) << every[11].text;
+  EXPECT_EQ(every[10].text.find("nchwc"), std::string::npos) << every[10].text;
 }
 
 }  // namespace

@@ -35,9 +35,9 @@ struct QConvMatch {
   const Node* conv = nullptr;
   bool relu = false;
   const Node* quantize = nullptr;
-  std::string xq;             // the uint8 input
-  Quantization x, y;          // input and output quantization
-  const Tensor* weight = nullptr;  // int8 [K, C, R, S]
+  std::string xq;                     // the uint8 input
+  Quantization x, y;                  // input and output quantization
+  const Tensor* weight = nullptr;     // int8 [K, C, R, S]
   std::vector<double> weight_scales;  // per output channel
 };
 
@@ -112,9 +112,9 @@ Node qconv_node(Graph& g, const QConvMatch& m) {
   const std::string scale_name = g.unique_name(stem + "_requantize_scale");
   g.set_constant(scale_name, Tensor::floats({k}, std::move(scale)));
   const std::string zeros_name = g.unique_name(stem + "_zero_points");
-  g.set_constant(zeros_name, Tensor::ints({2},
-                                          {static_cast<int64_t>(m.x.zero_point), static_cast<int64_t>(m.y.zero_point)},
-                                          DType::Int32));
+  g.set_constant(
+      zeros_name,
+      Tensor::ints({2}, {static_cast<int64_t>(m.x.zero_point), static_cast<int64_t>(m.y.zero_point)}, DType::Int32));
   Node q;
   q.name = m.conv->name;
   q.op = m.relu ? "qconv2d_relu" : "qconv2d";
