@@ -126,6 +126,23 @@ TEST(QConv2dCodegen, DotProductsAreVnniInstructions) {
   EXPECT_EQ(count_matches(a, "vgather"), 0);
 }
 
+// Groups of four channels unrolled together: each accumulator's steps fuse four at a time, so
+// every config of the knob is dot products, never widening multiplies.
+TEST(QConv2dCodegen, UnrolledGroupsAreDotProductsToo) {
+  const codegen::Target zen4 = codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4");
+  const std::string shape = "c=64,h=56,w=56,k=64,r=3,s=3,pad=1";
+  compiler::Task task({"qconv2d_nchwc", ops::parse_shape("qconv2d_nchwc", shape)}, zen4);
+  codegen::CodegenOptions opts;
+  opts.keep_assembly = true;
+  for (int unroll : {2, 4}) {
+    SCOPED_TRACE(unroll);
+    const std::string config = R"({"unroll_groups":)" + std::to_string(unroll) + "}";
+    const std::string a = task.build_shared_library(task.parse_config(config), nullptr, opts).assembly;
+    EXPECT_GE(count_matches(a, R"(vpdpbusd\s+[^\n]*zmm)"), 28 * unroll);
+    EXPECT_EQ(count_matches(a, "vpmulld"), 0);
+  }
+}
+
 // Without VNNI the same dot products are widening multiplies and sums: no vpdpbusd, same values.
 TEST(QConv2dCodegen, WithoutVnniTheValuesAreTheSame) {
   const codegen::Target plain = codegen::parse_target("llvm -mcpu=native -mattr=-avx512vnni,-avxvnni");

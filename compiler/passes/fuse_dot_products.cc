@@ -121,8 +121,8 @@ Stmt fuse_steps(const std::vector<MultiplyAccumulate>& steps) {
 
 // A run of multiply-accumulates into one buffer, each reading that buffer only at the element it
 // writes: stores to different elements commute, so the run is regrouped by element (in order of
-// first appearance) and each element's four steps fused. If any element's steps are not four
-// fusable ones, the run is left as it was.
+// first appearance) and each element's steps fused four at a time. If any element's steps are not
+// runs of four fusable ones, the run is left as it was.
 std::vector<Stmt> fuse_run(const std::vector<Stmt>& run, const std::vector<MultiplyAccumulate>& macs) {
   std::vector<std::vector<MultiplyAccumulate>> by_element;
   for (const MultiplyAccumulate& m : macs) {
@@ -136,11 +136,17 @@ std::vector<Stmt> fuse_run(const std::vector<Stmt>& run, const std::vector<Multi
       it->push_back(m);
     }
   }
+  // An element's steps come in runs of four (more than one run when the groups of four channels
+  // are unrolled too), each run one dot product after the other.
   std::vector<Stmt> fused;
   for (const auto& steps : by_element) {
-    Stmt s = fuse_steps(steps);
-    if (!s.get()) return run;
-    fused.push_back(s);
+    if (steps.size() % 4 != 0) return run;
+    for (size_t at = 0; at < steps.size(); at += 4) {
+      Stmt s = fuse_steps(std::vector<MultiplyAccumulate>(steps.begin() + static_cast<std::ptrdiff_t>(at),
+                                                          steps.begin() + static_cast<std::ptrdiff_t>(at + 4)));
+      if (!s.get()) return run;
+      fused.push_back(s);
+    }
   }
   return fused;
 }
