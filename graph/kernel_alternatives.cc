@@ -123,14 +123,16 @@ ops::Workload layout_transform_workload(const std::vector<int64_t>& nchw, int64_
   return {"layout_reblock_nchwc", extents};
 }
 
-size_t default_alternative(const std::vector<ops::Workload>& alternatives) {
+size_t default_alternative(const std::vector<ops::Workload>& alternatives, int vector_registers) {
   if (alternatives.size() < 2) return 0;
-  // Default configs on ResNet-18's layers (bench/results/conv2d-winograd.json, 1 thread): F(4x4)
-  // 2.5x the direct kernel at 56x56 and 28x28, F(2x2) 1.8x at 14x14, both behind it at 7x7, where
-  // the transformed weight outweighs the few tiles it serves.
+  // Default configs on ResNet-18's layers (bench/results/conv2d-winograd.json, 1 thread, AVX-512):
+  // F(4x4) 2.5x the direct kernel at 56x56 and 28x28, F(2x2) 1.8x at 14x14, both behind it at 7x7,
+  // where the transformed weight outweighs the few tiles it serves. With AVX2's 16 registers the
+  // direct kernel keeps 14x14 (256 channels: 2.74 ms against F(2x2)'s 3.16; F(4x4) still 1.7x and
+  // 1.2x at 56x56 and 28x28).
   const ops::Conv2dShape c = ops::Conv2dNchwcShape::from_vector(alternatives[0].shape).conv;
   const int64_t pixels = c.oh() * c.ow();
-  const int64_t m = pixels >= 28 * 28 ? 4 : pixels >= 14 * 14 ? 2 : 0;
+  const int64_t m = pixels >= 28 * 28 ? 4 : pixels >= 14 * 14 && vector_registers >= 32 ? 2 : 0;
   for (size_t i = 1; i < alternatives.size(); ++i) {
     if (alternatives[i].shape.back() == m) return i;
   }
@@ -138,8 +140,9 @@ size_t default_alternative(const std::vector<ops::Workload>& alternatives) {
 }
 
 size_t choose_alternative(const std::vector<ops::Workload>& alternatives,
-                          const std::function<std::optional<double>(const ops::Workload&)>& measured_seconds) {
-  size_t pick = default_alternative(alternatives);
+                          const std::function<std::optional<double>(const ops::Workload&)>& measured_seconds,
+                          int vector_registers) {
+  size_t pick = default_alternative(alternatives, vector_registers);
   std::optional<double> fastest;
   for (size_t i = 0; measured_seconds && i < alternatives.size(); ++i) {
     const auto s = measured_seconds(alternatives[i]);

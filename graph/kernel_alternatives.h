@@ -42,12 +42,14 @@ ops::Workload layout_transform_workload(const std::vector<int64_t>& nchw, int64_
 std::vector<ops::Workload> layout_transform_workloads(const ops::Workload& w);
 
 // The one a build runs when none was measured: by the layer's output size, from default configs'
-// speeds (Winograd F(4x4) on large images, F(2x2) on middling ones, direct on small ones).
-size_t default_alternative(const std::vector<ops::Workload>& alternatives);
+// speeds (Winograd F(4x4) on large images, F(2x2) on middling ones where the target has 32 vector
+// registers, direct on small ones).
+size_t default_alternative(const std::vector<ops::Workload>& alternatives, int vector_registers = 32);
 
 // Which of `alternatives` a build runs: the fastest by `measured_seconds` (nullopt: not measured);
 // with none measured, default_alternative.
 size_t choose_alternative(const std::vector<ops::Workload>& alternatives,
-                          const std::function<std::optional<double>(const ops::Workload&)>& measured_seconds);
+                          const std::function<std::optional<double>(const ops::Workload&)>& measured_seconds,
+                          int vector_registers = 32);
 
 }  // namespace tf::graph

@@ -30,6 +30,9 @@ struct PlanOptions {
   // The width P of a constant dense weight's packed panels (pack_dense_weights), part of the dense
   // workloads: what the target's register tile reads (dense_panel_for).
   int64_t dense_panel = 32;
+  // The target's vector registers: which conv algorithm runs by default where none was measured
+  // (default_alternative).
+  int vector_registers = 32;
 };
 
 // Two of the target's vectors: a 6 x 2-vector tile keeps 12 accumulators, two panel rows and a
@@ -41,6 +44,7 @@ inline int64_t dense_panel_for(const codegen::Target& target) { return 2 * std::
 inline PlanOptions plan_options_for(const codegen::Target& target) {
   PlanOptions o;
   o.dense_panel = dense_panel_for(target);
+  o.vector_registers = target.vector_registers;
   return o;
 }
 

@@ -182,7 +182,8 @@ class LayoutPlanner {
       out_block = sh.ob;
       // The direct kernel, or the alternative (Winograd) the database measured faster.
       const auto alternatives = kernel_alternatives({twin, sh.to_vector()});
-      const ops::Workload& chosen = alternatives[choose_alternative(alternatives, options_.measured_seconds)];
+      const ops::Workload& chosen =
+          alternatives[choose_alternative(alternatives, options_.measured_seconds, options_.vector_registers)];
       op = chosen.op;
       extents = chosen.shape;
       if (op == twin) {
