@@ -14,9 +14,11 @@
 #include "compiler/ops/nchwc_shape.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/winograd.h"
+#include "graph/constant_eval.h"
 #include "graph/kernel_alternatives.h"
 #include "graph/kernel_calls.h"
 #include "graph/passes/block_plan.h"
+#include "graph/passes/fused_body.h"
 #include "graph/passes/passes.h"
 #include "graph/tasks.h"
 
@@ -82,7 +84,7 @@ class LayoutPlanner {
       }
       const std::string twin = blocked_conv_twin(in_, n);
       if (twin.empty()) {
-        if (block_pool(n) || pool_globally(n)) continue;
+        if (block_pool(n) || pool_globally(n) || block_elementwise(n)) continue;
         Node copy = n;
         for (auto& input : copy.inputs) input = plain(input);
         out_.nodes.push_back(std::move(copy));
@@ -208,6 +210,42 @@ class LayoutPlanner {
     if (n.inputs.size() > 3) b.inputs.push_back(blocked(n.inputs[3], out_block));  // the residual
     b.outputs = {blocked_output(n.outputs.at(0), op, extents, out_block)};
     out_.nodes.push_back(std::move(b));
+  }
+
+  // An elementwise node (or fused chain) whose every tensor input is blocked alike and of its
+  // output's shape runs on the blocked values: elementwise work does not care how the elements lie,
+  // so the conversions to NCHW and back go (a QDQ model's residual Add between two integer convs).
+  // Scalar constants broadcast as before; a channel count the block does not divide stays plain,
+  // so no padded lane is ever computed from garbage.
+  bool block_elementwise(const Node& n) {
+    if ((n.op != kFusedElementwise && !is_elementwise(n.op)) || n.outputs.size() != 1) return false;
+    const Value& y = in_.value(n.outputs[0]);
+    if (y.shape.size() != 4) return false;
+    int64_t b = 0;
+    for (const auto& input : n.inputs) {
+      if (input.empty()) continue;
+      const Value& v = in_.value(input);
+      if (v.is_constant() && element_count(v.shape) == 1) continue;
+      const auto it = blocked_.find(input);
+      if (it == blocked_.end() || v.shape != y.shape || (b != 0 && it->second.second != b)) return false;
+      b = it->second.second;
+    }
+    if (b == 0 || y.shape[1] % b != 0) return false;
+    std::map<std::string, std::string> renamed;
+    Node e = n;
+    for (auto& input : e.inputs) {
+      if (!blocked_.count(input)) continue;
+      renamed[input] = blocked_.at(input).first;
+      input = renamed[input];
+    }
+    const std::string blocked_y = out_.unique_name(n.outputs[0] + "_nchw" + std::to_string(b) + "c");
+    out_.set_value(Value{blocked_y, y.dtype, {y.shape[0], y.shape[1] / b, y.shape[2], y.shape[3], b}, nullptr});
+    blocked_[n.outputs[0]] = {blocked_y, b};
+    renamed[n.outputs[0]] = blocked_y;
+    e.outputs = {blocked_y};
+    if (n.body) e.body = std::make_shared<const Graph>(rename_body_values(*n.body, renamed, out_));
+    out_.nodes.push_back(std::move(e));
+    return true;
   }
 
   // A fuse_qdq conv on integers: blocked uint8 in and out, its int8 weight packed four input
