@@ -11,6 +11,7 @@
 #include "graph/passes/passes.h"
 #include "graph/pipeline.h"
 #include "graph/shape_inference.h"
+#include "graph/tasks.h"
 #include "runtime/model/executor.h"
 #include "tests/graph_builders.h"
 
@@ -123,6 +124,11 @@ TEST(FuseQdq, TheQdqResNet18PlansItsConvsOnIntegers) {
   // the blocked values too: no layout conversion anywhere.
   for (const auto& [op, count] : ops) EXPECT_NE(op.rfind("layout_", 0), 0u) << op << " x" << count;
   EXPECT_GT(ops.count("fused_elementwise"), 0u);
+  // The integer convs are tasks a model job tunes.
+  size_t integer_tasks = 0;
+  for (const Task& t : tunable_tasks(plan_graph(g, PlanOptions{})))
+    integer_tasks += t.workload.op.rfind("qconv2d", 0) == 0;
+  EXPECT_GE(integer_tasks, 10u);
   // Without blocked layouts the QDQ nodes run in float around float kernels.
   const auto plain = count_ops(plan_graph(g, PlanOptions{false}));
   EXPECT_EQ(plain.count("qconv2d_relu") + plain.count("qconv2d"), 0u);
