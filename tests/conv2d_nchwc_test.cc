@@ -11,12 +11,15 @@
 #include "compiler/error.h"
 #include "compiler/ops/nchwc_shape.h"
 #include "runtime/thread_pool.h"
+#include "tests/assembly_check.h"
 #include "tests/config_check.h"
 #include "tests/conv2d_layers.h"
 
 namespace tf {
 namespace {
 
+using testing_support::count_matches;
+using testing_support::default_assembly;
 using testing_support::expect_configs_correct;
 
 class NchwcSpace : public ::testing::Test {
@@ -198,23 +201,11 @@ TEST(NchwcLayout, BlockingRoundTripsAndZeroPads) {
   EXPECT_EQ(ops::weight_from_packed(packed.data(), 5, 2, 3, 4, 4), plain);
 }
 
-std::string default_assembly(const std::string& op, const std::string& shape) {
-  compiler::Task task({op, ops::parse_shape(op, shape)}, codegen::host_target());
-  codegen::CodegenOptions opts;
-  opts.keep_assembly = true;
-  return task.build_jit(task.space().default_config(), nullptr, opts)->assembly();
-}
-
-int count_matches(const std::string& text, const std::string& pattern) {
-  const std::regex re(pattern);
-  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
-}
-
 // The micro-kernel: FMAs over whole vectors of output channels with a broadcast input operand,
 // and no gathers anywhere in the dense conv.
 TEST(NchwcCodegen, ConvMicroKernelIsBroadcastFma) {
   if (codegen::host_target().float32_lanes() < 16) GTEST_SKIP() << "checks AVX-512 code";
-  const std::string a = default_assembly("conv2d_nchwc", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1");
+  const std::string a = default_assembly("conv2d_nchwc", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1", codegen::host_target());
   // Default tile: 2 channel blocks x 14 columns = 28 zmm accumulators, one broadcast per column.
   EXPECT_GE(count_matches(a, R"(vfmadd...ps[^\n]*zmm)"), 28) << "the register tile's FMAs";
   EXPECT_GE(count_matches(a, R"(vbroadcastss[^\n]*zmm|\{1to16\})"), 14) << "one broadcast input per column";
@@ -223,7 +214,8 @@ TEST(NchwcCodegen, ConvMicroKernelIsBroadcastFma) {
 
 TEST(NchwcCodegen, DepthwiseMicroKernelIsVectorFma) {
   if (codegen::host_target().float32_lanes() < 16) GTEST_SKIP() << "checks AVX-512 code";
-  const std::string a = default_assembly("depthwise_nchwc", "c=32,h=112,w=112,k=32,r=3,s=3,pad=1");
+  const std::string a =
+      default_assembly("depthwise_nchwc", "c=32,h=112,w=112,k=32,r=3,s=3,pad=1", codegen::host_target());
   EXPECT_GE(count_matches(a, R"(vfmadd...ps\s+[^\n]*zmm)"), 9);
   EXPECT_EQ(count_matches(a, "vgather"), 0);
 }

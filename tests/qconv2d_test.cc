@@ -15,9 +15,13 @@
 #include "compiler/ops/conv2d_shape.h"
 #include "compiler/ops/nchwc_shape.h"
 #include "runtime/thread_pool.h"
+#include "tests/assembly_check.h"
 
 namespace tf {
 namespace {
+
+using testing_support::count_matches;
+using testing_support::default_assembly;
 
 constexpr double kInputZero = 97, kOutputZero = 31;
 
@@ -101,18 +105,6 @@ TEST(QConv2dShape, ChannelsComeInFours) {
   } catch (const CompileError& e) {
     EXPECT_NE(std::string(e.what()).find("multiples of 4"), std::string::npos) << e.what();
   }
-}
-
-std::string default_assembly(const std::string& op, const std::string& shape, const codegen::Target& target) {
-  compiler::Task task({op, ops::parse_shape(op, shape)}, target);
-  codegen::CodegenOptions opts;
-  opts.keep_assembly = true;
-  return task.build_shared_library(task.space().default_config(), nullptr, opts).assembly;
-}
-
-int count_matches(const std::string& text, const std::string& pattern) {
-  const std::regex re(pattern);
-  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
 }
 
 // Each group of four input channels is one vpdpbusd per accumulator, its input bytes a broadcast

@@ -149,10 +149,7 @@ class LayoutPlanner {
   }
 
   std::string add_constant(const std::string& stem, Shape shape, std::vector<float> data) {
-    std::string name = out_.unique_name(stem);
-    auto t = std::make_shared<Tensor>(Tensor::floats(shape, std::move(data)));
-    out_.set_value(Value{name, DType::Float32, std::move(shape), std::move(t)});
-    return name;
+    return add_tensor(stem, Tensor::floats(std::move(shape), std::move(data)));
   }
 
   void block_conv(const Node& n, const ops::Conv2dShape& s, const std::string& twin) {
