@@ -6,6 +6,7 @@
 #include <new>
 #include <random>
 
+#include "compiler/ops/tensor_dtype.h"
 #include "runtime/measure.h"
 #include "runtime/random_fill.h"
 #include "support/call_timer.h"
@@ -24,13 +25,7 @@ HostTensor::HostTensor(std::vector<int64_t> shape, ir::DataType type)
 void HostTensor::Free::operator()(void* p) const { std::free(p); }
 
 double HostTensor::value(int64_t i) const {
-  const void* p = data_.get();
-  if (type_.is_float()) return static_cast<const float*>(p)[i];
-  switch (type_.bits) {
-    case 8: return type_.is_int() ? static_cast<const int8_t*>(p)[i] : static_cast<const uint8_t*>(p)[i];
-    case 32: return type_.is_int() ? static_cast<const int32_t*>(p)[i] : static_cast<const uint32_t*>(p)[i];
-    default: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
-  }
+  return runtime::element_value(data_.get(), ops::abi_dtype_code(type_), type_.bits, i);
 }
 
 void HostTensor::set(int64_t i, double v) {
@@ -52,38 +47,22 @@ TFBuffer HostTensor::buffer() const {
   b.data = data_.get();
   b.shape = shape_.data();
   b.ndim = static_cast<int32_t>(shape_.size());
-  b.dtype_code = type_.is_float() ? TF_DTYPE_FLOAT : type_.is_int() ? TF_DTYPE_INT : TF_DTYPE_UINT;
+  b.dtype_code = ops::abi_dtype_code(type_);
   b.dtype_bits = type_.bits;
   return b;
 }
-
-namespace {
-
-void fill_integers(HostTensor& t, uint64_t seed) {
-  std::vector<float> u(static_cast<size_t>(t.size()));
-  runtime::fill_uniform(u.data(), t.size(), seed);
-  const ir::DataType type = t.type();
-  const double low = type.bits == 8 && type.is_int() ? -128 : 0, span = 256;
-  for (int64_t i = 0; i < t.size(); ++i)
-    t.set(i, std::min(low + span - 1, std::floor(low + (u[static_cast<size_t>(i)] + 1.0) / 2.0 * span)));
-}
-
-}  // namespace
 
 KernelRunner::KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, uint64_t seed,
                            std::vector<ir::DataType> types)
     : op_(op), shape_(std::move(shape)) {
   const auto input_shapes = op_.input_shapes(shape_);
   auto type_of = [&](size_t i) { return i < types.size() ? types[i] : ir::DataType::float32(); };
-  // The same inputs a tuning job's worker derives from the seed (runtime/random_fill.h), so `run`
-  // checks a config on exactly the data it was measured on.
   for (size_t i = 0; i < input_shapes.size(); ++i) {
     tensors_.emplace_back(input_shapes[i], type_of(i));
-    const uint64_t s = runtime::input_seed(seed, static_cast<int>(i));
-    if (tensors_.back().type() == ir::DataType::float32())
-      runtime::fill_uniform(tensors_.back().data(), tensors_.back().size(), s);
-    else
-      fill_integers(tensors_.back(), s);
+    HostTensor& t = tensors_.back();
+    const runtime::FillRange range = op_.input_range(shape_, static_cast<int>(i), t.type());
+    runtime::fill_tensor(t.raw(), t.size(), ops::abi_dtype_code(t.type()), t.type().bits, range,
+                         runtime::input_seed(seed, static_cast<int>(i)));
   }
   tensors_.emplace_back(op_.output_shape(shape_), type_of(input_shapes.size()));
   for (const auto& t : tensors_) args_.push_back(t.buffer());

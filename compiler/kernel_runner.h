@@ -19,6 +19,7 @@ class HostTensor {
   explicit HostTensor(std::vector<int64_t> shape, ir::DataType type = ir::DataType::float32());
   float* data() { return static_cast<float*>(data_.get()); }  // float32 tensors
   const float* data() const { return static_cast<const float*>(data_.get()); }
+  void* raw() { return data_.get(); }  // any type
   int64_t size() const { return size_; }
   ir::DataType type() const { return type_; }
   // Element i as a double, and set to v (converted to the type; integers wrap as a cast does).
@@ -45,10 +46,10 @@ struct CheckResult {
 
 class KernelRunner {
  public:
-  // Allocates inputs and output for the workload and fills inputs with uniform [-1, 1) values (the
-  // float32 ones: seed 1 gives tune's inputs) or uniform integers (8-bit ones over their whole range,
-  // int32 ones in [0, 256), which any zero point or small bias may be). `types`: the kernel's
-  // argument types (compiler::Task::argument_types), float32 for all when empty.
+  // Allocates inputs and output for the workload and fills inputs with the values a tuning job's
+  // worker derives from the same seed (the op's input_range; seed 1 gives tune's inputs), so `run`
+  // checks a config on exactly the data it was measured on. `types`: the kernel's argument types
+  // (compiler::Task::argument_types), float32 for all when empty.
   KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, uint64_t seed = 1,
                std::vector<ir::DataType> types = {});
 

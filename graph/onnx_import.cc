@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -247,21 +248,32 @@ Graph build_graph(const onnx::ModelProto& model, int64_t opset, const ImportOpti
   }
   std::vector<Node> kept;
   std::map<std::string, std::string> alias;  // an Identity's output -> its input
+  // A node's normalized form, its shapes inferred in order; the nodes of an op that expands into
+  // other ONNX ops (OpDef::expands) are imported in turn, as if the model had written them.
+  std::function<void(Node)> admit = [&](Node node) {
+    const OpVersion version{opset, onnx_since_version(node.op, opset)};
+    const OpDef* def = find_op_def(node.op);
+    const bool expands = def && def->expands;
+    for (Node& n : onnx_import::normalize_node(g, std::move(node), version)) {
+      if (expands) {
+        admit(std::move(n));
+        continue;
+      }
+      infer_node_shapes(g, n);
+      if (n.op == "Identity" && !g.is_output(n.outputs[0])) {
+        alias[n.outputs[0]] = n.inputs[0];
+        continue;
+      }
+      if (!dequantizes_int8_weight(g, n) && fold_if_constant(g, n)) continue;
+      kept.push_back(std::move(n));
+    }
+  };
   for (Node& imported : g.nodes) {
     for (auto& in : imported.inputs) {
       if (auto it = alias.find(in); it != alias.end()) in = it->second;
     }
     try {
-      const OpVersion version{opset, onnx_since_version(imported.op, opset)};
-      for (Node& n : onnx_import::normalize_node(g, std::move(imported), version)) {
-        infer_node_shapes(g, n);
-        if (n.op == "Identity" && !g.is_output(n.outputs[0])) {
-          alias[n.outputs[0]] = n.inputs[0];
-          continue;
-        }
-        if (!dequantizes_int8_weight(g, n) && fold_if_constant(g, n)) continue;
-        kept.push_back(std::move(n));
-      }
+      admit(std::move(imported));
     } catch (const CompileError& e) {
       throw CompileError(what + " (opset " + std::to_string(opset) + "): " + e.what());
     }

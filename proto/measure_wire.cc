@@ -25,6 +25,8 @@ v1::TensorSpec to_wire(const runtime::TensorSpec& t) {
   for (int64_t d : t.shape) w.add_shape(d);
   w.set_dtype_code(t.dtype_code);
   w.set_dtype_bits(t.dtype_bits);
+  w.set_fill_low(t.fill.low);
+  w.set_fill_high(t.fill.high);
   return w;
 }
 
@@ -33,6 +35,7 @@ runtime::TensorSpec from_wire(const v1::TensorSpec& w) {
   t.shape.assign(w.shape().begin(), w.shape().end());
   t.dtype_code = w.dtype_code();
   t.dtype_bits = w.dtype_bits();
+  t.fill = {w.fill_low(), w.fill_high()};
   return t;
 }
 
@@ -60,6 +63,11 @@ runtime::WorkloadSetup from_wire(const v1::Reference& r) {
   if (r.num_inputs() < 0 || r.num_inputs() >= r.args_size())
     throw std::invalid_argument("reference: bad number of inputs");
   s.num_inputs = r.num_inputs();
+  try {
+    runtime::check_workload_args(s);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("reference: ") + e.what());
+  }
   s.seed = r.seed();
   s.expected = bytes_to_floats(r.expected(), "expected");
   s.tolerance = bytes_to_floats(r.tolerance(), "tolerance");

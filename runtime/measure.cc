@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "runtime/aligned_buffer.h"
 #include "runtime/cold_inputs.h"
@@ -34,6 +36,21 @@ int64_t TensorSpec::num_elements() const {
   return n;
 }
 
+void check_workload_args(const WorkloadSetup& s) {
+  if (s.num_inputs < 0 || s.num_inputs >= static_cast<int>(s.args.size()))
+    throw std::invalid_argument("bad number of inputs " + std::to_string(s.num_inputs) + " of " +
+                                std::to_string(s.args.size()) + " arguments");
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    const TensorSpec& t = s.args[i];
+    const bool input = static_cast<int>(i) < s.num_inputs;
+    try {
+      check_fill_range(input ? t.fill : default_fill_range(t.dtype_code, t.dtype_bits), t.dtype_code, t.dtype_bits);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("argument " + std::to_string(i) + ": " + e.what());
+    }
+  }
+}
+
 void* KernelBench::allocate(size_t bytes) {
   void* p = allocate_aligned(bytes);
   if (!p) throw std::bad_alloc();
@@ -47,8 +64,9 @@ KernelBench::KernelBench(const WorkloadSetup& setup, LastLevelCache llc) : setup
     const size_t bytes = t.bytes();
     void* p = allocate(bytes);
     std::memset(p, 0, bytes);
-    if (static_cast<int>(i) < setup_.num_inputs && t.dtype_code == TF_DTYPE_FLOAT && t.dtype_bits == 32) {
-      fill_uniform(static_cast<float*>(p), t.num_elements(), input_seed(setup_.seed, static_cast<int>(i)));
+    if (static_cast<int>(i) < setup_.num_inputs) {
+      fill_tensor(p, t.num_elements(), t.dtype_code, t.dtype_bits, t.fill,
+                  input_seed(setup_.seed, static_cast<int>(i)));
     }
     data_.push_back(p);
     buffers.push_back(
@@ -112,10 +130,12 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
     return r;
   }
   if (!setup_.expected.empty()) {
-    const float* got = static_cast<const float*>(data_.back());
+    auto got = [&](size_t i) {
+      return element_value(data_.back(), out.dtype_code, out.dtype_bits, static_cast<int64_t>(i));
+    };
     int64_t bad = 0, first = -1;
     for (size_t i = 0; i < setup_.expected.size(); ++i) {
-      if (!matches_reference(got[i], setup_.expected[i], setup_.tolerance[i])) {
+      if (!matches_reference(got(i), setup_.expected[i], setup_.tolerance[i])) {
         if (first < 0) first = static_cast<int64_t>(i);
         ++bad;
       }
@@ -123,7 +143,7 @@ MeasureResult KernelBench::measure(TFKernelFn fn, const MeasureOptions& opts) {
     if (bad > 0) {
       r.status = MeasureStatus::WrongAnswer;
       r.error = std::to_string(bad) + " wrong output elements, first at flat index " + std::to_string(first) +
-                ": got " + std::to_string(got[first]) + ", expected " +
+                ": got " + std::to_string(got(static_cast<size_t>(first))) + ", expected " +
                 std::to_string(setup_.expected[static_cast<size_t>(first)]);
       return r;
     }

@@ -11,6 +11,7 @@
 
 #include "runtime/kernel_abi.h"
 #include "runtime/last_level_cache.h"
+#include "runtime/random_fill.h"
 
 namespace tf::runtime {
 
@@ -27,6 +28,7 @@ struct TensorSpec {
   std::vector<int64_t> shape;
   int32_t dtype_code = TF_DTYPE_FLOAT;
   int32_t dtype_bits = 32;
+  FillRange fill;  // an input's values (random_fill.h); unused for the output
   int64_t num_elements() const;
   size_t bytes() const { return static_cast<size_t>(num_elements()) * static_cast<size_t>(dtype_bits / 8); }
 };
@@ -40,6 +42,11 @@ struct WorkloadSetup {
   uint64_t seed = 42;
   std::vector<float> expected, tolerance;  // empty: no check
 };
+
+// Throws std::invalid_argument naming the argument when num_inputs is not below the number of
+// arguments, an argument's type is not one a kernel takes, or an input's fill range does not fit
+// its type: a setup from another process is checked before anything is allocated from it.
+void check_workload_args(const WorkloadSetup& s);
 
 // Whether a kernel's output element matches the reference: within the tolerance, or the same
 // special value (a NaN where the reference is NaN, as log(-1); an infinity where it is that one).

@@ -40,6 +40,8 @@ std::vector<uint8_t> encode_setup(const WorkloadSetup& s) {
     for (int64_t d : a.shape) w.i64(d);
     w.i32(a.dtype_code);
     w.i32(a.dtype_bits);
+    w.f64(a.fill.low);
+    w.f64(a.fill.high);
   }
   w.i32(s.num_inputs);
   w.u64(s.seed);
@@ -60,9 +62,16 @@ WorkloadSetup decode_setup(const std::vector<uint8_t>& b) {
     for (uint32_t d = 0; d < ndim; ++d) t.shape.push_back(r.i64());
     t.dtype_code = r.i32();
     t.dtype_bits = r.i32();
+    t.fill.low = r.f64();
+    t.fill.high = r.f64();
     s.args.push_back(t);
   }
   s.num_inputs = r.i32();
+  try {
+    check_workload_args(s);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("setup: ") + e.what());
+  }
   s.seed = r.u64();
   size_t bytes = 0;
   const uint8_t* p = r.blob(&bytes);

@@ -9,6 +9,11 @@ tunefarm build) fuses each DequantizeLinear -> Conv/Gemm -> QuantizeLinear group
 Uses Debian's python3-onnx and numpy only; run with /usr/bin/python3.
 
     scripts/make-qdq-models.py DIR     -> DIR/resnet18_qdq.onnx (reads DIR/resnet18.onnx)
+                                          DIR/resnet18_qlinear.onnx
+
+resnet18_qlinear is the same model in the operator form: each DequantizeLinear -> Conv [-> Relu] ->
+QuantizeLinear group one QLinearConv (the Relu is the saturation at the output's zero point 0, as
+ONNX Runtime's quantizer writes it); the rest (residual adds, pooling, the classifier) stays QDQ.
 
 The same float model and seed give the same file.
 """
@@ -241,19 +246,74 @@ def qdq_cnn(path, input_shape, seed):
     return model
 
 
-MODELS = [("resnet18_qdq", "resnet18.onnx", [1, 3, 224, 224])]
+def to_qlinear(model):
+    """Each DequantizeLinear -> Conv(DQ weight, DQ bias) [-> Relu] -> QuantizeLinear as one QLinearConv."""
+    g = model.graph
+    producer = {o: n for n in g.node for o in n.output}
+    consumers = {}
+    for n in g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    inits = {t.name: t for t in g.initializer}
+    replaced, dropped = {}, set()
+    for conv in g.node:
+        if conv.op_type != "Conv":
+            continue
+        x, w, b = (producer.get(i) for i in conv.input[:3])
+        if any(p is None or p.op_type != "DequantizeLinear" for p in (x, w, b)):
+            continue
+        last = conv
+        if len(consumers[conv.output[0]]) == 1 and consumers[conv.output[0]][0].op_type == "Relu":
+            last = consumers[conv.output[0]][0]
+            zero_point = numpy_helper.to_array(inits[consumers[last.output[0]][0].input[2]])
+            if int(zero_point) != 0:
+                continue  # the Relu would not be the quantization's saturation
+        readers = consumers.get(last.output[0], [])
+        if len(readers) != 1 or readers[0].op_type != "QuantizeLinear":
+            continue
+        q = readers[0]
+        qlinear = helper.make_node(
+            "QLinearConv", [x.input[0], x.input[1], x.input[2], w.input[0], w.input[1], w.input[2], q.input[1], q.input[2], b.input[0]],
+            [q.output[0]], name=conv.name + "_QLinearConv", **attrs_of(conv))
+        replaced[id(q)] = qlinear
+        dropped.update(id(n) for n in (conv, last, w, b))
+    nodes = [replaced.get(id(n), n) for n in g.node if id(n) not in dropped]
+    while True:  # the DequantizeLinear nodes only the replaced convs read
+        used = {i for n in nodes for i in n.input} | {o.name for o in g.output}
+        live = [n for n in nodes if any(o in used for o in n.output)]
+        if len(live) == len(nodes):
+            break
+        nodes = live
+    del g.node[:]
+    g.node.extend(nodes)
+    used = {i for n in g.node for i in n.input}
+    live = [t for t in g.initializer if t.name in used]  # the float biases the int32 ones replace go
+    del g.initializer[:]
+    g.initializer.extend(live)
+
+
+def qlinear_cnn(path, input_shape, seed):
+    model = qdq_cnn(path, input_shape, seed)
+    to_qlinear(model)
+    model.graph.name = model.graph.name.replace("_qdq", "_qlinear")
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+MODELS = [("resnet18_qdq", "resnet18.onnx", [1, 3, 224, 224], qdq_cnn),
+          ("resnet18_qlinear", "resnet18.onnx", [1, 3, 224, 224], qlinear_cnn)]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", help="the folder make-models.py wrote; the QDQ models go beside the float ones")
     args = parser.parse_args()
-    for name, source, shape in MODELS:
+    for name, source, shape, make in MODELS:
         src = os.path.join(args.dir, source)
         if not os.path.exists(src):
             raise SystemExit(f"make-qdq-models: {src} is missing (write it with scripts/make-models.py {args.dir})")
         path = os.path.join(args.dir, name + ".onnx")
-        onnx.save(qdq_cnn(src, shape, seed=31), path + ".tmp")
+        onnx.save(make(src, shape, seed=31), path + ".tmp")
         os.replace(path + ".tmp", path)
         print(f"make-qdq-models: {path} ({os.path.getsize(path) // 1024} KiB)")
     return 0

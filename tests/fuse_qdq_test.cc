@@ -134,5 +134,19 @@ TEST(FuseQdq, TheQdqResNet18PlansItsConvsOnIntegers) {
   EXPECT_EQ(plain.count("qconv2d_relu") + plain.count("qconv2d"), 0u);
 }
 
+// In operator form (QLinearConv, the Relus folded into saturation at zero point 0): imported as
+// the QDQ groups they compute, the same nineteen convs run on integers.
+TEST(FuseQdq, QLinearConvsRunOnIntegersToo) {
+  const Graph g = import_onnx_file(std::string(TF_MODELS_DIR) + "/resnet18_qlinear.onnx");
+  EXPECT_EQ(count_ops(g).count("QLinearConv"), 0u);
+  const auto ops = count_ops(plan_graph(g, PlanOptions{}));
+  const int integer = (ops.count("qconv2d_nchwc") ? ops.at("qconv2d_nchwc") : 0) +
+                      (ops.count("qconv2d_nchwc_relu") ? ops.at("qconv2d_nchwc_relu") : 0);
+  EXPECT_EQ(integer, 19);
+  int float_convs = 0;
+  for (const auto& [op, count] : ops) float_convs += op.rfind("conv2d", 0) == 0 ? count : 0;
+  EXPECT_EQ(float_convs, 1) << "the three-channel first conv";
+}
+
 }  // namespace
 }  // namespace tf::graph

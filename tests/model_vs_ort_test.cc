@@ -86,6 +86,10 @@ TEST(ModelVsOrt, BertEncoder12AgreesWithOnnxRuntime) { expect_model_matches_ort(
 // point or scale moves every activation of a layer, tens of percent.
 TEST(ModelVsOrt, ResNet18QdqAgreesWithOnnxRuntimesInt8Kernels) { expect_model_matches_ort("resnet18_qdq", {}, 0.03); }
 
+// The same model with its convs as QLinearConv nodes (ONNX Runtime runs those natively; tunefarm
+// imports each as the QDQ group it computes and fuses it back into qconv2d).
+TEST(ModelVsOrt, ResNet18QLinearAgreesWithOnnxRuntime) { expect_model_matches_ort("resnet18_qlinear", {}, 0.03); }
+
 // The exported models at scripts/make-models.py's BINDINGS: their symbolic extents bound as
 // --input-shape binds them.
 TEST(ModelVsOrt, FpnOpset11AgreesWithOnnxRuntime) {

@@ -231,10 +231,37 @@ TEST(OnnxConformance, EveryNodeTestPassesOrIsRefusedByNameThroughCompiledKernels
   // The ops every model the tests build relies on pass ONNX's tests through compiled kernels.
   // Ops at opsets 1-21 with every version's rules (graph/ops/): Gemm's alpha/beta/transA, Softmax
   // on any axis, a standalone BatchNormalization, the variadic elementwise ops.
-  for (const char* op : {"Add",     "Sub",         "Mul",     "Div",       "Relu",   "Conv", "MatMul",
-                         "MaxPool", "AveragePool", "Softmax", "Transpose", "Concat", "Gemm", "BatchNormalization",
-                         "Sum",     "Mean",        "Max",     "Min",       "Neg",    "Exp",  "Unsqueeze",
-                         "Squeeze", "Flatten",     "Dropout"}) {
+  for (const char* op : {"Add",
+                         "Sub",
+                         "Mul",
+                         "Div",
+                         "Relu",
+                         "Conv",
+                         "MatMul",
+                         "MaxPool",
+                         "AveragePool",
+                         "Softmax",
+                         "Transpose",
+                         "Concat",
+                         "Gemm",
+                         "BatchNormalization",
+                         "Sum",
+                         "Mean",
+                         "Max",
+                         "Min",
+                         "Neg",
+                         "Exp",
+                         "Unsqueeze",
+                         "Squeeze",
+                         "Flatten",
+                         "Dropout",
+                         "QuantizeLinear",
+                         "DequantizeLinear",
+                         "DynamicQuantizeLinear",
+                         "QLinearConv",
+                         "QLinearMatMul",
+                         "ConvInteger",
+                         "MatMulInteger"}) {
     EXPECT_GT(by_op[op].pass, 0) << op << " passes none of its node tests";
   }
   for (const char* op : {"Clip", "Pow"}) {

@@ -23,30 +23,14 @@ namespace {
 using testing_support::count_matches;
 using testing_support::default_assembly;
 
-constexpr double kInputZero = 97, kOutputZero = 31;
-
-// Scales that put the typical accumulator (random bytes: 128 x 74 x sqrt(taps) in magnitude)
-// about 40 steps from the output's zero point.
-void set_requantization(compiler::KernelRunner& runner, const ops::Conv2dNchwcShape& sh, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.5, 1.5);
-  const double taps = static_cast<double>(sh.conv.c * sh.conv.r * sh.conv.s);
-  const double typical = 128.0 * 74.0 * std::sqrt(taps);
-  compiler::HostTensor& scale = runner.input(3);
-  for (int64_t i = 0; i < scale.size(); ++i) scale.set(i, 40.0 / typical * u(rng));
-  compiler::HostTensor& zero_points = runner.input(4);
-  zero_points.set(0, kInputZero);
-  zero_points.set(1, kOutputZero);
-}
-
-// Checks the default config and `samples` random searchable ones; returns how many distinct output
-// values the default produced (a check against saturated outputs would prove little).
+// Checks the default config and `samples` random searchable ones on the inputs a tuning job
+// measures on (the op's input ranges); returns how many distinct output values the default produced
+// (a check against saturated outputs would prove little).
 size_t expect_qconv_correct(const std::string& op, const std::string& shape_text, int samples, uint64_t seed,
                             const codegen::Target& target = codegen::host_target()) {
   const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
   compiler::Task task({op, shape}, target);
   compiler::KernelRunner runner(task.op(), shape, seed, task.argument_types());
-  set_requantization(runner, ops::Conv2dNchwcShape::from_vector(shape), seed);
   const auto& space = task.space();
   std::mt19937_64 rng(seed);
   std::vector<int64_t> indices = {space.default_config().index()};

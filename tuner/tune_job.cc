@@ -17,6 +17,7 @@
 #include <memory>
 #include <thread>
 
+#include "compiler/ops/tensor_dtype.h"
 #include "runtime/random_fill.h"
 #include "runtime/thread_pool.h"
 #include "support/stats.h"
@@ -126,30 +127,34 @@ runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t 
   const std::vector<ir::DataType> types = task.argument_types();
   runtime::WorkloadSetup s;
   s.seed = seed;
-  std::vector<std::vector<float>> inputs;
-  bool all_float32 = true;
   auto typed = [&](runtime::TensorSpec t) {
     const ir::DataType type = types.at(s.args.size());
-    t.dtype_code = type.is_float() ? TF_DTYPE_FLOAT : type.code == ir::DataType::UInt ? TF_DTYPE_UINT : TF_DTYPE_INT;
+    t.dtype_code = ops::abi_dtype_code(type);
     t.dtype_bits = type.bits;
-    all_float32 = all_float32 && type == ir::DataType::float32();
     return t;
   };
+  // The reference reads every input as floats (integers up to 2^24 exactly), from the values the
+  // worker will make from the seed.
+  std::vector<std::vector<float>> inputs;
   for (const auto& in : task.op().input_shapes(shape)) {
+    const int index = static_cast<int>(s.args.size());
     runtime::TensorSpec t;
     t.shape = in;
+    t = typed(t);
+    t.fill = task.op().input_range(shape, index, types.at(static_cast<size_t>(index)));
+    std::vector<uint8_t> bytes(t.bytes());
+    runtime::fill_tensor(bytes.data(), t.num_elements(), t.dtype_code, t.dtype_bits, t.fill,
+                         runtime::input_seed(seed, index));
     inputs.emplace_back(static_cast<size_t>(t.num_elements()));
-    runtime::fill_uniform(inputs.back().data(), t.num_elements(),
-                          runtime::input_seed(seed, static_cast<int>(s.args.size())));
-    s.args.push_back(typed(t));
+    for (int64_t e = 0; e < t.num_elements(); ++e)
+      inputs.back()[static_cast<size_t>(e)] =
+          static_cast<float>(runtime::element_value(bytes.data(), t.dtype_code, t.dtype_bits, e));
+    s.args.push_back(t);
   }
   s.num_inputs = static_cast<int>(s.args.size());
   runtime::TensorSpec out;
   out.shape = task.op().output_shape(shape);
   s.args.push_back(typed(out));
-  // The worker fills float32 inputs only (others stay 0, an index in range of any gather) and
-  // checks a float32 output: a typed kernel is timed unchecked.
-  if (!all_float32) return s;
   std::vector<const float*> ptrs;
   ptrs.reserve(inputs.size());
   for (const auto& v : inputs) ptrs.push_back(v.data());

@@ -11,6 +11,7 @@
 #include "compiler/codegen/target.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/space/config_space.h"
+#include "runtime/random_fill.h"
 
 namespace tf::ops {
 
@@ -60,6 +61,11 @@ class Operator {
   // error a correct float32 kernel may have (any summation order, with or without FMA).
   virtual void reference(const std::vector<int64_t>& shape, const std::vector<const float*>& inputs,
                          std::vector<float>* output, std::vector<float>* tolerance) const = 0;
+
+  // The values input `index` (of kernel type `type`) takes when a kernel is checked and timed, the
+  // same in the compiler and on a board: runtime::default_fill_range unless the op's arithmetic
+  // needs others to be exercised.
+  virtual runtime::FillRange input_range(const std::vector<int64_t>& shape, int index, ir::DataType type) const;
 };
 
 // Shape-name plumbing for ops whose extents are numbered (an axis or an input each):

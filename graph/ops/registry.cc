@@ -86,12 +86,12 @@ const Registry& registry() {
   static const Registry r = [] {
     Registry reg;
     for (auto add :
-         {add_unary_ops,          add_binary_ops,          add_conv_ops,    add_pool_ops,  add_matmul_ops,
-          add_normalization_ops,  add_softmax_ops,         add_reduce_ops,  add_shape_ops, add_data_movement_ops,
-          add_fused_ops,          add_activation_ops,      add_logic_ops,   add_cast_ops,  add_arg_extreme_ops,
-          add_conv_transpose_ops, add_resize_ops,          add_slice_ops,   add_pad_ops,   add_cast_like_ops,
-          add_depth_space_ops,    add_sequence_ops,        add_einsum_ops,  add_loss_ops,  add_trilu_ops,
-          add_one_hot_ops,        add_window_function_ops, add_quantize_ops}) {
+         {add_unary_ops,          add_binary_ops,          add_conv_ops,     add_pool_ops,   add_matmul_ops,
+          add_normalization_ops,  add_softmax_ops,         add_reduce_ops,   add_shape_ops,  add_data_movement_ops,
+          add_fused_ops,          add_activation_ops,      add_logic_ops,    add_cast_ops,   add_arg_extreme_ops,
+          add_conv_transpose_ops, add_resize_ops,          add_slice_ops,    add_pad_ops,    add_cast_like_ops,
+          add_depth_space_ops,    add_sequence_ops,        add_einsum_ops,   add_loss_ops,   add_trilu_ops,
+          add_one_hot_ops,        add_window_function_ops, add_quantize_ops, add_qlinear_ops}) {
       add(reg.defs);
     }
     for (size_t i = 0; i < reg.defs.size(); ++i) {

@@ -67,6 +67,9 @@ struct OpDef {
   // when the inputs are not constants (Shape).
   std::function<Tensor(const Graph& g, const Node& n, const std::vector<const Tensor*>& inputs)> fold;
   bool fold_reads_shapes_only = false;
+  // normalize writes other ONNX ops (QLinearConv: DequantizeLinear, Conv, QuantizeLinear), which
+  // import then normalizes, checks nothing more of, and infers one by one like the model's own.
+  bool expands = false;
   std::function<NodeLowering(const Graph& g, const Node& n)> lower;
   std::function<ops::ElementwiseExprPtr(ElementwiseArgs& args, const Graph& scope, const Node& n)> expression;
   FusionRole fusion;
@@ -121,5 +124,6 @@ void add_trilu_ops(std::vector<OpDef>& ops);
 void add_one_hot_ops(std::vector<OpDef>& ops);
 void add_window_function_ops(std::vector<OpDef>& ops);
 void add_quantize_ops(std::vector<OpDef>& ops);
+void add_qlinear_ops(std::vector<OpDef>& ops);
 
 }  // namespace tf::graph
