@@ -38,6 +38,41 @@ TEST_F(NchwcSpace, ResnetLayers) {
     expect_configs_correct("conv2d_nchwc", layer + ",ib=16,ob=16", 1, ++seed, false);
 }
 
+// Accumulating over the whole plane: ragged row and column tiles, ragged channel blocks, strides,
+// several batches and output-channel tiles, with and without the padded copy.
+TEST_F(NchwcSpace, PlaneAccumulation) {
+  for (const char* shape :
+       {"c=19,h=9,w=10,k=13,r=3,s=3,pad=1,ib=8,ob=8", "n=2,c=16,h=7,w=7,k=40,r=3,s=3,pad=1,ib=8,ob=8",
+        "c=32,h=14,w=14,k=48,r=3,s=3,stride=2,pad=1,ib=16,ob=16", "c=17,h=6,w=7,k=9,r=1,s=1,ib=8,ob=8"}) {
+    const std::vector<int64_t> s = ops::parse_shape("conv2d_nchwc_bias_relu", shape);
+    compiler::Task task({"conv2d_nchwc_bias_relu", s}, codegen::host_target());
+    compiler::KernelRunner runner(task.op(), s, 3);
+    for (const char* config : {R"({"accumulate":"plane"})", R"({"accumulate":"plane","oc_blocks":2,"oh_tile":2})",
+                               R"({"accumulate":"plane","order":"kh_ic","pad":"inline","parallel":"none"})"}) {
+      if (std::string(config).find("pad") != std::string::npos && std::string(shape).find("pad") == std::string::npos)
+        continue;  // a 1x1 without padding has no pad knob
+      SCOPED_TRACE(std::string(shape) + " " + config);
+      auto kernel = task.build_jit(task.parse_config(config));
+      ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
+      const auto check = runner.check();
+      EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error;
+    }
+  }
+}
+
+// The default accumulates over planes that fit in L1; a config written before the knob existed
+// (a record without it) still means the per-tile kernel it measured.
+TEST(NchwcOp, PlaneAccumulationIsTheDefaultOnSmallPlanesOnly) {
+  auto space_of = [](const char* shape) {
+    return compiler::Task({"conv2d_nchwc", ops::parse_shape("conv2d_nchwc", shape)}, codegen::host_target()).space();
+  };
+  const auto small = space_of("c=512,h=7,w=7,k=512,r=3,s=3,pad=1,ib=16,ob=16");
+  EXPECT_EQ(small.default_config().get_string("accumulate"), "plane");
+  EXPECT_EQ(small.from_json(Json::parse(R"({"ow_tile":4})")).get_string("accumulate"), "tile");
+  EXPECT_EQ(space_of("c=64,h=56,w=56,k=64,r=3,s=3,pad=1,ib=16,ob=16").default_config().get_string("accumulate"),
+            "tile");
+}
+
 TEST_F(NchwcSpace, MobilenetDepthwiseLayers) {
   uint64_t seed = 300;
   for (const auto& layer : kMobilenetDepthwiseLayers)

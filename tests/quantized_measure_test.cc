@@ -50,7 +50,8 @@ TEST(Measure, QuantizedConvsAreCheckedOnTypedInputs) {
 
 TEST(MeasureWire, FillRangesTravelAndAreChecked) {
   runtime::WorkloadSetup s = tuner::make_workload_setup(qconv_task("qconv2d_nchwc"), 3);
-  const runtime::WorkloadSetup piped = runtime::worker_protocol::decode_setup(runtime::worker_protocol::encode_setup(s));
+  const runtime::WorkloadSetup piped =
+      runtime::worker_protocol::decode_setup(runtime::worker_protocol::encode_setup(s));
   const runtime::WorkloadSetup sent = fleet::from_wire(fleet::to_wire(s, 1));
   for (const auto* copy : {&piped, &sent}) {
     ASSERT_EQ(copy->args.size(), s.args.size());
@@ -60,8 +61,8 @@ TEST(MeasureWire, FillRangesTravelAndAreChecked) {
     }
   }
   // A range a uint8 cannot hold, an inverted one, a NaN: refused before anything is allocated.
-  for (runtime::FillRange r : {runtime::FillRange{0, 300}, runtime::FillRange{5, 4},
-                               runtime::FillRange{std::nan(""), 1}}) {
+  for (runtime::FillRange r :
+       {runtime::FillRange{0, 300}, runtime::FillRange{5, 4}, runtime::FillRange{std::nan(""), 1}}) {
     s.args[0].fill = r;
     try {
       fleet::from_wire(fleet::to_wire(s, 1));

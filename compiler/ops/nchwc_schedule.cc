@@ -181,4 +181,22 @@ te::Tensor tile_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, co
   return acc;
 }
 
+te::Tensor plane_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
+                              const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel) {
+  te::Tensor acc = out.op() == conv.op() ? sch.cache_write(conv) : conv;
+  schedule::Stage& w = sch[out];
+  auto [k_o, k_i] = w.split(w.axis(1), tile.oc_blocks);
+  auto [y_o, y_i] = w.split(w.axis(2), tile.oh_tile);
+  auto [x_o, x_i] = w.split(w.axis(3), tile.ow_tile);
+  ir::IterVar n = w.axis(0), l = w.axis(4);
+  w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i, l});
+  sch[acc].compute_at(w, k_o);
+  w.unroll(k_i);
+  w.unroll(y_i);
+  w.unroll(x_i);
+  vectorize_lanes(w, l, block, lanes);
+  if (parallel != "none") w.parallel(w.fuse(n, k_o));
+  return acc;
+}
+
 }  // namespace tf::ops

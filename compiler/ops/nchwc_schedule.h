@@ -85,5 +85,13 @@ struct OutputTile {
 // them, for the template to order its reduction.
 te::Tensor tile_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
                              const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel);
+// The same tiling of `out`, with the accumulators computed per output-channel tile over the whole
+// plane (all rows and columns of oc_blocks blocks) instead of per micro-kernel tile, so the
+// template can put the reduction over input-channel blocks outside its own tile loops: each block
+// of weights is then read from L1 by every tile of the plane (a 7x7 layer's 512 x 512 x 3 x 3
+// weights otherwise stream from L2 once per tile). Only the batch and channel tiles can be
+// parallel: a `parallel` over rows runs the channel tiles in parallel instead.
+te::Tensor plane_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
+                              const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel);
 
 }  // namespace tf::ops

@@ -47,12 +47,18 @@ Json Config::to_json() const {
 
 void ConfigSpace::add_knob(const std::string& name, std::vector<Json> choices, size_t default_choice,
                            const std::string& help) {
+  add_knob(name, std::move(choices), default_choice, default_choice, help);
+}
+
+void ConfigSpace::add_knob(const std::string& name, std::vector<Json> choices, size_t default_choice,
+                           size_t absent_choice, const std::string& help) {
   if (choices.empty()) throw CompileError("config space: knob '" + name + "' has no choices");
   for (const auto& k : knobs_) {
     if (k.name == name) throw CompileError("config space: knob '" + name + "' declared twice");
   }
   if (default_choice >= choices.size()) default_choice = 0;
-  knobs_.push_back({name, std::move(choices), default_choice, help});
+  if (absent_choice >= choices.size()) absent_choice = default_choice;
+  knobs_.push_back({name, std::move(choices), default_choice, help, absent_choice});
 }
 
 const Knob& ConfigSpace::knob(const std::string& name) const {
@@ -223,7 +229,7 @@ Config ConfigSpace::from_json(const Json& v) const {
   if (!v.is_object())
     throw CompileError("config: expected a JSON object of knob values, got " + std::string(json_kind(v)));
   std::vector<size_t> choices;
-  for (const auto& k : knobs_) choices.push_back(k.default_choice);
+  for (const auto& k : knobs_) choices.push_back(k.absent_choice);
   for (const auto& [name, value] : v.items()) {
     size_t ki = knobs_.size();
     for (size_t i = 0; i < knobs_.size(); ++i) {

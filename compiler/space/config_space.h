@@ -16,6 +16,9 @@ struct Knob {
   std::vector<Json> choices;  // integers, booleans or strings
   size_t default_choice = 0;
   std::string help;
+  // The choice a config written before the knob existed meant (from_json of a record without it);
+  // the default unless the knob's default is not what the kernel did then.
+  size_t absent_choice = 0;
 };
 
 class ConfigSpace;
@@ -44,6 +47,9 @@ class ConfigSpace {
  public:
   // Throws tf::CompileError on an empty choice list or a repeated name.
   void add_knob(const std::string& name, std::vector<Json> choices, size_t default_choice, const std::string& help);
+  // A knob added after records of the op were written: a config without it means `absent_choice`.
+  void add_knob(const std::string& name, std::vector<Json> choices, size_t default_choice, size_t absent_choice,
+                const std::string& help);
   const std::vector<Knob>& knobs() const { return knobs_; }
   const Knob& knob(const std::string& name) const;
 
@@ -66,7 +72,8 @@ class ConfigSpace {
   Config at(int64_t index) const;
   Config from_choices(const std::vector<size_t>& choices) const;
   Config default_config() const;
-  // From {"knob": value}: knobs left out take their default; an unknown knob or a value that is not
+  // From {"knob": value}: knobs left out take their absent choice (the default, but for a knob added
+  // after records were written: what those records' kernels did); an unknown knob or a value that is not
   // one of the knob's choices is a CompileError naming the knob and listing what is allowed.
   Config from_json(const Json& v) const;
   // The config of this space closest to `v`, a config of another space of the same template (another

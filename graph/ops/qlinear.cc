@@ -20,8 +20,7 @@ std::optional<std::string> input_count(const Node& n, size_t required, size_t op
   size_t present = 0;
   for (size_t i = 0; i < n.inputs.size(); ++i) present += !n.inputs[i].empty();
   if (n.inputs.size() > required + optional)
-    return "takes at most " + std::to_string(required + optional) + " inputs, got " +
-           std::to_string(n.inputs.size());
+    return "takes at most " + std::to_string(required + optional) + " inputs, got " + std::to_string(n.inputs.size());
   for (size_t i = 0; i < required; ++i) {
     if (i >= n.inputs.size() || n.inputs[i].empty()) return "input " + std::to_string(i) + " is required";
   }
@@ -41,7 +40,8 @@ std::string dequantized(rules::Steps& s, const std::string& x, const std::string
 // shaped like the zero point (one per row, column or channel when it is 1-D).
 std::string shifted(Graph& g, const Node& n, rules::Steps& s, size_t x, size_t zero, const std::string& stem,
                     int64_t axis) {
-  if (!g.input_present(n, zero)) return dequantized(s, n.inputs[x], s.scalar(stem + "_unit", 1, DType::Float32), "", stem, axis);
+  if (!g.input_present(n, zero))
+    return dequantized(s, n.inputs[x], s.scalar(stem + "_unit", 1, DType::Float32), "", stem, axis);
   const Shape& zs = rules::in(g, n, zero).shape;
   if (zs.size() > 1) fail(n, "zero point " + shape_str(zs) + " must be a scalar or 1-D");
   const std::string unit = s.constant(stem + "_unit", Tensor::floats(zs, std::vector<float>(element_count(zs), 1.0f)));
