@@ -19,9 +19,6 @@
 namespace tf::ops {
 namespace {
 
-// Accumulators of a plane that leave most of a 32 KB L1 data cache to the weights and inputs.
-constexpr int64_t kPlaneBytes = 16 * 1024;
-
 using ir::Expr;
 using ir::IterVar;
 using te::Tensor;
@@ -111,11 +108,9 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   // A plane whose accumulators stay in L1 (a 7x7 or 14x14 layer) reads each block of weights from
   // L1 once per tile instead of from L2: ResNet-18's 3x3 c512 on 7x7 with cold weights, Zen 3: 56 ->
   // 74 GFLOPS at 1 thread, 77 -> 121 at 2; c256 on 14x14: 64 -> 80; a 1x1 c960 -> 160 on 7x7: 69 ->
-  // 86. A 56x56 plane (200 KB) does not fit: 80 -> 31.
-  const bool plane_fits_l1 = c.oh() * c.ow() * sh.ob * def.oc_blocks * 4 <= kPlaneBytes;
-  cs.add_knob("accumulate", {Json("tile"), Json("plane")}, plane_fits_l1 ? 1 : 0, 0,
-              "accumulators per micro-kernel tile (the whole reduction inside it) or over the plane of oc_blocks "
-              "(each input-channel block's weights read from L1 by every tile)");
+  // 86. A 56x56 plane (200 KB) does not fit: 80 -> 31. Up to 16 KB leaves most of a 32 KB L1 to
+  // the weights and inputs.
+  add_accumulate_knob(cs, c.oh() * c.ow() * sh.ob * def.oc_blocks * 4, 16 * 1024);
   limit_register_tile(cs, {"oc_blocks", "ow_tile", "oh_tile"}, vectors_per_block, t.vector_registers);
   return cs;
 }
@@ -158,7 +153,7 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
 
   Scheduled result = make_scheduled({data, weight, bias, residual}, out);
   schedule::Schedule& sch = *result.schedule;
-  const bool plane = cfg.get_string("accumulate") == "plane";
+  const bool plane = accumulates_plane(cfg);
   Tensor tile = plane ? plane_nchwc_output(sch, conv, out, {kb, yt, xt}, sh.ob, lanes, parallel)
                       : tile_nchwc_output(sch, conv, out, {kb, yt, xt}, sh.ob, lanes, parallel);
 
@@ -168,14 +163,7 @@ Scheduled Conv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
   IterVar tr = r.reduce_axis(1), ts = r.reduce_axis(2);
   auto [rc_i_o, rc_i_u] = r.split(rc_i, ic_unroll);
   std::vector<IterVar> order = kh_outer ? std::vector<IterVar>{tn, tr, rc_o} : std::vector<IterVar>{tn, rc_o, tr};
-  if (plane) {
-    // The plane's tiles inside the reduction over channel blocks (and rows, kh_ic).
-    auto [ty_o, ty_i] = r.split(ty, yt);
-    auto [tx_o, tx_i] = r.split(tx, xt);
-    order.insert(order.end(), {ty_o, tx_o});
-    ty = ty_i;
-    tx = tx_i;
-  }
+  if (plane) append_plane_tiles(r, {kb, yt, xt}, &ty, &tx, &order);
   if (unroll_kw)
     order.insert(order.end(), {rc_i_o, rc_i_u, ts});
   else

@@ -199,4 +199,21 @@ te::Tensor plane_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, c
   return acc;
 }
 
+void add_accumulate_knob(space::ConfigSpace& cs, int64_t plane_bytes, int64_t max_plane_bytes) {
+  cs.add_knob("accumulate", {Json("tile"), Json("plane")}, plane_bytes <= max_plane_bytes ? 1 : 0, 0,
+              "accumulators per micro-kernel tile (the whole reduction inside it) or over the plane of oc_blocks "
+              "(each input-channel block's weights read from L1 by every tile)");
+}
+
+bool accumulates_plane(const space::Config& cfg) { return cfg.get_string("accumulate") == "plane"; }
+
+void append_plane_tiles(schedule::Stage& acc, const OutputTile& tile, ir::IterVar* ty, ir::IterVar* tx,
+                        std::vector<ir::IterVar>* order) {
+  auto [ty_o, ty_i] = acc.split(*ty, tile.oh_tile);
+  auto [tx_o, tx_i] = acc.split(*tx, tile.ow_tile);
+  order->insert(order->end(), {ty_o, tx_o});
+  *ty = ty_i;
+  *tx = tx_i;
+}
+
 }  // namespace tf::ops

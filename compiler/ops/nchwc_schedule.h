@@ -93,5 +93,15 @@ te::Tensor tile_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, co
 // parallel: a `parallel` over rows runs the channel tiles in parallel instead.
 te::Tensor plane_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
                               const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel);
+// The knob choosing between them ("accumulate": "tile" or "plane"), plane by default where the
+// plane's accumulators (`plane_bytes` for the default tile's channel blocks) take at most
+// `max_plane_bytes`; configs without the knob (records written before it) mean "tile".
+void add_accumulate_knob(space::ConfigSpace& cs, int64_t plane_bytes, int64_t max_plane_bytes);
+bool accumulates_plane(const space::Config& cfg);
+// With plane accumulation: splits the accumulators' rows `ty` and columns `tx` into the micro-kernel
+// tile (they become the tile's) and appends the tile loops to `order`, after the reduction over
+// channel blocks the template put there.
+void append_plane_tiles(schedule::Stage& acc, const OutputTile& tile, ir::IterVar* ty, ir::IterVar* tx,
+                        std::vector<ir::IterVar>* order);
 
 }  // namespace tf::ops
