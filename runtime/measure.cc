@@ -49,6 +49,12 @@ void check_workload_args(const WorkloadSetup& s) {
       throw std::invalid_argument("argument " + std::to_string(i) + ": " + e.what());
     }
   }
+  const int64_t out_elements = s.args.back().num_elements();
+  if (!s.expected.empty() &&
+      (static_cast<int64_t>(s.expected.size()) != out_elements || s.tolerance.size() != s.expected.size())) {
+    throw std::invalid_argument("expected output and tolerance must match the output's " +
+                                std::to_string(out_elements) + " elements");
+  }
 }
 
 void* KernelBench::allocate(size_t bytes) {

@@ -44,8 +44,9 @@ struct WorkloadSetup {
 };
 
 // Throws std::invalid_argument naming the argument when num_inputs is not below the number of
-// arguments, an argument's type is not one a kernel takes, or an input's fill range does not fit
-// its type: a setup from another process is checked before anything is allocated from it.
+// arguments, an argument's type is not one a kernel takes, an input's fill range does not fit its
+// type, or the reference is not one value and tolerance per output element: a setup from another
+// process is checked before anything is allocated from it.
 void check_workload_args(const WorkloadSetup& s);
 
 // Whether a kernel's output element matches the reference: within the tolerance, or the same

@@ -67,11 +67,6 @@ WorkloadSetup decode_setup(const std::vector<uint8_t>& b) {
     s.args.push_back(t);
   }
   s.num_inputs = r.i32();
-  try {
-    check_workload_args(s);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(std::string("setup: ") + e.what());
-  }
   s.seed = r.u64();
   size_t bytes = 0;
   const uint8_t* p = r.blob(&bytes);
@@ -81,6 +76,11 @@ WorkloadSetup decode_setup(const std::vector<uint8_t>& b) {
   p = r.blob(&bytes);
   s.tolerance.resize(bytes / sizeof(float));
   if (!s.tolerance.empty()) std::memcpy(s.tolerance.data(), p, s.tolerance.size() * sizeof(float));
+  try {
+    check_workload_args(s);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("setup: ") + e.what());
+  }
   return s;
 }
 

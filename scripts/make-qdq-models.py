@@ -35,6 +35,13 @@ def attrs_of(node):
     return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
 
+def drop_unused_initializers(g):
+    used = {i for n in g.node for i in n.input}
+    live = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(live)
+
+
 def fold_batchnorm(model):
     """Conv -> BatchNormalization becomes one Conv with scaled weights and a bias."""
     g = model.graph
@@ -71,10 +78,7 @@ def fold_batchnorm(model):
             o.name = rename[o.name]
     del g.node[:]
     g.node.extend(keep)
-    used = {i for n in g.node for i in n.input}
-    live = [t for t in g.initializer if t.name in used]
-    del g.initializer[:]
-    g.initializer.extend(live)
+    drop_unused_initializers(g)
 
 
 def conv2d(x, w, b, a):
@@ -216,10 +220,7 @@ def quantize(model, ranges):
             q.new_nodes = []
     del g.node[:]
     g.node.extend(out_nodes)
-    used = {i for n in g.node for i in n.input}
-    live = [t for t in g.initializer if t.name in used]  # the float weights the int8 ones replace go
-    del g.initializer[:]
-    g.initializer.extend(live)
+    drop_unused_initializers(g)  # the float weights the int8 ones replace
 
 
 def calibrate(model, input_shape, seed, samples=4):
@@ -286,10 +287,7 @@ def to_qlinear(model):
         nodes = live
     del g.node[:]
     g.node.extend(nodes)
-    used = {i for n in g.node for i in n.input}
-    live = [t for t in g.initializer if t.name in used]  # the float biases the int32 ones replace go
-    del g.initializer[:]
-    g.initializer.extend(live)
+    drop_unused_initializers(g)  # the float biases the int32 ones replace
 
 
 def qlinear_cnn(path, input_shape, seed):

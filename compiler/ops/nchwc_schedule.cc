@@ -163,21 +163,35 @@ NchwcInput nchwc_input(const te::Tensor& data, const Conv2dShape& c, bool copy, 
   return in;
 }
 
-te::Tensor tile_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
-                             const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel) {
-  te::Tensor acc = out.op() == conv.op() ? sch.cache_write(conv) : conv;
-  schedule::Stage& w = sch[out];
+namespace {
+
+// The output's loops (n, ko, y, x, lane) tiled into micro-kernels, the tile unrolled and its lanes
+// vectorized; returns the loops outside the tile.
+struct TileLoops {
+  ir::IterVar n, k_o, y_o, x_o;
+};
+TileLoops tile_output_loops(schedule::Stage& w, const OutputTile& tile, int64_t block, int64_t lanes) {
   auto [k_o, k_i] = w.split(w.axis(1), tile.oc_blocks);
   auto [y_o, y_i] = w.split(w.axis(2), tile.oh_tile);
   auto [x_o, x_i] = w.split(w.axis(3), tile.ow_tile);
   ir::IterVar n = w.axis(0), l = w.axis(4);
   w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i, l});
-  sch[acc].compute_at(w, x_o);
   w.unroll(k_i);
   w.unroll(y_i);
   w.unroll(x_i);
   vectorize_lanes(w, l, block, lanes);
-  apply_parallel(w, parallel, n, k_o, y_o);
+  return {n, k_o, y_o, x_o};
+}
+
+}  // namespace
+
+te::Tensor tile_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
+                             const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel) {
+  te::Tensor acc = out.op() == conv.op() ? sch.cache_write(conv) : conv;
+  schedule::Stage& w = sch[out];
+  const TileLoops loops = tile_output_loops(w, tile, block, lanes);
+  sch[acc].compute_at(w, loops.x_o);
+  apply_parallel(w, parallel, loops.n, loops.k_o, loops.y_o);
   return acc;
 }
 
@@ -185,17 +199,9 @@ te::Tensor plane_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, c
                               const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel) {
   te::Tensor acc = out.op() == conv.op() ? sch.cache_write(conv) : conv;
   schedule::Stage& w = sch[out];
-  auto [k_o, k_i] = w.split(w.axis(1), tile.oc_blocks);
-  auto [y_o, y_i] = w.split(w.axis(2), tile.oh_tile);
-  auto [x_o, x_i] = w.split(w.axis(3), tile.ow_tile);
-  ir::IterVar n = w.axis(0), l = w.axis(4);
-  w.reorder({n, k_o, y_o, x_o, k_i, y_i, x_i, l});
-  sch[acc].compute_at(w, k_o);
-  w.unroll(k_i);
-  w.unroll(y_i);
-  w.unroll(x_i);
-  vectorize_lanes(w, l, block, lanes);
-  if (parallel != "none") w.parallel(w.fuse(n, k_o));
+  const TileLoops loops = tile_output_loops(w, tile, block, lanes);
+  sch[acc].compute_at(w, loops.k_o);
+  if (parallel != "none") w.parallel(w.fuse(loops.n, loops.k_o));
   return acc;
 }
 
