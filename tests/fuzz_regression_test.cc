@@ -158,11 +158,16 @@ TEST(FuzzRegression, WorkerSetupWithEmptyBlobsDecodes) {
   s.args = {vector2, vector2};
   s.num_inputs = 1;
   s.expected = {1.0f, 2.0f};
+  s.tolerance = {0.0f, 0.0f};
   const runtime::WorkloadSetup back = runtime::worker_protocol::decode_setup(runtime::worker_protocol::encode_setup(s));
   EXPECT_EQ(back.expected, s.expected);
-  EXPECT_TRUE(back.tolerance.empty());
+  EXPECT_EQ(back.tolerance, s.tolerance);
   s.expected.clear();
+  s.tolerance.clear();
   EXPECT_TRUE(runtime::worker_protocol::decode_setup(runtime::worker_protocol::encode_setup(s)).expected.empty());
+  // An expected output without its tolerance (the empty blob) is refused: the check reads both.
+  s.expected = {1.0f, 2.0f};
+  EXPECT_THROW(runtime::worker_protocol::decode_setup(runtime::worker_protocol::encode_setup(s)), std::runtime_error);
 }
 
 }  // namespace

@@ -23,8 +23,6 @@ using ir::Expr;
 using ir::IterVar;
 using te::Tensor;
 
-bool rows_tiled(const Conv2dShape& c) { return (c.r == 1 && c.s == 1) || c.ow() <= 14; }
-
 class Conv2dNchwc : public NchwcConvOperator<Conv2dNchwcShape> {
  public:
   using NchwcConvOperator::NchwcConvOperator;
@@ -56,24 +54,9 @@ space::ConfigSpace Conv2dNchwc::config_space(const std::vector<int64_t>& s, cons
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t vectors_per_block = ceil_div(sh.ob, lanes);
-  // Rows of a tile share weight vectors: the default stacks rows for 1x1 kernels, and for narrow
-  // rows (the late layers' 7 or 14 columns) whose one-row tile leaves registers unused.
-  const bool row_tiles = rows_tiled(c);
   space::ConfigSpace cs;
   const RegisterTile def =
-      default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, t.vector_registers);
-  // The register tile spans the shapes the micro-kernel can take up to twice the register file,
-  // spilling ones included: which fits best depends on the layer and the board, and telling them
-  // apart is the cost model's job.
-  auto kb = int_choices({1, 2, 4}, sh.k_blocks());
-  cs.add_knob("oc_blocks", kb, space::index_of_choice(kb, def.oc_blocks),
-              "output-channel blocks (of ob) per micro-kernel: each shares one broadcast input value");
-  auto ow = ow_tile_choices(c.ow());
-  cs.add_knob("ow_tile", ow, space::index_of_choice(ow, def.ow_tile),
-              "output columns per micro-kernel (the register tile's width)");
-  auto oh = int_choices({1, 2, 4}, c.oh());
-  cs.add_knob("oh_tile", oh, space::index_of_choice(oh, def.oh_tile),
-              "output rows per micro-kernel: rows share the weight vectors (1x1 kernels, narrow rows)");
+      add_register_tile_knobs(cs, c, sh.k_blocks(), vectors_per_block, t.vector_registers, "broadcast input value");
   if (c.s > 1) {
     // Unrolled, neighbouring taps read the same inputs and LLVM keeps their broadcasts live across
     // the taps: with a full register tile that spills, so the default keeps kw a loop.

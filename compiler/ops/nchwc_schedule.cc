@@ -185,6 +185,26 @@ TileLoops tile_output_loops(schedule::Stage& w, const OutputTile& tile, int64_t 
 
 }  // namespace
 
+RegisterTile add_register_tile_knobs(space::ConfigSpace& cs, const Conv2dShape& c, int64_t k_blocks,
+                                     int64_t vectors_per_block, int64_t vector_registers, const std::string& shares) {
+  const bool row_tiles = (c.r == 1 && c.s == 1) || c.ow() <= 14;
+  const RegisterTile def =
+      default_register_tile(c.oh(), c.ow(), k_blocks, vectors_per_block, row_tiles, vector_registers);
+  // The register tile spans the shapes the micro-kernel can take up to twice the register file,
+  // spilling ones included: which fits best depends on the layer and the board, and telling them
+  // apart is the cost model's job.
+  auto kb = int_choices({1, 2, 4}, k_blocks);
+  cs.add_knob("oc_blocks", kb, space::index_of_choice(kb, def.oc_blocks),
+              "output-channel blocks (of ob) per micro-kernel: each shares one " + shares);
+  auto ow = ow_tile_choices(c.ow());
+  cs.add_knob("ow_tile", ow, space::index_of_choice(ow, def.ow_tile),
+              "output columns per micro-kernel (the register tile's width)");
+  auto oh = int_choices({1, 2, 4}, c.oh());
+  cs.add_knob("oh_tile", oh, space::index_of_choice(oh, def.oh_tile),
+              "output rows per micro-kernel: rows share the weight vectors (1x1 kernels, narrow rows)");
+  return def;
+}
+
 te::Tensor tile_nchwc_output(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
                              const OutputTile& tile, int64_t block, int64_t lanes, const std::string& parallel) {
   te::Tensor acc = out.op() == conv.op() ? sch.cache_write(conv) : conv;

@@ -37,6 +37,14 @@ void limit_register_tile(space::ConfigSpace& cs, const std::vector<std::string>&
 RegisterTile default_register_tile(int64_t oh, int64_t ow, int64_t k_blocks, int64_t vectors_per_block, bool row_tiles,
                                    int64_t vector_registers);
 
+// The register tile's knobs of a dense NCHWc conv over `c` with k_blocks output-channel blocks
+// (oc_blocks, ow_tile, oh_tile), defaulting to default_register_tile with rows stacked for 1x1
+// kernels and narrow rows (the late layers' 7 or 14 columns, whose one-row tile leaves registers
+// unused); `shares` says what an oc_block shares (a broadcast input value, a group of input bytes).
+// Returns the default tile.
+RegisterTile add_register_tile_knobs(space::ConfigSpace& cs, const Conv2dShape& c, int64_t k_blocks,
+                                     int64_t vectors_per_block, int64_t vector_registers, const std::string& shares);
+
 // The output-width tile that wastes least of a row of `ow` columns among those whose
 // accumulators (vectors_per_column each) fit `budget`.
 int64_t default_ow_tile(int64_t ow, int64_t vectors_per_column, int64_t budget);

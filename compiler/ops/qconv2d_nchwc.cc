@@ -91,18 +91,9 @@ space::ConfigSpace QConv2dNchwc::config_space(const std::vector<int64_t>& s, con
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());  // int32 accumulators per vector
   const int64_t vectors_per_block = ceil_div(sh.ob, lanes);
-  const bool row_tiles = (c.r == 1 && c.s == 1) || c.ow() <= 14;
-  const RegisterTile def =
-      default_register_tile(c.oh(), c.ow(), sh.k_blocks(), vectors_per_block, row_tiles, t.vector_registers);
   space::ConfigSpace cs;
-  auto kb = int_choices({1, 2, 4}, sh.k_blocks());
-  cs.add_knob("oc_blocks", kb, space::index_of_choice(kb, def.oc_blocks),
-              "output-channel blocks (of ob) per micro-kernel: each shares one broadcast group of input bytes");
-  auto ow = ow_tile_choices(c.ow());
-  cs.add_knob("ow_tile", ow, space::index_of_choice(ow, def.ow_tile), "output columns per micro-kernel");
-  auto oh = int_choices({1, 2, 4}, c.oh());
-  cs.add_knob("oh_tile", oh, space::index_of_choice(oh, def.oh_tile),
-              "output rows per micro-kernel: rows share the weight vectors");
+  const RegisterTile def = add_register_tile_knobs(cs, c, sh.k_blocks(), vectors_per_block, t.vector_registers,
+                                                   "broadcast group of input bytes");
   cs.add_knob("unroll_groups", divisor_choices({1, 2, 4}, sh.ib / kGroup), 0,
               "groups of four input channels unrolled together around the micro-kernel");
   cs.add_knob("order", {Json("ic_kh"), Json("kh_ic")}, 0,
