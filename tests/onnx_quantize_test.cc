@@ -127,6 +127,33 @@ TEST(OnnxQuantize, BlockedQuantizationAndAScaleOfTheWrongExtentAreRefusedByName)
   EXPECT_NE(why.find("scale has 4 elements; input 0 [1,3,2,2] has 3 along axis 1"), std::string::npos) << why;
 }
 
+// QLinearConv as a hostile or careless exporter writes it: without its output zero point, or with
+// a per-channel weight zero point that does not match its scales. Refused naming the node.
+TEST(OnnxQuantize, ABrokenQLinearConvIsRefusedByName) {
+  auto qlinear_conv = [](bool with_output_zero, int64_t weight_zeros) {
+    OnnxModelBuilder b(13);
+    b.input("x", {1, 4, 5, 5}, onnx::TensorProto::UINT8).output("y");
+    b.floats("sx", {}, {0.1f}).floats("sw", {2}, {0.01f, 0.02f}).floats("sy", {}, {0.2f});
+    add_scalar(b, "zx", onnx::TensorProto::UINT8, 3);
+    add_scalar(b, "zy", onnx::TensorProto::UINT8, 0);
+    auto& w = b.initializer("w", onnx::TensorProto::INT8, {2, 4, 3, 3});
+    for (int i = 0; i < 72; ++i) w.add_int32_data(i % 7 - 3);
+    auto& zw = b.initializer("zw", onnx::TensorProto::INT8, {weight_zeros});
+    for (int64_t i = 0; i < weight_zeros; ++i) zw.add_int32_data(0);
+    std::vector<std::string> in = {"x", "sx", "zx", "w", "sw", "zw", "sy"};
+    if (with_output_zero) in.push_back("zy");
+    b.node("QLinearConv", in, {"y"}, "qconv");
+    return testing::import_error(b);
+  };
+  std::string why = qlinear_conv(false, 2);
+  EXPECT_NE(why.find("qconv"), std::string::npos) << why;
+  EXPECT_NE(why.find("input 7 is required"), std::string::npos) << why;
+  why = qlinear_conv(true, 3);
+  EXPECT_NE(why.find("qconv"), std::string::npos) << why;
+  EXPECT_NE(why.find("zero point [3] and scale [2] differ in shape"), std::string::npos) << why;
+  EXPECT_EQ(qlinear_conv(true, 2), "");  // well formed: imports
+}
+
 // Cast into a byte: a float saturates at the type's ends (ONNX leaves it undefined; a plain
 // conversion would be poison in the kernel), an integer keeps its low bits as NumPy's astype does.
 // The kernel and the fold of the same model with constant inputs agree.

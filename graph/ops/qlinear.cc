@@ -16,9 +16,9 @@ namespace {
 
 using rules::fail;
 
-std::optional<std::string> input_count(const Node& n, size_t required, size_t optional) {
-  size_t present = 0;
-  for (size_t i = 0; i < n.inputs.size(); ++i) present += !n.inputs[i].empty();
+// Refuses a node without its `required` leading inputs, with more than `optional` after them, or
+// with other than one output.
+std::optional<std::string> check_inputs(const Node& n, size_t required, size_t optional) {
   if (n.inputs.size() > required + optional)
     return "takes at most " + std::to_string(required + optional) + " inputs, got " + std::to_string(n.inputs.size());
   for (size_t i = 0; i < required; ++i) {
@@ -55,7 +55,7 @@ OpDef qlinear_conv() {
   d.expands = true;
   d.attributes = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
   d.check = [](const Node& n, const OpVersion&) {
-    if (auto why = input_count(n, 8, 1)) return why;
+    if (auto why = check_inputs(n, 8, 1)) return why;
     return window::check(n, window::Kind::Conv);
   };
   d.normalize = [](Graph& g, Node n, const OpVersion&) {
@@ -79,7 +79,7 @@ OpDef qlinear_matmul() {
   d.name = "QLinearMatMul";
   d.versions = {10, 21};
   d.expands = true;
-  d.check = [](const Node& n, const OpVersion&) { return input_count(n, 8, 0); };
+  d.check = [](const Node& n, const OpVersion&) { return check_inputs(n, 8, 0); };
   d.normalize = [](Graph& g, Node n, const OpVersion&) {
     rules::Steps s(g, n);
     // A 1-D scale of a quantizes it per row, of b per column.
@@ -99,7 +99,7 @@ OpDef conv_integer() {
   d.expands = true;
   d.attributes = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
   d.check = [](const Node& n, const OpVersion&) {
-    if (auto why = input_count(n, 2, 2)) return why;
+    if (auto why = check_inputs(n, 2, 2)) return why;
     return window::check(n, window::Kind::Conv);
   };
   d.normalize = [](Graph& g, Node n, const OpVersion&) {
@@ -118,7 +118,7 @@ OpDef matmul_integer() {
   d.name = "MatMulInteger";
   d.versions = {10};
   d.expands = true;
-  d.check = [](const Node& n, const OpVersion&) { return input_count(n, 2, 2); };
+  d.check = [](const Node& n, const OpVersion&) { return check_inputs(n, 2, 2); };
   d.normalize = [](Graph& g, Node n, const OpVersion&) {
     rules::Steps s(g, n);
     const std::string a = shifted(g, n, s, 0, 2, "a", -2);  // a 1-D zero point of a: one per row
