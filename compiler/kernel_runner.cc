@@ -6,7 +6,7 @@
 #include <new>
 #include <random>
 
-#include "compiler/ops/tensor_dtype.h"
+#include "compiler/codegen/abi_dtype.h"
 #include "runtime/measure.h"
 #include "runtime/random_fill.h"
 #include "support/call_timer.h"
@@ -25,7 +25,7 @@ HostTensor::HostTensor(std::vector<int64_t> shape, ir::DataType type)
 void HostTensor::Free::operator()(void* p) const { std::free(p); }
 
 double HostTensor::value(int64_t i) const {
-  return runtime::element_value(data_.get(), ops::abi_dtype_code(type_), type_.bits, i);
+  return runtime::element_value(data_.get(), codegen::abi_dtype_code(type_), type_.bits, i);
 }
 
 void HostTensor::set(int64_t i, double v) {
@@ -47,7 +47,7 @@ TFBuffer HostTensor::buffer() const {
   b.data = data_.get();
   b.shape = shape_.data();
   b.ndim = static_cast<int32_t>(shape_.size());
-  b.dtype_code = ops::abi_dtype_code(type_);
+  b.dtype_code = codegen::abi_dtype_code(type_);
   b.dtype_bits = type_.bits;
   return b;
 }
@@ -61,7 +61,7 @@ KernelRunner::KernelRunner(const ops::Operator& op, std::vector<int64_t> shape, 
     tensors_.emplace_back(input_shapes[i], type_of(i));
     HostTensor& t = tensors_.back();
     const runtime::FillRange range = op_.input_range(shape_, static_cast<int>(i), t.type());
-    runtime::fill_tensor(t.raw(), t.size(), ops::abi_dtype_code(t.type()), t.type().bits, range,
+    runtime::fill_tensor(t.raw(), t.size(), codegen::abi_dtype_code(t.type()), t.type().bits, range,
                          runtime::input_seed(seed, static_cast<int>(i)));
   }
   tensors_.emplace_back(op_.output_shape(shape_), type_of(input_shapes.size()));

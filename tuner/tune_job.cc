@@ -17,7 +17,7 @@
 #include <memory>
 #include <thread>
 
-#include "compiler/ops/tensor_dtype.h"
+#include "compiler/codegen/abi_dtype.h"
 #include "runtime/random_fill.h"
 #include "runtime/thread_pool.h"
 #include "support/stats.h"
@@ -129,7 +129,7 @@ runtime::WorkloadSetup make_workload_setup(const compiler::Task& task, uint64_t 
   s.seed = seed;
   auto typed = [&](runtime::TensorSpec t) {
     const ir::DataType type = types.at(s.args.size());
-    t.dtype_code = ops::abi_dtype_code(type);
+    t.dtype_code = codegen::abi_dtype_code(type);
     t.dtype_bits = type.bits;
     return t;
   };

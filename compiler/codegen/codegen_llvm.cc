@@ -6,6 +6,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "compiler/codegen/abi_dtype.h"
 #include "compiler/error.h"
 #include "runtime/kernel_abi.h"
 
@@ -111,9 +112,7 @@ void CodeGenLLVM::make_entry(const ir::LoweredFunc& f, llvm::Function* body) {
       llvm::Value* extent = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), shape, d));
       check(b_.CreateICmpEQ(extent, b_.getInt64(buf->shape[d])), TF_ERR_SHAPE);
     }
-    const int32_t code = buf->dtype.is_float()                   ? TF_DTYPE_FLOAT
-                         : buf->dtype.code == ir::DataType::UInt ? TF_DTYPE_UINT
-                                                                 : TF_DTYPE_INT;
+    const int32_t code = abi_dtype_code(buf->dtype);
     llvm::Value* dtype_code = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(tf_buffer, arg, 3));
     llvm::Value* dtype_bits = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(tf_buffer, arg, 4));
     check(b_.CreateAnd(b_.CreateICmpEQ(dtype_code, b_.getInt32(code)),

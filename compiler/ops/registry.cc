@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "compiler/error.h"
-#include "compiler/ops/tensor_dtype.h"
+#include "compiler/codegen/abi_dtype.h"
 #include "support/workload_key.h"
 
 namespace tf::ops {
@@ -127,7 +127,7 @@ std::vector<int64_t> Operator::shape_from_named(const std::map<std::string, int6
 }
 
 runtime::FillRange Operator::input_range(const std::vector<int64_t>&, int, ir::DataType type) const {
-  return runtime::default_fill_range(abi_dtype_code(type), type.bits);
+  return runtime::default_fill_range(codegen::abi_dtype_code(type), type.bits);
 }
 
 void Operator::check_shape(const std::vector<int64_t>& shape) const {

@@ -1,7 +1,5 @@
 #include "compiler/ops/tensor_dtype.h"
 
-#include "runtime/kernel_abi.h"
-
 namespace tf::ops {
 
 ir::DataType kernel_type(DType t) {
@@ -14,10 +12,6 @@ ir::DataType kernel_type(DType t) {
     case DType::UInt8: return ir::DataType::uint8();
     default: return ir::DataType::float32();
   }
-}
-
-int32_t abi_dtype_code(ir::DataType type) {
-  return type.is_float() ? TF_DTYPE_FLOAT : type.is_int() ? TF_DTYPE_INT : TF_DTYPE_UINT;
 }
 
 std::optional<DType> model_dtype(ir::DataType k) {

@@ -5,7 +5,6 @@
 // and dtype_bits), so a model that hands a kernel another type gets TF_ERR_DTYPE, never garbage.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 
 #include "compiler/ir/type.h"
@@ -18,8 +17,6 @@ ir::DataType kernel_type(DType t);
 // uint8 reads as Bool: a uint8 and a bool argument share the kernel type, and an expression tells
 // them apart by the model types it was built for.
 std::optional<DType> model_dtype(ir::DataType kernel);
-// How the kernel ABI names the type (runtime/kernel_abi.h: TF_DTYPE_*, with type.bits).
-int32_t abi_dtype_code(ir::DataType type);
 // v rounded to the nearest float32, as a kernel stores a constant.
 inline double round_to_float(double v) { return static_cast<double>(static_cast<float>(v)); }
 
