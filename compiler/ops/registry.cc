@@ -4,8 +4,8 @@
 #include <memory>
 #include <sstream>
 
-#include "compiler/error.h"
 #include "compiler/codegen/abi_dtype.h"
+#include "compiler/error.h"
 #include "support/workload_key.h"
 
 namespace tf::ops {
