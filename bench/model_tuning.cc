@@ -28,9 +28,11 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   // kernel's time inside the model.
   const graph::MeasuredModel defaults = graph::measure_model_here(imported, target, s.threads, nullptr,
                                                                   tuner::local_device_key(s.threads), s.timing_lock);
-  const double other_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
+  double other_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
   const graph::Graph planned = graph::plan_graph(imported, graph::plan_options_for(target));
+  std::vector<ops::Workload> workloads;
   for (const auto& t : graph::tunable_tasks(planned, s.graph_layouts)) {
+    workloads.push_back(t.workload);
     compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
     to_tune.push_back({compiled.back().get(), static_cast<double>(t.count), t.group});
     const auto it = defaults.parts.kernel_s_per_call.find(t.workload.str());
@@ -48,11 +50,17 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
   o.each.job_id =
       db.create_job(Json{{"kind", "model"}, {"bench", "models_bench"}, {"trials", s.trials}}, "models_bench");
 
+  o.time_in_model = [&] {
+    return graph::time_tasks_in_model(imported, target, s.threads, db, tuner::local_device_key(s.threads),
+                                      s.timing_lock, s.cold_inputs, workloads);
+  };
+
   ModelTuneRun run;
   int64_t next_checkpoint = s.checkpoint;
   const int64_t every = std::max<int64_t>(1, s.trials / 10);
   int64_t next_line = every;
   auto progress = [&](const tuner::TasksProgress& p) {
+    if (p.other_nodes_s >= 0) other_ms = p.other_nodes_s * 1e3;
     ModelTuneRun::Point point{p.trials, p.estimated_s * 1e3 + other_ms, 0};
     if (s.checkpoint > 0 && s.measure && p.trials >= next_checkpoint) {
       auto exec = build_from_db(imported, s.target, s.threads, &db, nullptr, true, s.cold_inputs);

@@ -59,6 +59,7 @@ struct ModelTuneResult {
   // On this host: the untuned nodes and layout transforms, measured once before the search (part of
   // estimated_ms), and the model built from the db at the end and timed; 0 where not measured.
   double other_nodes_ms = 0, measured_ms = 0;
+  int in_model_timings = 0;  // checkpoints at which the model was built with the bests so far and timed
   // The default build's latency before the search and again beside the tuned build at the end: their
   // ratio is how much the machine's speed drifted in between, which no estimate can foresee.
   double default_before_ms = 0, default_after_ms = 0;

@@ -43,6 +43,24 @@ MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Ta
   return MeasuredModel{timed.median_ms(), graph::latency_breakdown(planned, exec.model(), timed)};
 }
 
+tuner::InModelTimes time_tasks_in_model(const graph::Graph& imported, const codegen::Target& target, int threads,
+                                        db::Database& db, const std::string& device_key,
+                                        const std::string& lock_file, runtime::ColdInputs timing,
+                                        const std::vector<ops::Workload>& tasks) {
+  const MeasuredModel m = measure_model_here(imported, target, threads, &db, device_key, lock_file, timing);
+  const tuner::BestConfigs best(&db, target.str(), device_key, timing);
+  tuner::InModelTimes t;
+  t.other_s = (m.parts.untuned_ms + m.parts.layout_ms) * 1e-3;
+  for (const ops::Workload& w : tasks) {
+    const auto in_model = m.parts.kernel_s_per_call.find(w.str());
+    const std::optional<double> alone = best.seconds(w);
+    const bool ran = in_model != m.parts.kernel_s_per_call.end() && alone;
+    t.in_model_s.push_back(ran ? in_model->second : 0);
+    t.alone_s.push_back(ran ? *alone : 0);
+  }
+  return t;
+}
+
 namespace {
 
 void append_runs(runtime::model::ModelTiming* all, const runtime::model::ModelTiming& more) {

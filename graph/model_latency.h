@@ -12,6 +12,7 @@
 #include "graph/latency_breakdown.h"
 #include "runtime/measure.h"
 #include "runtime/model/model_file.h"
+#include "tuner/tune_tasks.h"
 
 namespace tf::graph {
 
@@ -34,6 +35,14 @@ runtime::model::ModelFile build_with_db(const graph::Graph& imported, const code
 MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads,
                                  db::Database* db, const std::string& device_key, const std::string& lock_file,
                                  runtime::ColdInputs timing = runtime::ColdInputs::Weights);
+
+// What a model job's in-model checkpoints read (tuner::TuneTasksOptions::time_in_model): the model
+// built with `db`'s best configs so far and timed once; per workload of `tasks`, a call's seconds in
+// the run and its config's recorded seconds alone.
+tuner::InModelTimes time_tasks_in_model(const graph::Graph& imported, const codegen::Target& target, int threads,
+                                        db::Database& db, const std::string& device_key,
+                                        const std::string& lock_file, runtime::ColdInputs timing,
+                                        const std::vector<ops::Workload>& tasks);
 
 // The model built with `db`'s best configs, timed in rounds that alternate with the default build.
 // A shared machine's speed drifts by tens of percent over the minutes a search takes: the default

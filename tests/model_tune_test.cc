@@ -74,11 +74,12 @@ TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound
   for (const auto& t : tasks) {
     EXPECT_GE(t.at("trials").get<int64_t>(), 8) << t.dump() << ": every kernel gets a warm-up batch";
     EXPECT_GT(t.at("best_ms").get<double>(), 0) << t.dump();
-    // Each kernel counts at its time inside the model: its time alone times the ratio of the
-    // default config inside a default build to the same config timed alone.
+    // Each kernel counts at its time inside the model: its time alone times the ratio of its best
+    // config inside the model (built with the bests so far at the job's checkpoints) to the same
+    // config timed alone.
     const double scale = t.at("in_model_scale").get<double>();
     EXPECT_GE(scale, 0.5) << t.dump();
-    EXPECT_LE(scale, 3.0) << t.dump();
+    EXPECT_LE(scale, 4.0) << t.dump();
     const double alone = t.at("best_ms").get<double>() * t.at("calls").get<double>();
     const int group = t.at("group").get<int>();
     if (group == 0)
@@ -90,8 +91,9 @@ TEST(ModelTune, LocalJobSpendsItsBudgetOverEveryKernelAndTheBuildUsesWhatItFound
   EXPECT_EQ(fastest.size(), 2u);
   for (const auto& [group, leader] : fastest) estimate += leader.second;  // a group runs its fastest member
   EXPECT_EQ(trials, 96);
-  // The estimate is the tuned kernels plus what the other nodes took in a default build (timed
-  // once), and the tuned model was built and timed at the end.
+  EXPECT_EQ(j.at("in_model_timings"), 3);
+  // The estimate is the tuned kernels plus what the other nodes took in the last of those builds,
+  // and the tuned model was built and timed at the end.
   const double other = j.at("other_nodes_ms").get<double>();
   EXPECT_GT(other, 0) << "the global pool, the softmax and the layout transforms take some time";
   EXPECT_NEAR(j.at("estimated_ms").get<double>(), estimate + other, 1e-6 * estimate);

@@ -16,6 +16,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A call's time inside the model over its time alone. A scale far from 1 is noise more than cache
+// (short kernels at two threads do reach 3 to 4), and is clamped.
+double in_model_scale(double in_model_s, double alone_s) { return std::clamp(in_model_s / alone_s, 0.5, 4.0); }
+
 double best_seconds(const TuneResult& r) {
   if (!r.best || r.best->mean_s() <= 0) return std::numeric_limits<double>::infinity();
   return r.best->mean_s();
@@ -45,6 +49,8 @@ class TasksRun {
   }
   void note_estimate();
   void note_in_model_scale(size_t task);
+  double share_done() const;
+  void time_in_model_when_due();
   void report(size_t task, bool replayed);
 
   const std::vector<TaskToTune>& tasks_;
@@ -56,6 +62,8 @@ class TasksRun {
   std::vector<std::unique_ptr<Measurer>> measurers_;
   std::vector<std::unique_ptr<TaskTuning>> tunings_;
   std::vector<TaskProgress> progress_;
+  std::vector<bool> timed_in_model_;  // per task: its scale comes from its best config's time in the model
+  int checkpoints_done_ = 0;
   int64_t used_ = 0;
   TuneTasksResult result_;
 };
@@ -86,6 +94,7 @@ TaskTuning& TasksRun::tuning(size_t i) {
 void TasksRun::start() {
   measurers_.resize(tasks_.size());
   tunings_.resize(tasks_.size());
+  timed_in_model_.assign(tasks_.size(), false);
   for (const TaskToTune& t : tasks_) {
     TaskProgress p;
     p.calls = t.calls;
@@ -119,6 +128,7 @@ void TasksRun::search() {
     TaskProgress& p = progress_[*pick];
     p.after_batch(r.trials, best_seconds(r));
     note_in_model_scale(*pick);
+    time_in_model_when_due();
     // A batch that ran nothing (the tuner had nothing left to propose) would be picked forever.
     p.exhausted = task.exhausted() || (r.trials == before && !stopped());
     note_estimate();
@@ -148,17 +158,46 @@ void TasksRun::note_estimate() {
 // Once the default config has been timed alone (a tuner measures it first), the task's calls count
 // at the time they take inside the model: the estimate is then the model's latency, not the sum of
 // kernels timed one by one. An alternative the default build does not run (a Winograd kernel for a
-// direct one) takes the scale of the member of its group that it does run. A scale far from 1 is
-// noise, not cache, and is clamped.
+// direct one) takes the scale of the member of its group that it does run.
 void TasksRun::note_in_model_scale(size_t i) {
+  if (timed_in_model_[i]) return;
   const double alone = tunings_[i]->result().default_s, in_model = tasks_[i].in_model_default_s;
   if (alone <= 0 || in_model <= 0) return;
-  const double scale = std::clamp(in_model / alone, 0.5, 3.0);
+  const double scale = in_model_scale(in_model, alone);
   progress_[i].in_model_scale = scale;
   if (tasks_[i].group < 0) return;
   for (size_t j = 0; j < tasks_.size(); ++j) {
-    if (tasks_[j].group == tasks_[i].group && tasks_[j].in_model_default_s <= 0) progress_[j].in_model_scale = scale;
+    if (tasks_[j].group == tasks_[i].group && tasks_[j].in_model_default_s <= 0 && !timed_in_model_[j])
+      progress_[j].in_model_scale = scale;
   }
+}
+
+double TasksRun::share_done() const {
+  double share = static_cast<double>(used_) / static_cast<double>(std::max<int64_t>(1, o_.trials));
+  if (o_.time_limit_s > 0)
+    share = std::max(share, std::chrono::duration<double>(Clock::now() - start_).count() / o_.time_limit_s);
+  return share;
+}
+
+// The configs that won alone are timed in the model they are for; from then on each of those tasks
+// counts at its best config's scale there rather than the default config's. A task whose best
+// changes after the last timing keeps the scale of the config it replaced.
+void TasksRun::time_in_model_when_due() {
+  const int n = o_.in_model_checkpoints;
+  if (!o_.time_in_model || checkpoints_done_ >= n) return;
+  if (share_done() < static_cast<double>(checkpoints_done_ + 1) / (n + 1)) return;
+  while (checkpoints_done_ < n && share_done() >= static_cast<double>(checkpoints_done_ + 1) / (n + 1))
+    ++checkpoints_done_;
+  const Clock::time_point begin = Clock::now();
+  const InModelTimes t = o_.time_in_model();
+  result_.in_model_timing_s += std::chrono::duration<double>(Clock::now() - begin).count();
+  for (size_t i = 0; i < tasks_.size() && i < t.in_model_s.size() && i < t.alone_s.size(); ++i) {
+    if (t.in_model_s[i] <= 0 || t.alone_s[i] <= 0) continue;
+    progress_[i].in_model_scale = in_model_scale(t.in_model_s[i], t.alone_s[i]);
+    timed_in_model_[i] = true;
+  }
+  result_.other_nodes_s = t.other_s;
+  ++result_.in_model_timings;
 }
 
 void TasksRun::report(size_t task, bool replayed) {
@@ -172,6 +211,7 @@ void TasksRun::report(size_t task, bool replayed) {
   p.missing = result_.missing;
   p.elapsed_s = std::chrono::duration<double>(Clock::now() - start_).count();
   p.replayed = replayed;
+  p.other_nodes_s = result_.other_nodes_s;
   on_progress_(p);
 }
 

@@ -25,6 +25,14 @@ struct TaskToTune {
   double in_model_default_s = 0;
 };
 
+// One model run, built from the database's best configs so far, timed per step (this host): per
+// task, a call's seconds inside the run and the seconds the build's config took alone (both 0 when
+// the build does not run the task), and the run's time outside the tuned kernels.
+struct InModelTimes {
+  std::vector<double> in_model_s, alone_s;
+  double other_s = 0;
+};
+
 struct TuneTasksOptions {
   int64_t trials = 2000;  // for all tasks together
   // No batch starts after this many seconds of the job (0: no limit): the budget a user has in wall
@@ -39,6 +47,13 @@ struct TuneTasksOptions {
   // A measurer per task (the fleet's, bound to the task's workload); empty: a worker process on
   // this host per task.
   std::function<std::unique_ptr<Measurer>(const compiler::Task&)> make_measurer;
+  // When set, the job times the model with its best configs so far at `in_model_checkpoints` evenly
+  // spaced points of the search (by trials or by the time limit, whichever is further on), so each
+  // task's calls count at what its best config takes inside the model: a config fastest alone can
+  // lose there (its parallel split reads what another core wrote, its kernel is too short to start
+  // both threads) and the estimate, and the scheduler's picks, should see that.
+  std::function<InModelTimes()> time_in_model;
+  int in_model_checkpoints = 3;
 };
 
 struct TasksProgress {
@@ -49,11 +64,16 @@ struct TasksProgress {
   int missing = 0;                  // tasks without one
   double elapsed_s = 0;
   bool replayed = false;  // the first report of a resumed job
+  double other_nodes_s = -1;  // as TuneTasksResult::other_nodes_s, so far
 };
 
 struct TuneTasksResult {
   std::vector<TuneResult> tasks;
   std::vector<double> in_model_scale;  // per task: what the estimate multiplies its best time by
+  // The time outside the tuned kernels at the last in-model timing; < 0 when there was none.
+  double other_nodes_s = -1;
+  int in_model_timings = 0;
+  double in_model_timing_s = 0;  // spent building and timing the model at the checkpoints
   int64_t trials = 0;
   double estimated_s = 0;
   int missing = 0;
