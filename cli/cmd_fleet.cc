@@ -304,7 +304,7 @@ struct TokenOptions {
 
 int token_new_command(const TokenOptions& o) {
   auto role = fleet::parse_role(o.role);
-  if (!role) throw UsageError("--role must be board, client or admin");
+  if (!role) throw UsageError("--role must be board, builder, client or admin");
   const std::string& name = o.name;
   for (char c : name) {
     if (std::isspace(static_cast<unsigned char>(c)) || c == '#') throw UsageError("--name: no spaces or '#'");
@@ -425,7 +425,7 @@ void add_fleet(CLI::App& tunefarm, Commands& commands) {
     cmd->footer(
         "Append it to the tracker's --token-file, and give the board or client the same line in its own\n"
         "--token-file (or TUNEFARM_TOKEN).");
-    cmd->add_option("--role", o->role, "board | client | admin")->type_name("ROLE")->required();
+    cmd->add_option("--role", o->role, "board | builder | client | admin")->type_name("ROLE")->required();
     cmd->add_option("--name", o->name, "who holds it (job owner, logs)")->type_name("NAME");
     commands.on(cmd, [o] { return token_new_command(*o); });
   }

@@ -44,9 +44,8 @@ MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Ta
 }
 
 tuner::InModelTimes time_tasks_in_model(const graph::Graph& imported, const codegen::Target& target, int threads,
-                                        db::Database& db, const std::string& device_key,
-                                        const std::string& lock_file, runtime::ColdInputs timing,
-                                        const std::vector<ops::Workload>& tasks) {
+                                        db::Database& db, const std::string& device_key, const std::string& lock_file,
+                                        runtime::ColdInputs timing, const std::vector<ops::Workload>& tasks) {
   const MeasuredModel m = measure_model_here(imported, target, threads, &db, device_key, lock_file, timing);
   const tuner::BestConfigs best(&db, target.str(), device_key, timing);
   tuner::InModelTimes t;

@@ -40,9 +40,8 @@ MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Ta
 // built with `db`'s best configs so far and timed once; per workload of `tasks`, a call's seconds in
 // the run and its config's recorded seconds alone.
 tuner::InModelTimes time_tasks_in_model(const graph::Graph& imported, const codegen::Target& target, int threads,
-                                        db::Database& db, const std::string& device_key,
-                                        const std::string& lock_file, runtime::ColdInputs timing,
-                                        const std::vector<ops::Workload>& tasks);
+                                        db::Database& db, const std::string& device_key, const std::string& lock_file,
+                                        runtime::ColdInputs timing, const std::vector<ops::Workload>& tasks);
 
 // The model built with `db`'s best configs, timed in rounds that alternate with the default build.
 // A shared machine's speed drifts by tens of percent over the minutes a search takes: the default

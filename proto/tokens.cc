@@ -16,6 +16,7 @@ const char* role_name(Role r) {
     case Role::Board: return "board";
     case Role::Client: return "client";
     case Role::Admin: return "admin";
+    case Role::Builder: return "builder";
   }
   return "?";
 }
@@ -24,6 +25,7 @@ std::optional<Role> parse_role(const std::string& s) {
   if (s == "board") return Role::Board;
   if (s == "client") return Role::Client;
   if (s == "admin") return Role::Admin;
+  if (s == "builder") return Role::Builder;
   return std::nullopt;
 }
 
@@ -45,9 +47,9 @@ std::vector<TokenEntry> parse_token_lines(std::istream& in, const std::string& p
     std::string token, role, name;
     if (!(words >> token)) continue;
     const std::string where = "token file '" + path + "' line " + std::to_string(number);
-    if (!(words >> role)) throw std::runtime_error(where + ": a token needs a role (board, client or admin)");
+    if (!(words >> role)) throw std::runtime_error(where + ": a token needs a role (board, builder, client or admin)");
     auto r = parse_role(role);
-    if (!r) throw std::runtime_error(where + ": unknown role '" + role + "' (roles: board, client, admin)");
+    if (!r) throw std::runtime_error(where + ": unknown role '" + role + "' (roles: board, builder, client, admin)");
     if (token.size() < 16) throw std::runtime_error(where + ": token is too short (at least 16 characters)");
     // One token, one role and one name: a second line for it would make which one counts silent.
     // The message names the lines, never the token.

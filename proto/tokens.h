@@ -1,5 +1,5 @@
 // Bearer tokens with roles. A token file holds one line per token:
-//     <token> <role> [name]        # role: board, client or admin
+//     <token> <role> [name]        # role: board, builder, client or admin
 // (blank lines and # comments are skipped). The tracker's file holds every token it accepts; a
 // board's or a client's file holds its own line (the first token in the file is used).
 #pragma once
@@ -11,7 +11,9 @@
 
 namespace tf::fleet {
 
-enum class Role { Board, Client, Admin };
+// A builder compiles the candidates boards run: its role is trusted with code, as a board's is with
+// running it.
+enum class Role { Board, Client, Admin, Builder };
 const char* role_name(Role r);
 std::optional<Role> parse_role(const std::string& s);
 

@@ -2,11 +2,16 @@
 // script would send it (Host 127.0.0.1:PORT unless the headers say otherwise).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <cmath>
 #include <map>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,12 +59,32 @@ inline Reply get(int port, const std::string& target, const std::string& token =
 }
 
 // "tf_... client alice" -> "tf_...": the token of a token-file line.
-inline std::string token_of(const std::string& line) { return line.substr(0, line.find(' ')); }
 
 // "tf_session=...; Path=/; HttpOnly" -> "tf_session=...": what a browser sends back.
 inline std::string cookie_of(const Reply& login) {
   const std::string set = login.header("Set-Cookie");
   return set.substr(0, set.find(';'));
+}
+
+// Every sample line of a Prometheus text exposition, "name{labels}" -> value; a line that is not a
+// comment, a blank or a well-formed sample fails the test.
+inline std::map<std::string, double> parse_exposition(const std::string& text) {
+  static const std::regex sample(
+      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})?) (\S+)$)");
+  std::map<std::string, double> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::smatch m;
+    if (!std::regex_match(line, m, sample)) {
+      ADD_FAILURE() << "not a Prometheus sample line: " << line;
+      continue;
+    }
+    const std::string v = m[5];
+    out[m[1]] = v == "+Inf" ? INFINITY : std::stod(v);
+  }
+  return out;
 }
 
 }  // namespace tf::fleet_test

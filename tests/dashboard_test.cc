@@ -10,7 +10,6 @@
 #include <boost/beast/ssl.hpp>
 
 #include <filesystem>
-#include <regex>
 
 #include "proto/tokens.h"
 #include "support/json.h"
@@ -22,27 +21,6 @@
 
 namespace tf::fleet_test {
 namespace {
-
-// Every sample line of a Prometheus text exposition, "name{labels}" -> value; a line that is not a
-// comment, a blank or a well-formed sample fails the test.
-std::map<std::string, double> parse_exposition(const std::string& text) {
-  static const std::regex sample(
-      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})?) (\S+)$)");
-  std::map<std::string, double> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::smatch m;
-    if (!std::regex_match(line, m, sample)) {
-      ADD_FAILURE() << "not a Prometheus sample line: " << line;
-      continue;
-    }
-    const std::string v = m[5];
-    out[m[1]] = v == "+Inf" ? INFINITY : std::stod(v);
-  }
-  return out;
-}
 
 class Dashboard : public DashboardFleet {};
 

@@ -10,8 +10,6 @@
 namespace tf::fleet_test {
 namespace {
 
-std::string token_of(const std::string& line) { return line.substr(0, line.find(' ')); }
-
 TEST(FleetAuth, WrongMissingAndWrongRoleTokensAreRefused) {
   Fleet fleet("auth");
   const std::string board_line = fleet::new_token_line(fleet::Role::Board, "board-a");

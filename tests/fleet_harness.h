@@ -34,6 +34,9 @@ using Process = Subprocess;
 
 inline int free_port() { return free_loopback_port(); }
 
+// The token of a token file's line ("<token> <role> [name]").
+inline std::string token_of(const std::string& line) { return line.substr(0, line.find(' ')); }
+
 inline bool eventually(const std::function<bool()>& ok, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
   return poll_until(ok, timeout);
 }
@@ -63,6 +66,7 @@ class Fleet {
     std::system(("rm -rf " + dir_ + " && mkdir -p " + dir_).c_str());
   }
   ~Fleet() {
+    builders_.clear();
     boards_.clear();
     tracker_.reset();
     if (!::testing::Test::HasFailure()) std::system(("rm -rf " + dir_).c_str());
@@ -128,6 +132,24 @@ class Fleet {
   }
   Process& board(size_t i) { return *boards_.at(i); }
 
+  // Starts a builder (tunefarm-builder) building one candidate at a time; waits for its registration
+  // unless told not to.
+  Process& start_builder(const std::vector<std::string>& extra = {}, bool wait = true) {
+    const int index = static_cast<int>(builders_.size());
+    std::vector<std::string> argv = {TF_BUILDER, "--tracker", address(), "--jobs", "1", "--max-backoff-ms", "500"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    builders_.push_back(std::make_unique<Process>(argv, dir_ + "/builder-" + std::to_string(index) + ".log"));
+    Process& b = *builders_.back();
+    if (wait) {
+      EXPECT_TRUE(
+          eventually([&] { return b.output().find("registered as") != std::string::npos; }, std::chrono::seconds(30)))
+          << b.output() << "\ntracker:\n"
+          << tracker_->output();
+    }
+    return b;
+  }
+  Process& builder(size_t i) { return *builders_.at(i); }
+
   std::unique_ptr<v1::Tuning::Stub> client(const std::string& token = "", const std::string& tls_ca = "",
                                            const std::string& host = "127.0.0.1") const {
     return v1::Tuning::NewStub(fleet::open_channel(host + ":" + std::to_string(port_), tls_ca));
@@ -139,6 +161,7 @@ class Fleet {
   int tracker_starts_ = 0;
   std::unique_ptr<Process> tracker_;
   std::vector<std::unique_ptr<Process>> boards_;
+  std::vector<std::unique_ptr<Process>> builders_;
 };
 
 inline std::unique_ptr<grpc::ClientContext> context(const std::string& token = "", int deadline_s = 60) {

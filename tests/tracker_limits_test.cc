@@ -15,8 +15,6 @@
 namespace tf::fleet_test {
 namespace {
 
-std::string token_of(const std::string& line) { return line.substr(0, line.find(' ')); }
-
 grpc::Status try_submit(v1::Tuning::Stub& stub, const v1::JobSpec& spec, const std::string& token, v1::Job* job) {
   v1::SubmitJobRequest req;
   *req.mutable_spec() = spec;

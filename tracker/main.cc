@@ -27,12 +27,15 @@ int main(int argc, char** argv) {
   app->add_option("--build-threads", opts.build_threads, "candidates built at once (0: one per core)")
       ->type_name("N")
       ->check(CLI::Range(0, 1024));
+  app->add_flag("--build-here-too", opts.build_here_too,
+                "with builders connected (tunefarm-builder), build candidates on this host's threads too "
+                "(without it they build only when no builder can)");
   app->add_option("--build-lock", opts.build_lock,
                   "host-wide timing lock builds hold shared when boards on this host use every CPU, "
                   "so a build never overlaps their timing; none: no lock")
       ->type_name("PATH|none");
   app->add_option("--heartbeat-timeout-ms", opts.heartbeat_timeout_ms,
-                  "a board silent this long is lost; its work goes to another")
+                  "a board or builder silent this long is lost; its work goes to another")
       ->type_name("MS")
       ->check(CLI::Range(100, 3600000));
   app->add_option("--slots-per-board", opts.slots_per_board, "work items in flight per board")

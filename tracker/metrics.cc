@@ -60,6 +60,42 @@ void Metrics::answered(const std::string& key, const std::string& outcome, doubl
   ++h.count;
 }
 
+namespace {
+
+void builder_gauges(std::ostringstream& out, const Metrics::Gauges& g) {
+  header(out, "tunefarm_builders", "gauge", "Builders connected, by state (idle, busy, draining).");
+  std::map<std::string, int64_t> by_state{{"idle", 0}, {"busy", 0}, {"draining", 0}};
+  for (const auto& b : g.builders) ++by_state[b.state];
+  for (const auto& [state, n] : by_state) out << "tunefarm_builders{state=\"" << label(state) << "\"} " << n << "\n";
+  header(out, "tunefarm_builder_in_flight", "gauge", "Builds a builder holds, by builder.");
+  for (const auto& b : g.builders)
+    out << "tunefarm_builder_in_flight{builder=\"" << label(b.id) << "\"} " << b.in_flight << "\n";
+  header(out, "tunefarm_builder_builds_per_second", "gauge",
+         "Builds a builder answered per second over its last minute.");
+  for (const auto& b : g.builders)
+    out << "tunefarm_builder_builds_per_second{builder=\"" << label(b.id) << "\"} " << number(b.builds_per_s) << "\n";
+  header(out, "tunefarm_builder_builds_total", "counter",
+         "Builds a builder answered since it connected, by outcome (ok, compile_error, bad: an answer refused).");
+  for (const auto& b : g.builders) {
+    const std::pair<const char*, int64_t> outcomes[] = {
+        {"ok", b.done}, {"compile_error", b.failed}, {"bad", b.bad_answers}};
+    for (const auto& [outcome, n] : outcomes)
+      out << "tunefarm_builder_builds_total{builder=\"" << label(b.id) << "\",outcome=\"" << outcome << "\"} " << n
+          << "\n";
+  }
+  header(out, "tunefarm_builds_total", "counter",
+         "Candidate builds started, by where: remote (a builder), here (the tracker's threads), cached.");
+  for (const auto& [where, n] : g.builds)
+    out << "tunefarm_builds_total{where=\"" << label(where) << "\"} " << n << "\n";
+  header(out, "tunefarm_builds_reassigned_total", "counter",
+         "Builds sent to another builder (or built here) after theirs left, fell silent or answered wrongly.");
+  out << "tunefarm_builds_reassigned_total " << g.builds_reassigned << "\n";
+  header(out, "tunefarm_build_queue_depth", "gauge", "Builds waiting for a builder's free slot.");
+  out << "tunefarm_build_queue_depth " << g.build_queue << "\n";
+}
+
+}  // namespace
+
 std::string Metrics::exposition(const Gauges& g) const {
   std::ostringstream out;
   header(out, "tunefarm_boards", "gauge", "Boards connected, by device key and state (idle, busy, draining).");
@@ -71,6 +107,7 @@ std::string Metrics::exposition(const Gauges& g) const {
   for (const auto& [state, n] : g.jobs) out << "tunefarm_jobs{state=\"" << label(state) << "\"} " << n << "\n";
   header(out, "tunefarm_db_bytes", "gauge", "Size of the tuning database with its write-ahead log, in bytes.");
   out << "tunefarm_db_bytes " << g.db_bytes << "\n";
+  builder_gauges(out, g);
 
   std::lock_guard<std::mutex> lock(mu_);
   header(out, "tunefarm_dispatches_total", "counter", "Work items sent to boards, by device key.");

@@ -20,6 +20,15 @@ class Metrics {
     std::map<std::string, int64_t> queued;                          // key -> items waiting for a board
     std::map<std::string, int64_t> jobs;                            // state -> jobs
     int64_t db_bytes = 0;
+    // Builders (tracker/build_pool.h): each one's state and counters, and where builds went.
+    struct Builder {
+      std::string id, state;  // state: idle, busy, draining
+      int64_t in_flight = 0, done = 0, failed = 0, bad_answers = 0;
+      double builds_per_s = 0;
+    };
+    std::vector<Builder> builders;
+    std::map<std::string, int64_t> builds;  // remote, here, cached -> builds started that way
+    int64_t builds_reassigned = 0, build_queue = 0;
   };
 
   void dispatched(const std::string& key);

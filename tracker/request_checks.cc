@@ -1,5 +1,8 @@
 #include "tracker/request_checks.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "compiler/codegen/target.h"
 #include "compiler/error.h"
 #include "compiler/ops/operator.h"
@@ -39,6 +42,27 @@ grpc::Status check_board_info(const v1::BoardInfo& info, std::string* target) {
   } catch (const CompileError& e) {
     return invalid(std::string("target: ") + e.what());
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status check_builder_info(const v1::BuilderInfo& info) {
+  if (info.protocol_version() != kBuilderProtocolVersion) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "builder speaks protocol " + std::to_string(info.protocol_version()) + ", this tracker " +
+                            std::to_string(kBuilderProtocolVersion) + "; upgrade the older side");
+  }
+  if (info.jobs() < 1 || info.jobs() > 256) return invalid("jobs: " + std::to_string(info.jobs()) + " (1..256)");
+  if (info.hostname().empty() || info.hostname().size() > 255 || fleet::printable(info.hostname()) != info.hostname())
+    return invalid("hostname: '" + fleet::printable(info.hostname().substr(0, 255)) + "' is not a host name");
+  if (info.triples_size() < 1 || info.triples_size() > 16)
+    return invalid("triples: " + std::to_string(info.triples_size()) + " given, 1..16 allowed");
+  for (const std::string& t : info.triples()) {
+    const bool plain = !t.empty() && t.size() <= 128 && std::all_of(t.begin(), t.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    });
+    if (!plain) return invalid("triples: '" + fleet::printable(t.substr(0, 128)) + "' is not a target triple");
+  }
+  if (info.compiler_version().size() > 256) return invalid("compiler_version: longer than 256 bytes");
   return grpc::Status::OK;
 }
 

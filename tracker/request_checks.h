@@ -24,6 +24,14 @@ grpc::Status check_board_info(const v1::BoardInfo& info, std::string* target);
 // tf::CompileError when LLVM cannot build for it.
 std::string board_target(const v1::BoardInfo& info);
 
+// The builder protocol this tracker speaks (BuilderInfo.protocol_version).
+constexpr int kBuilderProtocolVersion = 1;
+
+// A builder's Register message: its protocol, parallel builds, host name and target triples
+// (INVALID_ARGUMENT or FAILED_PRECONDITION naming the field). The compiler version is the build
+// pool's to compare.
+grpc::Status check_builder_info(const v1::BuilderInfo& info);
+
 // A Compare request's fields, before any board is asked: INVALID_ARGUMENT naming the field.
 grpc::Status check_compare_request(const v1::CompareRequest& req);
 

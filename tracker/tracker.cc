@@ -58,9 +58,14 @@ Tracker::Tracker(const TrackerOptions& opts)
   hostname_ = host;
   builder_ = std::make_unique<tuner::LocalBuilder>(opts.build_threads > 0 ? opts.build_threads : cores, opts.build_lock,
                                                    opts.build_cache_mb << 20, [this] { return build_placement(); });
-  jobs_ = std::make_unique<JobManager>(opts.db_path, dispatcher_, *builder_, opts.max_jobs_per_client);
+  BuildPoolOptions pool;
+  pool.cache_bytes = opts.build_cache_mb << 20;
+  pool.build_here_too = opts.build_here_too;
+  build_pool_ = std::make_unique<BuildPool>(*builder_, pool);
+  jobs_ = std::make_unique<JobManager>(opts.db_path, dispatcher_, *build_pool_, opts.max_jobs_per_client);
   tuning_ = std::make_unique<TuningService>(*jobs_, dispatcher_, auth_, opts.db_path);
   boards_ = std::make_unique<BoardService>(dispatcher_, auth_, opts.db_path, opts.heartbeat_interval_ms);
+  builders_ = std::make_unique<BuilderService>(*build_pool_, auth_, opts.heartbeat_interval_ms);
 
   std::shared_ptr<grpc::ServerCredentials> creds;
   std::string key, cert;
@@ -85,13 +90,15 @@ Tracker::Tracker(const TrackerOptions& opts)
   builder.SetMaxSendMessageSize(opts.max_message_mb << 20);
   builder.RegisterService(tuning_.get());
   builder.RegisterService(boards_.get());
+  builder.RegisterService(builders_.get());
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {
     throw std::runtime_error("cannot listen on " + opts.listen + " (in use, or not an address here" +
                              (opts.tls_cert.empty() ? ")" : "; or --tls-key is not the key of --tls-cert)"));
   }
   if (!opts.http_listen.empty()) {
-    dashboard_ = std::make_unique<http::Dashboard>(auth_, dispatcher_, *jobs_, opts.db_path, !cert.empty());
+    dashboard_ =
+        std::make_unique<http::Dashboard>(auth_, dispatcher_, *jobs_, *build_pool_, opts.db_path, !cert.empty());
     http_ = std::make_unique<http::Server>(opts.http_listen, cert, key,
                                            [this](const http::Request& r) { return dashboard_->handle(r); });
   }
@@ -99,6 +106,8 @@ Tracker::Tracker(const TrackerOptions& opts)
   maintenance_ = std::thread([this] {
     while (!stopping_) {
       dispatcher_.disconnect_silent_boards(std::chrono::milliseconds(opts_.heartbeat_timeout_ms));
+      build_pool_->disconnect_silent_builders(std::chrono::milliseconds(opts_.heartbeat_timeout_ms));
+      build_pool_->reassign_overdue_builds();
       for (const std::string& line : dispatcher_.drop_boards_with_overdue_items())
         std::fprintf(stderr, "tracker: %s\n", line.c_str());
       jobs_->tick();

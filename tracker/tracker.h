@@ -1,7 +1,7 @@
-// The tracker: one gRPC server with the client-facing and the board-facing services, over one
-// SQLite file. It owns the dispatcher (boards and their queues), the job manager (a thread per
-// job running the tuning loop), the builder pool, and a maintenance thread that drops boards
-// whose heartbeats stopped.
+// The tracker: one gRPC server with the client-facing, the board-facing and the builder-facing
+// services, over one SQLite file. It owns the dispatcher (boards and their queues), the job manager
+// (a thread per job running the tuning loop), the build pool (remote builders in front of its own
+// build threads), and a maintenance thread that drops boards and builders whose heartbeats stopped.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -16,6 +16,8 @@
 #include "proto/channel.h"
 #include "tracker/auth.h"
 #include "tracker/board_service.h"
+#include "tracker/build_pool.h"
+#include "tracker/builder_service.h"
 #include "tracker/dispatcher.h"
 #include "tracker/http/dashboard.h"
 #include "tracker/http/http_server.h"
@@ -34,6 +36,9 @@ struct TrackerOptions {
   int build_threads = 0;                                 // 0: one per core
   std::string build_lock = "/tmp/tunefarm-timing.lock";  // held shared while building; empty: none
   int64_t build_cache_mb = 256;
+  // With builders connected (tunefarm-builder) the tracker's threads build only when none can take a
+  // build; true: they build beside the builders too.
+  bool build_here_too = false;
   int heartbeat_interval_ms = 1000;
   int heartbeat_timeout_ms = 5000;
   int slots_per_board = 2;
@@ -63,9 +68,11 @@ class Tracker {
   Authenticator auth_;
   Dispatcher dispatcher_;
   std::unique_ptr<tuner::LocalBuilder> builder_;
+  std::unique_ptr<BuildPool> build_pool_;  // the builders in front of builder_; what jobs build with
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<TuningService> tuning_;
   std::unique_ptr<BoardService> boards_;
+  std::unique_ptr<BuilderService> builders_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<http::Dashboard> dashboard_;
   std::unique_ptr<http::Server> http_;

@@ -34,6 +34,11 @@ LocalBuilder::~LocalBuilder() {
   for (auto& t : threads_) t.join();
 }
 
+int LocalBuilder::in_flight() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(queue_.size()) + running_;
+}
+
 int64_t LocalBuilder::cache_hits() const {
   std::lock_guard<std::mutex> lock(mu_);
   return cache_hits_;
@@ -50,20 +55,28 @@ void LocalBuilder::run() {
       if (queue_.empty()) return;
       work = std::move(queue_.front());
       queue_.pop_front();
+      ++running_;
     }
     work();
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
   }
 }
 
 std::future<Built> LocalBuilder::build(const compiler::Task& task, const space::Config& config) {
   auto promise = std::make_shared<std::promise<Built>>();
   std::future<Built> result = promise->get_future();
+  build_into(task, config, std::move(promise));
+  return result;
+}
+
+void LocalBuilder::build_into(const compiler::Task& task, const space::Config& config,
+                              std::shared_ptr<std::promise<Built>> done) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back([this, &task, config, promise] { promise->set_value(build_now(task, config)); });
+    queue_.push_back([this, &task, config, done] { done->set_value(build_now(task, config)); });
   }
   work_ready_.notify_one();
-  return result;
 }
 
 Built LocalBuilder::build_now(const compiler::Task& task, const space::Config& config) {

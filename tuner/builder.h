@@ -1,5 +1,5 @@
-// Where candidates are built: a pool of local threads today; remote builder workers would implement
-// the same interface. Builds are asynchronous, so a job keeps measuring while the next candidates
+// Where candidates are built: a pool of local threads, or the tracker's remote builders
+// (tracker/build_pool.h) in front of them. Builds are asynchronous, so a job keeps measuring while the next candidates
 // compile.
 #pragma once
 
@@ -57,7 +57,12 @@ class LocalBuilder : public Builder {
   LocalBuilder(int threads, std::shared_ptr<TimingCores> cores, std::string timing_lock);
   ~LocalBuilder() override;
   std::future<Built> build(const compiler::Task& task, const space::Config& config) override;
+  // The same, fulfilling a promise someone else handed out (a build that had been meant for a
+  // remote builder that left).
+  void build_into(const compiler::Task& task, const space::Config& config, std::shared_ptr<std::promise<Built>> done);
   int width() const override { return static_cast<int>(threads_.size()); }
+  // Builds queued or running.
+  int in_flight() const;
   int64_t cache_hits() const;
 
  private:
@@ -73,6 +78,7 @@ class LocalBuilder : public Builder {
   mutable std::mutex mu_;
   std::condition_variable work_ready_;
   std::deque<std::function<void()>> queue_;
+  int running_ = 0;
   bool stopping_ = false;
 
   // LRU cache: key -> library.

@@ -63,7 +63,7 @@ struct TasksProgress {
   double estimated_s = 0;           // sum of calls x best over the tasks with a correct config
   int missing = 0;                  // tasks without one
   double elapsed_s = 0;
-  bool replayed = false;  // the first report of a resumed job
+  bool replayed = false;      // the first report of a resumed job
   double other_nodes_s = -1;  // as TuneTasksResult::other_nodes_s, so far
 };
 

@@ -91,9 +91,11 @@ const char* const kLoginPage = R"html(<!doctype html>
 
 }  // namespace
 
-Dashboard::Dashboard(const Authenticator& auth, Dispatcher& dispatcher, JobManager& jobs, std::string db_path, bool tls)
+Dashboard::Dashboard(const Authenticator& auth, Dispatcher& dispatcher, JobManager& jobs, const BuildPool& builds,
+                     std::string db_path, bool tls)
     : auth_(auth),
       dispatcher_(dispatcher),
+      builds_(builds),
       jobs_(jobs),
       db_path_(std::move(db_path)),
       tls_(tls),
@@ -194,6 +196,7 @@ Response Dashboard::handle(const Request& req) {
   if (req.path == "/metrics" && req.method == "GET") return metrics();
   if (req.path == "/api/session" && req.method == "GET") return session(*who);
   if (req.path == "/api/devices" && req.method == "GET") return devices();
+  if (req.path == "/api/builders" && req.method == "GET") return builders();
   if (req.path == "/api/jobs" && req.method == "GET") return jobs();
   std::string rest;
   if (const int64_t id = id_after(req.path, "/api/jobs/", &rest); id > 0) {
@@ -220,6 +223,17 @@ Response Dashboard::metrics() {
   g.queued = dispatcher_.queued_per_key();
   for (const v1::Job& j : jobs_.list(false, 1 << 30)) ++g.jobs[fleet::job_state_name(j.state())];
   g.db_bytes = file_bytes(db_path_) + file_bytes(db_path_ + "-wal");
+  for (const BuilderStatus& b : builds_.builders()) {
+    g.builders.push_back({b.builder_id,
+                          b.draining        ? "draining"
+                          : b.in_flight > 0 ? "busy"
+                                            : "idle",
+                          b.in_flight, b.builds_done, b.builds_failed, b.bad_answers, b.builds_per_s});
+  }
+  const BuildPoolCounts c = builds_.counts();
+  g.builds = {{"remote", c.remote}, {"here", c.local}, {"cached", c.cached}};
+  g.builds_reassigned = c.reassigned;
+  g.build_queue = c.queued;
   Response r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";
   r.body = dispatcher_.metrics().exposition(g);
@@ -230,6 +244,33 @@ Response Dashboard::devices() {
   Json all = Json::array();
   for (const v1::Device& d : dispatcher_.devices()) all.push_back(fleet::device_to_json(d));
   return json(all);
+}
+
+Response Dashboard::builders() {
+  Json all = Json::array();
+  for (const BuilderStatus& b : builds_.builders()) {
+    all.push_back({{"builder_id", b.builder_id},
+                   {"hostname", b.hostname},
+                   {"peer", b.peer},
+                   {"compiler_version", b.compiler_version},
+                   {"triples", b.triples},
+                   {"jobs", b.jobs},
+                   {"in_flight", b.in_flight},
+                   {"state", b.draining        ? "draining"
+                             : b.in_flight > 0 ? "busy"
+                                               : "idle"},
+                   {"builds_done", b.builds_done},
+                   {"builds_failed", b.builds_failed},
+                   {"bad_answers", b.bad_answers},
+                   {"builds_per_s", b.builds_per_s},
+                   {"connected_ms", b.connected_ms},
+                   {"last_heartbeat_ms", b.last_heartbeat_ms}});
+  }
+  const BuildPoolCounts c = builds_.counts();
+  return json(Json{{"builders", all},
+                   {"builds", {{"remote", c.remote}, {"here", c.local}, {"cached", c.cached}}},
+                   {"reassigned", c.reassigned},
+                   {"queued", c.queued}});
 }
 
 Response Dashboard::jobs() {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tracker/auth.h"
+#include "tracker/build_pool.h"
 #include "tracker/dispatcher.h"
 #include "tracker/http/http_server.h"
 #include "tracker/http/sessions.h"
@@ -19,7 +20,8 @@ namespace tf::tracker::http {
 
 class Dashboard {
  public:
-  Dashboard(const Authenticator& auth, Dispatcher& dispatcher, JobManager& jobs, std::string db_path, bool tls);
+  Dashboard(const Authenticator& auth, Dispatcher& dispatcher, JobManager& jobs, const BuildPool& builds,
+            std::string db_path, bool tls);
   Response handle(const Request& req);
 
  private:
@@ -39,6 +41,7 @@ class Dashboard {
   Response session(const Caller& caller) const;
   Response metrics();
   Response devices();
+  Response builders();
   Response jobs();
   Response job(int64_t id);
   Response records(int64_t id);  // every measurement of the job, oldest first, with its GFLOPS
@@ -46,6 +49,7 @@ class Dashboard {
 
   const Authenticator& auth_;
   Dispatcher& dispatcher_;
+  const BuildPool& builds_;
   JobManager& jobs_;
   std::string db_path_;
   bool tls_;

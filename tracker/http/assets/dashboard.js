@@ -68,7 +68,7 @@ function jobProgress(job) {
 }
 
 async function fleetPage() {
-  const [devices, jobs] = await Promise.all([getJson("/api/devices"), getJson("/api/jobs")]);
+  const [devices, jobs, builds] = await Promise.all([getJson("/api/devices"), getJson("/api/jobs"), getJson("/api/builders")]);
   devices.sort((a, b) => (a.key + a.board_id).localeCompare(b.key + b.board_id));
   fill(document.getElementById("boards"), devices.map((d) =>
     el("tr", { "data-key": d.key },
@@ -77,6 +77,15 @@ async function fleetPage() {
       el("td", { class: "num" }, d.items_done), el("td", { class: "num" }, d.items_failed || 0),
       el("td", { class: "num" }, bar(d.utilization_1h), " " + Math.round((d.utilization_1h || 0) * 100) + "%"),
       el("td", {}, ago(d.last_heartbeat_ms)))), 10);
+  document.getElementById("build-counts").textContent = "builds: " + builds.builds.remote + " on builders, " +
+    builds.builds.here + " on the tracker, " + builds.builds.cached + " from its cache; " + builds.reassigned +
+    " reassigned; " + builds.queued + " waiting";
+  fill(document.getElementById("builders"), builds.builders.map((b) =>
+    el("tr", { "data-builder": b.builder_id },
+      el("td", {}, b.builder_id), el("td", { class: "state-" + b.state }, b.state), el("td", {}, b.triples.join(", ")),
+      el("td", { class: "num" }, b.jobs), el("td", { class: "num" }, b.in_flight), el("td", { class: "num" }, b.builds_done),
+      el("td", { class: "num" }, b.builds_failed), el("td", { class: "num" }, b.bad_answers),
+      el("td", { class: "num" }, b.builds_per_s.toFixed(1)), el("td", {}, ago(b.last_heartbeat_ms)))), 10);
   fill(document.getElementById("jobs"), jobs.map((j) => {
     const p = jobProgress(j);
     return el("tr", { "data-job": j.id },
