@@ -6,6 +6,8 @@
 //      opens 8, 32 and 128 board connections; the tracker's build cache is warm, so what is
 //      measured is dispatching, recording and the tuning loop. Dispatches per second and the
 //      scheduling latency a board sees (its result sent -> its next item received).
+//   3. Builders (bench/fleet_builders.h): trials per second and the tracker's CPU per trial with 0, 1
+//      and 2 real builders; a tracker with many synthetic boards and synthetic builders.
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,6 +18,8 @@
 #include <thread>
 
 #include "bench/bench_util.h"
+#include "bench/fleet_builders.h"
+#include "bench/fleet_tracker.h"
 #include "compiler/compiler.h"
 #include "db/database.h"
 #include "proto/channel.h"
@@ -44,78 +48,6 @@ double per_trial_ms(const std::string& db_path, int64_t job_id) {
   return median(gaps);
 }
 
-bool wait_until(const std::function<bool()>& ok, double seconds) {
-  return tf::poll_until(ok, std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
-}
-
-class Tracker {
- public:
-  Tracker(const std::string& dir, const std::string& db, int build_threads) : port_(tf::free_loopback_port()) {
-    const std::string port_file = dir + "/port";
-    std::remove(port_file.c_str());
-    process_ = std::make_unique<tf::Subprocess>(
-        std::vector<std::string>{TF_TRACKER, "--listen", address(), "--db", db, "--port-file", port_file,
-                                 "--build-threads", std::to_string(build_threads)},
-        dir + "/tracker.log");
-    if (!wait_until([&] { return std::ifstream(port_file).good(); }, 30)) {
-      throw std::runtime_error("the tracker did not start:\n" + process_->output());
-    }
-    stub_ = v1::Tuning::NewStub(tf::fleet::open_channel(address(), ""));
-  }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  v1::Tuning::Stub& stub() { return *stub_; }
-
-  int devices(const std::string& key) {
-    grpc::ClientContext ctx;
-    v1::ListDevicesRequest req;
-    req.set_device_key(key);
-    v1::ListDevicesResponse r;
-    return stub_->ListDevices(&ctx, req, &r).ok() ? r.devices_size() : -1;
-  }
-
-  // Submits and waits for the end; returns the job.
-  v1::Job run(const v1::JobSpec& spec) {
-    v1::SubmitJobRequest req;
-    *req.mutable_spec() = spec;
-    v1::Job job;
-    {
-      grpc::ClientContext ctx;
-      grpc::Status s = stub_->SubmitJob(&ctx, req, &job);
-      if (!s.ok()) throw std::runtime_error("submit: " + s.error_message());
-    }
-    grpc::ClientContext ctx;
-    v1::GetJobRequest get;
-    get.set_job_id(job.id());
-    auto reader = stub_->WatchJob(&ctx, get);
-    while (reader->Read(&job)) {
-    }
-    reader->Finish();
-    if (job.state() != v1::DONE)
-      throw std::runtime_error("job " + std::to_string(job.id()) + " ended " + job.message());
-    return job;
-  }
-
- private:
-  int port_;
-  std::unique_ptr<tf::Subprocess> process_;
-  std::unique_ptr<v1::Tuning::Stub> stub_;
-};
-
-v1::JobSpec job_spec(const std::string& key, std::vector<int64_t> shape, int64_t trials, int batch, double min_ms) {
-  v1::JobSpec spec;
-  auto* w = spec.add_workloads();
-  w->set_op("dense");
-  for (int64_t d : shape) w->add_shape(d);
-  spec.set_device_key(key);
-  spec.set_trials(trials);
-  spec.set_tuner("random");
-  spec.set_seed(1);
-  spec.set_batch(batch);
-  spec.mutable_measure()->set_min_repeat_ms(min_ms);
-  spec.mutable_measure()->set_repeat(3);
-  return spec;
-}
-
 int run(int argc, char** argv) {
   tf::MeasureArgs measure;
   measure.trials = 64;
@@ -130,6 +62,20 @@ int run(int argc, char** argv) {
   app->add_option("--capacity-trials", capacity_trials, "trials per capacity run (dense 64x64x64, warm build cache)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  BuildersBenchOptions builders;
+  app->add_option("--builder-trials", builders.real_trials, "trials per run with 0, 1 and 2 real builders")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  app->add_option("--synthetic-trials", builders.synthetic_trials,
+                  "trials of the run with synthetic boards and builders")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  app->add_option("--synthetic-boards", builders.synthetic_boards, "load-test boards beside the synthetic builders")
+      ->type_name("N")
+      ->check(CLI::Range(1, 4096));
+  app->add_option("--synthetic-builders", builders.synthetic_builders, "load-test builders")
+      ->type_name("N")
+      ->check(CLI::Range(1, 4096));
   app->add_option("--name", name, "results go to bench/results/NAME.json")->type_name("NAME");
   app->add_flag("--no-save", no_save, "print the tables only");
   if (auto code = tf::parse_args(*app, argc, argv)) return *code;
@@ -161,14 +107,14 @@ int run(int argc, char** argv) {
   }
   {
     const std::string db = dir + "/fleet.db";
-    Tracker tracker(dir, db, 1);
+    BenchTracker tracker(dir, db, 1);
     tf::Subprocess board(
         {TF_RPC_SERVER, "--tracker", tracker.address(), "--key", "bench", "--cpus", "0", "--threads", "1"},
         dir + "/board.log");
     if (!wait_until([&] { return tracker.devices("bench") == 1; }, 30))
       throw std::runtime_error("the board did not register");
     const auto t0 = Clock::now();
-    v1::Job job = tracker.run(job_spec("bench", {512, 512, 512}, trials, 16, 20));
+    v1::Job job = tracker.run(dense_spec("bench", {512, 512, 512}, trials, 16, 20));
     fleet_ms = per_trial_ms(db, job.id());
     std::printf("fleet (tracker + 1 local board):  %.1f ms per trial (%.1f s in all)\n\n", fleet_ms,
                 std::chrono::duration<double>(Clock::now() - t0).count());
@@ -184,7 +130,7 @@ int run(int argc, char** argv) {
   std::printf(
       "## Tracker capacity: synthetic boards (no code runs), dense 64x64x64 candidates from a warm build cache\n\n");
   const std::string db = dir + "/capacity.db";
-  Tracker tracker(dir, db, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  BenchTracker tracker(dir, db, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   auto load_test = [&](int boards) {
     return std::make_unique<tf::Subprocess>(
         std::vector<std::string>{TF_RPC_SERVER, "--tracker", tracker.address(), "--key", "load", "--load-test-boards",
@@ -197,7 +143,7 @@ int run(int argc, char** argv) {
     if (!wait_until([&] { return tracker.devices("load") == 8; }, 60))
       throw std::runtime_error("load-test boards did not register");
     const auto t0 = Clock::now();
-    tracker.run(job_spec("load", {64, 64, 64}, capacity_trials, 256, 1));
+    tracker.run(dense_spec("load", {64, 64, 64}, capacity_trials, 256, 1));
     std::printf("build cache warmed: %lld candidates built in %.1f s\n\n", static_cast<long long>(capacity_trials),
                 std::chrono::duration<double>(Clock::now() - t0).count());
     warm->kill(SIGTERM);
@@ -212,7 +158,7 @@ int run(int argc, char** argv) {
     auto lt = load_test(boards);
     if (!wait_until([&] { return tracker.devices("load") == boards; }, 60))
       throw std::runtime_error("load-test boards did not register");
-    tracker.run(job_spec("load", {64, 64, 64}, capacity_trials, std::max(256, 4 * boards), 1));
+    tracker.run(dense_spec("load", {64, 64, 64}, capacity_trials, std::max(256, 4 * boards), 1));
     lt->kill(SIGTERM);
     lt->wait_exit(std::chrono::seconds(30));
     wait_until([&] { return tracker.devices("load") == 0; }, 30);
@@ -230,6 +176,8 @@ int run(int argc, char** argv) {
     at_largest = rate;
   }
   std::printf("\n");
+  builders.dir = dir;
+  bench_builders(builders, &rows, &targets);
   targets.add("fleet per-trial wall ms - local per-trial wall ms (gemm-512, median)", fleet_ms - local_ms, "<= 10",
               fleet_ms - local_ms <= 10);
   targets.add("dispatches per second at the largest board count", at_largest, ">= 1000", at_largest >= 1000);

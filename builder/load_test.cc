@@ -43,7 +43,9 @@ class EntrySymbols {
 // An ELF header (64 bytes) for the target's machine: what the tracker looks at before a board.
 std::string stand_in_library(const std::string& target) {
   std::string elf(64, '\0');
-  elf.replace(0, 4, "\x7f" "ELF");
+  elf.replace(0, 4,
+              "\x7f"
+              "ELF");
   const bool arm = target.find("aarch64") != std::string::npos;
   elf[18] = static_cast<char>(arm ? 183 : 62);
   return elf;

@@ -17,7 +17,6 @@
 namespace tf::fleet_test {
 namespace {
 
-
 std::map<std::string, double> metrics(int http_port) { return parse_exposition(get(http_port, "/metrics").body); }
 
 // Every measurement of the job, each config once; returns how many.
@@ -220,7 +219,9 @@ TEST(FleetBuilders, ABuilderThatAnswersWronglyIsCutOffAndItsBuildsAreDoneElsewhe
   });
   answer([&](v1::BuildResult& r) {  // another entry symbol
     std::string elf(64, '\0');
-    elf.replace(0, 4, "\x7f" "ELF");
+    elf.replace(0, 4,
+                "\x7f"
+                "ELF");
     elf[18] = 62;
     r.set_build_id(got[1].build_id());
     r.set_library(elf);

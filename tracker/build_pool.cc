@@ -33,7 +33,10 @@ std::string library_problem(const v1::BuildResult& r, const std::string& triple,
   const std::string& lib = r.library();
   if (lib.empty()) return "no library and no compile error";
   if (static_cast<int64_t>(lib.size()) > max_bytes) return "a library of " + std::to_string(lib.size()) + " bytes";
-  if (lib.size() < 20 || lib.compare(0, 4, "\x7f" "ELF") != 0) return "a library that is not an ELF file";
+  if (lib.size() < 20 || lib.compare(0, 4,
+                                     "\x7f"
+                                     "ELF") != 0)
+    return "a library that is not an ELF file";
   const int machine = static_cast<unsigned char>(lib[18]) | (static_cast<unsigned char>(lib[19]) << 8);
   if (const int want = elf_machine_of(arch_of(triple)); want != 0 && machine != want)
     return "a library for ELF machine " + std::to_string(machine) + ", not " + arch_of(triple);
@@ -348,8 +351,8 @@ std::string BuildPool::on_result(const std::string& id, const v1::BuildResult& r
         ++r.failed;
         done = p;
         builds_.erase(it);
-      } else if (std::string why = library_problem(result, p->triple, p->task->kernel_name(),
-                                                   options_.max_library_bytes);
+      } else if (std::string why =
+                     library_problem(result, p->triple, p->task->kernel_name(), options_.max_library_bytes);
                  !why.empty()) {
         ++r.bad;
         dropped = "build " + std::to_string(result.build_id()) + " came back as " + why;
@@ -427,8 +430,7 @@ std::vector<BuilderStatus> BuildPool::builders() const {
     s.bad_answers = r->bad;
     s.connected_ms = r->connected_ms;
     s.last_heartbeat_ms = r->last_heartbeat_ms;
-    const double window =
-        std::clamp(std::chrono::duration<double>(Clock::now() - r->connected).count(), 1.0, 60.0);
+    const double window = std::clamp(std::chrono::duration<double>(Clock::now() - r->connected).count(), 1.0, 60.0);
     int64_t last_minute = 0;
     for (const auto& t : r->recent) last_minute += Clock::now() - t <= std::chrono::minutes(1) ? 1 : 0;
     s.builds_per_s = static_cast<double>(last_minute) / window;

@@ -109,7 +109,7 @@ class BuildPool : public tuner::Builder {
   mutable std::mutex mu_;
   uint64_t next_build_id_ = 0;
   std::map<uint64_t, std::shared_ptr<Pending>> builds_;  // sent or waiting for a builder
-  std::deque<uint64_t> queue_;                          // waiting, oldest first
+  std::deque<uint64_t> queue_;                           // waiting, oldest first
   std::map<std::string, std::shared_ptr<Remote>> remotes_;
   BuildPoolCounts counts_;
 

@@ -26,8 +26,9 @@ grpc::Status BuilderService::Connect(grpc::ServerContext* ctx,
   if (auto s = check_builder_info(info); !s.ok()) return s;
   if (info.compiler_version() != pool_.compiler_version()) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        "the builder's compiler is '" + fleet::printable(info.compiler_version()) + "', the tracker's '" +
-                            pool_.compiler_version() + "': a config index would name another kernel; run the same version");
+                        "the builder's compiler is '" + fleet::printable(info.compiler_version()) +
+                            "', the tracker's '" + pool_.compiler_version() +
+                            "': a config index would name another kernel; run the same version");
   }
   const std::string builder_id =
       info.hostname() + ":" + std::to_string(info.pid()) + "#" + std::to_string(++connections_);
