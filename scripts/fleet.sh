@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A local fleet on 127.0.0.1: a tracker and N boards, state in ./.fleet (pid and log files), the
 # SQLite file in the working directory.
-#   scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--http PORT] [--db PATH] [--token-file FILE]
-#                          [--arch x86_64|aarch64] [--tracker HOST:PORT]
+#   scripts/fleet.sh start [--boards N] [--builders N] [--key KEY] [--port PORT] [--http PORT] [--db PATH]
+#                          [--token-file FILE] [--arch x86_64|aarch64] [--tracker HOST:PORT]
 # The tracker serves its dashboard and Prometheus /metrics on 127.0.0.1, port --http (default: the
 # gRPC port + 1; 0: none).
 #   scripts/fleet.sh stop | status
@@ -14,6 +14,9 @@
 # pinned to a CPU of their own (board i to CPU i mod CPUs), and every board holds the host-wide
 # timing lock while it times, so timings never overlap even when boards outnumber CPUs. The
 # tracker's builds hold the same lock shared, so a build never runs during a timing either.
+# --builders N starts N builders (tunefarm-builder, 1 build at a time each, the same lock held shared
+# while building): with builders connected the tracker builds nothing itself.
+# TUNEFARM_BUILDER_TOKEN_FILE gives them a token (role builder), as TUNEFARM_BOARD_TOKEN_FILE does boards.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$root/build"
@@ -21,11 +24,12 @@ state="${TUNEFARM_FLEET_DIR:-$PWD/.fleet}"
 cmd="${1:-}"
 [ $# -gt 0 ] && shift
 host_arch="$(uname -m)"
-boards=2 key="" port=9190 http_port="" db="$PWD/tunefarm.db" token_file="" arch="$host_arch" tracker=""
+boards=2 builders=0 key="" port=9190 http_port="" db="$PWD/tunefarm.db" token_file="" arch="$host_arch" tracker=""
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "fleet.sh: $1 needs a value (see the top of $0)" >&2; exit 2; }
   case "$1" in
     --boards) boards="$2"; shift 2 ;;
+    --builders) builders="$2"; shift 2 ;;
     --key) key="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --http) http_port="$2"; shift 2 ;;
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$boards" in ''|*[!0-9]*) echo "fleet.sh: --boards needs a number" >&2; exit 2 ;; esac
+case "$builders" in ''|*[!0-9]*) echo "fleet.sh: --builders needs a number" >&2; exit 2 ;; esac
 case "$arch" in
   x86_64|aarch64) ;;
   *) echo "fleet.sh: --arch $arch: known are x86_64 and aarch64" >&2; exit 2 ;;
@@ -83,8 +88,8 @@ case "$cmd" in
     fi
     if [ "$emulated" = 1 ]; then
       [ -x "$board_bin" ] || "$root/scripts/build.sh" --arch "$arch"
-    elif [ ! -x "$bin/tracker/tunefarm-tracker" ] || [ ! -x "$board_bin" ]; then
-      "$root/scripts/build.sh" tunefarm tunefarm-tracker tunefarm-rpc-server
+    elif [ ! -x "$bin/tracker/tunefarm-tracker" ] || [ ! -x "$board_bin" ] || [ ! -x "$bin/builder/tunefarm-builder" ]; then
+      "$root/scripts/build.sh" tunefarm tunefarm-tracker tunefarm-rpc-server tunefarm-builder
     fi
     mkdir -p "$state"
     if [ -z "$tracker" ]; then
@@ -104,6 +109,16 @@ case "$cmd" in
       echo "fleet: tracker on $tracker (pid $(cat "$state/tracker.pid")), db $db, logs in $state"
       [ "$http_port" = 0 ] || echo "fleet: dashboard on http://127.0.0.1:$http_port/ (Prometheus metrics: http://127.0.0.1:$http_port/metrics)"
     fi
+    first_builder=0
+    while [ -e "$state/builder-$first_builder.pid" ]; do first_builder=$((first_builder + 1)); done
+    builder_logs=()
+    for i in $(seq "$first_builder" $((first_builder + builders - 1))); do
+      rm -f "$state/builder-$i.log"
+      "$bin/builder/tunefarm-builder" --tracker "$tracker" --jobs 1 \
+        ${TUNEFARM_BUILDER_TOKEN_FILE:+--token-file "$TUNEFARM_BUILDER_TOKEN_FILE"} > "$state/builder-$i.log" 2>&1 &
+      echo $! > "$state/builder-$i.pid"
+      builder_logs+=("$state/builder-$i.log")
+    done
     cpus="$(nproc)"
     first=0
     while [ -e "$state/board-$first.pid" ]; do first=$((first + 1)); done
@@ -129,9 +144,18 @@ case "$cmd" in
     echo "fleet: every board holds the host-wide timing lock /tmp/tunefarm-timing.lock while timing; the tracker builds on CPUs"
     echo "fleet: no board uses, or, when the boards use every CPU, takes turns with their timings (the lock held shared)"
     if [ "$n" -lt "$boards" ]; then echo "fleet.sh: only $n of $boards boards registered; see $state/board-*.log" >&2; exit 1; fi
+    if [ "$builders" -gt 0 ]; then
+      for _ in $(seq 300); do
+        n="$(grep -l "registered as" "${builder_logs[@]}" 2>/dev/null | wc -l || true)"
+        [ "$n" -ge "$builders" ] && break
+        sleep 0.1
+      done
+      echo "fleet: $n of $builders builder(s) dialing $tracker (1 build at a time each); the tracker builds only when none can"
+      if [ "$n" -lt "$builders" ]; then echo "fleet.sh: see $state/builder-*.log" >&2; exit 1; fi
+    fi
     ;;
   stop)
-    for f in "$state"/board-*.pid; do [ -e "$f" ] && stop_pidfile "$f"; done
+    for f in "$state"/board-*.pid "$state"/builder-*.pid; do [ -e "$f" ] && stop_pidfile "$f"; done
     stop_pidfile "$state/tracker.pid"
     rm -f "$state/port"
     echo "fleet: stopped"
@@ -142,7 +166,7 @@ case "$cmd" in
     else
       echo "tracker: not running"
     fi
-    for f in "$state"/board-*.pid; do
+    for f in "$state"/board-*.pid "$state"/builder-*.pid; do
       [ -e "$f" ] || continue
       name="$(basename "$f" .pid)"
       if alive "$f"; then echo "$name: running (pid $(cat "$f"))"; else echo "$name: not running"; fi
@@ -150,7 +174,7 @@ case "$cmd" in
     if alive "$state/tracker.pid"; then "$bin/cli/tunefarm" devices --tracker "127.0.0.1:$(cat "$state/port")" || true; fi
     ;;
   *)
-    echo "usage: scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--db PATH] [--token-file FILE] [--arch ARCH] [--tracker HOST:PORT] | stop | status" >&2
+    echo "usage: scripts/fleet.sh start [--boards N] [--builders N] [--key KEY] [--port PORT] [--db PATH] [--token-file FILE] [--arch ARCH] [--tracker HOST:PORT] | stop | status" >&2
     exit 2
     ;;
 esac
