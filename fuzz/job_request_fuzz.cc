@@ -1,7 +1,8 @@
 // The tracker's checks of what clients and boards send over gRPC: a SubmitJob request's spec
-// (tracker/job_spec.h), a Compare request and a board's Register (tracker/request_checks.h). The
-// input is a message in protobuf text format, its first line naming the message:
-//   "job\n" JobSpec, "compare\n" CompareRequest, "board\n" BoardInfo.
+// (tracker/job_spec.h), a Compare request and a board's or a builder's Register
+// (tracker/request_checks.h). The input is a message in protobuf text format, its first line naming
+// the message: "job\n" JobSpec, "compare\n" CompareRequest, "board\n" BoardInfo, "builder\n"
+// BuilderInfo.
 // Text rather than binary keeps the seeds readable; the binary decoding is protobuf's own.
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -52,6 +53,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const grpc::Status s = tracker::check_board_info(info, &target);
       expect_named_refusal(s, "check_board_info");
       if (s.ok() && target.empty()) fuzz::finding("check_board_info accepted a board without a target");
+    } else if (kind == "builder") {
+      v1::BuilderInfo info;
+      if (!parser.ParseFromString(body, &info)) return;
+      const grpc::Status s = tracker::check_builder_info(info);
+      expect_named_refusal(s, "check_builder_info");
+      if (s.ok() && (info.jobs() < 1 || info.triples_size() == 0))
+        fuzz::finding("check_builder_info accepted a builder that builds nothing");
     }
   });
   return 0;
