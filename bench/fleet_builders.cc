@@ -44,7 +44,8 @@ Run run_job(BenchTracker& tracker, const v1::JobSpec& spec) {
   Run r;
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   r.trials = job.workloads(0).trials_done();
-  r.tracker_cpu_ms_per_trial = 1e3 * (tracker.cpu_seconds() - cpu0) / static_cast<double>(std::max<int64_t>(1, r.trials));
+  r.tracker_cpu_ms_per_trial =
+      1e3 * (tracker.cpu_seconds() - cpu0) / static_cast<double>(std::max<int64_t>(1, r.trials));
   return r;
 }
 
@@ -102,9 +103,9 @@ void bench_builders(const BuildersBenchOptions& o, Json* rows, Targets* targets)
   std::system(("mkdir -p " + dir).c_str());
   BenchTracker tracker(dir, dir + "/t.db", cores);
   auto boards = load_test_boards(dir, tracker, o.synthetic_boards);
-  Subprocess builders({TF_BUILDER, "--tracker", tracker.address(), "--load-test-builders",
-                       std::to_string(o.synthetic_builders)},
-                      dir + "/load-builders.log");
+  Subprocess builders(
+      {TF_BUILDER, "--tracker", tracker.address(), "--load-test-builders", std::to_string(o.synthetic_builders)},
+      dir + "/load-builders.log");
   if (!wait_until([&] { return tracker.devices("load") == o.synthetic_boards; }, 120))
     throw std::runtime_error("load-test boards did not register");
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the builders' registrations

@@ -21,8 +21,14 @@ BenchTracker::BenchTracker(const std::string& dir, const std::string& db, int bu
     : port_(free_loopback_port()) {
   const std::string port_file = dir + "/port";
   std::remove(port_file.c_str());
-  std::vector<std::string> argv{TF_TRACKER,    "--listen", address(),         "--db",
-                                db,            "--port-file", port_file, "--build-threads",
+  std::vector<std::string> argv{TF_TRACKER,
+                                "--listen",
+                                address(),
+                                "--db",
+                                db,
+                                "--port-file",
+                                port_file,
+                                "--build-threads",
                                 std::to_string(build_threads)};
   argv.insert(argv.end(), extra.begin(), extra.end());
   process_ = std::make_unique<Subprocess>(argv, dir + "/tracker-" + std::to_string(port_) + ".log");

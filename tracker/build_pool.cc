@@ -62,8 +62,8 @@ struct BuildPool::Remote {
   std::string id, peer;
   v1::BuilderInfo info;
   BuilderLink link;
-  std::mutex send_mu;                                         // one writer on the stream at a time
-  bool closed = false;                                        // mu_
+  std::mutex send_mu;   // one writer on the stream at a time
+  bool closed = false;  // send_mu: the stream is gone (or going), write nothing more
   std::deque<std::shared_ptr<const v1::BuilderWork>> outbox;  // mu_: written by deliver()
   std::set<uint64_t> holding;                                 // mu_
   int slots = 0;
@@ -186,7 +186,7 @@ void BuildPool::assign(Outbox* out) {
     int best_free = 0;
     for (auto& [id, r] : remotes_) {
       const int free = r->slots - static_cast<int>(r->holding.size());
-      if (!r->draining && !r->closed && free > best_free && r->builds_for(arch)) best = r, best_free = free;
+      if (!r->draining && free > best_free && r->builds_for(arch)) best = r, best_free = free;
     }
     if (!best) {
       ++it;
@@ -204,11 +204,11 @@ void BuildPool::assign(Outbox* out) {
 void BuildPool::deliver(Outbox& out) {
   for (auto& r : out) {
     std::lock_guard<std::mutex> sending(r->send_mu);
-    for (;;) {
+    while (!r->closed) {
       std::shared_ptr<const v1::BuilderWork> msg;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (r->closed || r->outbox.empty()) break;
+        if (r->outbox.empty()) break;
         msg = r->outbox.front();
         r->outbox.pop_front();
       }
@@ -266,14 +266,24 @@ void BuildPool::forget_builder_holdings(Remote& r, std::vector<std::shared_ptr<P
 }
 
 void BuildPool::remove_builder(const std::string& id, const std::string& /*why*/) {
+  std::shared_ptr<Remote> r;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = remotes_.find(id);
+    if (it == remotes_.end()) return;
+    r = it->second;
+  }
+  {
+    // The stream ends when the service returns: a write under way finishes first, none starts after.
+    std::lock_guard<std::mutex> sending(r->send_mu);
+    r->closed = true;
+  }
   std::vector<std::shared_ptr<Pending>> here;
   Outbox out;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = remotes_.find(id);
     if (it == remotes_.end()) return;
-    std::shared_ptr<Remote> r = it->second;
-    r->closed = true;
     r->outbox.clear();
     remotes_.erase(it);
     forget_builder_holdings(*r, &here);
