@@ -150,6 +150,8 @@ void Dispatcher::add_board(const std::string& id, const v1::BoardInfo& info, con
     b->info = info;
     b->link = std::move(link);
     boards_[id] = b;
+    boards_by_key_[b->key].push_back(b);
+    ++taking_work_by_key_[b->key];
     pump_locked(b->key, &out);
   }
   deliver(out);
@@ -164,6 +166,10 @@ void Dispatcher::remove_board(const std::string& board_id, const std::string& wh
     if (it == boards_.end()) return;
     board = it->second;
     boards_.erase(it);
+    auto& of_key = boards_by_key_[board->key];
+    of_key.erase(std::remove(of_key.begin(), of_key.end(), board), of_key.end());
+    if (of_key.empty()) boards_by_key_.erase(board->key);
+    if (!board->draining && --taking_work_by_key_[board->key] <= 0) taking_work_by_key_.erase(board->key);
     // Its unfinished items go back to the front of their queues, in their original order.
     std::vector<uint64_t> lost;
     for (auto it = board->in_flight.rbegin(); it != board->in_flight.rend(); ++it) lost.push_back(it->first);
@@ -227,7 +233,10 @@ void Dispatcher::on_heartbeat(const std::string& board_id, const v1::Heartbeat& 
     it->second->last_heartbeat_ms = wall_ms();
     const bool was_draining = it->second->draining;
     it->second->draining = hb.draining();
-    if (was_draining != hb.draining()) pump_locked(it->second->key, &out);
+    if (was_draining != hb.draining()) {
+      taking_work_by_key_[it->second->key] += hb.draining() ? -1 : 1;
+      pump_locked(it->second->key, &out);
+    }
   }
   deliver(out);
 }
@@ -345,9 +354,8 @@ std::vector<v1::Device> Dispatcher::devices(const std::string& key) const {
 
 int Dispatcher::boards_of_key(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
-  int n = 0;
-  for (const auto& [id, b] : boards_) n += b->key == key && !b->draining;
-  return n;
+  auto it = taking_work_by_key_.find(key);
+  return it == taking_work_by_key_.end() ? 0 : it->second;
 }
 
 Dispatcher::HostCpuUse Dispatcher::cpu_use_on(const std::string& hostname) const {
@@ -493,10 +501,12 @@ void Dispatcher::pump_locked(const std::string& key, Outbox* out) {
                      [](const JobQueue* a, const JobQueue* b) { return a->pass < b->pass; });
     JobQueue* job = nullptr;
     std::shared_ptr<Board> board;
+    const auto of_key = boards_by_key_.find(key);
     for (JobQueue* jq : waiting) {
+      if (of_key == boards_by_key_.end()) break;
       const ItemTerms& terms = jq->items.front()->terms;
-      for (auto& [id, b] : boards_) {
-        if (b->key != key || b->draining || static_cast<int>(b->in_flight.size()) >= opts_.slots_per_board) continue;
+      for (auto& b : of_key->second) {
+        if (b->draining || static_cast<int>(b->in_flight.size()) >= opts_.slots_per_board) continue;
         if (!terms.only_device.empty() && b->device != terms.only_device) continue;
         if (terms.needs_sandbox && !b->info.sandboxed()) continue;
         if (!board || b->in_flight.size() < board->in_flight.size() ||

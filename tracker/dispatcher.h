@@ -140,6 +140,10 @@ class Dispatcher {
   Metrics metrics_;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Board>> boards_;  // by id
+  // The same boards by key, and how many of each key take work (are not draining): a dispatch and
+  // a job's capacity look at one key's boards only, however many other keys' there are.
+  std::map<std::string, std::vector<std::shared_ptr<Board>>> boards_by_key_;
+  std::map<std::string, int> taking_work_by_key_;
   std::map<std::string, KeyQueue> queues_;
   std::map<uint64_t, std::shared_ptr<Item>> items_;  // every unfinished item, by id
   uint64_t next_item_id_ = 1;
