@@ -4,7 +4,7 @@
 #pragma once
 
 #include "db/database.h"
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 namespace tf::db {
 

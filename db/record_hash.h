@@ -6,7 +6,7 @@
 #include <string>
 
 #include "db/database.h"
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 namespace tf::db {
 
