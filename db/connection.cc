@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "db/postgres.h"
+#include "db/postgres_url.h"
 #include "db/sqlite.h"
 
 namespace tf::db {
@@ -17,6 +18,10 @@ bool is_postgres_url(const std::string& location) {
     if (match) return true;
   }
   return false;
+}
+
+std::string shown_location(const std::string& location) {
+  return is_postgres_url(location) ? redacted_url(location) : location;
 }
 
 std::unique_ptr<Connection> open_connection(const std::string& location, Connection::Access access) {

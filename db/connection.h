@@ -61,6 +61,10 @@ class Connection {
   virtual void begin_write() = 0;
   virtual void commit() = 0;
   virtual void rollback() = 0;
+  // Claims job `id` for this connection's process until the connection closes (however the process
+  // ends: a killed process's claim goes with its connection). False when another connection holds
+  // it. A file has no other processes' connections to ask: there, every claim succeeds.
+  virtual bool claim_job(int64_t id) = 0;
 
   // The database as messages name it: the file's path, or the URL without its password.
   const std::string& location() const { return location_; }
@@ -76,6 +80,9 @@ class Connection {
 
 // True for a PostgreSQL URL (postgresql://... or postgres://...); anything else is a SQLite path.
 bool is_postgres_url(const std::string& location);
+
+// `location` as messages and logs may show it: a URL without its password, a path as it is.
+std::string shown_location(const std::string& location);
 
 // A connection to the database at `location`: a PostgreSQL URL or a SQLite file's path.
 std::unique_ptr<Connection> open_connection(const std::string& location, Connection::Access access);

@@ -146,6 +146,11 @@ class Database {
   // process: "running" again, owned by this process. False when it is not failed (a live process
   // runs it, or it ended otherwise).
   bool adopt_job(int64_t id);
+  // Claims job `id` for this process while this Database stays open, so that of several trackers
+  // on one PostgreSQL database exactly one runs it, and the claim of a killed tracker ends with its
+  // connection. False when another process holds it. Always true for a SQLite file, which one
+  // tracker serves.
+  bool claim_job(int64_t id) { return conn_.claim_job(id); }
   std::optional<Job> job(int64_t id);
   // Measurements of one job, oldest first.
   std::vector<Measurement> job_measurements(int64_t job_id);

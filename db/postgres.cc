@@ -23,6 +23,10 @@ constexpr Oid kByteaOid = 17;
 // per database, as SQLite has, across every process and host using it. Readers never wait for it.
 constexpr long long kWriteLockKey = 0x74756e656661726dLL;  // "tunefarm"
 
+// The first key of the session-level advisory lock a process running a job holds (the second is
+// the job's id): the server releases it when the session ends, however the process ended.
+constexpr int kJobLockClass = 0x7466;  // "tf"
+
 // SQLSTATE lock_not_available: lock_timeout ran out.
 constexpr const char* kLockTimeout = "55P03";
 
@@ -215,6 +219,13 @@ std::vector<std::string> PostgresConnection::table_names() {
   std::vector<std::string> names;
   while (tables.step()) names.push_back(tables.column_text(0));
   return names;
+}
+
+bool PostgresConnection::claim_job(int64_t id) {
+  // Job ids are counted from 1; past 2^31 they share locks, which claims only more rarely.
+  Statement lock(*this, "SELECT pg_try_advisory_lock(" + std::to_string(kJobLockClass) + ", CAST(? AS INTEGER))");
+  lock.bind(1, static_cast<int64_t>(id & 0x7fffffff));
+  return lock.step() && lock.column_text(0) == "t";
 }
 
 void PostgresConnection::begin_write() {

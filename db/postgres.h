@@ -27,6 +27,7 @@ class PostgresConnection : public Connection {
   void begin_write() override;
   void commit() override { exec("COMMIT"); }
   void rollback() override { exec("ROLLBACK"); }
+  bool claim_job(int64_t id) override;
 
  private:
   pg_conn* conn_ = nullptr;

@@ -32,6 +32,7 @@ class SqliteConnection : public Connection {
   void begin_write() override;
   void commit() override { exec("COMMIT"); }
   void rollback() override { exec("ROLLBACK"); }
+  bool claim_job(int64_t) override { return true; }
 
   sqlite3* handle() { return db_; }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A local fleet on 127.0.0.1: a tracker and N boards, state in ./.fleet (pid and log files), the
 # SQLite file in the working directory.
-#   scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--http PORT] [--db PATH] [--token-file FILE]
+#   scripts/fleet.sh start [--boards N] [--key KEY] [--port PORT] [--http PORT] [--db PATH|URL] [--token-file FILE]
 #                          [--arch x86_64|aarch64] [--tracker HOST:PORT]
 # The tracker serves its dashboard and Prometheus /metrics on 127.0.0.1, port --http (default: the
 # gRPC port + 1; 0: none).
