@@ -176,10 +176,17 @@ int read_version(Connection& c, bool* is_tunefarm, bool* empty = nullptr) {
 }
 
 void apply(Connection& c, int from, int to) {
-  for (int v = from; v < to; ++v) {
+  int v = from;
+  while (v < to) {
     Transaction t(c);
     bool is_tf;
-    if (read_version(c, &is_tf) != v) return t.commit();  // another process migrated meanwhile
+    if (const int now = read_version(c, &is_tf); now != v) {
+      // Another process migrated meanwhile (trackers starting together on one new database): go on
+      // from where it got to.
+      t.commit();
+      v = now;
+      continue;
+    }
     c.exec_schema("CREATE TABLE IF NOT EXISTS tunefarm_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     const Migration& m = kMigrations[static_cast<size_t>(v)];
     if (*m.sql) c.exec_schema(m.sql);
@@ -188,6 +195,7 @@ void apply(Connection& c, int from, int to) {
                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
     s.bind(1, std::to_string(v + 1)).run();
     t.commit();
+    ++v;
   }
 }
 

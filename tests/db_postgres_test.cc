@@ -35,7 +35,7 @@ class DbPostgres : public ::testing::Test {
 
 using CliPostgres = DbPostgres;
 
-std::string error_of(const std::function<void()>& f) {
+std::string pg_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const DbError& e) {
@@ -44,9 +44,9 @@ std::string error_of(const std::function<void()>& f) {
   return "(no DbError)";
 }
 
-bool one_line(const std::string& s) { return s.find_first_of("\r\n") == std::string::npos; }
+bool pg_one_line(const std::string& s) { return s.find_first_of("\r\n") == std::string::npos; }
 
-Measurement sample(int mr, double seconds = 1e-3) {
+Measurement pg_sample(int mr, double seconds = 1e-3) {
   Measurement m;
   m.op = "dense";
   m.shape = {64, 64, 64};
@@ -72,25 +72,25 @@ TEST_F(DbPostgres, AMalformedUrlIsOneErrorNamingIt) {
            {"postgresql://tunefarm@127.0.0.1:" + port + "/x\x1b[31m", "control character"},
            {"postgresql://tunefarm@127.0.0.1:" + port + "/" + std::string(100000, 'a'), "bytes long"},
        }) {
-    const std::string e = error_of([&] { Database db(c.url); });
+    const std::string e = pg_error_of([&] { Database db(c.url); });
     EXPECT_NE(e.find(c.says), std::string::npos) << e.substr(0, 300);
     EXPECT_NE(e.find("postgresql://tunefarm@127.0.0.1:"), std::string::npos) << e.substr(0, 300);
-    EXPECT_TRUE(one_line(e)) << e.substr(0, 300);
+    EXPECT_TRUE(pg_one_line(e)) << e.substr(0, 300);
     EXPECT_LT(e.size(), 700u) << "a huge URL is cut short in the message";
   }
 }
 
 TEST_F(DbPostgres, AServerThatCannotBeReachedIsNamed) {
   const std::string url = "postgresql://tunefarm@127.0.0.1:" + std::to_string(free_loopback_port()) + "/farm";
-  const std::string e = error_of([&] { Database db(url); });
+  const std::string e = pg_error_of([&] { Database db(url); });
   EXPECT_NE(e.find("cannot open database '" + url + "'"), std::string::npos) << e;
   EXPECT_NE(e.find("refused"), std::string::npos) << e;
-  EXPECT_TRUE(one_line(e)) << e;
+  EXPECT_TRUE(pg_one_line(e)) << e;
 }
 
 TEST_F(DbPostgres, AWrongPasswordIsRefusedWithoutPrintingIt) {
   const std::string wrong = server_->url("postgres", "guarded", "not-the-password-42");
-  const std::string e = error_of([&] { Database db(wrong); });
+  const std::string e = pg_error_of([&] { Database db(wrong); });
   EXPECT_NE(e.find("password authentication failed"), std::string::npos) << e;
   EXPECT_EQ(e.find("not-the-password-42"), std::string::npos) << e;
   EXPECT_NE(e.find("postgresql://guarded:***@127.0.0.1"), std::string::npos) << e;
@@ -99,7 +99,7 @@ TEST_F(DbPostgres, AWrongPasswordIsRefusedWithoutPrintingIt) {
       "postgresql://guarded@127.0.0.1:" + std::to_string(server_->port()) + "/postgres?password=hunter2-secret";
   const std::string right = server_->url("postgres", "guarded", "hunter2-secret");
   for (const std::string& url : {right, in_query}) {
-    const std::string r = error_of([&] { Database db(url, Database::Open::ReadOnly); });
+    const std::string r = pg_error_of([&] { Database db(url, Database::Open::ReadOnly); });
     EXPECT_NE(r.find("empty database"), std::string::npos) << r;
     EXPECT_EQ(r.find("hunter2-secret"), std::string::npos) << r;
   }
@@ -108,12 +108,12 @@ TEST_F(DbPostgres, AWrongPasswordIsRefusedWithoutPrintingIt) {
 TEST_F(DbPostgres, HostileStringsAreStoredAsGivenAndNeverRunAsSql) {
   const std::string url = server_->fresh_database("hostile");
   Database db(url);
-  Measurement m = sample(1);
+  Measurement m = pg_sample(1);
   m.device = "x'); DROP TABLE measurements; --";
   m.compiler_version = "$1 ? ?2 '' \" \\ ;";
   m.error = std::string(1 << 20, 'e');
   EXPECT_TRUE(db.record(m));
-  Measurement bytes = sample(2);
+  Measurement bytes = pg_sample(2);
   bytes.outcome = Outcome::CompileError;
   bytes.costs.clear();
   bytes.error = std::string("ld: \xff\xfe bad") + '\0' + "section";
@@ -149,7 +149,7 @@ TEST_F(DbPostgres, ConnectionsRecordingTheSameRecordsAtOnceStoreEachOnce) {
     threads.emplace_back([&] {
       try {
         Database db(url);
-        for (int i = 0; i < kRecords; ++i) added += db.record(sample(i)) ? 1 : 0;
+        for (int i = 0; i < kRecords; ++i) added += db.record(pg_sample(i)) ? 1 : 0;
       } catch (const std::exception& e) {
         ++failures;
         ADD_FAILURE() << e.what();
@@ -172,7 +172,7 @@ TEST_F(DbPostgres, OneWriterAtATime) {
   {
     Transaction t(first.connection());
     writer = std::thread([&] {
-      second.record(sample(1));
+      second.record(pg_sample(1));
       written = true;
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -218,7 +218,7 @@ TEST_F(DbPostgres, AFailedJobIsAdoptedByOneProcessOnly) {
   EXPECT_EQ(adopted, 1);
 }
 
-std::string record_line(int mr, double seconds) {
+std::string pg_record_line(int mr, double seconds) {
   return "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": "
          "{\"target\": \"llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4\", \"device_key\": \"local\"}, "
          "\"config\": {}, \"config_index\": " +
@@ -233,7 +233,7 @@ TEST_F(CliPostgres, ImportBestHistoryExportThroughAUrl) {
   const std::string dir = testing_support::scratch("cli_pg");
   {
     std::ofstream out(dir + "/in.jsonl");
-    out << record_line(1, 0.002) << "\n" << record_line(2, 0.001) << "\n" << record_line(3, 0.003) << "\n";
+    out << pg_record_line(1, 0.002) << "\n" << pg_record_line(2, 0.001) << "\n" << pg_record_line(3, 0.003) << "\n";
   }
   Result imported = run_cli("import --db '" + url + "' " + dir + "/in.jsonl --json");
   ASSERT_EQ(imported.exit_code, 0) << imported.err;

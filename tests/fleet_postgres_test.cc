@@ -14,7 +14,7 @@ namespace {
 
 using testing_support::PostgresServer;
 
-int64_t trials_done(v1::Tuning::Stub& stub, int64_t id) {
+int64_t pg_trials_done(v1::Tuning::Stub& stub, int64_t id) {
   v1::GetJobRequest req;
   req.set_job_id(id);
   v1::Job job;
@@ -24,7 +24,7 @@ int64_t trials_done(v1::Tuning::Stub& stub, int64_t id) {
 }
 
 // The job's measurements, each config once: how many there are.
-size_t measured_once(const std::string& url, int64_t job_id) {
+size_t pg_measured_once(const std::string& url, int64_t job_id) {
   db::Database db(url, db::Database::Open::ReadOnly);
   std::set<int64_t> configs;
   const auto ms = db.job_measurements(job_id);
@@ -34,7 +34,7 @@ size_t measured_once(const std::string& url, int64_t job_id) {
   return ms.size();
 }
 
-v1::GetBestResponse best_of(v1::Tuning::Stub& stub, const v1::Workload& w) {
+v1::GetBestResponse pg_best_of(v1::Tuning::Stub& stub, const v1::Workload& w) {
   v1::GetBestRequest req;
   *req.mutable_workload() = w;
   req.set_device_key("test-x86");
@@ -67,9 +67,9 @@ TEST(FleetPostgres, TwoTrackersRunAJobEachAndOneKilledMidJobResumesIt) {
   const int64_t id_a = submit(*stub_a, job_a), id_b = submit(*stub_b, job_b);
   ASSERT_NE(id_a, id_b) << "one id sequence for the shared db";
 
-  ASSERT_TRUE(eventually([&] { return trials_done(*stub_a, id_a) >= 8; })) << a.tracker().output();
+  ASSERT_TRUE(eventually([&] { return pg_trials_done(*stub_a, id_a) >= 8; })) << a.tracker().output();
   a.kill_tracker();
-  const size_t before = measured_once(url, id_a);
+  const size_t before = pg_measured_once(url, id_a);
   EXPECT_GE(before, 8u);
   EXPECT_LT(before, static_cast<size_t>(kTrials));
   a.start_tracker();
@@ -82,13 +82,13 @@ TEST(FleetPostgres, TwoTrackersRunAJobEachAndOneKilledMidJobResumesIt) {
   EXPECT_EQ(done_b.state(), v1::DONE) << done_b.message() << b.tracker().output();
   ASSERT_EQ(done_a.workloads_size(), 1);
   EXPECT_EQ(done_a.workloads(0).trials_done(), kTrials);
-  EXPECT_EQ(measured_once(url, id_a), static_cast<size_t>(kTrials));
-  EXPECT_EQ(measured_once(url, id_b), static_cast<size_t>(kTrials));
+  EXPECT_EQ(pg_measured_once(url, id_a), static_cast<size_t>(kTrials));
+  EXPECT_EQ(pg_measured_once(url, id_b), static_cast<size_t>(kTrials));
 
   // Either tracker answers the best of either job's workload, and the same.
   for (const v1::JobSpec* spec : {&job_a, &job_b}) {
-    const v1::GetBestResponse from_a = best_of(*stub_a2, spec->workloads(0));
-    const v1::GetBestResponse from_b = best_of(*stub_b, spec->workloads(0));
+    const v1::GetBestResponse from_a = pg_best_of(*stub_a2, spec->workloads(0));
+    const v1::GetBestResponse from_b = pg_best_of(*stub_b, spec->workloads(0));
     EXPECT_TRUE(from_a.found());
     EXPECT_EQ(from_a.config_json(), from_b.config_json());
     EXPECT_EQ(from_a.gflops(), from_b.gflops());

@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   }
   const std::string host = opts.listen.substr(0, opts.listen.rfind(':'));
   std::printf("tunefarm-tracker: listening on %s:%d, db %s\n", host.c_str(), tracker->port(),
-              db::shown_location(opts.db_path).c_str());
+              tf::db::shown_location(opts.db_path).c_str());
   std::printf("tunefarm-tracker: auth: %s\n", tracker->auth_summary().c_str());
   std::printf(
       "tunefarm-tracker: builds run on CPUs that boards on this host leave free; when they leave none, %s\n",
