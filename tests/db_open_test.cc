@@ -102,7 +102,9 @@ TEST_P(DatabaseOpen, AnotherProgramsDatabaseIsRefusedUnchanged) {
     const std::string e = error_of([&] { Database db(other, open); });
     EXPECT_NE(e.find("not a tunefarm database"), std::string::npos) << e;
   }
-  if (!postgres()) EXPECT_EQ(journal_mode(other), "delete") << "refusing the file switched it to WAL";
+  if (!postgres()) {
+    EXPECT_EQ(journal_mode(other), "delete") << "refusing the file switched it to WAL";
+  }
   EXPECT_EQ(c->table_names(), std::vector<std::string>{"songs"});
 }
 
