@@ -423,7 +423,10 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("--target", a->target,
                   "native (this host) or \"llvm -mtriple=... -mcpu=... -mattr=...\" (a fleet builds for its boards)")
       ->type_name("TARGET");
-  cmd->add_option("--db", a->db_path, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME (a file is created when missing; this host)")->type_name("PATH|URL");
+  cmd->add_option(
+         "--db", a->db_path,
+         "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME (a file is created when missing; this host)")
+      ->type_name("PATH|URL");
   add_tracker_options(*cmd, a->tracker);
   cmd->add_option("--key", a->key, "tune on the tracker's boards of this key instead of this host")->type_name("KEY");
   cmd->add_option("--priority", a->priority, "the job's share of the key's boards against other jobs (fleet)")

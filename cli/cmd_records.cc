@@ -43,7 +43,8 @@ struct ReadOptions {
 
 void add_read_options(CLI::App& cmd, ReadOptions& o, const std::string& json_help, const std::string& timing_help) {
   add_workload_options(cmd, o.workload);
-  cmd.add_option("--db", o.db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")->type_name("PATH|URL");
+  cmd.add_option("--db", o.db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+      ->type_name("PATH|URL");
   add_threads_option(cmd, o.threads, "the thread count it was tuned with (each is tuned apart)");
   o.timing_option = add_timing_option(cmd, o.timing, timing_help);
   cmd.add_flag("--json", o.json, json_help);
@@ -256,7 +257,8 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
     o->file = "-";
     CLI::App* cmd = tunefarm.add_subcommand(
         "export", "write every tuning record of a database as JSON lines (one measurement per line)");
-    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")->type_name("PATH|URL");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     cmd->add_option("-o,--output", o->file, "output file; - for stdout")->type_name("FILE");
     commands.on(cmd, [o] { return export_command(*o); });
   }
@@ -274,7 +276,10 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
     cmd->add_option("file", o->file, "the JSON lines to read (as tunefarm export writes them)")
         ->required()
         ->type_name("FILE");
-    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME (a file is created when missing)")->type_name("PATH|URL");
+    cmd->add_option(
+           "--db", o->db,
+           "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME (a file is created when missing)")
+        ->type_name("PATH|URL");
     cmd->add_flag("--json", o->json, "print counts as JSON");
     commands.on(cmd, [o] { return import_command(*o); });
   }
@@ -283,7 +288,8 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
     CLI::App* cmd = tunefarm.add_subcommand("plot", "best-so-far GFLOPS per tuning run of a workload, as an SVG chart");
     add_workload_options(*cmd, o->workload);
     add_threads_option(*cmd, o->threads, "the thread count it was tuned with (each is tuned apart)");
-    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")->type_name("PATH|URL");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     cmd->add_option("-o,--output", o->output, "the SVG to write")->type_name("FILE");
     commands.on(cmd, [o] { return plot_command(*o); });
   }

@@ -39,7 +39,9 @@ void add_run_options(CLI::App& a, RunOptions& o) {
                "the suite: workloads, thresholds, where (docs/ci.md; sample bench/suites/ci.json); or --model")
       ->type_name("FILE");
   add_model_regress_options(a, o.model);
-  a.add_option("--db", o.db, "tuning database (best configs and baselines): a SQLite file or postgresql://USER@HOST:PORT/NAME")->type_name("PATH|URL");
+  a.add_option("--db", o.db,
+               "tuning database (best configs and baselines): a SQLite file or postgresql://USER@HOST:PORT/NAME")
+      ->type_name("PATH|URL");
   a.add_flag("--local", o.local, "measure in a worker process on this host");
   o.key_option = a.add_option("--key", o.key,
                               "measure on a board of this device key, via --tracker (default: the suite's \"key\")")
@@ -431,7 +433,8 @@ void add_baseline(CLI::App& tunefarm, Commands& commands) {
   {
     auto o = std::make_shared<BaselineOptions>();
     CLI::App* cmd = baseline->add_subcommand("list", "the baselines in a database");
-    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")->type_name("PATH|URL");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     cmd->add_flag("--json", o->json, "print as JSON");
     commands.on(cmd, [o] { return baseline_list(*o); });
   }
@@ -440,7 +443,8 @@ void add_baseline(CLI::App& tunefarm, Commands& commands) {
     CLI::App* cmd =
         baseline->add_subcommand("show", "a baseline's workloads: config, compiler, measured GFLOPS, where");
     cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
-    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")->type_name("PATH|URL");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     cmd->add_flag("--json", o->json, "print as JSON");
     commands.on(cmd, [o] { return baseline_show(*o); });
   }
@@ -448,7 +452,8 @@ void add_baseline(CLI::App& tunefarm, Commands& commands) {
     auto o = std::make_shared<BaselineOptions>();
     CLI::App* cmd = baseline->add_subcommand("delete", "delete a baseline (its measurements and libraries)");
     cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
-    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")->type_name("PATH|URL");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     commands.on(cmd, [o] { return baseline_delete(*o); });
   }
 }

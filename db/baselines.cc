@@ -1,7 +1,6 @@
 // Named baselines for CI regression runs: one row per (name, workload, target and device key).
-#include "db/database.h"
 #include "db/connection.h"
-
+#include "db/database.h"
 
 namespace tf::db {
 namespace {
@@ -76,8 +75,8 @@ void Database::save_baseline(const std::string& name, const std::vector<Baseline
 
 std::vector<Baseline> Database::baseline(const std::string& name) {
   Statement q(conn_, std::string("SELECT ") + kBaselineColumns +
-                                  ", b.library FROM baselines b JOIN workloads w ON w.id = b.workload_id "
-                                  "JOIN targets t ON t.id = b.target_id WHERE b.name = ? ORDER BY b.id");
+                         ", b.library FROM baselines b JOIN workloads w ON w.id = b.workload_id "
+                         "JOIN targets t ON t.id = b.target_id WHERE b.name = ? ORDER BY b.id");
   q.bind(1, name);
   std::vector<Baseline> out;
   while (q.step()) out.push_back(read_baseline(q, true));
@@ -86,8 +85,8 @@ std::vector<Baseline> Database::baseline(const std::string& name) {
 
 std::vector<Baseline> Database::baselines() {
   Statement q(conn_, std::string("SELECT ") + kBaselineColumns +
-                                  " FROM baselines b JOIN workloads w ON w.id = b.workload_id "
-                                  "JOIN targets t ON t.id = b.target_id ORDER BY b.name, b.id");
+                         " FROM baselines b JOIN workloads w ON w.id = b.workload_id "
+                         "JOIN targets t ON t.id = b.target_id ORDER BY b.name, b.id");
   std::vector<Baseline> out;
   while (q.step()) out.push_back(read_baseline(q, false));
   return out;

@@ -25,8 +25,8 @@ class StatementBackend {
   virtual void bind_text(int i, const std::string& v) = 0;
   virtual void bind_blob(int i, const std::vector<uint8_t>& v) = 0;
   virtual void bind_null(int i) = 0;
-  virtual bool step() = 0;   // runs the statement at the first call; true while a row is available
-  virtual void reset() = 0;  // ready to run again, bindings cleared
+  virtual bool step() = 0;              // runs the statement at the first call; true while a row is available
+  virtual void reset() = 0;             // ready to run again, bindings cleared
   virtual int64_t changes() const = 0;  // rows the finished statement inserted, updated or deleted
   virtual int64_t column_int(int i) const = 0;
   virtual double column_double(int i) const = 0;

@@ -20,11 +20,11 @@ std::optional<CostModel> Database::load_model(const std::string& op, const std::
   std::vector<std::string> args = {op};
   const std::string filed_as = target_aliases_.condition("t.target", target, &args);
   args.push_back(device_key);
-  Statement q(conn_,
-              "SELECT c.feature_version, c.training_size, c.model FROM cost_models c JOIN targets t ON t.id = c.target_id "
-              "WHERE c.op = ? AND " +
-                  filed_as +
-                  " AND t.device_key = ? AND c.feature_version = ? ORDER BY c.created_ms DESC, c.id DESC LIMIT 1");
+  Statement q(
+      conn_,
+      "SELECT c.feature_version, c.training_size, c.model FROM cost_models c JOIN targets t ON t.id = c.target_id "
+      "WHERE c.op = ? AND " +
+          filed_as + " AND t.device_key = ? AND c.feature_version = ? ORDER BY c.created_ms DESC, c.id DESC LIMIT 1");
   int i = 1;
   for (const std::string& a : args) q.bind(i++, a);
   q.bind(i, feature_version);

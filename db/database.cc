@@ -44,8 +44,9 @@ Database::Database(const std::string& location, Open open)
       try {
         Database upgrade(location, Open::Existing);
       } catch (const DbError& e) {
-        throw DbError("'" + where + "' has schema version " + std::to_string(version) + ", older than this tunefarm's " +
-                          std::to_string(latest_schema_version()) + ", and cannot be upgraded to be read: " + e.what(),
+        throw DbError("'" + where + "' has schema version " + std::to_string(version) +
+                          ", older than this tunefarm's " + std::to_string(latest_schema_version()) +
+                          ", and cannot be upgraded to be read: " + e.what(),
                       e.code());
       }
     }

@@ -3,8 +3,8 @@
 // a row. Internal to db/.
 #pragma once
 
-#include "db/database.h"
 #include "db/connection.h"
+#include "db/database.h"
 
 namespace tf::db {
 

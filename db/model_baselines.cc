@@ -1,7 +1,6 @@
 // Baselines of whole models: one row per name, the compiled model in it.
-#include "db/database.h"
 #include "db/connection.h"
-
+#include "db/database.h"
 
 namespace tf::db {
 namespace {
@@ -41,7 +40,7 @@ void Database::save_model_baseline(const ModelBaseline& b, bool replace) {
     del.bind(1, b.name).run();
   }
   Statement ins(conn_, std::string("INSERT INTO model_baselines (") + kModelBaselineColumns +
-                                    ", tfm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                           ", tfm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   ins.bind(1, b.name).bind(2, b.model).bind(3, b.input_shapes).bind(4, b.target).bind(5, b.device_key);
   ins.bind(6, static_cast<int64_t>(b.threads))
       .bind(7, b.compiler_version)
@@ -53,8 +52,7 @@ void Database::save_model_baseline(const ModelBaseline& b, bool replace) {
 }
 
 std::optional<ModelBaseline> Database::model_baseline(const std::string& name) {
-  Statement q(conn_,
-              std::string("SELECT ") + kModelBaselineColumns + ", tfm FROM model_baselines WHERE name = ?");
+  Statement q(conn_, std::string("SELECT ") + kModelBaselineColumns + ", tfm FROM model_baselines WHERE name = ?");
   q.bind(1, name);
   if (!q.step()) return std::nullopt;
   return read_model_baseline(q, true);

@@ -149,8 +149,8 @@ class PostgresStatement : public StatementBackend {
                                lengths.data(), formats.data(), 0));
     const ExecStatusType status = result_ ? PQresultStatus(result_.get()) : PGRES_FATAL_ERROR;
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      const std::string why = without_password(
-          result_ ? PQresultErrorMessage(result_.get()) : PQerrorMessage(conn_), url_);
+      const std::string why =
+          without_password(result_ ? PQresultErrorMessage(result_.get()) : PQerrorMessage(conn_), url_);
       result_.reset();
       throw DbError("database '" + location_ + "': " + why + " (in '" + sql_ + "')");
     }
@@ -182,7 +182,8 @@ PostgresConnection::PostgresConnection(const std::string& url, Access access)
     throw DbError("cannot open database '" + location() + "': " + why);
   }
   // Notices ("relation already exists, skipping") are not for the user.
-  PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char*) {}, nullptr);
   try {
     // Text leaves and arrives as UTF-8, whatever the client's locale says.
     exec("SET client_encoding = 'UTF8'");

@@ -137,7 +137,8 @@ std::string postgres_text(const std::string& s) {
       cp = (cp << 6) | (c & 0x3fu);
     }
     // Overlong forms, surrogates and code points past U+10FFFF are invalid too.
-    ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) && !(len == 4 && (cp < 0x10000 || cp > 0x10ffff));
+    ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) &&
+         !(len == 4 && (cp < 0x10000 || cp > 0x10ffff));
     if (ok) {
       out.append(s, i, len);
       i += len;

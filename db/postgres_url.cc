@@ -19,7 +19,7 @@ bool printable(unsigned char c) { return c >= 0x20 && c != 0x7f; }
 std::string password_of(const std::string& url) {
   char* error = nullptr;
   std::unique_ptr<PQconninfoOption, void (*)(PQconninfoOption*)> options(PQconninfoParse(url.c_str(), &error),
-                                                                        PQconninfoFree);
+                                                                         PQconninfoFree);
   PQfreemem(error);
   if (!options) return "";
   for (const PQconninfoOption* o = options.get(); o->keyword; ++o) {

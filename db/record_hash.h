@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "db/database.h"
 #include "db/connection.h"
+#include "db/database.h"
 
 namespace tf::db {
 

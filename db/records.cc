@@ -48,11 +48,10 @@ bool Database::record(const Measurement& in) {
   Transaction t(conn_);
   int64_t w = workload_id(m), tg = target_id(m.target, m.device_key);
   const Json costs = m.costs;
-  Statement s(
-      conn_,
-      "INSERT INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
-      "outcome, error, build_ms, device, compiler_version, created_ms, record_hash, timing) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  Statement s(conn_,
+              "INSERT INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
+              "outcome, error, build_ms, device, compiler_version, created_ms, record_hash, timing) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
   if (m.job_id)
     s.bind(1, *m.job_id);
   else

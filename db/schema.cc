@@ -191,8 +191,9 @@ void apply(Connection& c, int from, int to) {
     const Migration& m = kMigrations[static_cast<size_t>(v)];
     if (*m.sql) c.exec_schema(m.sql);
     if (m.rewrite) m.rewrite(c);
-    Statement s(c, "INSERT INTO tunefarm_meta (key, value) VALUES ('schema_version', ?) "
-                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+    Statement s(c,
+                "INSERT INTO tunefarm_meta (key, value) VALUES ('schema_version', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
     s.bind(1, std::to_string(v + 1)).run();
     t.commit();
     ++v;
@@ -210,8 +211,9 @@ int check_schema(Connection& c, bool* empty) {
     throw DbError("'" + c.location() + "' is not a tunefarm database (it has tables, but no tunefarm_meta)");
   }
   if (version > latest_schema_version()) {
-    throw DbError("'" + c.location() + "' has schema version " + std::to_string(version) + ", newer than this tunefarm (" +
-                  std::to_string(latest_schema_version()) + "); upgrade tunefarm to open it");
+    throw DbError("'" + c.location() + "' has schema version " + std::to_string(version) +
+                  ", newer than this tunefarm (" + std::to_string(latest_schema_version()) +
+                  "); upgrade tunefarm to open it");
   }
   return version;
 }

@@ -96,8 +96,7 @@ class SqliteStatement : public StatementBackend {
   double column_double(int i) const override { return sqlite3_column_double(stmt_, i); }
   std::string column_text(int i) const override {
     const unsigned char* t = sqlite3_column_text(stmt_, i);
-    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, i)))
-             : "";
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, i))) : "";
   }
   std::vector<uint8_t> column_blob(int i) const override {
     const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, i));

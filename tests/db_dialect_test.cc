@@ -32,7 +32,9 @@ TEST(DbDialect, SchemaTypesBecomePostgresTypes) {
 
 TEST(DbDialect, TextPostgresCannotHoldBecomesReplacementCharacters) {
   EXPECT_EQ(postgres_text("plain \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80"), "plain \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80");
-  EXPECT_EQ(postgres_text(std::string("a\0b", 3)), "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(postgres_text(std::string("a\0b", 3)),
+            "a\xef\xbf\xbd"
+            "b");
   EXPECT_EQ(postgres_text("\xff\xc0\x80\xed\xa0\x80"),
             "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
   EXPECT_EQ(postgres_text("cut \xe2\x82"), "cut \xef\xbf\xbd\xef\xbf\xbd");

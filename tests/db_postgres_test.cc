@@ -231,8 +231,8 @@ std::string pg_record_line(int mr, double seconds) {
   return "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": "
          "{\"target\": \"llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4\", \"device_key\": \"local\"}, "
          "\"config\": {}, \"config_index\": " +
-         std::to_string(mr) + ", \"costs\": [" + std::to_string(seconds) + "], \"outcome\": \"ok\", \"time\": " +
-         std::to_string(1000 + mr) + "}";
+         std::to_string(mr) + ", \"costs\": [" + std::to_string(seconds) +
+         "], \"outcome\": \"ok\", \"time\": " + std::to_string(1000 + mr) + "}";
 }
 
 // import, best, history and export with --db postgresql://..., and a database copied to a file

@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   tf::tracker::TrackerOptions opts;
   std::string port_file;
   app->add_option("--listen", opts.listen, "address to serve on (port 0: any free port)")->type_name("HOST:PORT");
-  app->add_option("--db", opts.db_path, "the tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")->type_name("PATH|URL");
+  app->add_option("--db", opts.db_path, "the tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+      ->type_name("PATH|URL");
   app->add_option("--token-file", opts.token_file,
                   "accepted tokens, one '<token> <role> [name]' per line (tunefarm token new)")
       ->type_name("FILE");

@@ -50,9 +50,9 @@ int64_t duplicate_rows(db::Connection& c, std::vector<std::string>* examples) {
   int64_t extra = 0;
   for (const char* by : {"config_index", "config"}) {
     db::Statement st(c, std::string("SELECT job_id, workload_id, ") + by +
-                                     ", COUNT(*) FROM measurements WHERE job_id IS NOT NULL "
-                                     "GROUP BY job_id, workload_id, " +
-                                     by + " HAVING COUNT(*) > 1");
+                            ", COUNT(*) FROM measurements WHERE job_id IS NOT NULL "
+                            "GROUP BY job_id, workload_id, " +
+                            by + " HAVING COUNT(*) > 1");
     while (st.step()) {
       extra += st.column_int(3) - 1;
       if (examples->size() < 5) {
