@@ -296,7 +296,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
       "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s, %s inputs timed cold; recorded in %s\n",
       static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials), a.scheduler.c_str(),
       a.threads, a.threads == 1 ? "" : "s", a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(),
-      a.db_path.c_str());
+      db::shown_location(a.db_path).c_str());
   std::vector<ops::Workload> workloads;
   for (const auto& t : tasks) workloads.push_back(t.workload);
   o.time_in_model = [&] {
@@ -376,7 +376,7 @@ int model_tune_command(const ModelTuneArgs& a) {
     const std::string shapes = shape_flags(a.shapes);
     if (a.key.empty()) {
       std::printf("next: tunefarm model build %s%s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(),
-                  shapes.c_str(), a.db_path.c_str(), a.threads);
+                  shapes.c_str(), db::shown_location(a.db_path).c_str(), a.threads);
     } else {
       std::printf("next: tunefarm model build %s%s --db TRACKER_DB --key %s --target '%s' -o MODEL.tfm\n",
                   a.model_path.c_str(), shapes.c_str(), a.key.c_str(),

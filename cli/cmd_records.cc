@@ -75,7 +75,7 @@ int best_command(const BestOptions& b) {
   if (!best) {
     std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s%s in %s\n",
                  task->workload().str().c_str(), task->target().str().c_str(),
-                 timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "", o.db.c_str());
+                 timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "", db::shown_location(o.db).c_str());
     return 1;
   }
   if (o.json) {
@@ -221,7 +221,7 @@ int plot_command(const PlotOptions& o) {
   }
   if (series.empty()) {
     std::fprintf(stderr, "tunefarm plot: no tuning runs of %s on %s at %d thread(s) in %s\n",
-                 task->workload().str().c_str(), target.c_str(), o.threads, o.db.c_str());
+                 task->workload().str().c_str(), target.c_str(), o.threads, db::shown_location(o.db).c_str());
     return 1;
   }
   std::ofstream out(o.output);

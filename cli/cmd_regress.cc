@@ -243,7 +243,7 @@ int baseline_save(const SaveOptions& so) {
     }
     if (ok) {
       std::printf("baseline '%s' saved: %d workload(s), compiler %s, in %s\n", name.c_str(), stored,
-                  compiler::version().c_str(), o.db.c_str());
+                  compiler::version().c_str(), db::shown_location(o.db).c_str());
     }
   }
   if (!ok) {
@@ -303,7 +303,7 @@ int baseline_list(const BaselineOptions& o) {
   }
   if (by_name.empty()) {
     if (models.empty())
-      std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n", o.db.c_str());
+      std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n", db::shown_location(o.db).c_str());
   } else {
     std::printf("%-16s %9s  %-16s %-16s %s\n", "name", "workloads", "created (UTC)", "device key", "compiler");
     for (const auto& j : list) {
@@ -319,7 +319,7 @@ int baseline_show(const BaselineOptions& o) {
   auto db_handle = open_existing_db(o.db, DbUse::Read);
   db::Database& db = *db_handle;
   const auto entries = db.baseline(o.name);
-  if (entries.empty()) throw UsageError("no baseline named '" + o.name + "' in " + o.db + " (tunefarm baseline list)");
+  if (entries.empty()) throw UsageError("no baseline named '" + o.name + "' in " + db::shown_location(o.db) + " (tunefarm baseline list)");
   Json list = Json::array();
   for (const auto& b : entries) list.push_back(baseline_json(b, true));
   if (o.json) {
@@ -341,7 +341,7 @@ int baseline_delete(const BaselineOptions& o) {
   auto db_handle = open_existing_db(o.db, DbUse::Write);
   db::Database& db = *db_handle;
   const bool kernels = db.delete_baseline(o.name), model = db.delete_model_baseline(o.name);
-  if (!kernels && !model) throw UsageError("no baseline named '" + o.name + "' in " + o.db);
+  if (!kernels && !model) throw UsageError("no baseline named '" + o.name + "' in " + db::shown_location(o.db));
   std::printf("baseline '%s' deleted\n", o.name.c_str());
   return 0;
 }
@@ -366,7 +366,7 @@ regress::RegressReport suite_regress(const RegressOptions& ro, std::optional<dou
   auto db_handle = open_existing_db(o.db, o.tune_missing > 0 ? DbUse::Write : DbUse::Read);
   db::Database& db = *db_handle;
   if (db.baseline(ro.baseline).empty()) {
-    throw regress::RunError("no baseline named '" + ro.baseline + "' in " + o.db + " (tunefarm baseline list)");
+    throw regress::RunError("no baseline named '" + ro.baseline + "' in " + db::shown_location(o.db) + " (tunefarm baseline list)");
   }
   Where where = where_from(o, suite);
   say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());

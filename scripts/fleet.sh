@@ -101,7 +101,9 @@ case "$cmd" in
         echo "fleet.sh: the tracker did not start; its log:" >&2; cat "$state/tracker.log" >&2; rm -f "$state/tracker.pid"; exit 1
       fi
       tracker="127.0.0.1:$port"
-      echo "fleet: tracker on $tracker (pid $(cat "$state/tracker.pid")), db $db, logs in $state"
+      # A database URL's password stays off the terminal.
+      shown_db="$(sed -E 's#^([a-zA-Z]+://[^:/@]*):[^@/]*@#\1:***@#' <<< "$db")"
+      echo "fleet: tracker on $tracker (pid $(cat "$state/tracker.pid")), db $shown_db, logs in $state"
       [ "$http_port" = 0 ] || echo "fleet: dashboard on http://127.0.0.1:$http_port/ (Prometheus metrics: http://127.0.0.1:$http_port/metrics)"
     fi
     cpus="$(nproc)"
