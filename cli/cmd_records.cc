@@ -75,7 +75,8 @@ int best_command(const BestOptions& b) {
   if (!best) {
     std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s%s in %s\n",
                  task->workload().str().c_str(), task->target().str().c_str(),
-                 timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "", db::shown_location(o.db).c_str());
+                 timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "",
+                 db::shown_location(o.db).c_str());
     return 1;
   }
   if (o.json) {

@@ -303,7 +303,8 @@ int baseline_list(const BaselineOptions& o) {
   }
   if (by_name.empty()) {
     if (models.empty())
-      std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n", db::shown_location(o.db).c_str());
+      std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n",
+                  db::shown_location(o.db).c_str());
   } else {
     std::printf("%-16s %9s  %-16s %-16s %s\n", "name", "workloads", "created (UTC)", "device key", "compiler");
     for (const auto& j : list) {
@@ -319,7 +320,8 @@ int baseline_show(const BaselineOptions& o) {
   auto db_handle = open_existing_db(o.db, DbUse::Read);
   db::Database& db = *db_handle;
   const auto entries = db.baseline(o.name);
-  if (entries.empty()) throw UsageError("no baseline named '" + o.name + "' in " + db::shown_location(o.db) + " (tunefarm baseline list)");
+  if (entries.empty())
+    throw UsageError("no baseline named '" + o.name + "' in " + db::shown_location(o.db) + " (tunefarm baseline list)");
   Json list = Json::array();
   for (const auto& b : entries) list.push_back(baseline_json(b, true));
   if (o.json) {
@@ -366,7 +368,8 @@ regress::RegressReport suite_regress(const RegressOptions& ro, std::optional<dou
   auto db_handle = open_existing_db(o.db, o.tune_missing > 0 ? DbUse::Write : DbUse::Read);
   db::Database& db = *db_handle;
   if (db.baseline(ro.baseline).empty()) {
-    throw regress::RunError("no baseline named '" + ro.baseline + "' in " + db::shown_location(o.db) + " (tunefarm baseline list)");
+    throw regress::RunError("no baseline named '" + ro.baseline + "' in " + db::shown_location(o.db) +
+                            " (tunefarm baseline list)");
   }
   Where where = where_from(o, suite);
   say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());

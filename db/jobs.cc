@@ -2,6 +2,8 @@
 // whose process died reads as failed.
 #include "db/database.h"
 
+#include <utility>
+
 #include "db/process_identity.h"
 
 namespace tf::db {
@@ -65,7 +67,7 @@ std::vector<Job> Database::read_jobs(std::optional<int64_t> id) {
           (id ? "WHERE id = ? " : "") + "ORDER BY id ASC");
   if (id) q.bind(1, *id);
   std::vector<Job> out;
-  std::vector<size_t> dead;
+  std::vector<std::pair<size_t, ProcessIdentity>> dead;
   while (q.step()) {
     Job j;
     j.id = q.column_int(0);
@@ -87,18 +89,21 @@ std::vector<Job> Database::read_jobs(std::optional<int64_t> id) {
         if (!j.progress.is_object()) j.progress = Json::object();
         j.progress["error"] = "the process running this job (pid " + std::to_string(p.pid) + " on " + p.host +
                               ") died before it finished";
-        dead.push_back(out.size());
+        dead.emplace_back(out.size(), p);
       }
     }
     out.push_back(std::move(j));
   }
   if (!dead.empty() && !conn_.read_only()) {
-    for (size_t i : dead) {
+    for (const auto& [i, p] : dead) {
       Transaction t(conn_);
-      // Only if still running as we saw it: a concurrent writer's newer state wins.
+      // Only if still running as we saw it, in the process we saw die: a concurrent writer's newer
+      // state wins, and so does a process that adopted the job meanwhile.
       Statement s(conn_,
-                  "UPDATE jobs SET state = 'failed', progress = ?, updated_ms = ? WHERE id = ? AND state = 'running'");
-      s.bind(1, out[i].progress.dump()).bind(2, now_ms()).bind(3, out[i].id).run();
+                  "UPDATE jobs SET state = 'failed', progress = ?, updated_ms = ? WHERE id = ? AND state = 'running' "
+                  "AND process_host = ? AND process_pid = ? AND process_start = ?");
+      s.bind(1, out[i].progress.dump()).bind(2, now_ms()).bind(3, out[i].id);
+      s.bind(4, p.host).bind(5, p.pid).bind(6, p.start).run();
       t.commit();
     }
   }

@@ -39,8 +39,7 @@ std::string sqlstate(const PGresult* r) {
 
 class PostgresStatement : public StatementBackend {
  public:
-  PostgresStatement(pg_conn* conn, const std::string& location, const std::string& url, const std::string& sql)
-      : conn_(conn), location_(location), url_(url), sql_(sql), result_(nullptr, PQclear) {
+  PostgresStatement(PostgresConnection& c, const std::string& sql) : c_(c), sql_(sql), result_(nullptr, PQclear) {
     int params = 0;
     translated_ = postgres_placeholders(sql, &params);
     params_.resize(static_cast<size_t>(params));
@@ -104,7 +103,7 @@ class PostgresStatement : public StatementBackend {
     if (!v) return {};
     size_t n = 0;
     unsigned char* bytes = PQunescapeBytea(reinterpret_cast<const unsigned char*>(v), &n);
-    if (!bytes) throw DbError("database '" + location_ + "': out of memory reading a blob");
+    if (!bytes) throw DbError("database '" + c_.location() + "': out of memory reading a blob");
     std::vector<uint8_t> out(bytes, bytes + n);
     PQfreemem(bytes);
     return out;
@@ -121,7 +120,7 @@ class PostgresStatement : public StatementBackend {
 
   Param& param(int i) {
     if (i < 1 || static_cast<size_t>(i) > params_.size()) {
-      throw DbError("database '" + location_ + "': parameter " + std::to_string(i) + " of '" + sql_ +
+      throw DbError("database '" + c_.location() + "': parameter " + std::to_string(i) + " of '" + sql_ +
                     "' does not exist");
     }
     return params_[static_cast<size_t>(i - 1)];
@@ -145,21 +144,20 @@ class PostgresStatement : public StatementBackend {
       lengths[k] = static_cast<int>(params_[k].value.size());
       formats[k] = params_[k].binary ? 1 : 0;
     }
-    result_.reset(PQexecParams(conn_, translated_.c_str(), static_cast<int>(n), types.data(), values.data(),
-                               lengths.data(), formats.data(), 0));
+    result_.reset(c_.execute([&](pg_conn* conn) {
+      return PQexecParams(conn, translated_.c_str(), static_cast<int>(n), types.data(), values.data(), lengths.data(),
+                          formats.data(), 0);
+    }));
     const ExecStatusType status = result_ ? PQresultStatus(result_.get()) : PGRES_FATAL_ERROR;
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      const std::string why =
-          without_password(result_ ? PQresultErrorMessage(result_.get()) : PQerrorMessage(conn_), url_);
+      const std::string why = c_.describe(result_.get());
       result_.reset();
-      throw DbError("database '" + location_ + "': " + why + " (in '" + sql_ + "')");
+      throw DbError("database '" + c_.location() + "': " + why + " (in '" + sql_ + "')");
     }
     row_ = -1;
   }
 
-  pg_conn* conn_;
-  const std::string& location_;
-  const std::string& url_;
+  PostgresConnection& c_;
   std::string sql_, translated_;
   std::vector<Param> params_;
   Result result_;
@@ -181,13 +179,8 @@ PostgresConnection::PostgresConnection(const std::string& url, Access access)
     conn_ = nullptr;
     throw DbError("cannot open database '" + location() + "': " + why);
   }
-  // Notices ("relation already exists, skipping") are not for the user.
-  PQsetNoticeProcessor(
-      conn_, [](void*, const char*) {}, nullptr);
   try {
-    // Text leaves and arrives as UTF-8, whatever the client's locale says.
-    exec("SET client_encoding = 'UTF8'");
-    if (access == Access::ReadOnly) exec("SET default_transaction_read_only = on");
+    start_session();
   } catch (...) {
     PQfinish(conn_);
     conn_ = nullptr;
@@ -195,22 +188,46 @@ PostgresConnection::PostgresConnection(const std::string& url, Access access)
   }
 }
 
+void PostgresConnection::start_session() {
+  // Notices ("relation already exists, skipping") are not for the user.
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char*) {}, nullptr);
+  // Text leaves and arrives as UTF-8, whatever the client's locale says.
+  exec("SET client_encoding = 'UTF8'");
+  if (read_only()) exec("SET default_transaction_read_only = on");
+}
+
+pg_result* PostgresConnection::execute(const std::function<pg_result*(pg_conn*)>& send) {
+  PGresult* r = send(conn_);
+  if (PQstatus(conn_) != CONNECTION_BAD || in_transaction_ || claims_ > 0) return r;
+  PQclear(r);
+  PQreset(conn_);
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    throw DbError("database '" + location() + "': lost the connection, and cannot connect again: " + describe(nullptr));
+  }
+  start_session();
+  return send(conn_);
+}
+
+std::string PostgresConnection::describe(const pg_result* r) const {
+  return without_password(r ? PQresultErrorMessage(r) : PQerrorMessage(conn_), url_);
+}
+
 PostgresConnection::~PostgresConnection() { PQfinish(conn_); }
 
 std::unique_ptr<StatementBackend> PostgresConnection::prepare(const std::string& sql) {
-  return std::make_unique<PostgresStatement>(conn_, location(), url_, sql);
+  return std::make_unique<PostgresStatement>(*this, sql);
 }
 
 void PostgresConnection::exec(const std::string& sql) {
-  Result r(PQexec(conn_, sql.c_str()), PQclear);
+  Result r(execute([&](pg_conn* conn) { return PQexec(conn, sql.c_str()); }), PQclear);
   const ExecStatusType status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
   if (sqlstate(r.get()) == kLockTimeout) {
     throw DbError("database '" + location() + "': another connection or process holds its write lock (waited " +
                   std::to_string(kBusyTimeoutMs / 1000) + " s)");
   }
-  const std::string why = without_password(r ? PQresultErrorMessage(r.get()) : PQerrorMessage(conn_), url_);
-  throw DbError("database '" + location() + "': " + why);
+  throw DbError("database '" + location() + "': " + describe(r.get()));
 }
 
 void PostgresConnection::exec_schema(const std::string& sql) { exec(postgres_schema(sql)); }
@@ -226,21 +243,35 @@ bool PostgresConnection::claim_job(int64_t id) {
   // Job ids are counted from 1; past 2^31 they share locks, which claims only more rarely.
   Statement lock(*this, "SELECT pg_try_advisory_lock(" + std::to_string(kJobLockClass) + ", CAST(? AS INTEGER))");
   lock.bind(1, static_cast<int64_t>(id & 0x7fffffff));
-  return lock.step() && lock.column_text(0) == "t";
+  const bool claimed = lock.step() && lock.column_text(0) == "t";
+  // A claim lives in the session: this connection is never made again behind its back.
+  if (claimed) ++claims_;
+  return claimed;
 }
 
 void PostgresConnection::begin_write() {
   exec("BEGIN");
+  in_transaction_ = true;
   try {
     exec("SET LOCAL lock_timeout = '" + std::to_string(kBusyTimeoutMs) + "ms'");
     exec("SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLockKey) + ")");
   } catch (...) {
     try {
-      exec("ROLLBACK");
+      rollback();
     } catch (...) {
     }
     throw;
   }
+}
+
+void PostgresConnection::commit() {
+  in_transaction_ = false;
+  exec("COMMIT");
+}
+
+void PostgresConnection::rollback() {
+  in_transaction_ = false;
+  exec("ROLLBACK");
 }
 
 }  // namespace tf::db

@@ -2,12 +2,14 @@
 // command given its URL, through libpq.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "db/connection.h"
 
 struct pg_conn;
+struct pg_result;
 
 namespace tf::db {
 
@@ -25,13 +27,24 @@ class PostgresConnection : public Connection {
   std::vector<std::string> table_names() override;
   void prepare_for_writes() override {}
   void begin_write() override;
-  void commit() override { exec("COMMIT"); }
-  void rollback() override { exec("ROLLBACK"); }
+  void commit() override;
+  void rollback() override;
   bool claim_job(int64_t id) override;
 
+  // What `send` returns (a libpq result, which the caller frees). When the server dropped the
+  // connection (it restarted, or ended the session) outside a transaction and holding no claim,
+  // nothing is lost by connecting again: then `send` runs once more on the new connection.
+  pg_result* execute(const std::function<pg_result*(pg_conn*)>& send);
+  // A message from libpq or the server as one line, without the URL's password.
+  std::string describe(const pg_result* r) const;
+
  private:
+  void start_session();
+
   pg_conn* conn_ = nullptr;
   std::string url_;
+  bool in_transaction_ = false;
+  int claims_ = 0;
 };
 
 }  // namespace tf::db

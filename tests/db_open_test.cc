@@ -97,7 +97,9 @@ TEST_P(DatabaseOpen, AnotherProgramsDatabaseIsRefusedUnchanged) {
   const std::string other = fresh_db("other");
   auto c = open_connection(other, Connection::Access::Create);
   c->exec("CREATE TABLE songs (title TEXT)");
-  if (!postgres()) ASSERT_EQ(journal_mode(other), "delete");
+  if (!postgres()) {
+    ASSERT_EQ(journal_mode(other), "delete");
+  }
   for (auto open : {Database::Open::Create, Database::Open::ReadOnly}) {
     const std::string e = error_of([&] { Database db(other, open); });
     EXPECT_NE(e.find("not a tunefarm database"), std::string::npos) << e;

@@ -186,6 +186,41 @@ TEST_F(DbPostgres, OneWriterAtATime) {
   EXPECT_EQ(first.count_measurements(), 1);
 }
 
+// Ends the server process serving `db`'s connection, as a server restart would, and waits until it
+// is gone.
+void end_session_of(Database& db, PostgresServer& server) {
+  Statement pid(db.connection(), "SELECT pg_backend_pid()");
+  ASSERT_TRUE(pid.step());
+  const std::string backend = std::to_string(pid.column_int(0));
+  server.admin("SELECT pg_terminate_backend(" + backend + ")");
+  auto admin = open_connection(server.url("postgres"), Connection::Access::ReadOnly);
+  ASSERT_TRUE(poll_until(
+      [&] {
+        Statement alive(*admin, "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + backend);
+        return alive.step() && alive.column_int(0) == 0;
+      },
+      std::chrono::seconds(10)));
+}
+
+TEST_F(DbPostgres, AConnectionTheServerEndedIsMadeAgainUnlessItHoldsAClaim) {
+  const std::string url = server_->fresh_database("reconnect");
+  Database db(url);
+  EXPECT_TRUE(db.record(pg_sample(1)));
+  end_session_of(db, *server_);
+  EXPECT_TRUE(db.record(pg_sample(2)));
+  EXPECT_EQ(db.count_measurements(), 2);
+
+  // A claim lives in its session: a connection holding one fails rather than run on without it,
+  // and the job is free for another process to claim.
+  Database claimer(url), other(url);
+  ASSERT_TRUE(claimer.claim_job(7));
+  EXPECT_FALSE(other.claim_job(7));
+  end_session_of(claimer, *server_);
+  EXPECT_THROW(claimer.count_measurements(), DbError);
+  EXPECT_THROW(claimer.count_measurements(), DbError);
+  EXPECT_TRUE(other.claim_job(7));
+}
+
 // Processes adopt one failed job at once: exactly one of them gets it. Each stays alive after its
 // answer, since the job of a dead process is failed again and adoptable.
 TEST_F(DbPostgres, AFailedJobIsAdoptedByOneProcessOnly) {
