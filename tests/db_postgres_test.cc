@@ -36,6 +36,7 @@ class DbPostgres : public ::testing::Test {
 };
 
 using CliPostgres = DbPostgres;
+using CliPostgresTune = DbPostgres;  // times kernels: the "timing" lock (tests/CMakeLists.txt)
 
 std::string pg_error_of(const std::function<void()>& f) {
   try {
@@ -299,6 +300,22 @@ TEST_F(CliPostgres, ImportBestHistoryExportThroughAUrl) {
   EXPECT_EQ(parse_json(into_file.out).at("added").get<int64_t>(), 3);
   Result file_best = run_cli("best --db " + dir + "/copy.db" + where + " --json");
   EXPECT_EQ(parse_json(file_best.out).at("config").dump(), parse_json(best.out).at("config").dump());
+}
+
+// A local tune recording into the shared database, and what it found read back from it.
+TEST_F(CliPostgresTune, TuneThenBestThroughAUrl) {
+  const std::string url = server_->fresh_database("cli_tune");
+  Result tune = run_cli("tune --op dense --shape 32,48,40 --trials 4 --batch 2 --min-ms 1 --tuner random --db '" + url +
+                        "' --json");
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  EXPECT_EQ(parse_json(tune.out).at("trials").get<int64_t>(), 4);
+  Result best = run_cli("best --op dense --shape 32,48,40 --db '" + url + "' --json");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  Database db(url, Database::Open::ReadOnly);
+  EXPECT_EQ(db.count_measurements(), 4);
+  ASSERT_EQ(db.jobs().size(), 1u);
+  EXPECT_EQ(db.jobs()[0].state, "done");
+  EXPECT_EQ(db.job_measurements(db.jobs()[0].id).size(), 4u);
 }
 
 TEST_F(CliPostgres, AnUnreachableDatabaseIsOneErrorLineWithoutThePassword) {

@@ -137,6 +137,93 @@ TEST_P(Db, AnAliasedTargetsRecordsAreFoundUnderTheTargetTheyAliasTo) {
   EXPECT_EQ(reader.history("dense", {64, 64, 64}, old_name).size(), 0u);
 }
 
+// Every table's writes and reads, each as the other backend has them.
+TEST_P(Db, BaselinesDevicesJobsAndRepeatsRoundTrip) {
+  Database db(fresh_db("tables"));
+  Baseline b;
+  b.op = "dense";
+  b.shape = {64, 64, 64};
+  b.target = "t";
+  b.device_key = "k";
+  b.config = parse_json("{\"mr\": 4}");
+  b.compiler_version = "0.1";
+  b.costs = {1e-3, 2e-3};
+  b.library = {0x7f, 'E', 'L', 'F', 0x00, 0xff, '\\', '\''};
+  b.entry_symbol = "k0";
+  b.device = "board-1";
+  b.measure = parse_json("{\"repeat\": 3}");
+  db.save_baseline("nightly", {b}, false);
+  EXPECT_THROW(db.save_baseline("nightly", {b}, false), DbError);
+  b.costs = {5e-4};
+  db.save_baseline("nightly", {b}, true);
+  const auto got = db.baseline("nightly");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].library, b.library);
+  EXPECT_EQ(got[0].costs, b.costs);
+  EXPECT_EQ(got[0].measure, b.measure);
+  ASSERT_EQ(db.baselines().size(), 1u);
+  EXPECT_TRUE(db.baselines()[0].library.empty()) << "listings leave the libraries out";
+  EXPECT_TRUE(db.delete_baseline("nightly"));
+  EXPECT_FALSE(db.delete_baseline("nightly"));
+
+  ModelBaseline mb;
+  mb.name = "r18";
+  mb.model = "resnet18.onnx";
+  mb.input_shapes = "input=1,3,224,224";
+  mb.target = "t";
+  mb.device_key = "k";
+  mb.threads = 4;
+  mb.costs = {0.01};
+  mb.tfm = {1, 0, 2};
+  db.save_model_baseline(mb, false);
+  EXPECT_THROW(db.save_model_baseline(mb, false), DbError);
+  const auto stored = db.model_baseline("r18");
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->tfm, mb.tfm);
+  EXPECT_EQ(stored->threads, 4);
+  EXPECT_EQ(db.model_baselines().size(), 1u);
+  EXPECT_TRUE(db.delete_model_baseline("r18"));
+
+  DeviceRecord d;
+  d.device_key = "k";
+  d.hostname = "h1";
+  d.target = "t";
+  d.info = parse_json("{\"cores\": 8}");
+  d.last_seen_ms = 100;
+  db.record_device(d);
+  d.info = parse_json("{\"cores\": 16}");
+  d.last_seen_ms = 200;
+  db.record_device(d);
+  const auto devices = db.devices();
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].first_seen_ms, 100);
+  EXPECT_EQ(devices[0].last_seen_ms, 200);
+  EXPECT_EQ(devices[0].info.at("cores").get<int>(), 16);
+  EXPECT_TRUE(db.known_device_key("k"));
+  EXPECT_FALSE(db.known_device_key("x"));
+
+  const int64_t queued = db.create_job(parse_json("{\"op\": \"dense\"}"), "alice", "queued");
+  const int64_t done = db.create_job(Json::object(), "bob", "done");
+  EXPECT_LT(queued, done);
+  db.update_job(queued, "running", parse_json("{\"trials_done\": 3}"));
+  const auto job = db.job(queued);
+  ASSERT_TRUE(job.has_value());
+  EXPECT_EQ(job->state, "running");
+  EXPECT_EQ(job->owner, "alice");
+  EXPECT_EQ(job->progress.at("trials_done").get<int>(), 3);
+  EXPECT_EQ(db.jobs().size(), 2u);
+
+  Measurement m = sample(1e-3, 5, 50);
+  m.job_id = queued;
+  ASSERT_TRUE(db.record(m));
+  EXPECT_TRUE(db.add_repeats(queued, m, {1.2e-3}));
+  EXPECT_FALSE(db.add_repeats(done, m, {1.2e-3})) << "another job's measurement";
+  const auto measured = db.job_measurements(queued);
+  ASSERT_EQ(measured.size(), 1u);
+  EXPECT_EQ(measured[0].costs.size(), 4u);
+  EXPECT_FALSE(db.record(measured[0])) << "the record under its new hash";
+}
+
 TEST_P(Db, MigratesTheFirstSchemaForward) {
   std::string path = fresh_db("migrate");
   {
