@@ -298,6 +298,7 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
       a.threads, a.threads == 1 ? "" : "s", a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(),
       db::shown_location(a.db_path).c_str());
   std::vector<ops::Workload> workloads;
+  workloads.reserve(tasks.size());
   for (const auto& t : tasks) workloads.push_back(t.workload);
   o.time_in_model = [&] {
     return graph::time_tasks_in_model(m.imported, target, a.threads, database, device_key, o.each.measure.timing_lock,

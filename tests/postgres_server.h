@@ -7,6 +7,7 @@
 // run as that user through setpriv.
 #pragma once
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -48,12 +49,22 @@ class PostgresServer {
     return server.get();
   }
 
-  // Where Debian installs the server's programs.
+  // Where Debian installs the server's programs: /usr/lib/postgresql/VERSION/bin, the newest.
   static std::string bin_dir() {
-    for (const char* dir : {"/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"}) {
-      if (::access((std::string(dir) + "/pg_ctl").c_str(), X_OK) == 0) return dir;
+    std::string found;
+    int newest = 0;
+    if (DIR* versions = ::opendir("/usr/lib/postgresql")) {
+      while (const dirent* e = ::readdir(versions)) {
+        const int version = std::atoi(e->d_name);
+        const std::string dir = std::string("/usr/lib/postgresql/") + e->d_name + "/bin";
+        if (version > newest && ::access((dir + "/pg_ctl").c_str(), X_OK) == 0) {
+          newest = version;
+          found = dir;
+        }
+      }
+      ::closedir(versions);
     }
-    return "";
+    return found;
   }
 
   ~PostgresServer() {
