@@ -122,7 +122,10 @@ void add_model_build(CLI::App& model_cmd, Commands& commands) {
       "NAME=1,3,640,640 (once per input) and extent 0 by --batch, as they were for `model tune`.");
   cmd->add_option("model", a->onnx_path, "the .onnx file")->required()->check(CLI::ExistingFile)->type_name("M.onnx");
   cmd->add_option("-o,--output", a->out_path, "the compiled model to write")->required()->type_name("M.tfm");
-  cmd->add_option("--db", a->db_path, "tuning database whose best configs the kernels use")->type_name("PATH");
+  cmd->add_option(
+         "--db", a->db_path,
+         "tuning database whose best configs the kernels use: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+      ->type_name("PATH|URL");
   cmd->add_option("--threads", a->threads, "the thread count the configs were tuned for (the database's device key)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--key", a->key,

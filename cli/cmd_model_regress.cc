@@ -94,7 +94,8 @@ int save_model_baseline(const ModelRegressArgs& a, const std::string& db_path, c
                             .c_str());
   } else {
     std::printf("model baseline '%s' saved: %s (%s), %.3f ms median over %d rounds, compiler %s, in %s\n", name.c_str(),
-                b.model.c_str(), b.input_shapes.c_str(), ms, rounds, b.compiler_version.c_str(), db_path.c_str());
+                b.model.c_str(), b.input_shapes.c_str(), ms, rounds, b.compiler_version.c_str(),
+                db::shown_location(db_path).c_str());
   }
   return 0;
 }
@@ -105,7 +106,8 @@ regress::RegressReport model_regress(const ModelRegressArgs& a, const std::strin
   db::Database& db = *db_handle;
   const auto stored = db.model_baseline(baseline);
   if (!stored)
-    throw regress::RunError("no model baseline named '" + baseline + "' in " + db_path + " (tunefarm baseline list)");
+    throw regress::RunError("no model baseline named '" + baseline + "' in " + db::shown_location(db_path) +
+                            " (tunefarm baseline list)");
   if (stored->model != model_name(a.model)) {
     throw regress::RunError("model baseline '" + baseline + "' is of " + stored->model + ", not " +
                             model_name(a.model));

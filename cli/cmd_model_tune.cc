@@ -296,8 +296,9 @@ ModelTuneResult tune_model_locally(const ModelTuneArgs& a, const ModelTasks& m) 
       "model tune: job %lld, %zu tasks, %lld trials, %s scheduler, on this host at %d thread%s, %s inputs timed cold; recorded in %s\n",
       static_cast<long long>(r.job_id), tasks.size(), static_cast<long long>(a.measure.trials), a.scheduler.c_str(),
       a.threads, a.threads == 1 ? "" : "s", a.measure.cold_inputs == "off" ? "no" : a.measure.cold_inputs.c_str(),
-      a.db_path.c_str());
+      db::shown_location(a.db_path).c_str());
   std::vector<ops::Workload> workloads;
+  workloads.reserve(tasks.size());
   for (const auto& t : tasks) workloads.push_back(t.workload);
   o.time_in_model = [&] {
     return graph::time_tasks_in_model(m.imported, target, a.threads, database, device_key, o.each.measure.timing_lock,
@@ -376,7 +377,7 @@ int model_tune_command(const ModelTuneArgs& a) {
     const std::string shapes = shape_flags(a.shapes);
     if (a.key.empty()) {
       std::printf("next: tunefarm model build %s%s --db %s --threads %d -o MODEL.tfm\n", a.model_path.c_str(),
-                  shapes.c_str(), a.db_path.c_str(), a.threads);
+                  shapes.c_str(), db::shown_location(a.db_path).c_str(), a.threads);
     } else {
       std::printf("next: tunefarm model build %s%s --db TRACKER_DB --key %s --target '%s' -o MODEL.tfm\n",
                   a.model_path.c_str(), shapes.c_str(), a.key.c_str(),
@@ -423,7 +424,10 @@ void add_model_tune(CLI::App& model_cmd, Commands& commands) {
   cmd->add_option("--target", a->target,
                   "native (this host) or \"llvm -mtriple=... -mcpu=... -mattr=...\" (a fleet builds for its boards)")
       ->type_name("TARGET");
-  cmd->add_option("--db", a->db_path, "tuning database (created when missing; this host)")->type_name("PATH");
+  cmd->add_option(
+         "--db", a->db_path,
+         "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME (a file is created when missing; this host)")
+      ->type_name("PATH|URL");
   add_tracker_options(*cmd, a->tracker);
   cmd->add_option("--key", a->key, "tune on the tracker's boards of this key instead of this host")->type_name("KEY");
   cmd->add_option("--priority", a->priority, "the job's share of the key's boards against other jobs (fleet)")

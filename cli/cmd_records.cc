@@ -43,7 +43,8 @@ struct ReadOptions {
 
 void add_read_options(CLI::App& cmd, ReadOptions& o, const std::string& json_help, const std::string& timing_help) {
   add_workload_options(cmd, o.workload);
-  cmd.add_option("--db", o.db, "tuning database")->type_name("PATH");
+  cmd.add_option("--db", o.db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+      ->type_name("PATH|URL");
   add_threads_option(cmd, o.threads, "the thread count it was tuned with (each is tuned apart)");
   o.timing_option = add_timing_option(cmd, o.timing, timing_help);
   cmd.add_flag("--json", o.json, json_help);
@@ -74,7 +75,8 @@ int best_command(const BestOptions& b) {
   if (!best) {
     std::fprintf(stderr, "tunefarm best: no successful measurement of %s on %s%s in %s\n",
                  task->workload().str().c_str(), task->target().str().c_str(),
-                 timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "", o.db.c_str());
+                 timing ? (std::string(" timed ") + runtime::timing_name(*timing)).c_str() : "",
+                 db::shown_location(o.db).c_str());
     return 1;
   }
   if (o.json) {
@@ -220,7 +222,7 @@ int plot_command(const PlotOptions& o) {
   }
   if (series.empty()) {
     std::fprintf(stderr, "tunefarm plot: no tuning runs of %s on %s at %d thread(s) in %s\n",
-                 task->workload().str().c_str(), target.c_str(), o.threads, o.db.c_str());
+                 task->workload().str().c_str(), target.c_str(), o.threads, db::shown_location(o.db).c_str());
     return 1;
   }
   std::ofstream out(o.output);
@@ -256,7 +258,8 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
     o->file = "-";
     CLI::App* cmd = tunefarm.add_subcommand(
         "export", "write every tuning record of a database as JSON lines (one measurement per line)");
-    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     cmd->add_option("-o,--output", o->file, "output file; - for stdout")->type_name("FILE");
     commands.on(cmd, [o] { return export_command(*o); });
   }
@@ -274,7 +277,10 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
     cmd->add_option("file", o->file, "the JSON lines to read (as tunefarm export writes them)")
         ->required()
         ->type_name("FILE");
-    cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
+    cmd->add_option(
+           "--db", o->db,
+           "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME (a file is created when missing)")
+        ->type_name("PATH|URL");
     cmd->add_flag("--json", o->json, "print counts as JSON");
     commands.on(cmd, [o] { return import_command(*o); });
   }
@@ -283,7 +289,8 @@ void add_records(CLI::App& tunefarm, Commands& commands) {
     CLI::App* cmd = tunefarm.add_subcommand("plot", "best-so-far GFLOPS per tuning run of a workload, as an SVG chart");
     add_workload_options(*cmd, o->workload);
     add_threads_option(*cmd, o->threads, "the thread count it was tuned with (each is tuned apart)");
-    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     cmd->add_option("-o,--output", o->output, "the SVG to write")->type_name("FILE");
     commands.on(cmd, [o] { return plot_command(*o); });
   }

@@ -39,7 +39,9 @@ void add_run_options(CLI::App& a, RunOptions& o) {
                "the suite: workloads, thresholds, where (docs/ci.md; sample bench/suites/ci.json); or --model")
       ->type_name("FILE");
   add_model_regress_options(a, o.model);
-  a.add_option("--db", o.db, "tuning database (best configs and baselines)")->type_name("PATH");
+  a.add_option("--db", o.db,
+               "tuning database (best configs and baselines): a SQLite file or postgresql://USER@HOST:PORT/NAME")
+      ->type_name("PATH|URL");
   a.add_flag("--local", o.local, "measure in a worker process on this host");
   o.key_option = a.add_option("--key", o.key,
                               "measure on a board of this device key, via --tracker (default: the suite's \"key\")")
@@ -241,7 +243,7 @@ int baseline_save(const SaveOptions& so) {
     }
     if (ok) {
       std::printf("baseline '%s' saved: %d workload(s), compiler %s, in %s\n", name.c_str(), stored,
-                  compiler::version().c_str(), o.db.c_str());
+                  compiler::version().c_str(), db::shown_location(o.db).c_str());
     }
   }
   if (!ok) {
@@ -301,7 +303,8 @@ int baseline_list(const BaselineOptions& o) {
   }
   if (by_name.empty()) {
     if (models.empty())
-      std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n", o.db.c_str());
+      std::printf("no baselines in %s (tunefarm baseline save NAME --suite FILE | --model M.onnx ...)\n",
+                  db::shown_location(o.db).c_str());
   } else {
     std::printf("%-16s %9s  %-16s %-16s %s\n", "name", "workloads", "created (UTC)", "device key", "compiler");
     for (const auto& j : list) {
@@ -317,7 +320,8 @@ int baseline_show(const BaselineOptions& o) {
   auto db_handle = open_existing_db(o.db, DbUse::Read);
   db::Database& db = *db_handle;
   const auto entries = db.baseline(o.name);
-  if (entries.empty()) throw UsageError("no baseline named '" + o.name + "' in " + o.db + " (tunefarm baseline list)");
+  if (entries.empty())
+    throw UsageError("no baseline named '" + o.name + "' in " + db::shown_location(o.db) + " (tunefarm baseline list)");
   Json list = Json::array();
   for (const auto& b : entries) list.push_back(baseline_json(b, true));
   if (o.json) {
@@ -339,7 +343,7 @@ int baseline_delete(const BaselineOptions& o) {
   auto db_handle = open_existing_db(o.db, DbUse::Write);
   db::Database& db = *db_handle;
   const bool kernels = db.delete_baseline(o.name), model = db.delete_model_baseline(o.name);
-  if (!kernels && !model) throw UsageError("no baseline named '" + o.name + "' in " + o.db);
+  if (!kernels && !model) throw UsageError("no baseline named '" + o.name + "' in " + db::shown_location(o.db));
   std::printf("baseline '%s' deleted\n", o.name.c_str());
   return 0;
 }
@@ -364,7 +368,8 @@ regress::RegressReport suite_regress(const RegressOptions& ro, std::optional<dou
   auto db_handle = open_existing_db(o.db, o.tune_missing > 0 ? DbUse::Write : DbUse::Read);
   db::Database& db = *db_handle;
   if (db.baseline(ro.baseline).empty()) {
-    throw regress::RunError("no baseline named '" + ro.baseline + "' in " + o.db + " (tunefarm baseline list)");
+    throw regress::RunError("no baseline named '" + ro.baseline + "' in " + db::shown_location(o.db) +
+                            " (tunefarm baseline list)");
   }
   Where where = where_from(o, suite);
   say("measuring on " + where.comparer->where() + "; timing isolation: " + where.comparer->timing_isolation());
@@ -431,7 +436,8 @@ void add_baseline(CLI::App& tunefarm, Commands& commands) {
   {
     auto o = std::make_shared<BaselineOptions>();
     CLI::App* cmd = baseline->add_subcommand("list", "the baselines in a database");
-    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     cmd->add_flag("--json", o->json, "print as JSON");
     commands.on(cmd, [o] { return baseline_list(*o); });
   }
@@ -440,7 +446,8 @@ void add_baseline(CLI::App& tunefarm, Commands& commands) {
     CLI::App* cmd =
         baseline->add_subcommand("show", "a baseline's workloads: config, compiler, measured GFLOPS, where");
     cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
-    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     cmd->add_flag("--json", o->json, "print as JSON");
     commands.on(cmd, [o] { return baseline_show(*o); });
   }
@@ -448,7 +455,8 @@ void add_baseline(CLI::App& tunefarm, Commands& commands) {
     auto o = std::make_shared<BaselineOptions>();
     CLI::App* cmd = baseline->add_subcommand("delete", "delete a baseline (its measurements and libraries)");
     cmd->add_option("name", o->name, "the baseline's name")->required()->type_name("NAME");
-    cmd->add_option("--db", o->db, "tuning database")->type_name("PATH");
+    cmd->add_option("--db", o->db, "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+        ->type_name("PATH|URL");
     commands.on(cmd, [o] { return baseline_delete(*o); });
   }
 }

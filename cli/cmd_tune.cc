@@ -149,7 +149,9 @@ void add_tune(CLI::App& tunefarm, Commands& commands) {
   add_workload_options(*cmd, o->workload);
   o->target_option = cmd->get_option("--target");
   add_measure_options(*cmd, o->measure, kTuning | kCold);
-  cmd->add_option("--db", o->db, "tuning database (created when missing)")->type_name("PATH");
+  cmd->add_option("--db", o->db,
+                  "tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME (a file is created when missing)")
+      ->type_name("PATH|URL");
   o->threads_option =
       add_threads_option(*cmd, o->threads, "threads of the kernel under measurement (with --suite: the suite's)");
   cmd->add_option("--batch", o->batch, "candidates proposed at a time")->type_name("N")->check(CLI::Range(1, 4096));

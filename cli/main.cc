@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "compiler/error.h"
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 int main(int argc, char** argv) {
   auto app =

@@ -8,7 +8,10 @@
 namespace tf::cli {
 
 std::unique_ptr<db::Database> open_existing_db(const std::string& path, DbUse use) {
-  if (::access(path.c_str(), F_OK) != 0) throw UsageError("no database at " + path + " (--db PATH)");
+  // A PostgreSQL database is on its server: whether it is there, the connection says.
+  if (!db::is_postgres_url(path) && ::access(path.c_str(), F_OK) != 0) {
+    throw UsageError("no database at " + path + " (--db PATH or postgresql://USER@HOST:PORT/NAME)");
+  }
   auto db = std::make_unique<db::Database>(
       path, use == DbUse::Read ? db::Database::Open::ReadOnly : db::Database::Open::Existing);
   tuner::alias_legacy_host_target(*db);

@@ -13,7 +13,9 @@ namespace tf::cli {
 
 enum class DbUse { Read, Write };
 
-// Throws UsageError when there is no file at `path`, db::DbError saying what is wrong with one.
+// `path`: a SQLite file, or a PostgreSQL URL (db/connection.h). Throws UsageError when there is no
+// file at `path`, db::DbError saying what is wrong with one (or with the URL, the server, the
+// database it names).
 std::unique_ptr<db::Database> open_existing_db(const std::string& path, DbUse use);
 
 // For commands that record: the file is created when missing.

@@ -54,7 +54,8 @@ void add_config_options(CLI::App& app, ConfigArgs& out) {
           ->type_name("N")
           ->check(CLI::NonNegativeNumber);
   out.index_option->excludes(out.config_option);
-  app.add_option("--db", out.db, "tuning database, for --config best")->type_name("PATH");
+  app.add_option("--db", out.db, "tuning database for --config best: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+      ->type_name("PATH|URL");
   app.add_option("--key", out.key,
                  "--config best from what the boards of this device key measured (a fleet's db), "
                  "not from local tuning")

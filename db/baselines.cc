@@ -1,8 +1,6 @@
 // Named baselines for CI regression runs: one row per (name, workload, target and device key).
+#include "db/connection.h"
 #include "db/database.h"
-#include "db/sqlite.h"
-
-#include <sqlite3.h>
 
 namespace tf::db {
 namespace {
@@ -43,13 +41,13 @@ std::string Baseline::workload_key() const {
 void Database::save_baseline(const std::string& name, const std::vector<Baseline>& entries, bool replace) {
   if (name.empty()) throw DbError("a baseline needs a name");
   Transaction t(conn_);
-  Statement exists(conn_.handle(), "SELECT COUNT(*) FROM baselines WHERE name = ?");
+  Statement exists(conn_, "SELECT COUNT(*) FROM baselines WHERE name = ?");
   exists.bind(1, name);
   if (exists.step() && exists.column_int(0) > 0) {
     if (!replace)
       throw DbError("baseline '" + name + "' exists (" + std::to_string(exists.column_int(0)) +
                     " workloads); replace it or choose another name");
-    Statement del(conn_.handle(), "DELETE FROM baselines WHERE name = ?");
+    Statement del(conn_, "DELETE FROM baselines WHERE name = ?");
     del.bind(1, name).run();
   }
   for (const Baseline& b : entries) {
@@ -59,7 +57,7 @@ void Database::save_baseline(const std::string& name, const std::vector<Baseline
     key.dtype = b.dtype;
     const int64_t w = workload_id(key), tg = target_id(b.target, b.device_key);
     Statement ins(
-        conn_.handle(),
+        conn_,
         "INSERT INTO baselines (name, workload_id, target_id, config, compiler_version, costs, library, entry_symbol, "
         "device, measure, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     ins.bind(1, name)
@@ -76,9 +74,9 @@ void Database::save_baseline(const std::string& name, const std::vector<Baseline
 }
 
 std::vector<Baseline> Database::baseline(const std::string& name) {
-  Statement q(conn_.handle(), std::string("SELECT ") + kBaselineColumns +
-                                  ", b.library FROM baselines b JOIN workloads w ON w.id = b.workload_id "
-                                  "JOIN targets t ON t.id = b.target_id WHERE b.name = ? ORDER BY b.id");
+  Statement q(conn_, std::string("SELECT ") + kBaselineColumns +
+                         ", b.library FROM baselines b JOIN workloads w ON w.id = b.workload_id "
+                         "JOIN targets t ON t.id = b.target_id WHERE b.name = ? ORDER BY b.id");
   q.bind(1, name);
   std::vector<Baseline> out;
   while (q.step()) out.push_back(read_baseline(q, true));
@@ -86,9 +84,9 @@ std::vector<Baseline> Database::baseline(const std::string& name) {
 }
 
 std::vector<Baseline> Database::baselines() {
-  Statement q(conn_.handle(), std::string("SELECT ") + kBaselineColumns +
-                                  " FROM baselines b JOIN workloads w ON w.id = b.workload_id "
-                                  "JOIN targets t ON t.id = b.target_id ORDER BY b.name, b.id");
+  Statement q(conn_, std::string("SELECT ") + kBaselineColumns +
+                         " FROM baselines b JOIN workloads w ON w.id = b.workload_id "
+                         "JOIN targets t ON t.id = b.target_id ORDER BY b.name, b.id");
   std::vector<Baseline> out;
   while (q.step()) out.push_back(read_baseline(q, false));
   return out;
@@ -96,9 +94,9 @@ std::vector<Baseline> Database::baselines() {
 
 bool Database::delete_baseline(const std::string& name) {
   Transaction t(conn_);
-  Statement del(conn_.handle(), "DELETE FROM baselines WHERE name = ?");
+  Statement del(conn_, "DELETE FROM baselines WHERE name = ?");
   del.bind(1, name).run();
-  const bool any = sqlite3_changes(conn_.handle()) > 0;
+  const bool any = del.changes() > 0;
   t.commit();
   return any;
 }

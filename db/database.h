@@ -1,7 +1,8 @@
 // The tunefarm database: every measurement, the best config per workload and target, trained cost
-// models, jobs and baselines, in one SQLite file (WAL). Writes are transactions, so a process killed
-// at any moment leaves every committed measurement and a readable file; several processes may
-// write at once.
+// models, jobs and baselines, in one SQLite file (WAL) or one PostgreSQL database shared by several
+// trackers (connection.h: the backend follows the location). Writes are transactions, so a
+// process killed at any moment leaves every committed measurement and a readable database; several
+// processes may write at once.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "db/sqlite.h"
+#include "db/connection.h"
+#include "db/target_aliases.h"
 #include "runtime/measure.h"
 #include "support/json.h"
 
@@ -100,14 +102,16 @@ struct ModelBaseline {
 
 class Database {
  public:
-  // Create: the file is created when missing. Existing: it must exist. Both migrate it to the
-  // newest schema and switch it to WAL, after checking it is a tunefarm database. ReadOnly: it must
-  // exist and hold a tunefarm schema; nothing is written (an old schema is upgraded through a
-  // separate writable connection first, or refused when the file cannot be written). Throws DbError
-  // saying what is wrong: another program's file, not SQLite, a newer tunefarm's file, read-only,
-  // disk full.
+  // `location`: a SQLite file's path, or postgresql://USER@HOST:PORT/NAME (postgres:// too).
+  // Create: a file is created when missing (a PostgreSQL database must exist, and an empty one gets
+  // the schema). Existing: it must exist. Both migrate it to the newest schema (and switch a file
+  // to WAL), after checking it is a tunefarm database. ReadOnly: it must exist and hold a tunefarm
+  // schema; nothing is written (an old schema is upgraded through a separate writable connection
+  // first, or refused when the database cannot be written). Throws DbError saying what is wrong:
+  // another program's database, not SQLite, a newer tunefarm's database, read-only, disk full, a
+  // bad URL, a server that cannot be reached or refuses the user (never quoting a password).
   enum class Open { Create, Existing, ReadOnly };
-  explicit Database(const std::string& path, Open open = Open::Create);
+  explicit Database(const std::string& location, Open open = Open::Create);
 
   // Returns false when the same record is already there (an import run twice adds nothing).
   bool record(const Measurement& m);
@@ -142,6 +146,11 @@ class Database {
   // process: "running" again, owned by this process. False when it is not failed (a live process
   // runs it, or it ended otherwise).
   bool adopt_job(int64_t id);
+  // Claims job `id` for this process while this Database stays open, so that of several trackers
+  // on one PostgreSQL database exactly one runs it, and the claim of a killed tracker ends with its
+  // connection. False when another process holds it. Always true for a SQLite file, which one
+  // tracker serves.
+  bool claim_job(int64_t id) { return conn_.claim_job(id); }
   std::optional<Job> job(int64_t id);
   // Measurements of one job, oldest first.
   std::vector<Measurement> job_measurements(int64_t job_id);
@@ -185,6 +194,7 @@ class Database {
   int64_t invalid_rows_skipped() const { return invalid_rows_skipped_; }
 
   Connection& connection() { return conn_; }
+  const std::string& location() const { return conn_.location(); }
   int schema_version_on_open() const { return opened_at_version_; }
 
  private:
@@ -197,8 +207,9 @@ class Database {
   // Every job, or the one with `id`; marks a local job whose process died as failed.
   std::vector<Job> read_jobs(std::optional<int64_t> id);
 
-  std::map<std::string, std::string> target_aliases_;  // alias -> target; read by SQL's tf_target()
-  Connection conn_;
+  TargetAliases target_aliases_;
+  std::unique_ptr<Connection> owned_conn_;
+  Connection& conn_;
   int opened_at_version_ = 0;
   int64_t invalid_rows_skipped_ = 0;
 };

@@ -7,7 +7,7 @@ void Database::record_device(const DeviceRecord& d) {
   Transaction t(conn_);
   const int64_t now = d.last_seen_ms ? d.last_seen_ms : now_ms();
   Statement s(
-      conn_.handle(),
+      conn_,
       "INSERT INTO devices (device_key, hostname, target, info, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?) "
       "ON CONFLICT (device_key, hostname) DO UPDATE SET target = excluded.target, info = excluded.info, "
       "last_seen_ms = excluded.last_seen_ms");
@@ -17,7 +17,7 @@ void Database::record_device(const DeviceRecord& d) {
 }
 
 std::vector<DeviceRecord> Database::devices() {
-  Statement q(conn_.handle(),
+  Statement q(conn_,
               "SELECT device_key, hostname, target, info, first_seen_ms, last_seen_ms FROM devices "
               "ORDER BY device_key, hostname");
   std::vector<DeviceRecord> out;
@@ -39,7 +39,7 @@ std::vector<DeviceRecord> Database::devices() {
 }
 
 bool Database::known_device_key(const std::string& key) {
-  Statement q(conn_.handle(), "SELECT 1 FROM devices WHERE device_key = ? LIMIT 1");
+  Statement q(conn_, "SELECT 1 FROM devices WHERE device_key = ? LIMIT 1");
   q.bind(1, key);
   return q.step();
 }

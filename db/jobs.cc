@@ -2,15 +2,17 @@
 // whose process died reads as failed.
 #include "db/database.h"
 
+#include <utility>
+
 #include "db/process_identity.h"
 
 namespace tf::db {
 
 int64_t Database::create_job(const Json& spec, const std::string& owner, const std::string& state) {
   Transaction t(conn_);
-  Statement s(conn_.handle(),
+  Statement s(conn_,
               "INSERT INTO jobs (spec, state, progress, owner, created_ms, updated_ms, "
-              "process_host, process_pid, process_start) VALUES (?, ?, '{}', ?, ?, ?, ?, ?, ?)");
+              "process_host, process_pid, process_start) VALUES (?, ?, '{}', ?, ?, ?, ?, ?, ?) RETURNING id");
   const int64_t now = now_ms();
   s.bind(1, spec.dump()).bind(2, state).bind(3, owner).bind(4, now).bind(5, now);
   if (state == "running") {
@@ -19,15 +21,16 @@ int64_t Database::create_job(const Json& spec, const std::string& owner, const s
   } else {
     s.bind(6, std::string()).bind_null(7).bind(8, std::string());
   }
+  if (!s.step()) throw DbError("database '" + conn_.location() + "': a new job got no id");
+  const int64_t id = s.column_int(0);
   s.run();
-  const int64_t id = conn_.last_insert_id();
   t.commit();
   return id;
 }
 
 void Database::update_job(int64_t id, const std::string& state, const Json& progress) {
   Transaction t(conn_);
-  Statement s(conn_.handle(), "UPDATE jobs SET state = ?, progress = ?, updated_ms = ? WHERE id = ?");
+  Statement s(conn_, "UPDATE jobs SET state = ?, progress = ?, updated_ms = ? WHERE id = ?");
   s.bind(1, state).bind(2, progress.dump(-1, ' ', false, Json::error_handler_t::replace)).bind(3, now_ms()).bind(4, id);
   s.run();
   t.commit();
@@ -38,11 +41,11 @@ bool Database::adopt_job(int64_t id) {
   if (!j || j->state != "failed") return false;
   Transaction t(conn_);
   const ProcessIdentity self = ProcessIdentity::self();
-  Statement s(conn_.handle(),
+  Statement s(conn_,
               "UPDATE jobs SET state = 'running', updated_ms = ?, process_host = ?, process_pid = ?, process_start = ? "
               "WHERE id = ? AND state = 'failed'");
   s.bind(1, now_ms()).bind(2, self.host).bind(3, self.pid).bind(4, self.start).bind(5, id).run();
-  const bool adopted = conn_.changes() == 1;
+  const bool adopted = s.changes() == 1;
   t.commit();
   return adopted;
 }
@@ -57,14 +60,14 @@ std::optional<Job> Database::job(int64_t id) {
 
 std::vector<Job> Database::read_jobs(std::optional<int64_t> id) {
   Statement q(
-      conn_.handle(),
+      conn_,
       std::string(
           "SELECT id, spec, state, progress, owner, created_ms, updated_ms, process_host, process_pid, process_start "
           "FROM jobs ") +
           (id ? "WHERE id = ? " : "") + "ORDER BY id ASC");
   if (id) q.bind(1, *id);
   std::vector<Job> out;
-  std::vector<size_t> dead;
+  std::vector<std::pair<size_t, ProcessIdentity>> dead;
   while (q.step()) {
     Job j;
     j.id = q.column_int(0);
@@ -86,18 +89,21 @@ std::vector<Job> Database::read_jobs(std::optional<int64_t> id) {
         if (!j.progress.is_object()) j.progress = Json::object();
         j.progress["error"] = "the process running this job (pid " + std::to_string(p.pid) + " on " + p.host +
                               ") died before it finished";
-        dead.push_back(out.size());
+        dead.emplace_back(out.size(), p);
       }
     }
     out.push_back(std::move(j));
   }
   if (!dead.empty() && !conn_.read_only()) {
-    for (size_t i : dead) {
+    for (const auto& [i, p] : dead) {
       Transaction t(conn_);
-      // Only if still running as we saw it: a concurrent writer's newer state wins.
-      Statement s(conn_.handle(),
-                  "UPDATE jobs SET state = 'failed', progress = ?, updated_ms = ? WHERE id = ? AND state = 'running'");
-      s.bind(1, out[i].progress.dump()).bind(2, now_ms()).bind(3, out[i].id).run();
+      // Only if still running as we saw it, in the process we saw die: a concurrent writer's newer
+      // state wins, and so does a process that adopted the job meanwhile.
+      Statement s(conn_,
+                  "UPDATE jobs SET state = 'failed', progress = ?, updated_ms = ? WHERE id = ? AND state = 'running' "
+                  "AND process_host = ? AND process_pid = ? AND process_start = ?");
+      s.bind(1, out[i].progress.dump()).bind(2, now_ms()).bind(3, out[i].id);
+      s.bind(4, p.host).bind(5, p.pid).bind(6, p.start).run();
       t.commit();
     }
   }

@@ -3,8 +3,8 @@
 // a row. Internal to db/.
 #pragma once
 
+#include "db/connection.h"
 #include "db/database.h"
-#include "db/sqlite.h"
 
 namespace tf::db {
 

@@ -1,8 +1,6 @@
 // Baselines of whole models: one row per name, the compiled model in it.
+#include "db/connection.h"
 #include "db/database.h"
-#include "db/sqlite.h"
-
-#include <sqlite3.h>
 
 namespace tf::db {
 namespace {
@@ -32,17 +30,17 @@ void Database::save_model_baseline(const ModelBaseline& b, bool replace) {
   if (b.name.empty()) throw DbError("a model baseline needs a name");
   if (b.tfm.empty()) throw DbError("model baseline '" + b.name + "': no compiled model to store");
   Transaction t(conn_);
-  Statement exists(conn_.handle(), "SELECT model FROM model_baselines WHERE name = ?");
+  Statement exists(conn_, "SELECT model FROM model_baselines WHERE name = ?");
   exists.bind(1, b.name);
   if (exists.step()) {
     if (!replace)
       throw DbError("model baseline '" + b.name + "' exists (of " + exists.column_text(0) +
                     "); replace it or choose another name");
-    Statement del(conn_.handle(), "DELETE FROM model_baselines WHERE name = ?");
+    Statement del(conn_, "DELETE FROM model_baselines WHERE name = ?");
     del.bind(1, b.name).run();
   }
-  Statement ins(conn_.handle(), std::string("INSERT INTO model_baselines (") + kModelBaselineColumns +
-                                    ", tfm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement ins(conn_, std::string("INSERT INTO model_baselines (") + kModelBaselineColumns +
+                           ", tfm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   ins.bind(1, b.name).bind(2, b.model).bind(3, b.input_shapes).bind(4, b.target).bind(5, b.device_key);
   ins.bind(6, static_cast<int64_t>(b.threads))
       .bind(7, b.compiler_version)
@@ -54,15 +52,14 @@ void Database::save_model_baseline(const ModelBaseline& b, bool replace) {
 }
 
 std::optional<ModelBaseline> Database::model_baseline(const std::string& name) {
-  Statement q(conn_.handle(),
-              std::string("SELECT ") + kModelBaselineColumns + ", tfm FROM model_baselines WHERE name = ?");
+  Statement q(conn_, std::string("SELECT ") + kModelBaselineColumns + ", tfm FROM model_baselines WHERE name = ?");
   q.bind(1, name);
   if (!q.step()) return std::nullopt;
   return read_model_baseline(q, true);
 }
 
 std::vector<ModelBaseline> Database::model_baselines() {
-  Statement q(conn_.handle(), std::string("SELECT ") + kModelBaselineColumns + " FROM model_baselines ORDER BY name");
+  Statement q(conn_, std::string("SELECT ") + kModelBaselineColumns + " FROM model_baselines ORDER BY name");
   std::vector<ModelBaseline> out;
   while (q.step()) out.push_back(read_model_baseline(q, false));
   return out;
@@ -70,9 +67,9 @@ std::vector<ModelBaseline> Database::model_baselines() {
 
 bool Database::delete_model_baseline(const std::string& name) {
   Transaction t(conn_);
-  Statement del(conn_.handle(), "DELETE FROM model_baselines WHERE name = ?");
+  Statement del(conn_, "DELETE FROM model_baselines WHERE name = ?");
   del.bind(1, name).run();
-  const bool any = sqlite3_changes(conn_.handle()) > 0;
+  const bool any = del.changes() > 0;
   t.commit();
   return any;
 }

@@ -17,15 +17,17 @@ std::string record_hash(const Measurement& m) {
 void rehash_records(Connection& c) {
   // Collected first, so no row changes under the statement reading the rows.
   std::vector<std::pair<int64_t, std::string>> hashes;
-  Statement rows(c.handle(), std::string(kSelectMeasurements) + "ORDER BY m.id");
+  Statement rows(c, std::string(kSelectMeasurements) + "ORDER BY m.id");
   while (rows.step()) {
     Measurement m;
     // A row that no longer parses keeps its hash: no record can be written again identical to it.
     if (read_measurement_row(rows, &m)) hashes.emplace_back(rows.column_int(kMeasurementIdColumn), record_hash(m));
   }
-  // OR IGNORE: should two stored rows say the same thing under different hashes (a file edited by
-  // hand), both stay, the second under its hash, rather than the file failing to open.
-  Statement update(c.handle(), "UPDATE OR IGNORE measurements SET record_hash = ? WHERE id = ?");
+  // Should two stored rows say the same thing under different hashes (a file edited by hand), both
+  // stay, the second under its hash, rather than the file failing to open.
+  Statement update(c,
+                   "UPDATE measurements SET record_hash = ?1 WHERE id = ?2 "
+                   "AND NOT EXISTS (SELECT 1 FROM measurements o WHERE o.record_hash = ?1 AND o.id <> ?2)");
   for (const auto& [id, hash] : hashes) {
     update.bind(1, hash).bind(2, id).run();
     update.reset();

@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "db/connection.h"
 #include "db/database.h"
-#include "db/sqlite.h"
 
 namespace tf::db {
 

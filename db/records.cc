@@ -22,13 +22,15 @@ std::string timing_condition(const char* table, const Database::Timing& timing, 
 // The records of one workload on one target and device key, of one timing (nullopt: any): the
 // WHERE clause, its arguments appended to `args`.
 std::string of_workload_on(const std::string& op, const std::vector<int64_t>& shape, const std::string& target,
-                           const std::string& device_key, const Database::Timing& timing,
+                           const std::string& device_key, const Database::Timing& timing, const TargetAliases& aliases,
                            std::vector<std::string>* args) {
   Measurement key;
   key.op = op;
   key.shape = shape;
-  args->insert(args->end(), {key.workload_key(), target, device_key});
-  return "WHERE w.key = ? AND tf_target(t.target) = ? AND t.device_key = ?" + timing_condition("m", timing, args);
+  args->push_back(key.workload_key());
+  const std::string filed_as = aliases.condition("t.target", target, args);
+  args->push_back(device_key);
+  return "WHERE w.key = ? AND " + filed_as + " AND t.device_key = ?" + timing_condition("m", timing, args);
 }
 
 }  // namespace
@@ -46,11 +48,10 @@ bool Database::record(const Measurement& in) {
   Transaction t(conn_);
   int64_t w = workload_id(m), tg = target_id(m.target, m.device_key);
   const Json costs = m.costs;
-  Statement s(
-      conn_.handle(),
-      "INSERT OR IGNORE INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
-      "outcome, error, build_ms, device, compiler_version, created_ms, record_hash, timing) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement s(conn_,
+              "INSERT INTO measurements (job_id, workload_id, target_id, config, config_index, costs, mean_s, "
+              "outcome, error, build_ms, device, compiler_version, created_ms, record_hash, timing) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
   if (m.job_id)
     s.bind(1, *m.job_id);
   else
@@ -64,7 +65,7 @@ bool Database::record(const Measurement& in) {
   s.bind(12, m.compiler_version).bind(13, m.created_ms).bind(14, record_hash(m));
   s.bind(15, std::string(runtime::timing_name(m.timing)));
   s.run();
-  bool inserted = conn_.changes() > 0;
+  const bool inserted = s.changes() > 0;
   t.commit();
   return inserted;
 }
@@ -84,7 +85,7 @@ bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::ve
       " AND m.outcome = 'ok'";
   auto rows = query(where, {key.workload_key(), key.target, key.device_key});
   if (rows.empty() || extra.empty()) return false;
-  Statement id_of(conn_.handle(),
+  Statement id_of(conn_,
                   "SELECT m.id FROM measurements m JOIN workloads w ON w.id = m.workload_id "
                   "JOIN targets t ON t.id = m.target_id " +
                       where);
@@ -94,7 +95,7 @@ bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::ve
   Measurement m = rows.front();
   m.costs.insert(m.costs.end(), extra.begin(), extra.end());
   const Json costs = m.costs;
-  Statement up(conn_.handle(), "UPDATE measurements SET costs = ?, mean_s = ?, record_hash = ? WHERE id = ?");
+  Statement up(conn_, "UPDATE measurements SET costs = ?, mean_s = ?, record_hash = ? WHERE id = ?");
   up.bind(1, costs.dump()).bind(2, m.mean_s()).bind(3, record_hash(m)).bind(4, id);
   up.run();
   t.commit();
@@ -103,7 +104,7 @@ bool Database::add_repeats(int64_t job_id, const Measurement& key, const std::ve
 
 bool Database::each_row(const std::string& where, const std::vector<std::string>& args,
                         const std::function<bool(Measurement&)>& visit) {
-  Statement q(conn_.handle(), kSelectMeasurements + where);
+  Statement q(conn_, kSelectMeasurements + where);
   for (size_t i = 0; i < args.size(); ++i) q.bind(static_cast<int>(i + 1), args[i]);
   while (q.step()) {
     Measurement m;
@@ -130,7 +131,7 @@ std::vector<Measurement> Database::query(const std::string& where, const std::ve
 std::optional<Measurement> Database::best(const std::string& op, const std::vector<int64_t>& shape,
                                           const std::string& target, const std::string& device_key, Timing timing) {
   std::vector<std::string> args;
-  const std::string where = of_workload_on(op, shape, target, device_key, timing, &args);
+  const std::string where = of_workload_on(op, shape, target, device_key, timing, target_aliases_, &args);
   // No LIMIT: a row with a stored bad timing is skipped and the next fastest taken. NULL means
   // (NaN written by older builds) sort first in SQLite and are excluded here.
   std::optional<Measurement> best;
@@ -147,13 +148,16 @@ std::vector<Measurement> Database::best_per_target(const std::string& op, const 
   Measurement key;
   key.op = op;
   key.shape = shape;
-  Statement targets(
-      conn_.handle(),
-      "SELECT DISTINCT tf_target(t.target), t.device_key FROM measurements m JOIN workloads w ON w.id = m.workload_id "
-      "JOIN targets t ON t.id = m.target_id WHERE w.key = ? AND m.outcome = 'ok' ORDER BY t.id");
+  Statement targets(conn_,
+                    "SELECT t.target, t.device_key FROM targets t WHERE EXISTS (SELECT 1 FROM measurements m "
+                    "JOIN workloads w ON w.id = m.workload_id WHERE m.target_id = t.id AND w.key = ? "
+                    "AND m.outcome = 'ok') ORDER BY t.id");
   targets.bind(1, key.workload_key());
   std::vector<std::pair<std::string, std::string>> where;
-  while (targets.step()) where.emplace_back(targets.column_text(0), targets.column_text(1));
+  while (targets.step()) {
+    std::pair<std::string, std::string> on{target_aliases_.target_of(targets.column_text(0)), targets.column_text(1)};
+    if (std::find(where.begin(), where.end(), on) == where.end()) where.push_back(std::move(on));
+  }
   std::vector<Measurement> out;
   for (const auto& [target, device_key] : where) {
     if (auto b = best(op, shape, target, device_key, timing)) out.push_back(std::move(*b));
@@ -166,19 +170,21 @@ std::vector<Measurement> Database::best_per_target(const std::string& op, const 
 std::vector<Measurement> Database::history(const std::string& op, const std::vector<int64_t>& shape,
                                            const std::string& target, const std::string& device_key, Timing timing) {
   std::vector<std::string> args;
-  const std::string where = of_workload_on(op, shape, target, device_key, timing, &args);
+  const std::string where = of_workload_on(op, shape, target, device_key, timing, target_aliases_, &args);
   return query(where + " ORDER BY m.id ASC", args);
 }
 
 std::vector<Measurement> Database::op_history(const std::string& op, const std::string& target,
                                               const std::string& device_key, int64_t limit, Timing timing) {
-  std::vector<std::string> args = {op, target, device_key};
+  std::vector<std::string> args = {op};
+  const std::string filed_as = target_aliases_.condition("t2.target", target, &args);
+  args.push_back(device_key);
   const std::string of_op =
       "FROM measurements m2 JOIN workloads w2 ON w2.id = m2.workload_id JOIN targets t2 ON t2.id = m2.target_id "
-      "WHERE w2.op = ? AND tf_target(t2.target) = ? AND t2.device_key = ? "
-      "AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL" +
+      "WHERE w2.op = ? AND " +
+      filed_as + " AND t2.device_key = ? AND m2.outcome = 'ok' AND m2.mean_s IS NOT NULL" +
       timing_condition("m2", timing, &args);
-  Statement count(conn_.handle(), "SELECT COUNT(DISTINCT m2.workload_id) " + of_op);
+  Statement count(conn_, "SELECT COUNT(DISTINCT m2.workload_id) " + of_op);
   for (size_t i = 0; i < args.size(); ++i) count.bind(static_cast<int>(i + 1), args[i]);
   count.step();
   const int64_t shapes = count.column_int(0);
@@ -187,13 +193,14 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
   // spread over the rest (so the model also learns what is slow), never the newest job's alone.
   const int64_t per_shape = std::max<int64_t>(limit / shapes, 16);
   const int64_t fast = per_shape / 2, spread = per_shape - fast;
-  const std::string f = std::to_string(fast), step = "MAX(1, (n - " + f + ") / " + std::to_string(spread) + ")";
+  const std::string f = std::to_string(fast), s = std::to_string(spread);
+  const std::string step = "(CASE WHEN (n - " + f + ") / " + s + " > 1 THEN (n - " + f + ") / " + s + " ELSE 1 END)";
   return query(
       "WHERE m.id IN (SELECT id FROM (SELECT m2.id AS id, "
       "ROW_NUMBER() OVER (PARTITION BY m2.workload_id ORDER BY m2.mean_s, m2.id) AS r, "
       "COUNT(*) OVER (PARTITION BY m2.workload_id) AS n " +
           of_op +
-          ") "
+          ") AS ranked "
           "WHERE r <= " +
           f + " OR ((r - " + f + ") % " + step + " = 0 AND (r - " + f + ") / " + step +
           " <= " + std::to_string(spread) + ")) ORDER BY m.id",
@@ -203,13 +210,13 @@ std::vector<Measurement> Database::op_history(const std::string& op, const std::
 std::vector<Measurement> Database::all_measurements() { return query("ORDER BY m.id ASC", {}); }
 
 int64_t Database::count_measurements() {
-  Statement q(conn_.handle(), "SELECT COUNT(*) FROM measurements");
+  Statement q(conn_, "SELECT COUNT(*) FROM measurements");
   q.step();
   return q.column_int(0);
 }
 
 std::vector<Measurement> Database::job_measurements(int64_t job_id) {
-  return query("WHERE m.job_id = ? ORDER BY m.id ASC", {std::to_string(job_id)});
+  return query("WHERE m.job_id = " + std::to_string(job_id) + " ORDER BY m.id ASC", {});
 }
 
 }  // namespace tf::db

@@ -162,32 +162,41 @@ int parse_version(const std::string& path, const std::string& text) {
 }
 
 int read_version(Connection& c, bool* is_tunefarm, bool* empty = nullptr) {
-  Statement tables(c.handle(), "SELECT name FROM sqlite_master WHERE type = 'table'");
   bool any = false, meta = false;
-  while (tables.step()) {
+  for (const std::string& table : c.table_names()) {
     any = true;
-    if (tables.column_text(0) == kAppTable) meta = true;
+    if (table == kAppTable) meta = true;
   }
   *is_tunefarm = meta || !any;
   if (empty) *empty = !any;
   if (!meta) return 0;
-  Statement v(c.handle(), "SELECT value FROM tunefarm_meta WHERE key = 'schema_version'");
+  Statement v(c, "SELECT value FROM tunefarm_meta WHERE key = 'schema_version'");
   if (!v.step()) return 0;
-  return parse_version(c.path(), v.column_text(0));
+  return parse_version(c.location(), v.column_text(0));
 }
 
 void apply(Connection& c, int from, int to) {
-  for (int v = from; v < to; ++v) {
+  int v = from;
+  while (v < to) {
     Transaction t(c);
     bool is_tf;
-    if (read_version(c, &is_tf) != v) return t.commit();  // another process migrated meanwhile
-    c.exec("CREATE TABLE IF NOT EXISTS tunefarm_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    if (const int now = read_version(c, &is_tf); now != v) {
+      // Another process migrated meanwhile (trackers starting together on one new database): go on
+      // from where it got to.
+      t.commit();
+      v = now;
+      continue;
+    }
+    c.exec_schema("CREATE TABLE IF NOT EXISTS tunefarm_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     const Migration& m = kMigrations[static_cast<size_t>(v)];
-    c.exec(m.sql);
+    if (*m.sql) c.exec_schema(m.sql);
     if (m.rewrite) m.rewrite(c);
-    Statement s(c.handle(), "INSERT OR REPLACE INTO tunefarm_meta (key, value) VALUES ('schema_version', ?)");
+    Statement s(c,
+                "INSERT INTO tunefarm_meta (key, value) VALUES ('schema_version', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
     s.bind(1, std::to_string(v + 1)).run();
     t.commit();
+    ++v;
   }
 }
 
@@ -199,11 +208,12 @@ int check_schema(Connection& c, bool* empty) {
   bool is_tf = false;
   const int version = read_version(c, &is_tf, empty);
   if (!is_tf) {
-    throw DbError("'" + c.path() + "' is not a tunefarm database (it has tables, but no tunefarm_meta)");
+    throw DbError("'" + c.location() + "' is not a tunefarm database (it has tables, but no tunefarm_meta)");
   }
   if (version > latest_schema_version()) {
-    throw DbError("'" + c.path() + "' has schema version " + std::to_string(version) + ", newer than this tunefarm (" +
-                  std::to_string(latest_schema_version()) + "); upgrade tunefarm to open it");
+    throw DbError("'" + c.location() + "' has schema version " + std::to_string(version) +
+                  ", newer than this tunefarm (" + std::to_string(latest_schema_version()) +
+                  "); upgrade tunefarm to open it");
   }
   return version;
 }

@@ -3,7 +3,7 @@
 // file from a newer tunefarm rather than guess at it.
 #pragma once
 
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 namespace tf::db {
 

@@ -54,73 +54,71 @@ std::string describe_sqlite_code(int code) {
   }
 }
 
-Statement::Statement(sqlite3* db, const std::string& sql) : db_(db), sql_(sql) {
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) fail(db, "prepare '" + sql + "'");
-}
+namespace {
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
-
-Statement& Statement::bind(int i, int64_t v) {
-  if (sqlite3_bind_int64(stmt_, i, v) != SQLITE_OK) fail(db_, "bind");
-  return *this;
-}
-
-Statement& Statement::bind(int i, double v) {
-  if (sqlite3_bind_double(stmt_, i, v) != SQLITE_OK) fail(db_, "bind");
-  return *this;
-}
-
-Statement& Statement::bind(int i, const std::string& v) {
-  if (sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) != SQLITE_OK)
-    fail(db_, "bind");
-  return *this;
-}
-
-Statement& Statement::bind_blob(int i, const std::vector<uint8_t>& v) {
-  if (sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) != SQLITE_OK)
-    fail(db_, "bind");
-  return *this;
-}
-
-Statement& Statement::bind_null(int i) {
-  if (sqlite3_bind_null(stmt_, i) != SQLITE_OK) fail(db_, "bind");
-  return *this;
-}
-
-bool Statement::step() {
-  int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  fail(db_, "step '" + sql_ + "'");
-}
-
-void Statement::run() {
-  while (step()) {
+class SqliteStatement : public StatementBackend {
+ public:
+  SqliteStatement(sqlite3* db, const std::string& sql) : db_(db), sql_(sql) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) fail(db, "prepare '" + sql + "'");
   }
-}
+  ~SqliteStatement() override { sqlite3_finalize(stmt_); }
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
 
-void Statement::reset() {
-  sqlite3_reset(stmt_);
-  sqlite3_clear_bindings(stmt_);
-}
+  void bind_int(int i, int64_t v) override { check(sqlite3_bind_int64(stmt_, i, v)); }
+  void bind_double(int i, double v) override { check(sqlite3_bind_double(stmt_, i, v)); }
+  void bind_text(int i, const std::string& v) override {
+    check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
+  void bind_blob(int i, const std::vector<uint8_t>& v) override {
+    check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
+  void bind_null(int i) override { check(sqlite3_bind_null(stmt_, i)); }
 
-int64_t Statement::column_int(int i) const { return sqlite3_column_int64(stmt_, i); }
-double Statement::column_double(int i) const { return sqlite3_column_double(stmt_, i); }
+  bool step() override {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) {
+      changes_ = sqlite3_changes(db_);
+      return false;
+    }
+    fail(db_, "step '" + sql_ + "'");
+  }
 
-std::string Statement::column_text(int i) const {
-  const unsigned char* t = sqlite3_column_text(stmt_, i);
-  return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, i))) : "";
-}
+  void reset() override {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    changes_ = 0;
+  }
 
-std::vector<uint8_t> Statement::column_blob(int i) const {
-  const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, i));
-  int n = sqlite3_column_bytes(stmt_, i);
-  return p ? std::vector<uint8_t>(p, p + n) : std::vector<uint8_t>();
-}
+  int64_t changes() const override { return changes_; }
+  int64_t column_int(int i) const override { return sqlite3_column_int64(stmt_, i); }
+  double column_double(int i) const override { return sqlite3_column_double(stmt_, i); }
+  std::string column_text(int i) const override {
+    const unsigned char* t = sqlite3_column_text(stmt_, i);
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, i))) : "";
+  }
+  std::vector<uint8_t> column_blob(int i) const override {
+    const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, i));
+    const int n = sqlite3_column_bytes(stmt_, i);
+    return p ? std::vector<uint8_t>(p, p + n) : std::vector<uint8_t>();
+  }
+  bool column_is_null(int i) const override { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
 
-bool Statement::column_is_null(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+ private:
+  void check(int rc) const {
+    if (rc != SQLITE_OK) fail(db_, "bind");
+  }
 
-Connection::Connection(const std::string& path, Access access) : access_(access), path_(path) {
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string sql_;
+  int64_t changes_ = 0;
+};
+
+}  // namespace
+
+SqliteConnection::SqliteConnection(const std::string& path, Access access) : Connection(path, access) {
   int flags = SQLITE_OPEN_FULLMUTEX;
   if (access == Access::ReadOnly) {
     flags |= SQLITE_OPEN_READONLY;
@@ -146,13 +144,14 @@ Connection::Connection(const std::string& path, Access access) : access_(access)
                       "); commands that only read it (best, history, export, baseline list) still work",
                   SQLITE_READONLY);
   }
+  exec("PRAGMA foreign_keys = ON");
 }
 
 // A WAL file on a read-only file system whose -shm cannot be created cannot be read the usual
 // way; opened as immutable it can (nobody can write it there, so nothing changes under us).
-void Connection::open_immutable() {
+void SqliteConnection::open_immutable() {
   std::string uri = "file:";
-  for (char ch : path_) {
+  for (char ch : location()) {
     if (ch == '%')
       uri += "%25";
     else if (ch == '?')
@@ -175,48 +174,54 @@ void Connection::open_immutable() {
   sqlite3_extended_result_codes(db_, 1);
 }
 
-Connection::~Connection() { sqlite3_close_v2(db_); }
+SqliteConnection::~SqliteConnection() { sqlite3_close_v2(db_); }
 
-void Connection::exec(const std::string& sql) {
+void SqliteConnection::exec(const std::string& sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
     const int code = sqlite3_extended_errcode(db_);
-    throw DbError("database '" + path_ + "': " + msg + explain(db_, code), code);
+    throw DbError("database '" + location() + "': " + msg + explain(db_, code), code);
   }
 }
 
-int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
-int Connection::changes() const { return sqlite3_changes(db_); }
+std::unique_ptr<StatementBackend> SqliteConnection::prepare(const std::string& sql) {
+  return std::make_unique<SqliteStatement>(db_, sql);
+}
 
-Transaction::Transaction(Connection& c) : c_(c) {
+std::vector<std::string> SqliteConnection::table_names() {
+  try {
+    Statement tables(*this, "SELECT name FROM sqlite_master WHERE type = 'table'");
+    std::vector<std::string> names;
+    while (tables.step()) names.push_back(tables.column_text(0));
+    return names;
+  } catch (const DbError& e) {
+    if ((e.code() & 0xff) == SQLITE_NOTADB) {
+      throw DbError("'" + location() + "' is not a tunefarm database: it is not a SQLite file at all", e.code());
+    }
+    throw;
+  }
+}
+
+void SqliteConnection::prepare_for_writes() {
+  exec("PRAGMA journal_mode = WAL");
+  exec("PRAGMA synchronous = NORMAL");  // WAL + NORMAL: a committed transaction survives a crash of the process
+}
+
+void SqliteConnection::begin_write() {
   // The busy timeout covers most contention; a deadlock-avoidance SQLITE_BUSY at BEGIN is retried,
   // but a lock another process held through the whole timeout is reported, not waited out again.
   const auto start = std::chrono::steady_clock::now();
   for (int attempt = 0;; ++attempt) {
     try {
-      c_.exec("BEGIN IMMEDIATE");
+      exec("BEGIN IMMEDIATE");
       return;
     } catch (const DbError&) {
       if (attempt >= 50 || std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(kBusyTimeoutMs)) throw;
       std::this_thread::sleep_for(std::chrono::milliseconds(20 + attempt * 10));
     }
   }
-}
-
-Transaction::~Transaction() {
-  if (!done_) {
-    try {
-      c_.exec("ROLLBACK");
-    } catch (...) {
-    }
-  }
-}
-
-void Transaction::commit() {
-  c_.exec("COMMIT");
-  done_ = true;
 }
 
 }  // namespace tf::db

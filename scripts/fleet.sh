@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A local fleet on 127.0.0.1: a tracker and N boards, state in ./.fleet (pid and log files), the
 # SQLite file in the working directory.
-#   scripts/fleet.sh start [--boards N] [--builders N] [--key KEY] [--port PORT] [--http PORT] [--db PATH]
+#   scripts/fleet.sh start [--boards N] [--builders N] [--key KEY] [--port PORT] [--http PORT] [--db PATH|URL]
 #                          [--token-file FILE] [--arch x86_64|aarch64] [--tracker HOST:PORT]
 # The tracker serves its dashboard and Prometheus /metrics on 127.0.0.1, port --http (default: the
 # gRPC port + 1; 0: none).
@@ -106,7 +106,9 @@ case "$cmd" in
         echo "fleet.sh: the tracker did not start; its log:" >&2; cat "$state/tracker.log" >&2; rm -f "$state/tracker.pid"; exit 1
       fi
       tracker="127.0.0.1:$port"
-      echo "fleet: tracker on $tracker (pid $(cat "$state/tracker.pid")), db $db, logs in $state"
+      # A database URL's password stays off the terminal.
+      shown_db="$(sed -E 's#^([a-zA-Z]+://[^:/@]*):[^@/]*@#\1:***@#' <<< "$db")"
+      echo "fleet: tracker on $tracker (pid $(cat "$state/tracker.pid")), db $shown_db, logs in $state"
       [ "$http_port" = 0 ] || echo "fleet: dashboard on http://127.0.0.1:$http_port/ (Prometheus metrics: http://127.0.0.1:$http_port/metrics)"
     fi
     first_builder=0

@@ -14,8 +14,9 @@ PACKAGES=(
   libxgboost-dev xgboost
   # JSON
   nlohmann-json3-dev
-  # tuning database
-  libsqlite3-dev
+  # tuning database: SQLite files, PostgreSQL servers through libpq; the tests start a real
+  # PostgreSQL server of their own (initdb, pg_ctl)
+  libsqlite3-dev libpq-dev postgresql
   # Asio, Beast, Process
   libboost-dev
   # command-line options (header-only)

@@ -1,6 +1,7 @@
-// Opening a database honestly: damaged schema versions, read-only opens that change nothing,
-// another program's SQLite file left untouched, a read-only file system and a full disk each named
-// for what they are; and stored rows with unusable timings skipped instead of breaking reads.
+// Opening a database honestly, on both backends: damaged schema versions, read-only opens that
+// change nothing, another program's database left untouched; of a SQLite file, a read-only file
+// system and a full disk each named for what they are; and stored rows with unusable timings
+// skipped instead of breaking reads.
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -13,12 +14,19 @@
 
 #include "db/database.h"
 #include "db/schema.h"
+#include "db/sqlite.h"
+#include "tests/postgres_server.h"
 #include "tests/test_files.h"
 
 namespace tf::db {
 namespace {
 
 using testing_support::fresh_path;
+
+class DatabaseOpen : public testing_support::BackendTest {};
+TF_BOTH_BACKENDS(DatabaseOpen);
+class DatabaseTimings : public testing_support::BackendTest {};
+TF_BOTH_BACKENDS(DatabaseTimings);
 
 Measurement sample(double seconds, int mr) {
   Measurement m;
@@ -43,8 +51,8 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 std::string journal_mode(const std::string& path) {
-  Connection c(path, Connection::Access::ReadOnly);
-  Statement q(c.handle(), "PRAGMA journal_mode");
+  SqliteConnection c(path, Connection::Access::ReadOnly);
+  Statement q(c, "PRAGMA journal_mode");
   q.step();
   return q.column_text(0);
 }
@@ -70,12 +78,12 @@ class ScratchFs {
   bool mounted_ = false;
 };
 
-TEST(DatabaseOpen, DamagedSchemaVersionsAreRefusedNamingTheValue) {
+TEST_P(DatabaseOpen, DamagedSchemaVersionsAreRefusedNamingTheValue) {
   for (const std::string bad : {"-5", "abc", "", "1e3", "99999999999999"}) {
-    const std::string path = fresh_path("version");
+    const std::string path = fresh_db("version");
     {
       Database db(path);
-      Statement s(db.connection().handle(), "UPDATE tunefarm_meta SET value = ? WHERE key = 'schema_version'");
+      Statement s(db.connection(), "UPDATE tunefarm_meta SET value = ? WHERE key = 'schema_version'");
       s.bind(1, bad).run();
     }
     for (auto open : {Database::Open::Create, Database::Open::ReadOnly}) {
@@ -85,38 +93,52 @@ TEST(DatabaseOpen, DamagedSchemaVersionsAreRefusedNamingTheValue) {
   }
 }
 
-TEST(DatabaseOpen, AnotherProgramsSqliteFileIsRefusedUnchanged) {
-  const std::string other = fresh_path("other");
-  {
-    Connection c(other, true);
-    c.exec("CREATE TABLE songs (title TEXT)");
+TEST_P(DatabaseOpen, AnotherProgramsDatabaseIsRefusedUnchanged) {
+  const std::string other = fresh_db("other");
+  auto c = open_connection(other, Connection::Access::Create);
+  c->exec("CREATE TABLE songs (title TEXT)");
+  if (!postgres()) {
+    ASSERT_EQ(journal_mode(other), "delete");
   }
-  ASSERT_EQ(journal_mode(other), "delete");
-  const std::string e = error_of([&] { Database db(other); });
-  EXPECT_NE(e.find("not a tunefarm database"), std::string::npos) << e;
-  EXPECT_EQ(journal_mode(other), "delete") << "refusing the file switched it to WAL";
+  for (auto open : {Database::Open::Create, Database::Open::ReadOnly}) {
+    const std::string e = error_of([&] { Database db(other, open); });
+    EXPECT_NE(e.find("not a tunefarm database"), std::string::npos) << e;
+  }
+  if (!postgres()) {
+    EXPECT_EQ(journal_mode(other), "delete") << "refusing the file switched it to WAL";
+  }
+  EXPECT_EQ(c->table_names(), std::vector<std::string>{"songs"});
 }
 
-TEST(DatabaseOpen, ATextFileIsNamedAsNotSqlite) {
+TEST(DatabaseOpenSqlite, ATextFileIsNamedAsNotSqlite) {
   const std::string text = fresh_path("text");
   std::ofstream(text) << "this is not a database, just some text that is long enough to have a header\n";
   const std::string e = error_of([&] { Database db(text, Database::Open::ReadOnly); });
   EXPECT_NE(e.find("not a SQLite file"), std::string::npos) << e;
 }
 
-TEST(DatabaseOpen, ReadingAnEmptyFileDoesNotCreateTheSchema) {
-  const std::string empty = fresh_path("empty");
-  std::ofstream(empty).close();
+TEST_P(DatabaseOpen, ReadingAnEmptyDatabaseDoesNotCreateTheSchema) {
+  const std::string empty = fresh_db("empty");
+  if (!postgres()) std::ofstream(empty).close();
   const std::string e = error_of([&] { Database db(empty, Database::Open::ReadOnly); });
-  EXPECT_NE(e.find("empty file"), std::string::npos) << e;
-  struct stat st {};
-  ASSERT_EQ(::stat(empty.c_str(), &st), 0);
-  EXPECT_EQ(st.st_size, 0) << "a read created the schema";
-  EXPECT_NE(error_of([&] { Database db(fresh_path("missing"), Database::Open::ReadOnly); }), "(no DbError)");
+  EXPECT_NE(e.find(postgres() ? "empty database" : "empty file"), std::string::npos) << e;
+  if (!postgres()) {
+    struct stat st {};
+    ASSERT_EQ(::stat(empty.c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, 0) << "a read created the schema";
+    EXPECT_NE(error_of([&] { Database db(fresh_path("missing"), Database::Open::ReadOnly); }), "(no DbError)");
+  } else {
+    EXPECT_TRUE(open_connection(empty, Connection::Access::ReadOnly)->table_names().empty())
+        << "a read created the schema";
+    const std::string missing = server_->url("no_such_database");
+    const std::string m = error_of([&] { Database db(missing, Database::Open::ReadOnly); });
+    EXPECT_NE(m.find(missing), std::string::npos) << m;
+    EXPECT_NE(m.find("does not exist"), std::string::npos) << m;
+  }
 }
 
-TEST(DatabaseOpen, ReadOnlyOpenReadsAndNeverWrites) {
-  const std::string path = fresh_path("ro");
+TEST_P(DatabaseOpen, ReadOnlyOpenReadsAndNeverWrites) {
+  const std::string path = fresh_db("ro");
   {
     Database db(path);
     db.record(sample(1e-3, 1));
@@ -128,19 +150,16 @@ TEST(DatabaseOpen, ReadOnlyOpenReadsAndNeverWrites) {
   EXPECT_THROW(ro.record(sample(2e-3, 2)), DbError);
 }
 
-TEST(DatabaseOpen, ReadingAnOldSchemaUpgradesItFirst) {
-  const std::string path = fresh_path("old");
-  {
-    Connection c(path, true);
-    migrate_to(c, 1);
-  }
+TEST_P(DatabaseOpen, ReadingAnOldSchemaUpgradesItFirst) {
+  const std::string path = fresh_db("old");
+  migrate_to(*open_connection(path, Connection::Access::Create), 1);
   Database ro(path, Database::Open::ReadOnly);
   EXPECT_EQ(ro.schema_version_on_open(), 1);
   EXPECT_TRUE(ro.baselines().empty());  // a table of schema 2, read through the read-only connection
   EXPECT_TRUE(ro.jobs().empty());       // with the columns of schema 5
 }
 
-TEST(DatabaseOpen, AReadOnlyFileSystemIsReadableAndNamedWhenWritten) {
+TEST(DatabaseOpenSqlite, AReadOnlyFileSystemIsReadableAndNamedWhenWritten) {
   ScratchFs fs("4m");
   if (!fs.mounted())
     GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN); nothing else makes a file unwritable for root";
@@ -158,7 +177,7 @@ TEST(DatabaseOpen, AReadOnlyFileSystemIsReadableAndNamedWhenWritten) {
   EXPECT_EQ(e.find("not a tunefarm database"), std::string::npos) << e;
 }
 
-TEST(DatabaseOpen, AFullDiskIsNamedAsAFullDisk) {
+TEST(DatabaseOpenSqlite, AFullDiskIsNamedAsAFullDisk) {
   ScratchFs fs("64k");
   if (!fs.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs here (needs CAP_SYS_ADMIN) to fill deterministically";
   {
@@ -171,8 +190,8 @@ TEST(DatabaseOpen, AFullDiskIsNamedAsAFullDisk) {
   EXPECT_EQ(e.find("not a tunefarm database"), std::string::npos) << e;
 }
 
-TEST(DatabaseTimings, BadTimingsAreNeverStored) {
-  Database db(fresh_path("refuse"));
+TEST_P(DatabaseTimings, BadTimingsAreNeverStored) {
+  Database db(fresh_db("refuse"));
   for (std::vector<double> costs :
        std::vector<std::vector<double>>{{NAN}, {INFINITY}, {0.0}, {-0.5}, {1e-15}, {}, {1e-3, NAN}}) {
     Measurement m = sample(1e-3, 3);
@@ -187,8 +206,8 @@ TEST(DatabaseTimings, BadTimingsAreNeverStored) {
   EXPECT_TRUE(db.record(failed));
 }
 
-TEST(DatabaseTimings, StoredBadRowsAreSkippedByEveryRead) {
-  const std::string path = fresh_path("poisoned");
+TEST_P(DatabaseTimings, StoredBadRowsAreSkippedByEveryRead) {
+  const std::string path = fresh_db("poisoned");
   {
     Database db(path);
     db.record(sample(2e-3, 1));

@@ -18,6 +18,8 @@
 
 #include "db/database.h"
 #include "db/schema.h"
+#include "db/sqlite.h"
+#include "tests/postgres_server.h"
 #include "tests/test_files.h"
 
 namespace tf::db {
@@ -25,6 +27,9 @@ namespace {
 
 using runtime::ColdInputs;
 using testing_support::fresh_path;
+
+class RecordHashMigration : public testing_support::BackendTest {};
+TF_BOTH_BACKENDS(RecordHashMigration);
 
 // TEST FIXTURE, not code under test: the record hash schemas 1-7 stored (two FNV-1a passes,
 // forwards and backwards, over the record's JSON, its timing left out when warm), copied here to
@@ -69,12 +74,12 @@ Measurement failed_record() {
 
 // Writes a row of schema 7 (and the workload and target it refers to) with `hash` as its record hash.
 void insert_schema7_row(Connection& c, const Measurement& m, const std::string& hash) {
-  Statement w(c.handle(), "INSERT OR IGNORE INTO workloads (key, op, shape, dtype) VALUES (?, ?, ?, ?)");
+  Statement w(c, "INSERT INTO workloads (key, op, shape, dtype) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
   w.bind(1, m.workload_key()).bind(2, m.op).bind(3, Json(m.shape).dump()).bind(4, m.dtype).run();
-  Statement t(c.handle(), "INSERT OR IGNORE INTO targets (target, device_key) VALUES (?, ?)");
+  Statement t(c, "INSERT INTO targets (target, device_key) VALUES (?, ?) ON CONFLICT DO NOTHING");
   t.bind(1, m.target).bind(2, m.device_key).run();
   Statement r(
-      c.handle(),
+      c,
       "INSERT INTO measurements (workload_id, target_id, config, config_index, costs, mean_s, outcome, error, build_ms, "
       "device, compiler_version, created_ms, record_hash, timing) VALUES ((SELECT id FROM workloads WHERE key = ?), "
       "(SELECT id FROM targets WHERE target = ? AND device_key = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -94,20 +99,21 @@ void insert_schema7_row(Connection& c, const Measurement& m, const std::string& 
 
 // A schema-7 file holding `records` under the hashes schema 7 computed.
 void write_schema7_file(const std::string& path, const std::vector<Measurement>& records) {
-  Connection c(path, true);
+  auto conn = open_connection(path, Connection::Access::Create);
+  Connection& c = *conn;
   migrate_to(c, 7);
   for (const Measurement& m : records) insert_schema7_row(c, m, schema7_fnv_record_hash(m));
 }
 
 std::vector<std::string> stored_hashes(Connection& c) {
-  Statement q(c.handle(), "SELECT record_hash FROM measurements ORDER BY id");
+  Statement q(c, "SELECT record_hash FROM measurements ORDER BY id");
   std::vector<std::string> out;
   while (q.step()) out.push_back(q.column_text(0));
   return out;
 }
 
 std::string stored_version(Connection& c) {
-  Statement q(c.handle(), "SELECT value FROM tunefarm_meta WHERE key = 'schema_version'");
+  Statement q(c, "SELECT value FROM tunefarm_meta WHERE key = 'schema_version'");
   return q.step() ? q.column_text(0) : "";
 }
 
@@ -117,9 +123,9 @@ std::vector<std::string> schema7_hashes(const std::vector<Measurement>& records)
   return out;
 }
 
-TEST(RecordHashMigration, ASchema7FileIsRehashedAndFindsItsRecordsAgain) {
+TEST_P(RecordHashMigration, ASchema7FileIsRehashedAndFindsItsRecordsAgain) {
   const std::vector<Measurement> records = {sample_record(1), sample_record(2, ColdInputs::Weights), failed_record()};
-  const std::string path = fresh_path("v7");
+  const std::string path = fresh_db("v7");
   write_schema7_file(path, records);
 
   Database db(path);
@@ -132,7 +138,7 @@ TEST(RecordHashMigration, ASchema7FileIsRehashedAndFindsItsRecordsAgain) {
     EXPECT_NE(migrated[i], old[i]) << "row " << i << " kept its schema-7 hash";
 
   // The hashes a file written by this build holds for the same records.
-  Database fresh(fresh_path("fresh"));
+  Database fresh(fresh_db("fresh"));
   for (const Measurement& m : records) ASSERT_TRUE(fresh.record(m));
   EXPECT_EQ(migrated, stored_hashes(fresh.connection()));
 
@@ -141,9 +147,9 @@ TEST(RecordHashMigration, ASchema7FileIsRehashedAndFindsItsRecordsAgain) {
   EXPECT_EQ(db.count_measurements(), static_cast<int64_t>(records.size()));
 }
 
-TEST(RecordHashMigration, ARecordDifferingInOneFieldIsAnotherRecord) {
+TEST_P(RecordHashMigration, ARecordDifferingInOneFieldIsAnotherRecord) {
   const Measurement base = sample_record(4);
-  const std::string path = fresh_path("fields");
+  const std::string path = fresh_db("fields");
   write_schema7_file(path, {base});
   Database db(path);
   ASSERT_FALSE(db.record(base));
@@ -178,11 +184,12 @@ TEST(RecordHashMigration, ARecordDifferingInOneFieldIsAnotherRecord) {
   EXPECT_EQ(db.count_measurements(), static_cast<int64_t>(changes.size() + 1));
 }
 
-TEST(RecordHashMigration, RowsItCannotReadOrThatRepeatARecordKeepTheirPlace) {
+TEST_P(RecordHashMigration, RowsItCannotReadOrThatRepeatARecordKeepTheirPlace) {
   const Measurement base = sample_record(3);
-  const std::string path = fresh_path("odd_rows");
+  const std::string path = fresh_db("odd_rows");
   {
-    Connection c(path, true);
+    auto conn = open_connection(path, Connection::Access::Create);
+    Connection& c = *conn;
     migrate_to(c, 7);
     insert_schema7_row(c, base, schema7_fnv_record_hash(base));
     Measurement unreadable = sample_record(5);
@@ -210,13 +217,13 @@ void pause_migration(sqlite3_context* ctx, int, sqlite3_value**) {
   for (;;) pause();
 }
 
-TEST(RecordHashMigration, KillNineDuringTheMigrationLeavesTheFileAsItWas) {
+TEST(RecordHashMigrationSqlite, KillNineDuringTheMigrationLeavesTheFileAsItWas) {
   std::vector<Measurement> records;
   for (int mr = 1; mr <= 10; ++mr) records.push_back(sample_record(mr));
   const std::string path = fresh_path("kill9");
   write_schema7_file(path, records);
   {
-    Connection c(path, false);
+    SqliteConnection c(path, false);
     c.exec(
         "CREATE TRIGGER pause_migration AFTER UPDATE OF record_hash ON measurements WHEN NEW.id = 5 "
         "BEGIN SELECT tf_pause_migration(); END");
@@ -229,7 +236,7 @@ TEST(RecordHashMigration, KillNineDuringTheMigrationLeavesTheFileAsItWas) {
     close(pipefd[0]);
     try {
       // As Database opens a file: WAL, then the migrations.
-      Connection c(path, false);
+      SqliteConnection c(path, false);
       c.exec("PRAGMA journal_mode = WAL");
       sqlite3_create_function_v2(c.handle(), "tf_pause_migration", 0, SQLITE_UTF8, &pipefd[1], pause_migration, nullptr,
                                  nullptr, nullptr);
@@ -249,10 +256,10 @@ TEST(RecordHashMigration, KillNineDuringTheMigrationLeavesTheFileAsItWas) {
   ASSERT_TRUE(paused) << "the migration never reached row 5 (child status " << status << ")";
 
   {
-    Connection c(path, false);
+    SqliteConnection c(path, false);
     EXPECT_EQ(stored_version(c), "7");
     EXPECT_EQ(stored_hashes(c), schema7_hashes(records));
-    Statement check(c.handle(), "PRAGMA integrity_check");
+    Statement check(c, "PRAGMA integrity_check");
     ASSERT_TRUE(check.step());
     EXPECT_EQ(check.column_text(0), "ok");
     c.exec("DROP TRIGGER pause_migration");

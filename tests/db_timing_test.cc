@@ -9,13 +9,15 @@
 
 #include "db/database.h"
 #include "db/schema.h"
+#include "tests/postgres_server.h"
 #include "tests/test_files.h"
 #include "tuner/best_configs.h"
 
 namespace tf::db {
 namespace {
 
-using testing_support::fresh_path;
+class DatabaseTiming : public testing_support::BackendTest {};
+TF_BOTH_BACKENDS(DatabaseTiming);
 
 using runtime::ColdInputs;
 
@@ -59,13 +61,13 @@ const char* kOldHash = "6d5cd4c2b0bbfd40bac5785410cdae3c";
 const char* kRecordHash = "3f9066ebe3ac6091637cecabda3cb4a3";
 
 std::string stored_hash(Database& db) {
-  Statement q(db.connection().handle(), "SELECT record_hash FROM measurements ORDER BY id LIMIT 1");
+  Statement q(db.connection(), "SELECT record_hash FROM measurements ORDER BY id LIMIT 1");
   EXPECT_TRUE(q.step());
   return q.column_text(0);
 }
 
-TEST(DatabaseTiming, TheSameRecordTimedColdIsAnotherRecord) {
-  const std::string path = fresh_path("hash");
+TEST_P(DatabaseTiming, TheSameRecordTimedColdIsAnotherRecord) {
+  const std::string path = fresh_db("hash");
   Database db(path);
   ASSERT_TRUE(db.record(old_record()));
   EXPECT_EQ(stored_hash(db), kRecordHash);
@@ -77,10 +79,11 @@ TEST(DatabaseTiming, TheSameRecordTimedColdIsAnotherRecord) {
   EXPECT_EQ(db.count_measurements(), 2);
 }
 
-TEST(DatabaseTiming, ASchema6FileKeepsEveryRowAndReadsThemAsWarm) {
-  const std::string path = fresh_path("v6");
+TEST_P(DatabaseTiming, ASchema6FileKeepsEveryRowAndReadsThemAsWarm) {
+  const std::string path = fresh_db("v6");
   {
-    Connection c(path, true);
+    auto conn = open_connection(path, Connection::Access::Create);
+    Connection& c = *conn;
     migrate_to(c, 6);
     c.exec(
         "INSERT INTO workloads (id, key, op, shape, dtype) VALUES (1, 'dense[64,64,64]:float32', 'dense', '[64,64,64]', 'float32')");
@@ -115,8 +118,8 @@ TEST(DatabaseTiming, ASchema6FileKeepsEveryRowAndReadsThemAsWarm) {
   EXPECT_THROW(db.connection().exec("UPDATE measurements SET timing = 'hot' WHERE id = 1"), DbError);
 }
 
-TEST(DatabaseTiming, AFasterWarmRecordDoesNotWinAColdWeightsLookup) {
-  const std::string path = fresh_path("lookup");
+TEST_P(DatabaseTiming, AFasterWarmRecordDoesNotWinAColdWeightsLookup) {
+  const std::string path = fresh_db("lookup");
   Database db(path);
   db.record(record_of({64, 64, 64}, 2, 1e-3, ColdInputs::Off, 1000));      // warm: faster
   db.record(record_of({64, 64, 64}, 4, 3e-3, ColdInputs::Weights, 2000));  // cold, the model's way
@@ -147,8 +150,8 @@ TEST(DatabaseTiming, AFasterWarmRecordDoesNotWinAColdWeightsLookup) {
   EXPECT_EQ(warm.config(w), std::optional<std::string>("{\"mr\":2}"));
 }
 
-TEST(DatabaseTiming, AWorkloadTimedOnlyWarmFallsBackToItsWarmBest) {
-  const std::string path = fresh_path("fallback");
+TEST_P(DatabaseTiming, AWorkloadTimedOnlyWarmFallsBackToItsWarmBest) {
+  const std::string path = fresh_db("fallback");
   Database db(path);
   db.record(record_of({32, 32, 32}, 2, 2e-4, ColdInputs::Off, 1000));
   db.record(record_of({32, 32, 32}, 4, 1e-4, ColdInputs::Off, 2000));
@@ -162,8 +165,8 @@ TEST(DatabaseTiming, AWorkloadTimedOnlyWarmFallsBackToItsWarmBest) {
   EXPECT_EQ(model.other_timings()[0], ops::Workload({"dense", {32, 32, 32}}).str());
 }
 
-TEST(DatabaseTiming, AJobTransfersOnlyFromRecordsOfItsOwnTiming) {
-  const std::string path = fresh_path("transfer");
+TEST_P(DatabaseTiming, AJobTransfersOnlyFromRecordsOfItsOwnTiming) {
+  const std::string path = fresh_db("transfer");
   Database db(path);
   for (int i = 0; i < 5; ++i) db.record(record_of({64, 64, 64}, i, 1e-3 * (i + 1), ColdInputs::Off, 1000 + i));
   for (int i = 0; i < 3; ++i) db.record(record_of({128, 64, 64}, i, 2e-3 * (i + 1), ColdInputs::Weights, 2000 + i));
@@ -175,7 +178,7 @@ TEST(DatabaseTiming, AJobTransfersOnlyFromRecordsOfItsOwnTiming) {
   EXPECT_EQ(db.op_history("dense", kTarget, "local", 100).size(), 8u);
 }
 
-TEST(DatabaseTiming, ExportRecordsCarryTheTimingAndRefuseAnUnknownOne) {
+TEST(DatabaseTimingRecords, ExportRecordsCarryTheTimingAndRefuseAnUnknownOne) {
   Measurement m = record_of({64, 64, 64}, 2, 1e-3, ColdInputs::All, 1000);
   const Json line = m.to_json();
   EXPECT_EQ(line.at("timing"), "cold-all");

@@ -73,7 +73,10 @@ class Fleet {
   }
 
   const std::string& dir() const { return dir_; }
-  std::string db() const { return dir_ + "/tunefarm.db"; }
+  // The tracker's --db: a file in the scratch dir, or what use_db said (a PostgreSQL URL that
+  // several fleets share).
+  std::string db() const { return db_.empty() ? dir_ + "/tunefarm.db" : db_; }
+  void use_db(const std::string& location) { db_ = location; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
 
   // Starts the tracker and waits until it serves.
@@ -158,6 +161,7 @@ class Fleet {
  private:
   std::string dir_;
   int port_;
+  std::string db_;
   int tracker_starts_ = 0;
   std::unique_ptr<Process> tracker_;
   std::vector<std::unique_ptr<Process>> boards_;

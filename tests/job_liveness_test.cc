@@ -49,7 +49,7 @@ TEST(JobLiveness, AKilledLocalTuneLeavesItsJobFailedNotRunning) {
     EXPECT_EQ(seen->state, "failed");
   }
   Database db(path);  // a writer (the next tune) stores the verdict
-  Statement q(db.connection().handle(), "SELECT state, progress FROM jobs WHERE id = ?");
+  Statement q(db.connection(), "SELECT state, progress FROM jobs WHERE id = ?");
   q.bind(1, job->id);
   ASSERT_TRUE(q.step());
   EXPECT_EQ(q.column_text(0), "failed");

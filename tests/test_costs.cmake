@@ -108,3 +108,4 @@ set_tests_properties([=[LowerPipeline.EveryPassLeavesValidIrOnTheKernelsOfModels
 set_tests_properties([=[DenseSpace.TransposedB]=] PROPERTIES COST 5)
 set_tests_properties([=[DenseSpace.PackedResidualAdd]=] PROPERTIES COST 5)
 set_tests_properties([=[Conv2dSpace.DepthwiseWithChannelMultiplierTwo]=] PROPERTIES COST 5)
+set_tests_properties([=[FleetPostgres.TwoTrackersRunAJobEachAndOneKilledMidJobResumesIt]=] PROPERTIES COST 1020)

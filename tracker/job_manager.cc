@@ -179,14 +179,18 @@ int JobManager::resume_unfinished() {
     }
   }
   int started = 0;
-  for (const auto& j : unfinished) {
+  for (const auto& listed : unfinished) {
+    // Each job on a connection of its own, which claims it: another tracker on a shared db may run
+    // it, and one that ended it meanwhile leaves it finished.
+    auto own = std::make_unique<db::Database>(db_path_);
+    if (!own->claim_job(listed.id)) continue;
+    const std::optional<db::Job> j = own->job(listed.id);
+    if (!j || (j->state != "queued" && j->state != "running")) continue;
     auto run = std::make_shared<Run>();
-    run->job = from_db(j);
+    run->job = from_db(*j);
     if (run->job.spec().workloads_size() == 0) continue;
-    {
-      std::lock_guard<std::mutex> lock(db_mu_);
-      count_stored_trials(db_, &run->job);
-    }
+    count_stored_trials(*own, &run->job);
+    run->db = std::move(own);
     start(run);
     ++started;
   }
@@ -326,7 +330,14 @@ void JobManager::run_job(const std::shared_ptr<Run>& run) {
     changed_.notify_all();
   };
   try {
-    db = std::make_unique<db::Database>(db_path_);
+    db = run->db ? std::move(run->db) : std::make_unique<db::Database>(db_path_);
+    if (!db->claim_job(id)) {
+      // A tracker that started on the same db a moment ago resumed it first: it runs there.
+      std::lock_guard<std::mutex> lock(mu_);
+      run->finished = true;
+      run->final_state_stored = true;
+      return;
+    }
     tuner::alias_legacy_host_target(*db);
     if (spec.scheduler().empty())
       run_in_turn(run, *db, spec, id);

@@ -32,7 +32,8 @@ class JobManager {
   JobManager(std::string db_path, Dispatcher& dispatcher, tuner::Builder& builder, int max_jobs_per_client = 64);
   ~JobManager();
 
-  // Starts every job the db holds as queued or running; returns how many.
+  // Starts every job the db holds as queued or running that no other tracker on the same db runs
+  // (db::Database::claim_job); returns how many.
   int resume_unfinished();
   // INVALID_ARGUMENT naming the field for a malformed spec; RESOURCE_EXHAUSTED when the caller
   // already has its limit of unfinished jobs.

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "tracker/job_manager.h"
@@ -23,6 +24,9 @@ struct JobManager::Run {
   Clock::time_point started = Clock::now();
   Clock::time_point persisted;
   int64_t trials_at_start = 0;
+  // The job's own connection, opened and holding the job's claim before its thread starts (a
+  // resumed job); else the thread opens it.
+  std::unique_ptr<db::Database> db;
 };
 
 template <typename F>

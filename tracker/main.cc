@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "db/connection.h"
 #include "support/args.h"
 #include "tracker/tracker.h"
 
@@ -17,7 +18,8 @@ int main(int argc, char** argv) {
   tf::tracker::TrackerOptions opts;
   std::string port_file;
   app->add_option("--listen", opts.listen, "address to serve on (port 0: any free port)")->type_name("HOST:PORT");
-  app->add_option("--db", opts.db_path, "the SQLite database")->type_name("PATH");
+  app->add_option("--db", opts.db_path, "the tuning database: a SQLite file or postgresql://USER@HOST:PORT/NAME")
+      ->type_name("PATH|URL");
   app->add_option("--token-file", opts.token_file,
                   "accepted tokens, one '<token> <role> [name]' per line (tunefarm token new)")
       ->type_name("FILE");
@@ -87,7 +89,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string host = opts.listen.substr(0, opts.listen.rfind(':'));
-  std::printf("tunefarm-tracker: listening on %s:%d, db %s\n", host.c_str(), tracker->port(), opts.db_path.c_str());
+  std::printf("tunefarm-tracker: listening on %s:%d, db %s\n", host.c_str(), tracker->port(),
+              tf::db::shown_location(opts.db_path).c_str());
   std::printf("tunefarm-tracker: auth: %s\n", tracker->auth_summary().c_str());
   std::printf(
       "tunefarm-tracker: builds run on CPUs that boards on this host leave free; when they leave none, %s\n",

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "db/sqlite.h"
+#include "db/connection.h"
 #include "proto/json_convert.h"
 #include "support/stats.h"
 
@@ -37,7 +37,7 @@ std::string state_name(v1::JobState s) { return fleet::job_state_name(s); }
 // Rows of the measurements table per (job, workload key).
 std::map<std::pair<int64_t, std::string>, int64_t> rows_per_workload(db::Connection& c) {
   std::map<std::pair<int64_t, std::string>, int64_t> out;
-  db::Statement st(c.handle(),
+  db::Statement st(c,
                    "SELECT m.job_id, w.key, COUNT(*) FROM measurements m JOIN workloads w ON w.id = m.workload_id "
                    "WHERE m.job_id IS NOT NULL GROUP BY m.job_id, w.key");
   while (st.step()) out[{st.column_int(0), st.column_text(1)}] = st.column_int(2);
@@ -49,10 +49,10 @@ std::map<std::pair<int64_t, std::string>, int64_t> rows_per_workload(db::Connect
 int64_t duplicate_rows(db::Connection& c, std::vector<std::string>* examples) {
   int64_t extra = 0;
   for (const char* by : {"config_index", "config"}) {
-    db::Statement st(c.handle(), std::string("SELECT job_id, workload_id, ") + by +
-                                     ", COUNT(*) FROM measurements WHERE job_id IS NOT NULL "
-                                     "GROUP BY job_id, workload_id, " +
-                                     by + " HAVING COUNT(*) > 1");
+    db::Statement st(c, std::string("SELECT job_id, workload_id, ") + by +
+                            ", COUNT(*) FROM measurements WHERE job_id IS NOT NULL "
+                            "GROUP BY job_id, workload_id, " +
+                            by + " HAVING COUNT(*) > 1");
     while (st.step()) {
       extra += st.column_int(3) - 1;
       if (examples->size() < 5) {
@@ -66,7 +66,7 @@ int64_t duplicate_rows(db::Connection& c, std::vector<std::string>* examples) {
 }
 
 std::string db_state(db::Connection& c, int64_t id) {
-  db::Statement st(c.handle(), "SELECT state FROM jobs WHERE id = ?");
+  db::Statement st(c, "SELECT state FROM jobs WHERE id = ?");
   st.bind(1, id);
   return st.step() ? st.column_text(0) : "missing";
 }
@@ -81,7 +81,8 @@ std::string first_few(const std::vector<std::string>& items, size_t n = 5) {
 }  // namespace
 
 void check_jobs_and_trials(const std::string& db_path, const std::map<int64_t, TrackedJob>& jobs, Findings* out) {
-  db::Connection c(db_path, db::Connection::Access::ReadOnly);
+  const auto conn = db::open_connection(db_path, db::Connection::Access::ReadOnly);
+  db::Connection& c = *conn;
   const auto rows = rows_per_workload(c);
   std::vector<std::string> stuck, mismatched, duplicates;
   for (const auto& [id, j] : jobs) {
