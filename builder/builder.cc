@@ -11,7 +11,6 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
-#include <random>
 #include <thread>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "builder/load_test.h"
 #include "compiler/codegen/target.h"
 #include "proto/channel.h"
+#include "proto/redial.h"
 #include "proto/tunefarm.grpc.pb.h"
 
 namespace tf::builder {
@@ -35,11 +35,7 @@ sigset_t stop_signals() {
   return set;
 }
 
-struct SessionEnd {
-  bool registered = false;
-  bool fatal = false;  // the tracker refused this builder: dialling again would not help
-  std::string why;
-};
+using fleet::SessionEnd;
 
 // One connection to the tracker: the main thread reads build requests, `jobs` threads build them,
 // a heartbeat thread says the builder is alive (and draining, once told to stop).
@@ -244,34 +240,20 @@ int run_builder(const BuilderOptions& opts) {
   std::fflush(stdout);
   RequestBuilder builder(opts.timing_lock);
   auto stub = v1::Builders::NewStub(fleet::open_channel(opts.tracker, opts.tls_ca));
-  int exit_code = 0;
-  std::mt19937 jitter(static_cast<uint32_t>(info.pid()));
-  int backoff_ms = 100;
-  while (!draining) {
-    Session session(opts, info, builder, draining);
-    {
-      std::lock_guard<std::mutex> lock(session_mu);
-      current = &session;
-    }
-    const SessionEnd end = session.run(*stub);
-    {
-      std::lock_guard<std::mutex> lock(session_mu);
-      current = nullptr;
-    }
-    if (end.fatal) {
-      std::fprintf(stderr, "builder: the tracker refused this builder: %s\n", end.why.c_str());
-      exit_code = 1;
-      break;
-    }
-    if (draining) break;
-    if (end.registered) backoff_ms = 100;
-    const int wait_ms = backoff_ms / 2 + static_cast<int>(jitter() % static_cast<uint32_t>(backoff_ms / 2 + 1));
-    std::printf("builder: lost the tracker (%s); dialling again in %d ms\n", end.why.c_str(), wait_ms);
-    std::fflush(stdout);
-    std::unique_lock<std::mutex> lock(session_mu);
-    wake.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return draining.load(); });
-    backoff_ms = std::min(opts.max_backoff_ms, backoff_ms * 2);
-  }
+  const int exit_code = fleet::stay_connected(
+      "builder",
+      [&] {
+        Session session(opts, info, builder, draining);
+        {
+          std::lock_guard<std::mutex> lock(session_mu);
+          current = &session;
+        }
+        const SessionEnd end = session.run(*stub);
+        std::lock_guard<std::mutex> lock(session_mu);
+        current = nullptr;
+        return end;
+      },
+      draining, session_mu, wake, opts.max_backoff_ms, static_cast<uint32_t>(info.pid()));
   done = true;
   ::kill(::getpid(), SIGTERM);  // wakes the signal thread's sigwait, which sees `done`
   signals.join();

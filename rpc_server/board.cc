@@ -16,11 +16,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <thread>
 
 #include "proto/channel.h"
 #include "proto/measure_wire.h"
+#include "proto/redial.h"
 #include "proto/tunefarm.grpc.pb.h"
 #include "rpc_server/board_info.h"
 #include "rpc_server/load_test.h"
@@ -56,11 +56,7 @@ bool refused_for_good(grpc::StatusCode code) {
          code == grpc::StatusCode::INVALID_ARGUMENT || code == grpc::StatusCode::FAILED_PRECONDITION;
 }
 
-struct SessionEnd {
-  bool registered = false;
-  bool fatal = false;
-  std::string why;
-};
+using fleet::SessionEnd;
 
 // One connection to the tracker, from dialling to the stream's end.
 class Session {
@@ -348,34 +344,20 @@ int run_board(const BoardOptions& opts) {
   std::printf("board: key %s, %d thread(s) per kernel, %s; FP32 FMA peak %.1f GFLOPS; tracker %s\n", opts.key.c_str(),
               info.threads(), info.timing_isolation().c_str(), info.peak_gflops(), opts.tracker.c_str());
   std::fflush(stdout);
-  int exit_code = 0;
-  std::mt19937 jitter(static_cast<uint32_t>(info.pid()));
-  int backoff_ms = 100;
-  while (!draining) {
-    Session session(opts, info, worker, draining);
-    {
-      std::lock_guard<std::mutex> lock(session_mu);
-      current = &session;
-    }
-    SessionEnd end = session.run(*stub);
-    {
-      std::lock_guard<std::mutex> lock(session_mu);
-      current = nullptr;
-    }
-    if (end.fatal) {
-      std::fprintf(stderr, "board: the tracker refused this board: %s\n", end.why.c_str());
-      exit_code = 1;
-      break;
-    }
-    if (draining) break;
-    if (end.registered) backoff_ms = 100;
-    const int wait_ms = backoff_ms / 2 + static_cast<int>(jitter() % static_cast<uint32_t>(backoff_ms / 2 + 1));
-    std::printf("board: lost the tracker (%s); dialling again in %d ms\n", end.why.c_str(), wait_ms);
-    std::fflush(stdout);
-    std::unique_lock<std::mutex> lock(session_mu);
-    wake.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return draining.load(); });
-    backoff_ms = std::min(opts.max_backoff_ms, backoff_ms * 2);
-  }
+  const int exit_code = fleet::stay_connected(
+      "board",
+      [&] {
+        Session session(opts, info, worker, draining);
+        {
+          std::lock_guard<std::mutex> lock(session_mu);
+          current = &session;
+        }
+        const SessionEnd end = session.run(*stub);
+        std::lock_guard<std::mutex> lock(session_mu);
+        current = nullptr;
+        return end;
+      },
+      draining, session_mu, wake, opts.max_backoff_ms, static_cast<uint32_t>(info.pid()));
   io.stop();
   io_thread.join();
   // Destroying the signal set restores the default action: a second SIGTERM from here on would end

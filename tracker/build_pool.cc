@@ -232,6 +232,19 @@ void BuildPool::requeue(uint64_t build_id, std::vector<std::shared_ptr<Pending>>
   }
 }
 
+void BuildPool::take_unplaceable(std::vector<std::shared_ptr<Pending>>* here) {
+  for (auto q = queue_.begin(); q != queue_.end();) {
+    auto b = builds_.find(*q);
+    if (b != builds_.end() && !any_builder_for(b->second->triple)) {
+      here->push_back(b->second);
+      builds_.erase(b);
+      q = queue_.erase(q);
+    } else {
+      ++q;
+    }
+  }
+}
+
 void BuildPool::build_here(const std::vector<std::shared_ptr<Pending>>& here) {
   if (here.empty()) return;
   {
@@ -288,16 +301,7 @@ void BuildPool::remove_builder(const std::string& id, const std::string& /*why*/
     remotes_.erase(it);
     forget_builder_holdings(*r, &here);
     // Queued builds no builder left can take are built here.
-    for (auto q = queue_.begin(); q != queue_.end();) {
-      auto b = builds_.find(*q);
-      if (b != builds_.end() && !any_builder_for(b->second->triple)) {
-        here.push_back(b->second);
-        builds_.erase(b);
-        q = queue_.erase(q);
-      } else {
-        ++q;
-      }
-    }
+    take_unplaceable(&here);
     assign(&out);
   }
   deliver(out);
@@ -317,16 +321,7 @@ void BuildPool::on_heartbeat(const std::string& id, const v1::Heartbeat& hb) {
     if (hb.draining() && !r.draining) {
       // A draining builder finishes what it holds; the queue goes to the others.
       r.draining = true;
-      for (auto q = queue_.begin(); q != queue_.end();) {
-        auto b = builds_.find(*q);
-        if (b != builds_.end() && !any_builder_for(b->second->triple)) {
-          here.push_back(b->second);
-          builds_.erase(b);
-          q = queue_.erase(q);
-        } else {
-          ++q;
-        }
-      }
+      take_unplaceable(&here);
     }
     assign(&out);
   }

@@ -101,6 +101,8 @@ class BuildPool : public tuner::Builder {
   // (mu_ held; what is to be built here goes in `here`).
   void requeue(uint64_t build_id, std::vector<std::shared_ptr<Pending>>* here);
   void build_here(const std::vector<std::shared_ptr<Pending>>& here);
+  // Takes out of the queue the builds no connected builder can take any more (mu_ held).
+  void take_unplaceable(std::vector<std::shared_ptr<Pending>>* here);
   void forget_builder_holdings(Remote& r, std::vector<std::shared_ptr<Pending>>* here);  // mu_ held
 
   tuner::LocalBuilder& local_;
