@@ -248,7 +248,7 @@ int run_builder(const BuilderOptions& opts) {
           std::lock_guard<std::mutex> lock(session_mu);
           current = &session;
         }
-        const SessionEnd end = session.run(*stub);
+        SessionEnd end = session.run(*stub);
         std::lock_guard<std::mutex> lock(session_mu);
         current = nullptr;
         return end;
