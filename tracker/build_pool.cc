@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/compiler.h"
+#include "compiler/ops/operator.h"
 
 namespace tf::tracker {
 
@@ -137,7 +138,10 @@ std::future<tuner::Built> BuildPool::build(const compiler::Task& task, const spa
       return result;
     }
     const bool helps = options_.build_here_too && local_.in_flight() < local_.width();
-    if (!any_builder_for(p->triple) || helps) {
+    // A builder makes the task from the workload's op name: an operator a model made (an
+    // elementwise chain) that is not in the registry is built here.
+    const bool named = ops::has_operator(task.workload().op);
+    if (!named || !any_builder_for(p->triple) || helps) {
       ++counts_.local;
       local_.build_into(task, config, p->promise);
       return result;
