@@ -8,8 +8,8 @@
 namespace tf::fleet {
 
 int stay_connected(const std::string& who, const std::function<SessionEnd()>& session,
-                   const std::atomic<bool>& stopping, std::mutex& mu, std::condition_variable& wake,
-                   int max_backoff_ms, uint32_t seed) {
+                   const std::atomic<bool>& stopping, std::mutex& mu, std::condition_variable& wake, int max_backoff_ms,
+                   uint32_t seed) {
   std::mt19937 jitter(seed);
   int backoff_ms = 100;
   while (!stopping) {

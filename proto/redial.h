@@ -23,7 +23,7 @@ struct SessionEnd {
 // cuts a wait short) or a fatal end. `who` ("board", "builder") starts its log lines. Returns the
 // exit code: 1 after a fatal end, else 0.
 int stay_connected(const std::string& who, const std::function<SessionEnd()>& session,
-                   const std::atomic<bool>& stopping, std::mutex& mu, std::condition_variable& wake,
-                   int max_backoff_ms, uint32_t seed);
+                   const std::atomic<bool>& stopping, std::mutex& mu, std::condition_variable& wake, int max_backoff_ms,
+                   uint32_t seed);
 
 }  // namespace tf::fleet
