@@ -6,7 +6,7 @@ namespace tf::tracker {
 
 Authenticator::Authenticator(std::vector<fleet::TokenEntry> tokens) : enabled_(true), tokens_(std::move(tokens)) {}
 
-grpc::Status Authenticator::check(const grpc::ServerContext& ctx, std::initializer_list<fleet::Role> allowed,
+grpc::Status Authenticator::check(const grpc::ServerContextBase& ctx, std::initializer_list<fleet::Role> allowed,
                                   const std::string& call, Principal* who) const {
   if (!enabled_) {
     *who = Principal{};

@@ -27,7 +27,7 @@ class Authenticator {
 
   // OK and the caller; UNAUTHENTICATED for a missing or unknown token; PERMISSION_DENIED when the
   // token's role is not one of `allowed` (the message names the role and the call).
-  grpc::Status check(const grpc::ServerContext& ctx, std::initializer_list<fleet::Role> allowed,
+  grpc::Status check(const grpc::ServerContextBase& ctx, std::initializer_list<fleet::Role> allowed,
                      const std::string& call, Principal* who) const;
   // The same check for a token that came another way (the HTTP dashboard's header, cookie or URL);
   // `token` null when none came.

@@ -15,19 +15,51 @@ BoardService::BoardService(Dispatcher& dispatcher, const Authenticator& auth, st
       db_path_(std::move(db_path)),
       heartbeat_interval_ms_(heartbeat_interval_ms) {}
 
-grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
-                                   grpc::ServerReaderWriter<v1::TrackerMessage, v1::BoardMessage>* stream) {
+// A board's messages fit in a few: its slots' work items, a reference each, a cancel.
+constexpr size_t kMaxUnreadPerBoard = 256;
+
+class BoardService::Session final : public StreamSession<v1::BoardMessage, v1::TrackerMessage> {
+ public:
+  Session(BoardService& service, grpc::CallbackServerContext* ctx)
+      : StreamSession(ctx, kMaxUnreadPerBoard), service_(service) {}
+
+ private:
+  grpc::Status on_message(const v1::BoardMessage& msg) override {
+    if (board_id_.empty()) {
+      if (!msg.has_register_()) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "a board's first message must be Register");
+      }
+      return service_.join(context(), msg.register_().info(), writer(), &board_id_);
+    }
+    if (msg.has_heartbeat()) {
+      service_.dispatcher_.on_heartbeat(board_id_, msg.heartbeat());
+    } else if (msg.has_result()) {
+      service_.dispatcher_.on_result(board_id_, msg.result());
+    } else {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "sent a second Register");
+    }
+    return grpc::Status::OK;
+  }
+  void on_end(const std::string& why) override {
+    if (board_id_.empty()) return;
+    service_.dispatcher_.remove_board(board_id_, why);
+    std::fprintf(stderr, "tracker: board %s left: %s\n", board_id_.c_str(), why.c_str());
+  }
+
+  BoardService& service_;
+  std::string board_id_;  // empty until registered
+};
+
+grpc::ServerBidiReactor<v1::BoardMessage, v1::TrackerMessage>* BoardService::Connect(grpc::CallbackServerContext* ctx) {
+  auto* session = new Session(*this, ctx);
   Principal who;
-  if (auto s = auth_.check(*ctx, {fleet::Role::Board, fleet::Role::Admin}, "Connect (board registration)", &who);
-      !s.ok()) {
-    return s;
-  }
-  v1::BoardMessage first;
-  if (!stream->Read(&first)) return grpc::Status(grpc::StatusCode::CANCELLED, "the board left before registering");
-  if (!first.has_register_()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "a board's first message must be Register");
-  }
-  const v1::BoardInfo& info = first.register_().info();
+  session->start(auth_.check(*ctx, {fleet::Role::Board, fleet::Role::Admin}, "Connect (board registration)", &who));
+  return session;
+}
+
+grpc::Status BoardService::join(grpc::CallbackServerContext* ctx, const v1::BoardInfo& info,
+                                const std::shared_ptr<StreamWriter<v1::TrackerMessage>>& writer,
+                                std::string* board_id) {
   std::string target;
   if (auto s = check_board_info(info, &target); !s.ok()) return s;
   // Every board of a key runs the same candidates, so they must be the same kind of machine. The
@@ -73,38 +105,23 @@ grpc::Status BoardService::Connect(grpc::ServerContext* ctx,
   } catch (const std::exception& e) {
     return grpc::Status(grpc::StatusCode::INTERNAL, std::string("recording the board: ") + e.what());
   }
-  const std::string board_id =
-      info.hostname() + ":" + std::to_string(info.pid()) + "#" + std::to_string(++connections_);
+  const std::string id = info.hostname() + ":" + std::to_string(info.pid()) + "#" + std::to_string(++connections_);
   v1::TrackerMessage hello;
-  hello.mutable_registered()->set_board_id(board_id);
+  hello.mutable_registered()->set_board_id(id);
   hello.mutable_registered()->set_heartbeat_interval_ms(heartbeat_interval_ms_);
   hello.mutable_registered()->set_tracker_version(TUNEFARM_VERSION);
-  if (!stream->Write(hello)) return grpc::Status(grpc::StatusCode::CANCELLED, "the board left while registering");
+  if (!writer->send(hello)) return grpc::Status(grpc::StatusCode::CANCELLED, "the board left while registering");
 
-  std::fprintf(stderr, "tracker: board %s connected (key %s, %d threads, target %s%s, from %s)\n", board_id.c_str(),
+  std::fprintf(stderr, "tracker: board %s connected (key %s, %d threads, target %s%s, from %s)\n", id.c_str(),
                info.device_key().c_str(), info.threads(), target.c_str(), info.emulated() ? ", EMULATED" : "",
                ctx->peer().c_str());
   BoardLink link;
-  link.send = [stream](const v1::TrackerMessage& m) { return stream->Write(m); };
-  link.disconnect = [ctx] { ctx->TryCancel(); };
-  dispatcher_.add_board(board_id, info, target, ctx->peer(), std::move(link));
-  joining.unlock();
-
-  v1::BoardMessage msg;
-  std::string why = "stream closed";
-  while (stream->Read(&msg)) {
-    if (msg.has_heartbeat()) {
-      dispatcher_.on_heartbeat(board_id, msg.heartbeat());
-    } else if (msg.has_result()) {
-      dispatcher_.on_result(board_id, msg.result());
-    } else {
-      why = "sent a second Register";
-      break;
-    }
-  }
-  if (ctx->IsCancelled()) why = "disconnected (missed heartbeats or tracker stopping)";
-  dispatcher_.remove_board(board_id, why);
-  std::fprintf(stderr, "tracker: board %s left: %s\n", board_id.c_str(), why.c_str());
+  link.send = [writer](const v1::TrackerMessage& m) { return writer->send(m); };
+  link.disconnect = [writer] {
+    writer->end(grpc::Status(grpc::StatusCode::CANCELLED, "disconnected by the tracker"), true);
+  };
+  dispatcher_.add_board(id, info, target, ctx->peer(), std::move(link));
+  *board_id = id;
   return grpc::Status::OK;
 }
 
