@@ -1,6 +1,6 @@
-// fuse_qdq: a QDQ conv becomes one integer conv with the constants the kernel needs, and the
-// convs it cannot run on integers stay float; the QDQ ResNet-18 plans every conv of four-channel
-// multiples as qconv2d_nchwc.
+// fuse_qdq: a QDQ conv (or MatMul with a constant weight) becomes one integer conv (dense) with the
+// constants the kernel needs, and what it cannot run on integers stays float; the QDQ ResNet-18
+// plans every conv of four-channel multiples as qconv2d_nchwc.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -111,6 +111,97 @@ TEST(FuseQdq, TheIntegerConvIsWithinOneStepOfTheFloatNodes) {
     distinct = static_cast<int64_t>(values.size());
     EXPECT_LE(apart * 20, a.elements()) << apart << " of " << a.elements() << " one step apart";
     EXPECT_GT(distinct, 20) << "outputs off the saturation bounds";
+  }
+}
+
+// DequantizeLinear(x [1, 6, K]) -> MatMul(DequantizeLinear(w [K, 20], per-column scales)) -> Add
+// bias -> QuantizeLinear, as the import normalizes a QDQ transformer's projection.
+constexpr int64_t kColumns = 20;
+
+// About 40 steps for the typical output: most between the bounds.
+float dense_output_scale(int64_t k) { return 1.5f * std::sqrt(static_cast<float>(k)) / 8; }
+
+Graph qdq_matmul(int64_t k = 32, bool per_column = true) {
+  Graph g;
+  g.set_value(Value{"xq", DType::UInt8, {1, 6, k}, nullptr});
+  g.inputs = {"xq"};
+  add_constant(g, "sx", Tensor::floats({}, {0.05f}));
+  add_constant(g, "zx", Tensor::ints({}, {9}, DType::UInt8));
+  std::vector<int64_t> w(static_cast<size_t>(k * kColumns));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int64_t>(i * 41 % 255) - 127;
+  add_constant(g, "wq", Tensor::ints({k, kColumns}, w, DType::Int8));
+  std::vector<float> sw(static_cast<size_t>(per_column ? kColumns : 1)), bias(static_cast<size_t>(kColumns));
+  for (size_t i = 0; i < sw.size(); ++i) sw[i] = 0.01f + 0.002f * static_cast<float>(i);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.05f * static_cast<float>(i) - 0.4f;
+  add_constant(g, "sw", Tensor::floats({static_cast<int64_t>(sw.size())}, sw));
+  add_constant(g, "zw",
+               Tensor::ints({static_cast<int64_t>(sw.size())}, std::vector<int64_t>(sw.size(), 0), DType::Int8));
+  add_constant(g, "bias", Tensor::floats({kColumns}, bias));
+  add_constant(g, "sy", Tensor::floats({}, {dense_output_scale(k)}));
+  add_constant(g, "zy", Tensor::ints({}, {120}, DType::UInt8));
+  Node dw = node("DequantizeLinear", {"wq", "sw", "zw"}, {"w"});
+  dw.attrs["axis"] = int64_t{1};
+  g.nodes = {node("DequantizeLinear", {"xq", "sx", "zx"}, {"x"}), dw, node("MatMul", {"x", "w"}, {"y"}),
+             node("Add", {"y", "bias"}, {"yb"}), node("QuantizeLinear", {"yb", "sy", "zy"}, {"q"})};
+  g.outputs = {"q"};
+  infer_shapes(g);
+  return g;
+}
+
+TEST(FuseQdq, AQuantizedMatMulBecomesOneIntegerDense) {
+  const Graph fused = passes::fuse_qdq(qdq_matmul());
+  ASSERT_EQ(count_ops(fused), (std::map<std::string, int>{{"qdense", 1}}));
+  const Node& q = fused.nodes.front();
+  EXPECT_EQ(q.inputs[0], "xq");
+  EXPECT_EQ(q.outputs[0], "q");
+  const Tensor& w = *fused.constant(q.inputs[1]);
+  const Tensor& bias = *fused.constant(q.inputs[2]);
+  const Tensor& scale = *fused.constant(q.inputs[3]);
+  EXPECT_EQ(fused.constant(q.inputs[4])->i64, (std::vector<int64_t>{9, 120}));
+  for (int64_t n = 0; n < kColumns; ++n) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < 32; ++k) sum += w.i64[static_cast<size_t>(k * kColumns + n)];
+    // As the graph holds them: float32.
+    const double sw = 0.01f + 0.002f * static_cast<float>(n), b = 0.05f * static_cast<float>(n) - 0.4f;
+    EXPECT_EQ(bias.i64[static_cast<size_t>(n)], static_cast<int64_t>(std::nearbyint(b / (0.05 * sw))) - 9 * sum) << n;
+    EXPECT_NEAR(scale.f32[static_cast<size_t>(n)], 0.05f * sw / dense_output_scale(32), 1e-6) << n;
+  }
+  // Planned, it is one kernel with the weight packed as the kernel reads it.
+  const auto planned = count_ops(plan_graph(qdq_matmul(), PlanOptions{}));
+  EXPECT_EQ(planned, (std::map<std::string, int>{{"qdense_packed", 1}}));
+}
+
+TEST(FuseQdq, AMatMulTheIntegerKernelCannotRunStaysFloat) {
+  // k not in fours; the float product read elsewhere.
+  EXPECT_EQ(count_ops(passes::fuse_qdq(qdq_matmul(30))).count("qdense"), 0u);
+  Graph shared = qdq_matmul();
+  shared.outputs.push_back("y");
+  EXPECT_EQ(count_ops(passes::fuse_qdq(shared)).count("qdense"), 0u);
+}
+
+// The integer dense against the float nodes it replaced, built and run on the same uint8 inputs.
+TEST(FuseQdq, TheIntegerDenseIsWithinOneStepOfTheFloatNodes) {
+  for (bool per_column : {true, false}) {
+    SCOPED_TRACE(per_column ? "per-column weight scales" : "one weight scale");
+    const Graph g = qdq_matmul(64, per_column);
+    BuildOptions options;
+    options.target = codegen::host_target();
+    runtime::model::Executor integer(build_model(plan_graph(g, PlanOptions{}), options));
+    runtime::model::Executor floats(build_model(plan_graph(g, PlanOptions{false}), options));
+    std::vector<uint8_t> x(6 * 64);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 53 % 256);
+    const runtime::model::HostTensors in = {{"xq", HostTensor::uint8s({1, 6, 64}, x)}};
+    const HostTensor a = integer.run(in).at("q"), b = floats.run(in).at("q");
+    ASSERT_EQ(a.elements(), b.elements());
+    int64_t apart = 0;
+    std::set<double> values;
+    for (int64_t i = 0; i < a.elements(); ++i) {
+      EXPECT_LE(std::abs(a.at(i) - b.at(i)), 1.0) << "element " << i;
+      apart += a.at(i) != b.at(i);
+      values.insert(a.at(i));
+    }
+    EXPECT_LE(apart * 20, a.elements()) << apart << " of " << a.elements() << " one step apart";
+    EXPECT_GT(values.size(), 20u) << "outputs off the saturation bounds";
   }
 }
 

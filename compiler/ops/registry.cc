@@ -28,6 +28,7 @@ const Registry& registry() {
     register_conv2d_nchwc_operators(reg);
     register_conv2d_transpose_operators(reg);
     register_resize_operators(reg);
+    register_qdense_operators(reg);
     return reg;
   }();
   return r;

@@ -5,13 +5,19 @@
 // is a qconv2d (or qconv2d_relu) node on xq, with the weight's int8 values, an int32 bias that
 // holds round(bias / (sx * sw[k])) - zx * sum(wq[k]) (so the input's zero point costs nothing per
 // pixel), the requantizing scale sx * sw[k] / sy, and the zero points {zx, zy}; plan_layouts runs
-// it as qconv2d_nchwc. What it needs, or the nodes stay float: uint8 activations with a zero point
+// it as qconv2d_nchwc. A MatMul with a constant weight in the same pattern,
+//     DequantizeLinear(xq) -> MatMul(DequantizeLinear(wq [K, N])) [-> Add(bias [N])] -> QuantizeLinear
+// is a qdense node on the same terms (pack_dense_weights runs it as qdense_packed), the weight's
+// scales per tensor or per column. What a conv needs, or the nodes stay float: uint8 activations with a zero point
 // per tensor, int8 weights with zero points 0 (per channel or per tensor), uint8 outputs, a 2-D conv
 // of one group over a multiple of four input channels, and no other reader of the float values
 // in between. The result equals the float graph's up to the output's rounding: one quantization
 // step where float32 and the integer sum round a tie differently.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
+#include <tuple>
 
 #include "graph/passes/passes.h"
 #include "graph/passes/pattern.h"
@@ -28,6 +34,17 @@ std::optional<Quantization> per_tensor(const Graph& g, const Node& n) {
   const auto scale = g.scalar_constant(n.inputs.at(1)), zero = g.scalar_constant(n.inputs.at(2));
   if (!scale || !zero || *scale <= 0) return std::nullopt;
   return Quantization{*scale, *zero};
+}
+
+// The uint8 input of the DequantizeLinear that produces `value`, with its quantization.
+std::optional<std::pair<std::string, Quantization>> dequantized_uint8(const Graph& g, const std::string& value) {
+  const int p = g.producer(value);
+  if (p < 0 || g.nodes[static_cast<size_t>(p)].op != "DequantizeLinear") return std::nullopt;
+  const Node& dq = g.nodes[static_cast<size_t>(p)];
+  if (g.input_of(dq, 0).dtype != DType::UInt8) return std::nullopt;
+  const auto q = per_tensor(g, dq);
+  if (!q) return std::nullopt;
+  return std::make_pair(dq.inputs[0], *q);
 }
 
 struct QConvMatch {
@@ -49,14 +66,9 @@ std::optional<QConvMatch> match(const Graph& g, size_t at) {
   QConvMatch m;
   m.conv = &conv;
   m.nodes.push_back(at);
-  const int xp = g.producer(conv.inputs[0]);
-  if (xp < 0 || g.nodes[static_cast<size_t>(xp)].op != "DequantizeLinear") return std::nullopt;
-  const Node& dx = g.nodes[static_cast<size_t>(xp)];
-  if (g.input_of(dx, 0).dtype != DType::UInt8) return std::nullopt;
-  const auto xq = per_tensor(g, dx);
+  const auto xq = dequantized_uint8(g, conv.inputs[0]);
   if (!xq) return std::nullopt;
-  m.xq = dx.inputs[0];
-  m.x = *xq;
+  std::tie(m.xq, m.x) = *xq;
 
   const int dw_at = sole_producer(g, conv.inputs[1], "DequantizeLinear");
   if (dw_at < 0) return std::nullopt;
@@ -89,36 +101,142 @@ std::optional<QConvMatch> match(const Graph& g, size_t at) {
   return m;
 }
 
+struct QDenseMatch {
+  std::vector<size_t> nodes;  // the MatMul, the bias Add if any, the QuantizeLinear
+  const Node* matmul = nullptr;
+  const Tensor* bias = nullptr;  // [N] float, or none
+  const Node* quantize = nullptr;
+  std::string xq;
+  Quantization x, y;
+  const Tensor* weight = nullptr;     // int8 [K, N]
+  std::vector<double> weight_scales;  // per column
+};
+
+// A [N] vector, or one that broadcasts as one along the last axis ([1, N], [1, 1, N]).
+bool is_row_vector(const Tensor& t, int64_t n) {
+  if (t.size() != n || t.shape.empty() || t.shape.back() != n) return false;
+  return std::all_of(t.shape.begin(), t.shape.end() - 1, [](int64_t d) { return d == 1; });
+}
+
+std::optional<QDenseMatch> match_dense(const Graph& g, size_t at) {
+  const Node& mm = g.nodes[at];
+  if (mm.op != "MatMul" || mm.inputs.size() != 2) return std::nullopt;
+  QDenseMatch m;
+  m.matmul = &mm;
+  m.nodes.push_back(at);
+  const auto x = dequantized_uint8(g, mm.inputs[0]);
+  if (!x || g.value(x->first).shape.size() < 2) return std::nullopt;
+  std::tie(m.xq, m.x) = *x;
+
+  const int dw_at = sole_producer(g, mm.inputs[1], "DequantizeLinear");
+  if (dw_at < 0) return std::nullopt;
+  const Node& dw = g.nodes[static_cast<size_t>(dw_at)];
+  m.weight = g.constant(dw.inputs[0]);
+  const Tensor* scales = g.constant(dw.inputs[1]);
+  const Tensor* zeros = g.input_present(dw, 2) ? g.constant(dw.inputs[2]) : nullptr;
+  if (!m.weight || m.weight->dtype != DType::Int8 || m.weight->shape.size() != 2 || !scales) return std::nullopt;
+  const int64_t k = m.weight->shape[0], n = m.weight->shape[1];
+  if (k % 4 != 0 || (scales->size() != 1 && !is_row_vector(*scales, n))) return std::nullopt;
+  if (zeros) {
+    for (int64_t i = 0; i < zeros->size(); ++i)
+      if (zeros->at(i) != 0) return std::nullopt;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const double scale = scales->at(scales->size() == 1 ? 0 : i);
+    if (scale <= 0) return std::nullopt;
+    m.weight_scales.push_back(scale);
+  }
+
+  int next = sole_reader(g, mm.outputs[0]);
+  if (next >= 0 && g.nodes[static_cast<size_t>(next)].op == "Add") {
+    const Node& add = g.nodes[static_cast<size_t>(next)];
+    const std::string& other = add.inputs.at(add.inputs[0] == mm.outputs[0] ? 1 : 0);
+    const Tensor* bias = g.constant(other);
+    if (!bias || bias->dtype != DType::Float32 || !is_row_vector(*bias, n)) return std::nullopt;
+    m.bias = bias;
+    m.nodes.push_back(static_cast<size_t>(next));
+    next = sole_reader(g, add.outputs[0]);
+  }
+  if (next < 0) return std::nullopt;
+  const Node& q = g.nodes[static_cast<size_t>(next)];
+  if (q.op != "QuantizeLinear" || g.output_of(q).dtype != DType::UInt8) return std::nullopt;
+  const auto yq = per_tensor(g, q);
+  if (!yq) return std::nullopt;
+  m.nodes.push_back(static_cast<size_t>(next));
+  m.quantize = &q;
+  m.y = *yq;
+  return m;
+}
+
+// The requantizing constants of an integer product: per output channel o, the int32 bias
+// round(bias[o] / (sx * sw[o])) - zx * weight_sum[o] and the scale sx * sw[o] / sy; and the zero
+// points {zx, zy}. Their names, the constants added to g.
+struct Requantize {
+  std::string bias, scale, zero_points;
+};
+
+Requantize requantize_constants(Graph& g, const std::string& stem, const Quantization& x, const Quantization& y,
+                                const std::vector<double>& weight_scales, const std::vector<int64_t>& weight_sums,
+                                const std::function<double(int64_t)>& bias_of) {
+  const int64_t k = static_cast<int64_t>(weight_scales.size());
+  std::vector<int64_t> bias_q(static_cast<size_t>(k));
+  std::vector<float> scale(static_cast<size_t>(k));
+  for (int64_t o = 0; o < k; ++o) {
+    const double accumulator_scale = x.scale * weight_scales[static_cast<size_t>(o)];
+    const double b = std::nearbyint(bias_of(o) / accumulator_scale);
+    bias_q[static_cast<size_t>(o)] =
+        static_cast<int64_t>(b) - static_cast<int64_t>(x.zero_point) * weight_sums[static_cast<size_t>(o)];
+    scale[static_cast<size_t>(o)] = static_cast<float>(accumulator_scale / y.scale);
+  }
+  Requantize r;
+  r.bias = g.unique_name(stem + "_bias_int32");
+  g.set_constant(r.bias, Tensor::ints({k}, std::move(bias_q), DType::Int32));
+  r.scale = g.unique_name(stem + "_requantize_scale");
+  g.set_constant(r.scale, Tensor::floats({k}, std::move(scale)));
+  r.zero_points = g.unique_name(stem + "_zero_points");
+  g.set_constant(
+      r.zero_points,
+      Tensor::ints({2}, {static_cast<int64_t>(x.zero_point), static_cast<int64_t>(y.zero_point)}, DType::Int32));
+  return r;
+}
+
+// The qdense node of a match, its constants added to g.
+Node qdense_node(Graph& g, const QDenseMatch& m) {
+  const Tensor& w = *m.weight;
+  const int64_t k = w.shape[0], n = w.shape[1];
+  std::vector<int64_t> sums(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t o = 0; o < n; ++o) sums[static_cast<size_t>(o)] += w.i64[static_cast<size_t>(i * n + o)];
+  const std::string stem = m.matmul->name;
+  const Requantize r = requantize_constants(g, stem, m.x, m.y, m.weight_scales, sums,
+                                            [&](int64_t o) { return m.bias ? m.bias->at(o) : 0.0; });
+  const std::string weight_name = g.unique_name(stem + "_weight_int8");
+  g.set_constant(weight_name, w);
+  Node q;
+  q.name = m.matmul->name;
+  q.op = "qdense";
+  q.inputs = {m.xq, weight_name, r.bias, r.scale, r.zero_points};
+  q.outputs = {m.quantize->outputs.at(0)};
+  return q;
+}
+
 // The qconv2d node of a match, its constants added to g.
 Node qconv_node(Graph& g, const QConvMatch& m) {
   const Tensor& w = *m.weight;
   const int64_t k = w.shape[0], per_k = w.size() / k;
   const Tensor* bias = g.input_present(*m.conv, 2) ? g.constant(m.conv->inputs[2]) : nullptr;
-  std::vector<int64_t> bias_q(static_cast<size_t>(k));
-  std::vector<float> scale(static_cast<size_t>(k));
-  for (int64_t o = 0; o < k; ++o) {
-    const double accumulator_scale = m.x.scale * m.weight_scales[static_cast<size_t>(o)];
-    int64_t weight_sum = 0;
-    for (int64_t i = 0; i < per_k; ++i) weight_sum += w.i64[static_cast<size_t>(o * per_k + i)];
-    const double b = bias ? std::nearbyint(bias->at(o) / accumulator_scale) : 0.0;
-    bias_q[static_cast<size_t>(o)] = static_cast<int64_t>(b) - static_cast<int64_t>(m.x.zero_point) * weight_sum;
-    scale[static_cast<size_t>(o)] = static_cast<float>(accumulator_scale / m.y.scale);
-  }
+  std::vector<int64_t> sums(static_cast<size_t>(k), 0);
+  for (int64_t o = 0; o < k; ++o)
+    for (int64_t i = 0; i < per_k; ++i) sums[static_cast<size_t>(o)] += w.i64[static_cast<size_t>(o * per_k + i)];
   const std::string stem = m.conv->name;
+  const Requantize r = requantize_constants(g, stem, m.x, m.y, m.weight_scales, sums,
+                                            [&](int64_t o) { return bias ? bias->at(o) : 0.0; });
   const std::string weight_name = g.unique_name(stem + "_weight_int8");
   g.set_constant(weight_name, w);
-  const std::string bias_name = g.unique_name(stem + "_bias_int32");
-  g.set_constant(bias_name, Tensor::ints({k}, std::move(bias_q), DType::Int32));
-  const std::string scale_name = g.unique_name(stem + "_requantize_scale");
-  g.set_constant(scale_name, Tensor::floats({k}, std::move(scale)));
-  const std::string zeros_name = g.unique_name(stem + "_zero_points");
-  g.set_constant(
-      zeros_name,
-      Tensor::ints({2}, {static_cast<int64_t>(m.x.zero_point), static_cast<int64_t>(m.y.zero_point)}, DType::Int32));
   Node q;
   q.name = m.conv->name;
   q.op = m.relu ? "qconv2d_relu" : "qconv2d";
-  q.inputs = {m.xq, weight_name, bias_name, scale_name, zeros_name};
+  q.inputs = {m.xq, weight_name, r.bias, r.scale, r.zero_points};
   q.outputs = {m.quantize->outputs.at(0)};
   for (const char* a : {"dilations", "kernel_shape", "pads", "strides"})
     if (m.conv->has(a)) q.attrs[a] = m.conv->attrs.at(a);
@@ -131,9 +249,11 @@ Graph fuse_qdq(const Graph& in) {
   Graph g = in;
   std::vector<Replacement> replacements;
   for (size_t i = 0; i < in.nodes.size(); ++i) {
-    const auto m = match(in, i);
-    if (!m || overlaps(replacements, m->nodes)) continue;
-    replacements.push_back({m->nodes, qconv_node(g, *m)});
+    if (const auto m = match(in, i); m && !overlaps(replacements, m->nodes)) {
+      replacements.push_back({m->nodes, qconv_node(g, *m)});
+    } else if (const auto d = match_dense(in, i); d && !overlaps(replacements, d->nodes)) {
+      replacements.push_back({d->nodes, qdense_node(g, *d)});
+    }
   }
   if (replacements.empty()) return in;
   Graph out = replace_nodes(std::move(g), std::move(replacements));

@@ -1,7 +1,9 @@
 // A dense kernel with a constant weight reads it as panels of P columns ([ceil(N/P)][K][P], zero
 // past N): the layout its register tile streams. Packing inside the kernel would rewrite the whole
 // weight on every run (a third of a BERT FFN's time at M = 128, most of a classifier's at M = 1),
-// so it is done here, once, at build time, and the node becomes its dense_packed* twin.
+// so it is done here, once, at build time, and the node becomes its dense_packed* twin. A qdense
+// node's int8 weight (fuse_qdq) is packed the same way with four k per lane, as qdense_packed reads
+// it ([ceil(N/P)][K/4][P][4]).
 #include "compiler/ops/registry.h"
 #include "graph/passes/passes.h"
 
@@ -27,11 +29,34 @@ Tensor pack_panels(const Tensor& w, int64_t p) {
   return Tensor::floats({panels, K, p}, std::move(out));
 }
 
+// An int8 weight [K, N] as qdense_packed reads it.
+Tensor pack_int8_panels(const Tensor& w, int64_t p) {
+  const int64_t K = w.shape[0], N = w.shape[1], panels = (N + p - 1) / p;
+  std::vector<int64_t> out(static_cast<size_t>(panels * K * p), 0);
+  for (int64_t k = 0; k < K; ++k) {
+    for (int64_t n = 0; n < N; ++n)
+      out[static_cast<size_t>((((n / p) * (K / 4) + k / 4) * p + n % p) * 4 + k % 4)] =
+          w.i64[static_cast<size_t>(k * N + n)];
+  }
+  return Tensor::ints({panels, K / 4, p, 4}, std::move(out), DType::Int8);
+}
+
 }  // namespace
 
 Graph pack_dense_weights(const Graph& in, int64_t panel) {
   Graph g = in;
   for (Node& n : g.nodes) {
+    if (n.op == "qdense") {
+      const Tensor& w = *g.constant(n.inputs[1]);
+      const Shape& a = g.input_of(n, 0).shape;
+      const int64_t K = w.shape[0], N = w.shape[1], M = element_count(Shape(a.begin(), a.end() - 1));
+      const std::string packed = g.unique_name(n.inputs[1] + ".panels");
+      g.set_constant(packed, pack_int8_panels(w, panel));
+      n.op = "qdense_packed";
+      n.inputs[1] = packed;
+      n.attrs = {{"workload_shape", std::vector<int64_t>{M, N, K, panel}}};
+      continue;
+    }
     const std::string twin = packed_twin(n.op);
     const Tensor* w = twin.empty() || n.has("batch") ? nullptr : g.constant(n.inputs[1]);
     if (!w || w->dtype != DType::Float32 || w->shape.size() != 2) continue;
