@@ -10,10 +10,15 @@ Uses Debian's python3-onnx and numpy only; run with /usr/bin/python3.
 
     scripts/make-qdq-models.py DIR     -> DIR/resnet18_qdq.onnx (reads DIR/resnet18.onnx)
                                           DIR/resnet18_qlinear.onnx
+                                          DIR/bert_layer_qdq.onnx (reads DIR/bert_layer.onnx)
 
 resnet18_qlinear is the same model in the operator form: each DequantizeLinear -> Conv [-> Relu] ->
 QuantizeLinear group one QLinearConv (the Relu is the saturation at the output's zero point 0, as
 ONNX Runtime's quantizer writes it); the rest (residual adds, pooling, the classifier) stays QDQ.
+
+bert_layer_qdq quantizes a transformer layer as quantizers do for CPUs: each MatMul with a constant
+weight reads a quantized activation and an int8 weight per output column, and its bias Add's output
+is quantized; the attention's products of two activations, softmax, GELU and layer norms stay float.
 
 The same float model and seed give the same file.
 """
@@ -100,6 +105,37 @@ def maxpool(x, a):
     return windows.max(axis=(4, 5))
 
 
+def layer_norm(x, a):
+    mean = x[0].mean(axis=-1, keepdims=True)
+    var = ((x[0] - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x[0] - mean) / np.sqrt(var + a.get("epsilon", 1e-5)) * x[1] + x[2]
+
+
+def softmax(x, a):
+    e = np.exp(x[0] - x[0].max(axis=a.get("axis", -1), keepdims=True))
+    return e / e.sum(axis=a.get("axis", -1), keepdims=True)
+
+
+# The ops of the transformer layer make-models.py writes, in numpy (float32 kept as float32; shapes
+# as int64).
+TRANSFORMER_OPS = {
+    "MatMul": lambda x, a: x[0] @ x[1],
+    "Sub": lambda x, a: x[0] - x[1],
+    "Mul": lambda x, a: x[0] * x[1],
+    "Div": lambda x, a: x[0] / x[1],
+    "Erf": lambda x, a: np.vectorize(math.erf, otypes=[np.float32])(x[0]),
+    "Softmax": softmax,
+    "LayerNormalization": layer_norm,
+    "Transpose": lambda x, a: x[0].transpose(a["perm"]),
+    "Reshape": lambda x, a: x[0].reshape(tuple(int(d) if d != 0 else x[0].shape[i] for i, d in enumerate(x[1]))),
+    "Shape": lambda x, a: np.array(x[0].shape, np.int64),
+    "Gather": lambda x, a: np.take(x[0], x[1], axis=a.get("axis", 0)),
+    "Unsqueeze": lambda x, a: np.expand_dims(x[0], tuple(int(d) for d in (x[1] if len(x) > 1 else a["axes"]))),
+    "Concat": lambda x, a: np.concatenate(x, axis=a["axis"]),
+    "Cast": lambda x, a: x[0].astype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[a["to"]]),
+}
+
+
 def run_float(model, feeds):
     """Every tensor's value on `feeds`: the ops of the CNNs make-models.py writes, in numpy."""
     values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
@@ -123,9 +159,11 @@ def run_float(model, feeds):
         elif op == "Gemm":
             w = x[1].T if a.get("transB", 0) else x[1]
             y = a.get("alpha", 1.0) * (x[0] @ w) + a.get("beta", 1.0) * x[2]
+        elif op in TRANSFORMER_OPS:
+            y = TRANSFORMER_OPS[op](x, a)
         else:
             raise SystemExit(f"make-qdq-models: no calibration for op {op} (node {n.name})")
-        values[n.output[0]] = y.astype(np.float32)
+        values[n.output[0]] = y.astype(np.float32) if y.dtype == np.float64 else y
     return values
 
 
@@ -247,6 +285,68 @@ def qdq_cnn(path, input_shape, seed):
     return model
 
 
+def quantize_transformer(model, ranges):
+    """QDQ on the input of each MatMul with a constant weight, an int8 weight per column, QDQ on the
+    output of the bias Add after it."""
+    q = Quantizer(model, ranges)
+    g = model.graph
+    producer = {o: n for n in g.node for o in n.output}
+    consumers = {}
+    for n in g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    dequantized = {}  # float tensor -> its QDQ pair's output, made once for all its quantized readers
+    requantize_after = set()
+    out_nodes = []
+    for n in g.node:
+        if n.op_type == "MatMul" and n.input[1] in q.inits:
+            x = n.input[0]
+            if x not in dequantized:
+                dequantized[x] = q.qdq(x)
+                out_nodes.extend(q.new_nodes)
+                q.new_nodes = []
+            n.input[0] = dequantized[x]
+            n.input[1], _ = q.weight(n.input[1], axis=1)
+            out_nodes.extend(q.new_nodes)
+            q.new_nodes = []
+            readers = consumers.get(n.output[0], [])
+            if len(readers) == 1 and readers[0].op_type == "Add":
+                requantize_after.add(readers[0].output[0])
+        out_nodes.append(n)
+        out = n.output[0]
+        if out in requantize_after:
+            dq = q.qdq(out)
+            out_nodes.extend(q.new_nodes)
+            q.new_nodes = []
+            for reader in consumers.get(out, []):
+                for k, i in enumerate(reader.input):
+                    if i == out:
+                        reader.input[k] = dq
+    del g.node[:]
+    g.node.extend(out_nodes)
+    drop_unused_initializers(g)
+
+
+def qdq_transformer(path, input_shape, seed, samples=2):
+    model = onnx.load(path)
+    rng = np.random.default_rng(seed)
+    ranges = {}
+    for _ in range(samples):
+        feeds = {model.graph.input[0].name: rng.standard_normal(input_shape).astype(np.float32),
+                 model.graph.input[1].name: np.zeros([input_shape[0], 1, 1, input_shape[1]], np.float32)}
+        for name, v in run_float(model, feeds).items():
+            if v.dtype != np.float32:
+                continue
+            lo, hi = float(v.min()), float(v.max())
+            old = ranges.get(name, (math.inf, -math.inf))
+            ranges[name] = (min(old[0], lo), max(old[1], hi))
+    quantize_transformer(model, ranges)
+    model.graph.name += "_qdq"
+    model.producer_name = "tunefarm make-qdq-models.py"
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
 def to_qlinear(model):
     """Each DequantizeLinear -> Conv(DQ weight, DQ bias) [-> Relu] -> QuantizeLinear as one QLinearConv."""
     g = model.graph
@@ -299,7 +399,8 @@ def qlinear_cnn(path, input_shape, seed):
 
 
 MODELS = [("resnet18_qdq", "resnet18.onnx", [1, 3, 224, 224], qdq_cnn),
-          ("resnet18_qlinear", "resnet18.onnx", [1, 3, 224, 224], qlinear_cnn)]
+          ("resnet18_qlinear", "resnet18.onnx", [1, 3, 224, 224], qlinear_cnn),
+          ("bert_layer_qdq", "bert_layer.onnx", [1, 128, 768], qdq_transformer)]
 
 
 def main():

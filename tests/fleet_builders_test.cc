@@ -108,7 +108,7 @@ TEST(FleetBuilders, OnlyBuilderTokensBuildAndABuildersTokenDoesNothingElse) {
     std::ofstream(fleet.dir() + "/" + file + ".token") << line << "\n";
   fleet.start_tracker({"--token-file", tokens});
 
-  for (const std::string& wrong : {"board", "client"}) {
+  for (const std::string wrong : {"board", "client"}) {
     Process& impostor = fleet.start_builder({"--token-file", fleet.dir() + "/" + wrong + ".token"}, false);
     const int status = impostor.wait_exit(std::chrono::seconds(30));
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << impostor.output();
