@@ -53,9 +53,15 @@ constexpr double kAgreement = 1e-3;
 // may land one step away in one runtime and not the other: the logits differ by about 1.5%
 // (tests/model_vs_ort_test.cc); a wrong scale or zero point moves them by tens of percent.
 constexpr double kQuantizedAgreement = 3e-2;
+// A transformer layer's steps spread through its seven requantizations into the layer norm's
+// output: about 2.6% of the largest apart (tests/model_vs_ort_test.cc).
+constexpr double kQuantizedTransformerAgreement = 5e-2;
 
 bool quantized_model(const std::string& model) { return model.size() > 4 && model.substr(model.size() - 4) == "_qdq"; }
-double agreement_bound(const std::string& model) { return quantized_model(model) ? kQuantizedAgreement : kAgreement; }
+double agreement_bound(const std::string& model) {
+  if (!quantized_model(model)) return kAgreement;
+  return model.rfind("bert", 0) == 0 ? kQuantizedTransformerAgreement : kQuantizedAgreement;
+}
 const std::set<std::string> kExportedModels = {"mobilenetv3_opset9", "fpn_opset11", "transformer_opset13",
                                                "transformer_deep_opset13", "speech_conv1d_opset12"};
 

@@ -110,6 +110,33 @@ TEST(Aarch64Board, DenseAndConv2dKernelsPassTheirChecksThere) {
   EXPECT_EQ(worker.restarts(), 1) << "one worker start, never replaced";
 }
 
+// The int8 kernels on an AArch64 core with the int8 matrix-multiply extension: each group of four
+// uint8 x int8 products is one usdot, and the emulated worker's outputs equal the integer reference.
+TEST(Aarch64Board, Int8KernelsAreUsdotAndPassTheirChecksThere) {
+  ASSERT_EQ(fleet_test::aarch64_missing(), "");
+  const codegen::Target t =
+      codegen::parse_target("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+dotprod,+i8mm");
+  runtime::MeasureWorker worker(fleet_test::aarch64_worker(), {}, 1);
+  worker.set_launcher(fleet_test::aarch64_emulator());
+  worker.set_sandbox(false, 0);
+  for (const ops::Workload& w :
+       {ops::Workload{"qdense_packed", {13, 40, 64, 8}},
+        ops::Workload{"qconv2d_nchwc_relu",
+                      ops::parse_shape("qconv2d_nchwc_relu", "c=16,h=8,w=8,k=16,r=3,s=3,pad=1,ib=8,ob=8")}}) {
+    compiler::Task task(w, t);
+    worker.setup(tuner::make_workload_setup(task, 9));
+    for (const space::Config& cfg : some_configs(task, 2)) {
+      SCOPED_TRACE(w.str() + " config " + cfg.to_json().dump());
+      codegen::CodegenOptions opts;
+      opts.keep_assembly = true;
+      const codegen::SharedLibrary lib = task.build_shared_library(cfg, nullptr, opts);
+      EXPECT_NE(lib.assembly.find("usdot"), std::string::npos) << "no usdot in the kernel";
+      const runtime::MeasureResult r = worker.measure(lib.bytes, lib.entry_symbol, quick());
+      EXPECT_EQ(r.status, runtime::MeasureStatus::Ok) << r.error;
+    }
+  }
+}
+
 // The arm64 board and worker are AArch64 executables that need no LLVM: a board runs kernels, it
 // does not compile them.
 TEST(Aarch64Board, TheBoardIsAnArm64ProgramWithoutLlvm) {
