@@ -44,26 +44,35 @@ OnednnProblem plain_conv2d_problem(const OnednnConv2dDims& dims, dnnl::memory::f
                        {}};
 }
 
+ChosenLayoutRun run_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s, const dnnl::primitive_desc_base& pd,
+                                      const dnnl::primitive& prim, dnnl::memory& user_src, dnnl::memory& user_weight,
+                                      double min_ms, int repeat) {
+  using dnnl::memory;
+  memory src(pd.src_desc(), eng), weight(pd.weights_desc(), eng);
+  ChosenLayoutRun out{{}, memory(pd.dst_desc(), eng)};
+  dnnl::reorder(user_src, src).execute(s, user_src, src);
+  dnnl::reorder(user_weight, weight).execute(s, user_weight, weight);
+  s.wait();
+  out.seconds = time_calls(
+      [&] {
+        prim.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, out.dst}});
+        s.wait();
+      },
+      min_ms, repeat);
+  return out;
+}
+
 OnednnConvTiming time_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s, const dnnl::primitive_desc_base& pd,
                                         const dnnl::primitive& prim, OnednnProblem& problem, double min_ms,
                                         int repeat) {
   using dnnl::memory;
   memory user_src(problem.user_src, eng, problem.src.data()),
       user_weight(problem.user_weight, eng, problem.weight.data());
-  // Reordered into oneDNN's layouts once, outside the timed loop: a framework keeps activations in
-  // the chosen layout from layer to layer and reorders weights when it loads the model.
-  memory src(pd.src_desc(), eng), weight(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
-  dnnl::reorder(user_src, src).execute(s, user_src, src);
-  dnnl::reorder(user_weight, weight).execute(s, user_weight, weight);
-  s.wait();
+  ChosenLayoutRun run = run_in_chosen_layouts(eng, s, pd, prim, user_src, user_weight, min_ms, repeat);
   OnednnConvTiming out;
   out.impl = pd.impl_info_str();
-  out.seconds = time_calls(
-      [&] {
-        prim.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
-        s.wait();
-      },
-      min_ms, repeat);
+  out.seconds = std::move(run.seconds);
+  memory& dst = run.dst;
 
   std::vector<float> result(problem.user_dst.get_size() / sizeof(float)), expected, tolerance;
   memory user_dst(problem.user_dst, eng, result.data());

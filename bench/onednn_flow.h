@@ -52,6 +52,17 @@ dnnl::memory::desc any_layout(const dnnl::memory::dims& dims);
 // (seed 1) and weights (seed 2). The reference is the caller's.
 OnednnProblem plain_conv2d_problem(const OnednnConv2dDims& dims, dnnl::memory::format_tag weight_tag);
 
+// Reorders the inputs (in plain layouts) into the layouts `pd` chose once, as a framework does when
+// it loads a model and between layers, then times `prim`: the seconds per call and its output in
+// pd's layout.
+struct ChosenLayoutRun {
+  std::vector<double> seconds;
+  dnnl::memory dst;
+};
+ChosenLayoutRun run_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s, const dnnl::primitive_desc_base& pd,
+                                      const dnnl::primitive& prim, dnnl::memory& user_src, dnnl::memory& user_weight,
+                                      double min_ms, int repeat);
+
 // Times `prim` (made from `pd`, whose src/weights/dst descs may be format_tag::any choices).
 OnednnConvTiming time_in_chosen_layouts(const dnnl::engine& eng, dnnl::stream& s, const dnnl::primitive_desc_base& pd,
                                         const dnnl::primitive& prim, OnednnProblem& problem, double min_ms, int repeat);

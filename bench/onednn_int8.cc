@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "bench/onednn_flow.h"
-#include "support/call_timer.h"
 
 namespace tf::bench {
 namespace {
@@ -45,26 +44,14 @@ dnnl::primitive_attr requantizing(int64_t channels, int64_t reduction, int chann
   return attr;
 }
 
-// Reorders the plain inputs into the primitive's layouts once, then times it.
+// Random plain inputs, then the primitive timed in its chosen layouts.
 OnednnInt8Timing run(const dnnl::engine& eng, const dnnl::primitive_desc_base& pd, const dnnl::primitive& prim,
                      const memory::desc& user_src, const memory::desc& user_weight, double min_ms, int repeat) {
   dnnl::stream s(eng);
   auto src_bytes = random_bytes<uint8_t>(elements_of(user_src.dims()), 1, 0, 255);
   auto weight_bytes = random_bytes<int8_t>(elements_of(user_weight.dims()), 2, -127, 127);
   memory plain_src(user_src, eng, src_bytes.data()), plain_weight(user_weight, eng, weight_bytes.data());
-  memory src(pd.src_desc(), eng), weight(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
-  dnnl::reorder(plain_src, src).execute(s, plain_src, src);
-  dnnl::reorder(plain_weight, weight).execute(s, plain_weight, weight);
-  s.wait();
-  OnednnInt8Timing out;
-  out.impl = pd.impl_info_str();
-  out.seconds = time_calls(
-      [&] {
-        prim.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, dst}});
-        s.wait();
-      },
-      min_ms, repeat);
-  return out;
+  return {run_in_chosen_layouts(eng, s, pd, prim, plain_src, plain_weight, min_ms, repeat).seconds, pd.impl_info_str()};
 }
 
 }  // namespace

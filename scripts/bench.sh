@@ -17,11 +17,21 @@
 #   scripts/bench.sh models [OPTIONS]   ResNet-18, MobileNetV2 and the BERT layer against ONNX Runtime
 #                                       at 1 and 2 threads -> bench/results/models.json
 #                                       (build/bench/models_bench --help)
+#   scripts/bench.sh int8 [OPTIONS]     the int8 kernels (ResNet-18 convs, BERT-base projections) against
+#                                       oneDNN's int8 and the float kernels -> bench/results/int8.json
+#                                       (build/bench/int8_bench --help; --tune N for tuned configs)
 #   scripts/bench.sh costmodel [OPTIONS] the cost model on ResNet-18 and MobileNet layers: xgb cold and
 #                                       with history against random and ga, held-out prediction quality
 #                                       -> bench/results/costmodel.json (build/bench/costmodel_bench --help)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+if [[ "${1:-}" == int8 ]]; then
+  shift
+  "$root/scripts/setup.sh"
+  "$root/scripts/build.sh" int8_bench
+  exec "$root/build/bench/int8_bench" --name int8 "$@"
+fi
 
 if [[ "${1:-}" == models ]]; then
   shift

@@ -261,12 +261,12 @@ def quantize(model, ranges):
     drop_unused_initializers(g)  # the float weights the int8 ones replace
 
 
-def calibrate(model, input_shape, seed, samples=4):
+def calibrate(model, feeds_of, seed, samples=4):
+    """Each float tensor's range over `samples` runs on the inputs feeds_of(rng) makes."""
     rng = np.random.default_rng(seed)
     ranges = {}
     for _ in range(samples):
-        x = rng.standard_normal(input_shape).astype(np.float32)
-        for name, v in run_float(model, {model.graph.input[0].name: x}).items():
+        for name, v in run_float(model, feeds_of(rng)).items():
             if v.dtype != np.float32:
                 continue
             lo, hi = float(v.min()), float(v.max())
@@ -278,7 +278,8 @@ def calibrate(model, input_shape, seed, samples=4):
 def qdq_cnn(path, input_shape, seed):
     model = onnx.load(path)
     fold_batchnorm(model)
-    quantize(model, calibrate(model, input_shape, seed))
+    image = model.graph.input[0].name
+    quantize(model, calibrate(model, lambda rng: {image: rng.standard_normal(input_shape).astype(np.float32)}, seed))
     model.graph.name += "_qdq"
     model.producer_name = "tunefarm make-qdq-models.py"
     onnx.checker.check_model(model, full_check=True)
@@ -327,19 +328,12 @@ def quantize_transformer(model, ranges):
     drop_unused_initializers(g)
 
 
-def qdq_transformer(path, input_shape, seed, samples=2):
+def qdq_transformer(path, input_shape, seed):
     model = onnx.load(path)
-    rng = np.random.default_rng(seed)
-    ranges = {}
-    for _ in range(samples):
-        feeds = {model.graph.input[0].name: rng.standard_normal(input_shape).astype(np.float32),
-                 model.graph.input[1].name: np.zeros([input_shape[0], 1, 1, input_shape[1]], np.float32)}
-        for name, v in run_float(model, feeds).items():
-            if v.dtype != np.float32:
-                continue
-            lo, hi = float(v.min()), float(v.max())
-            old = ranges.get(name, (math.inf, -math.inf))
-            ranges[name] = (min(old[0], lo), max(old[1], hi))
+    hidden, mask = model.graph.input[0].name, model.graph.input[1].name
+    ranges = calibrate(model, lambda rng: {hidden: rng.standard_normal(input_shape).astype(np.float32),
+                                           mask: np.zeros([input_shape[0], 1, 1, input_shape[1]], np.float32)},
+                       seed, samples=2)
     quantize_transformer(model, ranges)
     model.graph.name += "_qdq"
     model.producer_name = "tunefarm make-qdq-models.py"

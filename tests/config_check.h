@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "compiler/codegen/target.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/printer.h"
 #include "compiler/kernel_runner.h"
@@ -76,6 +78,43 @@ inline void expect_configs_correct(const std::string& op, const std::string& sha
                             << ir::to_string(task.lower(cfg));
     if (!check.pass) return;  // one listing is enough
   }
+}
+
+// An integer kernel's default config and `samples` random searchable ones, checked on the inputs
+// a tuning job measures on (the op's input ranges); returns how many distinct output values the
+// default produced (a check against saturated outputs would prove little).
+inline size_t expect_int8_configs_correct(const std::string& op, const std::string& shape_text, int samples,
+                                          uint64_t seed, const codegen::Target& target = codegen::host_target()) {
+  const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
+  compiler::Task task({op, shape}, target);
+  compiler::KernelRunner runner(task.op(), shape, seed, task.argument_types());
+  const auto& space = task.space();
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> indices = {space.default_config().index()};
+  for (int i = 0; i < samples; ++i) {
+    int64_t idx = 0;
+    do idx = static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size()));
+    while (!space.searchable(idx));
+    indices.push_back(idx);
+  }
+  size_t distinct = 0;
+  for (int64_t idx : indices) {
+    const auto cfg = space.at(idx);
+    SCOPED_TRACE(op + " " + shape_text + " config " + cfg.str());
+    auto kernel = task.build_jit(cfg);
+    EXPECT_EQ(runner.run(kernel->entry()), TF_OK);
+    const auto check = runner.check();
+    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error
+                            << ", first at flat index " << check.first_mismatch;
+    if (!check.pass) break;
+    if (idx == indices.front()) {
+      std::set<double> values;
+      const compiler::HostTensor& out = runner.output();
+      for (int64_t e = 0; e < out.size(); ++e) values.insert(out.value(e));
+      distinct = values.size();
+    }
+  }
+  return distinct;
 }
 
 }  // namespace tf::testing_support

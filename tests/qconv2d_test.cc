@@ -16,49 +16,13 @@
 #include "compiler/ops/nchwc_shape.h"
 #include "runtime/thread_pool.h"
 #include "tests/assembly_check.h"
+#include "tests/config_check.h"
 
 namespace tf {
 namespace {
 
 using testing_support::count_matches;
 using testing_support::default_assembly;
-
-// Checks the default config and `samples` random searchable ones on the inputs a tuning job
-// measures on (the op's input ranges); returns how many distinct output values the default produced
-// (a check against saturated outputs would prove little).
-size_t expect_qconv_correct(const std::string& op, const std::string& shape_text, int samples, uint64_t seed,
-                            const codegen::Target& target = codegen::host_target()) {
-  const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
-  compiler::Task task({op, shape}, target);
-  compiler::KernelRunner runner(task.op(), shape, seed, task.argument_types());
-  const auto& space = task.space();
-  std::mt19937_64 rng(seed);
-  std::vector<int64_t> indices = {space.default_config().index()};
-  for (int i = 0; i < samples; ++i) {
-    int64_t idx = 0;
-    do idx = static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size()));
-    while (!space.searchable(idx));
-    indices.push_back(idx);
-  }
-  size_t distinct = 0;
-  for (int64_t idx : indices) {
-    const auto cfg = space.at(idx);
-    SCOPED_TRACE(op + " " + shape_text + " config " + cfg.str());
-    auto kernel = task.build_jit(cfg);
-    EXPECT_EQ(runner.run(kernel->entry()), TF_OK);
-    const auto check = runner.check();
-    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error
-                            << ", first at flat index " << check.first_mismatch;
-    if (!check.pass) break;
-    if (idx == indices.front()) {
-      std::set<double> values;
-      const compiler::HostTensor& out = runner.output();
-      for (int64_t e = 0; e < out.size(); ++e) values.insert(out.value(e));
-      distinct = values.size();
-    }
-  }
-  return distinct;
-}
 
 class QConv2dSpace : public ::testing::Test {
  protected:
@@ -67,19 +31,30 @@ class QConv2dSpace : public ::testing::Test {
 
 TEST_F(QConv2dSpace, ResnetLayersMatchTheIntegerReference) {
   // A 3x3 layer of each stage's width, a strided one and a 1x1 downsample.
-  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1", 2, 11), 100u);
-  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc", "c=128,h=56,w=56,k=128,r=3,s=3,stride=2,pad=1", 1, 12), 100u);
-  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc", "c=256,h=28,w=28,k=512,r=1,s=1,stride=2", 1, 13), 100u);
-  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc_relu", "c=512,h=7,w=7,k=512,r=3,s=3,pad=1", 1, 14), 100u);
+  EXPECT_GT(
+      testing_support::expect_int8_configs_correct("qconv2d_nchwc_relu", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1", 2, 11),
+      100u);
+  EXPECT_GT(testing_support::expect_int8_configs_correct("qconv2d_nchwc",
+                                                         "c=128,h=56,w=56,k=128,r=3,s=3,stride=2,pad=1", 1, 12),
+            100u);
+  EXPECT_GT(
+      testing_support::expect_int8_configs_correct("qconv2d_nchwc", "c=256,h=28,w=28,k=512,r=1,s=1,stride=2", 1, 13),
+      100u);
+  EXPECT_GT(
+      testing_support::expect_int8_configs_correct("qconv2d_nchwc_relu", "c=512,h=7,w=7,k=512,r=3,s=3,pad=1", 1, 14),
+      100u);
 }
 
 TEST_F(QConv2dSpace, OddShapes) {
-  expect_qconv_correct("qconv2d_nchwc", "c=4,h=9,w=11,k=8,r=3,s=3,pad=1,ib=4,ob=8", 4, 21);
-  expect_qconv_correct("qconv2d_nchwc_relu", "n=2,c=12,h=10,w=7,k=20,r=3,s=3,stride=2,pad=1,ib=4,ob=16", 4, 22);
-  expect_qconv_correct("qconv2d_nchwc", "c=32,h=8,w=9,k=32,r=3,s=3,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1", 4,
-                       23);
-  expect_qconv_correct("qconv2d_nchwc", "c=16,h=9,w=9,k=40,r=3,s=3,stride=2,pad=1,ib=16,ob=32", 4, 24);
-  expect_qconv_correct("qconv2d_nchwc_relu", "c=8,h=14,w=18,k=16,r=3,s=3,dilation=2,pad=2,ib=8,ob=16", 4, 25);
+  testing_support::expect_int8_configs_correct("qconv2d_nchwc", "c=4,h=9,w=11,k=8,r=3,s=3,pad=1,ib=4,ob=8", 4, 21);
+  testing_support::expect_int8_configs_correct("qconv2d_nchwc_relu",
+                                               "n=2,c=12,h=10,w=7,k=20,r=3,s=3,stride=2,pad=1,ib=4,ob=16", 4, 22);
+  testing_support::expect_int8_configs_correct(
+      "qconv2d_nchwc", "c=32,h=8,w=9,k=32,r=3,s=3,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1", 4, 23);
+  testing_support::expect_int8_configs_correct("qconv2d_nchwc", "c=16,h=9,w=9,k=40,r=3,s=3,stride=2,pad=1,ib=16,ob=32",
+                                               4, 24);
+  testing_support::expect_int8_configs_correct("qconv2d_nchwc_relu",
+                                               "c=8,h=14,w=18,k=16,r=3,s=3,dilation=2,pad=2,ib=8,ob=16", 4, 25);
 }
 
 TEST(QConv2dShape, ChannelsComeInFours) {
@@ -124,7 +99,9 @@ TEST(QConv2dCodegen, WithoutVnniTheValuesAreTheSame) {
   const codegen::Target plain = codegen::parse_target("llvm -mcpu=native -mattr=-avx512vnni,-avxvnni");
   const std::string a = default_assembly("qconv2d_nchwc", "c=16,h=8,w=8,k=16,r=3,s=3,pad=1", plain);
   EXPECT_EQ(count_matches(a, "vpdpbusd"), 0);
-  EXPECT_GT(expect_qconv_correct("qconv2d_nchwc", "c=16,h=8,w=8,k=16,r=3,s=3,pad=1", 2, 31, plain), 20u);
+  EXPECT_GT(
+      testing_support::expect_int8_configs_correct("qconv2d_nchwc", "c=16,h=8,w=8,k=16,r=3,s=3,pad=1", 2, 31, plain),
+      20u);
 }
 
 // Bytes at the ends of their ranges: the products pmaddubsw adds in pairs would saturate int16

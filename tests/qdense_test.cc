@@ -12,6 +12,7 @@
 #include "compiler/kernel_runner.h"
 #include "runtime/thread_pool.h"
 #include "tests/assembly_check.h"
+#include "tests/config_check.h"
 
 namespace tf {
 namespace {
@@ -19,40 +20,9 @@ namespace {
 using testing_support::count_matches;
 using testing_support::default_assembly;
 
-// The default config and `samples` random searchable ones against the reference on the inputs a
-// tuning job measures on; the number of distinct output values of the default.
 size_t expect_qdense_correct(const std::string& shape_text, int samples, uint64_t seed,
                              const codegen::Target& target = codegen::host_target()) {
-  const std::vector<int64_t> shape = ops::parse_shape("qdense_packed", shape_text);
-  compiler::Task task({"qdense_packed", shape}, target);
-  compiler::KernelRunner runner(task.op(), shape, seed, task.argument_types());
-  const auto& space = task.space();
-  std::mt19937_64 rng(seed);
-  std::vector<int64_t> indices = {space.default_config().index()};
-  for (int i = 0; i < samples; ++i) {
-    int64_t idx = 0;
-    do idx = static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size()));
-    while (!space.searchable(idx));
-    indices.push_back(idx);
-  }
-  size_t distinct = 0;
-  for (int64_t idx : indices) {
-    const auto cfg = space.at(idx);
-    SCOPED_TRACE(shape_text + " config " + cfg.str());
-    auto kernel = task.build_jit(cfg);
-    EXPECT_EQ(runner.run(kernel->entry()), TF_OK);
-    const auto check = runner.check();
-    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error
-                            << ", first at flat index " << check.first_mismatch;
-    if (!check.pass) break;
-    if (idx == indices.front()) {
-      std::set<double> values;
-      const compiler::HostTensor& out = runner.output();
-      for (int64_t e = 0; e < out.size(); ++e) values.insert(out.value(e));
-      distinct = values.size();
-    }
-  }
-  return distinct;
+  return testing_support::expect_int8_configs_correct("qdense_packed", shape_text, samples, seed, target);
 }
 
 class QDenseSpace : public ::testing::Test {

@@ -47,6 +47,19 @@ std::optional<std::pair<std::string, Quantization>> dequantized_uint8(const Grap
   return std::make_pair(dq.inputs[0], *q);
 }
 
+// Whether node `at` (-1: none) is a QuantizeLinear to uint8 with a constant scale and zero point;
+// then the node and its quantization.
+bool quantized_uint8(const Graph& g, int at, const Node** q, Quantization* y) {
+  if (at < 0) return false;
+  const Node& n = g.nodes[static_cast<size_t>(at)];
+  if (n.op != "QuantizeLinear" || g.output_of(n).dtype != DType::UInt8) return false;
+  const auto yq = per_tensor(g, n);
+  if (!yq) return false;
+  *q = &n;
+  *y = *yq;
+  return true;
+}
+
 struct QConvMatch {
   std::vector<size_t> nodes;  // the Conv, the Relu if any, the QuantizeLinear
   const Node* conv = nullptr;
@@ -90,14 +103,8 @@ std::optional<QConvMatch> match(const Graph& g, size_t at) {
     m.nodes.push_back(static_cast<size_t>(next));
     next = sole_reader(g, g.nodes[static_cast<size_t>(next)].outputs[0]);
   }
-  if (next < 0) return std::nullopt;
-  const Node& q = g.nodes[static_cast<size_t>(next)];
-  if (q.op != "QuantizeLinear" || g.output_of(q).dtype != DType::UInt8) return std::nullopt;
-  const auto yq = per_tensor(g, q);
-  if (!yq) return std::nullopt;
+  if (!quantized_uint8(g, next, &m.quantize, &m.y)) return std::nullopt;
   m.nodes.push_back(static_cast<size_t>(next));
-  m.quantize = &q;
-  m.y = *yq;
   return m;
 }
 
@@ -157,14 +164,8 @@ std::optional<QDenseMatch> match_dense(const Graph& g, size_t at) {
     m.nodes.push_back(static_cast<size_t>(next));
     next = sole_reader(g, add.outputs[0]);
   }
-  if (next < 0) return std::nullopt;
-  const Node& q = g.nodes[static_cast<size_t>(next)];
-  if (q.op != "QuantizeLinear" || g.output_of(q).dtype != DType::UInt8) return std::nullopt;
-  const auto yq = per_tensor(g, q);
-  if (!yq) return std::nullopt;
+  if (!quantized_uint8(g, next, &m.quantize, &m.y)) return std::nullopt;
   m.nodes.push_back(static_cast<size_t>(next));
-  m.quantize = &q;
-  m.y = *yq;
   return m;
 }
 
