@@ -38,6 +38,8 @@ PACKAGES=(
   # ONNX models: protobuf messages and libonnx_proto (graph/), the Python package that writes the
   # test models (scripts/make-models.py), ONNX's node tests
   libonnx-dev python3-onnx libonnx-testdata
+  # the Python package (python/): bindings, Debian's Python headers and NumPy
+  pybind11-dev python3-dev python3-numpy
   # the fits of compiler/codegen/fast_math.cc (scripts/fit-polynomials.py), in 60-digit arithmetic
   python3-mpmath
 )

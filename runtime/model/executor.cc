@@ -103,6 +103,8 @@ std::vector<TensorSpec> Executor::outputs() const {
 
 void* Executor::input_data(size_t i) { return address_of(model_.inputs.at(i)); }
 
+const void* Executor::output_data(size_t i) { return address_of(model_.outputs.at(i)); }
+
 void Executor::run_plan(std::vector<double>* step_seconds) {
   if (step_seconds) step_seconds->assign(model_.steps.size(), 0.0);
   for (size_t i = 0; i < model_.steps.size(); ++i) {

@@ -54,6 +54,9 @@ class Executor {
   // The input's storage in the arena (inputs()[i].dtype elements), for callers that fill it in
   // place (benchmarks).
   void* input_data(size_t i);
+  // The output's storage (outputs()[i].dtype elements), valid until the next run: what a caller
+  // that copies results out itself reads (the Python module).
+  const void* output_data(size_t i);
 
  private:
   void* address_of(int value_id);
