@@ -47,14 +47,20 @@ def drop_unused_initializers(g):
     g.initializer.extend(live)
 
 
+def readers_of(g):
+    """Each tensor's reading nodes."""
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    return readers
+
+
 def fold_batchnorm(model):
     """Conv -> BatchNormalization becomes one Conv with scaled weights and a bias."""
     g = model.graph
     inits = {t.name: t for t in g.initializer}
-    consumers = {}
-    for n in g.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
+    consumers = readers_of(g)
     keep, rename = [], {}
     producer = {o: n for n in g.node for o in n.output}
     for n in g.node:
@@ -226,10 +232,7 @@ class Quantizer:
 def quantize(model, ranges):
     q = Quantizer(model, ranges)
     g = model.graph
-    consumers = {}
-    for n in g.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
+    consumers = readers_of(g)
     graph_outputs = {o.name for o in g.output}
     dequantized = {}
     for inp in g.input:
@@ -291,11 +294,7 @@ def quantize_transformer(model, ranges):
     output of the bias Add after it."""
     q = Quantizer(model, ranges)
     g = model.graph
-    producer = {o: n for n in g.node for o in n.output}
-    consumers = {}
-    for n in g.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
+    consumers = readers_of(g)
     dequantized = {}  # float tensor -> its QDQ pair's output, made once for all its quantized readers
     requantize_after = set()
     out_nodes = []
@@ -345,10 +344,7 @@ def to_qlinear(model):
     """Each DequantizeLinear -> Conv(DQ weight, DQ bias) [-> Relu] -> QuantizeLinear as one QLinearConv."""
     g = model.graph
     producer = {o: n for n in g.node for o in n.output}
-    consumers = {}
-    for n in g.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
+    consumers = readers_of(g)
     inits = {t.name: t for t in g.initializer}
     replaced, dropped = {}, set()
     for conv in g.node:
