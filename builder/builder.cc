@@ -244,14 +244,8 @@ int run_builder(const BuilderOptions& opts) {
       "builder",
       [&] {
         Session session(opts, info, builder, draining);
-        {
-          std::lock_guard<std::mutex> lock(session_mu);
-          current = &session;
-        }
-        SessionEnd end = session.run(*stub);
-        std::lock_guard<std::mutex> lock(session_mu);
-        current = nullptr;
-        return end;
+        const fleet::CurrentSession<Session> published(current, session_mu, session);
+        return session.run(*stub);
       },
       draining, session_mu, wake, opts.max_backoff_ms, static_cast<uint32_t>(info.pid()));
   done = true;

@@ -26,4 +26,25 @@ int stay_connected(const std::string& who, const std::function<SessionEnd()>& se
                    const std::atomic<bool>& stopping, std::mutex& mu, std::condition_variable& wake, int max_backoff_ms,
                    uint32_t seed);
 
+// The session running now, for the threads that must reach it (the signal thread tells it to
+// drain): `current` points at `session`, under `mu`, for as long as this lives.
+template <typename Session>
+class CurrentSession {
+ public:
+  CurrentSession(Session*& current, std::mutex& mu, Session& session) : current_(current), mu_(mu) {
+    std::lock_guard<std::mutex> lock(mu_);
+    current_ = &session;
+  }
+  ~CurrentSession() {
+    std::lock_guard<std::mutex> lock(mu_);
+    current_ = nullptr;
+  }
+  CurrentSession(const CurrentSession&) = delete;
+  CurrentSession& operator=(const CurrentSession&) = delete;
+
+ private:
+  Session*& current_;
+  std::mutex& mu_;
+};
+
 }  // namespace tf::fleet

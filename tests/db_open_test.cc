@@ -15,6 +15,7 @@
 #include "db/database.h"
 #include "db/schema.h"
 #include "db/sqlite.h"
+#include "tests/db_samples.h"
 #include "tests/postgres_server.h"
 #include "tests/test_files.h"
 
@@ -28,27 +29,7 @@ TF_BOTH_BACKENDS(DatabaseOpen);
 class DatabaseTimings : public testing_support::BackendTest {};
 TF_BOTH_BACKENDS(DatabaseTimings);
 
-Measurement sample(double seconds, int mr) {
-  Measurement m;
-  m.op = "dense";
-  m.shape = {64, 64, 64};
-  m.target = "llvm -mtriple=x86_64-pc-linux-gnu";
-  m.config = parse_json("{\"mr\": " + std::to_string(mr) + "}");
-  m.config_index = mr;
-  m.costs = {seconds, seconds};
-  m.device = "board-7";
-  m.created_ms = 1000 + mr;
-  return m;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DbError& e) {
-    return e.what();
-  }
-  return "(no DbError)";
-}
+Measurement sample(double seconds, int mr) { return testing_support::sample_measurement(mr, seconds, "board-7"); }
 
 std::string journal_mode(const std::string& path) {
   SqliteConnection c(path, Connection::Access::ReadOnly);
@@ -87,7 +68,7 @@ TEST_P(DatabaseOpen, DamagedSchemaVersionsAreRefusedNamingTheValue) {
       s.bind(1, bad).run();
     }
     for (auto open : {Database::Open::Create, Database::Open::ReadOnly}) {
-      const std::string e = error_of([&] { Database db(path, open); });
+      const std::string e = testing_support::db_error_of([&] { Database db(path, open); });
       EXPECT_NE(e.find("not a version number"), std::string::npos) << "'" << bad << "': " << e;
     }
   }
@@ -101,7 +82,7 @@ TEST_P(DatabaseOpen, AnotherProgramsDatabaseIsRefusedUnchanged) {
     ASSERT_EQ(journal_mode(other), "delete");
   }
   for (auto open : {Database::Open::Create, Database::Open::ReadOnly}) {
-    const std::string e = error_of([&] { Database db(other, open); });
+    const std::string e = testing_support::db_error_of([&] { Database db(other, open); });
     EXPECT_NE(e.find("not a tunefarm database"), std::string::npos) << e;
   }
   if (!postgres()) {
@@ -113,25 +94,26 @@ TEST_P(DatabaseOpen, AnotherProgramsDatabaseIsRefusedUnchanged) {
 TEST(DatabaseOpenSqlite, ATextFileIsNamedAsNotSqlite) {
   const std::string text = fresh_path("text");
   std::ofstream(text) << "this is not a database, just some text that is long enough to have a header\n";
-  const std::string e = error_of([&] { Database db(text, Database::Open::ReadOnly); });
+  const std::string e = testing_support::db_error_of([&] { Database db(text, Database::Open::ReadOnly); });
   EXPECT_NE(e.find("not a SQLite file"), std::string::npos) << e;
 }
 
 TEST_P(DatabaseOpen, ReadingAnEmptyDatabaseDoesNotCreateTheSchema) {
   const std::string empty = fresh_db("empty");
   if (!postgres()) std::ofstream(empty).close();
-  const std::string e = error_of([&] { Database db(empty, Database::Open::ReadOnly); });
+  const std::string e = testing_support::db_error_of([&] { Database db(empty, Database::Open::ReadOnly); });
   EXPECT_NE(e.find(postgres() ? "empty database" : "empty file"), std::string::npos) << e;
   if (!postgres()) {
     struct stat st {};
     ASSERT_EQ(::stat(empty.c_str(), &st), 0);
     EXPECT_EQ(st.st_size, 0) << "a read created the schema";
-    EXPECT_NE(error_of([&] { Database db(fresh_path("missing"), Database::Open::ReadOnly); }), "(no DbError)");
+    EXPECT_NE(testing_support::db_error_of([&] { Database db(fresh_path("missing"), Database::Open::ReadOnly); }),
+              "(no DbError)");
   } else {
     EXPECT_TRUE(open_connection(empty, Connection::Access::ReadOnly)->table_names().empty())
         << "a read created the schema";
     const std::string missing = server_->url("no_such_database");
-    const std::string m = error_of([&] { Database db(missing, Database::Open::ReadOnly); });
+    const std::string m = testing_support::db_error_of([&] { Database db(missing, Database::Open::ReadOnly); });
     EXPECT_NE(m.find(missing), std::string::npos) << m;
     EXPECT_NE(m.find("does not exist"), std::string::npos) << m;
   }
@@ -172,7 +154,7 @@ TEST(DatabaseOpenSqlite, AReadOnlyFileSystemIsReadableAndNamedWhenWritten) {
   Database ro(path, Database::Open::ReadOnly);
   EXPECT_TRUE(ro.best("dense", {64, 64, 64}, sample(0, 0).target).has_value());
   EXPECT_EQ(ro.history("dense", {64, 64, 64}, sample(0, 0).target).size(), 1u);
-  const std::string e = error_of([&] { Database db(path); });
+  const std::string e = testing_support::db_error_of([&] { Database db(path); });
   EXPECT_NE(e.find("read-only"), std::string::npos) << e;
   EXPECT_EQ(e.find("not a tunefarm database"), std::string::npos) << e;
 }
@@ -185,7 +167,7 @@ TEST(DatabaseOpenSqlite, AFullDiskIsNamedAsAFullDisk) {
     std::string block(4096, 'x');
     for (int i = 0; i < 64 && filler; ++i) filler.write(block.data(), static_cast<std::streamsize>(block.size()));
   }
-  const std::string e = error_of([&] { Database db(fs.path("farm.db")); });
+  const std::string e = testing_support::db_error_of([&] { Database db(fs.path("farm.db")); });
   EXPECT_NE(e.find("disk is full"), std::string::npos) << e;
   EXPECT_EQ(e.find("not a tunefarm database"), std::string::npos) << e;
 }
@@ -196,7 +178,7 @@ TEST_P(DatabaseTimings, BadTimingsAreNeverStored) {
        std::vector<std::vector<double>>{{NAN}, {INFINITY}, {0.0}, {-0.5}, {1e-15}, {}, {1e-3, NAN}}) {
     Measurement m = sample(1e-3, 3);
     m.costs = costs;
-    const std::string e = error_of([&] { db.record(m); });
+    const std::string e = testing_support::db_error_of([&] { db.record(m); });
     EXPECT_NE(e.find("board-7"), std::string::npos) << e;
   }
   EXPECT_EQ(db.count_measurements(), 0);

@@ -17,6 +17,7 @@
 #include "db/database.h"
 #include "support/subprocess.h"
 #include "tests/cli_runner.h"
+#include "tests/db_samples.h"
 #include "tests/postgres_server.h"
 
 namespace tf::db {
@@ -38,29 +39,7 @@ class DbPostgres : public ::testing::Test {
 using CliPostgres = DbPostgres;
 using CliPostgresTune = DbPostgres;  // times kernels: the "timing" lock (tests/CMakeLists.txt)
 
-std::string pg_error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DbError& e) {
-    return e.what();
-  }
-  return "(no DbError)";
-}
-
 bool pg_one_line(const std::string& s) { return s.find_first_of("\r\n") == std::string::npos; }
-
-Measurement pg_sample(int mr, double seconds = 1e-3) {
-  Measurement m;
-  m.op = "dense";
-  m.shape = {64, 64, 64};
-  m.target = "llvm -mtriple=x86_64-pc-linux-gnu";
-  m.config = parse_json("{\"mr\": " + std::to_string(mr) + "}");
-  m.config_index = mr;
-  m.costs = {seconds, seconds};
-  m.device = "board-1";
-  m.created_ms = 1000 + mr;
-  return m;
-}
 
 TEST_F(DbPostgres, AMalformedUrlIsOneErrorNamingIt) {
   const std::string port = std::to_string(server_->port());
@@ -75,7 +54,7 @@ TEST_F(DbPostgres, AMalformedUrlIsOneErrorNamingIt) {
            {"postgresql://tunefarm@127.0.0.1:" + port + "/x\x1b[31m", "control character"},
            {"postgresql://tunefarm@127.0.0.1:" + port + "/" + std::string(100000, 'a'), "bytes long"},
        }) {
-    const std::string e = pg_error_of([&] { Database db(c.url); });
+    const std::string e = testing_support::db_error_of([&] { Database db(c.url); });
     EXPECT_NE(e.find(c.says), std::string::npos) << e.substr(0, 300);
     EXPECT_NE(e.find("postgresql://tunefarm@127.0.0.1:"), std::string::npos) << e.substr(0, 300);
     EXPECT_TRUE(pg_one_line(e)) << e.substr(0, 300);
@@ -85,7 +64,7 @@ TEST_F(DbPostgres, AMalformedUrlIsOneErrorNamingIt) {
 
 TEST_F(DbPostgres, AServerThatCannotBeReachedIsNamed) {
   const std::string url = "postgresql://tunefarm@127.0.0.1:" + std::to_string(free_loopback_port()) + "/farm";
-  const std::string e = pg_error_of([&] { Database db(url); });
+  const std::string e = testing_support::db_error_of([&] { Database db(url); });
   EXPECT_NE(e.find("cannot open database '" + url + "'"), std::string::npos) << e;
   EXPECT_NE(e.find("refused"), std::string::npos) << e;
   EXPECT_TRUE(pg_one_line(e)) << e;
@@ -93,7 +72,7 @@ TEST_F(DbPostgres, AServerThatCannotBeReachedIsNamed) {
 
 TEST_F(DbPostgres, AWrongPasswordIsRefusedWithoutPrintingIt) {
   const std::string wrong = server_->url("postgres", "guarded", "not-the-password-42");
-  const std::string e = pg_error_of([&] { Database db(wrong); });
+  const std::string e = testing_support::db_error_of([&] { Database db(wrong); });
   EXPECT_NE(e.find("password authentication failed"), std::string::npos) << e;
   EXPECT_EQ(e.find("not-the-password-42"), std::string::npos) << e;
   EXPECT_NE(e.find("postgresql://guarded:***@127.0.0.1"), std::string::npos) << e;
@@ -102,7 +81,7 @@ TEST_F(DbPostgres, AWrongPasswordIsRefusedWithoutPrintingIt) {
       "postgresql://guarded@127.0.0.1:" + std::to_string(server_->port()) + "/postgres?password=hunter2-secret";
   const std::string right = server_->url("postgres", "guarded", "hunter2-secret");
   for (const std::string& url : {right, in_query}) {
-    const std::string r = pg_error_of([&] { Database db(url, Database::Open::ReadOnly); });
+    const std::string r = testing_support::db_error_of([&] { Database db(url, Database::Open::ReadOnly); });
     EXPECT_NE(r.find("empty database"), std::string::npos) << r;
     EXPECT_EQ(r.find("hunter2-secret"), std::string::npos) << r;
   }
@@ -111,12 +90,12 @@ TEST_F(DbPostgres, AWrongPasswordIsRefusedWithoutPrintingIt) {
 TEST_F(DbPostgres, HostileStringsAreStoredAsGivenAndNeverRunAsSql) {
   const std::string url = server_->fresh_database("hostile");
   Database db(url);
-  Measurement m = pg_sample(1);
+  Measurement m = testing_support::sample_measurement(1);
   m.device = "x'); DROP TABLE measurements; --";
   m.compiler_version = "$1 ? ?2 '' \" \\ ;";
   m.error = std::string(1 << 20, 'e');
   EXPECT_TRUE(db.record(m));
-  Measurement bytes = pg_sample(2);
+  Measurement bytes = testing_support::sample_measurement(2);
   bytes.outcome = Outcome::CompileError;
   bytes.costs.clear();
   bytes.error = std::string("ld: \xff\xfe bad") + '\0' + "section";
@@ -152,7 +131,7 @@ TEST_F(DbPostgres, ConnectionsRecordingTheSameRecordsAtOnceStoreEachOnce) {
     threads.emplace_back([&] {
       try {
         Database db(url);
-        for (int i = 0; i < kRecords; ++i) added += db.record(pg_sample(i)) ? 1 : 0;
+        for (int i = 0; i < kRecords; ++i) added += db.record(testing_support::sample_measurement(i)) ? 1 : 0;
       } catch (const std::exception& e) {
         ++failures;
         ADD_FAILURE() << e.what();
@@ -175,7 +154,7 @@ TEST_F(DbPostgres, OneWriterAtATime) {
   {
     Transaction t(first.connection());
     writer = std::thread([&] {
-      second.record(pg_sample(1));
+      second.record(testing_support::sample_measurement(1));
       written = true;
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -206,9 +185,9 @@ void end_session_of(Database& db, PostgresServer& server) {
 TEST_F(DbPostgres, AConnectionTheServerEndedIsMadeAgainUnlessItHoldsAClaim) {
   const std::string url = server_->fresh_database("reconnect");
   Database db(url);
-  EXPECT_TRUE(db.record(pg_sample(1)));
+  EXPECT_TRUE(db.record(testing_support::sample_measurement(1)));
   end_session_of(db, *server_);
-  EXPECT_TRUE(db.record(pg_sample(2)));
+  EXPECT_TRUE(db.record(testing_support::sample_measurement(2)));
   EXPECT_EQ(db.count_measurements(), 2);
 
   // A claim lives in its session: a connection holding one fails rather than run on without it,

@@ -212,6 +212,16 @@ inline int64_t submit(v1::Tuning::Stub& stub, const v1::JobSpec& spec, const std
   return job.id();
 }
 
+// The trials its first workload has done (0 when the tracker does not answer).
+inline int64_t trials_done(v1::Tuning::Stub& stub, int64_t id) {
+  v1::GetJobRequest req;
+  req.set_job_id(id);
+  v1::Job job;
+  auto ctx = context();
+  if (!stub.GetJob(ctx.get(), req, &job).ok() || job.workloads_size() == 0) return 0;
+  return job.workloads(0).trials_done();
+}
+
 // Watches a job until it ends; returns its last state. A stream broken by a tracker restart is
 // opened again, as `tunefarm status --follow` does.
 inline v1::Job follow(v1::Tuning::Stub& stub, int64_t id, const std::string& token = "", int deadline_s = 300) {

@@ -23,15 +23,6 @@ size_t measured_once(const std::string& db_path, int64_t job_id, std::set<std::s
   return ms.size();
 }
 
-int64_t trials_done(v1::Tuning::Stub& stub, int64_t id) {
-  v1::GetJobRequest req;
-  req.set_job_id(id);
-  v1::Job job;
-  auto ctx = context();
-  if (!stub.GetJob(ctx.get(), req, &job).ok() || job.workloads_size() == 0) return 0;
-  return job.workloads(0).trials_done();
-}
-
 TEST(FleetJobs, AJobFinishesAcrossTwoBoardsWithEveryTrialOnce) {
   Fleet fleet("two-boards");
   fleet.start_tracker();

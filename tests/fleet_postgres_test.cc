@@ -14,15 +14,6 @@ namespace {
 
 using testing_support::PostgresServer;
 
-int64_t pg_trials_done(v1::Tuning::Stub& stub, int64_t id) {
-  v1::GetJobRequest req;
-  req.set_job_id(id);
-  v1::Job job;
-  auto ctx = context();
-  if (!stub.GetJob(ctx.get(), req, &job).ok() || job.workloads_size() == 0) return 0;
-  return job.workloads(0).trials_done();
-}
-
 // The job's measurements, each config once: how many there are.
 size_t pg_measured_once(const std::string& url, int64_t job_id) {
   db::Database db(url, db::Database::Open::ReadOnly);
@@ -67,7 +58,7 @@ TEST(FleetPostgres, TwoTrackersRunAJobEachAndOneKilledMidJobResumesIt) {
   const int64_t id_a = submit(*stub_a, job_a), id_b = submit(*stub_b, job_b);
   ASSERT_NE(id_a, id_b) << "one id sequence for the shared db";
 
-  ASSERT_TRUE(eventually([&] { return pg_trials_done(*stub_a, id_a) >= 8; })) << a.tracker().output();
+  ASSERT_TRUE(eventually([&] { return trials_done(*stub_a, id_a) >= 8; })) << a.tracker().output();
   a.kill_tracker();
   const size_t before = pg_measured_once(url, id_a);
   EXPECT_GE(before, 8u);
