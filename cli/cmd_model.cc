@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/input_shape_args.h"
 #include "cli/pass_dumps.h"
+#include "graph/bound_inputs.h"
 #include "graph/graph_text.h"
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
@@ -140,7 +141,7 @@ int inspect_command(const InspectOptions& o) {
     out["producer"] = summary.producer;
     out["batch"] = options.batch.value_or(1);
     out["inputs"] = inputs_json(summary.inputs);
-    out["input_shapes"] = planned ? bound_inputs_json(*planned) : Json(nullptr);
+    out["input_shapes"] = planned ? graph::bound_inputs_json(*planned) : Json(nullptr);
     out["outputs"] = tensors_json(summary.outputs);
     out["nodes"] = counts_json(summary.ops);
     out["planned_nodes"] = planned ? counts_json(graph::count_ops(*planned)) : Json(nullptr);

@@ -10,6 +10,7 @@
 #include "cli/open_db.h"
 #include "cli/workload_args.h"
 #include "db/database.h"
+#include "graph/bound_inputs.h"
 #include "graph/build.h"
 #include "graph/onnx_import.h"
 #include "graph/pipeline.h"
@@ -86,7 +87,7 @@ int build_command(const BuildArgs& args) {
                 {"target", target_text},
                 {"threads", args.threads},
                 {"batch", import.batch.value_or(1)},
-                {"input_shapes", bound_inputs_json(planned)},
+                {"input_shapes", graph::bound_inputs_json(planned)},
                 {"steps", report.steps},
                 {"aliases", report.aliases},
                 {"kernels", kernels},
@@ -102,7 +103,7 @@ int build_command(const BuildArgs& args) {
   std::printf("%s -> %s: %zu steps, %zu kernels (%zu tuned from the database, the rest default), %zu aliases\n",
               args.onnx_path.c_str(), args.out_path.c_str(), report.steps, report.kernels.size(), tuned,
               report.aliases);
-  std::printf("inputs %s\n", bound_inputs_text(planned).c_str());
+  std::printf("inputs %s\n", graph::bound_inputs_text(planned).c_str());
   std::printf("peak activation memory %.2f MiB, constants %.2f MiB, built in %.1f s\n", report.arena_bytes / 1048576.0,
               report.constant_bytes / 1048576.0, seconds);
   return 0;

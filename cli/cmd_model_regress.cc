@@ -7,6 +7,7 @@
 #include "cli/workload_args.h"
 #include "compiler/compiler.h"
 #include "db/process_identity.h"
+#include "graph/bound_inputs.h"
 #include "graph/model_latency.h"
 #include "graph/onnx_import.h"
 #include "graph/tasks.h"
@@ -32,7 +33,7 @@ BuiltHere build_here(const ModelRegressArgs& a, db::Database& db) {
   BuiltHere b;
   b.file = graph::build_with_db(imported, codegen::host_target(), a.threads, &db, device_key_of(a.threads), &planned);
   b.flops = graph::kernel_flops(planned);
-  b.inputs_text = bound_inputs_text(planned);
+  b.inputs_text = graph::bound_inputs_text(planned);
   return b;
 }
 

@@ -75,16 +75,4 @@ std::string shape_flags(const InputShapeArgs& a) {
   return out;
 }
 
-Json bound_inputs_json(const graph::Graph& g) {
-  Json out = Json::object();
-  for (const auto& name : g.inputs) out[name] = g.value(name).shape;
-  return out;
-}
-
-std::string bound_inputs_text(const graph::Graph& g) {
-  std::string out;
-  for (const auto& name : g.inputs) out += (out.empty() ? "" : " ") + name + "=" + list_text(g.value(name).shape);
-  return out;
-}
-
 }  // namespace tf::cli

@@ -29,9 +29,4 @@ graph::ImportOptions import_options(const InputShapeArgs& a);
 // ("" when none was given).
 std::string shape_flags(const InputShapeArgs& a);
 
-// The shapes of a graph's inputs as bound, in the graph's order: {"image": [1,3,640,640]}.
-Json bound_inputs_json(const graph::Graph& g);
-// The same as --input-shape takes it: "image=1,3,640,640 mask=1,640".
-std::string bound_inputs_text(const graph::Graph& g);
-
 }  // namespace tf::cli

@@ -26,11 +26,11 @@ v1::SubmitJobRequest model_job_request(const ModelTuneArgs& a, const ModelTasks&
     spec->add_calls(t.count);
     spec->add_groups(t.group + 1);
   }
-  spec->set_scheduler(a.scheduler);
-  spec->set_time_limit_s(a.time_limit_s);
-  spec->set_model(std::filesystem::path(a.model_path).filename().string());
+  spec->set_scheduler(a.tune.scheduler);
+  spec->set_time_limit_s(a.tune.time_limit_s);
+  spec->set_model(std::filesystem::path(a.tune.model_path).filename().string());
   spec->set_input_shapes(m.inputs_text);
-  set_job_settings(spec, a.key, a.measure, a.priority);
+  set_job_settings(spec, a.key, a.tune.measure, a.priority);
   return req;
 }
 
@@ -43,12 +43,12 @@ int64_t trials_of(const v1::Job& job) {
 ModelTuneResult result_of(const ModelTuneArgs& a, const ModelTasks& m, const v1::Job& job, const std::string& where,
                           double seconds) {
   ModelTuneResult r;
-  r.model = a.model_path;
+  r.model = a.tune.model_path;
   r.input_shapes = m.input_shapes;
   r.inputs_text = m.inputs_text;
   r.job_id = job.id();
   r.where = where;
-  r.scheduler = a.scheduler;
+  r.scheduler = a.tune.scheduler;
   r.state = fleet::job_state_name(job.state());
   r.out_of_time = job.time_limit_reached();
   r.trials = trials_of(job);
@@ -58,7 +58,7 @@ ModelTuneResult result_of(const ModelTuneArgs& a, const ModelTasks& m, const v1:
   for (int i = 0; i < job.workloads_size() && i < static_cast<int>(m.tasks.size()); ++i) {
     const auto& p = job.workloads(i);
     const graph::Task& t = m.tasks[static_cast<size_t>(i)];
-    ModelTuneResult::TaskRow row = task_row(t, p.trials_done());
+    ModelTuneResult::TaskRow row = graph::task_row(t, p.trials_done());
     if (p.best_gflops() > 0) {
       row.best_gflops = p.best_gflops();
       row.best_ms = static_cast<double>(t.flops) / static_cast<double>(t.count) / (p.best_gflops() * 1e9) * 1e3;
@@ -96,13 +96,13 @@ int tune_model_on_fleet(const ModelTuneArgs& a, const ModelTasks& m, ModelTuneRe
       stderr,
       "model tune: job %lld on %s, key %s: %zu tasks, %lld trials, %s scheduler (tunefarm status %lld; cancel %lld)\n",
       static_cast<long long>(job.id()), client.address().c_str(), a.key.c_str(), m.tasks.size(),
-      static_cast<long long>(a.measure.trials), a.scheduler.c_str(), static_cast<long long>(job.id()),
+      static_cast<long long>(a.tune.measure.trials), a.tune.scheduler.c_str(), static_cast<long long>(job.id()),
       static_cast<long long>(job.id()));
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   int64_t last_trials = -1;
   std::string last_message;
   // On a terminal every change redraws the line; in a log, a line per twentieth of the budget.
-  const int64_t log_step = tty ? 1 : std::max<int64_t>(1, a.measure.trials / 20);
+  const int64_t log_step = tty ? 1 : std::max<int64_t>(1, a.tune.measure.trials / 20);
   const grpc::Status s = watch_job(
       client, job.id(),
       [&](const v1::Job& snapshot) {

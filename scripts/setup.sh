@@ -38,8 +38,9 @@ PACKAGES=(
   # ONNX models: protobuf messages and libonnx_proto (graph/), the Python package that writes the
   # test models (scripts/make-models.py), ONNX's node tests
   libonnx-dev python3-onnx libonnx-testdata
-  # the Python package (python/): bindings, Debian's Python headers and NumPy
-  pybind11-dev python3-dev python3-numpy
+  # the Python package (python/): bindings, Debian's Python headers and NumPy; pip, setuptools and
+  # wheel for `pip install --no-build-isolation .` (pyproject.toml, setup.py)
+  pybind11-dev python3-dev python3-numpy python3-pip python3-setuptools python3-wheel
   # the fits of compiler/codegen/fast_math.cc (scripts/fit-polynomials.py), in 60-digit arithmetic
   python3-mpmath
 )
