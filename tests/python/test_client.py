@@ -7,6 +7,7 @@ Run by ctest with PYTHONPATH=build/python and TF_CLI, TF_TRACKER, TF_RPC_SERVER,
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -124,6 +125,25 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.client.status(job["id"])["state"], "cancelled")
         with self.assertRaisesRegex(ValueError, "job %d" % job["id"]):
             self.client.cancel(job["id"])  # it has ended
+
+    def test_ctrl_c_ends_a_follow(self):
+        job = self.client.submit([{"op": "dense", "shape": [128, 128, 128]}], key=KEY, trials=5000, tuner="random")
+        script = ("import sys, tunefarm\n"
+                  "c = tunefarm.Client(sys.argv[1], token_file=sys.argv[2])\n"
+                  "for s in c.follow(int(sys.argv[3])):\n"
+                  "    print(s['state'], flush=True)\n")
+        follower = subprocess.Popen(["/usr/bin/python3", "-c", script, self.address, self.client_token,
+                                     str(job["id"])], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertIn(follower.stdout.readline().strip(), ("queued", "running"))
+            time.sleep(0.3)
+            follower.send_signal(signal.SIGINT)
+            _, err = follower.communicate(timeout=10)
+        finally:
+            follower.kill()
+        self.assertNotEqual(follower.returncode, 0)
+        self.assertIn("KeyboardInterrupt", err)
+        self.assertEqual(self.client.cancel(job["id"])["state"], "cancelled")
 
     def test_the_devices_are_the_boards_connected(self):
         devices = self.client.devices(KEY)
