@@ -3,6 +3,7 @@
 // plans every conv of four-channel multiples as qconv2d_nchwc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -206,6 +207,68 @@ TEST(FuseQdq, TheIntegerDenseIsWithinOneStepOfTheFloatNodes) {
   }
 }
 
+// A quantized residual block's tail as QDQ exporters write it: DequantizeLinear of both operands,
+// Add, QuantizeLinear, DequantizeLinear, Relu, QuantizeLinear.
+Graph qdq_residual_add() {
+  Graph g;
+  const Shape shape = {1, 16, 6, 6};
+  g.set_value(Value{"aq", DType::UInt8, shape, nullptr});
+  g.set_value(Value{"bq", DType::UInt8, shape, nullptr});
+  g.inputs = {"aq", "bq"};
+  add_constant(g, "sa", Tensor::floats({}, {0.05f}));
+  add_constant(g, "za", Tensor::ints({}, {100}, DType::UInt8));
+  add_constant(g, "sb", Tensor::floats({}, {0.031f}));
+  add_constant(g, "zb", Tensor::ints({}, {140}, DType::UInt8));
+  add_constant(g, "ss", Tensor::floats({}, {0.07f}));
+  add_constant(g, "zs", Tensor::ints({}, {128}, DType::UInt8));
+  add_constant(g, "sr", Tensor::floats({}, {0.04f}));
+  add_constant(g, "zr", Tensor::ints({}, {0}, DType::UInt8));
+  g.nodes = {node("DequantizeLinear", {"aq", "sa", "za"}, {"a"}),
+             node("DequantizeLinear", {"bq", "sb", "zb"}, {"b"}),
+             node("Add", {"a", "b"}, {"sum"}),
+             node("QuantizeLinear", {"sum", "ss", "zs"}, {"sumq"}),
+             node("DequantizeLinear", {"sumq", "ss", "zs"}, {"sumd"}),
+             node("Relu", {"sumd"}, {"r"}),
+             node("QuantizeLinear", {"r", "sr", "zr"}, {"q"})};
+  g.outputs = {"q"};
+  infer_shapes(g);
+  return g;
+}
+
+// The whole tail is one kernel that reads both operands' bytes and writes the result's, and it
+// computes what the nodes run one by one compute, to the bit: its uint8 intermediate is the value
+// the separate QuantizeLinear would store.
+TEST(FuseQdq, AQuantizedResidualAddRunsAsOneKernelOverBytes) {
+  const Graph g = qdq_residual_add();
+  const Graph fused = passes::fuse_elementwise(g);
+  ASSERT_EQ(count_ops(fused), (std::map<std::string, int>{{kFusedElementwise, 1}}));
+  const Node& f = fused.nodes.front();
+  EXPECT_EQ(f.attr_string("ops", ""),
+            "DequantizeLinear,DequantizeLinear,Add,QuantizeLinear,DequantizeLinear,Relu,QuantizeLinear");
+  EXPECT_EQ(f.inputs[0], "aq");
+  EXPECT_NE(std::find(f.inputs.begin(), f.inputs.end(), "bq"), f.inputs.end());
+  EXPECT_EQ(f.outputs, std::vector<std::string>{"q"});
+
+  BuildOptions options;
+  options.target = codegen::host_target();
+  runtime::model::Executor one(build_model(plan_graph(g, PlanOptions{false}), options));
+  runtime::model::Executor apart(build_model(g, options));
+  std::vector<uint8_t> a(16 * 36), b(16 * 36);
+  // Every pair of operand bytes, 576 pairs a run.
+  for (int64_t first = 0; first < 65536; first += static_cast<int64_t>(a.size())) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      const int64_t pair = (first + static_cast<int64_t>(i)) % 65536;
+      a[i] = static_cast<uint8_t>(pair & 255);
+      b[i] = static_cast<uint8_t>(pair >> 8);
+    }
+    const runtime::model::HostTensors in = {{"aq", HostTensor::uint8s({1, 16, 6, 6}, a)},
+                                            {"bq", HostTensor::uint8s({1, 16, 6, 6}, b)}};
+    const HostTensor x = one.run(in).at("q"), y = apart.run(in).at("q");
+    ASSERT_EQ(x.elements(), y.elements());
+    for (int64_t i = 0; i < x.elements(); ++i) ASSERT_EQ(x.at(i), y.at(i)) << "a " << int(a[i]) << " b " << int(b[i]);
+  }
+}
+
 // Every conv but the first (three input channels) runs on integers, in blocked uint8 layouts.
 TEST(FuseQdq, TheQdqResNet18PlansItsConvsOnIntegers) {
   const Graph g = import_onnx_file(std::string(TF_MODELS_DIR) + "/resnet18_qdq.onnx");
@@ -215,7 +278,21 @@ TEST(FuseQdq, TheQdqResNet18PlansItsConvsOnIntegers) {
   // The QuantizeLinear/DequantizeLinear chains between them (the residual Adds, the pool's) run on
   // the blocked values too: no layout conversion anywhere.
   for (const auto& [op, count] : ops) EXPECT_NE(op.rfind("layout_", 0), 0u) << op << " x" << count;
-  EXPECT_GT(ops.count("fused_elementwise"), 0u);
+  // Each residual block's tail (DequantizeLinear of both operands, Add, QuantizeLinear,
+  // DequantizeLinear, Relu, QuantizeLinear) is one kernel that reads both operands' bytes; the one
+  // QuantizeLinear left on its own follows the float max-pool.
+  const Graph planned = plan_graph(g, PlanOptions{});
+  int residual_kernels = 0;
+  for (const Node& n : planned.nodes) {
+    if (n.op != kFusedElementwise || n.attr_string("ops", "").find("Add") == std::string::npos) continue;
+    ++residual_kernels;
+    int byte_operands = 0;
+    for (const auto& in : n.inputs) byte_operands += planned.value(in).dtype == DType::UInt8 && !planned.constant(in);
+    EXPECT_EQ(byte_operands, 2) << n.name;
+  }
+  EXPECT_EQ(residual_kernels, 8);
+  EXPECT_EQ(ops.count("DequantizeLinear"), 0u);
+  EXPECT_LE(ops.count("QuantizeLinear") ? ops.at("QuantizeLinear") : 0, 1);
   // The integer convs are tasks a model job tunes.
   size_t integer_tasks = 0;
   for (const Task& t : tunable_tasks(plan_graph(g, PlanOptions{})))

@@ -89,6 +89,7 @@ const char* intrinsic_name(Intrinsic f) {
     case Intrinsic::Atan: return "atan";
     case Intrinsic::Gelu: return "gelu";
     case Intrinsic::DotU8S8: return "dot_u8s8";
+    case Intrinsic::Fence: return "fence";
   }
   return "?";
 }

@@ -214,6 +214,9 @@ enum class Intrinsic : uint8_t {
   // lane shares (a broadcast input value of an int8 micro-kernel). passes::fuse_dot_products makes
   // it from four int8 multiply-accumulates into one accumulator.
   DotU8S8,
+  // fence(x): x as a kernel would store it; no multiply-add is contracted across it (an FMA would
+  // skip the rounding the stored value has). DequantizeLinear's value inside a fused kernel.
+  Fence,
 };
 const char* intrinsic_name(Intrinsic f);
 

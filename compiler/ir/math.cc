@@ -39,6 +39,7 @@ Expr asin(Expr x) { return make_call(Intrinsic::Asin, {std::move(x)}); }
 Expr acos(Expr x) { return make_call(Intrinsic::Acos, {std::move(x)}); }
 Expr atan(Expr x) { return make_call(Intrinsic::Atan, {std::move(x)}); }
 Expr gelu(Expr x) { return make_call(Intrinsic::Gelu, {std::move(x)}); }
+Expr fence(Expr x) { return make_call(Intrinsic::Fence, {std::move(x)}); }
 
 Expr pow_const(Expr x, double p) {
   if (!std::isfinite(p)) throw CompileError("pow: the exponent must be finite, got " + std::to_string(p));

@@ -28,6 +28,7 @@ Expr atan(Expr x);
 // GELU's erf form, x * (1 + erf(x / sqrt 2)) / 2, within 1e-6 |x| of it: erf only to the absolute
 // error an activation needs (one polynomial, under half of erf's instructions), not to erf's ulps.
 Expr gelu(Expr x);
+Expr fence(Expr x);  // x itself, rounded as stored: no multiply-add contracted across it
 
 // x^p for a constant p, as numpy's float32 power computes it (NaN for a negative x and a
 // non-integer p): integer p with |p| <= 64 by repeated squaring (a reciprocal for p < 0, one

@@ -133,6 +133,7 @@ Bounded unary_bounded(Kind kind, const Bounded& a, double p) {
     case Kind::Floor: return exact([](double x) { return std::floor(x); });
     case Kind::Ceil: return exact([](double x) { return std::ceil(x); });
     case Kind::Round: return exact([](double x) { return std::nearbyint(x); });
+    case Kind::Fence: return a;
     case Kind::Sign: return exact(sign);
     case Kind::Reciprocal: return with([](double x) { return 1 / x; }, 1);
     case Kind::Sin: return trig([](double x) { return std::sin(x); }, a, false);

@@ -43,7 +43,7 @@ constexpr KindInfo kKinds[] = {
     {Kind::And, "and", 2},           {Kind::Or, "or", 2},
     {Kind::Xor, "xor", 2},           {Kind::Mod, "mod", 2},
     {Kind::Fmod, "fmod", 2},         {Kind::Where, "where", 3},
-    {Kind::Cast, "cast", 1},
+    {Kind::Cast, "cast", 1},         {Kind::Fence, "fence", 1},
 };
 
 }  // namespace

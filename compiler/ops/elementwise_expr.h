@@ -63,6 +63,7 @@ enum class ElementwiseKind : uint8_t {
   Mod, Fmod,
   Where,                                           // ternary: args[0] != 0 ? args[1] : args[2]
   Cast,                                            // unary to the element type `to`
+  Fence,                                           // unary: the value as stored, no multiply-add across it
 };
 // clang-format on
 

@@ -90,6 +90,7 @@ Expr unary(Kind kind, const Expr& a) {
     case Kind::Floor: return ir::floor(a);
     case Kind::Ceil: return ir::ceil(a);
     case Kind::Round: return ir::round(a);
+    case Kind::Fence: return ir::fence(a);
     case Kind::Sign: return ir::sign(a);
     case Kind::Reciprocal: return like(a, 1.0) / a;
     case Kind::Sin: return ir::sin(a);

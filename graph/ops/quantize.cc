@@ -148,7 +148,9 @@ OpDef dequantize_linear() {
     ops::ElementwiseExprPtr x = ops::ew_cast(args.value(n.inputs.at(0)), DType::Float32);
     if (scope.input_present(n, 2))
       x = ops::ew_binary(K::Sub, x, ops::ew_cast(args.value(n.inputs.at(2)), DType::Float32));
-    return ops::ew_binary(K::Mul, x, args.value(n.inputs.at(1)));
+    // Fenced: inside a fused kernel the next Add must not become a multiply-add, or the sum would
+    // differ from the one of the stored dequantized value by a rounding, and a requantization by a step.
+    return ops::ew_unary(K::Fence, ops::ew_binary(K::Mul, x, args.value(n.inputs.at(1))));
   };
   OpDef d = elementwise::make_op(s);
   d.attributes = {"axis", "block_size"};

@@ -8,8 +8,11 @@
 namespace tf::graph::passes {
 namespace {
 
+// Float nodes, and QuantizeLinear: a quantized model's DequantizeLinear -> op -> QuantizeLinear runs
+// as one kernel over bytes, its integer intermediates exactly what the separate nodes would store.
 bool fusible(const Graph& g, const Node& n) {
-  return is_elementwise(n.op) && n.outputs.size() == 1 && g.value(n.outputs[0]).dtype == DType::Float32;
+  if (!is_elementwise(n.op) || n.outputs.size() != 1) return false;
+  return g.value(n.outputs[0]).dtype == DType::Float32 || n.op == "QuantizeLinear";
 }
 
 // The chain starting at node `first`: each next node is the sole reader of the previous output and
@@ -26,6 +29,28 @@ std::vector<size_t> chain_from(const Graph& g, size_t first, const std::set<size
     chain.push_back(readers[0]);
   }
   return chain;
+}
+
+// The fusible producers of the chain's inputs that only the chain reads, with the shape of what reads
+// them (a residual add's other operand, dequantized), join it, and so do theirs: the kernel reads
+// their inputs instead of their outputs. In graph order, so the body computes each value before
+// its readers and the chain's last node stays last.
+void absorb_producers(const Graph& g, std::vector<size_t>& chain, std::set<size_t>& taken) {
+  std::set<size_t> in_chain(chain.begin(), chain.end());
+  for (size_t k = 0; k < chain.size(); ++k) {
+    const Node& n = g.nodes[chain[k]];
+    for (const auto& in : n.inputs) {
+      if (in.empty() || g.use_count(in) != 1) continue;
+      const int p = g.producer(in);
+      if (p < 0) continue;
+      const auto at = static_cast<size_t>(p);
+      if (in_chain.count(at) || taken.count(at) || !fusible(g, g.nodes[at])) continue;
+      if (g.value(in).shape != g.value(n.outputs[0]).shape) continue;
+      chain.push_back(at);
+      in_chain.insert(at);
+    }
+  }
+  std::sort(chain.begin(), chain.end());
 }
 
 Node fuse_chain(const Graph& g, const std::vector<size_t>& chain) {
@@ -59,8 +84,9 @@ Graph fuse_elementwise(const Graph& in) {
   std::vector<std::pair<size_t, Node>> fused_at;  // position of the chain's last node -> fused node
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (taken.count(i) || !fusible(g, g.nodes[i])) continue;
-    const auto chain = chain_from(g, i, taken);
+    auto chain = chain_from(g, i, taken);
     if (chain.size() < 2) continue;
+    absorb_producers(g, chain, taken);
     taken.insert(chain.begin(), chain.end());
     fused_at.emplace_back(chain.back(), fuse_chain(g, chain));
   }
