@@ -28,6 +28,17 @@ std::vector<size_t> chain_from(const Graph& g, size_t first, const std::set<size
     if (!fusible(g, next) || g.value(next.outputs[0]).shape != g.value(out).shape) break;
     chain.push_back(readers[0]);
   }
+  // A chain that quantizes and goes on to a float result ends at its last QuantizeLinear: its
+  // float output would be live beside its float input (where the bytes between the two used to be),
+  // raising the model's peak memory; an 8-bit result keeps it narrow.
+  const DType result = g.value(g.nodes[chain.back()].outputs[0]).dtype;
+  if (result != DType::UInt8 && result != DType::Int8) {
+    for (size_t k = chain.size() - 1; k-- > 0;) {
+      if (g.nodes[chain[k]].op != "QuantizeLinear") continue;
+      chain.resize(k + 1);
+      break;
+    }
+  }
   return chain;
 }
 
