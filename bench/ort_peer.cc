@@ -62,7 +62,9 @@ OrtResult run_ort(const OrtOptions& o) {
                                    "--warmup",
                                    std::to_string(o.warmup),
                                    "--report",
-                                   report};
+                                   report,
+                                   "--graph-optimization",
+                                   o.graph_optimization};
   for (const auto& [name, file] : o.inputs) {
     argv.push_back("--input");
     argv.push_back(name + "=" + file);

@@ -23,6 +23,9 @@ struct OrtOptions {
   int runs = 1;
   int warmup = 0;
   int timeout_seconds = 300;
+  // "all" (what users run), or "disabled": each node as ONNX defines it, a QDQ model's
+  // quantization in float rather than fused into integer kernels.
+  std::string graph_optimization = "all";
 };
 
 struct OrtResult {

@@ -83,7 +83,8 @@ void add_layout_transforms(std::vector<Task>* tasks) {
 std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
   if (n.op == "ConvTranspose" || starts_with(n.op, "conv3d") || starts_with(n.op, "attention"))
     return lowered_kernel(g, n);
-  const bool conv = starts_with(n.op, "conv2d") || starts_with(n.op, "depthwise") || starts_with(n.op, "qconv2d_nchwc"),
+  const bool conv = starts_with(n.op, "conv2d") || starts_with(n.op, "depthwise") ||
+                    starts_with(n.op, "qconv2d_nchwc") || starts_with(n.op, "qdepthwise_nchwc"),
              dense = starts_with(n.op, "dense") || n.op == "qdense_packed";
   if (!conv && !dense) return std::nullopt;
   NodeKernel k;

@@ -10,6 +10,7 @@ Uses Debian's python3-onnx and numpy only; run with /usr/bin/python3.
 
     scripts/make-qdq-models.py DIR     -> DIR/resnet18_qdq.onnx (reads DIR/resnet18.onnx)
                                           DIR/resnet18_qlinear.onnx
+                                          DIR/mobilenetv2_qdq.onnx (reads DIR/mobilenetv2.onnx)
                                           DIR/bert_layer_qdq.onnx (reads DIR/bert_layer.onnx)
 
 resnet18_qlinear is the same model in the operator form: each DequantizeLinear -> Conv [-> Relu] ->
@@ -32,8 +33,10 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 # Ops whose output tensor gets a QuantizeLinear -> DequantizeLinear pair (a Conv or Gemm output
-# read only by a Relu is quantized after the Relu instead, as quantizers fuse the two).
-QUANTIZED_OUTPUTS = {"Conv", "Gemm", "Relu", "Add", "MaxPool", "GlobalAveragePool", "Flatten"}
+# read only by a Relu or a Clip (MobileNet's ReLU6) is quantized after it instead, as quantizers
+# fuse the two).
+QUANTIZED_OUTPUTS = {"Conv", "Gemm", "Relu", "Clip", "Add", "MaxPool", "GlobalAveragePool", "Flatten"}
+ACTIVATIONS = ("Relu", "Clip")
 
 
 def attrs_of(node):
@@ -97,6 +100,11 @@ def conv2d(x, w, b, a):
     x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
     k, c, r, s = w.shape
     windows = np.lib.stride_tricks.sliding_window_view(x, (r, s), axis=(2, 3))[:, :, :: strides[0], :: strides[1]]
+    if a.get("group", 1) != 1:  # depthwise: one input channel per output channel
+        if a["group"] != k or c != 1:
+            raise SystemExit("make-qdq-models: grouped convs other than depthwise are not written here")
+        y = np.einsum("nchwrs,crs->nchw", windows, w[:, 0]) + np.reshape(b, (1, -1, 1, 1))
+        return y.astype(np.float32)
     n, _, ho, wo = windows.shape[:4]
     cols = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n, ho * wo, c * r * s)
     y = cols @ w.reshape(k, -1).T + b
@@ -154,6 +162,10 @@ def run_float(model, feeds):
             y = conv2d(x[0], x[1], x[2] if len(x) > 2 else 0, a)
         elif op == "Relu":
             y = np.maximum(x[0], 0)
+        elif op == "Clip":
+            lo = x[1] if len(x) > 1 and x[1] is not None else a.get("min", -np.inf)
+            hi = x[2] if len(x) > 2 and x[2] is not None else a.get("max", np.inf)
+            y = np.clip(x[0], lo, hi)
         elif op == "Add":
             y = x[0] + x[1]
         elif op == "MaxPool":
@@ -254,7 +266,7 @@ def quantize(model, ranges):
         out_nodes.append(n)
         out = n.output[0]
         readers = consumers.get(out, [])
-        fused_relu = n.op_type in ("Conv", "Gemm") and len(readers) == 1 and readers[0].op_type == "Relu"
+        fused_relu = n.op_type in ("Conv", "Gemm") and len(readers) == 1 and readers[0].op_type in ACTIVATIONS
         if n.op_type in QUANTIZED_OUTPUTS and not fused_relu and out not in graph_outputs:
             dequantized[out] = q.qdq(out)
             out_nodes.extend(q.new_nodes)
@@ -280,6 +292,10 @@ def calibrate(model, feeds_of, seed, samples=4):
 
 def qdq_cnn(path, input_shape, seed):
     model = onnx.load(path)
+    # Per-channel DequantizeLinear (its axis) needs opset 13; the CNNs' ops mean the same there.
+    for opset in model.opset_import:
+        if opset.domain in ("", "ai.onnx"):
+            opset.version = max(opset.version, 13)
     fold_batchnorm(model)
     image = model.graph.input[0].name
     quantize(model, calibrate(model, lambda rng: {image: rng.standard_normal(input_shape).astype(np.float32)}, seed))
@@ -390,6 +406,7 @@ def qlinear_cnn(path, input_shape, seed):
 
 MODELS = [("resnet18_qdq", "resnet18.onnx", [1, 3, 224, 224], qdq_cnn),
           ("resnet18_qlinear", "resnet18.onnx", [1, 3, 224, 224], qlinear_cnn),
+          ("mobilenetv2_qdq", "mobilenetv2.onnx", [1, 3, 224, 224], qdq_cnn),
           ("bert_layer_qdq", "bert_layer.onnx", [1, 128, 768], qdq_transformer)]
 
 

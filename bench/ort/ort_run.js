@@ -14,10 +14,12 @@ const path = require('path');
 const npy = require('./npy');
 
 const USAGE = `usage: ort_run.js --model M.onnx --input NAME=x.npy [...] [--output-dir D] [--threads T]
-                 [--runs N] [--warmup N] [--json] [--report FILE]
+                 [--runs N] [--warmup N] [--json] [--report FILE] [--graph-optimization all|disabled]
 Runs the model with ONNX Runtime (CPU) on the given inputs; writes each output as D/NAME.npy and
 prints the latency (min and median over the runs, in ms). --report FILE also writes the --json
-report to FILE (for callers whose stdout carries ONNX Runtime's own messages too).`;
+report to FILE (for callers whose stdout carries ONNX Runtime's own messages too).
+--graph-optimization disabled runs each node as ONNX defines it (a QDQ model's quantization in
+float, not fused into ONNX Runtime's integer kernels).`;
 
 class UsageError extends Error {}
 
@@ -29,7 +31,8 @@ function parseCount(flag, text, min) {
 }
 
 function parseArgs(argv) {
-  const opts = { inputs: new Map(), threads: 1, runs: 1, warmup: 0, json: false, outputDir: null, model: null, report: null };
+  const opts = { inputs: new Map(), threads: 1, runs: 1, warmup: 0, json: false, outputDir: null, model: null, report: null,
+                 optimization: 'all' };
   for (let i = 0; i < argv.length; ++i) {
     const flag = argv[i];
     const value = () => {
@@ -45,6 +48,12 @@ function parseArgs(argv) {
       case '--warmup': opts.warmup = parseCount(flag, value(), 0); break;
       case '--json': opts.json = true; break;
       case '--report': opts.report = value(); break;
+      case '--graph-optimization': {
+        opts.optimization = value();
+        if (!['all', 'disabled'].includes(opts.optimization))
+          throw new UsageError(`--graph-optimization '${opts.optimization}': all or disabled`);
+        break;
+      }
       case '--input': {
         const spec = value();
         const eq = spec.indexOf('=');
@@ -79,7 +88,7 @@ async function main() {
     intraOpNumThreads: opts.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: opts.optimization,
   });
   for (const name of opts.inputs.keys()) {
     if (!session.inputNames.includes(name)) {

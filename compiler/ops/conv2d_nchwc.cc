@@ -177,6 +177,7 @@ void register_conv2d_nchwc_operators(Registry& r) {
   register_layout_operators(r);
   register_conv2d_winograd_operators(r);
   register_qconv2d_nchwc_operators(r);
+  register_qdepthwise_nchwc_operators(r);
 }
 
 }  // namespace tf::ops

@@ -8,6 +8,7 @@
 // kernel unrolled it loads each input vector of the tile's window once.
 #include <algorithm>
 
+#include "compiler/ops/depthwise_nchwc.h"
 #include "compiler/ops/nchwc_epilogue.h"
 #include "compiler/ops/nchwc_operator.h"
 #include "compiler/ops/nchwc_ops.h"
@@ -38,7 +39,9 @@ class DepthwiseNchwc : public NchwcConvOperator<DepthwiseNchwcShape> {
     return in;
   }
 
-  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
+  space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {
+    return depthwise_nchwc_space(DepthwiseNchwcShape::from_vector(s), t);
+  }
   Scheduled schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const override;
 
   void reference(const std::vector<int64_t>& s, const std::vector<const float*>& in, std::vector<float>* out,
@@ -48,8 +51,9 @@ class DepthwiseNchwc : public NchwcConvOperator<DepthwiseNchwcShape> {
   }
 };
 
-space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
-  const auto sh = DepthwiseNchwcShape::from_vector(s);
+}  // namespace
+
+space::ConfigSpace depthwise_nchwc_space(const DepthwiseNchwcShape& sh, const codegen::Target& t) {
   const Conv2dShape& c = sh.conv;
   const int64_t lanes = std::max(1, t.float32_lanes());
   const int64_t vectors_per_block = ceil_div(sh.b, lanes);
@@ -82,15 +86,13 @@ space::ConfigSpace DepthwiseNchwc::config_space(const std::vector<int64_t>& s, c
   return cs;
 }
 
+namespace {
+
 Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
                                    const codegen::Target& t) const {
   const auto sh = DepthwiseNchwcShape::from_vector(s);
   const Conv2dShape& c = sh.conv;
-  const int64_t lanes = std::max(1, t.float32_lanes());
-  const int64_t kb = cfg.get_int("oc_blocks"), xt = cfg.get_int("ow_tile"), yt = cfg.get_int("oh_tile");
-  const bool unroll_kernel = cfg.get_bool("unroll_kernel");
   const bool pad_copy = c.padded() && cfg.get_string("pad") == "copy";
-  const std::string parallel = cfg.get_string("parallel");
   const int64_t m = sh.multiplier();
   const auto dt = ir::DataType::float32();
 
@@ -120,7 +122,21 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
   Tensor out = nchwc_output(epilogue_, conv, bias, Tensor(), c.k, sh.b);
 
   Scheduled result = make_scheduled({data, weight, bias}, out);
-  schedule::Schedule& sch = *result.schedule;
+  schedule_depthwise_nchwc(*result.schedule, conv, out, input, sh, cfg, t);
+  return result;
+}
+
+}  // namespace
+
+void schedule_depthwise_nchwc(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
+                              const NchwcInput& input, const DepthwiseNchwcShape& sh, const space::Config& cfg,
+                              const codegen::Target& t) {
+  const Conv2dShape& c = sh.conv;
+  const int64_t lanes = std::max(1, t.float32_lanes());
+  const int64_t kb = cfg.get_int("oc_blocks"), xt = cfg.get_int("ow_tile"), yt = cfg.get_int("oh_tile");
+  const bool unroll_kernel = cfg.get_bool("unroll_kernel");
+  const bool pad_copy = c.padded() && cfg.get_string("pad") == "copy";
+  const std::string parallel = cfg.get_string("parallel");
   Tensor tile = tile_nchwc_output(sch, conv, out, {kb, yt, xt}, sh.b, lanes, parallel);
 
   schedule::Stage& r = sch[tile];
@@ -137,10 +153,7 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
   vectorize_lanes(r, tl, sh.b, lanes);
 
   if (pad_copy) schedule_padded_copy(sch[input.padded], parallel, sh.b, lanes);
-  return result;
 }
-
-}  // namespace
 
 void register_depthwise_nchwc_operators(Registry& r) {
   r.add(std::make_unique<DepthwiseNchwc>("depthwise_nchwc", NchwcEpilogue::None));

@@ -1,12 +1,11 @@
 // Quantized conv2d on blocked layouts, the integer form of a QDQ model's DequantizeLinear -> Conv
 // -> QuantizeLinear (ONNX QLinearConv's arithmetic): unsigned 8-bit data (n, C/ib, h, w, ib),
 // signed 8-bit weights packed four input channels per output lane (K/ob, C/ib, r, s, ib/4, ob, 4),
-// int32 accumulation, then the requantizing epilogue
-//     out = saturate_u8(round_half_even(float(acc + bias[k]) * scale[k]) + zero_points[1])
-// where bias already holds the quantized bias less x_zero * sum(w) (so the input's zero point costs
-// nothing per pixel; the weights' zero point is 0, as ONNX Runtime's quantizer writes them) and
-// padding reads the input's zero point zero_points[0], the quantized 0.0. The `_relu` variant
-// clamps at the output's zero point, which is ReLU in the quantized domain.
+// int32 accumulation, then the requantizing epilogue (requantize.h). The bias already holds the
+// quantized bias less x_zero * sum(w) (so the input's zero point costs nothing per pixel; the
+// weights' zero point is 0, as ONNX Runtime's quantizer writes them) and padding reads the input's
+// zero point zero_points[0], the quantized 0.0. The `_relu` variant clamps at the output's zero
+// point, which is ReLU in the quantized domain.
 //
 // The micro-kernel is the float NCHWc one's (conv2d_nchwc.cc) with the input channels of a block
 // reduced four at a time, innermost inside the register tile: each step broadcasts four input bytes
@@ -24,6 +23,7 @@
 #include "compiler/ops/nchwc_schedule.h"
 #include "compiler/ops/nchwc_shape.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/requantize.h"
 
 namespace tf::ops {
 namespace {
@@ -145,18 +145,7 @@ Scheduled QConv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Con
                               return te::sum(x * w, {rc, ry, rx});
                             },
                             "conv", {"n", "ko", "y", "x", "l"});
-  Tensor out = te::compute(sh.out_shape(),
-                           [&](const te::Indices& i) {
-                             Expr scaled = ir::make_cast(ir::DataType::float32(),
-                                                         conv(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4])) *
-                                           scale(i[1], i[4]);
-                             Expr y_zero = zero_points(Expr(int64_t{1}));
-                             Expr q = ir::make_cast(i32, ir::round(scaled)) + y_zero;
-                             q = ir::max(q, relu_ ? y_zero : Expr(ir::make_int(0, i32)));
-                             q = ir::min(q, ir::make_int(255, i32));
-                             return ir::make_cast(ir::DataType::uint8(), q);
-                           },
-                           "requantize", {"n", "ko", "y", "x", "l"});
+  Tensor out = requantize_u8(conv, bias, scale, zero_points, relu_, sh.out_shape());
 
   Scheduled result = make_scheduled({data, weight, bias, scale, zero_points}, out);
   schedule::Schedule& sch = *result.schedule;
@@ -215,12 +204,8 @@ void QConv2dNchwc::reference(const std::vector<int64_t>& s, const std::vector<co
                     ci % kGroup;
                 acc += v * weight[wi];
               }
-          const double scaled = static_cast<double>(static_cast<float>(acc + bias[ko * sh.ob + l])) *
-                                static_cast<double>(scale[ko * sh.ob + l]);
-          double q = std::nearbyint(scaled) + y_zero;
-          q = std::clamp(q, relu_ ? y_zero : 0.0, 255.0);
           (*out)[static_cast<size_t>((((n * sh.k_blocks() + ko) * oh + y) * ow + x) * sh.ob + l)] =
-              static_cast<float>(q);
+              static_cast<float>(requantize_reference(acc, bias[ko * sh.ob + l], scale[ko * sh.ob + l], y_zero, relu_));
         }
     }
 }

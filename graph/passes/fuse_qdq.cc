@@ -1,18 +1,20 @@
 // A QDQ model's quantized convolution becomes one integer kernel, as ONNX Runtime and TVM run
 // such models:
-//     DequantizeLinear(xq, sx, zx) -> Conv(DequantizeLinear(wq, sw, 0), bias) [-> Relu]
-//         -> QuantizeLinear(sy, zy)
+//     DequantizeLinear(xq, sx, zx) -> Conv(DequantizeLinear(wq, sw, 0), bias) [-> Relu or a Clip(0,
+//         hi) the output's saturation makes one] -> QuantizeLinear(sy, zy)
 // is a qconv2d (or qconv2d_relu) node on xq, with the weight's int8 values, an int32 bias that
 // holds round(bias / (sx * sw[k])) - zx * sum(wq[k]) (so the input's zero point costs nothing per
 // pixel), the requantizing scale sx * sw[k] / sy, and the zero points {zx, zy}; plan_layouts runs
-// it as qconv2d_nchwc. A MatMul with a constant weight in the same pattern,
+// it as qconv2d_nchwc. A depthwise conv (group = C = K, weights [C, 1, R, S]) in the same pattern
+// is a qdepthwise2d node, which plan_layouts runs as qdepthwise_nchwc. A MatMul with a constant
+// weight in the same pattern,
 //     DequantizeLinear(xq) -> MatMul(DequantizeLinear(wq [K, N])) [-> Add(bias [N])] -> QuantizeLinear
 // is a qdense node on the same terms (pack_dense_weights runs it as qdense_packed), the weight's
-// scales per tensor or per column. What a conv needs, or the nodes stay float: uint8 activations with a zero point
-// per tensor, int8 weights with zero points 0 (per channel or per tensor), uint8 outputs, a 2-D conv
-// of one group over a multiple of four input channels, and no other reader of the float values
-// in between. The result equals the float graph's up to the output's rounding: one quantization
-// step where float32 and the integer sum round a tie differently.
+// scales per tensor or per column. What a conv needs, or the nodes stay float: uint8 activations
+// with a zero point per tensor, int8 weights with zero points 0 (per channel or per tensor), uint8
+// outputs, a 2-D conv of one group over a multiple of four input channels or a depthwise one, and
+// no other reader of the float values in between. The result equals the float graph's up to the
+// output's rounding: one quantization step where float32 and the integer sum round a tie differently.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -60,9 +62,22 @@ bool quantized_uint8(const Graph& g, int at, const Node** q, Quantization* y) {
   return true;
 }
 
+// Whether Clip(0, hi) before a QuantizeLinear to uint8 (y) quantizes as a Relu would: the clip's
+// top is at or past the value that already rounds to 255 ((254.5 - zy) * sy), so the saturation
+// does it (MobileNet's ReLU6 with an output range calibrated to [0, 6]). Q is monotonic, so
+// Q(clip(v, 0, hi)) = clamp(Q(v), Q(0), Q(hi)) = clamp(Q(v), zy, 255) then.
+bool clip_is_relu_here(const Graph& g, const Node& clip, const Quantization& y) {
+  const auto lo = g.input_present(clip, 1) ? g.scalar_constant(clip.inputs[1]) : std::nullopt;
+  if (!lo || *lo != 0) return false;
+  if (!g.input_present(clip, 2)) return true;
+  const auto hi = g.scalar_constant(clip.inputs[2]);
+  return hi && (254.5 - y.zero_point) * y.scale <= *hi;
+}
+
 struct QConvMatch {
   std::vector<size_t> nodes;  // the Conv, the Relu if any, the QuantizeLinear
   const Node* conv = nullptr;
+  bool depthwise = false;  // one group per channel, as many outputs as inputs
   bool relu = false;
   const Node* quantize = nullptr;
   std::string xq;                     // the uint8 input
@@ -73,11 +88,15 @@ struct QConvMatch {
 
 std::optional<QConvMatch> match(const Graph& g, size_t at) {
   const Node& conv = g.nodes[at];
-  if (conv.op != "Conv" || conv.inputs.size() < 2 || conv.attr_int("group", 1) != 1) return std::nullopt;
+  if (conv.op != "Conv" || conv.inputs.size() < 2) return std::nullopt;
   const Value& x = g.input_of(conv, 0);
-  if (x.shape.size() != 4 || x.shape[1] % 4 != 0) return std::nullopt;
+  if (x.shape.size() != 4) return std::nullopt;
+  const int64_t groups = conv.attr_int("group", 1);
+  const bool depthwise = groups > 1 && groups == x.shape[1] && g.input_of(conv, 1).shape.at(0) == groups;
+  if (!depthwise && (groups != 1 || x.shape[1] % 4 != 0)) return std::nullopt;
   QConvMatch m;
   m.conv = &conv;
+  m.depthwise = depthwise;
   m.nodes.push_back(at);
   const auto xq = dequantized_uint8(g, conv.inputs[0]);
   if (!xq) return std::nullopt;
@@ -98,12 +117,16 @@ std::optional<QConvMatch> match(const Graph& g, size_t at) {
   if (g.input_present(conv, 2) && !g.constant(conv.inputs[2])) return std::nullopt;
 
   int next = sole_reader(g, conv.outputs[0]);
-  if (next >= 0 && g.nodes[static_cast<size_t>(next)].op == "Relu") {
-    m.relu = true;
+  const Node* activation = nullptr;
+  if (next >= 0 &&
+      (g.nodes[static_cast<size_t>(next)].op == "Relu" || g.nodes[static_cast<size_t>(next)].op == "Clip")) {
+    activation = &g.nodes[static_cast<size_t>(next)];
     m.nodes.push_back(static_cast<size_t>(next));
-    next = sole_reader(g, g.nodes[static_cast<size_t>(next)].outputs[0]);
+    next = sole_reader(g, activation->outputs[0]);
   }
   if (!quantized_uint8(g, next, &m.quantize, &m.y)) return std::nullopt;
+  if (activation && activation->op == "Clip" && !clip_is_relu_here(g, *activation, m.y)) return std::nullopt;
+  m.relu = activation != nullptr;
   m.nodes.push_back(static_cast<size_t>(next));
   return m;
 }
@@ -236,10 +259,10 @@ Node qconv_node(Graph& g, const QConvMatch& m) {
   g.set_constant(weight_name, w);
   Node q;
   q.name = m.conv->name;
-  q.op = m.relu ? "qconv2d_relu" : "qconv2d";
+  q.op = std::string(m.depthwise ? "qdepthwise2d" : "qconv2d") + (m.relu ? "_relu" : "");
   q.inputs = {m.xq, weight_name, r.bias, r.scale, r.zero_points};
   q.outputs = {m.quantize->outputs.at(0)};
-  for (const char* a : {"dilations", "kernel_shape", "pads", "strides"})
+  for (const char* a : {"dilations", "group", "kernel_shape", "pads", "strides"})
     if (m.conv->has(a)) q.attrs[a] = m.conv->attrs.at(a);
   return q;
 }

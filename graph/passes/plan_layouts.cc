@@ -82,6 +82,10 @@ class LayoutPlanner {
         block_qconv(n);
         continue;
       }
+      if (n.op == "qdepthwise2d" || n.op == "qdepthwise2d_relu") {
+        block_qdepthwise(n);
+        continue;
+      }
       const std::string twin = blocked_conv_twin(in_, n);
       if (twin.empty()) {
         if (block_pool(n) || pool_globally(n) || block_elementwise(n)) continue;
@@ -264,6 +268,36 @@ class LayoutPlanner {
                 add_tensor(n.inputs[2] + "_blocked", pad_channels(*bias, s.k, sh.ob)),
                 add_tensor(n.inputs[3] + "_blocked", pad_channels(*scale, s.k, sh.ob)), n.inputs[4]};
     b.outputs = {blocked_output(n.outputs.at(0), op, extents, sh.ob)};
+    out_.nodes.push_back(std::move(b));
+  }
+
+  // A fuse_qdq depthwise conv on integers: blocked uint8 in and out, its int8 weight [C, 1, R, S]
+  // as (C/b, R, S, b), bias and requantizing scale per block.
+  void block_qdepthwise(const Node& n) {
+    const ops::Conv2dShape s = conv2d_shape(in_, n);
+    const Tensor* weight = in_.constant(n.inputs.at(1));
+    const Tensor* bias = in_.constant(n.inputs.at(2));
+    const Tensor* scale = in_.constant(n.inputs.at(3));
+    if (!weight || !bias || !scale || !in_.constant(n.inputs.at(4)))
+      throw CompileError(n.describe() + ": the weight, bias, scale and zero points must be constants");
+    const ops::DepthwiseNchwcShape sh{s, kBlock};
+    const std::string op = n.op == "qdepthwise2d_relu" ? "qdepthwise_nchwc_relu" : "qdepthwise_nchwc";
+    const std::vector<int64_t> extents = sh.to_vector();
+    const int64_t taps = s.r * s.s;
+    std::vector<int64_t> packed(static_cast<size_t>(sh.k_blocks() * taps * sh.b), 0);
+    for (int64_t o = 0; o < s.k; ++o)
+      for (int64_t t = 0; t < taps; ++t)
+        packed[static_cast<size_t>(((o / sh.b) * taps + t) * sh.b + o % sh.b)] =
+            weight->i64[static_cast<size_t>(o * taps + t)];
+    Node b = n;
+    b.op = op;
+    b.attrs = {{"workload_shape", extents}};
+    b.inputs = {blocked(n.inputs[0], sh.b),
+                add_tensor(n.inputs[1] + "_packed",
+                           Tensor::ints({sh.k_blocks(), s.r, s.s, sh.b}, std::move(packed), DType::Int8)),
+                add_tensor(n.inputs[2] + "_blocked", pad_channels(*bias, s.k, sh.b)),
+                add_tensor(n.inputs[3] + "_blocked", pad_channels(*scale, s.k, sh.b)), n.inputs[4]};
+    b.outputs = {blocked_output(n.outputs.at(0), op, extents, sh.b)};
     out_.nodes.push_back(std::move(b));
   }
 

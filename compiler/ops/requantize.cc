@@ -1,0 +1,32 @@
+#include "compiler/ops/requantize.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/ir/math.h"
+
+namespace tf::ops {
+
+te::Tensor requantize_u8(const te::Tensor& acc, const te::Tensor& bias, const te::Tensor& scale,
+                         const te::Tensor& zero_points, bool relu, const std::vector<int64_t>& out_shape) {
+  const auto i32 = ir::DataType::int32();
+  return te::compute(out_shape,
+                     [&](const te::Indices& i) {
+                       ir::Expr scaled = ir::make_cast(ir::DataType::float32(),
+                                                       acc(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4])) *
+                                         scale(i[1], i[4]);
+                       ir::Expr y_zero = zero_points(ir::Expr(int64_t{1}));
+                       ir::Expr q = ir::make_cast(i32, ir::round(scaled)) + y_zero;
+                       q = ir::max(q, relu ? y_zero : ir::Expr(ir::make_int(0, i32)));
+                       q = ir::min(q, ir::make_int(255, i32));
+                       return ir::make_cast(ir::DataType::uint8(), q);
+                     },
+                     "requantize", {"n", "ko", "y", "x", "l"});
+}
+
+double requantize_reference(double acc, double bias, double scale, double y_zero, bool relu) {
+  const double scaled = static_cast<double>(static_cast<float>(acc + bias)) * scale;
+  return std::clamp(std::nearbyint(scaled) + y_zero, relu ? y_zero : 0.0, 255.0);
+}
+
+}  // namespace tf::ops
