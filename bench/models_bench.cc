@@ -56,10 +56,15 @@ constexpr double kQuantizedAgreement = 3e-2;
 // A transformer layer's steps spread through its seven requantizations into the layer norm's
 // output: about 2.6% of the largest apart (tests/model_vs_ort_test.cc).
 constexpr double kQuantizedTransformerAgreement = 5e-2;
+// MobileNetV2's fifty-two requantizations amplify any step: ONNX Runtime's own int8 run is 11% of
+// the largest logit from its run of the same nodes unfused, tunefarm's 4-5% from that
+// (tests/model_vs_ort_test.cc); against ORT's int8 the two land 11% apart.
+constexpr double kQuantizedMobileNetAgreement = 0.15;
 
 bool quantized_model(const std::string& model) { return model.size() > 4 && model.substr(model.size() - 4) == "_qdq"; }
 double agreement_bound(const std::string& model) {
   if (!quantized_model(model)) return kAgreement;
+  if (model.rfind("mobilenet", 0) == 0) return kQuantizedMobileNetAgreement;
   return model.rfind("bert", 0) == 0 ? kQuantizedTransformerAgreement : kQuantizedAgreement;
 }
 const std::set<std::string> kExportedModels = {"mobilenetv3_opset9", "fpn_opset11", "transformer_opset13",
