@@ -88,31 +88,36 @@ TEST(FuseQdq, WhatTheIntegerKernelCannotRunStaysFloat) {
   EXPECT_EQ(count_ops(passes::fuse_qdq(shared)).count("qconv2d_relu"), 0u);
 }
 
+// Graph g (uint8 input "xq" of `shape`, filled with i * step % 256; uint8 output "q") built with
+// its integer kernels and with its QDQ nodes in float around float kernels: every output at most
+// one step apart, one in twenty at most, and the outputs spread off the saturation bounds.
+void expect_integer_within_one_step(const Graph& g, const Shape& shape, int64_t step) {
+  BuildOptions options;
+  options.target = codegen::host_target();
+  runtime::model::Executor integer(build_model(plan_graph(g, PlanOptions{}), options));
+  runtime::model::Executor floats(build_model(plan_graph(g, PlanOptions{false}), options));
+  std::vector<uint8_t> x(static_cast<size_t>(element_count(shape)));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(static_cast<int64_t>(i) * step % 256);
+  const runtime::model::HostTensors in = {{"xq", HostTensor::uint8s(shape, x)}};
+  const HostTensor a = integer.run(in).at("q"), b = floats.run(in).at("q");
+  ASSERT_EQ(a.elements(), b.elements());
+  int64_t apart = 0;
+  std::set<double> values;
+  for (int64_t i = 0; i < a.elements(); ++i) {
+    EXPECT_LE(std::abs(a.at(i) - b.at(i)), 1.0) << "element " << i;
+    apart += a.at(i) != b.at(i);
+    values.insert(a.at(i));
+  }
+  EXPECT_LE(apart * 20, a.elements()) << apart << " of " << a.elements() << " one step apart";
+  EXPECT_GT(values.size(), 20u) << "outputs off the saturation bounds";
+}
+
 // The integer conv against the float nodes it replaced (DequantizeLinear, a float kernel,
 // QuantizeLinear), built and run on the same uint8 inputs: at most one step apart, and rarely.
 TEST(FuseQdq, TheIntegerConvIsWithinOneStepOfTheFloatNodes) {
   for (int64_t channels : {int64_t{8}, int64_t{32}}) {
     SCOPED_TRACE(channels);
-    const Graph g = qdq_conv(channels);
-    BuildOptions options;
-    options.target = codegen::host_target();
-    runtime::model::Executor integer(build_model(plan_graph(g, PlanOptions{}), options));
-    runtime::model::Executor floats(build_model(plan_graph(g, PlanOptions{false}), options));
-    std::vector<uint8_t> x(static_cast<size_t>(channels * 36));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 53 % 256);
-    const runtime::model::HostTensors in = {{"xq", HostTensor::uint8s({1, channels, 6, 6}, x)}};
-    const HostTensor a = integer.run(in).at("q"), b = floats.run(in).at("q");
-    ASSERT_EQ(a.elements(), b.elements());
-    int64_t apart = 0, distinct = 0;
-    std::set<double> values;
-    for (int64_t i = 0; i < a.elements(); ++i) {
-      EXPECT_LE(std::abs(a.at(i) - b.at(i)), 1.0) << "element " << i;
-      apart += a.at(i) != b.at(i);
-      values.insert(a.at(i));
-    }
-    distinct = static_cast<int64_t>(values.size());
-    EXPECT_LE(apart * 20, a.elements()) << apart << " of " << a.elements() << " one step apart";
-    EXPECT_GT(distinct, 20) << "outputs off the saturation bounds";
+    expect_integer_within_one_step(qdq_conv(channels), {1, channels, 6, 6}, 53);
   }
 }
 
@@ -159,24 +164,7 @@ TEST(FuseQdq, AQuantizedDepthwiseConvRunsOnIntegersWithinOneStep) {
     EXPECT_EQ(count_ops(passes::fuse_qdq(g)), (std::map<std::string, int>{{"qdepthwise2d_relu", 1}}));
     const Graph planned = plan_graph(g, PlanOptions{});
     EXPECT_EQ(count_ops(planned).count("qdepthwise_nchwc_relu"), 1u);
-    BuildOptions options;
-    options.target = codegen::host_target();
-    runtime::model::Executor integer(build_model(planned, options));
-    runtime::model::Executor floats(build_model(plan_graph(g, PlanOptions{false}), options));
-    std::vector<uint8_t> x(static_cast<size_t>(channels * 81));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 71 % 256);
-    const runtime::model::HostTensors in = {{"xq", HostTensor::uint8s({1, channels, 9, 9}, x)}};
-    const HostTensor a = integer.run(in).at("q"), b = floats.run(in).at("q");
-    ASSERT_EQ(a.elements(), b.elements());
-    int64_t apart = 0;
-    std::set<double> values;
-    for (int64_t i = 0; i < a.elements(); ++i) {
-      EXPECT_LE(std::abs(a.at(i) - b.at(i)), 1.0) << "element " << i;
-      apart += a.at(i) != b.at(i);
-      values.insert(a.at(i));
-    }
-    EXPECT_LE(apart * 20, a.elements()) << apart << " of " << a.elements() << " one step apart";
-    EXPECT_GT(values.size(), 20u) << "outputs off the saturation bounds";
+    expect_integer_within_one_step(g, {1, channels, 9, 9}, 71);
   }
 }
 
@@ -249,25 +237,7 @@ TEST(FuseQdq, AMatMulTheIntegerKernelCannotRunStaysFloat) {
 TEST(FuseQdq, TheIntegerDenseIsWithinOneStepOfTheFloatNodes) {
   for (bool per_column : {true, false}) {
     SCOPED_TRACE(per_column ? "per-column weight scales" : "one weight scale");
-    const Graph g = qdq_matmul(64, per_column);
-    BuildOptions options;
-    options.target = codegen::host_target();
-    runtime::model::Executor integer(build_model(plan_graph(g, PlanOptions{}), options));
-    runtime::model::Executor floats(build_model(plan_graph(g, PlanOptions{false}), options));
-    std::vector<uint8_t> x(6 * 64);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 53 % 256);
-    const runtime::model::HostTensors in = {{"xq", HostTensor::uint8s({1, 6, 64}, x)}};
-    const HostTensor a = integer.run(in).at("q"), b = floats.run(in).at("q");
-    ASSERT_EQ(a.elements(), b.elements());
-    int64_t apart = 0;
-    std::set<double> values;
-    for (int64_t i = 0; i < a.elements(); ++i) {
-      EXPECT_LE(std::abs(a.at(i) - b.at(i)), 1.0) << "element " << i;
-      apart += a.at(i) != b.at(i);
-      values.insert(a.at(i));
-    }
-    EXPECT_LE(apart * 20, a.elements()) << apart << " of " << a.elements() << " one step apart";
-    EXPECT_GT(values.size(), 20u) << "outputs off the saturation bounds";
+    expect_integer_within_one_step(qdq_matmul(64, per_column), {1, 6, 64}, 53);
   }
 }
 
@@ -408,17 +378,14 @@ TEST(FuseQdq, QLinearConvsRunOnIntegersToo) {
 namespace tf::graph {
 namespace {
 
-// The QDQ BERT-base layer: its six projections run on integers; against the same model with its
-// QDQ nodes run in float around float kernels, on the same inputs. Each integer product is within
-// one step of the float nodes (above), but a step taken in one layer moves the next layer's
-// sums, so steps spread through the seven requantizations: about 1.4% of the typical output apart
-// here. A wrong scale, zero point or bias moves whole layers, tens of percent.
-TEST(FuseQdq, TheQdqBertLayerRunsItsProjectionsOnIntegers) {
-  const Graph g = import_onnx_file(std::string(TF_MODELS_DIR) + "/bert_layer_qdq.onnx");
-  const Graph planned = plan_graph(g, PlanOptions{});
-  int integer = 0;
-  for (const Node& n : planned.nodes) integer += n.op == "qdense_packed";
-  EXPECT_EQ(integer, 6);
+struct IntegerVsFloat {
+  double max_relative = 0;   // max|a-b| / max|b|
+  double mean_relative = 0;  // mean|a-b| / mean|b|
+};
+
+// A model's first output built as `planned` (integer kernels) and with its QDQ nodes run in float
+// around float kernels, on the same random inputs.
+IntegerVsFloat integer_vs_float(const Graph& g, const Graph& planned) {
   BuildOptions options;
   options.target = codegen::host_target();
   runtime::model::Executor ints(build_model(planned, options));
@@ -434,8 +401,23 @@ TEST(FuseQdq, TheQdqBertLayerRunsItsProjectionsOnIntegers) {
   }
   std::printf("integer vs float QDQ: max|a-b|/max|b| = %.3g, mean|a-b|/mean|b| = %.3g\n", diff / largest,
               total_diff / total);
-  EXPECT_LE(diff / largest, 0.05);
-  EXPECT_LE(total_diff / total, 0.03);
+  return {diff / largest, total_diff / total};
+}
+
+// The QDQ BERT-base layer: its six projections run on integers; against the same model with its
+// QDQ nodes run in float around float kernels, on the same inputs. Each integer product is within
+// one step of the float nodes (above), but a step taken in one layer moves the next layer's
+// sums, so steps spread through the seven requantizations: about 1.4% of the typical output apart
+// here. A wrong scale, zero point or bias moves whole layers, tens of percent.
+TEST(FuseQdq, TheQdqBertLayerRunsItsProjectionsOnIntegers) {
+  const Graph g = import_onnx_file(std::string(TF_MODELS_DIR) + "/bert_layer_qdq.onnx");
+  const Graph planned = plan_graph(g, PlanOptions{});
+  int integer = 0;
+  for (const Node& n : planned.nodes) integer += n.op == "qdense_packed";
+  EXPECT_EQ(integer, 6);
+  const IntegerVsFloat d = integer_vs_float(g, planned);
+  EXPECT_LE(d.max_relative, 0.05);
+  EXPECT_LE(d.mean_relative, 0.03);
 }
 
 }  // namespace
@@ -453,23 +435,9 @@ TEST(FuseQdq, TheQdqMobileNetV2RunsItsConvsOnIntegers) {
   const Graph planned = plan_graph(g, PlanOptions{});
   const auto ops = count_ops(planned);
   EXPECT_EQ(ops.count("qdepthwise_nchwc_relu") ? ops.at("qdepthwise_nchwc_relu") : 0, 17);
-  BuildOptions options;
-  options.target = codegen::host_target();
-  runtime::model::Executor ints(build_model(planned, options));
-  runtime::model::Executor floats(build_model(plan_graph(g, PlanOptions{false}), options));
-  const auto in = runtime::model::fill_random_inputs(ints);
-  const HostTensor a = ints.run(in).begin()->second, b = floats.run(in).begin()->second;
-  double largest = 0, diff = 0, total = 0, total_diff = 0;
-  for (int64_t i = 0; i < a.elements(); ++i) {
-    largest = std::max(largest, std::abs(b.at(i)));
-    diff = std::max(diff, std::abs(a.at(i) - b.at(i)));
-    total += std::abs(b.at(i));
-    total_diff += std::abs(a.at(i) - b.at(i));
-  }
-  std::printf("integer vs float QDQ: max|a-b|/max|b| = %.3g, mean|a-b|/mean|b| = %.3g\n", diff / largest,
-              total_diff / total);
-  EXPECT_LE(diff / largest, 0.06);
-  EXPECT_LE(total_diff / total, 0.06);
+  const IntegerVsFloat d = integer_vs_float(g, planned);
+  EXPECT_LE(d.max_relative, 0.06);
+  EXPECT_LE(d.mean_relative, 0.06);
 }
 
 }  // namespace

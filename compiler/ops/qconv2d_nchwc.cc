@@ -59,18 +59,9 @@ class QConv2dNchwc : public NchwcConvOperator<Conv2dNchwcShape> {
     return {sh.data_shape(), weight_shape(sh), {sh.k_blocks(), sh.ob}, {sh.k_blocks(), sh.ob}, {2}};
   }
 
-  // Random bytes make accumulators of about 128 x 74 x sqrt(taps); scales bring the typical one
-  // about 40 steps from the output's zero point, so a check sees outputs across the range instead
-  // of saturated ones (which a wrong accumulator would match as often as not).
   runtime::FillRange input_range(const std::vector<int64_t>& s, int index, ir::DataType type) const override {
     const Conv2dShape& c = Conv2dNchwcShape::from_vector(s).conv;
-    const double typical = 128.0 * 74.0 * std::sqrt(static_cast<double>(c.c * c.r * c.s));
-    switch (index) {
-      case 2: return {-typical, typical};               // bias
-      case 3: return {20.0 / typical, 60.0 / typical};  // scale
-      case 4: return {64, 192};                         // input and output zero points
-      default: return NchwcConvOperator::input_range(s, index, type);
-    }
+    return requantize_input_range(index, c.c * c.r * c.s).value_or(NchwcConvOperator::input_range(s, index, type));
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;

@@ -17,6 +17,7 @@
 
 #include "compiler/error.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/requantize.h"
 #include "compiler/ops/vector_columns.h"
 #include "compiler/space/knob_choices.h"
 
@@ -52,17 +53,8 @@ class QDensePacked : public Operator {
   }
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
 
-  // Random bytes make accumulators of about 128 x 74 x sqrt(K); scales bring the typical one about
-  // 40 steps from the output's zero point, so a check sees outputs across the range instead of
-  // saturated ones (which a wrong accumulator would match as often as not).
   runtime::FillRange input_range(const std::vector<int64_t>& s, int index, ir::DataType type) const override {
-    const double typical = 128.0 * 74.0 * std::sqrt(static_cast<double>(s[2]));
-    switch (index) {
-      case 2: return {-typical, typical};               // bias
-      case 3: return {20.0 / typical, 60.0 / typical};  // scale
-      case 4: return {64, 192};                         // zero points
-      default: return Operator::input_range(s, index, type);
-    }
+    return requantize_input_range(index, s[2]).value_or(Operator::input_range(s, index, type));
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;

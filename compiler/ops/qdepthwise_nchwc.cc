@@ -7,8 +7,6 @@
 // Each lane is a channel and each output reads its own channel only, so there is no reduction over
 // channels for a dot-product instruction to take: the micro-kernel is the float depthwise one's
 // (depthwise_nchwc.h) with the bytes widened to int32 lanes, one multiply-add per tap.
-#include <cmath>
-
 #include "compiler/error.h"
 #include "compiler/ops/depthwise_nchwc.h"
 #include "compiler/ops/nchwc_operator.h"
@@ -43,17 +41,9 @@ class QDepthwiseNchwc : public NchwcConvOperator<DepthwiseNchwcShape> {
     return {sh.data_shape(), sh.weight_shape(), {sh.k_blocks(), sh.b}, {sh.k_blocks(), sh.b}, {2}};
   }
 
-  // As qconv2d_nchwc's: scales that put the typical sum of random bytes about 40 steps from the
-  // output's zero point, so a check sees outputs across the range rather than saturated ones.
   runtime::FillRange input_range(const std::vector<int64_t>& s, int index, ir::DataType type) const override {
     const Conv2dShape& c = DepthwiseNchwcShape::from_vector(s).conv;
-    const double typical = 128.0 * 74.0 * std::sqrt(static_cast<double>(c.r * c.s));
-    switch (index) {
-      case 2: return {-typical, typical};               // bias
-      case 3: return {20.0 / typical, 60.0 / typical};  // scale
-      case 4: return {64, 192};                         // input and output zero points
-      default: return NchwcConvOperator::input_range(s, index, type);
-    }
+    return requantize_input_range(index, c.r * c.s).value_or(NchwcConvOperator::input_range(s, index, type));
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override {

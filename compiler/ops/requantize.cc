@@ -24,6 +24,16 @@ te::Tensor requantize_u8(const te::Tensor& acc, const te::Tensor& bias, const te
                      "requantize", {"n", "ko", "y", "x", "l"});
 }
 
+std::optional<runtime::FillRange> requantize_input_range(int index, int64_t products) {
+  const double typical = 128.0 * 74.0 * std::sqrt(static_cast<double>(products));
+  switch (index) {
+    case 2: return runtime::FillRange{-typical, typical};
+    case 3: return runtime::FillRange{20.0 / typical, 60.0 / typical};
+    case 4: return runtime::FillRange{64, 192};
+    default: return std::nullopt;
+  }
+}
+
 double requantize_reference(double acc, double bias, double scale, double y_zero, bool relu) {
   const double scaled = static_cast<double>(static_cast<float>(acc + bias)) * scale;
   return std::clamp(std::nearbyint(scaled) + y_zero, relu ? y_zero : 0.0, 255.0);

@@ -4,9 +4,12 @@
 // clamped below at the output's zero point instead of 0 with `relu` (ReLU in the quantized domain).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "compiler/te/tensor.h"
+#include "runtime/random_fill.h"
 
 namespace tf::ops {
 
@@ -14,6 +17,13 @@ namespace tf::ops {
 // int32 {input, output}. The uint8 output of acc's shape.
 te::Tensor requantize_u8(const te::Tensor& acc, const te::Tensor& bias, const te::Tensor& scale,
                          const te::Tensor& zero_points, bool relu, const std::vector<int64_t>& out_shape);
+
+// The checked and timed values of a requantizing op's inputs 2, 3, 4 (bias, scale, zero points) when
+// each output sums `products` products of random bytes (about 128 x 74 x sqrt(products)): scales
+// that put the typical one about 40 steps from the output's zero point, so a check sees outputs
+// across the range rather than saturated ones (which a wrong accumulator would match as often as
+// not). None for the other inputs.
+std::optional<runtime::FillRange> requantize_input_range(int index, int64_t products);
 
 // The same in double for the references: acc + bias rounded to float32 first, as the kernels do.
 double requantize_reference(double acc, double bias, double scale, double y_zero, bool relu);

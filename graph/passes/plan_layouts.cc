@@ -27,13 +27,16 @@ namespace {
 
 constexpr int64_t kBlock = 16;  // one AVX-512 vector of floats
 
-std::vector<float> pack_depthwise_weight(const Tensor& w, int64_t k, int64_t taps, int64_t b) {
-  const int64_t kb = ops::ceil_div(k, b);
-  std::vector<float> out(static_cast<size_t>(kb * taps * b), 0.0f);
-  for (int64_t o = 0; o < k; ++o) {
-    for (int64_t t = 0; t < taps; ++t)
-      out[static_cast<size_t>(((o / b) * taps + t) * b + o % b)] = w.f32[static_cast<size_t>(o * taps + t)];
-  }
+// A depthwise weight [K, 1, R, S] as depthwise_nchwc and qdepthwise_nchwc read it, (K/b, R, S, b),
+// zero past K, in its own type.
+Tensor pack_depthwise_weight(const Tensor& w, const ops::DepthwiseNchwcShape& sh) {
+  const int64_t taps = sh.conv.r * sh.conv.s;
+  Tensor out;
+  out.dtype = w.dtype;
+  out.shape = sh.weight_shape();
+  out.resize_elements(element_count(out.shape));
+  for (int64_t o = 0; o < sh.conv.k; ++o)
+    for (int64_t t = 0; t < taps; ++t) out.set(((o / sh.b) * taps + t) * sh.b + o % sh.b, w, o * taps + t);
   return out;
 }
 
@@ -78,12 +81,8 @@ class LayoutPlanner {
 
   Graph run() {
     for (const Node& n : in_.nodes) {
-      if (n.op == "qconv2d" || n.op == "qconv2d_relu") {
-        block_qconv(n);
-        continue;
-      }
-      if (n.op == "qdepthwise2d" || n.op == "qdepthwise2d_relu") {
-        block_qdepthwise(n);
+      if (n.op == "qconv2d" || n.op == "qconv2d_relu" || n.op == "qdepthwise2d" || n.op == "qdepthwise2d_relu") {
+        block_integer_conv(n);
         continue;
       }
       const std::string twin = blocked_conv_twin(in_, n);
@@ -169,8 +168,7 @@ class LayoutPlanner {
       ops::DepthwiseNchwcShape sh{s, planned != blocks_.end() ? planned->second.ob : kBlock};
       in_block = out_block = sh.b;
       extents = sh.to_vector();
-      packed = add_constant(n.inputs[1] + "_packed", sh.weight_shape(),
-                            pack_depthwise_weight(*weight, s.k, s.r * s.s, sh.b));
+      packed = add_tensor(n.inputs[1] + "_packed", pack_depthwise_weight(*weight, sh));
     } else {
       // An input already blocked is read as it is (a ragged last block is the reduction's tail); a plain
       // one of 3 channels (a first layer) is read in place as NCHW1c, not padded to 16: five times the
@@ -249,55 +247,41 @@ class LayoutPlanner {
     return true;
   }
 
-  // A fuse_qdq conv on integers: blocked uint8 in and out, its int8 weight packed four input
-  // channels per output lane, bias and requantizing scale per output block.
-  void block_qconv(const Node& n) {
+  // A fuse_qdq conv on integers (qconv2d, qdepthwise2d): blocked uint8 in and out, its int8 weight
+  // packed as the blocked op reads it (four input channels per output lane; or (C/b, R, S, b)), bias
+  // and requantizing scale per output block.
+  void block_integer_conv(const Node& n) {
     const ops::Conv2dShape s = conv2d_shape(in_, n);
     const Tensor* weight = in_.constant(n.inputs.at(1));
     const Tensor* bias = in_.constant(n.inputs.at(2));
     const Tensor* scale = in_.constant(n.inputs.at(3));
     if (!weight || !bias || !scale || !in_.constant(n.inputs.at(4)))
       throw CompileError(n.describe() + ": the weight, bias, scale and zero points must be constants");
-    const ops::Conv2dNchwcShape sh{s, std::min<int64_t>(kBlock, s.c), kBlock};
-    const std::string op = n.op == "qconv2d_relu" ? "qconv2d_nchwc_relu" : "qconv2d_nchwc";
-    const std::vector<int64_t> extents = sh.to_vector();
+    const bool relu = n.op.size() > 5 && n.op.compare(n.op.size() - 5, 5, "_relu") == 0;
+    std::string op;
+    std::vector<int64_t> extents;
+    int64_t in_block = kBlock, out_block = kBlock;
+    Tensor packed;
+    if (n.op.rfind("qdepthwise2d", 0) == 0) {
+      const ops::DepthwiseNchwcShape sh{s, kBlock};
+      op = "qdepthwise_nchwc";
+      extents = sh.to_vector();
+      packed = pack_depthwise_weight(*weight, sh);
+    } else {
+      const ops::Conv2dNchwcShape sh{s, std::min<int64_t>(kBlock, s.c), kBlock};
+      op = "qconv2d_nchwc";
+      extents = sh.to_vector();
+      in_block = sh.ib;
+      packed = pack_int8_weight(*weight, sh);
+    }
+    if (relu) op += "_relu";
     Node b = n;
     b.op = op;
     b.attrs = {{"workload_shape", extents}};
-    b.inputs = {blocked(n.inputs[0], sh.ib), add_tensor(n.inputs[1] + "_packed", pack_int8_weight(*weight, sh)),
-                add_tensor(n.inputs[2] + "_blocked", pad_channels(*bias, s.k, sh.ob)),
-                add_tensor(n.inputs[3] + "_blocked", pad_channels(*scale, s.k, sh.ob)), n.inputs[4]};
-    b.outputs = {blocked_output(n.outputs.at(0), op, extents, sh.ob)};
-    out_.nodes.push_back(std::move(b));
-  }
-
-  // A fuse_qdq depthwise conv on integers: blocked uint8 in and out, its int8 weight [C, 1, R, S]
-  // as (C/b, R, S, b), bias and requantizing scale per block.
-  void block_qdepthwise(const Node& n) {
-    const ops::Conv2dShape s = conv2d_shape(in_, n);
-    const Tensor* weight = in_.constant(n.inputs.at(1));
-    const Tensor* bias = in_.constant(n.inputs.at(2));
-    const Tensor* scale = in_.constant(n.inputs.at(3));
-    if (!weight || !bias || !scale || !in_.constant(n.inputs.at(4)))
-      throw CompileError(n.describe() + ": the weight, bias, scale and zero points must be constants");
-    const ops::DepthwiseNchwcShape sh{s, kBlock};
-    const std::string op = n.op == "qdepthwise2d_relu" ? "qdepthwise_nchwc_relu" : "qdepthwise_nchwc";
-    const std::vector<int64_t> extents = sh.to_vector();
-    const int64_t taps = s.r * s.s;
-    std::vector<int64_t> packed(static_cast<size_t>(sh.k_blocks() * taps * sh.b), 0);
-    for (int64_t o = 0; o < s.k; ++o)
-      for (int64_t t = 0; t < taps; ++t)
-        packed[static_cast<size_t>(((o / sh.b) * taps + t) * sh.b + o % sh.b)] =
-            weight->i64[static_cast<size_t>(o * taps + t)];
-    Node b = n;
-    b.op = op;
-    b.attrs = {{"workload_shape", extents}};
-    b.inputs = {blocked(n.inputs[0], sh.b),
-                add_tensor(n.inputs[1] + "_packed",
-                           Tensor::ints({sh.k_blocks(), s.r, s.s, sh.b}, std::move(packed), DType::Int8)),
-                add_tensor(n.inputs[2] + "_blocked", pad_channels(*bias, s.k, sh.b)),
-                add_tensor(n.inputs[3] + "_blocked", pad_channels(*scale, s.k, sh.b)), n.inputs[4]};
-    b.outputs = {blocked_output(n.outputs.at(0), op, extents, sh.b)};
+    b.inputs = {blocked(n.inputs[0], in_block), add_tensor(n.inputs[1] + "_packed", std::move(packed)),
+                add_tensor(n.inputs[2] + "_blocked", pad_channels(*bias, s.k, out_block)),
+                add_tensor(n.inputs[3] + "_blocked", pad_channels(*scale, s.k, out_block)), n.inputs[4]};
+    b.outputs = {blocked_output(n.outputs.at(0), op, extents, out_block)};
     out_.nodes.push_back(std::move(b));
   }
 
