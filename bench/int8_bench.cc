@@ -2,7 +2,9 @@
 // qdense_packed on BERT-base's projections) against oneDNN's int8 primitives (uint8 x int8,
 // requantized to uint8, the same shapes) measured in the same run, with the default config and,
 // with --tune N, the best of an xgb job of N trials per kernel and thread count. The float kernels
-// of the same shapes (conv2d_nchwc, dense_packed) are timed beside them for the int8 speedup.
+// of the same shapes (conv2d_nchwc, dense_packed) are timed beside them for the int8 speedup. On a
+// target whose models take their int8 inputs centred on 128 (x86 without VNNI), the kernels are the
+// `_centered` ops a model build runs there, and the uncentred ones' defaults are timed beside them.
 // Writes bench/results/NAME.json (default int8) with a targets block; the whole QDQ models against
 // ONNX Runtime's int8 run are models_bench's (--models resnet18_qdq,bert_layer_qdq,...).
 #include <cmath>
@@ -44,21 +46,24 @@ struct Options {
 // One int8 kernel and its float twin, by shape text.
 struct Kernel {
   std::string name, int8_op, int8_shape, float_op, float_shape;
+  std::string uncentered_op;  // the int8 op without centring, when int8_op is the centred one
   double flops = 0;
   std::function<OnednnInt8Timing(int threads)> onednn;
 };
 
-std::vector<Kernel> kernels(const Options& o, int64_t panel) {
+std::vector<Kernel> kernels(const Options& o, int64_t panel, bool centered) {
   std::vector<Kernel> out;
+  auto form = [centered](const std::string& op) { return centered ? op + "_centered" : op; };
   const auto all = load_conv2d_workloads(default_conv2d_workloads_path(TF_SOURCE_DIR));
   for (const Conv2dWorkload& w : select_conv2d_workloads(all, o.convs)) {
     for (const Conv2dVariant& v : w.variants) {
       if (v.variant != "blocked" || v.op != "conv2d_nchwc") continue;
       if (w.shape.c % 4 != 0) throw tf::UsageError(w.name + ": the int8 conv takes input channels in fours");
       const tf::ops::Conv2dShape sh = w.shape;
-      out.push_back(
-          {w.name, "qconv2d_nchwc", v.shape, v.op, v.shape, static_cast<double>(w.shape.flops()),
-           [sh, &o](int threads) { return time_onednn_int8_conv2d(sh, threads, o.measure.min_ms, o.measure.repeat); }});
+      out.push_back({w.name, form("qconv2d_nchwc"), v.shape, v.op, v.shape, centered ? "qconv2d_nchwc" : "",
+                     static_cast<double>(w.shape.flops()), [sh, &o](int threads) {
+                       return time_onednn_int8_conv2d(sh, threads, o.measure.min_ms, o.measure.repeat);
+                     }});
     }
   }
   for (const std::string& d : split(o.dense)) {
@@ -67,8 +72,8 @@ std::vector<Kernel> kernels(const Options& o, int64_t panel) {
       throw tf::UsageError("--dense: '" + d + "' is not MxNxK with K a multiple of 4");
     const std::string shape =
         std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k) + "," + std::to_string(panel);
-    out.push_back({"dense-" + d, "qdense_packed", shape, "dense_packed", shape, 2.0 * static_cast<double>(m * n * k),
-                   [m, n, k, &o](int threads) {
+    out.push_back({"dense-" + d, form("qdense_packed"), shape, "dense_packed", shape, centered ? "qdense_packed" : "",
+                   2.0 * static_cast<double>(m * n * k), [m, n, k, &o](int threads) {
                      return time_onednn_int8_matmul(m, n, k, threads, o.measure.min_ms, o.measure.repeat);
                    }});
   }
@@ -111,7 +116,8 @@ class Int8Bench {
     std::printf(
         "| kernel | threads | config | int8 GOPS | oneDNN int8 GOPS | vs oneDNN | oneDNN impl | float GFLOPS | int8 / float |\n");
     std::printf("|---|---:|---|---:|---:|---:|---|---:|---:|\n");
-    for (const Kernel& k : kernels(o_, 2 * std::max(1, target_.float32_lanes()))) {
+    const bool centered = tf::codegen::prefers_centered_int8(target_);
+    for (const Kernel& k : kernels(o_, 2 * std::max(1, target_.float32_lanes()), centered)) {
       const tf::compiler::Task q({k.int8_op, tf::ops::parse_shape(k.int8_op, k.int8_shape)}, target_);
       const tf::compiler::Task f({k.float_op, tf::ops::parse_shape(k.float_op, k.float_shape)}, target_);
       for (int threads : thread_counts()) {
@@ -120,9 +126,17 @@ class Int8Bench {
         const OnednnInt8Timing peer = k.onednn(threads);
         const double peer_gops = k.flops / tf::median(peer.seconds) * 1e-9;
         const double float_gflops = measure(f, f.space().default_config(), o_);
-        add_row(k, threads, "default", measure(q, q.space().default_config(), o_), peer_gops, peer.impl, float_gflops);
-        if (db)
-          add_row(k, threads, "tuned", measure(q, tuned(q, threads, o_, *db), o_), peer_gops, peer.impl, float_gflops);
+        add_row(k, k.int8_op, threads, "default", measure(q, q.space().default_config(), o_), peer_gops, peer.impl,
+                float_gflops);
+        if (!k.uncentered_op.empty()) {
+          const tf::compiler::Task u({k.uncentered_op, q.workload().shape}, target_);
+          add_row(k, k.uncentered_op, threads, "default uncentered", measure(u, u.space().default_config(), o_),
+                  peer_gops, peer.impl, float_gflops);
+        }
+        if (db) {
+          add_row(k, k.int8_op, threads, "tuned", measure(q, tuned(q, threads, o_, *db), o_), peer_gops, peer.impl,
+                  float_gflops);
+        }
       }
     }
     add_targets();
@@ -139,14 +153,14 @@ class Int8Bench {
     return out;
   }
 
-  void add_row(const Kernel& k, int threads, const std::string& configs, double gops, double peer_gops,
-               const std::string& impl, double float_gflops) {
+  void add_row(const Kernel& k, const std::string& op, int threads, const std::string& configs, double gops,
+               double peer_gops, const std::string& impl, double float_gflops) {
     std::printf("| %s | %d | %s | %.1f | %.1f | %.2fx | %s | %.1f | %.2fx |\n", k.name.c_str(), threads,
                 configs.c_str(), gops, peer_gops, gops / peer_gops, impl.c_str(), float_gflops, gops / float_gflops);
     std::fflush(stdout);
     rows_.push_back(Json{{"what", "kernel"},
                          {"kernel", k.name},
-                         {"op", k.int8_op},
+                         {"op", op},
                          {"shape", k.int8_shape},
                          {"threads", threads},
                          {"configs", configs},
@@ -162,7 +176,7 @@ class Int8Bench {
   void add_targets() {
     std::map<std::pair<int, std::string>, std::vector<double>> ratios;  // (threads, kind) -> per kernel
     for (const Json& r : rows_) {
-      const bool conv = r["op"] == "qconv2d_nchwc";
+      const bool conv = r["op"].get<std::string>().rfind("qconv2d", 0) == 0;
       const std::string configs = r["configs"].get<std::string>();
       ratios[{r["threads"].get<int>(),
               std::string(conv ? "ResNet-18 int8 convs" : "BERT-base int8 projections") + ", " + configs + " configs"}]

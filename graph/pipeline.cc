@@ -36,7 +36,7 @@ std::vector<Pass> pipeline(const PlanOptions& options) {
       {"fuse_dense_activation", passes::fuse_dense_activation},  // a GELU chain into the dense before it
       {"pack_dense_weights",
        [&options](const Graph& g) {
-         return options.blocked_layouts ? passes::pack_dense_weights(g, options.dense_panel) : g;
+         return options.blocked_layouts ? passes::pack_dense_weights(g, options.dense_panel, options.centered_int8) : g;
        }},  // constant dense weights as panels, once
       {"plan_layouts",
        [&options](const Graph& g) {

@@ -33,6 +33,9 @@ struct PlanOptions {
   // The target's vector registers: which conv algorithm runs by default where none was measured
   // (default_alternative).
   int vector_registers = 32;
+  // Integer convs take their input bytes centred on 128 (qconv2d_nchwc_centered: half the multiply
+  // steps where the target has no one-instruction 4-way dot product), where their weights allow.
+  bool centered_int8 = false;
 };
 
 // Two of the target's vectors: a 6 x 2-vector tile keeps 12 accumulators, two panel rows and a
@@ -45,6 +48,7 @@ inline PlanOptions plan_options_for(const codegen::Target& target) {
   PlanOptions o;
   o.dense_panel = dense_panel_for(target);
   o.vector_registers = target.vector_registers;
+  o.centered_int8 = codegen::prefers_centered_int8(target);
   return o;
 }
 

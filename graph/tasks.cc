@@ -85,7 +85,7 @@ std::optional<NodeKernel> node_kernel(const Graph& g, const Node& n) {
     return lowered_kernel(g, n);
   const bool conv = starts_with(n.op, "conv2d") || starts_with(n.op, "depthwise") ||
                     starts_with(n.op, "qconv2d_nchwc") || starts_with(n.op, "qdepthwise_nchwc"),
-             dense = starts_with(n.op, "dense") || n.op == "qdense_packed";
+             dense = starts_with(n.op, "dense") || starts_with(n.op, "qdense_packed");
   if (!conv && !dense) return std::nullopt;
   NodeKernel k;
   k.workload.op = n.op;

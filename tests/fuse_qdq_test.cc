@@ -358,6 +358,56 @@ TEST(FuseQdq, TheQdqResNet18PlansItsConvsOnIntegers) {
   EXPECT_EQ(plain.count("qconv2d_relu") + plain.count("qconv2d"), 0u);
 }
 
+// Planned for a target without VNNI, the integer convs and denses take their input bytes centred on
+// 128 and their biases move to match: the same bytes out as the uncentred kernels, for one conv, the
+// whole QDQ ResNet-18 and the QDQ BERT layer; a conv with a weight of -128 (which the centred
+// product cannot take) stays uncentred.
+TEST(FuseQdq, CenteredIntegerKernelsGiveTheSameBytes) {
+  PlanOptions centered;
+  centered.centered_int8 = true;
+  BuildOptions options;
+  options.target = codegen::host_target();
+  auto expect_same_bytes = [&](const Graph& g) {
+    runtime::model::Executor plain(build_model(plan_graph(g, PlanOptions{}), options));
+    runtime::model::Executor moved(build_model(plan_graph(g, centered), options));
+    const auto in = runtime::model::fill_random_inputs(plain);
+    const auto a = plain.run(in), b = moved.run(in);
+    for (const auto& [name, tensor] : a) {
+      ASSERT_EQ(tensor.elements(), b.at(name).elements()) << name;
+      int64_t differ = 0;
+      for (int64_t i = 0; i < tensor.elements(); ++i) differ += tensor.at(i) != b.at(name).at(i);
+      EXPECT_EQ(differ, 0) << name << ": " << differ << " of " << tensor.elements() << " elements differ";
+    }
+  };
+  const Graph conv = qdq_conv(32);
+  EXPECT_EQ(count_ops(plan_graph(conv, centered)).count("qconv2d_nchwc_centered_relu"), 1u);
+  expect_same_bytes(conv);
+  Graph extreme = qdq_conv(32);
+  Tensor w = *extreme.constant("wq");
+  w.i64[5] = -128;
+  extreme.set_constant("wq", w);
+  EXPECT_EQ(count_ops(plan_graph(extreme, centered)).count("qconv2d_nchwc_relu"), 1u);
+
+  const Graph resnet = import_onnx_file(std::string(TF_MODELS_DIR) + "/resnet18_qdq.onnx");
+  const auto ops = count_ops(plan_graph(resnet, centered));
+  EXPECT_EQ(ops.count("qconv2d_nchwc_centered") ? ops.at("qconv2d_nchwc_centered") : 0, 11);
+  EXPECT_EQ(ops.count("qconv2d_nchwc_centered_relu") ? ops.at("qconv2d_nchwc_centered_relu") : 0, 8);
+  expect_same_bytes(resnet);
+
+  const Graph bert = import_onnx_file(std::string(TF_MODELS_DIR) + "/bert_layer_qdq.onnx");
+  const auto bert_ops = count_ops(plan_graph(bert, centered));
+  EXPECT_EQ(bert_ops.count("qdense_packed"), 0u);
+  EXPECT_GE(bert_ops.count("qdense_packed_centered") ? bert_ops.at("qdense_packed_centered") : 0, 4);
+  expect_same_bytes(bert);
+  // The centred kernels are what a model job tunes for such a target.
+  std::set<std::string> tuned;
+  for (const Graph* g : {&resnet, &bert})
+    for (const Task& t : tunable_tasks(plan_graph(*g, centered))) tuned.insert(t.workload.op);
+  EXPECT_TRUE(tuned.count("qconv2d_nchwc_centered") && tuned.count("qconv2d_nchwc_centered_relu") &&
+              tuned.count("qdense_packed_centered"));
+  EXPECT_FALSE(tuned.count("qconv2d_nchwc") || tuned.count("qdense_packed"));
+}
+
 // In operator form (QLinearConv, the Relus folded into saturation at zero point 0): imported as
 // the QDQ groups they compute, the same nineteen convs run on integers.
 TEST(FuseQdq, QLinearConvsRunOnIntegersToo) {

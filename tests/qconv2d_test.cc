@@ -57,6 +57,25 @@ TEST_F(QConv2dSpace, OddShapes) {
                                                "c=8,h=14,w=18,k=16,r=3,s=3,dilation=2,pad=2,ib=8,ob=16", 4, 25);
 }
 
+// The centred variants (input bytes less 128, weights within [-127, 127]) against their reference on
+// this host, with the x86 forms it can run: pabsb/psignb/pmaddubsw where it has AVX2 or only SSSE3,
+// and the generic widening without either.
+TEST_F(QConv2dSpace, CenteredInputsMatchTheIntegerReference) {
+  EXPECT_GT(testing_support::expect_int8_configs_correct("qconv2d_nchwc_centered_relu",
+                                                         "c=64,h=56,w=56,k=64,r=3,s=3,pad=1", 2, 41),
+            100u);
+  EXPECT_GT(testing_support::expect_int8_configs_correct("qconv2d_nchwc_centered",
+                                                         "c=256,h=28,w=28,k=512,r=1,s=1,stride=2", 1, 42),
+            100u);
+  for (const std::string attrs :
+       {"-avx512vnni,-avxvnni", "-avx512vnni,-avxvnni,-avx2", "-avx512vnni,-avxvnni,-avx2,-ssse3"}) {
+    SCOPED_TRACE(attrs);
+    const codegen::Target target = codegen::parse_target("llvm -mcpu=native -mattr=" + attrs);
+    testing_support::expect_int8_configs_correct(
+        "qconv2d_nchwc_centered", "n=2,c=12,h=10,w=7,k=20,r=3,s=3,stride=2,pad=1,ib=4,ob=16", 3, 43, target);
+  }
+}
+
 TEST(QConv2dShape, ChannelsComeInFours) {
   try {
     ops::check_workload({"qconv2d_nchwc", ops::parse_shape("qconv2d_nchwc", "c=6,h=5,w=5,k=8,r=3,s=3,ib=8")});
@@ -125,6 +144,69 @@ TEST(QConv2dCodegen, ExtremeBytesDoNotSaturate) {
     ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
     const auto check = runner.check();
     EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error;
+  }
+}
+
+// Centred on AVX2: one pmaddubsw and one pmaddwd per dot product (psignb putting the input bytes'
+// signs on the weights), where the uncentred kernel takes two of each. Read, not run.
+TEST(QConv2dCodegen, CenteredInputsHalveTheMultiplyStepsWithoutVnni) {
+  const codegen::Target avx2 = codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v3");
+  EXPECT_TRUE(codegen::prefers_centered_int8(avx2));
+  const std::string shape = "c=64,h=56,w=56,k=64,r=3,s=3,pad=1";
+  const std::string plain = default_assembly("qconv2d_nchwc_relu", shape, avx2);
+  const std::string centered = default_assembly("qconv2d_nchwc_centered_relu", shape, avx2);
+  const int dots = count_matches(centered, "vpmaddubsw");
+  EXPECT_GE(dots, 8) << "the register tile's dot products";
+  EXPECT_EQ(count_matches(centered, "vpmaddwd"), dots);
+  EXPECT_GE(count_matches(centered, "vpsignb"), dots);
+  EXPECT_EQ(count_matches(plain, "vpmaddubsw"), 2 * dots);
+  EXPECT_EQ(count_matches(plain, "vpsignb"), 0);
+}
+
+// With VNNI the centred kernel is still one vpdpbusd per dot product (the 128s' product with each
+// weight vector once more); and AVX-512 without VNNI centres without vpsignb (it has none).
+TEST(QConv2dCodegen, CenteredInputsOnOtherX86Targets) {
+  const codegen::Target zen4 = codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4");
+  EXPECT_FALSE(codegen::prefers_centered_int8(zen4));
+  const std::string shape = "c=64,h=56,w=56,k=64,r=3,s=3,pad=1";
+  const std::string vnni = default_assembly("qconv2d_nchwc_centered_relu", shape, zen4);
+  EXPECT_GE(count_matches(vnni, R"(vpdpbusd\s+[^\n]*zmm)"), 28);
+  EXPECT_EQ(count_matches(vnni, "vpmaddubsw"), 0);
+  const codegen::Target skylake =
+      codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v4 -mattr=-avx512vnni,-avxvnni");
+  EXPECT_TRUE(codegen::prefers_centered_int8(skylake));
+  const std::string bw = default_assembly("qconv2d_nchwc_centered_relu", shape, skylake);
+  EXPECT_GE(count_matches(bw, R"(vpmaddubsw\s+[^\n]*zmm)"), 14);
+  EXPECT_EQ(count_matches(bw, "vpdpbusd"), 0);
+  const codegen::Target arm = codegen::parse_target("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n2");
+  EXPECT_FALSE(codegen::prefers_centered_int8(arm));
+}
+
+// The centred product's extremes: input bytes 0 and 255 (-128 and 127 once centred, -128's
+// magnitude 128 as an unsigned byte) against weights +-127, on every x86 form this host runs.
+TEST(QConv2dCodegen, CenteredExtremeBytesAreExact) {
+  for (const std::string attrs :
+       {"-avx512vnni,-avxvnni", "-avx512vnni,-avxvnni,-avx2", "-avx512vnni,-avxvnni,-avx2,-ssse3"}) {
+    for (int byte : {0, 255}) {
+      SCOPED_TRACE(attrs + " bytes " + std::to_string(byte));
+      const codegen::Target target = codegen::parse_target("llvm -mcpu=native -mattr=" + attrs);
+      const std::string op = "qconv2d_nchwc_centered";
+      const std::vector<int64_t> shape = ops::parse_shape(op, "c=16,h=6,w=6,k=16,r=3,s=3,pad=1");
+      compiler::Task task({op, shape}, target);
+      compiler::KernelRunner runner(task.op(), shape, 5, task.argument_types());
+      compiler::HostTensor &data = runner.input(0), &weight = runner.input(1), &bias = runner.input(2);
+      for (int64_t i = 0; i < data.size(); ++i) data.set(i, byte);
+      for (int64_t i = 0; i < weight.size(); ++i) weight.set(i, i % 8 < 4 ? 127 : -127);
+      for (int64_t i = 0; i < bias.size(); ++i) bias.set(i, 0);
+      for (int64_t i = 0; i < runner.input(3).size(); ++i)
+        runner.input(3).set(i, 1e-5 * static_cast<double>(1 + i % 5));
+      runner.input(4).set(0, 255 - byte);
+      runner.input(4).set(1, 100);
+      auto kernel = task.build_jit(task.space().default_config());
+      ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
+      const auto check = runner.check();
+      EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error;
+    }
   }
 }
 

@@ -45,6 +45,20 @@ TEST_F(QDenseSpace, OddShapes) {
   expect_qdense_correct("33,64,132,32", 4, 54);
 }
 
+// The centred variant (A's bytes less 128, B within [-127, 127]) on this host, and in the SSSE3
+// and generic forms.
+TEST_F(QDenseSpace, CenteredMatchesTheIntegerReference) {
+  const std::string p = std::to_string(codegen::host_target().float32_lanes() * 2);
+  EXPECT_GT(testing_support::expect_int8_configs_correct("qdense_packed_centered", "128,768,768," + p, 2, 61), 100u);
+  for (const std::string attrs :
+       {"-avx512vnni,-avxvnni", "-avx512vnni,-avxvnni,-avx2", "-avx512vnni,-avxvnni,-avx2,-ssse3"}) {
+    SCOPED_TRACE(attrs);
+    const codegen::Target target = codegen::parse_target("llvm -mcpu=native -mattr=" + attrs);
+    testing_support::expect_int8_configs_correct("qdense_packed_centered", "7,50,12,16", 3, 62, target);
+    testing_support::expect_int8_configs_correct("qdense_packed_centered", "33,64,132,32", 2, 63, target);
+  }
+}
+
 TEST(QDenseShape, KComesInFours) {
   try {
     ops::check_workload({"qdense_packed", {8, 16, 6, 16}});
@@ -84,6 +98,17 @@ TEST(QDenseCodegen, ExtremeBytesDoNotSaturateWithoutVnni) {
   const auto check = runner.check();
   EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error;
   EXPECT_EQ(count_matches(default_assembly("qdense_packed", "6,32,64,16", target), "vpdpbusd"), 0);
+}
+
+// Centred on AVX2: one pmaddubsw per dot product where the uncentred kernel takes two.
+TEST(QDenseCodegen, CenteredInputsHalveTheMultiplyStepsWithoutVnni) {
+  const codegen::Target avx2 = codegen::parse_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64-v3");
+  const std::string plain = default_assembly("qdense_packed", "128,768,768,16", avx2);
+  const std::string centered = default_assembly("qdense_packed_centered", "128,768,768,16", avx2);
+  const int dots = count_matches(centered, "vpmaddubsw");
+  EXPECT_GE(dots, 8);
+  EXPECT_EQ(count_matches(centered, "vpmaddwd"), dots);
+  EXPECT_EQ(count_matches(plain, "vpmaddubsw"), 2 * dots);
 }
 
 }  // namespace

@@ -252,6 +252,8 @@ llvm::Value* CodeGenLLVM::emit_call(const ir::CallNode* n) {
     case ir::Intrinsic::Round:
       return has_rounding(tm_) ? intrinsic(llvm::Intrinsic::roundeven) : fast_math::round_even(b_, args[0]);
     case ir::Intrinsic::DotU8S8: return emit_dot_u8s8(b_, *module_, tm_, args[0], args[1], args[2]);
+    case ir::Intrinsic::DotU8S8Centered:
+      return emit_dot_u8s8(b_, *module_, tm_, args[0], args[1], args[2], /*centered=*/true);
     case ir::Intrinsic::Fence:
       // The backends that keep LLVM's arithmetic fence through instruction selection; elsewhere a
       // multiply-add may still be contracted across it (one rounding fewer, as in float chains).

@@ -5,7 +5,11 @@
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 
+#include <algorithm>
 #include <vector>
+
+#include "compiler/codegen/llvm_backend.h"
+#include "compiler/codegen/target.h"
 
 namespace tf::codegen {
 namespace {
@@ -60,6 +64,33 @@ llvm::Value* x86_exact_multiply_add(llvm::IRBuilder<>& b, llvm::Module& module, 
   return b.CreateAdd(acc, b.CreateAdd(sum_low, sum_high));
 }
 
+// Centred on 128, a's bytes are signed (a ^ 0x80 is a - 128): pabsb makes them unsigned magnitudes
+// (128 included) and psignb moves their signs onto b, so one pmaddubsw multiplies pairs whose sum
+// stays within int16 (128 x 127 x 2 < 2^15) and the product is exact in pabsb, psignb, pmaddubsw and
+// pmaddwd, the first shared by every vector of weights the same bytes meet. b = -128 would lose its
+// sign in psignb: the ops that make this form keep weights within [-127, 127].
+llvm::Value* x86_centered_multiply_add(llvm::IRBuilder<>& b, llvm::Module& module, const MultiplyAddPair& ops,
+                                       llvm::Value* acc, llvm::Value* a, llvm::Value* w, int lanes) {
+  auto* bytes = llvm::cast<llvm::FixedVectorType>(a->getType());
+  llvm::Value* centered = b.CreateXor(a, llvm::ConstantInt::get(bytes, 0x80));
+  llvm::Function* abs = llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::abs, {bytes});
+  llvm::Value* magnitude = b.CreateCall(abs, {centered, b.getFalse()});
+  llvm::Value* signed_w;
+  if (lanes == 8 || lanes == 4) {
+    const llvm::Intrinsic::ID psign =
+        lanes == 8 ? llvm::Intrinsic::x86_avx2_psign_b : llvm::Intrinsic::x86_ssse3_psign_b_128;
+    signed_w = b.CreateCall(llvm::Intrinsic::getDeclaration(&module, psign), {w, centered});
+  } else {  // AVX-512BW has no vpsignb: negate under a mask (a zero byte's magnitude is 0 anyway)
+    llvm::Value* negative = b.CreateICmpSLT(centered, llvm::Constant::getNullValue(bytes));
+    signed_w = b.CreateSelect(negative, b.CreateNeg(w), w);
+  }
+  llvm::Function* to_words = llvm::Intrinsic::getDeclaration(&module, ops.bytes_to_words);
+  llvm::Function* to_dwords = llvm::Intrinsic::getDeclaration(&module, ops.words_to_dwords);
+  auto* words = llvm::FixedVectorType::get(b.getInt16Ty(), 2 * lanes);
+  llvm::Value* pairs = b.CreateCall(to_words, {magnitude, signed_w});
+  return b.CreateAdd(acc, b.CreateCall(to_dwords, {pairs, llvm::ConstantInt::get(words, 1)}));
+}
+
 bool aarch64_usdot(const llvm::TargetMachine& tm, int lanes) {
   return tm.getTargetTriple().isAArch64() && has(tm, "+i8mm") && (lanes == 4 || lanes == 2);
 }
@@ -74,9 +105,11 @@ llvm::Value* as_byte_groups(llvm::IRBuilder<>& b, llvm::Value* a, int lanes) {
 }
 
 // Widened products summed in groups of four: what every target can do.
-llvm::Value* generic(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* a, llvm::Value* w, int lanes) {
+llvm::Value* generic(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* a, llvm::Value* w, int lanes, bool centered) {
   auto* wide = llvm::FixedVectorType::get(b.getInt32Ty(), 4 * lanes);
-  llvm::Value* products = b.CreateMul(b.CreateZExt(a, wide), b.CreateSExt(w, wide));
+  llvm::Value* x = b.CreateZExt(a, wide);
+  if (centered) x = b.CreateSub(x, llvm::ConstantInt::get(wide, 128));
+  llvm::Value* products = b.CreateMul(x, b.CreateSExt(w, wide));
   llvm::Value* sum = acc;
   for (int j = 0; j < 4; ++j) {
     std::vector<int> pick(static_cast<size_t>(lanes));
@@ -88,28 +121,48 @@ llvm::Value* generic(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* a, llv
 
 }  // namespace
 
+bool prefers_centered_int8(const Target& target) {
+  const auto tm = make_target_machine(target, 0);
+  const int lanes = std::max(1, target.float32_lanes());
+  return tm->getTargetTriple().isX86() && !has_dot_u8s8_instruction(*tm, lanes) &&
+         x86_multiply_add(*tm, lanes).bytes_to_words != llvm::Intrinsic::not_intrinsic;
+}
+
 bool has_dot_u8s8_instruction(const llvm::TargetMachine& tm, int lanes) {
   return x86_vpdpbusd(tm, lanes) != llvm::Intrinsic::not_intrinsic || aarch64_usdot(tm, lanes);
 }
 
 llvm::Value* emit_dot_u8s8(llvm::IRBuilder<>& builder, llvm::Module& module, const llvm::TargetMachine& tm,
-                           llvm::Value* acc, llvm::Value* a, llvm::Value* b) {
+                           llvm::Value* acc, llvm::Value* a, llvm::Value* b, bool centered) {
   const int lanes = static_cast<int>(llvm::cast<llvm::FixedVectorType>(acc->getType())->getNumElements());
   llvm::Value* bytes = as_byte_groups(builder, a, lanes);
+  // With a one-instruction dot product, centring subtracts the dot product of 128s and b (the same
+  // for every byte group b meets, so computed once per vector of weights).
+  auto uncentered = [&](auto&& dot) -> llvm::Value* {
+    if (!centered) return dot(acc, bytes);
+    llvm::Value* offsets = llvm::ConstantInt::get(bytes->getType(), 0x80);
+    return builder.CreateSub(dot(acc, bytes), dot(llvm::Constant::getNullValue(acc->getType()), offsets));
+  };
   if (const llvm::Intrinsic::ID id = x86_vpdpbusd(tm, lanes); id != llvm::Intrinsic::not_intrinsic) {
     // The instruction reads its byte operands as int32 lanes.
     llvm::Type* words = acc->getType();
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module, id);
-    return builder.CreateCall(f, {acc, builder.CreateBitCast(bytes, words), builder.CreateBitCast(b, words)});
+    return uncentered([&](llvm::Value* sum, llvm::Value* x) -> llvm::Value* {
+      return builder.CreateCall(f, {sum, builder.CreateBitCast(x, words), builder.CreateBitCast(b, words)});
+    });
   }
-  if (const MultiplyAddPair pair = x86_multiply_add(tm, lanes); pair.bytes_to_words != llvm::Intrinsic::not_intrinsic)
-    return x86_exact_multiply_add(builder, module, pair, acc, bytes, b, lanes);
+  if (const MultiplyAddPair pair = x86_multiply_add(tm, lanes); pair.bytes_to_words != llvm::Intrinsic::not_intrinsic) {
+    return centered ? x86_centered_multiply_add(builder, module, pair, acc, bytes, b, lanes)
+                    : x86_exact_multiply_add(builder, module, pair, acc, bytes, b, lanes);
+  }
   if (aarch64_usdot(tm, lanes)) {
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::aarch64_neon_usdot,
                                                         {acc->getType(), bytes->getType()});
-    return builder.CreateCall(f, {acc, bytes, b});
+    return uncentered([&](llvm::Value* sum, llvm::Value* x) -> llvm::Value* {
+      return builder.CreateCall(f, {sum, x, b});
+    });
   }
-  return generic(builder, acc, bytes, b, lanes);
+  return generic(builder, acc, bytes, b, lanes, centered);
 }
 
 }  // namespace tf::codegen

@@ -11,8 +11,9 @@
 namespace tf::codegen {
 
 // acc: <L x i32>; a: <4L x i8> (unsigned) or <4 x i8> shared by every lane; b: <4L x i8> (signed).
+// `centered`: ir::Intrinsic::DotU8S8Centered, a's bytes less 128 (b within [-127, 127]).
 llvm::Value* emit_dot_u8s8(llvm::IRBuilder<>& builder, llvm::Module& module, const llvm::TargetMachine& tm,
-                           llvm::Value* acc, llvm::Value* a, llvm::Value* b);
+                           llvm::Value* acc, llvm::Value* a, llvm::Value* b, bool centered = false);
 
 // Whether emit_dot_u8s8 is one instruction per `lanes` int32 lanes on this target.
 bool has_dot_u8s8_instruction(const llvm::TargetMachine& tm, int lanes);

@@ -44,6 +44,11 @@ bool host_can_run(const Target& target, std::string* why = nullptr);
 // AVX-512), where the relative speed of configs carries over from one to the other.
 bool same_kind(const Target& a, const Target& b);
 
+// Whether int8 kernels on `target` should take their activations centred on 128
+// (ir::Intrinsic::DotU8S8Centered): x86 without a one-instruction 4-way dot product (VNNI), where
+// centring makes the exact product three multiply-add steps rather than six (codegen/dot_product.h).
+bool prefers_centered_int8(const Target& target);
+
 // This host as LLVM names it (its CPU name plus the features that differ from what the name
 // implies): the string databases written before host_target() took the board's form hold this
 // machine's local records under. Empty when LLVM has no backend for the host.

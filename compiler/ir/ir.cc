@@ -89,6 +89,7 @@ const char* intrinsic_name(Intrinsic f) {
     case Intrinsic::Atan: return "atan";
     case Intrinsic::Gelu: return "gelu";
     case Intrinsic::DotU8S8: return "dot_u8s8";
+    case Intrinsic::DotU8S8Centered: return "dot_u8s8_centered";
     case Intrinsic::Fence: return "fence";
   }
   return "?";
@@ -245,23 +246,22 @@ Expr make_cast(DataType t, Expr v) {
 
 namespace {
 
-Expr make_dot_u8s8(std::vector<Expr> args) {
+Expr make_dot_u8s8(Intrinsic f, std::vector<Expr> args) {
+  const std::string name = intrinsic_name(f);
+  require(args.size() == 3, name + ": expects 3 arguments");
   const DataType acc = args[0].type(), a = args[1].type(), b = args[2].type();
-  require(acc.is_int() && acc.bits == 32, "dot_u8s8: the accumulator must be int32 lanes, got " + acc.str());
+  require(acc.is_int() && acc.bits == 32, name + ": the accumulator must be int32 lanes, got " + acc.str());
   require(b.is_int() && b.bits == 8 && b.lanes == 4 * acc.lanes,
-          "dot_u8s8: b must be 4 int8 per accumulator lane, got " + b.str() + " for " + acc.str());
+          name + ": b must be 4 int8 per accumulator lane, got " + b.str() + " for " + acc.str());
   require(a.is_uint() && a.bits == 8 && (a.lanes == 4 || a.lanes == 4 * acc.lanes),
-          "dot_u8s8: a must be 4 uint8 per accumulator lane (or 4 shared by all), got " + a.str());
-  return Expr(std::make_shared<const CallNode>(acc, Intrinsic::DotU8S8, std::move(args)));
+          name + ": a must be 4 uint8 per accumulator lane (or 4 shared by all), got " + a.str());
+  return Expr(std::make_shared<const CallNode>(acc, f, std::move(args)));
 }
 
 }  // namespace
 
 Expr make_call(Intrinsic f, std::vector<Expr> args) {
-  if (f == Intrinsic::DotU8S8) {
-    require(args.size() == 3, "dot_u8s8: expects 3 arguments");
-    return make_dot_u8s8(std::move(args));
-  }
+  if (f == Intrinsic::DotU8S8 || f == Intrinsic::DotU8S8Centered) return make_dot_u8s8(f, std::move(args));
   size_t arity = f == Intrinsic::Fma ? 3 : 1;
   require(args.size() == arity, std::string(intrinsic_name(f)) + ": expects " + std::to_string(arity) + " arguments");
   if (f == Intrinsic::Fma) {

@@ -214,6 +214,11 @@ enum class Intrinsic : uint8_t {
   // lane shares (a broadcast input value of an int8 micro-kernel). passes::fuse_dot_products makes
   // it from four int8 multiply-accumulates into one accumulator.
   DotU8S8,
+  // dot_u8s8_centered(acc, a, b): the same with a's bytes centred on 128, acc[i] + sum over j < 4 of
+  // (a[4i+j] - 128) * b[4i+j], b within [-127, 127]. Where x86 has no VNNI it is exact in three
+  // multiply-add steps per 4L products (pabsb and psignb make one pmaddubsw that cannot saturate),
+  // where dot_u8s8 takes six; an int8 template folds 128 * sum(b) into its bias to use it.
+  DotU8S8Centered,
   // fence(x): x as a kernel would store it; no multiply-add is contracted across it (an FMA would
   // skip the rounding the stored value has). DequantizeLinear's value inside a fused kernel.
   Fence,

@@ -11,7 +11,9 @@
 // accumulators over M blocks, with k reduced four at a time innermost inside the tile, outside the
 // vector lanes: each step broadcasts four bytes of a row of A against one vector of the panel, which
 // passes::fuse_dot_products turns into one vpdpbusd where the target has VNNI (and the AVX2
-// multiply-add sequence where it does not).
+// multiply-add sequence where it does not). qdense_packed_centered takes A's bytes less 128 and
+// B within [-127, 127], its bias holding 128 * sum_k B[k,n] more: half the multiply steps where x86
+// has no VNNI (ir::Intrinsic::DotU8S8Centered); pack_dense_weights picks it for such targets.
 #include <algorithm>
 #include <cmath>
 
@@ -32,10 +34,13 @@ constexpr int64_t kKPerDot = 4;  // k per dot product
 
 class QDensePacked : public Operator {
  public:
-  std::string name() const override { return "qdense_packed"; }
+  QDensePacked(std::string name, bool centered) : name_(std::move(name)), centered_(centered) {}
+  std::string name() const override { return name_; }
   std::string description() const override {
-    return "out[M,N] (uint8) = requantize(A[M,K] (uint8) * B (int8 panels Bp[ceil(N/P)][K/4][P][4], zero past N) + "
-           "bias[N] (int32), scale[N], zero_points[2] (int32: A's, out's))";
+    return std::string("out[M,N] (uint8) = requantize(") + (centered_ ? "(A - 128)" : "A") + "[M,K] (uint8) * B (int8" +
+           (centered_ ? " within [-127, 127]" : "") +
+           " panels Bp[ceil(N/P)][K/4][P][4], zero past N) + bias[N] (int32), scale[N], zero_points[2] (int32: A's, "
+           "out's))";
   }
   std::vector<std::string> shape_names() const override { return {"M", "N", "K", "P"}; }
   int64_t flops(const std::vector<int64_t>& s) const override { return 2 * s[0] * s[1] * s[2]; }
@@ -43,10 +48,10 @@ class QDensePacked : public Operator {
   void check_shape(const std::vector<int64_t>& s) const override {
     Operator::check_shape(s);
     if (s[2] % kKPerDot != 0)
-      throw CompileError("op 'qdense_packed': K = " + std::to_string(s[2]) +
+      throw CompileError("op '" + name_ + "': K = " + std::to_string(s[2]) +
                          " must be a multiple of 4 (k is reduced in fours)");
     if (s[3] > 64)
-      throw CompileError("op 'qdense_packed': extent P = " + std::to_string(s[3]) + " (panel width) exceeds 64");
+      throw CompileError("op '" + name_ + "': extent P = " + std::to_string(s[3]) + " (panel width) exceeds 64");
   }
   std::vector<std::vector<int64_t>> input_shapes(const std::vector<int64_t>& s) const override {
     return {{s[0], s[2]}, b_shape(s), {s[1]}, {s[1]}, {2}};
@@ -54,6 +59,7 @@ class QDensePacked : public Operator {
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
 
   runtime::FillRange input_range(const std::vector<int64_t>& s, int index, ir::DataType type) const override {
+    if (index == 1 && centered_) return runtime::FillRange{-127, 127};
     return requantize_input_range(index, s[2]).value_or(Operator::input_range(s, index, type));
   }
 
@@ -71,7 +77,8 @@ class QDensePacked : public Operator {
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         double acc = 0;
-        for (int64_t k = 0; k < K; ++k) acc += static_cast<double>(a[m * K + k]) * b[b_index(s, k, n)];
+        for (int64_t k = 0; k < K; ++k)
+          acc += (static_cast<double>(a[m * K + k]) - (centered_ ? 128 : 0)) * b[b_index(s, k, n)];
         const double scaled = static_cast<double>(static_cast<float>(acc + bias[n])) * static_cast<double>(scale[n]);
         (*out)[static_cast<size_t>(m * N + n)] =
             static_cast<float>(std::clamp(std::nearbyint(scaled) + y_zero, 0.0, 255.0));
@@ -86,6 +93,9 @@ class QDensePacked : public Operator {
     const int64_t P = s[3];
     return (((n / P) * (s[2] / kKPerDot) + k / kKPerDot) * P + n % P) * kKPerDot + k % kKPerDot;
   }
+
+  std::string name_;
+  bool centered_;
 };
 
 space::ConfigSpace QDensePacked::config_space(const std::vector<int64_t>& s, const codegen::Target& t) const {
@@ -131,6 +141,7 @@ Scheduled QDensePacked::schedule(const std::vector<int64_t>& s, const space::Con
                            [&](const te::Indices& i) {
                              Expr k = ir::to_expr(rk->var);
                              Expr a = ir::make_cast(i32, A(i[0], k));
+                             if (centered_) a = a - Expr(ir::make_int(128, i32));
                              Expr b =
                                  ir::make_cast(i32, B(ir::floordiv(i[1], Expr(P)), ir::floordiv(k, Expr(kKPerDot)),
                                                       ir::floormod(i[1], Expr(P)), ir::floormod(k, Expr(kKPerDot))));
@@ -182,6 +193,9 @@ Scheduled QDensePacked::schedule(const std::vector<int64_t>& s, const space::Con
 
 }  // namespace
 
-void register_qdense_operators(Registry& r) { r.add(std::make_unique<QDensePacked>()); }
+void register_qdense_operators(Registry& r) {
+  r.add(std::make_unique<QDensePacked>("qdense_packed", false));
+  r.add(std::make_unique<QDensePacked>("qdense_packed_centered", true));
+}
 
 }  // namespace tf::ops

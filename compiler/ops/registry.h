@@ -18,7 +18,7 @@ class Registry {
 };
 
 void register_dense_operators(Registry& r);
-void register_qdense_operators(Registry& r);            // qdense_packed: uint8 x int8 panels, requantized
+void register_qdense_operators(Registry& r);            // qdense_packed(_centered): uint8 x int8 panels, requantized
 void register_conv2d_operators(Registry& r);            // plain NCHW / OIHW
 void register_conv3d_operators(Registry& r);            // plain NCDHW (conv3d.cc)
 void register_conv3d_transpose_operators(Registry& r);  // ONNX ConvTranspose on NCDHW

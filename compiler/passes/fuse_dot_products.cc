@@ -7,8 +7,9 @@
 // laid out four per lane. They are replaced by
 //     acc[I] = dot_u8s8(acc[I], x[Ramp(a, 1, 4)], w[Ramp(b, 1, 4L)])
 // which reads the same bytes contiguously and is one vpdpbusd where the target has VNNI
-// (codegen/dot_product.h). Integer addition is associative, so the sum is the same; anything that
-// does not match stays as it was.
+// (codegen/dot_product.h). A template that centres its unsigned bytes, i32(x[a + j]) - 128 in every
+// step, gets dot_u8s8_centered. Integer addition is associative, so the sum is the same; anything
+// that does not match stays as it was.
 #include <algorithm>
 #include <optional>
 
@@ -28,17 +29,35 @@ struct ByteRead {
   Expr base;           // the index of lane 0's byte
   bool shared = true;  // one byte for every lane (a broadcast), else Ramp(base, 4, lanes)
   bool is_unsigned = false;
+  bool centered = false;  // the widened byte less 128
 };
+
+// x - 128 (or x + -128, as simplify may leave it): x, else null.
+Expr less_128(const Expr& e) {
+  const auto* op = e.as<ir::BinaryNode>();
+  int64_t c = 0;
+  if (!op || !ir::is_const_int(op->b, &c)) return Expr();
+  if ((op->op == ir::BinaryOp::Sub && c == 128) || (op->op == ir::BinaryOp::Add && c == -128)) return op->a;
+  return Expr();
+}
 
 // The byte load under the int32 widening of one product operand, if it is one.
 std::optional<ByteRead> byte_read(const Expr& operand, int lanes) {
   Expr e = operand;
-  bool broadcast = false;
+  bool broadcast = false, centered = false, widened = false;
   for (;;) {
+    // Centring applies to the widened byte (an 8-bit x - 128 would wrap).
+    if (Expr x = less_128(e); x.get() && !centered && !widened) {
+      centered = true;
+      e = x;
+      continue;
+    }
     if (const auto* c = e.as<ir::CastNode>()) {
       // Only widenings keep the byte's value (zero-extended if unsigned, sign-extended if not).
       const ir::DataType from = c->value.type();
       if (c->type.is_float() || from.is_float() || c->type.bits <= from.bits) return std::nullopt;
+      if (centered && c->type.bits < 16) return std::nullopt;
+      widened = true;
       e = c->value;
       continue;
     }
@@ -51,7 +70,7 @@ std::optional<ByteRead> byte_read(const Expr& operand, int lanes) {
   }
   const auto* load = e.as<ir::LoadNode>();
   if (!load || load->type.bits != 8 || load->type.is_float()) return std::nullopt;
-  ByteRead r{load->buffer, Expr(), true, load->type.is_uint()};
+  ByteRead r{load->buffer, Expr(), true, load->type.is_uint(), centered};
   if (load->type.is_scalar()) {
     if (!broadcast) return std::nullopt;
     r.base = load->index;
@@ -89,7 +108,7 @@ std::optional<MultiplyAccumulate> multiply_accumulate(const Stmt& s) {
   if (!a || !b) return std::nullopt;
   if (!a->is_unsigned) std::swap(a, b);
   // The weights are the per-lane operand: four signed bytes per lane.
-  if (!a->is_unsigned || b->is_unsigned || b->shared) return std::nullopt;
+  if (!a->is_unsigned || b->is_unsigned || b->shared || b->centered) return std::nullopt;
   return MultiplyAccumulate{store, *a, *b};
 }
 
@@ -104,7 +123,7 @@ Stmt fuse_steps(const std::vector<MultiplyAccumulate>& steps) {
   const MultiplyAccumulate& first = steps.front();
   for (int64_t j = 1; j < 4; ++j) {
     const MultiplyAccumulate& m = steps[static_cast<size_t>(j)];
-    if (m.x.buffer.get() != first.x.buffer.get() || m.x.shared != first.x.shared ||
+    if (m.x.buffer.get() != first.x.buffer.get() || m.x.shared != first.x.shared || m.x.centered != first.x.centered ||
         m.w.buffer.get() != first.w.buffer.get() || !offset_by(m.x.base, first.x.base, j) ||
         !offset_by(m.w.base, first.w.base, j)) {
       return Stmt();
@@ -116,7 +135,8 @@ Stmt fuse_steps(const std::vector<MultiplyAccumulate>& steps) {
                                                        first.x.shared ? 4 : 4 * lanes));
   Expr w = ir::make_load(first.w.buffer, ir::make_ramp(first.w.base, ir::make_int(1, first.w.base.type()), 4 * lanes));
   Expr acc = ir::make_load(store->buffer, store->index);
-  return ir::make_store(store->buffer, store->index, ir::make_call(ir::Intrinsic::DotU8S8, {acc, x, w}));
+  const ir::Intrinsic dot = first.x.centered ? ir::Intrinsic::DotU8S8Centered : ir::Intrinsic::DotU8S8;
+  return ir::make_store(store->buffer, store->index, ir::make_call(dot, {acc, x, w}));
 }
 
 // A run of multiply-accumulates into one buffer, each reading that buffer only at the element it

@@ -3,8 +3,10 @@
 // weight on every run (a third of a BERT FFN's time at M = 128, most of a classifier's at M = 1),
 // so it is done here, once, at build time, and the node becomes its dense_packed* twin. A qdense
 // node's int8 weight (fuse_qdq) is packed the same way with four k per lane, as qdense_packed reads
-// it ([ceil(N/P)][K/4][P][4]).
+// it ([ceil(N/P)][K/4][P][4]); with `centered_int8` it becomes qdense_packed_centered where its
+// weights allow (centered_bias.h).
 #include "compiler/ops/registry.h"
+#include "graph/passes/centered_bias.h"
 #include "graph/passes/passes.h"
 
 namespace tf::graph::passes {
@@ -43,7 +45,7 @@ Tensor pack_int8_panels(const Tensor& w, int64_t p) {
 
 }  // namespace
 
-Graph pack_dense_weights(const Graph& in, int64_t panel) {
+Graph pack_dense_weights(const Graph& in, int64_t panel, bool centered_int8) {
   Graph g = in;
   for (Node& n : g.nodes) {
     if (n.op == "qdense") {
@@ -54,6 +56,13 @@ Graph pack_dense_weights(const Graph& in, int64_t panel) {
       g.set_constant(packed, pack_int8_panels(w, panel));
       n.op = "qdense_packed";
       n.inputs[1] = packed;
+      if (centered_int8) {
+        if (auto bias = centered_bias(w, *g.constant(n.inputs[2]), [&](int64_t i) { return i % N; })) {
+          n.op = "qdense_packed_centered";
+          n.inputs[2] = g.unique_name(n.inputs[2] + ".centered");
+          g.set_constant(n.inputs[2], std::move(*bias));
+        }
+      }
       n.attrs = {{"workload_shape", std::vector<int64_t>{M, N, K, panel}}};
       continue;
     }

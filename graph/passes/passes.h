@@ -86,7 +86,7 @@ Graph fuse_dense_activation(const Graph& g);
 // dense_packed* twin reading the weight packed here, at build time, into panels
 // [ceil(N/32)][K][32] (zero past N); the node carries attribute `workload_shape` {M, N, K, 32}.
 // Exact.
-Graph pack_dense_weights(const Graph& g, int64_t panel);
+Graph pack_dense_weights(const Graph& g, int64_t panel, bool centered_int8 = false);
 
 // Every conv2d* of groups 1 becomes conv2d_nchwc* and every depthwise one depthwise_nchwc*, weights
 // packed and biases blocked here (build time): activations stay blocked between convolutions, input

@@ -7,6 +7,7 @@
 // graph-level plan (block_plan.h) needs to choose them jointly.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compiler/error.h"
@@ -18,6 +19,7 @@
 #include "graph/kernel_alternatives.h"
 #include "graph/kernel_calls.h"
 #include "graph/passes/block_plan.h"
+#include "graph/passes/centered_bias.h"
 #include "graph/passes/fused_body.h"
 #include "graph/passes/passes.h"
 #include "graph/tasks.h"
@@ -262,6 +264,7 @@ class LayoutPlanner {
     std::vector<int64_t> extents;
     int64_t in_block = kBlock, out_block = kBlock;
     Tensor packed;
+    std::optional<Tensor> recentred_bias;
     if (n.op.rfind("qdepthwise2d", 0) == 0) {
       const ops::DepthwiseNchwcShape sh{s, kBlock};
       op = "qdepthwise_nchwc";
@@ -269,7 +272,10 @@ class LayoutPlanner {
       packed = pack_depthwise_weight(*weight, sh);
     } else {
       const ops::Conv2dNchwcShape sh{s, std::min<int64_t>(kBlock, s.c), kBlock};
-      op = "qconv2d_nchwc";
+      const int64_t per_output = s.c * s.r * s.s;
+      if (options_.centered_int8)
+        recentred_bias = centered_bias(*weight, *bias, [&](int64_t i) { return i / per_output; });
+      op = recentred_bias ? "qconv2d_nchwc_centered" : "qconv2d_nchwc";
       extents = sh.to_vector();
       in_block = sh.ib;
       packed = pack_int8_weight(*weight, sh);
@@ -278,9 +284,10 @@ class LayoutPlanner {
     Node b = n;
     b.op = op;
     b.attrs = {{"workload_shape", extents}};
-    b.inputs = {blocked(n.inputs[0], in_block), add_tensor(n.inputs[1] + "_packed", std::move(packed)),
-                add_tensor(n.inputs[2] + "_blocked", pad_channels(*bias, s.k, out_block)),
-                add_tensor(n.inputs[3] + "_blocked", pad_channels(*scale, s.k, out_block)), n.inputs[4]};
+    b.inputs = {
+        blocked(n.inputs[0], in_block), add_tensor(n.inputs[1] + "_packed", std::move(packed)),
+        add_tensor(n.inputs[2] + "_blocked", pad_channels(recentred_bias ? *recentred_bias : *bias, s.k, out_block)),
+        add_tensor(n.inputs[3] + "_blocked", pad_channels(*scale, s.k, out_block)), n.inputs[4]};
     b.outputs = {blocked_output(n.outputs.at(0), op, extents, out_block)};
     out_.nodes.push_back(std::move(b));
   }
