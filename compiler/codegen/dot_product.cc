@@ -6,6 +6,9 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "compiler/codegen/llvm_backend.h"
@@ -120,6 +123,21 @@ llvm::Value* generic(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* a, llv
 }
 
 }  // namespace
+
+bool has_u8s8_dot_instruction(const Target& target) {
+  // Asked by every int8 config space: one target machine per target string, not per call.
+  static std::mutex mu;
+  static std::map<std::string, bool> known;
+  const std::string key = target.str();
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = known.find(key);
+  if (it == known.end())
+    it = known
+             .emplace(key,
+                      has_dot_u8s8_instruction(*make_target_machine(target, 0), std::max(1, target.float32_lanes())))
+             .first;
+  return it->second;
+}
 
 bool prefers_centered_int8(const Target& target) {
   const auto tm = make_target_machine(target, 0);

@@ -44,6 +44,11 @@ bool host_can_run(const Target& target, std::string* why = nullptr);
 // AVX-512), where the relative speed of configs carries over from one to the other.
 bool same_kind(const Target& a, const Target& b);
 
+// Whether `target` has a one-instruction 4-way uint8 x int8 dot product at its vector width
+// (VNNI's vpdpbusd, AArch64's usdot): without it an int8 step holds constants and partial products
+// in registers the accumulators would otherwise take.
+bool has_u8s8_dot_instruction(const Target& target);
+
 // Whether int8 kernels on `target` should take their activations centred on 128
 // (ir::Intrinsic::DotU8S8Centered): x86 without a one-instruction 4-way dot product (VNNI), where
 // centring makes the exact product three multiply-add steps rather than six (codegen/dot_product.h).
