@@ -154,9 +154,9 @@ llvm::Value* emit_dot_u8s8(llvm::IRBuilder<>& builder, llvm::Module& module, con
                            llvm::Value* acc, llvm::Value* a, llvm::Value* b, bool centered) {
   const int lanes = static_cast<int>(llvm::cast<llvm::FixedVectorType>(acc->getType())->getNumElements());
   llvm::Value* bytes = as_byte_groups(builder, a, lanes);
-  // With a one-instruction dot product, centring subtracts the dot product of 128s and b (the same
-  // for every byte group b meets, so computed once per vector of weights).
-  auto uncentered = [&](auto&& dot) -> llvm::Value* {
+  // A one-instruction dot product of the bytes, less (when centred) that of 128s with b: the same
+  // for every byte group b meets, so computed once per vector of weights.
+  auto less_offsets_if_centered = [&](auto&& dot) -> llvm::Value* {
     if (!centered) return dot(acc, bytes);
     llvm::Value* offsets = llvm::ConstantInt::get(bytes->getType(), 0x80);
     return builder.CreateSub(dot(acc, bytes), dot(llvm::Constant::getNullValue(acc->getType()), offsets));
@@ -165,7 +165,7 @@ llvm::Value* emit_dot_u8s8(llvm::IRBuilder<>& builder, llvm::Module& module, con
     // The instruction reads its byte operands as int32 lanes.
     llvm::Type* words = acc->getType();
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module, id);
-    return uncentered([&](llvm::Value* sum, llvm::Value* x) -> llvm::Value* {
+    return less_offsets_if_centered([&](llvm::Value* sum, llvm::Value* x) -> llvm::Value* {
       return builder.CreateCall(f, {sum, builder.CreateBitCast(x, words), builder.CreateBitCast(b, words)});
     });
   }
@@ -176,7 +176,7 @@ llvm::Value* emit_dot_u8s8(llvm::IRBuilder<>& builder, llvm::Module& module, con
   if (aarch64_usdot(tm, lanes)) {
     llvm::Function* f = llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::aarch64_neon_usdot,
                                                         {acc->getType(), bytes->getType()});
-    return uncentered([&](llvm::Value* sum, llvm::Value* x) -> llvm::Value* {
+    return less_offsets_if_centered([&](llvm::Value* sum, llvm::Value* x) -> llvm::Value* {
       return builder.CreateCall(f, {sum, x, b});
     });
   }

@@ -5,6 +5,8 @@
 // node's int8 weight (fuse_qdq) is packed the same way with four k per lane, as qdense_packed reads
 // it ([ceil(N/P)][K/4][P][4]); with `centered_int8` it becomes qdense_packed_centered where its
 // weights allow (centered_bias.h).
+#include <optional>
+
 #include "compiler/ops/registry.h"
 #include "graph/passes/centered_bias.h"
 #include "graph/passes/passes.h"
@@ -52,16 +54,15 @@ Graph pack_dense_weights(const Graph& in, int64_t panel, bool centered_int8) {
       const Tensor& w = *g.constant(n.inputs[1]);
       const Shape& a = g.input_of(n, 0).shape;
       const int64_t K = w.shape[0], N = w.shape[1], M = element_count(Shape(a.begin(), a.end() - 1));
+      std::optional<Tensor> bias;
+      if (centered_int8) bias = centered_bias(w, *g.constant(n.inputs[2]), [&](int64_t i) { return i % N; });
       const std::string packed = g.unique_name(n.inputs[1] + ".panels");
       g.set_constant(packed, pack_int8_panels(w, panel));
-      n.op = "qdense_packed";
+      n.op = bias ? "qdense_packed_centered" : "qdense_packed";
       n.inputs[1] = packed;
-      if (centered_int8) {
-        if (auto bias = centered_bias(w, *g.constant(n.inputs[2]), [&](int64_t i) { return i % N; })) {
-          n.op = "qdense_packed_centered";
-          n.inputs[2] = g.unique_name(n.inputs[2] + ".centered");
-          g.set_constant(n.inputs[2], std::move(*bias));
-        }
+      if (bias) {
+        n.inputs[2] = g.unique_name(n.inputs[2] + ".centered");
+        g.set_constant(n.inputs[2], std::move(*bias));
       }
       n.attrs = {{"workload_shape", std::vector<int64_t>{M, N, K, panel}}};
       continue;

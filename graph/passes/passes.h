@@ -85,7 +85,8 @@ Graph fuse_dense_activation(const Graph& g);
 // Every dense* (not dense_nt, not batched) whose weight is a constant [K, N] becomes its
 // dense_packed* twin reading the weight packed here, at build time, into panels
 // [ceil(N/32)][K][32] (zero past N); the node carries attribute `workload_shape` {M, N, K, 32}.
-// Exact.
+// A qdense becomes qdense_packed, or with `centered_int8` qdense_packed_centered where its weights
+// allow (centered_bias.h). Exact.
 Graph pack_dense_weights(const Graph& g, int64_t panel, bool centered_int8 = false);
 
 // Every conv2d* of groups 1 becomes conv2d_nchwc* and every depthwise one depthwise_nchwc*, weights
@@ -93,8 +94,9 @@ Graph pack_dense_weights(const Graph& g, int64_t panel, bool centered_int8 = fal
 // channels blocked by min(c, 16) (a 3-channel first layer is not padded to 16), outputs by 16.
 // Where a blocked value is read plainly (pooling, a graph output) one layout_from_nchwc makes the
 // plain value under its original name; a plain value a blocked conv reads gets one layout_to_nchwc.
-// A conv whose weight or bias is computed, not constant, stays plain.
-// The nodes it makes carry attribute `workload_shape` (their op's positional extents). Exact: the
+// A conv whose weight or bias is computed, not constant, stays plain. A qconv2d runs as
+// qconv2d_nchwc, or with options.centered_int8 as qconv2d_nchwc_centered where its weights allow
+// (centered_bias.h). The nodes it makes carry attribute `workload_shape` (their op's positional extents). Exact: the
 // blocked kernels compute the same sums per element.
 // With options.blocked_layouts off, the graph is returned as it is.
 Graph plan_layouts(const Graph& g, const PlanOptions& options);
