@@ -123,27 +123,34 @@ TEST(QConv2dCodegen, WithoutVnniTheValuesAreTheSame) {
       20u);
 }
 
+// The default config of `op` (qconv2d_nchwc*, c=16 6x6 3x3) against its reference with every input
+// byte `byte`, the weights `high` in the first four of every eight and `low` in the rest, no bias
+// and scales that keep the sums off the output's bounds.
+void expect_extreme_bytes_exact(const std::string& op, const codegen::Target& target, int byte, int high, int low,
+                                int x_zero) {
+  const std::vector<int64_t> shape = ops::parse_shape(op, "c=16,h=6,w=6,k=16,r=3,s=3,pad=1");
+  compiler::Task task({op, shape}, target);
+  compiler::KernelRunner runner(task.op(), shape, 5, task.argument_types());
+  compiler::HostTensor &data = runner.input(0), &weight = runner.input(1), &bias = runner.input(2);
+  for (int64_t i = 0; i < data.size(); ++i) data.set(i, byte);
+  for (int64_t i = 0; i < weight.size(); ++i) weight.set(i, i % 8 < 4 ? high : low);
+  for (int64_t i = 0; i < bias.size(); ++i) bias.set(i, 0);
+  for (int64_t i = 0; i < runner.input(3).size(); ++i) runner.input(3).set(i, 1e-5 * static_cast<double>(1 + i % 5));
+  runner.input(4).set(0, x_zero);
+  runner.input(4).set(1, 100);
+  auto kernel = task.build_jit(task.space().default_config());
+  ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
+  const auto check = runner.check();
+  EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error;
+}
+
 // Bytes at the ends of their ranges: the products pmaddubsw adds in pairs would saturate int16
 // (255 x 127 x 2) if the unsigned bytes went in whole; the generic widening path (no SSSE3) too.
 TEST(QConv2dCodegen, ExtremeBytesDoNotSaturate) {
   for (const std::string attrs : {"-avx512vnni,-avxvnni", "-avx512vnni,-avxvnni,-avx2,-ssse3"}) {
     SCOPED_TRACE(attrs);
-    const codegen::Target target = codegen::parse_target("llvm -mcpu=native -mattr=" + attrs);
-    const std::string shape_text = "c=16,h=6,w=6,k=16,r=3,s=3,pad=1";
-    const std::vector<int64_t> shape = ops::parse_shape("qconv2d_nchwc", shape_text);
-    compiler::Task task({"qconv2d_nchwc", shape}, target);
-    compiler::KernelRunner runner(task.op(), shape, 5, task.argument_types());
-    compiler::HostTensor &data = runner.input(0), &weight = runner.input(1), &bias = runner.input(2);
-    for (int64_t i = 0; i < data.size(); ++i) data.set(i, 255);
-    for (int64_t i = 0; i < weight.size(); ++i) weight.set(i, i % 8 < 4 ? 127 : -128);
-    for (int64_t i = 0; i < bias.size(); ++i) bias.set(i, 0);
-    for (int64_t i = 0; i < runner.input(3).size(); ++i) runner.input(3).set(i, 1e-5 * static_cast<double>(1 + i % 5));
-    runner.input(4).set(0, 255);
-    runner.input(4).set(1, 100);
-    auto kernel = task.build_jit(task.space().default_config());
-    ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
-    const auto check = runner.check();
-    EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error;
+    expect_extreme_bytes_exact("qconv2d_nchwc", codegen::parse_target("llvm -mcpu=native -mattr=" + attrs), 255, 127,
+                               -128, 255);
   }
 }
 
@@ -189,23 +196,8 @@ TEST(QConv2dCodegen, CenteredExtremeBytesAreExact) {
        {"-avx512vnni,-avxvnni", "-avx512vnni,-avxvnni,-avx2", "-avx512vnni,-avxvnni,-avx2,-ssse3"}) {
     for (int byte : {0, 255}) {
       SCOPED_TRACE(attrs + " bytes " + std::to_string(byte));
-      const codegen::Target target = codegen::parse_target("llvm -mcpu=native -mattr=" + attrs);
-      const std::string op = "qconv2d_nchwc_centered";
-      const std::vector<int64_t> shape = ops::parse_shape(op, "c=16,h=6,w=6,k=16,r=3,s=3,pad=1");
-      compiler::Task task({op, shape}, target);
-      compiler::KernelRunner runner(task.op(), shape, 5, task.argument_types());
-      compiler::HostTensor &data = runner.input(0), &weight = runner.input(1), &bias = runner.input(2);
-      for (int64_t i = 0; i < data.size(); ++i) data.set(i, byte);
-      for (int64_t i = 0; i < weight.size(); ++i) weight.set(i, i % 8 < 4 ? 127 : -127);
-      for (int64_t i = 0; i < bias.size(); ++i) bias.set(i, 0);
-      for (int64_t i = 0; i < runner.input(3).size(); ++i)
-        runner.input(3).set(i, 1e-5 * static_cast<double>(1 + i % 5));
-      runner.input(4).set(0, 255 - byte);
-      runner.input(4).set(1, 100);
-      auto kernel = task.build_jit(task.space().default_config());
-      ASSERT_EQ(runner.run(kernel->entry()), TF_OK);
-      const auto check = runner.check();
-      EXPECT_TRUE(check.pass) << check.mismatches << " mismatches, max abs error " << check.max_abs_error;
+      expect_extreme_bytes_exact("qconv2d_nchwc_centered", codegen::parse_target("llvm -mcpu=native -mattr=" + attrs),
+                                 byte, 127, -127, 255 - byte);
     }
   }
 }

@@ -124,27 +124,38 @@ llvm::Value* generic(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* a, llv
 
 }  // namespace
 
-bool has_u8s8_dot_instruction(const Target& target) {
-  // Asked by every int8 config space: one target machine per target string, not per call.
+namespace {
+
+// What int8 planning and config spaces ask of a target (for every build and every space): worked
+// out from one target machine per target string.
+struct Int8DotForm {
+  bool instruction = false;  // has_u8s8_dot_instruction
+  bool centered = false;     // prefers_centered_int8
+};
+
+Int8DotForm int8_dot_form(const Target& target) {
   static std::mutex mu;
-  static std::map<std::string, bool> known;
+  static std::map<std::string, Int8DotForm> known;
   const std::string key = target.str();
   std::lock_guard<std::mutex> lock(mu);
   auto it = known.find(key);
-  if (it == known.end())
-    it = known
-             .emplace(key,
-                      has_dot_u8s8_instruction(*make_target_machine(target, 0), std::max(1, target.float32_lanes())))
-             .first;
+  if (it == known.end()) {
+    const auto tm = make_target_machine(target, 0);
+    const int lanes = std::max(1, target.float32_lanes());
+    Int8DotForm form;
+    form.instruction = has_dot_u8s8_instruction(*tm, lanes);
+    form.centered = tm->getTargetTriple().isX86() && !form.instruction &&
+                    x86_multiply_add(*tm, lanes).bytes_to_words != llvm::Intrinsic::not_intrinsic;
+    it = known.emplace(key, form).first;
+  }
   return it->second;
 }
 
-bool prefers_centered_int8(const Target& target) {
-  const auto tm = make_target_machine(target, 0);
-  const int lanes = std::max(1, target.float32_lanes());
-  return tm->getTargetTriple().isX86() && !has_dot_u8s8_instruction(*tm, lanes) &&
-         x86_multiply_add(*tm, lanes).bytes_to_words != llvm::Intrinsic::not_intrinsic;
-}
+}  // namespace
+
+bool has_u8s8_dot_instruction(const Target& target) { return int8_dot_form(target).instruction; }
+
+bool prefers_centered_int8(const Target& target) { return int8_dot_form(target).centered; }
 
 bool has_dot_u8s8_instruction(const llvm::TargetMachine& tm, int lanes) {
   return x86_vpdpbusd(tm, lanes) != llvm::Intrinsic::not_intrinsic || aarch64_usdot(tm, lanes);

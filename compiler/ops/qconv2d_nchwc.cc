@@ -68,8 +68,8 @@ class QConv2dNchwc : public NchwcConvOperator<Conv2dNchwcShape> {
 
   runtime::FillRange input_range(const std::vector<int64_t>& s, int index, ir::DataType type) const override {
     const Conv2dShape& c = Conv2dNchwcShape::from_vector(s).conv;
-    if (index == 1 && centered_) return runtime::FillRange{-127, 127};
-    return requantize_input_range(index, c.c * c.r * c.s).value_or(NchwcConvOperator::input_range(s, index, type));
+    return requantize_input_range(index, c.c * c.r * c.s, centered_)
+        .value_or(NchwcConvOperator::input_range(s, index, type));
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
@@ -142,7 +142,7 @@ Scheduled QConv2dNchwc::schedule(const std::vector<int64_t>& s, const space::Con
                               Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
                               Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
                               Expr x = ir::make_cast(i32, input.at(i[0], cb, iy, ix, ci));
-                              if (centered_) x = x - Expr(ir::make_int(128, i32));
+                              if (centered_) x = x - Expr(ir::make_int(kCenteredOffset, i32));
                               Expr w = ir::make_cast(i32, weight(i[1], cb, ky, kx, ir::floordiv(ci, Expr(kGroup)), i[4],
                                                                  ir::floormod(ci, Expr(kGroup))));
                               return te::sum(x * w, {rc, ry, rx});
@@ -202,7 +202,7 @@ void QConv2dNchwc::reference(const std::vector<int64_t>& s, const std::vector<co
                 const int64_t b = ch / sh.ib, ci = ch % sh.ib;
                 const bool inside = iy >= 0 && iy < c.h && ix >= 0 && ix < c.w;
                 const double v = (inside ? data[(((n * cb + b) * c.h + iy) * c.w + ix) * sh.ib + ci] : x_zero) -
-                                 (centered_ ? 128 : 0);
+                                 (centered_ ? kCenteredOffset : 0);
                 const int64_t wi =
                     (((((ko * cb + b) * c.r + ky) * c.s + kx) * (sh.ib / kGroup) + ci / kGroup) * sh.ob + l) * kGroup +
                     ci % kGroup;

@@ -59,8 +59,7 @@ class QDensePacked : public Operator {
   std::vector<int64_t> output_shape(const std::vector<int64_t>& s) const override { return {s[0], s[1]}; }
 
   runtime::FillRange input_range(const std::vector<int64_t>& s, int index, ir::DataType type) const override {
-    if (index == 1 && centered_) return runtime::FillRange{-127, 127};
-    return requantize_input_range(index, s[2]).value_or(Operator::input_range(s, index, type));
+    return requantize_input_range(index, s[2], centered_).value_or(Operator::input_range(s, index, type));
   }
 
   space::ConfigSpace config_space(const std::vector<int64_t>& s, const codegen::Target& t) const override;
@@ -78,7 +77,7 @@ class QDensePacked : public Operator {
       for (int64_t n = 0; n < N; ++n) {
         double acc = 0;
         for (int64_t k = 0; k < K; ++k)
-          acc += (static_cast<double>(a[m * K + k]) - (centered_ ? 128 : 0)) * b[b_index(s, k, n)];
+          acc += (static_cast<double>(a[m * K + k]) - (centered_ ? kCenteredOffset : 0)) * b[b_index(s, k, n)];
         const double scaled = static_cast<double>(static_cast<float>(acc + bias[n])) * static_cast<double>(scale[n]);
         (*out)[static_cast<size_t>(m * N + n)] =
             static_cast<float>(std::clamp(std::nearbyint(scaled) + y_zero, 0.0, 255.0));
@@ -141,7 +140,7 @@ Scheduled QDensePacked::schedule(const std::vector<int64_t>& s, const space::Con
                            [&](const te::Indices& i) {
                              Expr k = ir::to_expr(rk->var);
                              Expr a = ir::make_cast(i32, A(i[0], k));
-                             if (centered_) a = a - Expr(ir::make_int(128, i32));
+                             if (centered_) a = a - Expr(ir::make_int(kCenteredOffset, i32));
                              Expr b =
                                  ir::make_cast(i32, B(ir::floordiv(i[1], Expr(P)), ir::floordiv(k, Expr(kKPerDot)),
                                                       ir::floormod(i[1], Expr(P)), ir::floormod(k, Expr(kKPerDot))));

@@ -24,9 +24,10 @@ te::Tensor requantize_u8(const te::Tensor& acc, const te::Tensor& bias, const te
                      "requantize", {"n", "ko", "y", "x", "l"});
 }
 
-std::optional<runtime::FillRange> requantize_input_range(int index, int64_t products) {
+std::optional<runtime::FillRange> requantize_input_range(int index, int64_t products, bool centered) {
   const double typical = 128.0 * 74.0 * std::sqrt(static_cast<double>(products));
   switch (index) {
+    case 1: return centered ? std::optional<runtime::FillRange>(runtime::FillRange{-127, 127}) : std::nullopt;
     case 2: return runtime::FillRange{-typical, typical};
     case 3: return runtime::FillRange{20.0 / typical, 60.0 / typical};
     case 4: return runtime::FillRange{64, 192};

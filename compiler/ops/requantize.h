@@ -22,8 +22,13 @@ te::Tensor requantize_u8(const te::Tensor& acc, const te::Tensor& bias, const te
 // each output sums `products` products of random bytes (about 128 x 74 x sqrt(products)): scales
 // that put the typical one about 40 steps from the output's zero point, so a check sees outputs
 // across the range rather than saturated ones (which a wrong accumulator would match as often as
-// not). None for the other inputs.
-std::optional<runtime::FillRange> requantize_input_range(int index, int64_t products);
+// not). With `centered` (the ops that take their input bytes less kCenteredOffset) also input 1, the
+// weights, within [-127, 127]: the centred product cannot take -128 (codegen/dot_product.h). None
+// for the other inputs.
+std::optional<runtime::FillRange> requantize_input_range(int index, int64_t products, bool centered = false);
+
+// What the `_centered` integer ops subtract from each widened input byte (ir::Intrinsic::DotU8S8Centered).
+constexpr int64_t kCenteredOffset = 128;
 
 // The same in double for the references: acc + bias rounded to float32 first, as the kernels do.
 double requantize_reference(double acc, double bias, double scale, double y_zero, bool relu);
