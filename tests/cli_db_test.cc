@@ -11,14 +11,11 @@
 #include "compiler/codegen/target.h"
 #include "db/database.h"
 #include "tests/cli_runner.h"
+#include "tests/test_files.h"
 
 namespace {
 
-std::string temp(const std::string& name) {
-  std::string p = testing::TempDir() + "tf_clidb_" + name + "_" + std::to_string(getpid());
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((p + suffix).c_str());
-  return p;
-}
+using tf::testing_support::fresh_path;
 
 std::string record(const std::string& op, const std::string& shape, const std::string& config,
                    const std::string& costs) {
@@ -30,7 +27,7 @@ std::string record(const std::string& op, const std::string& shape, const std::s
 }
 
 TEST(CliImport, RecordsAreCheckedLikeMeasurementsAndRefusalsReported) {
-  const std::string lines = temp("import.jsonl"), db = temp("import.db");
+  const std::string lines = fresh_path("import.jsonl"), db = fresh_path("import.db");
   {
     std::ofstream out(lines);
     out << record("dense", "[32,48,40]", "{}", "[0.001, 0.0011]") << "\n";         // 1: fine
@@ -56,7 +53,7 @@ TEST(CliImport, RecordsAreCheckedLikeMeasurementsAndRefusalsReported) {
 }
 
 TEST(CliReadOnly, ReadingAnEmptyFileSaysSoAndLeavesItEmpty) {
-  const std::string db = temp("empty.db");
+  const std::string db = fresh_path("empty.db");
   std::ofstream(db).close();
   Result r = run_cli("best --op dense --shape 32,48,40 --db " + db);
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -68,7 +65,7 @@ TEST(CliReadOnly, ReadingAnEmptyFileSaysSoAndLeavesItEmpty) {
 }
 
 TEST(CliReadOnly, ADamagedSchemaVersionIsOneErrorLine) {
-  const std::string db = temp("version.db");
+  const std::string db = fresh_path("version.db");
   {
     tf::db::Database d(db);
     d.connection().exec("UPDATE tunefarm_meta SET value = '-5' WHERE key = 'schema_version'");
@@ -87,7 +84,7 @@ TEST(CliReadOnly, ADamagedSchemaVersionIsOneErrorLine) {
 TEST(CliTargets, RecordsFiledUnderLlvmsNameForThisHostAreTheHostsRecords) {
   const std::string llvm_named = tf::codegen::llvm_named_host_target();
   ASSERT_FALSE(llvm_named.empty());
-  const std::string lines = temp("legacy.jsonl"), db = temp("legacy.db");
+  const std::string lines = fresh_path("legacy.jsonl"), db = fresh_path("legacy.db");
   {
     std::ofstream out(lines);
     out << "{\"workload\": {\"op\": \"dense\", \"shape\": [32,48,40], \"dtype\": \"float32\"}, \"target\": {\"target\": \""

@@ -12,16 +12,13 @@
 #include "compiler/codegen/target.h"
 #include "db/database.h"
 #include "tests/cli_runner.h"
+#include "tests/test_files.h"
 
 namespace {
 
-using tf::runtime::ColdInputs;
+using tf::testing_support::fresh_path;
 
-std::string temp(const std::string& name) {
-  std::string p = testing::TempDir() + "tf_clitiming_" + name + "_" + std::to_string(getpid());
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((p + suffix).c_str());
-  return p;
-}
+using tf::runtime::ColdInputs;
 
 // An export line of dense 32x48x40 on this host; `timing` empty: a line from before timings.
 std::string line(int mr, double seconds, const std::string& timing) {
@@ -44,7 +41,7 @@ std::map<int, ColdInputs> timing_by_mr(const std::string& db) {
 const std::string kWorkload = " --op dense --shape 32,48,40 --db ";
 
 TEST(CliTiming, BestAndHistoryShowTheTimingAndBestReadsTheOneAskedFor) {
-  const std::string lines = temp("three.jsonl"), db = temp("three.db");
+  const std::string lines = fresh_path("three.jsonl"), db = fresh_path("three.db");
   {
     std::ofstream out(lines);
     out << line(3, 0.001, "") << line(2, 0.002, "\"cold-weights\"") << line(4, 0.003, "\"cold-all\"");
@@ -74,7 +71,7 @@ TEST(CliTiming, BestAndHistoryShowTheTimingAndBestReadsTheOneAskedFor) {
   EXPECT_EQ(std::count(only_warm.out.begin(), only_warm.out.end(), '\n'), 1) << only_warm.out;
   EXPECT_EQ(tf::parse_json(only_warm.out).at("timing"), "warm") << only_warm.out;
 
-  const std::string empty = temp("warm-only.db"), warm_line = temp("warm.jsonl");
+  const std::string empty = fresh_path("warm-only.db"), warm_line = fresh_path("warm.jsonl");
   std::ofstream(warm_line) << line(3, 0.001, "");
   ASSERT_EQ(run_cli("import --db " + empty + " " + warm_line).exit_code, 0);
   Result none = run_cli("best" + kWorkload + empty + " --timing cold-weights");
@@ -93,7 +90,7 @@ TEST(CliTiming, BestAndHistoryShowTheTimingAndBestReadsTheOneAskedFor) {
 // `run --config best` runs the best config timed the way it times (--cold-inputs), else the best of
 // any timing, saying so.
 TEST(CliTiming, RunConfigBestPrefersRecordsTimedAsItTimes) {
-  const std::string lines = temp("run.jsonl"), db = temp("run.db");
+  const std::string lines = fresh_path("run.jsonl"), db = fresh_path("run.db");
   {
     std::ofstream out(lines);
     out << line(3, 0.001, "") << line(2, 0.002, "\"cold-weights\"");
@@ -114,8 +111,8 @@ TEST(CliTiming, RunConfigBestPrefersRecordsTimedAsItTimes) {
 }
 
 TEST(CliTiming, ExportThenImportKeepsEveryTimingAndAddsNothingTwice) {
-  const std::string lines = temp("rt.jsonl"), db = temp("rt.db"), exported = temp("rt-export.jsonl"),
-                    copy = temp("rt-copy.db");
+  const std::string lines = fresh_path("rt.jsonl"), db = fresh_path("rt.db"), exported = fresh_path("rt-export.jsonl"),
+                    copy = fresh_path("rt-copy.db");
   {
     std::ofstream out(lines);
     out << line(3, 0.001, "\"warm\"") << line(2, 0.002, "\"cold-weights\"") << line(4, 0.003, "\"cold-all\"")
@@ -140,7 +137,7 @@ TEST(CliTiming, ExportThenImportKeepsEveryTimingAndAddsNothingTwice) {
 }
 
 TEST(CliTiming, AnImportLineWithAnUnknownTimingIsRefusedNamingTheLine) {
-  const std::string lines = temp("hot.jsonl"), db = temp("hot.db");
+  const std::string lines = fresh_path("hot.jsonl"), db = fresh_path("hot.db");
   {
     std::ofstream out(lines);
     out << line(3, 0.001, "\"warm\"") << line(2, 0.002, "\"hot\\r\\n\"") << line(4, 0.003, "null");
@@ -159,7 +156,7 @@ TEST(CliTiming, AnImportLineWithAnUnknownTimingIsRefusedNamingTheLine) {
 }
 
 TEST(CliTiming, TuneRecordsHowItTimed) {
-  const std::string warm = temp("tune-warm.db"), cold = temp("tune-cold.db");
+  const std::string warm = fresh_path("tune-warm.db"), cold = fresh_path("tune-cold.db");
   const std::string tune =
       "tune --op dense --shape 32,48,40 --trials 2 --min-ms 1 --repeat 1 --tuner random --json --db ";
   Result w = run_cli(tune + warm);

@@ -35,6 +35,10 @@ class Builder {
   virtual std::future<Built> build(const compiler::Task& task, const space::Config& config) = 0;
   // How many builds run at once: a job keeps about this many candidates building ahead.
   virtual int width() const = 0;
+  // True when the job's timings stop these builds (the kernel needs every core they run on): a
+  // batch is then built whole before its first timing, as a timing sent mid-batch would leave
+  // cores idle while it waits for the builds in flight.
+  virtual bool takes_turns_with_timings() const { return false; }
 };
 
 // Threads on this host. A build on a core a timed kernel runs on slows the kernel down, so when the
@@ -61,6 +65,7 @@ class LocalBuilder : public Builder {
   // remote builder that left).
   void build_into(const compiler::Task& task, const space::Config& config, std::shared_ptr<std::promise<Built>> done);
   int width() const override { return static_cast<int>(threads_.size()); }
+  bool takes_turns_with_timings() const override { return cores_ && cores_->takes_turns(); }
   // Builds queued or running.
   int in_flight() const;
   int64_t cache_hits() const;

@@ -24,14 +24,17 @@ CandidatePipeline::~CandidatePipeline() {
   }
 }
 
-// Keeps builder.width() builds ahead of the candidates sent to be measured.
+// Keeps builder.width() builds ahead of the candidates sent to be measured, or the whole batch
+// when builds and timings take turns.
 void CandidatePipeline::start_builds() {
-  while (builds_.size() < batch_.size() && builds_.size() < sent_ + static_cast<size_t>(builder_.width())) {
+  const size_t ahead = builder_.takes_turns_with_timings() ? batch_.size() : static_cast<size_t>(builder_.width());
+  while (builds_.size() < batch_.size() && builds_.size() < sent_ + ahead) {
     builds_.push_back(builder_.build(task_, batch_[builds_.size()]));
   }
 }
 
 void CandidatePipeline::send_through(size_t i, double& build_wait_s) {
+  if (sent_ == 0 && builder_.takes_turns_with_timings()) wait_for_builds(build_wait_s);
   while (sent_ < batch_.size() && sent_ < i + static_cast<size_t>(measurer_.capacity()) && !stopped()) {
     const auto wait_start = TrialTimes::Clock::now();
     built_[sent_] = builds_[sent_].get();
@@ -40,6 +43,15 @@ void CandidatePipeline::send_through(size_t i, double& build_wait_s) {
     start_builds();
     measuring_[sent_ - 1] = measure(built_[sent_ - 1]);
   }
+}
+
+void CandidatePipeline::wait_for_builds(double& build_wait_s) {
+  const auto wait_start = TrialTimes::Clock::now();
+  for (auto& b : builds_) {
+    if (stopped()) break;
+    b.wait();
+  }
+  build_wait_s += seconds_since(wait_start);
 }
 
 std::future<Measured> CandidatePipeline::measure(const Built& built) {

@@ -1,6 +1,7 @@
 // One batch of a tuning job's candidates on their way to being measured: builds run ahead,
-// builder.width() at a time, in proposal order, and up to measurer.capacity() built candidates are
-// measured at once. A candidate that failed to build is answered as a load error without the
+// builder.width() at a time, in proposal order (the whole batch before the first timing when
+// builds and timings take turns), and up to measurer.capacity() built candidates are measured at
+// once. A candidate that failed to build is answered as a load error without the
 // measurer.
 #pragma once
 
@@ -41,6 +42,7 @@ class CandidatePipeline {
  private:
   bool stopped() const { return stop_ && stop_->load(); }
   void start_builds();
+  void wait_for_builds(double& build_wait_s);
   std::future<Measured> measure(const Built& built);
 
   const compiler::Task& task_;
