@@ -12,16 +12,12 @@ std::unique_ptr<db::Database> open_existing_db(const std::string& path, DbUse us
   if (!db::is_postgres_url(path) && ::access(path.c_str(), F_OK) != 0) {
     throw UsageError("no database at " + path + " (--db PATH or postgresql://USER@HOST:PORT/NAME)");
   }
-  auto db = std::make_unique<db::Database>(
-      path, use == DbUse::Read ? db::Database::Open::ReadOnly : db::Database::Open::Existing);
-  tuner::alias_legacy_host_target(*db);
-  return db;
+  return tuner::open_host_database(path,
+                                   use == DbUse::Read ? db::Database::Open::ReadOnly : db::Database::Open::Existing);
 }
 
 std::unique_ptr<db::Database> open_or_create_db(const std::string& path) {
-  auto db = std::make_unique<db::Database>(path, db::Database::Open::Create);
-  tuner::alias_legacy_host_target(*db);
-  return db;
+  return tuner::open_host_database(path, db::Database::Open::Create);
 }
 
 }  // namespace tf::cli

@@ -57,7 +57,7 @@ py::dict build(const std::string& onnx_path, const std::string& output, const st
       const codegen::Target target = codegen::parse_target(target_text);
       target_str = target.str();
       std::unique_ptr<db::Database> db;
-      if (db_path) db = std::make_unique<db::Database>(*db_path);
+      if (db_path) db = tuner::open_host_database(*db_path, db::Database::Open::ReadOnly);
       const graph::Graph imported = graph::import_onnx_file(onnx_path, import);
       file = graph::build_with_db(imported, target, threads, db.get(), key ? *key : tuner::local_device_key(threads),
                                   &planned, timing);
@@ -210,9 +210,8 @@ py::object tune_model(const std::string& onnx_path, const std::map<std::string, 
   run_released(onnx_path, [&] {
     const graph::ModelTasks m = graph::model_tasks(o);
     tasks = m.tasks;
-    db::Database db(db_path, db::Database::Open::Create);
-    tuner::alias_legacy_host_target(db);
-    result = graph::model_tune_result_json(graph::tune_model_locally(o, m, db, hooks));
+    const std::unique_ptr<db::Database> db = tuner::open_host_database(db_path, db::Database::Open::Create);
+    result = graph::model_tune_result_json(graph::tune_model_locally(o, m, *db, hooks));
   });
   if (raised) throw std::move(*raised);
   return to_python(result);
