@@ -1,14 +1,12 @@
 #include "bench/model_tuning.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "compiler/codegen/target.h"
-#include "compiler/compiler.h"
 #include "graph/model_latency.h"
-#include "graph/pipeline.h"
-#include "graph/tasks.h"
+#include "graph/model_tune.h"
 #include "tuner/tune_job.h"
-#include "tuner/tune_tasks.h"
 
 namespace tf::bench {
 
@@ -20,50 +18,36 @@ std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& impo
                                                                          planned, timing, graph_layouts));
 }
 
-ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSettings& s, db::Database& db) {
-  const codegen::Target target = codegen::parse_target(s.target);
-  std::vector<std::unique_ptr<compiler::Task>> compiled;
-  std::vector<tuner::TaskToTune> to_tune;
-  // As `tunefarm model tune` does: the default build timed once gives the other nodes' time and each
-  // kernel's time inside the model.
-  const graph::MeasuredModel defaults = graph::measure_model_here(imported, target, s.threads, nullptr,
-                                                                  tuner::local_device_key(s.threads), s.timing_lock);
-  double other_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
-  const graph::Graph planned = graph::plan_graph(imported, graph::plan_options_for(target));
-  std::vector<ops::Workload> workloads;
-  for (const auto& t : graph::tunable_tasks(planned, s.graph_layouts)) {
-    workloads.push_back(t.workload);
-    compiled.push_back(std::make_unique<compiler::Task>(t.workload, target));
-    to_tune.push_back({compiled.back().get(), static_cast<double>(t.count), t.group});
-    const auto it = defaults.parts.kernel_s_per_call.find(t.workload.str());
-    if (it != defaults.parts.kernel_s_per_call.end()) to_tune.back().in_model_default_s = it->second;
-  }
-  tuner::TuneTasksOptions o;
-  o.trials = s.trials;
+namespace {
+
+graph::ModelTuneOptions model_tune_options(const std::string& name, const ModelTuneSettings& s) {
+  graph::ModelTuneOptions o;
+  o.model_path = name;
+  o.measure.trials = s.trials;
+  o.measure.min_ms = s.min_repeat_ms;
+  o.scheduler = tuner::scheduler_policy_name(s.scheduler);
   o.time_limit_s = s.time_limit_s;
-  o.scheduler = s.scheduler;
-  o.each.tuner = "xgb";
-  o.each.threads = s.threads;
-  o.each.device_key = tuner::local_device_key(s.threads);
-  o.each.measure.min_repeat_ms = s.min_repeat_ms;
-  o.each.measure.cold_inputs = s.cold_inputs;
-  o.each.job_id =
-      db.create_job(Json{{"kind", "model"}, {"bench", "models_bench"}, {"trials", s.trials}}, "models_bench");
+  o.layouts = s.graph_layouts ? "graph" : "per-conv";
+  o.threads = s.threads;
+  o.target = s.target;
+  o.timing_lock = s.timing_lock;
+  return o;
+}
 
-  o.time_in_model = [&] {
-    return graph::time_tasks_in_model(imported, target, s.threads, db, tuner::local_device_key(s.threads),
-                                      s.timing_lock, s.cold_inputs, workloads);
-  };
+}  // namespace
 
+ModelTuneRun tune_model_tasks(const graph::Graph& imported, const std::string& name, const ModelTuneSettings& s,
+                              db::Database& db) {
+  const graph::ModelTuneOptions o = model_tune_options(name, s);
   ModelTuneRun run;
   int64_t next_checkpoint = s.checkpoint;
   const int64_t every = std::max<int64_t>(1, s.trials / 10);
   int64_t next_line = every;
-  auto progress = [&](const tuner::TasksProgress& p) {
-    if (p.other_nodes_s >= 0) other_ms = p.other_nodes_s * 1e3;
-    ModelTuneRun::Point point{p.trials, p.estimated_s * 1e3 + other_ms, 0};
+  graph::ModelTuneHooks hooks;
+  hooks.progress = [&](const tuner::TasksProgress& p, double other_nodes_ms) {
+    ModelTuneRun::Point point{p.trials, p.estimated_s * 1e3 + other_nodes_ms, 0};
     if (s.checkpoint > 0 && s.measure && p.trials >= next_checkpoint) {
-      auto exec = build_from_db(imported, s.target, s.threads, &db, nullptr, true, s.cold_inputs);
+      auto exec = build_from_db(imported, s.target, s.threads, &db);
       point.measured_ms = s.measure(*exec);
       while (next_checkpoint <= p.trials) next_checkpoint += s.checkpoint;
     }
@@ -77,17 +61,13 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSetti
       while (next_line <= p.trials) next_line += every;
     }
   };
-  const tuner::TuneTasksResult r = tuner::tune_tasks(to_tune, o, &db, progress);
-  db.update_job(*o.each.job_id, r.stopped ? "cancelled" : "done",
-                Json{{"trials", r.trials}, {"estimated_ms", r.estimated_s * 1e3 + other_ms}});
+  const graph::ModelTuneResult r = graph::tune_model_locally(o, graph::model_tasks(imported, o), db, hooks);
   run.trials = r.trials;
   run.seconds = r.seconds;
-  run.estimated_ms = r.estimated_s * 1e3 + other_ms;
-  const graph::MeasuredBesideDefaults measured = graph::measure_beside_defaults(
-      imported, target, s.threads, db, tuner::local_device_key(s.threads), s.timing_lock, s.cold_inputs);
-  run.measured_ms = measured.tuned.median_ms;
-  run.default_before_ms = defaults.median_ms;
-  run.default_after_ms = measured.default_ms;
+  run.estimated_ms = r.estimated_ms;
+  run.measured_ms = r.measured_ms;
+  run.default_before_ms = r.default_before_ms;
+  run.default_after_ms = r.default_after_ms;
   return run;
 }
 

@@ -1,5 +1,5 @@
-// What the models benchmark does with tuning: a model's tasks tuned as `tunefarm model tune` tunes
-// them on this host (tuner/tune_tasks.h), the model built from a db's best configs, and the
+// What the models benchmark does with tuning: a model's tasks tuned by `tunefarm model tune`'s own
+// path on this host (graph/model_tune.h), the model built from a db's best configs, and the
 // measured latency along the way.
 #pragma once
 
@@ -53,8 +53,6 @@ struct ModelTuneSettings {
   double time_limit_s = 0;  // no batch starts after it (`model tune --time-limit`); 0: none
   tuner::SchedulerPolicy scheduler = tuner::SchedulerPolicy::Gradient;
   double min_repeat_ms = 20;
-  // As `tunefarm model tune` times a model's kernels: their weights cold, as the model reads them.
-  runtime::ColdInputs cold_inputs = runtime::ColdInputs::Weights;
   // Every this many trials (0: never), the model is built from the db and `measure` times it
   // (median ms); the tuning waits meanwhile, so nothing else runs while it is timed.
   int64_t checkpoint = 0;
@@ -65,7 +63,9 @@ struct ModelTuneSettings {
   bool graph_layouts = false;
 };
 
-// The tasks of the imported model's default plan, alternatives included, as `tunefarm model tune` tunes them.
-ModelTuneRun tune_model_tasks(const graph::Graph& imported, const ModelTuneSettings& s, db::Database& db);
+// The tasks of the imported model's default plan, alternatives included, tuned as `tunefarm model
+// tune` tunes them (their weights cold, as the model reads them); `name` names the model in the job.
+ModelTuneRun tune_model_tasks(const graph::Graph& imported, const std::string& name, const ModelTuneSettings& s,
+                              db::Database& db);
 
 }  // namespace tf::bench

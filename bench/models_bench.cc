@@ -295,7 +295,7 @@ class ModelsBench {
         s.timing_lock = o_.lock_file;
         std::fprintf(stderr, "models_bench: tuning %s at %d thread(s): %lld trials, gradient scheduler, into %s\n",
                      name.c_str(), threads, static_cast<long long>(o_.tune), o_.db.c_str());
-        const ModelTuneRun tuned = tune_model_tasks(imported, s, *db_);
+        const ModelTuneRun tuned = tune_model_tasks(imported, name, s, *db_);
         Built b = build(imported, o_, dir, threads, db_.get());
         const Json extra = tuning_fields(tuned);
         // Issue 31: a model's tuning within 5 minutes on this host's cores.
@@ -327,7 +327,7 @@ class ModelsBench {
     s.graph_layouts = true;
     std::fprintf(stderr, "models_bench: tuning %s at %d thread(s) with graph layouts: %lld trials, into %s\n",
                  name.c_str(), s.threads, static_cast<long long>(s.trials), path.c_str());
-    const ModelTuneRun tuned = tune_model_tasks(imported, s, db);
+    const ModelTuneRun tuned = tune_model_tasks(imported, name, s, db);
     Built b = build(imported, o_, dir, s.threads, &db);
     const double per_conv_ms = rows_.back()["tunefarm"]["median_ms"].get<double>();
     const double worst = timed_row(b, onnx, dir, name, s.threads, "tuned, graph layouts", tuning_fields(tuned));

@@ -33,7 +33,7 @@ Curve tune_from_empty_db(const graph::Graph& imported, const SchedulerComparison
   std::fprintf(stderr, "models_bench: %s, %d thread(s): %lld trials with the %s scheduler from an empty db\n",
                c.model.c_str(), c.threads, static_cast<long long>(c.trials), tuner::scheduler_policy_name(policy));
   Curve out;
-  out.run = tune_model_tasks(imported, s, db);
+  out.run = tune_model_tasks(imported, c.model, s, db);
   auto exec = build_from_db(imported, c.target, c.threads, &db);
   out.final_measured_ms = measure(*exec);
   return out;

@@ -10,7 +10,6 @@
 #include "graph/bound_inputs.h"
 #include "graph/model_latency.h"
 #include "graph/pipeline.h"
-#include "runtime/measure.h"
 #include "tuner/best_configs.h"
 
 namespace tf::graph {
@@ -102,6 +101,7 @@ tuner::TuneTasksOptions tasks_options(const ModelTuneOptions& a) {
   o.each.measure.min_repeat_ms = a.measure.min_ms;
   o.each.measure.repeat = a.measure.repeat;
   o.each.measure.timeout_s = a.measure.timeout_s;
+  o.each.measure.timing_lock = a.timing_lock;
   if (!runtime::parse_cold_inputs(a.measure.cold_inputs, &o.each.measure.cold_inputs))
     throw ModelTuneError("cold inputs: '" + a.measure.cold_inputs + "' is not one of off, weights, all");
   if (std::string bad = runtime::measure_options_error(o.each.measure); !bad.empty())
@@ -147,8 +147,9 @@ ModelTuneResult::TaskRow task_row(const Task& t, int64_t trials) {
   return row;
 }
 
-ModelTasks model_tasks(const ModelTuneOptions& o) {
-  Graph imported = import_onnx_file(o.model_path, o.import);
+ModelTasks model_tasks(const ModelTuneOptions& o) { return model_tasks(import_onnx_file(o.model_path, o.import), o); }
+
+ModelTasks model_tasks(Graph imported, const ModelTuneOptions& o) {
   const Graph planned = plan_graph(imported, plan_options_for(codegen::parse_target(o.target)));
   ModelTasks m{std::move(imported), tunable_tasks(planned, o.layouts == "graph"), bound_inputs_json(planned),
                bound_inputs_text(planned)};

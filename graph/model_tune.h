@@ -17,6 +17,7 @@
 #include "graph/graph.h"
 #include "graph/onnx_import.h"
 #include "graph/tasks.h"
+#include "runtime/measure.h"
 #include "support/json.h"
 #include "support/measure_args.h"
 #include "tuner/tune_tasks.h"
@@ -48,6 +49,7 @@ struct ModelTuneOptions {
   std::string target = "native";
   // A board times the kernels a job calls: the layout conversions (count 0) are left to their estimate.
   bool for_boards = false;
+  std::string timing_lock = runtime::MeasureOptions{}.timing_lock;  // held while this host times
 };
 
 struct ModelTuneResult {
@@ -96,6 +98,8 @@ struct ModelTasks {
 };
 // ModelTuneError when the model has no tunable task; CompileError for a model that does not import.
 ModelTasks model_tasks(const ModelTuneOptions& o);
+// The same for a model imported already (o.model_path only names it).
+ModelTasks model_tasks(Graph imported, const ModelTuneOptions& o);
 
 struct ModelTuneHooks {
   // A line about the job (its id, the default build's time); `detail`: one a quiet caller skips.
