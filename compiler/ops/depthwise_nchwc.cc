@@ -93,7 +93,6 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
   const auto sh = DepthwiseNchwcShape::from_vector(s);
   const Conv2dShape& c = sh.conv;
   const bool pad_copy = c.padded() && cfg.get_string("pad") == "copy";
-  const int64_t m = sh.multiplier();
   const auto dt = ir::DataType::float32();
 
   Tensor data = te::placeholder(sh.data_shape(), dt, "data");
@@ -103,22 +102,7 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
 
   const NchwcInput input = nchwc_input(data, c, pad_copy);
 
-  IterVar ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
-  Tensor conv = te::compute(sh.out_shape(),
-                            [&](const te::Indices& i) {
-                              Expr ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
-                              Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
-                              Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
-                              // Output channel o reads input channel o / m.
-                              Expr cb = i[1], ci = i[4];
-                              if (m != 1) {
-                                Expr ic = ir::floordiv(i[1] * Expr(sh.b) + i[4], Expr(m));
-                                cb = ir::floordiv(ic, Expr(sh.b));
-                                ci = ir::floormod(ic, Expr(sh.b));
-                              }
-                              return te::sum(input.at(i[0], cb, iy, ix, ci) * weight(i[1], ky, kx, i[4]), {ry, rx});
-                            },
-                            "conv", {"n", "ko", "y", "x", "l"});
+  Tensor conv = depthwise_tap_sum(sh, input, weight, dt);
   Tensor out = nchwc_output(epilogue_, conv, bias, Tensor(), c.k, sh.b);
 
   Scheduled result = make_scheduled({data, weight, bias}, out);
@@ -127,6 +111,29 @@ Scheduled DepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::C
 }
 
 }  // namespace
+
+te::Tensor depthwise_tap_sum(const DepthwiseNchwcShape& sh, const NchwcInput& input, const te::Tensor& weight,
+                             ir::DataType accumulate) {
+  const Conv2dShape& c = sh.conv;
+  const int64_t m = sh.multiplier();
+  const auto widened = [&](Expr e) { return e.type() == accumulate ? e : ir::make_cast(accumulate, e); };
+  IterVar ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
+  return te::compute(sh.out_shape(),
+                     [&](const te::Indices& i) {
+                       Expr ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
+                       Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
+                       Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
+                       Expr cb = i[1], ci = i[4];
+                       if (m != 1) {
+                         Expr ic = ir::floordiv(i[1] * Expr(sh.b) + i[4], Expr(m));
+                         cb = ir::floordiv(ic, Expr(sh.b));
+                         ci = ir::floormod(ic, Expr(sh.b));
+                       }
+                       return te::sum(widened(input.at(i[0], cb, iy, ix, ci)) * widened(weight(i[1], ky, kx, i[4])),
+                                      {ry, rx});
+                     },
+                     "conv", {"n", "ko", "y", "x", "l"});
+}
 
 void schedule_depthwise_nchwc(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,
                               const NchwcInput& input, const DepthwiseNchwcShape& sh, const space::Config& cfg,

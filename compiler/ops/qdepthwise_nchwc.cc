@@ -17,7 +17,6 @@ namespace tf::ops {
 namespace {
 
 using ir::Expr;
-using ir::IterVar;
 using te::Tensor;
 
 class QDepthwiseNchwc : public NchwcConvOperator<DepthwiseNchwcShape> {
@@ -73,17 +72,7 @@ Scheduled QDepthwiseNchwc::schedule(const std::vector<int64_t>& s, const space::
   const Expr x_zero = ir::make_cast(ir::DataType::uint8(), zero_points(Expr(int64_t{0})));
   const NchwcInput input = nchwc_input(data, c, pad_copy, x_zero);
 
-  IterVar ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
-  Tensor conv = te::compute(sh.out_shape(),
-                            [&](const te::Indices& i) {
-                              Expr ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
-                              Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
-                              Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
-                              Expr x = ir::make_cast(i32, input.at(i[0], i[1], iy, ix, i[4]));
-                              Expr w = ir::make_cast(i32, weight(i[1], ky, kx, i[4]));
-                              return te::sum(x * w, {ry, rx});
-                            },
-                            "conv", {"n", "ko", "y", "x", "l"});
+  Tensor conv = depthwise_tap_sum(sh, input, weight, i32);
   Tensor out = requantize_u8(conv, bias, scale, zero_points, relu_, sh.out_shape());
 
   Scheduled result = make_scheduled({data, weight, bias, scale, zero_points}, out);
