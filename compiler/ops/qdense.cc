@@ -149,11 +149,8 @@ Scheduled QDensePacked::schedule(const std::vector<int64_t>& s, const space::Con
                            "acc", {"m", "n"});
   Tensor out = te::compute({M, N},
                            [&](const te::Indices& i) {
-                             Expr scaled =
-                                 ir::make_cast(ir::DataType::float32(), acc(i[0], i[1]) + bias(i[1])) * scale(i[1]);
-                             Expr q = ir::make_cast(i32, ir::round(scaled)) + zero_points(Expr(int64_t{1}));
-                             q = ir::min(ir::max(q, ir::make_int(0, i32)), ir::make_int(255, i32));
-                             return ir::make_cast(ir::DataType::uint8(), q);
+                             return requantized_byte(acc(i[0], i[1]) + bias(i[1]), scale(i[1]),
+                                                     zero_points(Expr(int64_t{1})), false);
                            },
                            "requantize", {"m", "n"});
 

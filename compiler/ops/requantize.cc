@@ -7,19 +7,21 @@
 
 namespace tf::ops {
 
+ir::Expr requantized_byte(const ir::Expr& acc_plus_bias, const ir::Expr& scale, const ir::Expr& y_zero, bool relu) {
+  const auto i32 = ir::DataType::int32();
+  const ir::Expr scaled = ir::make_cast(ir::DataType::float32(), acc_plus_bias) * scale;
+  ir::Expr q = ir::make_cast(i32, ir::round(scaled)) + y_zero;
+  q = ir::max(q, relu ? y_zero : ir::Expr(ir::make_int(0, i32)));
+  q = ir::min(q, ir::make_int(255, i32));
+  return ir::make_cast(ir::DataType::uint8(), q);
+}
+
 te::Tensor requantize_u8(const te::Tensor& acc, const te::Tensor& bias, const te::Tensor& scale,
                          const te::Tensor& zero_points, bool relu, const std::vector<int64_t>& out_shape) {
-  const auto i32 = ir::DataType::int32();
   return te::compute(out_shape,
                      [&](const te::Indices& i) {
-                       ir::Expr scaled = ir::make_cast(ir::DataType::float32(),
-                                                       acc(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4])) *
-                                         scale(i[1], i[4]);
-                       ir::Expr y_zero = zero_points(ir::Expr(int64_t{1}));
-                       ir::Expr q = ir::make_cast(i32, ir::round(scaled)) + y_zero;
-                       q = ir::max(q, relu ? y_zero : ir::Expr(ir::make_int(0, i32)));
-                       q = ir::min(q, ir::make_int(255, i32));
-                       return ir::make_cast(ir::DataType::uint8(), q);
+                       return requantized_byte(acc(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4]),
+                                               scale(i[1], i[4]), zero_points(ir::Expr(int64_t{1})), relu);
                      },
                      "requantize", {"n", "ko", "y", "x", "l"});
 }

@@ -1,5 +1,5 @@
-// The requantizing epilogue of the integer convolutions (qconv2d_nchwc, qdepthwise_nchwc), ONNX
-// QLinearConv's arithmetic on an int32 accumulator:
+// The requantizing epilogue of the integer convolutions and matrix products (qconv2d_nchwc,
+// qdepthwise_nchwc, qdense_packed), ONNX QLinearConv's arithmetic on an int32 accumulator:
 //     out = saturate_u8(round_half_even(float(acc + bias[k]) * scale[k]) + zero_points[1])
 // clamped below at the output's zero point instead of 0 with `relu` (ReLU in the quantized domain).
 #pragma once
@@ -12,6 +12,9 @@
 #include "runtime/random_fill.h"
 
 namespace tf::ops {
+
+// One output byte from its int32 sum with the bias, its channel's scale and the output's zero point.
+ir::Expr requantized_byte(const ir::Expr& acc_plus_bias, const ir::Expr& scale, const ir::Expr& y_zero, bool relu);
 
 // `acc` (n, k_blocks, y, x, lane) int32; bias int32 and scale float32 (k_blocks, lane); zero_points
 // int32 {input, output}. The uint8 output of acc's shape.
