@@ -118,21 +118,21 @@ te::Tensor depthwise_tap_sum(const DepthwiseNchwcShape& sh, const NchwcInput& in
   const int64_t m = sh.multiplier();
   const auto widened = [&](Expr e) { return e.type() == accumulate ? e : ir::make_cast(accumulate, e); };
   IterVar ry = te::reduce_axis(c.r, "ry"), rx = te::reduce_axis(c.s, "rx");
-  return te::compute(sh.out_shape(),
-                     [&](const te::Indices& i) {
-                       Expr ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
-                       Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
-                       Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
-                       Expr cb = i[1], ci = i[4];
-                       if (m != 1) {
-                         Expr ic = ir::floordiv(i[1] * Expr(sh.b) + i[4], Expr(m));
-                         cb = ir::floordiv(ic, Expr(sh.b));
-                         ci = ir::floormod(ic, Expr(sh.b));
-                       }
-                       return te::sum(widened(input.at(i[0], cb, iy, ix, ci)) * widened(weight(i[1], ky, kx, i[4])),
-                                      {ry, rx});
-                     },
-                     "conv", {"n", "ko", "y", "x", "l"});
+  return te::compute(
+      sh.out_shape(),
+      [&](const te::Indices& i) {
+        Expr ky = ir::to_expr(ry->var), kx = ir::to_expr(rx->var);
+        Expr iy = i[2] * Expr(c.stride) + ky * Expr(c.dilation);
+        Expr ix = i[3] * Expr(c.stride) + kx * Expr(c.dilation);
+        Expr cb = i[1], ci = i[4];
+        if (m != 1) {
+          Expr ic = ir::floordiv(i[1] * Expr(sh.b) + i[4], Expr(m));
+          cb = ir::floordiv(ic, Expr(sh.b));
+          ci = ir::floormod(ic, Expr(sh.b));
+        }
+        return te::sum(widened(input.at(i[0], cb, iy, ix, ci)) * widened(weight(i[1], ky, kx, i[4])), {ry, rx});
+      },
+      "conv", {"n", "ko", "y", "x", "l"});
 }
 
 void schedule_depthwise_nchwc(schedule::Schedule& sch, const te::Tensor& conv, const te::Tensor& out,

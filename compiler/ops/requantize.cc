@@ -20,8 +20,8 @@ te::Tensor requantize_u8(const te::Tensor& acc, const te::Tensor& bias, const te
                          const te::Tensor& zero_points, bool relu, const std::vector<int64_t>& out_shape) {
   return te::compute(out_shape,
                      [&](const te::Indices& i) {
-                       return requantized_byte(acc(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4]),
-                                               scale(i[1], i[4]), zero_points(ir::Expr(int64_t{1})), relu);
+                       return requantized_byte(acc(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4]), scale(i[1], i[4]),
+                                               zero_points(ir::Expr(int64_t{1})), relu);
                      },
                      "requantize", {"n", "ko", "y", "x", "l"});
 }
