@@ -14,7 +14,7 @@ namespace tf::graph {
 
 runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads,
                                         db::Database* db, const std::string& device_key, graph::Graph* planned,
-                                        runtime::ColdInputs timing, bool graph_layouts) {
+                                        runtime::ColdInputs timing, bool graph_layouts, graph::BuildReport* report) {
   const tuner::BestConfigs best(db, target.str(), device_key, timing);
   graph::PlanOptions plan = graph::plan_options_for(target);
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
@@ -24,7 +24,7 @@ runtime::model::ModelFile build_with_db(const graph::Graph& imported, const code
   options.target = target;
   options.threads = threads;
   options.config_for = [&](const ops::Workload& w) { return best.config(w); };
-  runtime::model::ModelFile file = graph::build_model(g, options);
+  runtime::model::ModelFile file = graph::build_model(g, options, report);
   if (planned) *planned = std::move(g);
   return file;
 }

@@ -8,6 +8,7 @@
 
 #include "compiler/codegen/target.h"
 #include "db/database.h"
+#include "graph/build.h"
 #include "graph/graph.h"
 #include "graph/latency_breakdown.h"
 #include "runtime/measure.h"
@@ -23,13 +24,14 @@ struct MeasuredModel {
 
 // The imported model planned and built with `db`'s best configs and fastest alternatives for this
 // target, thread count and device key (null: the defaults), preferring records timed as `timing`
-// (tuner::BestConfigs); `planned` receives the plan. `graph_layouts` false: each conv keeps its own
-// channel blocks (what planning the layouts for the whole graph buys is the difference).
+// (tuner::BestConfigs); `planned` receives the plan, `report` what was built. `graph_layouts` false:
+// each conv keeps its own channel blocks (what planning the layouts for the whole graph buys is the
+// difference).
 runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads,
                                         db::Database* db, const std::string& device_key,
                                         graph::Graph* planned = nullptr,
                                         runtime::ColdInputs timing = runtime::ColdInputs::Weights,
-                                        bool graph_layouts = true);
+                                        bool graph_layouts = true, graph::BuildReport* report = nullptr);
 
 // `db` null: default configs. Holds the host-wide timing lock `lock_file` while timing.
 MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads,

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -47,6 +48,7 @@ py::dict build(const std::string& onnx_path, const std::string& output, const st
   bool bad_input = false;
   runtime::model::ModelFile file;
   graph::Graph planned;
+  graph::BuildReport report;
   std::string target_str;
   {
     py::gil_scoped_release unlocked;
@@ -60,7 +62,7 @@ py::dict build(const std::string& onnx_path, const std::string& output, const st
       if (db_path) db = tuner::open_host_database(*db_path, db::Database::Open::ReadOnly);
       const graph::Graph imported = graph::import_onnx_file(onnx_path, import);
       file = graph::build_with_db(imported, target, threads, db.get(), key ? *key : tuner::local_device_key(threads),
-                                  &planned, timing);
+                                  &planned, timing, true, &report);
       runtime::model::write_model_file(file, output);
     } catch (const CompileError& e) {  // the model, its shapes or the target: the caller's input
       error = e.what();
@@ -80,6 +82,8 @@ py::dict build(const std::string& onnx_path, const std::string& output, const st
   out["target"] = target_str;
   out["threads"] = threads;
   out["kernels"] = file.kernels.size();
+  out["tuned_kernels"] = std::count_if(report.kernels.begin(), report.kernels.end(),
+                                       [](const graph::BuiltKernel& k) { return k.tuned; });
   out["steps"] = file.steps.size();
   out["peak_activation_bytes"] = file.arena_bytes;
   out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

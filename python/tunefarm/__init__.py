@@ -26,8 +26,9 @@ def build(onnx_path, output=None, *, db=None, threads=1, input_shapes=None, batc
 
     output: the .tfm to write (default: beside the .onnx). input_shapes: {input name: full shape}
     binding symbolic extents; batch: extent 0 of the others. Returns what was built: {"output",
-    "kernels", "steps", "peak_activation_bytes", "seconds", ...}. ValueError for a bad model, shape,
-    option or path (the message names it), RuntimeError when the build itself fails."""
+    "kernels", "tuned_kernels" (built with a config from db), "steps", "peak_activation_bytes",
+    "seconds", ...}. ValueError for a bad model, shape, option or path (the message names it),
+    RuntimeError when the build itself fails."""
     from tunefarm import _compiler  # LLVM: only in processes that build
 
     onnx_path = os.fspath(onnx_path)

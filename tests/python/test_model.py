@@ -104,6 +104,7 @@ class BuildTest(unittest.TestCase):
         report = tunefarm.build(self.onnx, ours, threads=2)
         self.assertEqual(report["output"], ours)
         self.assertGreater(report["kernels"], 0)
+        self.assertEqual(report["tuned_kernels"], 0)  # no db: every kernel takes its default config
         theirs = os.path.join(self.dir, "theirs.tfm")
         subprocess.run([CLI, "model", "build", self.onnx, "-o", theirs, "--threads", "2", "--quiet"], check=True,
                        capture_output=True)

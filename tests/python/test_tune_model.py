@@ -61,6 +61,8 @@ class TuneModelTest(unittest.TestCase):
             if k["workload"] in tuned:
                 self.assertTrue(k["tuned"], k["workload"])
         ours = tunefarm.build(MODEL, os.path.join(self.dir, "py.tfm"), db=self.db, threads=1)
+        self.assertEqual(ours["tuned_kernels"], json.loads(built.stdout)["tuned_kernels"])
+        self.assertGreater(ours["tuned_kernels"], 0)
         x = np.random.default_rng(3).standard_normal((1, 3, 32, 32)).astype(np.float32)
         a = tunefarm.Model(tfm).run({"input": x})
         b = tunefarm.Model(ours["output"]).run({"input": x})
