@@ -153,14 +153,19 @@ Expr make_const(DataType t, double v) { return t.is_float() ? make_float(v, t) :
 
 namespace {
 
-void require(bool ok, const std::string& what) {
+// These checks run for every IR node built, so a message is only composed once a check fails.
+void require(bool ok, const char* what) {
   if (!ok) throw CompileError(what);
+}
+template <typename MakeMessage>
+void require(bool ok, const MakeMessage& what) {
+  if (!ok) throw CompileError(what());
 }
 
 // Brings two operands to one type: an immediate adopts the other side's element type, an int meets
 // a float as a float, a scalar is broadcast to the other side's lanes.
 void match_types(Expr& a, Expr& b, const char* op) {
-  require(a && b, std::string("operator ") + op + ": null operand");
+  require(a && b, [&] { return std::string("operator ") + op + ": null operand"; });
   DataType ta = a.type(), tb = b.type();
   if (ta.element_of() != tb.element_of()) {
     bool a_imm = a.as<IntImmNode>() || a.as<FloatImmNode>();
@@ -199,10 +204,11 @@ Expr make_binary(BinaryOp op, Expr a, Expr b) {
   match_types(a, b, binary_op_name(op));
   DataType t = a.type();
   if (op == BinaryOp::And || op == BinaryOp::Or) {
-    require(t.is_bool(), std::string("operator ") + binary_op_name(op) + " needs bool operands, got " + t.str());
+    require(t.is_bool(),
+            [&] { return std::string("operator ") + binary_op_name(op) + " needs bool operands, got " + t.str(); });
   }
   if (op == BinaryOp::FloorDiv || op == BinaryOp::FloorMod || op == BinaryOp::Mod) {
-    require(!t.is_float(), std::string(binary_op_name(op)) + " needs integer operands, got " + t.str());
+    require(!t.is_float(), [&] { return std::string(binary_op_name(op)) + " needs integer operands, got " + t.str(); });
   }
   if (is_comparison(op)) t = DataType::boolean(t.lanes);
   return Expr(std::make_shared<const BinaryNode>(t, op, std::move(a), std::move(b)));
@@ -236,7 +242,7 @@ Expr make_cast(DataType t, Expr v) {
   require(static_cast<bool>(v), "cast: null operand");
   if (v.type() == t) return v;
   if (v.type().lanes == 1 && t.lanes > 1) return make_broadcast(make_cast(t.element_of(), v), t.lanes);
-  require(v.type().lanes == t.lanes, "cast: lanes differ, " + v.type().str() + " to " + t.str());
+  require(v.type().lanes == t.lanes, [&] { return "cast: lanes differ, " + v.type().str() + " to " + t.str(); });
   if (auto* i = v.as<IntImmNode>()) return make_const(t, static_cast<double>(i->value));
   if (auto* f = v.as<FloatImmNode>()) {
     if (t.is_float()) return make_float(f->value, t);
@@ -248,13 +254,14 @@ namespace {
 
 Expr make_dot_u8s8(Intrinsic f, std::vector<Expr> args) {
   const std::string name = intrinsic_name(f);
-  require(args.size() == 3, name + ": expects 3 arguments");
+  require(args.size() == 3, [&] { return name + ": expects 3 arguments"; });
   const DataType acc = args[0].type(), a = args[1].type(), b = args[2].type();
-  require(acc.is_int() && acc.bits == 32, name + ": the accumulator must be int32 lanes, got " + acc.str());
+  require(acc.is_int() && acc.bits == 32,
+          [&] { return name + ": the accumulator must be int32 lanes, got " + acc.str(); });
   require(b.is_int() && b.bits == 8 && b.lanes == 4 * acc.lanes,
-          name + ": b must be 4 int8 per accumulator lane, got " + b.str() + " for " + acc.str());
+          [&] { return name + ": b must be 4 int8 per accumulator lane, got " + b.str() + " for " + acc.str(); });
   require(a.is_uint() && a.bits == 8 && (a.lanes == 4 || a.lanes == 4 * acc.lanes),
-          name + ": a must be 4 uint8 per accumulator lane (or 4 shared by all), got " + a.str());
+          [&] { return name + ": a must be 4 uint8 per accumulator lane (or 4 shared by all), got " + a.str(); });
   return Expr(std::make_shared<const CallNode>(acc, f, std::move(args)));
 }
 
@@ -263,7 +270,8 @@ Expr make_dot_u8s8(Intrinsic f, std::vector<Expr> args) {
 Expr make_call(Intrinsic f, std::vector<Expr> args) {
   if (f == Intrinsic::DotU8S8 || f == Intrinsic::DotU8S8Centered) return make_dot_u8s8(f, std::move(args));
   size_t arity = f == Intrinsic::Fma ? 3 : 1;
-  require(args.size() == arity, std::string(intrinsic_name(f)) + ": expects " + std::to_string(arity) + " arguments");
+  require(args.size() == arity,
+          [&] { return std::string(intrinsic_name(f)) + ": expects " + std::to_string(arity) + " arguments"; });
   if (f == Intrinsic::Fma) {
     match_types(args[0], args[1], "fma");
     match_types(args[0], args[2], "fma");
@@ -271,23 +279,26 @@ Expr make_call(Intrinsic f, std::vector<Expr> args) {
   }
   DataType t = args[0].type();
   require(t.is_float() || f == Intrinsic::Abs,
-          std::string(intrinsic_name(f)) + ": needs a float operand, got " + t.str());
+          [&] { return std::string(intrinsic_name(f)) + ": needs a float operand, got " + t.str(); });
   return Expr(std::make_shared<const CallNode>(t, f, std::move(args)));
 }
 
 Expr make_load(Buffer buf, Expr index) {
   require(buf && index, "load: null buffer or index");
-  require(index.type().is_int(), "load from '" + buf->name + "': index must be an integer, got " + index.type().str());
+  require(index.type().is_int(),
+          [&] { return "load from '" + buf->name + "': index must be an integer, got " + index.type().str(); });
   DataType t = buf->dtype.with_lanes(index.type().lanes);
   return Expr(std::make_shared<const LoadNode>(t, std::move(buf), std::move(index)));
 }
 
 Expr make_tensor_load(std::shared_ptr<const Producer> p, std::vector<Expr> indices) {
   require(p != nullptr, "tensor load: null tensor");
-  require(indices.size() == p->shape().size(), "tensor '" + p->name() + "' has " + std::to_string(p->shape().size()) +
-                                                   " dimensions, indexed with " + std::to_string(indices.size()));
+  require(indices.size() == p->shape().size(), [&] {
+    return "tensor '" + p->name() + "' has " + std::to_string(p->shape().size()) + " dimensions, indexed with " +
+           std::to_string(indices.size());
+  });
   for (auto& i : indices) {
-    require(static_cast<bool>(i), "tensor '" + p->name() + "': null index");
+    require(static_cast<bool>(i), [&] { return "tensor '" + p->name() + "': null index"; });
     if (!i.type().is_int())
       throw CompileError("tensor '" + p->name() + "': index must be an integer, got " + i.type().str());
     if (i.type() != DataType::int64()) i = make_cast(DataType::int64(), i);
@@ -315,8 +326,10 @@ Expr make_broadcast(Expr v, int lanes) {
 Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axes) {
   require(static_cast<bool>(source), "reduce: null source");
   for (const auto& a : axes) {
-    require(a && a->kind == IterKind::Reduce, "reduce: axis '" + (a ? a->var->name : std::string("?")) +
-                                                  "' is not a reduction axis (make it with reduce_axis)");
+    require(a && a->kind == IterKind::Reduce, [&] {
+      return "reduce: axis '" + (a ? a->var->name : std::string("?")) +
+             "' is not a reduction axis (make it with reduce_axis)";
+    });
   }
   DataType t = source.type();
   return Expr(std::make_shared<const ReduceNode>(t, c, std::move(source), std::move(axes)));
@@ -329,11 +342,12 @@ Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body) {
 
 Stmt make_store(Buffer buf, Expr index, Expr value) {
   require(buf && index && value, "store: null part");
-  require(index.type().is_int(), "store to '" + buf->name + "': index must be an integer");
-  require(value.type().element_of() == buf->dtype,
-          "store to '" + buf->name + "': value is " + value.type().str() + ", buffer holds " + buf->dtype.str());
+  require(index.type().is_int(), [&] { return "store to '" + buf->name + "': index must be an integer"; });
+  require(value.type().element_of() == buf->dtype, [&] {
+    return "store to '" + buf->name + "': value is " + value.type().str() + ", buffer holds " + buf->dtype.str();
+  });
   if (value.type().lanes != index.type().lanes) {
-    require(value.type().lanes == 1, "store to '" + buf->name + "': value and index lanes differ");
+    require(value.type().lanes == 1, [&] { return "store to '" + buf->name + "': value and index lanes differ"; });
     value = make_broadcast(value, index.type().lanes);
   }
   return Stmt(std::make_shared<const StoreNode>(std::move(buf), std::move(index), std::move(value)));
@@ -373,7 +387,7 @@ Stmt make_let(Var v, Expr value, Stmt body) {
 Stmt make_prefetch(Buffer buf, Expr index) {
   require(buf && index, "prefetch: null part");
   require(index.type().is_int() && index.type().is_scalar(),
-          "prefetch of '" + buf->name + "': index must be a scalar integer");
+          [&] { return "prefetch of '" + buf->name + "': index must be a scalar integer"; });
   return Stmt(std::make_shared<const PrefetchNode>(std::move(buf), std::move(index)));
 }
 
