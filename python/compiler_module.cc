@@ -82,8 +82,8 @@ py::dict build(const std::string& onnx_path, const std::string& output, const st
   out["target"] = target_str;
   out["threads"] = threads;
   out["kernels"] = file.kernels.size();
-  out["tuned_kernels"] = std::count_if(report.kernels.begin(), report.kernels.end(),
-                                       [](const graph::BuiltKernel& k) { return k.tuned; });
+  out["tuned_kernels"] =
+      std::count_if(report.kernels.begin(), report.kernels.end(), [](const graph::BuiltKernel& k) { return k.tuned; });
   out["steps"] = file.steps.size();
   out["peak_activation_bytes"] = file.arena_bytes;
   out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
