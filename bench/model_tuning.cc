@@ -5,7 +5,6 @@
 
 #include "compiler/codegen/target.h"
 #include "graph/model_latency.h"
-#include "graph/model_tune.h"
 #include "tuner/tune_job.h"
 
 namespace tf::bench {
@@ -61,13 +60,7 @@ ModelTuneRun tune_model_tasks(const graph::Graph& imported, const std::string& n
       while (next_line <= p.trials) next_line += every;
     }
   };
-  const graph::ModelTuneResult r = graph::tune_model_locally(o, graph::model_tasks(imported, o), db, hooks);
-  run.trials = r.trials;
-  run.seconds = r.seconds;
-  run.estimated_ms = r.estimated_ms;
-  run.measured_ms = r.measured_ms;
-  run.default_before_ms = r.default_before_ms;
-  run.default_after_ms = r.default_after_ms;
+  run.result = graph::tune_model_locally(o, graph::model_tasks(imported, o), db, hooks);
   return run;
 }
 

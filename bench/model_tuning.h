@@ -11,6 +11,7 @@
 
 #include "db/database.h"
 #include "graph/graph.h"
+#include "graph/model_tune.h"
 #include "runtime/measure.h"
 #include "runtime/model/executor.h"
 #include "tuner/task_scheduler.h"
@@ -28,16 +29,9 @@ std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& impo
                                                         runtime::ColdInputs timing = runtime::ColdInputs::Weights);
 
 struct ModelTuneRun {
-  int64_t trials = 0;
-  double seconds = 0;  // tuning wall time
-  // At the end: calls x best kernel time x each kernel's in-model scale, plus the other nodes of a
-  // default build measured once (what `tunefarm model tune` prints as its prediction).
-  double estimated_ms = 0;
-  // As `tunefarm model tune` ends: the model built from the db and timed in rounds alternating with
-  // the default build, whose latency before the search and beside the tuned build tell the
-  // machine's drift (graph::measure_beside_defaults).
-  double measured_ms = 0, default_before_ms = 0, default_after_ms = 0;
-  double machine_drift() const { return default_before_ms > 0 ? default_after_ms / default_before_ms : 1; }
+  // What `tunefarm model tune` reports: trials, wall time, the estimate, the measured latency and
+  // the machine's drift.
+  graph::ModelTuneResult result;
   struct Point {
     int64_t trials = 0;
     double estimated_ms = 0;

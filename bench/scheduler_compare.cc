@@ -82,9 +82,9 @@ void compare_schedulers(const graph::Graph& imported, const SchedulerComparison&
                         {"model", c.model},
                         {"threads", c.threads},
                         {"scheduler", name},
-                        {"trials", curve->run.trials},
-                        {"tuning_seconds", curve->run.seconds},
-                        {"final_estimated_ms", curve->run.estimated_ms},
+                        {"trials", curve->run.result.trials},
+                        {"tuning_seconds", curve->run.result.seconds},
+                        {"final_estimated_ms", curve->run.result.estimated_ms},
                         {"final_measured_ms", curve->final_measured_ms},
                         {"points", curve_json(curve->run)}});
   }
@@ -97,7 +97,7 @@ void compare_schedulers(const graph::Graph& imported, const SchedulerComparison&
       break;
     }
   }
-  if (reached < 0 && gradient.final_measured_ms <= even.final_measured_ms) reached = gradient.run.trials;
+  if (reached < 0 && gradient.final_measured_ms <= even.final_measured_ms) reached = gradient.run.result.trials;
   const double share = reached < 0 ? INFINITY : static_cast<double>(reached) / static_cast<double>(c.trials);
   targets.add(c.model + " " + std::to_string(c.threads) +
                   "-thread: trials the gradient scheduler needs to reach the even split's final " +
