@@ -2,6 +2,10 @@
 // thread (static scheduling: a kernel's tasks are equal tiles, and contiguous chunks keep each
 // thread's B panels and C rows its own). Workers spin briefly before sleeping, because kernels
 // are launched back to back during timing and a futex wake-up costs more than a small tile.
+// A chunk is claimed before it runs, and the caller, its own chunk done, runs those no worker has
+// claimed yet: on a shared host a sleeping worker can take milliseconds to be scheduled (a
+// virtual CPU the hypervisor parked, or a wake-up queued behind the caller on its own core), and
+// a loop that waited for it would cost that much instead of the chunk's length.
 #include "runtime/thread_pool.h"
 
 #include <pthread.h>
@@ -54,15 +58,17 @@ class ThreadPool {
       return 0;
     }
     const int participants = static_cast<int>(std::min<int64_t>(threads_, num_tasks));
+    Job job;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      job_ = Job{body, closure, num_tasks, participants};
-      pending_.store(participants - 1, std::memory_order_relaxed);
-      generation_.fetch_add(1, std::memory_order_release);
+      job = Job{body, closure, num_tasks, participants, generation_.load(std::memory_order_relaxed) + 1};
+      job_ = job;
+      pending_.store(participants, std::memory_order_relaxed);
+      generation_.store(job.generation, std::memory_order_release);
     }
     wake_.notify_all();
-    run_chunk(job_, 0);
-    // Wait for the workers: spin first (they finish within microseconds of us on equal chunks).
+    run_chunks(job, 0);
+    // Wait for the chunks workers claimed: spin first (they finish within microseconds of ours).
     auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
     while (pending_.load(std::memory_order_acquire) != 0) {
       if (std::chrono::steady_clock::now() > spin_until) {
@@ -80,6 +86,7 @@ class ThreadPool {
     void* closure = nullptr;
     int64_t num_tasks = 0;
     int participants = 0;
+    uint64_t generation = 0;  // the loop's number: which claims are its own
   };
 
   static bool pin_thread(pthread_t t, int cpu) {
@@ -93,13 +100,36 @@ class ThreadPool {
     for (int64_t i = 0; i < num_tasks; ++i) body(i, closure);
   }
 
-  static void run_chunk(const Job& j, int participant) {
-    const int64_t begin = j.num_tasks * participant / j.participants;
-    const int64_t end = j.num_tasks * (participant + 1) / j.participants;
+  static void run_chunk(const Job& j, int chunk) {
+    const int64_t begin = j.num_tasks * chunk / j.participants;
+    const int64_t end = j.num_tasks * (chunk + 1) / j.participants;
     const bool was_inside = t_inside_task;
     t_inside_task = true;
     for (int64_t i = begin; i < end; ++i) j.body(i, j.closure);
     t_inside_task = was_inside;
+  }
+
+  // A chunk's claim holds the generation of the last loop that ran it. Generations only grow, so
+  // a worker still holding an earlier loop's job cannot claim a chunk of the current one.
+  bool claim(const Job& j, int chunk) {
+    uint64_t seen = claims_[chunk].load(std::memory_order_relaxed);
+    while (seen < j.generation) {
+      if (claims_[chunk].compare_exchange_weak(seen, j.generation, std::memory_order_acq_rel)) return true;
+    }
+    return false;
+  }
+
+  // The participant's own chunk first, then any chunk nobody has claimed yet.
+  void run_chunks(const Job& j, int participant) {
+    for (int k = 0; k < j.participants; ++k) {
+      const int chunk = (participant + k) % j.participants;
+      if (!claim(j, chunk)) continue;
+      run_chunk(j, chunk);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_one();
+      }
+    }
   }
 
   // `seen` is the generation when the pool started this worker: reading it inside the new thread
@@ -121,18 +151,14 @@ class ThreadPool {
         seen = generation_.load(std::memory_order_acquire);
         job = job_;
       }
-      if (id < job.participants) {
-        run_chunk(job, id);
-        if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          done_.notify_one();
-        }
-      }
+      if (id < job.participants) run_chunks(job, id);
     }
   }
 
   void start(int threads) {
     threads_ = std::max(1, threads);
+    claims_ = std::make_unique<std::atomic<uint64_t>[]>(threads_);
+    for (int i = 0; i < threads_; ++i) claims_[i].store(0);
     stopping_.store(false);
     const uint64_t now = generation_.load();
     for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i, now] { worker(i, now); });
@@ -154,7 +180,8 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  std::atomic<int> pending_{0};                      // chunks of the running loop not finished
+  std::unique_ptr<std::atomic<uint64_t>[]> claims_;  // per chunk: the generation that claimed it
   std::atomic<bool> stopping_{false};
   Job job_;
 };

@@ -4,12 +4,14 @@
 
 #include <unistd.h>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/compiler.h"
@@ -61,6 +63,37 @@ TEST(RuntimeThreadPool, ManyBackToBackLoopsComplete) {
   for (int i = 0; i < 10000; ++i) ASSERT_EQ(tf_runtime_parallel_for(4, count_task, &c), 0);
   for (auto& h : c.hits) EXPECT_EQ(h.load(), 10000);
   EXPECT_EQ(tf_runtime_parallel_for(4, nullptr, nullptr), TF_ERR_PARALLEL);
+}
+
+struct ChunkRunners {
+  std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> by_caller{0}, total{0};
+};
+
+void busy_chunk(int64_t, void* closure) {
+  auto* r = static_cast<ChunkRunners*>(closure);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  r->total++;
+  if (std::this_thread::get_id() == r->caller) r->by_caller++;
+}
+
+// A worker that cannot run at once (here: queued behind the caller on the caller's only CPU; on a
+// shared host: a parked virtual CPU) must not make the loop wait for it: the caller runs the chunks
+// nobody has claimed. Were each chunk tied to its thread, the worker would run exactly half.
+TEST(RuntimeThreadPool, TheCallerRunsChunksALateWorkerHasNotClaimed) {
+  const std::vector<int> allowed = runtime::usable_cpus();
+  runtime::set_num_threads(2);
+  if (!runtime::pin_threads_to_cpus({allowed[0]})) GTEST_SKIP() << "this host refuses to pin threads";
+  ChunkRunners r;
+  for (int i = 0; i < 500; ++i) ASSERT_EQ(tf_runtime_parallel_for(2, busy_chunk, &r), 0);
+  // The pool's threads get the caller's CPUs back: a new worker inherits the caller's affinity.
+  ASSERT_TRUE(runtime::pin_this_thread(allowed));
+  runtime::set_num_threads(1);
+  runtime::set_num_threads(2);
+  EXPECT_EQ(r.total.load(), 1000);
+  EXPECT_GT(r.by_caller.load(), 600) << "of 1000 chunks, the caller ran " << r.by_caller.load();
 }
 
 // A parallel, packed dense kernel built as a shared library.
