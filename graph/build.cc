@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include "compiler/compiler.h"
@@ -13,6 +15,7 @@
 #include "graph/memory_plan.h"
 #include "runtime/kernel_abi.h"
 #include "support/json.h"
+#include "support/parallel_each.h"
 
 namespace tf::graph {
 namespace {
@@ -115,29 +118,41 @@ CompiledKernels compile_kernels(const Lowered& l, const BuildOptions& options, c
     out.built[it->second].nodes.push_back(s.node);
     out.of_step.push_back(it->second);
   }
+  // Configs are chosen first, in order (the caller's lookup may read a database and need not be
+  // thread-safe); the compilations, each on its own LLVM context, then run on every core.
+  std::deque<compiler::Task> tasks;  // a Task does not move
+  std::vector<space::Config> configs;
   for (size_t i = 0; i < firsts.size(); ++i) {
     const KernelCall& call = *firsts[i];
-    BuiltKernel& info = out.built[i];
-    const auto start = std::chrono::steady_clock::now();
-    compiler::Task task(call.op, call.shape, options.target);
+    tasks.emplace_back(call.op, call.shape, options.target);
     for (size_t s = 0; s < l.steps.size(); ++s) {
-      if (out.of_step[s] == static_cast<int>(i)) check_argument_types(task, l.steps[s], dtype_of);
+      if (out.of_step[s] == static_cast<int>(i)) check_argument_types(tasks[i], l.steps[s], dtype_of);
     }
-    const space::Config cfg = choose_config(task, options, &info);
-    codegen::SharedLibrary lib;
-    try {
-      lib = task.build_shared_library(cfg);
-    } catch (const CompileError& e) {
-      throw CompileError("node '" + info.nodes.front() + "': compiling " + task.workload().str() + " with config " +
-                         cfg.str() + ": " + e.what());
-    }
-    info.workload = task.workload().str();
-    info.shape_text = call.op->shape_text(call.shape);
-    info.config = cfg.str();
-    info.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    out.kernels.push_back({info.workload, info.config, lib.entry_symbol, std::move(lib.bytes)});
-    if (options.on_kernel) options.on_kernel(i, firsts.size(), info);
+    configs.push_back(choose_config(tasks[i], options, &out.built[i]));
+    out.built[i].workload = tasks[i].workload().str();
+    out.built[i].shape_text = call.op->shape_text(call.shape);
+    out.built[i].config = configs[i].str();
   }
+  out.kernels.resize(firsts.size());
+  std::mutex progress;
+  size_t compiled = 0;
+  parallel_each(
+      firsts.size(), options.compile_threads > 0 ? options.compile_threads : hardware_workers(64), [&](size_t i) {
+        BuiltKernel& info = out.built[i];
+        const auto start = std::chrono::steady_clock::now();
+        codegen::SharedLibrary lib;
+        try {
+          lib = tasks[i].build_shared_library(configs[i]);
+        } catch (const CompileError& e) {
+          throw CompileError("node '" + info.nodes.front() + "': compiling " + info.workload + " with config " +
+                             info.config + ": " + e.what());
+        }
+        info.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        out.kernels[i] = {info.workload, info.config, lib.entry_symbol, std::move(lib.bytes)};
+        std::lock_guard<std::mutex> lock(progress);
+        if (options.on_kernel) options.on_kernel(compiled, firsts.size(), info);
+        ++compiled;
+      });
   return out;
 }
 

@@ -32,7 +32,10 @@ struct BuildOptions {
   int threads = 1;  // recorded in the file: what the configs were tuned for
   // The config for a workload as JSON text, or nullopt for the default.
   std::function<std::optional<std::string>(const ops::Workload&)> config_for;
-  // Called after each distinct kernel is compiled (i of n), for progress lines.
+  // Distinct kernels compiled at once; 0: one per hardware thread.
+  size_t compile_threads = 0;
+  // Called as each distinct kernel is compiled (the i-th of n to finish, one call at a time), for
+  // progress lines.
   std::function<void(size_t i, size_t n, const BuiltKernel&)> on_kernel;
   // How a node becomes a kernel call or an alias; unset: lower_node (kernel_calls.h).
   std::function<NodeLowering(const Graph&, const Node&)> lower;

@@ -1,12 +1,11 @@
 #include "tuner/xgb_tuner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <future>
 #include <set>
-#include <thread>
 #include <tuple>
+
+#include "support/parallel_each.h"
 
 namespace tf::tuner {
 namespace {
@@ -60,17 +59,10 @@ void XgbTuner::compute_features(const std::vector<int64_t>& indices) {
   for (int64_t i : indices) {
     if (!feature_cache_.count(i) && seen.insert(i).second) missing.push_back(i);
   }
-  const size_t workers = std::min<size_t>(missing.size(), std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-  if (workers < 2) return;  // features_of computes the one or none left
+  if (missing.size() < 2) return;  // features_of computes the one or none left
   std::vector<std::vector<float>> computed(missing.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t k = next++; k < missing.size(); k = next++) computed[k] = features_fn_(space_.at(missing[k]));
-  };
-  std::vector<std::future<void>> helpers;
-  for (size_t w = 1; w < workers; ++w) helpers.push_back(std::async(std::launch::async, work));
-  work();
-  for (auto& h : helpers) h.get();
+  parallel_each(missing.size(), hardware_workers(8),
+                [&](size_t k) { computed[k] = features_fn_(space_.at(missing[k])); });
   for (size_t k = 0; k < missing.size(); ++k) cache_features(missing[k], std::move(computed[k]));
 }
 
