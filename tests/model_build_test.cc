@@ -201,6 +201,44 @@ TEST(ModelBuild, GlobalPoolsOfABlockedActivationNeedNoConversion) {
   expect_built_model_matches_evaluator(cnn_head(), "cnn_head", 2);
 }
 
+// x [1,3,9,10] -> conv (32 channels) + relu -> r; a squeeze-and-excitation scale of r (global
+// average pool, 1x1 convs, sigmoid) multiplies r per channel -> conv (16 channels) -> y
+std::string squeeze_excitation() {
+  OnnxModelBuilder b(13);
+  b.input("x", {1, 3, 9, 10}).output("y");
+  b.floats("w", {32, 3, 3, 3}, random_floats({32, 3, 3, 3}, 41)).floats("bias", {32}, random_floats({32}, 42));
+  b.floats("w_squeeze", {8, 32, 1, 1}, random_floats({8, 32, 1, 1}, 43));
+  b.floats("w_excite", {32, 8, 1, 1}, random_floats({32, 8, 1, 1}, 44));
+  b.floats("w_out", {16, 32, 3, 3}, random_floats({16, 32, 3, 3}, 45));
+  auto& conv = b.node("Conv", {"x", "w", "bias"}, {"c"}, "conv");
+  OnnxModelBuilder::attr(conv, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Relu", {"c"}, {"r"}, "relu");
+  b.node("GlobalAveragePool", {"r"}, {"pooled"}, "gap");
+  b.node("Conv", {"pooled", "w_squeeze"}, {"squeezed"}, "squeeze");
+  b.node("Relu", {"squeezed"}, {"squeezed_relu"}, "squeeze_relu");
+  b.node("Conv", {"squeezed_relu", "w_excite"}, {"excited"}, "excite");
+  b.node("Sigmoid", {"excited"}, {"scale"}, "gate");
+  b.node("Mul", {"r", "scale"}, {"scaled"}, "rescale");
+  auto& out = b.node("Conv", {"scaled", "w_out"}, {"y"}, "conv_out");
+  OnnxModelBuilder::attr(out, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  return b.bytes();
+}
+
+// The per-channel scale broadcasts over the blocked activation as it does over the plain one: the
+// Mul reads both blocked, and the only conversion left is the model's output.
+TEST(ModelBuild, ASqueezeExcitationScaleMultipliesTheBlockedActivation) {
+  const Graph planned = plan_graph(import_onnx_bytes(squeeze_excitation(), "se"));
+  const auto ops = count_ops(planned);
+  EXPECT_EQ(ops.at("layout_from_nchwc"), 1);
+  for (const Node& n : planned.nodes) {
+    const bool scales = std::any_of(n.inputs.begin(), n.inputs.end(),
+                                    [&](const std::string& v) { return v.find("scale") != std::string::npos; });
+    if (!scales || n.op.find("elementwise") == std::string::npos) continue;
+    for (const auto& v : n.inputs) EXPECT_EQ(planned.value(v).shape.size(), 5u) << n.describe() << " reads " << v;
+  }
+  expect_built_model_matches_evaluator(squeeze_excitation(), "squeeze_excitation", 1);
+}
+
 TEST(ModelBuild, IdenticalNodesShareOneKernelAndReshapesAreAliases) {
   BuildOptions options;
   options.target = codegen::host_target();

@@ -213,11 +213,19 @@ class LayoutPlanner {
     out_.nodes.push_back(std::move(b));
   }
 
+  // An input of shape [N, C, H or 1, W or 1] against an output [N, C, H, W]: blocked alike, it
+  // broadcasts the same way ([N, C/b, 1, 1, b] against [N, C/b, H, W, b]).
+  static bool broadcasts_per_channel(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+    return in.size() == 4 && in[0] == out[0] && in[1] == out[1] && (in[2] == out[2] || in[2] == 1) &&
+           (in[3] == out[3] || in[3] == 1);
+  }
+
   // An elementwise node (or fused chain) whose every tensor input is blocked alike and of its
-  // output's shape runs on the blocked values: elementwise work does not care how the elements lie,
-  // so the conversions to NCHW and back go (a QDQ model's residual Add between two integer convs).
-  // Scalar constants broadcast as before; a channel count the block does not divide stays plain,
-  // so no padded lane is ever computed from garbage.
+  // output's shape, or one value per channel (a squeeze-and-excitation scale), runs on the blocked
+  // values: elementwise work does not care how the elements lie, so the conversions to NCHW and
+  // back go (a QDQ model's residual Add between two integer convs). Scalar constants broadcast as
+  // before; a channel count the block does not divide stays plain, so no padded lane is ever
+  // computed from garbage.
   bool block_elementwise(const Node& n) {
     if ((n.op != kFusedElementwise && !is_elementwise(n.op)) || n.outputs.size() != 1) return false;
     const Value& y = in_.value(n.outputs[0]);
@@ -228,7 +236,8 @@ class LayoutPlanner {
       const Value& v = in_.value(input);
       if (v.is_constant() && element_count(v.shape) == 1) continue;
       const auto it = blocked_.find(input);
-      if (it == blocked_.end() || v.shape != y.shape || (b != 0 && it->second.second != b)) return false;
+      if (it == blocked_.end() || !broadcasts_per_channel(v.shape, y.shape) || (b != 0 && it->second.second != b))
+        return false;
       b = it->second.second;
     }
     if (b == 0 || y.shape[1] % b != 0) return false;
