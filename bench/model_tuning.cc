@@ -12,9 +12,15 @@ namespace tf::bench {
 std::unique_ptr<runtime::model::Executor> build_from_db(const graph::Graph& imported, const std::string& target,
                                                         int threads, db::Database* db, graph::Graph* planned,
                                                         bool graph_layouts, runtime::ColdInputs timing) {
-  return std::make_unique<runtime::model::Executor>(graph::build_with_db(imported, codegen::parse_target(target),
-                                                                         threads, db, tuner::local_device_key(threads),
-                                                                         planned, timing, graph_layouts));
+  graph::DbBuildOptions records;
+  records.threads = threads;
+  records.db = db;
+  records.device_key = tuner::local_device_key(threads);
+  records.timing = timing;
+  records.graph_layouts = graph_layouts;
+  graph::DbBuild built = graph::build_with_db(imported, codegen::parse_target(target), records);
+  if (planned) *planned = std::move(built.planned);
+  return std::make_unique<runtime::model::Executor>(std::move(built.file));
 }
 
 namespace {

@@ -29,11 +29,15 @@ struct BuiltHere {
 
 BuiltHere build_here(const ModelRegressArgs& a, db::Database& db) {
   const graph::Graph imported = graph::import_onnx_file(a.model, import_options(a.shapes));
-  graph::Graph planned;
+  graph::DbBuildOptions records;
+  records.threads = a.threads;
+  records.db = &db;
+  records.device_key = device_key_of(a.threads);
+  graph::DbBuild built = graph::build_with_db(imported, codegen::host_target(), records);
   BuiltHere b;
-  b.file = graph::build_with_db(imported, codegen::host_target(), a.threads, &db, device_key_of(a.threads), &planned);
-  b.flops = graph::kernel_flops(planned);
-  b.inputs_text = graph::bound_inputs_text(planned);
+  b.file = std::move(built.file);
+  b.flops = graph::kernel_flops(built.planned);
+  b.inputs_text = graph::bound_inputs_text(built.planned);
   return b;
 }
 

@@ -12,35 +12,46 @@
 
 namespace tf::graph {
 
-runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads,
-                                        db::Database* db, const std::string& device_key, graph::Graph* planned,
-                                        runtime::ColdInputs timing, bool graph_layouts, graph::BuildReport* report) {
-  const tuner::BestConfigs best(db, target.str(), device_key, timing);
+DbBuild build_with_db(const graph::Graph& imported, const codegen::Target& target, const DbBuildOptions& o) {
+  const tuner::BestConfigs best(o.db, target.str(), o.device_key, o.timing);
   graph::PlanOptions plan = graph::plan_options_for(target);
   plan.measured_seconds = [&](const ops::Workload& w) { return best.seconds(w); };
-  plan.graph_layouts = graph_layouts;
-  graph::Graph g = graph::plan_graph(imported, plan);
+  plan.graph_layouts = o.graph_layouts;
+  DbBuild built;
+  built.planned = graph::plan_graph(imported, plan);
   graph::BuildOptions options;
   options.target = target;
-  options.threads = threads;
+  options.threads = o.threads;
   options.config_for = [&](const ops::Workload& w) { return best.config(w); };
-  runtime::model::ModelFile file = graph::build_model(g, options, report);
-  if (planned) *planned = std::move(g);
-  return file;
+  built.file = graph::build_model(built.planned, options, &built.report);
+  return built;
 }
+
+namespace {
+
+DbBuildOptions records(int threads, db::Database* db, const std::string& device_key, runtime::ColdInputs timing) {
+  DbBuildOptions o;
+  o.threads = threads;
+  o.db = db;
+  o.device_key = device_key;
+  o.timing = timing;
+  return o;
+}
+
+}  // namespace
 
 MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads,
                                  db::Database* db, const std::string& device_key, const std::string& lock_file,
                                  runtime::ColdInputs timing) {
-  graph::Graph planned;
-  runtime::model::Executor exec(build_with_db(imported, target, threads, db, device_key, &planned, timing));
+  DbBuild built = build_with_db(imported, target, records(threads, db, device_key, timing));
+  runtime::model::Executor exec(std::move(built.file));
   runtime::set_num_threads(threads);
   runtime::model::fill_random_inputs(exec);
   runtime::HostLock lock(lock_file);
   if (!lock.held())
     std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
   const runtime::model::ModelTiming timed = runtime::model::time_model(exec, 0, 0.5);
-  return MeasuredModel{timed.median_ms(), graph::latency_breakdown(planned, exec.model(), timed)};
+  return MeasuredModel{timed.median_ms(), graph::latency_breakdown(built.planned, exec.model(), timed)};
 }
 
 tuner::InModelTimes time_tasks_in_model(const graph::Graph& imported, const codegen::Target& target, int threads,
@@ -74,9 +85,10 @@ void append_runs(runtime::model::ModelTiming* all, const runtime::model::ModelTi
 MeasuredBesideDefaults measure_beside_defaults(const graph::Graph& imported, const codegen::Target& target, int threads,
                                                db::Database& db, const std::string& device_key,
                                                const std::string& lock_file, runtime::ColdInputs timing, int rounds) {
-  graph::Graph planned;
-  runtime::model::Executor tuned(build_with_db(imported, target, threads, &db, device_key, &planned, timing));
-  runtime::model::Executor defaults(build_with_db(imported, target, threads, nullptr, device_key));
+  DbBuild built = build_with_db(imported, target, records(threads, &db, device_key, timing));
+  runtime::model::Executor tuned(std::move(built.file));
+  runtime::model::Executor defaults(
+      build_with_db(imported, target, records(threads, nullptr, device_key, runtime::ColdInputs::Weights)).file);
   runtime::set_num_threads(threads);
   runtime::model::fill_random_inputs(tuned);
   runtime::model::fill_random_inputs(defaults);
@@ -90,7 +102,7 @@ MeasuredBesideDefaults measure_beside_defaults(const graph::Graph& imported, con
     append_runs(&tuned_runs, runtime::model::time_model(tuned, 0, seconds_per_round, 3));
   }
   return MeasuredBesideDefaults{
-      MeasuredModel{tuned_runs.median_ms(), graph::latency_breakdown(planned, tuned.model(), tuned_runs)},
+      MeasuredModel{tuned_runs.median_ms(), graph::latency_breakdown(built.planned, tuned.model(), tuned_runs)},
       default_runs.median_ms()};
 }
 

@@ -22,16 +22,27 @@ struct MeasuredModel {
   graph::LatencyBreakdown parts;  // per-step medians by kind
 };
 
-// The imported model planned and built with `db`'s best configs and fastest alternatives for this
-// target, thread count and device key (null: the defaults), preferring records timed as `timing`
-// (tuner::BestConfigs); `planned` receives the plan, `report` what was built. `graph_layouts` false:
-// each conv keeps its own channel blocks (what planning the layouts for the whole graph buys is the
-// difference).
-runtime::model::ModelFile build_with_db(const graph::Graph& imported, const codegen::Target& target, int threads,
-                                        db::Database* db, const std::string& device_key,
-                                        graph::Graph* planned = nullptr,
-                                        runtime::ColdInputs timing = runtime::ColdInputs::Weights,
-                                        bool graph_layouts = true, graph::BuildReport* report = nullptr);
+// Where a build's configs come from and how it plans.
+struct DbBuildOptions {
+  int threads = 1;
+  db::Database* db = nullptr;  // null: the default configs
+  std::string device_key;      // whose records count: the thread count's device key on this host
+  // Which records count first (tuner::BestConfigs): how the model will run its kernels.
+  runtime::ColdInputs timing = runtime::ColdInputs::Weights;
+  // false: each conv keeps its own channel blocks (what planning the layouts for the whole graph
+  // buys is the difference).
+  bool graph_layouts = true;
+};
+
+struct DbBuild {
+  runtime::model::ModelFile file;
+  graph::Graph planned;
+  graph::BuildReport report;
+};
+
+// The imported model planned and built with the db's best configs and fastest alternatives for
+// this target, thread count and device key.
+DbBuild build_with_db(const graph::Graph& imported, const codegen::Target& target, const DbBuildOptions& o);
 
 // `db` null: default configs. Holds the host-wide timing lock `lock_file` while timing.
 MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads,

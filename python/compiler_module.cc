@@ -46,9 +46,7 @@ py::dict build(const std::string& onnx_path, const std::string& output, const st
   const auto start = std::chrono::steady_clock::now();
   std::string error;
   bool bad_input = false;
-  runtime::model::ModelFile file;
-  graph::Graph planned;
-  graph::BuildReport report;
+  graph::DbBuild built;
   std::string target_str;
   {
     py::gil_scoped_release unlocked;
@@ -61,9 +59,13 @@ py::dict build(const std::string& onnx_path, const std::string& output, const st
       std::unique_ptr<db::Database> db;
       if (db_path) db = tuner::open_host_database(*db_path, db::Database::Open::ReadOnly);
       const graph::Graph imported = graph::import_onnx_file(onnx_path, import);
-      file = graph::build_with_db(imported, target, threads, db.get(), key ? *key : tuner::local_device_key(threads),
-                                  &planned, timing, true, &report);
-      runtime::model::write_model_file(file, output);
+      graph::DbBuildOptions records;
+      records.threads = threads;
+      records.db = db.get();
+      records.device_key = key ? *key : tuner::local_device_key(threads);
+      records.timing = timing;
+      built = graph::build_with_db(imported, target, records);
+      runtime::model::write_model_file(built.file, output);
     } catch (const CompileError& e) {  // the model, its shapes or the target: the caller's input
       error = e.what();
       bad_input = true;
@@ -81,11 +83,11 @@ py::dict build(const std::string& onnx_path, const std::string& output, const st
   out["output"] = output;
   out["target"] = target_str;
   out["threads"] = threads;
-  out["kernels"] = file.kernels.size();
-  out["tuned_kernels"] =
-      std::count_if(report.kernels.begin(), report.kernels.end(), [](const graph::BuiltKernel& k) { return k.tuned; });
-  out["steps"] = file.steps.size();
-  out["peak_activation_bytes"] = file.arena_bytes;
+  out["kernels"] = built.file.kernels.size();
+  out["tuned_kernels"] = std::count_if(built.report.kernels.begin(), built.report.kernels.end(),
+                                       [](const graph::BuiltKernel& k) { return k.tuned; });
+  out["steps"] = built.file.steps.size();
+  out["peak_activation_bytes"] = built.file.arena_bytes;
   out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
