@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -29,11 +30,13 @@ TEST(ParallelEach, SpreadsTheCallsOverThreads) {
   std::mutex m;
   std::set<std::thread::id> threads;
   std::atomic<int> started{0};
-  // Each of the first two calls waits for the other to start: done on one thread, this would hang,
-  // so it gives up after a while and the assertion below reports it.
+  // Each of the two calls waits for the other to start: done on one thread, this would hang, so it
+  // gives up after ten seconds (far past a thread's start on a busy machine) and the assertion
+  // below reports it.
   parallel_each(2, 2, [&](size_t) {
     started++;
-    for (int spins = 0; started.load() < 2 && spins < 1000000; ++spins) std::this_thread::yield();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
     std::lock_guard<std::mutex> lock(m);
     threads.insert(std::this_thread::get_id());
   });
