@@ -127,12 +127,12 @@ size_t default_alternative(const std::vector<ops::Workload>& alternatives, int v
   if (alternatives.size() < 2) return 0;
   // Default configs on ResNet-18's layers (bench/results/conv2d-winograd.json, 1 thread, AVX-512):
   // F(4x4) 2.5x the direct kernel at 56x56 and 28x28, F(2x2) 1.8x at 14x14, both behind it at 7x7,
-  // where the transformed weight outweighs the few tiles it serves. With AVX2's 16 registers the
-  // direct kernel keeps 14x14 (256 channels: 2.74 ms against F(2x2)'s 3.16; F(4x4) still 1.7x and
-  // 1.2x at 56x56 and 28x28).
+  // where the transformed weight outweighs the few tiles it serves. With AVX2's 16 registers F(4x4)
+  // wins at 14x14 too (256 channels, default configs, 1 / 2 threads: 1.7-2.2 / 1.1-1.4 ms against
+  // the direct kernel's 2.9-3.3 / 1.6-1.7).
   const ops::Conv2dShape c = ops::Conv2dNchwcShape::from_vector(alternatives[0].shape).conv;
   const int64_t pixels = c.oh() * c.ow();
-  const int64_t m = pixels >= 28 * 28 ? 4 : pixels >= 14 * 14 && vector_registers >= 32 ? 2 : 0;
+  const int64_t m = pixels >= 28 * 28 ? 4 : pixels >= 14 * 14 ? (vector_registers >= 32 ? 2 : 4) : 0;
   for (size_t i = 1; i < alternatives.size(); ++i) {
     if (alternatives[i].shape.back() == m) return i;
   }

@@ -42,8 +42,8 @@ ops::Workload layout_transform_workload(const std::vector<int64_t>& nchw, int64_
 std::vector<ops::Workload> layout_transform_workloads(const ops::Workload& w);
 
 // The one a build runs when none was measured: by the layer's output size, from default configs'
-// speeds (Winograd F(4x4) on large images, F(2x2) on middling ones where the target has 32 vector
-// registers, direct on small ones).
+// speeds (Winograd F(4x4) on large images, on middling ones F(2x2) where the target has 32 vector
+// registers and F(4x4) where it has 16, direct on small ones).
 size_t default_alternative(const std::vector<ops::Workload>& alternatives, int vector_registers = 32);
 
 // Which of `alternatives` a build runs: the fastest by `measured_seconds` (nullopt: not measured);

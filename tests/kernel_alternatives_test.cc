@@ -96,13 +96,13 @@ TEST(KernelAlternatives, DirectWinsWhereMeasuredFastestAndSmallImagesHaveNoWinog
   EXPECT_EQ(kernel_alternatives(strided).size(), 1u);
 }
 
-// With AVX2's 16 vector registers the direct kernel keeps 14x14 by default; F(4x4) still 56x56.
-TEST(KernelAlternatives, SixteenRegistersKeepMiddlingImagesDirect) {
+// With AVX2's 16 vector registers a middling image takes F(4x4) by default, as large ones do.
+TEST(KernelAlternatives, SixteenRegistersTakeFourByFourTilesOnMiddlingImages) {
   const auto middling = kernel_alternatives(
       {"conv2d_nchwc_bias", ops::parse_shape("conv2d_nchwc_bias", "c=256,h=14,w=14,k=256,r=3,s=3,pad=1")});
   ASSERT_GE(middling.size(), 2u);
   EXPECT_EQ(middling[default_alternative(middling, 32)].shape.back(), 2) << "F(2x2) with 32 registers";
-  EXPECT_EQ(default_alternative(middling, 16), 0u) << "direct with 16";
+  EXPECT_EQ(middling[default_alternative(middling, 16)].shape.back(), 4) << "F(4x4) with 16";
   const auto big = kernel_alternatives(
       {"conv2d_nchwc_bias", ops::parse_shape("conv2d_nchwc_bias", "c=64,h=56,w=56,k=64,r=3,s=3,pad=1")});
   EXPECT_EQ(big[default_alternative(big, 16)].shape.back(), 4);
