@@ -61,12 +61,14 @@ space::ConfigSpace depthwise_nchwc_space(const DepthwiseNchwcShape& sh, const co
   auto kb = int_choices({1, 2, 4}, sh.k_blocks());
   cs.add_knob("oc_blocks", kb, 0,
               "channel blocks per micro-kernel (independent channels: more work in flight, no reuse)");
-  // One row of about 8 columns (a narrow row whole): a depthwise layer is bound by memory more
-  // than by FMAs, and wider tiles measured slower while they compile longer.
+  // One row of about 8 accumulator vectors (a narrow row whole where its vectors fit): a depthwise
+  // layer is bound by memory more than by FMAs, and wider tiles measured slower while they compile
+  // longer. AVX2's two vectors per 16-channel block make that 4 columns: MobileNetV2's layers tuned
+  // there kept 4 nearly everywhere, and whole 14-column rows (28 vectors) ran at half their speed.
   const int64_t rows = 1;
   const bool unrolled = c.r * c.s <= 25;
-  const int64_t columns =
-      c.ow() <= 16 ? c.ow() : default_ow_tile(c.ow(), rows * vectors_per_block, 8 * vectors_per_block);
+  const bool whole_row = c.ow() <= 16 && c.ow() * vectors_per_block <= accumulator_budget(t.vector_registers);
+  const int64_t columns = whole_row ? c.ow() : default_ow_tile(c.ow(), rows * vectors_per_block, 8);
   auto ow = ow_tile_choices(c.ow());
   cs.add_knob("ow_tile", ow, space::index_of_choice(ow, columns), "output columns per micro-kernel");
   auto oh = int_choices({1, 2, 4}, c.oh());
