@@ -27,38 +27,55 @@ DbBuild build_with_db(const graph::Graph& imported, const codegen::Target& targe
   return built;
 }
 
+HostModel::HostModel(const graph::Graph& imported, const codegen::Target& target, const DbBuildOptions& o)
+    : threads_(o.threads) {
+  DbBuild built = build_with_db(imported, target, o);
+  planned_ = std::move(built.planned);
+  exec_ = std::make_unique<runtime::model::Executor>(std::move(built.file));
+  runtime::model::fill_random_inputs(*exec_);
+}
+
+HostModel::~HostModel() = default;
+
+runtime::model::ModelTiming HostModel::run(double seconds, int min_runs) {
+  runtime::set_num_threads(threads_);
+  return runtime::model::time_model(*exec_, 0, seconds, min_runs);
+}
+
+MeasuredModel HostModel::measured(const runtime::model::ModelTiming& runs) const {
+  return MeasuredModel{runs.median_ms(), graph::latency_breakdown(planned_, exec_->model(), runs)};
+}
+
 namespace {
 
-DbBuildOptions records(int threads, db::Database* db, const std::string& device_key, runtime::ColdInputs timing) {
-  DbBuildOptions o;
-  o.threads = threads;
-  o.db = db;
-  o.device_key = device_key;
-  o.timing = timing;
-  return o;
+// The host-wide lock is held while this host times a model, so boards sharing it do not time
+// kernels at the same moment; a lock that could not be taken is said, and the timing goes on.
+void say_if_not_held(const runtime::HostLock& lock) {
+  if (!lock.held())
+    std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
+}
+
+void append_runs(runtime::model::ModelTiming* all, const runtime::model::ModelTiming& more) {
+  all->totals.insert(all->totals.end(), more.totals.begin(), more.totals.end());
+  if (all->per_step.empty()) all->per_step.resize(more.per_step.size());
+  for (size_t s = 0; s < more.per_step.size(); ++s)
+    all->per_step[s].insert(all->per_step[s].end(), more.per_step[s].begin(), more.per_step[s].end());
 }
 
 }  // namespace
 
-MeasuredModel measure_model_here(const graph::Graph& imported, const codegen::Target& target, int threads,
-                                 db::Database* db, const std::string& device_key, const std::string& lock_file,
-                                 runtime::ColdInputs timing) {
-  DbBuild built = build_with_db(imported, target, records(threads, db, device_key, timing));
-  runtime::model::Executor exec(std::move(built.file));
-  runtime::set_num_threads(threads);
-  runtime::model::fill_random_inputs(exec);
-  runtime::HostLock lock(lock_file);
-  if (!lock.held())
-    std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
-  const runtime::model::ModelTiming timed = runtime::model::time_model(exec, 0, 0.5);
-  return MeasuredModel{timed.median_ms(), graph::latency_breakdown(built.planned, exec.model(), timed)};
+MeasuredModel measure_model_here(HostModel& model, const std::string& lock_file) {
+  const runtime::HostLock lock(lock_file);
+  say_if_not_held(lock);
+  return model.measured(model.run(0.5, 10));
 }
 
-tuner::InModelTimes time_tasks_in_model(const graph::Graph& imported, const codegen::Target& target, int threads,
-                                        db::Database& db, const std::string& device_key, const std::string& lock_file,
-                                        runtime::ColdInputs timing, const std::vector<ops::Workload>& tasks) {
-  const MeasuredModel m = measure_model_here(imported, target, threads, &db, device_key, lock_file, timing);
-  const tuner::BestConfigs best(&db, target.str(), device_key, timing);
+tuner::InModelTimes time_tasks_in_model(const graph::Graph& imported, const codegen::Target& target,
+                                        const DbBuildOptions& build, const std::string& lock_file,
+                                        const std::vector<ops::Workload>& tasks) {
+  HostModel model(imported, target, build);
+  const MeasuredModel m = measure_model_here(model, lock_file);
+  const tuner::BestConfigs best(build.db, target.str(), build.device_key, build.timing);
   tuner::InModelTimes t;
   t.other_s = (m.parts.untuned_ms + m.parts.layout_ms) * 1e-3;
   for (const ops::Workload& w : tasks) {
@@ -71,39 +88,19 @@ tuner::InModelTimes time_tasks_in_model(const graph::Graph& imported, const code
   return t;
 }
 
-namespace {
-
-void append_runs(runtime::model::ModelTiming* all, const runtime::model::ModelTiming& more) {
-  all->totals.insert(all->totals.end(), more.totals.begin(), more.totals.end());
-  if (all->per_step.empty()) all->per_step.resize(more.per_step.size());
-  for (size_t s = 0; s < more.per_step.size(); ++s)
-    all->per_step[s].insert(all->per_step[s].end(), more.per_step[s].begin(), more.per_step[s].end());
-}
-
-}  // namespace
-
-MeasuredBesideDefaults measure_beside_defaults(const graph::Graph& imported, const codegen::Target& target, int threads,
-                                               db::Database& db, const std::string& device_key,
-                                               const std::string& lock_file, runtime::ColdInputs timing, int rounds) {
-  DbBuild built = build_with_db(imported, target, records(threads, &db, device_key, timing));
-  runtime::model::Executor tuned(std::move(built.file));
-  runtime::model::Executor defaults(
-      build_with_db(imported, target, records(threads, nullptr, device_key, runtime::ColdInputs::Weights)).file);
-  runtime::set_num_threads(threads);
-  runtime::model::fill_random_inputs(tuned);
-  runtime::model::fill_random_inputs(defaults);
-  runtime::HostLock lock(lock_file);
-  if (!lock.held())
-    std::fprintf(stderr, "model tune: timing the model without the host lock: %s\n", lock.error().c_str());
+MeasuredBesideDefaults measure_beside_defaults(const graph::Graph& imported, const codegen::Target& target,
+                                               const DbBuildOptions& tuned_build, HostModel& defaults,
+                                               const std::string& lock_file, int rounds) {
+  HostModel tuned(imported, target, tuned_build);
+  const runtime::HostLock lock(lock_file);
+  say_if_not_held(lock);
   runtime::model::ModelTiming tuned_runs, default_runs;
   const double seconds_per_round = 0.5 / rounds;
   for (int r = 0; r < rounds; ++r) {
-    append_runs(&default_runs, runtime::model::time_model(defaults, 0, seconds_per_round, 3));
-    append_runs(&tuned_runs, runtime::model::time_model(tuned, 0, seconds_per_round, 3));
+    append_runs(&default_runs, defaults.run(seconds_per_round, 3));
+    append_runs(&tuned_runs, tuned.run(seconds_per_round, 3));
   }
-  return MeasuredBesideDefaults{
-      MeasuredModel{tuned_runs.median_ms(), graph::latency_breakdown(built.planned, tuned.model(), tuned_runs)},
-      default_runs.median_ms()};
+  return MeasuredBesideDefaults{tuned.measured(tuned_runs), default_runs.median_ms()};
 }
 
 }  // namespace tf::graph

@@ -193,10 +193,14 @@ ModelTuneResult tune_model_locally(const ModelTuneOptions& a, const ModelTasks& 
   o.each.job_id = r.job_id;
 
   const std::string device_key = tuner::local_device_key(a.threads);
-  // What no trial changes: the nodes outside the tuned kernels, timed once in a default build.
+  // What no trial changes: the nodes outside the tuned kernels, timed once in a default build
+  // (kept to be timed again beside the tuned build at the end).
   const auto default_start = std::chrono::steady_clock::now();
-  const MeasuredModel defaults =
-      measure_model_here(m.imported, target, a.threads, nullptr, device_key, o.each.measure.timing_lock);
+  DbBuildOptions default_build;
+  default_build.threads = a.threads;
+  default_build.device_key = device_key;
+  HostModel default_model(m.imported, target, default_build);
+  const MeasuredModel defaults = measure_model_here(default_model, o.each.measure.timing_lock);
   r.other_nodes_ms = defaults.parts.untuned_ms + defaults.parts.layout_ms;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const auto it = defaults.parts.kernel_s_per_call.find(tasks[i].workload.str());
@@ -215,9 +219,11 @@ ModelTuneResult tune_model_locally(const ModelTuneOptions& a, const ModelTasks& 
   std::vector<ops::Workload> workloads;
   workloads.reserve(tasks.size());
   for (const auto& t : tasks) workloads.push_back(t.workload);
+  DbBuildOptions tuned_build = default_build;
+  tuned_build.db = &database;
+  tuned_build.timing = o.each.measure.cold_inputs;
   o.time_in_model = [&] {
-    return time_tasks_in_model(m.imported, target, a.threads, database, device_key, o.each.measure.timing_lock,
-                               o.each.measure.cold_inputs, workloads);
+    return time_tasks_in_model(m.imported, target, tuned_build, o.each.measure.timing_lock, workloads);
   };
   auto progress = [&](const tuner::TasksProgress& p) {
     if (p.other_nodes_s >= 0) r.other_nodes_ms = ms(p.other_nodes_s);
@@ -236,8 +242,8 @@ ModelTuneResult tune_model_locally(const ModelTuneOptions& a, const ModelTasks& 
   fill_from_search(m, done, r);
   const auto final_start = std::chrono::steady_clock::now();
   if (r.state == "done") {
-    const MeasuredBesideDefaults measured = measure_beside_defaults(
-        m.imported, target, a.threads, database, device_key, o.each.measure.timing_lock, o.each.measure.cold_inputs);
+    const MeasuredBesideDefaults measured =
+        measure_beside_defaults(m.imported, target, tuned_build, default_model, o.each.measure.timing_lock);
     r.measured_ms = measured.tuned.median_ms;
     for (ModelTuneResult::TaskRow& row : r.tasks) {
       const auto it = measured.tuned.parts.kernel_s_per_call.find(row.workload);
