@@ -43,7 +43,7 @@ inline void expect_configs_correct(const std::string& op, const std::string& sha
                                    bool corners = true) {
   const std::vector<int64_t> shape = ops::parse_shape(op, shape_text);
   compiler::Task task({op, shape}, codegen::host_target());
-  compiler::KernelRunner runner(task.op(), shape, seed);
+  compiler::KernelRunner runner(task.op(), shape, seed, task.argument_types());
   std::mt19937_64 rng(seed);
   const auto& space = task.space();
   std::vector<int64_t> indices = {space.default_config().index()};

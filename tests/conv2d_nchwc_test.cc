@@ -134,10 +134,10 @@ TEST_F(NchwcSpace, LayoutOperators) {
 }
 
 // The pools of a blocked activation: padded and unpadded windows, ragged last blocks, a block wider
-// than the vector, average pooling with and without the padding counted.
+// than the vector, average pooling with and without the padding counted, max pooling of uint8.
 TEST_F(NchwcSpace, Pools) {
   uint64_t seed = 60;
-  for (const std::string op : {"max_pool2d_nchwc", "avg_pool2d_nchwc"}) {
+  for (const std::string op : {"max_pool2d_nchwc", "avg_pool2d_nchwc", "max_pool2d_nchwc_u8"}) {
     expect_configs_correct(op, "c=64,h=112,w=112,r=3,s=3,stride=2,pad=1", 2, ++seed);  // ResNet's stem
     expect_configs_correct(op, "n=2,c=19,h=9,w=11,r=3,s=3,stride=2,pad=1,b=8", 6, ++seed);
     expect_configs_correct(op, "c=5,h=7,w=13,r=2,s=3,stride=1,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2,b=4", 6,

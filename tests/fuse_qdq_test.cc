@@ -303,6 +303,54 @@ TEST(FuseQdq, AQuantizedResidualAddRunsAsOneKernelOverBytes) {
   }
 }
 
+// DequantizeLinear -> MaxPool (3x3, stride 2, padded) -> QuantizeLinear with scale `sy`, zero point 7.
+Graph qdq_max_pool(float sy) {
+  Graph g;
+  g.set_value(Value{"xq", DType::UInt8, {1, 16, 9, 9}, nullptr});
+  g.inputs = {"xq"};
+  add_constant(g, "sx", Tensor::floats({}, {0.05f}));
+  add_constant(g, "zx", Tensor::ints({}, {7}, DType::UInt8));
+  add_constant(g, "sy", Tensor::floats({}, {sy}));
+  add_constant(g, "zy", Tensor::ints({}, {7}, DType::UInt8));
+  Node pool = node("MaxPool", {"x"}, {"p"});
+  pool.attrs["kernel_shape"] = std::vector<int64_t>{3, 3};
+  pool.attrs["strides"] = std::vector<int64_t>{2, 2};
+  pool.attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  g.nodes = {node("DequantizeLinear", {"xq", "sx", "zx"}, {"x"}), pool,
+             node("QuantizeLinear", {"p", "sy", "zy"}, {"q"})};
+  g.outputs = {"q"};
+  infer_shapes(g);
+  return g;
+}
+
+// Between a DequantizeLinear and a QuantizeLinear of the same parameters a MaxPool pools the bytes
+// (max_pool2d_u8), and gives the float nodes' bytes exactly, for every byte value; with another
+// output scale the nodes stay float.
+TEST(FuseQdq, AMaxPoolBetweenOneQuantizationPoolsTheBytes) {
+  const Graph g = qdq_max_pool(0.05f);
+  const Graph fused = passes::fuse_qdq(g);
+  ASSERT_EQ(count_ops(fused), (std::map<std::string, int>{{"MaxPool", 1}}));
+  EXPECT_EQ(fused.nodes.front().inputs, std::vector<std::string>{"xq"});
+  EXPECT_EQ(fused.nodes.front().outputs, std::vector<std::string>{"q"});
+  EXPECT_EQ(count_ops(passes::fuse_qdq(qdq_max_pool(0.06f))).count("DequantizeLinear"), 1u);
+
+  BuildOptions options;
+  options.target = codegen::host_target();
+  runtime::model::Executor bytes(build_model(plan_graph(g, PlanOptions{}), options));
+  runtime::model::Executor floats(build_model(g, options));
+  std::vector<uint8_t> x(16 * 81);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 97 % 256);
+  const runtime::model::HostTensors in = {{"xq", HostTensor::uint8s({1, 16, 9, 9}, x)}};
+  const HostTensor a = bytes.run(in).at("q"), b = floats.run(in).at("q");
+  ASSERT_EQ(a.elements(), 16 * 25);
+  std::set<double> values;
+  for (int64_t i = 0; i < a.elements(); ++i) {
+    ASSERT_EQ(a.at(i), b.at(i)) << "element " << i;
+    values.insert(a.at(i));
+  }
+  EXPECT_GT(values.size(), 50u) << "outputs of many byte values";
+}
+
 // A float value quantized and dequantized for a float reader (fake quantization before a float
 // kernel) stays two kernels: fused, the float result would be live beside the float input, where
 // the bytes between them were a quarter of that.
@@ -333,8 +381,8 @@ TEST(FuseQdq, TheQdqResNet18PlansItsConvsOnIntegers) {
   for (const auto& [op, count] : ops) EXPECT_NE(op.rfind("layout_", 0), 0u) << op << " x" << count;
   // Each residual block's tail (DequantizeLinear of both operands, Add, QuantizeLinear,
   // DequantizeLinear, Relu, QuantizeLinear) is one kernel that reads both operands' bytes and writes
-  // the result's. The QuantizeLinear and DequantizeLinear nodes left run beside the float kernels:
-  // the input's, the first conv's, the max-pool's, the global pool's and the classifier's.
+  // the result's. The max-pool pools the bytes. The QuantizeLinear and DequantizeLinear nodes left
+  // run beside the float kernels: the input's, the first conv's, the global pool's and the classifier's.
   const Graph planned = plan_graph(g, PlanOptions{});
   int residual_kernels = 0;
   for (const Node& n : planned.nodes) {
@@ -346,8 +394,9 @@ TEST(FuseQdq, TheQdqResNet18PlansItsConvsOnIntegers) {
     EXPECT_EQ(planned.value(n.outputs.at(0)).dtype, DType::UInt8) << n.name;
   }
   EXPECT_EQ(residual_kernels, 8);
-  EXPECT_EQ(ops.count("DequantizeLinear") ? ops.at("DequantizeLinear") : 0, 5);
-  EXPECT_EQ(ops.count("QuantizeLinear") ? ops.at("QuantizeLinear") : 0, 5);
+  EXPECT_EQ(ops.count("max_pool2d_nchwc_u8") ? ops.at("max_pool2d_nchwc_u8") : 0, 1);
+  EXPECT_EQ(ops.count("DequantizeLinear") ? ops.at("DequantizeLinear") : 0, 4);
+  EXPECT_EQ(ops.count("QuantizeLinear") ? ops.at("QuantizeLinear") : 0, 4);
   // The integer convs are tasks a model job tunes.
   size_t integer_tasks = 0;
   for (const Task& t : tunable_tasks(plan_graph(g, PlanOptions{})))

@@ -51,11 +51,14 @@ TEST_F(ModelOps, ReduceMean) {
     expect_configs_correct("reduce_mean", s);
 }
 
+// uint8 too (a quantized model's activations): its padding must never win, though 0 is a value.
 TEST_F(ModelOps, MaxPool2d) {
-  for (const char* s : {"c=3,h=9,w=11,r=3,s=3,stride=2,pad=1", "n=2,c=4,h=8,w=8,r=2,s=2,stride=2",
-                        "c=2,h=7,w=13,r=3,s=2,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1", "c=1,h=5,w=40,r=3,s=3",
-                        "c=8,h=112,w=112,r=3,s=3,stride=2,pad=1"}) {
-    expect_configs_correct("max_pool2d", s);
+  for (const char* op : {"max_pool2d", "max_pool2d_u8"}) {
+    for (const char* s : {"c=3,h=9,w=11,r=3,s=3,stride=2,pad=1", "n=2,c=4,h=8,w=8,r=2,s=2,stride=2",
+                          "c=2,h=7,w=13,r=3,s=2,pad_top=1,pad_left=0,pad_bottom=2,pad_right=1", "c=1,h=5,w=40,r=3,s=3",
+                          "c=8,h=112,w=112,r=3,s=3,stride=2,pad=1"}) {
+      expect_configs_correct(op, s);
+    }
   }
 }
 

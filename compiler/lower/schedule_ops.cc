@@ -31,11 +31,13 @@ ir::Expr identity_of(ir::ReduceKind k, ir::DataType t) {
   switch (k) {
     case ir::ReduceKind::Sum: return ir::make_const(t, 0);
     case ir::ReduceKind::Max:
-      return t.is_float() ? ir::make_float(-std::numeric_limits<double>::infinity(), t)
-                          : ir::make_int(std::numeric_limits<int64_t>::min() >> (64 - t.bits), t);
+      if (t.is_float()) return ir::make_float(-std::numeric_limits<double>::infinity(), t);
+      if (t.code == ir::DataType::UInt) return ir::make_int(0, t);
+      return ir::make_int(std::numeric_limits<int64_t>::min() >> (64 - t.bits), t);
     case ir::ReduceKind::Min:
-      return t.is_float() ? ir::make_float(std::numeric_limits<double>::infinity(), t)
-                          : ir::make_int(std::numeric_limits<int64_t>::max() >> (64 - t.bits), t);
+      if (t.is_float()) return ir::make_float(std::numeric_limits<double>::infinity(), t);
+      if (t.code == ir::DataType::UInt && t.bits < 64) return ir::make_int((int64_t{1} << t.bits) - 1, t);
+      return ir::make_int(std::numeric_limits<int64_t>::max() >> (64 - t.bits), t);
     case ir::ReduceKind::Prod: return ir::make_const(t, 1);
   }
   return ir::Expr();

@@ -28,6 +28,8 @@ void register_model_operators(Registry& r) {
   r.add(make_avg_pool2d());
   r.add(make_max_pool2d_nchwc());
   r.add(make_avg_pool2d_nchwc());
+  r.add(make_max_pool2d_u8());
+  r.add(make_max_pool2d_nchwc_u8());
   r.add(make_max_pool3d());
   r.add(make_avg_pool3d());
   r.add(make_global_avg_pool2d());

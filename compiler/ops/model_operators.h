@@ -17,8 +17,10 @@ std::unique_ptr<Operator> make_argmax();
 std::unique_ptr<Operator> make_argmin();
 std::unique_ptr<Operator> make_layer_norm();
 std::unique_ptr<Operator> make_max_pool2d();
+std::unique_ptr<Operator> make_max_pool2d_u8();  // a quantized model's uint8 activations
 std::unique_ptr<Operator> make_avg_pool2d();
 std::unique_ptr<Operator> make_max_pool2d_nchwc();  // pool2d_nchwc.cc
+std::unique_ptr<Operator> make_max_pool2d_nchwc_u8();
 std::unique_ptr<Operator> make_avg_pool2d_nchwc();
 std::unique_ptr<Operator> make_max_pool3d();  // pool3d.cc
 std::unique_ptr<Operator> make_avg_pool3d();

@@ -1,9 +1,10 @@
 // max_pool2d and avg_pool2d on NCHW. The window's reduction runs in a register tile of output
 // columns (vector-wide, computed inside the output's column loop, the window loops outside the
 // lanes), so stride-1 windows read contiguous vectors. With padding, the input is first copied into
-// a padded buffer (-inf or 0 around it), which keeps the window loop free of bounds
-// checks. avg_pool2d divides by the whole window (count_include_pad=1) or by the inputs the window
-// covers (0, ONNX's default).
+// a padded buffer (the lowest value or 0 around it), which keeps the window loop free of bounds
+// checks. max_pool2d_u8 pools a quantized model's uint8 activations (max commutes with the
+// monotonic dequantization, so the pool of the integers is the integer of the pool). avg_pool2d divides by the whole
+// window (count_include_pad=1) or by the inputs the window covers (0, ONNX's default).
 //
 // The padded copy is a stage of its own, computed whole before the windows (one extra pass over
 // the input): attached inside the channel loop, bound inference would not see through the window
@@ -22,9 +23,11 @@ using ir::Expr;
 
 class Pool2d : public Operator {
  public:
-  explicit Pool2d(bool is_max) : max_(is_max) {}
+  explicit Pool2d(bool is_max, ir::DataType dtype = ir::DataType::float32()) : max_(is_max), dtype_(dtype) {}
 
-  std::string name() const override { return max_ ? "max_pool2d" : "avg_pool2d"; }
+  std::string name() const override {
+    return std::string(max_ ? "max_pool2d" : "avg_pool2d") + (dtype_.is_float() ? "" : "_u8");
+  }
   std::string description() const override {
     return max_ ? "Y[n,c,y,x] = max over the r x s window of X (NCHW), padding never wins"
                 : "Y[n,c,y,x] = mean over the r x s window of X (NCHW); count_include_pad 1 counts padding";
@@ -102,15 +105,18 @@ class Pool2d : public Operator {
  private:
   Pool2dShape shape(const std::vector<int64_t>& s) const { return Pool2dShape::from_vector(s, !max_); }
   bool max_;
+  ir::DataType dtype_;
 };
 
 Scheduled Pool2d::schedule(const std::vector<int64_t>& s, const space::Config& cfg, const codegen::Target& t) const {
   const Pool2dShape p = shape(s);
   const int64_t lanes = std::max(1, t.float32_lanes()), OH = p.oh(), OW = p.ow();
   const auto f32 = ir::DataType::float32();
-  const Expr pad_value = ir::make_float(max_ ? -std::numeric_limits<double>::infinity() : 0.0, f32);
+  const Expr pad_value = !max_               ? ir::make_float(0.0, f32)
+                         : dtype_.is_float() ? ir::make_float(-std::numeric_limits<double>::infinity(), f32)
+                                             : ir::make_const(dtype_, 0);  // uint8's lowest
   Scheduled result;
-  te::Tensor x = te::placeholder({p.n, p.c, p.h, p.w}, f32, "X");
+  te::Tensor x = te::placeholder({p.n, p.c, p.h, p.w}, dtype_, "X");
   result.inputs = {x};
 
   // What the window reads at padded coordinates (row, col) of plane (b, c).
@@ -182,6 +188,7 @@ Scheduled Pool2d::schedule(const std::vector<int64_t>& s, const space::Config& c
 }  // namespace
 
 std::unique_ptr<Operator> make_max_pool2d() { return std::make_unique<Pool2d>(true); }
+std::unique_ptr<Operator> make_max_pool2d_u8() { return std::make_unique<Pool2d>(true, ir::DataType::uint8()); }
 std::unique_ptr<Operator> make_avg_pool2d() { return std::make_unique<Pool2d>(false); }
 
 }  // namespace tf::ops

@@ -3,6 +3,8 @@
 // CNN's pool runs between two blocked convs without converting to NCHW and back. The b channels of
 // a block are the vector: every tap of the window is one contiguous vector load.
 //
+// max_pool2d_nchwc_u8 pools a quantized model's blocked uint8 activations the same way.
+//
 // No padded copy: max pooling reads a clamped row and column (a clamped index lands on an input the
 // window covers anyway, so the maximum is unchanged); average pooling zeroes what lies outside the
 // input by a select and divides by the window or by the inputs it covers, as avg_pool2d does.
@@ -26,9 +28,10 @@ using ir::Expr;
 
 class Pool2dNchwc : public Operator {
  public:
-  explicit Pool2dNchwc(bool is_max) : max_(is_max), plain_(is_max ? make_max_pool2d() : make_avg_pool2d()) {}
+  explicit Pool2dNchwc(bool is_max, ir::DataType dtype = ir::DataType::float32())
+      : max_(is_max), dtype_(dtype), plain_(is_max ? make_max_pool2d() : make_avg_pool2d()) {}
 
-  std::string name() const override { return plain_->name() + "_nchwc"; }
+  std::string name() const override { return plain_->name() + "_nchwc" + (dtype_.is_float() ? "" : "_u8"); }
   std::string description() const override {
     return (max_ ? "Y[n,c/b,y,x,b] = max over the r x s window of X[n,c/b,h,w,b]"
                  : "Y[n,c/b,y,x,b] = mean over the r x s window of X[n,c/b,h,w,b]; count_include_pad 1 counts padding");
@@ -108,15 +111,17 @@ class Pool2dNchwc : public Operator {
   Pool2dShape shape(const std::vector<int64_t>& s) const { return Pool2dShape::from_vector(pool(s), !max_); }
 
   bool max_;
+  ir::DataType dtype_;  // float32, or uint8 (max only)
   std::unique_ptr<Operator> plain_;
 };
 
 Scheduled Pool2dNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
                                 const codegen::Target& t) const {
   const Pool2dShape p = shape(s);
-  const int64_t b = block(s), lanes = std::max(1, t.float32_lanes());
+  // A vector register holds four uint8 lanes per float32 one.
+  const int64_t b = block(s), lanes = std::max(1, t.float32_lanes()) * (dtype_.is_float() ? 1 : 4);
   const auto f32 = ir::DataType::float32();
-  te::Tensor x = te::placeholder(input_shapes(s)[0], f32, "X");
+  te::Tensor x = te::placeholder(input_shapes(s)[0], dtype_, "X");
   ir::IterVar kr = te::reduce_axis(p.r, "kr"), ks = te::reduce_axis(p.s, "ks");
   auto clamp = [](Expr v, int64_t extent) { return ir::min(ir::max(v, Expr(0)), Expr(extent - 1)); };
   te::Tensor acc = te::compute(output_shape(s),
@@ -163,6 +168,9 @@ Scheduled Pool2dNchwc::schedule(const std::vector<int64_t>& s, const space::Conf
 }  // namespace
 
 std::unique_ptr<Operator> make_max_pool2d_nchwc() { return std::make_unique<Pool2dNchwc>(true); }
+std::unique_ptr<Operator> make_max_pool2d_nchwc_u8() {
+  return std::make_unique<Pool2dNchwc>(true, ir::DataType::uint8());
+}
 std::unique_ptr<Operator> make_avg_pool2d_nchwc() { return std::make_unique<Pool2dNchwc>(false); }
 
 }  // namespace tf::ops

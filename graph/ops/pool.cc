@@ -223,8 +223,18 @@ std::vector<Node> equal_strides(Graph& g, Node n) {
 }
 
 // A 2-D MaxPool as max_pool2d takes it (one stride, no dilation), or as the Max of its taps.
+// A uint8 one runs as max_pool2d_u8 only (its taps would pad with float's lowest value).
 std::vector<Node> max_pool_2d(Graph& g, Node n) {
   const auto s = n.attr_ints("strides", {}), d = effective_dilations(n);
+  if (g.input_of(n, 0).dtype == DType::UInt8) {
+    if (d[0] != 1 || d[1] != 1 || s[0] != s[1])
+      fail(n, "a uint8 MaxPool with dilations or unequal strides is not supported (float32 is)");
+    const Node pool = n;
+    std::vector<Node> nodes = equal_strides(g, std::move(n));
+    if (nodes.size() != 1)
+      fail(pool, "a uint8 MaxPool whose ceil_mode keeps a window past the padding is not supported (float32 is)");
+    return nodes;
+  }
   std::vector<Node> nodes;
   if (d[0] != 1 || d[1] != 1) {
     if (s[0] % d[0] != 0 || s[1] % d[1] != 0) return max_of_taps(g, n);
@@ -299,8 +309,11 @@ OpDef window_pool(const std::string& name, std::vector<int> versions, std::vecto
     return window::as_2d(g, std::move(n), window::Kind::Pool, window::normalize);
   };
   d.infer = [](Graph& g, const Node& n) {
-    rules::require_float32(g, n, n.op);
-    rules::set_out(g, n, 0, DType::Float32, pool_shape(g, n));
+    // A 2-D MaxPool also pools uint8 (a quantized model's activations; ONNX allows it from opset 12).
+    const Value& x = rules::in(g, n, 0);
+    const bool u8 = n.op == "MaxPool" && x.dtype == DType::UInt8 && x.shape.size() == 4;
+    if (!u8) rules::require_float32(g, n, n.op);
+    rules::set_out(g, n, 0, u8 ? DType::UInt8 : DType::Float32, pool_shape(g, n));
   };
   return d;
 }
@@ -317,8 +330,8 @@ OpDef max_pool() {
   d.normalize = [](Graph& g, Node n, const OpVersion&) { return pool_nodes(g, std::move(n), finish_max_pool); };
   d.lower = [](const Graph& g, const Node& n) {
     if (is_3d(g, n)) return lowering::call(pool3d_call(g, n, "max_pool3d"));
-    return lowering::call(
-        lowering::named_call(n, "max_pool2d", window_extents(g, n), lowering::with_output({n.inputs[0]}, n)));
+    const std::string op = rules::in(g, n, 0).dtype == DType::UInt8 ? "max_pool2d_u8" : "max_pool2d";
+    return lowering::call(lowering::named_call(n, op, window_extents(g, n), lowering::with_output({n.inputs[0]}, n)));
   };
   return d;
 }

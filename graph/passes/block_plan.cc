@@ -233,8 +233,9 @@ std::string blocked_pool_twin(const Graph& g, const Node& n) {
   if ((n.op != "MaxPool" && n.op != "AveragePool") || n.inputs.empty()) return "";
   const NodeLowering lowering = lower_node(g, n);
   if (!lowering.call) return "";
-  const std::string twin = lowering.call->op->name() + "_nchwc";
-  return twin == "max_pool2d_nchwc" || twin == "avg_pool2d_nchwc" ? twin : "";
+  const std::string plain = lowering.call->op->name();
+  if (plain == "max_pool2d_u8") return "max_pool2d_nchwc_u8";
+  return plain == "max_pool2d" || plain == "avg_pool2d" ? plain + "_nchwc" : "";
 }
 
 std::map<std::string, BlockChoice> plan_blocks(const Graph& g, const PlanOptions& options) {

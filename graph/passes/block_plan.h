@@ -20,7 +20,8 @@ namespace tf::graph::passes {
 // exists or its weight or bias is computed (it cannot be packed ahead).
 std::string blocked_conv_twin(const Graph& g, const Node& n);
 
-// The blocked twin of a 2-D pool node (max_pool2d_nchwc, avg_pool2d_nchwc), or "" (run plainly).
+// The blocked twin of a 2-D pool node (max_pool2d_nchwc, avg_pool2d_nchwc, max_pool2d_nchwc_u8), or ""
+// (run plainly).
 std::string blocked_pool_twin(const Graph& g, const Node& n);
 
 // The blocked twin of a 2-D global pool (global_avg_pool2d_nchwc, global_max_pool2d_nchwc) that

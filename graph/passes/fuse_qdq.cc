@@ -15,6 +15,8 @@
 // outputs, a 2-D conv of one group over a multiple of four input channels or a depthwise one, and
 // no other reader of the float values in between. The result equals the float graph's up to the
 // output's rounding: one quantization step where float32 and the integer sum round a tie differently.
+// A MaxPool between a DequantizeLinear and a QuantizeLinear of the same parameters pools the uint8
+// values (max_pool2d_u8), exactly, as ONNX Runtime drops such pairs.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -267,6 +269,32 @@ Node qconv_node(Graph& g, const QConvMatch& m) {
   return q;
 }
 
+// DequantizeLinear(xq) -> MaxPool -> QuantizeLinear with the dequantization's own scale and zero
+// point: max commutes with the monotonic dequantization, and quantizing a dequantized value with
+// its own parameters gives back its integer exactly, so the pool runs on xq (max_pool2d_u8).
+struct QPoolMatch {
+  std::vector<size_t> nodes;  // the MaxPool, the QuantizeLinear
+  Node pool;                  // on xq, writing the quantized output
+};
+
+std::optional<QPoolMatch> match_pool(const Graph& g, size_t at) {
+  const Node& pool = g.nodes[at];
+  if (pool.op != "MaxPool" || g.input_of(pool, 0).shape.size() != 4) return std::nullopt;
+  const auto dilations = pool.attr_ints("dilations", {});
+  if (std::any_of(dilations.begin(), dilations.end(), [](int64_t d) { return d != 1; })) return std::nullopt;
+  const auto xq = dequantized_uint8(g, pool.inputs[0]);
+  if (!xq) return std::nullopt;
+  const int next = sole_reader(g, pool.outputs[0]);
+  const Node* q = nullptr;
+  Quantization y;
+  if (!quantized_uint8(g, next, &q, &y)) return std::nullopt;
+  if (y.scale != xq->second.scale || y.zero_point != xq->second.zero_point) return std::nullopt;
+  QPoolMatch m{{at, static_cast<size_t>(next)}, pool};
+  m.pool.inputs = {xq->first};
+  m.pool.outputs = {q->outputs[0]};
+  return m;
+}
+
 }  // namespace
 
 Graph fuse_qdq(const Graph& in) {
@@ -277,6 +305,8 @@ Graph fuse_qdq(const Graph& in) {
       replacements.push_back({m->nodes, qconv_node(g, *m)});
     } else if (const auto d = match_dense(in, i); d && !overlaps(replacements, d->nodes)) {
       replacements.push_back({d->nodes, qdense_node(g, *d)});
+    } else if (auto p = match_pool(in, i); p && !overlaps(replacements, p->nodes)) {
+      replacements.push_back({p->nodes, std::move(p->pool)});
     }
   }
   if (replacements.empty()) return in;
