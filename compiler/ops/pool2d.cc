@@ -3,8 +3,9 @@
 // lanes), so stride-1 windows read contiguous vectors. With padding, the input is first copied into
 // a padded buffer (the lowest value or 0 around it), which keeps the window loop free of bounds
 // checks. max_pool2d_u8 pools a quantized model's uint8 activations (max commutes with the
-// monotonic dequantization, so the pool of the integers is the integer of the pool). avg_pool2d divides by the whole
-// window (count_include_pad=1) or by the inputs the window covers (0, ONNX's default).
+// monotonic dequantization, so the pool of the integers is the integer of the pool). avg_pool2d
+// divides by the whole window (count_include_pad=1) or by the inputs the window covers (0, ONNX's
+// default).
 //
 // The padded copy is a stage of its own, computed whole before the windows (one extra pass over
 // the input): attached inside the channel loop, bound inference would not see through the window

@@ -118,8 +118,7 @@ class Pool2dNchwc : public Operator {
 Scheduled Pool2dNchwc::schedule(const std::vector<int64_t>& s, const space::Config& cfg,
                                 const codegen::Target& t) const {
   const Pool2dShape p = shape(s);
-  // A vector register holds four uint8 lanes per float32 one.
-  const int64_t b = block(s), lanes = std::max(1, t.float32_lanes()) * (dtype_.is_float() ? 1 : 4);
+  const int64_t b = block(s), lanes = std::max(1, t.vector_bits / dtype_.bits);  // lanes of this dtype
   const auto f32 = ir::DataType::float32();
   te::Tensor x = te::placeholder(input_shapes(s)[0], dtype_, "X");
   ir::IterVar kr = te::reduce_axis(p.r, "kr"), ks = te::reduce_axis(p.s, "ks");
